@@ -1,0 +1,3 @@
+// Package dorisio writes Beam PCollections into Apache Doris with
+// exactly-once semantics, using two-phase-commit Stream Load.
+package dorisio
