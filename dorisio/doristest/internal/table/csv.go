@@ -1,0 +1,351 @@
+package table
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Parse reads the whole (already decompressed) body r and returns the parsed batch.
+// With countOnly it only counts rows: values are not decoded or checked, `where` and
+// the delete sign are ignored, and every counted row is Loaded.
+func (sp *Spec) Parse(r io.Reader, countOnly bool) (*Batch, error) {
+	if countOnly && !sp.json && !sp.hasEnclose {
+		return sp.countCSV(r)
+	}
+	cr := &countingReader{r: r}
+	data, err := io.ReadAll(cr)
+	b := &Batch{countOnly: countOnly, bytes: cr.n, seqIdx: -1}
+	if err != nil {
+		return b, fmt.Errorf("table: read body: %w", err)
+	}
+	if sp.json {
+		sp.parseJSON(data, b)
+	} else {
+		sp.parseCSV(data, b)
+	}
+	return b, nil
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// countChunk is the read size of the count-only path.
+const countChunk = 4 << 20
+
+// countCSV counts non-empty lines (after skip_lines) without decoding them. It reads in
+// large chunks and counts delimiters with bytes.Count; empty lines are looked for only
+// when a doubled delimiter occurs in the chunk.
+func (sp *Spec) countCSV(r io.Reader) (*Batch, error) {
+	b := &Batch{countOnly: true, seqIdx: -1, ncols: len(sp.schema.Columns)}
+	d := sp.lineDelim
+	buf := make([]byte, countChunk+len(d))
+	dd := append(append([]byte{}, d...), d...)
+	skip := sp.skipLines
+	have := 0 // bytes at buf[:have] start at a line start
+	var rows int64
+	for {
+		n, err := io.ReadFull(r, buf[have:cap(buf)])
+		b.bytes += int64(n)
+		have += n
+		// Lines that end inside buf[:have].
+		chunk := buf[:have]
+		last := bytes.LastIndex(chunk, d)
+		var done []byte
+		if last >= 0 {
+			done = chunk[:last+len(d)]
+		}
+		for skip > 0 && len(done) > 0 {
+			i := bytes.Index(done, d)
+			done = done[i+len(d):]
+			skip--
+		}
+		if len(done) > 0 {
+			c := int64(bytes.Count(done, d))
+			if bytes.HasPrefix(done, d) || bytes.Contains(done, dd) {
+				c = countNonEmpty(done, d)
+			}
+			rows += c
+		}
+		if last >= 0 {
+			have = copy(buf, chunk[last+len(d):])
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			if have > 0 {
+				if skip > 0 {
+					skip--
+				} else {
+					rows++
+				}
+			}
+			break
+		}
+		if err != nil {
+			return b, fmt.Errorf("table: read body: %w", err)
+		}
+		if have == len(buf) { // one line longer than the buffer: grow
+			nb := make([]byte, 2*len(buf))
+			copy(nb, buf)
+			buf = nb
+		}
+	}
+	b.Total, b.Loaded = rows, rows
+	return b, nil
+}
+
+// countNonEmpty counts the non-empty lines of data, which ends with delimiter d.
+func countNonEmpty(data, d []byte) int64 {
+	var n int64
+	for len(data) > 0 {
+		i := bytes.Index(data, d)
+		if i > 0 {
+			n++
+		}
+		data = data[i+len(d):]
+	}
+	return n
+}
+
+// indexOf finds sep in data, using IndexByte for one-byte separators.
+func indexOf(data, sep []byte) int {
+	if len(sep) == 1 {
+		return bytes.IndexByte(data, sep[0])
+	}
+	return bytes.Index(data, sep)
+}
+
+// csvReader walks records of a CSV body.
+type csvReader struct {
+	sp     *Spec
+	data   []byte
+	pos    int
+	fields []field
+	unesc  []byte     // unescaped enclosed values of the current record
+	refs   []fieldRef // enclosed mode: fields as offsets until the record is complete
+}
+
+type fieldRef struct {
+	inUnesc bool // value lives in unesc (else in data)
+	s, e    int
+}
+
+// next returns the next record's fields and its raw text (without the delimiter);
+// ok is false at the end of data.
+func (c *csvReader) next() (fields []field, raw []byte, ok bool) {
+	if c.pos >= len(c.data) {
+		return nil, nil, false
+	}
+	if c.sp.hasEnclose {
+		return c.nextEnclosed()
+	}
+	sp := c.sp
+	rest := c.data[c.pos:]
+	line := rest
+	if i := indexOf(rest, sp.lineDelim); i >= 0 {
+		line = rest[:i]
+		c.pos += i + len(sp.lineDelim)
+	} else {
+		c.pos = len(c.data)
+	}
+	c.fields = c.fields[:0]
+	v := line
+	for {
+		i := indexOf(v, sp.colSep)
+		if i < 0 {
+			c.fields = append(c.fields, c.plain(v))
+			break
+		}
+		c.fields = append(c.fields, c.plain(v[:i]))
+		v = v[i+len(sp.colSep):]
+	}
+	return c.fields, line, true
+}
+
+// plain builds a field from unenclosed text.
+func (c *csvReader) plain(v []byte) field {
+	if len(v) == 2 && v[0] == '\\' && v[1] == 'N' {
+		return field{null: true}
+	}
+	if c.sp.trimDQ && len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		v = v[1 : len(v)-1]
+	}
+	return field{v: v}
+}
+
+// nextEnclosed reads one record where fields starting with the enclose character may
+// contain separators and line delimiters.
+func (c *csvReader) nextEnclosed() ([]field, []byte, bool) {
+	sp, data := c.sp, c.data
+	start := c.pos
+	c.refs, c.unesc = c.refs[:0], c.unesc[:0]
+	delimAt := -2 // cached absolute position of the next line delimiter (-1 none)
+	end := len(data)
+	pos := c.pos
+	for {
+		fs := pos
+		if pos < len(data) && data[pos] == sp.enclose {
+			us := len(c.unesc)
+			j, closed := pos+1, false
+			for j < len(data) {
+				ch := data[j]
+				if ch == sp.escape && sp.escape != sp.enclose && j+1 < len(data) {
+					c.unesc = append(c.unesc, data[j+1])
+					j += 2
+					continue
+				}
+				if ch == sp.enclose {
+					if j+1 < len(data) && data[j+1] == sp.enclose {
+						c.unesc = append(c.unesc, ch)
+						j += 2
+						continue
+					}
+					j++
+					closed = true
+					break
+				}
+				c.unesc = append(c.unesc, ch)
+				j++
+			}
+			pos = j
+			if closed && (pos == len(data) || bytes.HasPrefix(data[pos:], sp.colSep) || bytes.HasPrefix(data[pos:], sp.lineDelim)) {
+				c.refs = append(c.refs, fieldRef{inUnesc: true, s: us, e: len(c.unesc)})
+			} else if !closed {
+				c.refs = append(c.refs, fieldRef{s: fs, e: len(data)}) // unterminated: rest of body, verbatim
+			} else {
+				// Text after the closing enclose: keep the whole field verbatim.
+				c.unesc = c.unesc[:us]
+				delimAt = -2
+				pos = c.plainEnd(pos, &delimAt)
+				c.refs = append(c.refs, fieldRef{s: fs, e: pos})
+			}
+		} else {
+			pos = c.plainEnd(pos, &delimAt)
+			c.refs = append(c.refs, fieldRef{s: fs, e: pos})
+		}
+		if pos >= len(data) {
+			end, c.pos = len(data), len(data)
+			break
+		}
+		if bytes.HasPrefix(data[pos:], sp.colSep) {
+			pos += len(sp.colSep)
+			if pos == len(data) { // trailing separator at end of body: one more empty field
+				c.refs = append(c.refs, fieldRef{s: pos, e: pos})
+				end, c.pos = pos, pos
+				break
+			}
+			continue
+		}
+		end, c.pos = pos, pos+len(sp.lineDelim) // at a line delimiter
+		break
+	}
+	c.fields = c.fields[:0]
+	for _, r := range c.refs {
+		if r.inUnesc {
+			c.fields = append(c.fields, field{v: c.unesc[r.s:r.e]})
+		} else {
+			c.fields = append(c.fields, c.plain(data[r.s:r.e]))
+		}
+	}
+	return c.fields, data[start:end], true
+}
+
+// plainEnd returns the position of the next column separator or line delimiter at or
+// after pos (or len(data)). *delimAt caches the next delimiter position.
+func (c *csvReader) plainEnd(pos int, delimAt *int) int {
+	data, sp := c.data, c.sp
+	if *delimAt == -2 || (*delimAt >= 0 && *delimAt < pos) {
+		*delimAt = -1
+		if i := indexOf(data[pos:], sp.lineDelim); i >= 0 {
+			*delimAt = pos + i
+		}
+	}
+	limit := len(data)
+	if *delimAt >= 0 {
+		limit = *delimAt
+	}
+	if i := indexOf(data[pos:limit], sp.colSep); i >= 0 {
+		return pos + i
+	}
+	return limit
+}
+
+// parseCSV parses a whole CSV body into b.
+func (sp *Spec) parseCSV(data []byte, b *Batch) {
+	c := &csvReader{sp: sp, data: data}
+	for skip := sp.skipLines; skip > 0; skip-- {
+		if _, _, ok := c.next(); !ok {
+			break
+		}
+	}
+	var rb *rowBuilder
+	if !b.countOnly {
+		rb = newRowBuilder(sp, b)
+	}
+	want := len(sp.src)
+	for {
+		fields, raw, ok := c.next()
+		if !ok {
+			break
+		}
+		if len(raw) == 0 {
+			continue // Doris skips empty lines
+		}
+		if b.countOnly {
+			b.Total++
+			b.Loaded++
+			continue
+		}
+		if len(fields) != want {
+			b.Total++
+			rb.reject(sp.countReason(fields), raw)
+			continue
+		}
+		rb.add(fields, raw)
+	}
+}
+
+// countReason describes a row whose field count does not match the columns.
+func (sp *Spec) countReason(fields []field) string {
+	rel := "less than"
+	if len(fields) > len(sp.src) {
+		rel = "more than"
+	}
+	vals := make([]string, len(fields))
+	for i, f := range fields {
+		vals[i] = string(f.v)
+		if f.null {
+			vals[i] = `\N`
+		}
+	}
+	return fmt.Sprintf("actual column number in csv file is  %s  schema column number.actual number: %d, schema column number: %d; line delimiter: [%s], column separator: [%s], result values:[%s]",
+		rel, len(fields), len(sp.src), showSep(sp.lineDelim), showSep(sp.colSep), strings.Join(vals, ", "))
+}
+
+// showSep prints a separator with control characters escaped.
+func showSep(s []byte) string {
+	var out strings.Builder
+	for _, c := range s {
+		switch {
+		case c == '\n':
+			out.WriteString(`\n`)
+		case c == '\t':
+			out.WriteString(`\t`)
+		case c == '\r':
+			out.WriteString(`\r`)
+		case c < 0x20 || c >= 0x7f:
+			fmt.Fprintf(&out, `\x%02x`, c)
+		default:
+			out.WriteByte(c)
+		}
+	}
+	return out.String()
+}

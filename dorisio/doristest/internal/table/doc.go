@@ -1,0 +1,71 @@
+// Package table is the data layer of doristest: table schemas (ParseDDL), Stream Load
+// header options (NewSpec), parsing of CSV and JSON bodies against a schema (Spec.Parse)
+// and compact storage of committed rows (Table).
+//
+// # Flow
+//
+//	s, _ := table.ParseDDL("demo.t(id BIGINT NOT NULL, name VARCHAR(32)) UNIQUE KEY(id)")
+//	sp, err := table.NewSpec(s, req.Header) // *HeaderError: answer Fail before reading the body
+//	b, _ := sp.Parse(body, false)            // counters, error log, rows
+//	if sp.TooManyFiltered(b) { /* [DATA_QUALITY_ERROR]too many filtered rows */ }
+//	t.Apply(b)                               // when the transaction becomes VISIBLE
+//
+// # Rows
+//
+// A source row goes through these steps, in the order the BE runs them
+// (doris-protocol.md §3, §4):
+//
+//  1. CSV: the field count must equal the source columns (the `columns` header, else the
+//     table columns plus `hidden_columns`), else the row is filtered. Empty lines are skipped
+//     and not counted; skip_lines (and the header lines of csv_with_names[_and_types]) are
+//     not counted either. `\N` is NULL.
+//  2. Each value is converted to its column type. A value that is not a value of the type
+//     becomes NULL, or filters the row when strict_mode is true.
+//  3. The delete sign is computed (`__DORIS_DELETE_SIGN__` = 1, merge_type DELETE, or the
+//     `delete` condition with MERGE).
+//  4. `where`: rows for which it is not true are Unselected.
+//  5. Sink checks, which filter the row whatever strict_mode says: a CHAR/VARCHAR longer
+//     than its length in bytes, a decimal with more integer digits than precision-scale,
+//     NULL in a NOT NULL column.
+//
+// Filtered rows are logged as "Reason: <reason>. src line [<row>]; " (first 50, §7).
+//
+// Values are stored canonically: integers without sign or leading zeros, decimals with
+// exactly scale digits (extra digits rounded half-up), FLOAT/DOUBLE in Go's shortest
+// form, BOOLEAN 1/0 (from true/false/1/0), DATE 2006-01-02, DATETIME 2006-01-02 15:04:05
+// (plus n fraction digits for DATETIME(n)), strings as given.
+//
+// # Unique key tables
+//
+// One row per key. A later row replaces the stored one; with
+// function_column.sequence_col a row whose sequence value is lower than the stored one's
+// is ignored (equal: the later row wins). A delete removes the key (kept as a tombstone
+// holding its sequence value). partial_columns (or unique_key_update_mode
+// UPDATE_FIXED_COLUMNS) updates only the listed columns; the others keep their stored
+// values, or are NULL (zero for NOT NULL columns) for a new key.
+//
+// # Where this differs from real Doris
+//
+//   - `columns` takes plain names only; names that are not table columns are read and
+//     dropped. Expressions (`v=tmp+1`) are refused with a "doristest does not support"
+//     HeaderError. Columns not listed are NULL (no DEFAULT values); a NOT NULL column
+//     left out is refused like a column without default.
+//   - `where` and `delete` support only `col <op> literal` with AND, OR, NOT, parentheses
+//     and IS [NOT] NULL; no functions, no IN, no column-to-column comparisons.
+//   - Value parsing is narrower than the BE's casts: integers must be plain digits (no
+//     "1.0", no exponent), floats reject NaN/Inf, dates accept YYYY-MM-DD, YYYY/MM/DD,
+//     YYYYMMDD with an optional time; DATETIME fractions are truncated, not rounded.
+//   - Escapes are processed only inside enclosed fields; outside them text is taken as is.
+//     A field with text after its closing enclose character is kept verbatim.
+//   - A CSV `\r` before `\n` is data.
+//   - JSON rows read every value as text first (numbers as written), so a JSON true
+//     goes into a BOOLEAN but not into an INT column.
+//   - Count-only parsing counts lines (non-empty, after skip_lines) and does not apply
+//     `where`, type checks or the delete sign; a count-only unique table counts every
+//     loaded row.
+//   - A partial update of a new key fills unlisted NOT NULL columns with zero values
+//     instead of failing the load.
+//   - Some HeaderError texts are doristest's own (each names the header and value): those
+//     prefixed "[NOT_IMPLEMENTED_ERROR]doristest does not support", invalid booleans,
+//     max_filter_ratio, jsonpaths, sequence column and partial update checks.
+package table
