@@ -1,0 +1,177 @@
+package dorisio
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/google/uuid"
+)
+
+// Config names the Doris cluster, the target database and table, and the
+// label prefix. It is checked once, when Write builds the pipeline.
+//
+// The password never travels inside the serialized pipeline. Give it in one
+// of three ways:
+//   - PasswordEnv: the name of an environment variable read on each worker
+//     (the way for Dataflow, Flink and any remote worker);
+//   - PasswordFile: a file read on each worker (a mounted secret);
+//   - Password: kept in this process's memory only and looked up by an opaque
+//     handle, so it works where the workers run inside the launching process
+//     (prism and direct, loopback environment) and fails with a clear error
+//     elsewhere.
+type Config struct {
+	// FEs are the frontend HTTP addresses, e.g. "http://fe1:8030". Loads go
+	// to an FE and follow its 307 redirect to a backend, unless BEs or
+	// DiscoverBEs say otherwise. Several FEs are tried in turn on failure.
+	FEs []string
+	// BEs, when set, are backend HTTP addresses ("http://be1:8040") that
+	// loads are sent to directly, for clusters whose FE redirects to
+	// addresses the workers cannot reach.
+	BEs []string
+	// DiscoverBEs loads directly to the alive backends listed by the FE's
+	// /api/backends?is_alive=true.
+	DiscoverBEs bool
+
+	User         string
+	Password     string `json:"-"`
+	PasswordEnv  string
+	PasswordFile string
+
+	// TLSCAFile is a PEM file of CA certificates for https FEs/BEs.
+	TLSCAFile string
+	// TLSInsecureSkipVerify disables certificate checks (logged as a warning).
+	TLSInsecureSkipVerify bool
+
+	// Database is the Doris database (required).
+	Database string
+	// Table is the target table. Leave it empty to route each element with
+	// dorisio.Row.
+	Table string
+
+	// LabelPrefix starts every load label, followed by "_". It may hold
+	// letters, digits and '-' (no '_' or ':', so no prefix is a prefix of
+	// another's labels), at most 48 characters. Empty means a fresh prefix per
+	// pipeline construction ("dorisio-<12 hex>"). Set it to a stable value per
+	// job to let a re-run abort the transactions a crashed run left
+	// precommitted (see "Lingering transactions" in the package doc).
+	LabelPrefix string
+}
+
+// maxPrefixLen keeps prefix + table part + unique id within Doris' 128-char
+// label limit (see label.go).
+const maxPrefixLen = 48
+
+func (c Config) validate() error {
+	if len(c.FEs) == 0 {
+		return fmt.Errorf("Config.FEs: at least one FE address is needed, e.g. http://fe:8030")
+	}
+	for _, list := range [][]string{c.FEs, c.BEs} {
+		for _, a := range list {
+			u, err := url.Parse(a)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return fmt.Errorf("address %q: want http://host:port or https://host:port", redactURL(a))
+			}
+			if u.User != nil {
+				return fmt.Errorf("address %q: put credentials in Config.User/Password*, not in the URL", redactURL(a))
+			}
+		}
+	}
+	if c.User == "" {
+		return fmt.Errorf("Config.User: empty (Doris' default user is \"root\")")
+	}
+	n := 0
+	for _, set := range []bool{c.Password != "", c.PasswordEnv != "", c.PasswordFile != ""} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return fmt.Errorf("Config: set only one of Password, PasswordEnv and PasswordFile")
+	}
+	if c.Database == "" {
+		return fmt.Errorf("Config.Database: empty")
+	}
+	if c.LabelPrefix != "" && !validPrefix(c.LabelPrefix) {
+		return fmt.Errorf("Config.LabelPrefix %q: want 1-%d of [A-Za-z0-9-]", c.LabelPrefix, maxPrefixLen)
+	}
+	return nil
+}
+
+// redactURL drops user-info from an address so it can be printed.
+func redactURL(a string) string {
+	u, err := url.Parse(a)
+	if err != nil {
+		return "<unparseable address>"
+	}
+	u.User = nil
+	return u.String()
+}
+
+// connSpec is the serializable part of Config that workers need: everything
+// but the password itself, which is referenced by PasswordRef.
+type connSpec struct {
+	FEs                   []string
+	BEs                   []string
+	DiscoverBEs           bool
+	User                  string
+	PasswordRef           string // "env:NAME", "file:PATH", "mem:HANDLE" or ""
+	TLSCAFile             string
+	TLSInsecureSkipVerify bool
+}
+
+func newConnSpec(c Config) connSpec {
+	s := connSpec{
+		FEs: c.FEs, BEs: c.BEs, DiscoverBEs: c.DiscoverBEs, User: c.User,
+		TLSCAFile: c.TLSCAFile, TLSInsecureSkipVerify: c.TLSInsecureSkipVerify,
+	}
+	switch {
+	case c.PasswordEnv != "":
+		s.PasswordRef = "env:" + c.PasswordEnv
+	case c.PasswordFile != "":
+		s.PasswordRef = "file:" + c.PasswordFile
+	case c.Password != "":
+		s.PasswordRef = "mem:" + rememberSecret(c.Password)
+	}
+	return s
+}
+
+// inProcessSecrets holds passwords given as Config.Password, keyed by a random
+// handle, so that only the handle is serialized with the pipeline.
+var inProcessSecrets sync.Map // handle string -> password string
+
+func rememberSecret(pw string) string {
+	h := uuid.NewString()
+	inProcessSecrets.Store(h, pw)
+	return h
+}
+
+// password resolves PasswordRef on the worker.
+func (s connSpec) password() (string, error) {
+	kind, arg, _ := strings.Cut(s.PasswordRef, ":")
+	switch kind {
+	case "":
+		return "", nil
+	case "env":
+		v, ok := os.LookupEnv(arg)
+		if !ok {
+			return "", fmt.Errorf("dorisio: environment variable %s (Config.PasswordEnv) is not set on this worker", arg)
+		}
+		return v, nil
+	case "file":
+		b, err := os.ReadFile(arg)
+		if err != nil {
+			return "", fmt.Errorf("dorisio: reading Config.PasswordFile: %w", err)
+		}
+		return strings.TrimRight(string(b), "\r\n"), nil
+	case "mem":
+		v, ok := inProcessSecrets.Load(arg)
+		if !ok {
+			return "", fmt.Errorf("dorisio: the password given as Config.Password exists only in the process that built the pipeline; on a remote worker use Config.PasswordEnv or Config.PasswordFile")
+		}
+		return v.(string), nil
+	}
+	return "", fmt.Errorf("dorisio: unknown password reference kind %q", kind)
+}

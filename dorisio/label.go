@@ -1,0 +1,68 @@
+package dorisio
+
+import (
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// Labels are Doris' idempotency keys: ^[-_A-Za-z0-9:]{1,128}$, unique per
+// database, reusable only after ABORTED (protocol §5.4, §8).
+//
+// A label is <prefix>_<table part>_<32 hex>. The prefix cannot contain '_',
+// so "job4_..." is never matched by the prefix "job42" (cleanup of one job's
+// lingering transactions never touches another's, design §6). The table part
+// is the table name with every character outside [-_A-Za-z0-9] replaced by
+// '-', cut to maxTablePart: it is there for people reading SHOW TRANSACTION,
+// uniqueness comes from the random id. 48 + 1 + 40 + 1 + 32 = 122 ≤ 128.
+
+const maxTablePart = 40
+
+func validPrefix(p string) bool {
+	if len(p) == 0 || len(p) > maxPrefixLen {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// defaultPrefix is unique per pipeline construction.
+func defaultPrefix() string {
+	return "dorisio-" + strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
+}
+
+// labelPrefixOf is what every label of a prefix starts with, separator included.
+func labelPrefixOf(prefix string) string { return prefix + "_" }
+
+func tablePart(table string) string {
+	b := []byte(table)
+	if len(b) > maxTablePart {
+		b = b[:maxTablePart]
+	}
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			b[i] = '-'
+		}
+	}
+	if len(b) == 0 {
+		return "t"
+	}
+	return string(b)
+}
+
+// newLabel returns a fresh label for one load of table.
+func newLabel(prefix, table string) string {
+	id := uuid.New()
+	var hex [32]byte
+	const digits = "0123456789abcdef"
+	for i, c := range id {
+		hex[2*i] = digits[c>>4]
+		hex[2*i+1] = digits[c&0xf]
+	}
+	return labelPrefixOf(prefix) + tablePart(table) + "_" + string(hex[:])
+}

@@ -1,0 +1,42 @@
+package dorisio
+
+import (
+	"context"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+)
+
+// Metrics in namespace "dorisio", updated on the DoFn's own goroutine (a
+// Beam counter needs the bundle's context).
+const metricsNamespace = "dorisio"
+
+var (
+	rowsLoaded       = beam.NewCounter(metricsNamespace, "rows")
+	bytesLoaded      = beam.NewCounter(metricsNamespace, "bytes")
+	rowsFiltered     = beam.NewCounter(metricsNamespace, "filtered_rows")
+	loadsDone        = beam.NewCounter(metricsNamespace, "loads")
+	loadRetries      = beam.NewCounter(metricsNamespace, "retries")
+	commitsDone      = beam.NewCounter(metricsNamespace, "commits")
+	alreadyCommitted = beam.NewCounter(metricsNamespace, "already_committed")
+	loadLatency      = beam.NewDistribution(metricsNamespace, "load_latency_ms")
+	commitLatency    = beam.NewDistribution(metricsNamespace, "commit_latency_ms")
+)
+
+func recordLoad(ctx context.Context, o loadOutcome) {
+	r := o.result
+	rowsLoaded.Inc(ctx, r.LoadedRows)
+	bytesLoaded.Inc(ctx, r.Bytes)
+	rowsFiltered.Inc(ctx, r.FilteredRows)
+	loadsDone.Inc(ctx, 1)
+	loadRetries.Inc(ctx, int64(o.retries))
+	loadLatency.Update(ctx, o.latency.Milliseconds())
+}
+
+func recordCommit(ctx context.Context, r CommitResult, d time.Duration) {
+	commitsDone.Inc(ctx, 1)
+	if r.AlreadyCommitted {
+		alreadyCommitted.Inc(ctx, 1)
+	}
+	commitLatency.Update(ctx, d.Milliseconds())
+}

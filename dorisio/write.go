@@ -1,0 +1,254 @@
+package dorisio
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"reflect"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+)
+
+func init() {
+	register.DoFn4x1[context.Context, beam.X, []int, func(CommitResult), error](&writeFn{})
+	register.DoFn3x1[context.Context, CommitResult, func(CommitResult), error](&commitFn{})
+	register.DoFn3x1[context.Context, []byte, func(int), error](&cleanupFn{})
+	register.Emitter1[CommitResult]()
+	register.Emitter1[int]()
+	beam.RegisterType(reflect.TypeOf((*CommitResult)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*Row)(nil)).Elem())
+}
+
+// Write loads the elements of col into Doris and returns a PCollection of
+// CommitResult, one per load, once its rows are committed.
+//
+// Elements may be structs (one row each, fields mapped by `doris:"col"`,
+// then `json` tags, then names), []byte or string holding one or many
+// complete pre-encoded rows (the fast path), or Row to route pre-encoded
+// rows to a table each. With ExactlyOnce (the default) every load is a
+// two-phase-commit Stream Load precommitted by the bundle that produced its
+// rows and committed after a Reshuffle; see the package doc.
+//
+// Write panics at construction on an invalid Config, option or element
+// type, naming what is wrong.
+func Write(s beam.Scope, cfg Config, col beam.PCollection, opts ...WriteOption) beam.PCollection {
+	s = s.Scope("dorisio.Write")
+	w, err := newWrite(cfg, col, opts)
+	if err != nil {
+		panic("dorisio.Write: " + err.Error())
+	}
+	// The precommit stage reads the cleanup's output as a side input only so
+	// that lingering transactions of an earlier run are aborted before any
+	// new load begins (design §6).
+	cleaned := beam.ParDo(s.Scope("AbortLingering"), w.cleanup, beam.Impulse(s))
+	pre := beam.ParDo(s.Scope("Precommit"), w.write, col, beam.SideInput{Input: cleaned})
+	if w.write.Opts.Delivery == AtLeastOnce {
+		return pre // plain loads are visible already
+	}
+	// Exactly-once: this Reshuffle is the stable point. A runner keeps the
+	// committables of exactly one successful attempt of each precommit
+	// bundle, durably, before any commit runs (commit.go).
+	return beam.ParDo(s.Scope("Commit"), w.commit, beam.Reshuffle(s, pre))
+}
+
+type write struct {
+	cleanup *cleanupFn
+	write   *writeFn
+	commit  *commitFn
+}
+
+func newWrite(cfg Config, col beam.PCollection, opts []WriteOption) (*write, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	o := defaultWriteOptions()
+	for _, opt := range opts {
+		opt(o)
+	}
+	o.finish()
+	if len(o.errs) > 0 {
+		return nil, fmt.Errorf("%s", strings.Join(o.errs, "; "))
+	}
+	if !col.IsValid() {
+		return nil, fmt.Errorf("invalid input PCollection")
+	}
+	t := col.Type().Type()
+	enc, err := newElemEncoder(t, o.Format)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Table == "" && t != rowType {
+		return nil, fmt.Errorf("Config.Table: empty; set it, or route elements with dorisio.Row")
+	}
+	headers := formatHeaders(o.Format)
+	if _, isStruct := enc.(*structEncoder); isStruct {
+		for _, h := range encodingHeaders {
+			if _, set := o.Headers[h]; set {
+				return nil, fmt.Errorf("WithLoadHeader(%q, ...): Write encodes %v itself; this header only fits pre-encoded elements", h, t)
+			}
+		}
+		if cols := enc.columns(); cols != "" {
+			headers["columns"] = cols
+		}
+	}
+	for k, v := range o.Headers {
+		headers[k] = v
+	}
+	prefix := cfg.LabelPrefix
+	if prefix == "" {
+		prefix = defaultPrefix()
+	}
+	conn := newConnSpec(cfg)
+	return &write{
+		cleanup: &cleanupFn{Conn: conn, DB: cfg.Database, LabelPrefix: prefix, Enabled: cfg.LabelPrefix != "", Retry: o.Retry},
+		write: &writeFn{
+			Conn: conn, DB: cfg.Database, Table: cfg.Table, LabelPrefix: prefix,
+			Headers: headers, Opts: *o, Elem: beam.EncodedType{T: t},
+		},
+		commit: &commitFn{Conn: conn, Retry: o.Retry},
+	}, nil
+}
+
+// newClient builds the Stream Load client on a worker: the password is
+// resolved here, never serialized.
+func newClient(c connSpec, rp RetryPolicy) (*streamload.Client, error) {
+	pw, err := c.password()
+	if err != nil {
+		return nil, err
+	}
+	var tc *tls.Config
+	if c.TLSCAFile != "" || c.TLSInsecureSkipVerify {
+		tc = &tls.Config{InsecureSkipVerify: c.TLSInsecureSkipVerify}
+		if c.TLSCAFile != "" {
+			pem, err := os.ReadFile(c.TLSCAFile)
+			if err != nil {
+				return nil, fmt.Errorf("dorisio: reading Config.TLSCAFile: %w", err)
+			}
+			pool := x509.NewCertPool()
+			if !pool.AppendCertsFromPEM(pem) {
+				return nil, fmt.Errorf("dorisio: Config.TLSCAFile %s holds no PEM certificate", c.TLSCAFile)
+			}
+			tc.RootCAs = pool
+		}
+	}
+	return streamload.New(streamload.Config{
+		FEs: c.FEs, BEs: c.BEs, DiscoverBEs: c.DiscoverBEs,
+		User: c.User, Password: pw, TLS: tc,
+		Retry: streamload.RetryPolicy{
+			MaxAttempts: rp.MaxAttempts, InitialBackoff: rp.InitialBackoff, MaxBackoff: rp.MaxBackoff,
+		},
+		Logger: slog.Default().With("component", "dorisio"),
+	})
+}
+
+// writeFn is the precommit stage: it batches a bundle's rows per table,
+// loads each batch (precommitted with ExactlyOnce) and emits one
+// CommitResult per load when the bundle finishes.
+type writeFn struct {
+	Conn        connSpec
+	DB, Table   string
+	LabelPrefix string
+	Headers     map[string]string
+	Opts        writeOptions
+	Elem        beam.EncodedType
+
+	client  *streamload.Client
+	enc     elemEncoder
+	batch   *batcher // the current bundle's; nil between bundles
+	scratch []byte
+}
+
+func (fn *writeFn) Setup(ctx context.Context) error {
+	enc, err := newElemEncoder(fn.Elem.T, fn.Opts.Format)
+	if err != nil {
+		return fmt.Errorf("dorisio.Write: %w", err)
+	}
+	fn.enc = enc
+	fn.client, err = newClient(fn.Conn, fn.Opts.Retry)
+	return err
+}
+
+func (fn *writeFn) ProcessElement(ctx context.Context, elem beam.X, _ []int, _ func(CommitResult)) error {
+	if fn.batch == nil {
+		fn.batch = newBatcher(fn.client, fn.DB, fn.Table, fn.LabelPrefix, fn.Headers, &fn.Opts)
+	}
+	table, data, rows, err := fn.enc.encode(elem, fn.scratch[:0])
+	if err != nil {
+		return fmt.Errorf("dorisio.Write: %w", err)
+	}
+	if cap(data) > cap(fn.scratch) && len(data) < 1<<20 {
+		fn.scratch = data[:0]
+	}
+	return fn.batch.add(table, data, rows)
+}
+
+func (fn *writeFn) FinishBundle(ctx context.Context, _ []int, emit func(CommitResult)) error {
+	b := fn.batch
+	fn.batch = nil
+	if b == nil {
+		return nil // empty bundle
+	}
+	outcomes, err := b.finish()
+	if err != nil {
+		if aerr := b.abortPrecommitted(ctx); aerr != nil {
+			return fmt.Errorf("%w (and aborting this bundle's precommitted loads failed; they expire at Doris' precommit timeout: %v)", err, aerr)
+		}
+		return err
+	}
+	for _, o := range outcomes {
+		recordLoad(ctx, o)
+		emit(o.result)
+	}
+	return nil
+}
+
+func (fn *writeFn) Teardown() {
+	if fn.client != nil {
+		fn.client.Close()
+	}
+}
+
+// cleanupFn aborts the PREPARE/PRECOMMITTED transactions that an earlier run
+// with the same Config.LabelPrefix left behind (design §6). It runs once, on
+// an Impulse, before the precommit stage starts.
+type cleanupFn struct {
+	Conn        connSpec
+	DB          string
+	LabelPrefix string
+	Enabled     bool // only for a user-chosen prefix: a fresh one has nothing to clean
+	Retry       RetryPolicy
+}
+
+func (fn *cleanupFn) ProcessElement(ctx context.Context, _ []byte, emit func(int)) error {
+	if !fn.Enabled {
+		emit(0)
+		return nil
+	}
+	c, err := newClient(fn.Conn, fn.Retry)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	aborted, err := c.AbortLingering(ctx, fn.DB, labelPrefixOf(fn.LabelPrefix))
+	if errors.Is(err, streamload.ErrListingUnsupported) {
+		slog.Warn("dorisio.Write: cannot list transactions to abort lingering ones; an earlier run's precommitted loads expire at Doris' precommit timeout (stream_load_default_precommit_timeout_second, 1 h by default)",
+			"db", fn.DB, "prefix", fn.LabelPrefix, "err", err)
+		emit(0)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("dorisio.Write: aborting lingering transactions with label prefix %q in %s: %w", fn.LabelPrefix, fn.DB, err)
+	}
+	for _, t := range aborted {
+		slog.Info("dorisio.Write: aborted a lingering transaction of an earlier run", "db", fn.DB, "label", t.Label, "txn", t.ID, "was", t.Status)
+	}
+	emit(len(aborted))
+	return nil
+}

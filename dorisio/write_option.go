@@ -1,0 +1,304 @@
+package dorisio
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Format is the Stream Load body format Write produces.
+type Format string
+
+const (
+	// CSV is Doris' fastest text path. Write sends column_separator ",",
+	// enclose '"' and escape '\', quotes every string and writes NULL as \N.
+	CSV Format = "csv"
+	// JSON is one JSON object per line (read_json_by_line: true).
+	JSON Format = "json"
+)
+
+// Delivery selects the guarantee.
+type Delivery int
+
+const (
+	// ExactlyOnce (default) precommits each load with two-phase commit and
+	// commits it after a Reshuffle; see "Exactly-once" in the package doc.
+	ExactlyOnce Delivery = iota
+	// AtLeastOnce sends plain loads that are visible as soon as they return.
+	// An in-process retry reuses the label, so only a retried bundle can
+	// load rows twice.
+	AtLeastOnce
+)
+
+func (d Delivery) String() string {
+	if d == AtLeastOnce {
+		return "AtLeastOnce"
+	}
+	return "ExactlyOnce"
+}
+
+// writeOptions is what the With* options set. Exported fields: it is
+// serialized with the DoFns.
+type writeOptions struct {
+	Format           Format
+	MaxBatchRows     int64
+	MaxBatchBytes    int64
+	MaxBufferedBytes int64
+	LoadsInFlight    int
+	Compression      string
+	Headers          map[string]string
+	Delivery         Delivery
+	Retry            RetryPolicy
+
+	errs []string // construction errors, reported together by Write
+}
+
+// RetryPolicy bounds the in-process retries of one load or commit. Every
+// retry reuses the load's label, and a load whose outcome is unknown is
+// resent only after its label's state has been read.
+type RetryPolicy struct {
+	MaxAttempts    int           // attempts including the first; default 5
+	InitialBackoff time.Duration // default 500ms
+	MaxBackoff     time.Duration // default 30s
+}
+
+// Defaults, chosen for Doris: it wants few large loads (too many small ones
+// fail with -235), as the Flink connector's batch mode (100 MB, 500k rows).
+const (
+	DefaultMaxBatchRows  = 1_000_000
+	DefaultMaxBatchBytes = 64 << 20
+	DefaultLoadsInFlight = 2
+)
+
+func defaultWriteOptions() *writeOptions {
+	return &writeOptions{
+		Format:        CSV,
+		MaxBatchRows:  DefaultMaxBatchRows,
+		MaxBatchBytes: DefaultMaxBatchBytes,
+		LoadsInFlight: DefaultLoadsInFlight,
+		Headers:       map[string]string{},
+	}
+}
+
+// WriteOption configures Write. A bad value stops pipeline construction with
+// a message naming the option and the value.
+type WriteOption func(*writeOptions)
+
+func (o *writeOptions) fail(format string, args ...any) {
+	o.errs = append(o.errs, fmt.Sprintf(format, args...))
+}
+
+// WithFormat sets the body format: CSV (default) or JSON.
+func WithFormat(f Format) WriteOption {
+	return func(o *writeOptions) {
+		if f != CSV && f != JSON {
+			o.fail("WithFormat(%q): want dorisio.CSV or dorisio.JSON", string(f))
+			return
+		}
+		o.Format = f
+	}
+}
+
+// WithMaxBatchRows caps the rows of one load (default 1,000,000; the Flink
+// connector's sink.buffer-flush.max-rows).
+func WithMaxBatchRows(n int64) WriteOption {
+	return func(o *writeOptions) {
+		if n <= 0 {
+			o.fail("WithMaxBatchRows(%d): must be > 0", n)
+			return
+		}
+		o.MaxBatchRows = n
+	}
+}
+
+// WithMaxBatchBytes caps the bytes of one load before compression (default
+// 64 MiB; the Flink connector's sink.buffer-flush.max-bytes). A single
+// pre-encoded element larger than this is sent as a load of its own.
+func WithMaxBatchBytes(n int64) WriteOption {
+	return func(o *writeOptions) {
+		if n <= 0 {
+			o.fail("WithMaxBatchBytes(%d): must be > 0", n)
+			return
+		}
+		o.MaxBatchBytes = n
+	}
+}
+
+// WithMaxBufferedBytes caps the bytes buffered for all tables of a bundle
+// before the largest open batch is sent early (default 2 × MaxBatchBytes). It
+// bounds memory when one bundle writes to many tables.
+func WithMaxBufferedBytes(n int64) WriteOption {
+	return func(o *writeOptions) {
+		if n <= 0 {
+			o.fail("WithMaxBufferedBytes(%d): must be > 0", n)
+			return
+		}
+		o.MaxBufferedBytes = n
+	}
+}
+
+// WithLoadsInFlight sets how many loads one worker thread uploads at once
+// while it fills the next batch (default 2). Memory per DoFn instance is about
+// MaxBufferedBytes + LoadsInFlight × MaxBatchBytes.
+func WithLoadsInFlight(n int) WriteOption {
+	return func(o *writeOptions) {
+		if n <= 0 {
+			o.fail("WithLoadsInFlight(%d): must be > 0", n)
+			return
+		}
+		o.LoadsInFlight = n
+	}
+}
+
+// WithCompression compresses each load: "gz" or "lz4" (Stream Load
+// compress_type); "" (default) sends plain bytes.
+func WithCompression(kind string) WriteOption {
+	return func(o *writeOptions) {
+		switch kind {
+		case "", "gz", "lz4":
+			o.Compression = kind
+		default:
+			o.fail("WithCompression(%q): want \"\", \"gz\" or \"lz4\"", kind)
+		}
+	}
+}
+
+// reservedHeaders are set by Write itself.
+var reservedHeaders = map[string]string{
+	"label":            "Write makes one label per load (Config.LabelPrefix)",
+	"two_phase_commit": "use WithDelivery",
+	"format":           "use WithFormat",
+	"compress_type":    "use WithCompression",
+	"group_commit":     "group commit cannot be combined with two-phase commit",
+	"authorization":    "use Config.User and Config.Password*",
+	"token":            "Doris treats it as cluster-token auth",
+	"auth-token":       "Doris treats it as token auth",
+	"auth_code":        "Doris treats it as token auth",
+	"expect":           "the client sets it",
+}
+
+// encodingHeaders are fixed by Write's own encoding of struct elements; for
+// pre-encoded elements ([]byte, string, Row) they may be overridden to match
+// the data, e.g. WithLoadHeader("column_separator", "\\t").
+var encodingHeaders = []string{"column_separator", "line_delimiter", "enclose", "escape", "read_json_by_line", "strip_outer_array", "trim_double_quotes"}
+
+// WithLoadHeader passes a Stream Load header through to every load, e.g.
+// WithLoadHeader("where", "k1 > 0"), ("merge_type", "MERGE"),
+// ("hidden_columns", "__DORIS_DELETE_SIGN__"), ("exec_mem_limit", "...").
+// Headers Write owns (label, format, two_phase_commit, ...) are refused, and
+// so are the encoding headers (column_separator, enclose, ...) when the
+// elements are structs that Write encodes itself.
+func WithLoadHeader(name, value string) WriteOption {
+	return func(o *writeOptions) {
+		key := strings.ToLower(strings.TrimSpace(name))
+		if key == "" {
+			o.fail("WithLoadHeader(%q, %q): empty name", name, value)
+			return
+		}
+		if why, ok := reservedHeaders[key]; ok {
+			o.fail("WithLoadHeader(%q, ...): reserved: %s", name, why)
+			return
+		}
+		o.Headers[key] = value
+	}
+}
+
+// WithColumns sets the Stream Load "columns" header. For struct elements
+// Write derives it from the struct's fields; set it to map or compute columns
+// ("k1,k2,tmp,v=tmp+1") for pre-encoded rows.
+func WithColumns(cols ...string) WriteOption {
+	return func(o *writeOptions) {
+		if len(cols) == 0 {
+			o.fail("WithColumns(): no columns")
+			return
+		}
+		o.Headers["columns"] = strings.Join(cols, ",")
+	}
+}
+
+// WithWhere sets the Stream Load "where" filter; rows it rejects are counted
+// as unselected.
+func WithWhere(expr string) WriteOption { return WithLoadHeader("where", expr) }
+
+// WithStrictMode sets strict_mode (Doris default false).
+func WithStrictMode(on bool) WriteOption {
+	return WithLoadHeader("strict_mode", strconv.FormatBool(on))
+}
+
+// WithMaxFilterRatio sets max_filter_ratio, the share of rows Doris may reject
+// for data quality before failing the load (Doris default 0).
+func WithMaxFilterRatio(r float64) WriteOption {
+	return func(o *writeOptions) {
+		if r < 0 || r > 1 {
+			o.fail("WithMaxFilterRatio(%v): must be within [0, 1]", r)
+			return
+		}
+		o.Headers["max_filter_ratio"] = strconv.FormatFloat(r, 'f', -1, 64)
+	}
+}
+
+// WithPartialColumns enables partial-column update on unique-key tables
+// (partial_columns: true); send the updated columns with WithColumns or a
+// struct's fields.
+func WithPartialColumns() WriteOption { return WithLoadHeader("partial_columns", "true") }
+
+// WithSequenceColumn sets function_column.sequence_col for unique-key tables.
+func WithSequenceColumn(col string) WriteOption {
+	return WithLoadHeader("function_column.sequence_col", col)
+}
+
+// WithDeleteSign makes the struct field or CSV column named
+// __DORIS_DELETE_SIGN__ mark deletes on a unique-key table
+// (hidden_columns: __DORIS_DELETE_SIGN__, as the Flink connector does).
+func WithDeleteSign() WriteOption {
+	return WithLoadHeader("hidden_columns", "__DORIS_DELETE_SIGN__")
+}
+
+// WithLoadTimeout sets the Stream Load "timeout" in whole seconds.
+func WithLoadTimeout(d time.Duration) WriteOption {
+	return func(o *writeOptions) {
+		if d < time.Second {
+			o.fail("WithLoadTimeout(%v): must be at least 1s", d)
+			return
+		}
+		o.Headers["timeout"] = strconv.FormatInt(int64(d/time.Second), 10)
+	}
+}
+
+// WithDelivery selects ExactlyOnce (default) or AtLeastOnce.
+func WithDelivery(d Delivery) WriteOption {
+	return func(o *writeOptions) {
+		if d != ExactlyOnce && d != AtLeastOnce {
+			o.fail("WithDelivery(%d): want dorisio.ExactlyOnce or dorisio.AtLeastOnce", int(d))
+			return
+		}
+		o.Delivery = d
+	}
+}
+
+// WithRetry bounds in-process retries of loads and commits. Zero fields keep
+// their defaults.
+func WithRetry(p RetryPolicy) WriteOption {
+	return func(o *writeOptions) {
+		if p.MaxAttempts < 0 || p.InitialBackoff < 0 || p.MaxBackoff < 0 {
+			o.fail("WithRetry(%+v): negative value", p)
+			return
+		}
+		if p.MaxBackoff > 0 && p.InitialBackoff > p.MaxBackoff {
+			o.fail("WithRetry(%+v): InitialBackoff > MaxBackoff", p)
+			return
+		}
+		o.Retry = p
+	}
+}
+
+// finish checks combinations once all options are applied.
+func (o *writeOptions) finish() {
+	if o.MaxBufferedBytes == 0 {
+		o.MaxBufferedBytes = 2 * o.MaxBatchBytes
+	}
+	if o.MaxBufferedBytes < o.MaxBatchBytes {
+		o.fail("WithMaxBufferedBytes(%d) < MaxBatchBytes %d: a batch could never fill", o.MaxBufferedBytes, o.MaxBatchBytes)
+	}
+}

@@ -1,0 +1,86 @@
+package dorisio
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+)
+
+type optRow struct {
+	ID   int64  `doris:"id"`
+	Name string `doris:"name"`
+}
+
+func validConfig() Config {
+	return Config{FEs: []string{"http://127.0.0.1:8030"}, User: "root", Database: "demo", Table: "t"}
+}
+
+// constructionPanic builds a Write and returns its panic message ("" if none).
+func constructionPanic(cfg Config, elem any, opts ...WriteOption) (msg string) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg = fmt.Sprint(r)
+		}
+	}()
+	p, s := beam.NewPipelineWithRoot()
+	Write(s, cfg, beam.Create(s, elem), opts...)
+	_ = p
+	return ""
+}
+
+func TestInvalidOptionsStopConstruction(t *testing.T) {
+	noTable := validConfig()
+	noTable.Table = ""
+	badPrefix := validConfig()
+	badPrefix.LabelPrefix = "has_underscore"
+	credsInURL := validConfig()
+	credsInURL.FEs = []string{"http://root:hunter2@fe:8030"}
+	twoPasswords := validConfig()
+	twoPasswords.Password, twoPasswords.PasswordEnv = "x", "DORIS_PW"
+	tests := []struct {
+		name string
+		cfg  Config
+		elem any
+		opts []WriteOption
+		want string
+	}{
+		{"a zero batch size names the option and value", validConfig(), optRow{}, []WriteOption{WithMaxBatchBytes(0)},
+			"dorisio.Write: WithMaxBatchBytes(0): must be > 0"},
+		{"a negative row cap", validConfig(), optRow{}, []WriteOption{WithMaxBatchRows(-5)}, "WithMaxBatchRows(-5): must be > 0"},
+		{"an unknown compression", validConfig(), optRow{}, []WriteOption{WithCompression("zstd")}, `WithCompression("zstd")`},
+		{"a filter ratio above one", validConfig(), optRow{}, []WriteOption{WithMaxFilterRatio(1.5)}, "WithMaxFilterRatio(1.5): must be within [0, 1]"},
+		{"a header Write owns", validConfig(), optRow{}, []WriteOption{WithLoadHeader("Label", "x")}, `WithLoadHeader("Label", ...): reserved`},
+		{"an encoding header with struct elements", validConfig(), optRow{}, []WriteOption{WithLoadHeader("column_separator", "|")},
+			`WithLoadHeader("column_separator", ...): Write encodes dorisio.optRow itself`},
+		{"a buffer smaller than a batch", validConfig(), optRow{}, []WriteOption{WithMaxBatchBytes(100), WithMaxBufferedBytes(10)}, "WithMaxBufferedBytes(10) < MaxBatchBytes 100"},
+		{"no table for struct elements", noTable, optRow{}, nil, "Config.Table: empty; set it, or route elements with dorisio.Row"},
+		{"a prefix with an underscore", badPrefix, optRow{}, nil, `Config.LabelPrefix "has_underscore"`},
+		{"credentials inside an FE address, redacted", credsInURL, optRow{}, nil, `address "http://fe:8030": put credentials in Config.User/Password*`},
+		{"two password sources", twoPasswords, optRow{}, nil, "set only one of Password, PasswordEnv and PasswordFile"},
+		{"an element type with no encoding", validConfig(), map[string]int{"a": 1}, nil, "cannot encode element type map[string]int"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := constructionPanic(tc.cfg, tc.elem, tc.opts...)
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("panic = %q, want it to contain %q", got, tc.want)
+			}
+			if strings.Contains(got, "hunter2") {
+				t.Errorf("panic message leaks the password: %q", got)
+			}
+		})
+	}
+}
+
+func TestValidOptionsConstruct(t *testing.T) {
+	routed := validConfig()
+	routed.Table = ""
+	if msg := constructionPanic(routed, Row{Table: "t", Data: []byte("1\n")},
+		WithFormat(JSON), WithCompression("gz"), WithMaxBatchRows(10), WithMaxBatchBytes(1<<20),
+		WithLoadsInFlight(3), WithDelivery(AtLeastOnce), WithStrictMode(true), WithColumns("id", "name"),
+		WithLoadHeader("column_separator", "|"), WithRetry(RetryPolicy{MaxAttempts: 2})); msg != "" {
+		t.Fatalf("valid options panicked: %s", msg)
+	}
+}
