@@ -1,0 +1,174 @@
+package streamload
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+)
+
+// Body is a replayable load body: every Open returns a fresh reader from the
+// start, so a retry can send the same bytes again. Implementations in this
+// package are safe for concurrent Open calls.
+type Body interface {
+	Open() (io.ReadCloser, error)
+	Len() int64
+	// Close releases memory or the spool file. Open fails afterwards.
+	Close() error
+}
+
+// NewBytesBody returns a Body over b. b must not be modified while the Body
+// is in use.
+func NewBytesBody(b []byte) Body { return &bytesBody{b: b} }
+
+type bytesBody struct {
+	mu     sync.Mutex // guards b and closed
+	b      []byte
+	closed bool
+}
+
+func (m *bytesBody) Open() (io.ReadCloser, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, errors.New("streamload: Open on a closed body")
+	}
+	return io.NopCloser(bytes.NewReader(m.b)), nil
+}
+
+func (m *bytesBody) Len() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return int64(len(m.b))
+}
+
+func (m *bytesBody) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.closed, m.b = true, nil
+	return nil
+}
+
+// fileBody is a Body backed by a spool file that it owns and removes on Close.
+type fileBody struct {
+	mu     sync.Mutex // guards closed
+	path   string
+	size   int64
+	closed bool
+}
+
+func (f *fileBody) Open() (io.ReadCloser, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return nil, errors.New("streamload: Open on a closed body")
+	}
+	return os.Open(f.path)
+}
+
+func (f *fileBody) Len() int64 { return f.size }
+
+func (f *fileBody) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return nil
+	}
+	f.closed = true
+	if err := os.Remove(f.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("streamload: remove spool file: %w", err)
+	}
+	return nil
+}
+
+// BodyBuffer collects a load body. It keeps up to spoolThreshold bytes in
+// memory and moves everything to a temporary file once it grows beyond that,
+// so a large body is never held in memory, and never twice. It is not safe
+// for concurrent use.
+type BodyBuffer struct {
+	threshold int64
+	dir       string
+	mem       bytes.Buffer
+	file      *os.File
+	n         int64
+	err       error // sticky write error
+	done      bool
+}
+
+// NewBodyBuffer returns a buffer that spills to a temp file in dir ("" means
+// os.TempDir()) beyond spoolThreshold bytes. spoolThreshold <= 0 spools
+// every non-empty body.
+func NewBodyBuffer(spoolThreshold int64, dir string) *BodyBuffer {
+	return &BodyBuffer{threshold: spoolThreshold, dir: dir}
+}
+
+// Write appends p. It fails after Body was called.
+func (b *BodyBuffer) Write(p []byte) (int, error) {
+	if b.done {
+		return 0, errors.New("streamload: BodyBuffer.Write after Body")
+	}
+	if b.err != nil {
+		return 0, b.err
+	}
+	if b.file == nil && int64(b.mem.Len())+int64(len(p)) > b.threshold {
+		f, err := os.CreateTemp(b.dir, "streamload-body-*")
+		if err != nil {
+			b.err = fmt.Errorf("streamload: create spool file: %w", err)
+			return 0, b.err
+		}
+		if _, err := f.Write(b.mem.Bytes()); err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			b.err = fmt.Errorf("streamload: write spool file: %w", err)
+			return 0, b.err
+		}
+		b.file = f
+		b.mem = bytes.Buffer{} // release the memory copy
+	}
+	var n int
+	var err error
+	if b.file != nil {
+		n, err = b.file.Write(p)
+		if err != nil {
+			b.err = fmt.Errorf("streamload: write spool file: %w", err)
+			err = b.err
+		}
+	} else {
+		n, err = b.mem.Write(p)
+	}
+	b.n += int64(n)
+	return n, err
+}
+
+// Len is the number of bytes written so far.
+func (b *BodyBuffer) Len() int64 { return b.n }
+
+// Body finishes writing and returns the replayable Body. The buffer must not
+// be used afterwards; the caller closes the Body.
+func (b *BodyBuffer) Body() (Body, error) {
+	if b.done {
+		return nil, errors.New("streamload: BodyBuffer.Body called twice")
+	}
+	b.done = true
+	if b.err != nil {
+		if b.file != nil {
+			b.file.Close()
+			os.Remove(b.file.Name())
+		}
+		return nil, b.err
+	}
+	if b.file == nil {
+		data := b.mem.Bytes()
+		b.mem = bytes.Buffer{}
+		return NewBytesBody(data), nil
+	}
+	name := b.file.Name()
+	if err := b.file.Close(); err != nil {
+		os.Remove(name)
+		return nil, fmt.Errorf("streamload: close spool file: %w", err)
+	}
+	b.file = nil
+	return &fileBody{path: name, size: b.n}, nil
+}

@@ -1,0 +1,75 @@
+package streamload
+
+import (
+	"encoding/base64"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// Client talks Stream Load to one Doris cluster. It is safe for concurrent
+// use; connections are reused across calls.
+type Client struct {
+	cfg     Config
+	hc      *http.Client
+	own     *http.Transport // nil when Config.Transport was given
+	eps     endpointPicker
+	secrets []string // forms of the password that redact removes
+}
+
+// New validates cfg and returns a Client. It fails when no FE is given, a
+// base URL has no http/https scheme or carries user-info, or a value is
+// negative.
+func New(cfg Config) (*Client, error) {
+	if err := cfg.normalize(); err != nil {
+		return nil, err
+	}
+	c := &Client{cfg: cfg}
+	rt := cfg.Transport
+	if rt == nil {
+		c.own = &http.Transport{
+			Proxy: http.ProxyFromEnvironment,
+			DialContext: (&net.Dialer{
+				Timeout:   30 * time.Second,
+				KeepAlive: 30 * time.Second,
+			}).DialContext,
+			TLSClientConfig:       cfg.TLS,
+			TLSHandshakeTimeout:   30 * time.Second,
+			ExpectContinueTimeout: cfg.ExpectContinueTimeout,
+			MaxIdleConns:          64,
+			MaxIdleConnsPerHost:   16,
+			IdleConnTimeout:       90 * time.Second,
+		}
+		rt = c.own
+	}
+	c.hc = &http.Client{
+		Transport: rt,
+		// Redirects are followed by hand (redirect.go).
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	if cfg.TLS != nil && cfg.TLS.InsecureSkipVerify {
+		cfg.Logger.Warn("streamload: TLS certificate verification is disabled (InsecureSkipVerify); use only for testing")
+	}
+	if p := cfg.Password; len(p) >= 3 {
+		c.secrets = append(c.secrets, p, url.QueryEscape(p), url.PathEscape(p),
+			url.UserPassword(cfg.User, p).String())
+	}
+	c.secrets = append(c.secrets, base64.StdEncoding.EncodeToString([]byte(cfg.User+":"+cfg.Password)))
+	c.eps = newEndpoints(cfg.FEs, cfg.BEs, cfg.DiscoverBEs, c.fetchBackends)
+	return c, nil
+}
+
+// Close releases idle connections. In-flight calls are not interrupted.
+func (c *Client) Close() {
+	if c.own != nil {
+		c.own.CloseIdleConnections()
+	} else if ci, ok := c.cfg.Transport.(interface{ CloseIdleConnections() }); ok {
+		ci.CloseIdleConnections()
+	}
+}
+
+// smallTimeout is the per-attempt timeout of 2PC, state and query calls.
+func (c *Client) smallTimeout() time.Duration {
+	return min(c.cfg.RequestTimeout, smallCallTimeout)
+}

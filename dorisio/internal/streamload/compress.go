@@ -1,0 +1,54 @@
+package streamload
+
+import (
+	"compress/gzip"
+	"fmt"
+	"io"
+
+	"github.com/pierrec/lz4/v4"
+)
+
+// compressSpoolThreshold is how much compressed output is kept in memory
+// before it is spooled to a temp file.
+const compressSpoolThreshold = 64 << 20
+
+// compressTypes maps LoadRequest.Compression to the compress_type header.
+var compressTypes = map[string]string{
+	"gz":  "gz",
+	"lz4": "lz4", // LZ4 frame format (§3: lz4/lz4frame)
+}
+
+// compressBody compresses body once into a new replayable Body, so retries
+// resend the same compressed bytes. The caller closes the result.
+func compressBody(body Body, kind string) (Body, error) {
+	src, err := body.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	buf := NewBodyBuffer(compressSpoolThreshold, "")
+	var zw io.WriteCloser
+	switch kind {
+	case "gz":
+		zw = gzip.NewWriter(buf)
+	case "lz4":
+		zw = lz4.NewWriter(buf)
+	default:
+		return nil, fmt.Errorf("streamload: unknown compression %q (want \"\", \"gz\" or \"lz4\")", kind)
+	}
+	_, err = io.Copy(zw, src)
+	if cerr := zw.Close(); err == nil {
+		err = cerr
+	}
+	out, berr := buf.Body()
+	if err != nil || berr != nil {
+		if out != nil {
+			out.Close()
+		}
+		if err == nil {
+			err = berr
+		}
+		return nil, fmt.Errorf("streamload: compress body (%s): %w", kind, err)
+	}
+	return out, nil
+}

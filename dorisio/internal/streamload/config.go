@@ -1,0 +1,213 @@
+// Package streamload is a client for Apache Doris Stream Load: loads with
+// labels and two-phase commit, the FE→BE redirect done by hand, replayable
+// bodies, label-state settling of unknown outcomes, 2PC commit/abort and the
+// lingering-transaction cleanup. The wire contract is
+// shared/reference/doris-protocol.md; section numbers in comments (§n) refer
+// to it.
+//
+// A Client is safe for concurrent use by multiple goroutines.
+package streamload
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Config configures a Client. Zero values take the documented defaults.
+type Config struct {
+	// FEs are FE base URLs such as "http://fe1:8030" or "https://fe1:8050"
+	// (scheme required, trailing slash optional). The client rotates to the
+	// next FE when one cannot be reached.
+	FEs []string
+	// BEs, when set, makes loads go directly to these BE base URLs (no FE
+	// redirect). get_load_state, 2PC and queries still go to the FEs.
+	BEs []string
+	// DiscoverBEs makes loads go directly to the BEs listed by
+	// GET {fe}/api/backends?is_alive=true (§1.6), using the FE's scheme. The
+	// list is cached and refreshed when a BE cannot be reached.
+	DiscoverBEs bool
+	// User and Password are the HTTP Basic credentials. They are never
+	// logged and never appear in errors.
+	User, Password string
+	// TLS is used for https endpoints (custom CA etc.); nil means the system
+	// defaults. InsecureSkipVerify is honoured with a warning logged once.
+	TLS *tls.Config
+	// ExpectContinueTimeout is how long a load PUT waits for "100 Continue"
+	// before sending the body anyway. Default 60s: long enough that a slow FE
+	// answers its 307 before any body byte is sent to it (§1.2).
+	ExpectContinueTimeout time.Duration
+	// RequestTimeout bounds one HTTP attempt of a load PUT, redirect hops
+	// included. Default 30m. Small calls (2PC, get_load_state, queries,
+	// backend discovery) use min(RequestTimeout, 60s).
+	RequestTimeout time.Duration
+	// Retry bounds retries and label-state polling.
+	Retry RetryPolicy
+	// Logger receives warnings about retries; nil means slog.Default().
+	Logger *slog.Logger
+	// Clock tells time for polling deadlines; nil means the real clock.
+	Clock Clock
+	// Sleeper waits between attempts; nil means a real sleep that returns
+	// early with ctx.Err() when ctx is done.
+	Sleeper Sleeper
+	// Transport replaces the client's own transport (tests). When set, the
+	// caller is responsible for its ExpectContinueTimeout and TLS settings.
+	Transport http.RoundTripper
+}
+
+// RetryPolicy bounds the retries of one operation.
+type RetryPolicy struct {
+	// MaxAttempts is the number of attempts per operation, the first
+	// included. Default 5.
+	MaxAttempts int
+	// InitialBackoff is the wait before the second attempt. Default 500ms.
+	InitialBackoff time.Duration
+	// MaxBackoff caps the exponential backoff (before jitter). Default 30s.
+	MaxBackoff time.Duration
+	// StatePollTimeout is the longest time spent polling a label that stays
+	// PREPARE after an unknown outcome. Default 5m.
+	StatePollTimeout time.Duration
+}
+
+// Clock tells the current time.
+type Clock interface{ Now() time.Time }
+
+// Sleeper waits for d or until ctx is done, whichever comes first, and then
+// returns ctx.Err() if ctx is done.
+type Sleeper interface {
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+const (
+	defaultExpectContinue = 60 * time.Second
+	defaultRequestTimeout = 30 * time.Minute
+	smallCallTimeout      = 60 * time.Second
+	defaultMaxAttempts    = 5
+	defaultInitialBackoff = 500 * time.Millisecond
+	defaultMaxBackoff     = 30 * time.Second
+	defaultStatePoll      = 5 * time.Minute
+)
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+type realSleeper struct{}
+
+func (realSleeper) Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// normalize checks cfg and fills defaults. It returns the cleaned FE and BE
+// base URLs (no trailing slash, no user-info).
+func (cfg *Config) normalize() error {
+	if len(cfg.FEs) == 0 {
+		return errors.New("streamload.New: Config.FEs is empty: need at least one FE base URL such as http://fe:8030")
+	}
+	var err error
+	if cfg.FEs, err = cleanBases("FEs", cfg.FEs); err != nil {
+		return err
+	}
+	if cfg.BEs, err = cleanBases("BEs", cfg.BEs); err != nil {
+		return err
+	}
+	if len(cfg.BEs) > 0 && cfg.DiscoverBEs {
+		return errors.New("streamload.New: Config.BEs and Config.DiscoverBEs are both set: choose a fixed BE list or discovery")
+	}
+	if cfg.User == "" {
+		return errors.New("streamload.New: Config.User is empty")
+	}
+	if cfg.ExpectContinueTimeout < 0 || cfg.RequestTimeout < 0 || cfg.Retry.InitialBackoff < 0 ||
+		cfg.Retry.MaxBackoff < 0 || cfg.Retry.StatePollTimeout < 0 || cfg.Retry.MaxAttempts < 0 {
+		return errors.New("streamload.New: durations and Retry.MaxAttempts must not be negative")
+	}
+	if cfg.ExpectContinueTimeout == 0 {
+		cfg.ExpectContinueTimeout = defaultExpectContinue
+	}
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = defaultRequestTimeout
+	}
+	if cfg.Retry.MaxAttempts == 0 {
+		cfg.Retry.MaxAttempts = defaultMaxAttempts
+	}
+	if cfg.Retry.InitialBackoff == 0 {
+		cfg.Retry.InitialBackoff = defaultInitialBackoff
+	}
+	if cfg.Retry.MaxBackoff == 0 {
+		cfg.Retry.MaxBackoff = defaultMaxBackoff
+	}
+	if cfg.Retry.MaxBackoff < cfg.Retry.InitialBackoff {
+		return fmt.Errorf("streamload.New: Retry.MaxBackoff %v is below Retry.InitialBackoff %v", cfg.Retry.MaxBackoff, cfg.Retry.InitialBackoff)
+	}
+	if cfg.Retry.StatePollTimeout == 0 {
+		cfg.Retry.StatePollTimeout = defaultStatePoll
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = realClock{}
+	}
+	if cfg.Sleeper == nil {
+		cfg.Sleeper = realSleeper{}
+	}
+	return nil
+}
+
+// cleanBases validates base URLs: http or https scheme, a host, no query.
+// User-info is refused: credentials belong in Config.User/Password.
+func cleanBases(field string, in []string) ([]string, error) {
+	out := make([]string, 0, len(in))
+	for i, raw := range in {
+		u, err := url.Parse(strings.TrimSpace(raw))
+		if err != nil {
+			return nil, fmt.Errorf("streamload.New: Config.%s[%d]: not a URL: %v", field, i, redactURLError(err))
+		}
+		if u.Scheme != "http" && u.Scheme != "https" {
+			return nil, fmt.Errorf("streamload.New: Config.%s[%d] %q: scheme must be http or https", field, i, redactURL(u))
+		}
+		if u.Host == "" {
+			return nil, fmt.Errorf("streamload.New: Config.%s[%d] %q: missing host", field, i, redactURL(u))
+		}
+		if u.User != nil {
+			return nil, fmt.Errorf("streamload.New: Config.%s[%d] %q: user-info in the URL is not allowed; use Config.User and Config.Password", field, i, redactURL(u))
+		}
+		if u.RawQuery != "" || u.Fragment != "" {
+			return nil, fmt.Errorf("streamload.New: Config.%s[%d] %q: a base URL has no query or fragment", field, i, redactURL(u))
+		}
+		out = append(out, strings.TrimRight(u.Scheme+"://"+u.Host+u.Path, "/"))
+	}
+	return out, nil
+}
+
+// redactURL renders u without user-info.
+func redactURL(u *url.URL) string {
+	c := *u
+	c.User = nil
+	return c.String()
+}
+
+// redactURLError keeps a url parse error from echoing a password.
+func redactURLError(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return "invalid URL"
+}

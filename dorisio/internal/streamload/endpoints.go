@@ -1,0 +1,134 @@
+package streamload
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+)
+
+// endpointPicker chooses where requests go. Loads go to loadBase (an FE that
+// redirects, or a BE directly); FE-only calls go to feBase. failed reports a
+// base that could not be reached so the next pick avoids it.
+type endpointPicker interface {
+	loadBase(ctx context.Context) (string, error)
+	feBase() string
+	failed(base string)
+}
+
+// endpoints rotates over FEs and, in direct mode, BEs.
+type endpoints struct {
+	fes      []string
+	bes      []string // fixed list
+	discover bool
+	fetch    func(ctx context.Context, fe string) ([]string, error)
+
+	mu         sync.Mutex // guards feIdx, beIdx, discovered
+	feIdx      int
+	beIdx      int
+	discovered []string // cached /api/backends answer; nil = fetch again
+}
+
+func newEndpoints(fes, bes []string, discover bool, fetch func(context.Context, string) ([]string, error)) *endpoints {
+	return &endpoints{fes: fes, bes: bes, discover: discover, fetch: fetch}
+}
+
+func (e *endpoints) feBase() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.fes[e.feIdx%len(e.fes)]
+}
+
+// loadBase returns the current FE, or in direct mode the next BE
+// round-robin (discovering the list first when needed).
+func (e *endpoints) loadBase(ctx context.Context) (string, error) {
+	if len(e.bes) == 0 && !e.discover {
+		return e.feBase(), nil
+	}
+	list := e.bes
+	if e.discover {
+		e.mu.Lock()
+		list = e.discovered
+		e.mu.Unlock()
+		if list == nil {
+			fe := e.feBase()
+			found, err := e.fetch(ctx, fe)
+			if err != nil {
+				e.failed(fe)
+				return "", err
+			}
+			if len(found) == 0 {
+				return "", fmt.Errorf("backend discovery on %s: no alive backend listed", fe)
+			}
+			e.mu.Lock()
+			e.discovered = found
+			e.mu.Unlock()
+			list = found
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.beIdx++
+	return list[e.beIdx%len(list)], nil
+}
+
+func (e *endpoints) failed(base string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.fes[e.feIdx%len(e.fes)] == base {
+		e.feIdx++
+		return
+	}
+	for _, b := range e.discovered {
+		if b == base {
+			e.discovered = nil // the cluster changed: ask again next time
+			return
+		}
+	}
+}
+
+// fetchBackends lists alive BEs through GET {fe}/api/backends?is_alive=true
+// (§1.6). BE URLs use the FE's scheme.
+func (c *Client) fetchBackends(ctx context.Context, fe string) ([]string, error) {
+	resp, err := c.send(ctx, request{method: http.MethodGet, url: fe + "/api/backends?is_alive=true", timeout: c.smallTimeout()})
+	if err != nil {
+		return nil, fmt.Errorf("backend discovery: %w", err)
+	}
+	var env struct {
+		Code *int64 `json:"code"`
+		Msg  string `json:"msg"`
+		Data struct {
+			Backends []struct {
+				IP       string `json:"ip"`
+				HTTPPort int    `json:"http_port"`
+				IsAlive  *bool  `json:"is_alive"`
+			} `json:"backends"`
+		} `json:"data"`
+	}
+	if resp.status != http.StatusOK || json.Unmarshal(resp.body, &env) != nil || env.Code == nil {
+		return nil, fmt.Errorf("backend discovery: GET %s answered HTTP %d, body %q", resp.url, resp.status, c.redact(excerpt(resp.body)))
+	}
+	if *env.Code != 0 {
+		err := fmt.Errorf("backend discovery: GET %s answered code %d %q, body %q", resp.url, *env.Code, env.Msg, c.redact(excerpt(resp.body)))
+		if *env.Code == 401 {
+			return nil, errors.Join(ErrAuth, err)
+		}
+		return nil, err
+	}
+	scheme := "http"
+	if len(fe) > 5 && fe[:5] == "https" {
+		scheme = "https"
+	}
+	var out []string
+	for _, b := range env.Data.Backends {
+		if b.IP == "" || b.HTTPPort <= 0 || (b.IsAlive != nil && !*b.IsAlive) {
+			continue
+		}
+		out = append(out, scheme+"://"+net.JoinHostPort(b.IP, strconv.Itoa(b.HTTPPort)))
+	}
+	return out, nil
+}

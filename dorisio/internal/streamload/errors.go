@@ -1,0 +1,130 @@
+package streamload
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel kinds. An *Error unwraps to at most one of them, so errors.Is works
+// on every error this package returns.
+var (
+	// ErrOutcomeUnknown: the server's answer did not settle whether the load
+	// or commit happened. Settle it with LoadState on the label before
+	// loading the same rows under another label.
+	ErrOutcomeUnknown = errors.New("outcome unknown")
+	// ErrDataQuality: Doris rejected rows (too many filtered rows,
+	// unqualified data). Retrying the same rows fails again.
+	ErrDataQuality = errors.New("data quality")
+	// ErrAuth: bad credentials or missing privileges.
+	ErrAuth = errors.New("authentication or privilege")
+	// ErrLabelExists: the label belongs to a live or finished txn that this
+	// call did not create.
+	ErrLabelExists = errors.New("label already exists")
+	// ErrTxnAborted: the txn was aborted before commit (precommit timeout,
+	// manual abort). Its rows are lost.
+	ErrTxnAborted = errors.New("transaction aborted: data loss")
+	// ErrTxnCommitted: an abort was refused because the txn is committed; its
+	// rows are in the table.
+	ErrTxnCommitted = errors.New("transaction already committed")
+	// ErrListingUnsupported: the FE refused to list transactions (privileges,
+	// cloud mode, old FE).
+	ErrListingUnsupported = errors.New("listing transactions unsupported")
+)
+
+const (
+	maxBodyExcerpt = 2048
+	maxErrorLog    = 10
+)
+
+// Error describes one failed operation. It never contains the password or
+// the Authorization header.
+type Error struct {
+	Op                string // "load", "commit", "abort", "get_load_state", "list_transactions"
+	DB, Table, Label  string
+	TxnID             int64 // 0 when unknown
+	HTTPStatus        int   // 0 when no HTTP answer was read
+	Status            string
+	Message           string
+	Body              string   // raw response body, read once, truncated to ~2 KiB
+	ErrorLog          []string // first lines of the ErrorURL log, when it was reachable
+	ExistingJobStatus string
+	Attempts          int
+	Kind              error // one of the sentinels, or nil
+	Cause             error
+	next              string // the user's next step
+}
+
+// Error names the operation, table, label, txn, HTTP status, Doris status
+// and message, a body excerpt and error-log lines, and ends with the next
+// step.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("doris ")
+	b.WriteString(e.Op)
+	if e.Table != "" {
+		fmt.Fprintf(&b, " %s.%s", e.DB, e.Table)
+	} else if e.DB != "" {
+		fmt.Fprintf(&b, " db %s", e.DB)
+	}
+	if e.Label != "" {
+		fmt.Fprintf(&b, " label %q", e.Label)
+	}
+	if e.TxnID > 0 {
+		fmt.Fprintf(&b, " txn %d", e.TxnID)
+	}
+	if e.Kind != nil {
+		fmt.Fprintf(&b, ": %v", e.Kind)
+	}
+	if e.HTTPStatus != 0 {
+		fmt.Fprintf(&b, ": HTTP %d", e.HTTPStatus)
+	}
+	if e.Status != "" {
+		fmt.Fprintf(&b, ", status %q", e.Status)
+	}
+	if e.ExistingJobStatus != "" {
+		fmt.Fprintf(&b, ", ExistingJobStatus %q", e.ExistingJobStatus)
+	}
+	if e.Message != "" {
+		fmt.Fprintf(&b, ", message %q", e.Message)
+	}
+	if e.Cause != nil {
+		fmt.Fprintf(&b, ": %v", e.Cause)
+	}
+	if len(e.ErrorLog) > 0 {
+		fmt.Fprintf(&b, "; error log: %q", strings.Join(e.ErrorLog, " | "))
+	}
+	if e.Body != "" && !strings.Contains(e.Message, strings.TrimSpace(e.Body)) {
+		fmt.Fprintf(&b, "; body: %q", e.Body)
+	}
+	if e.next != "" {
+		b.WriteString(". Next: ")
+		b.WriteString(e.next)
+	}
+	return b.String()
+}
+
+// Unwrap returns the kind and the cause.
+func (e *Error) Unwrap() []error {
+	var out []error
+	if e.Kind != nil {
+		out = append(out, e.Kind)
+	}
+	if e.Cause != nil {
+		out = append(out, e.Cause)
+	}
+	return out
+}
+
+// excerpt truncates a body for an error message.
+func excerpt(b []byte) string {
+	if len(b) <= maxBodyExcerpt {
+		return string(b)
+	}
+	return string(b[:maxBodyExcerpt]) + fmt.Sprintf("...(%d bytes in all)", len(b))
+}
+
+// givingUp wraps the last error of an operation retried to exhaustion.
+func givingUp(attempts int, last error) error {
+	return fmt.Errorf("giving up after %d attempts: %w", attempts, last)
+}

@@ -1,0 +1,419 @@
+package streamload
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// LoadRequest is one Stream Load.
+type LoadRequest struct {
+	DB, Table string
+	// Label is required and is sent unchanged on every retry: it is the
+	// idempotency key (§5.4, §8).
+	Label string
+	// TwoPhase sends two_phase_commit: true; a successful load is then
+	// PRECOMMITTED and must be committed with Commit.
+	TwoPhase bool
+	// Headers are passed through as stream-load headers (format, columns,
+	// column_separator, where, strict_mode, max_filter_ratio, timeout,
+	// partial_columns, function_column.sequence_col, merge_type, delete,
+	// hidden_columns, read_json_by_line, ...). Reserved names (label,
+	// two_phase_commit, authorization, expect, token, auth-token, auth_code,
+	// compress_type, content-length, transfer-encoding; any case) are refused.
+	Headers map[string]string
+	// Body is read once per attempt through Body.Open. Load does not close it.
+	Body Body
+	// Compression is "", "gz" or "lz4" (LZ4 frame). The body is compressed
+	// once, so every retry sends the same bytes, and compress_type is set.
+	Compression string
+}
+
+// LoadResult describes a load that happened.
+type LoadResult struct {
+	DB, Table, Label string
+	// TxnID is the Doris txn id; > 0 for 2PC precommitted loads.
+	TxnID int64
+	// Status is Doris' Status as received ("Success", "Publish Timeout"), or
+	// "" when the outcome was settled by label state.
+	Status  string
+	Message string
+
+	TotalRows, LoadedRows, FilteredRows, UnselectedRows, LoadBytes int64
+	ErrorURL                                                       string
+	// Settled is "" when Doris answered the load directly. Otherwise it says
+	// how an unknown outcome was settled: "precommitted" (the txn of an
+	// earlier send of this label was adopted; TxnID is set) or "committed"
+	// (the label is already COMMITTED/VISIBLE: the rows are in, once).
+	Settled  string
+	Attempts int
+}
+
+// Settled values.
+const (
+	SettledPrecommitted = "precommitted"
+	SettledCommitted    = "committed"
+)
+
+var reservedHeaders = map[string]bool{
+	"label": true, "two_phase_commit": true, "authorization": true, "expect": true,
+	"token": true, "auth-token": true, "auth_code": true, "compress_type": true,
+	"content-length": true, "transfer-encoding": true,
+}
+
+// Load sends req.Body to req.DB.req.Table under req.Label, following the
+// FE→BE redirect, and retries until Doris gives an answer that settles the
+// load, always with the same label.
+//
+// Success: the load happened once. Without TwoPhase the rows are committed
+// (Status "Publish Timeout" included: committed, visible later). With
+// TwoPhase the txn is PRECOMMITTED and LoadResult.TxnID must be committed
+// (or aborted) by the caller. LoadResult.Settled says when the outcome was
+// learned from the label's state instead of a direct answer.
+//
+// Errors (*Error, with errors.Is on its Kind):
+//   - ErrDataQuality: rows rejected; no txn remains (Doris rolled it back).
+//     Not retried; ErrorLog holds the first lines of the ErrorURL log.
+//   - ErrAuth: credentials or privileges refused; no txn was begun.
+//   - ErrLabelExists: the label belongs to a txn this call did not create
+//     (ExistingJobStatus and TxnID tell which); nothing was loaded by this
+//     call. FINISHED means those rows are already in.
+//   - ErrOutcomeUnknown: an answer was lost and the label's state could not
+//     settle it (or ctx ended after the request was sent). A txn may exist:
+//     check LoadState on the label before loading the rows under another
+//     label; with TwoPhase, Abort by label is safe if the rows are not wanted.
+//   - "giving up after N attempts: ...": every attempt failed with a
+//     retryable answer (connection refused, txn quota, -235...); the label
+//     is unused or ABORTED, so loading again with the same label is safe.
+//   - any other *Error: Doris refused the request (bad header, table,
+//     label); no txn remains.
+//
+// Cancelling ctx stops the call. If a request had been sent, the error has
+// Kind ErrOutcomeUnknown (see above); otherwise nothing was loaded.
+func (c *Client) Load(ctx context.Context, req LoadRequest) (*LoadResult, error) {
+	headers, err := loadHeaders(req)
+	if err != nil {
+		return nil, &Error{Op: "load", DB: req.DB, Table: req.Table, Label: req.Label, Cause: err, next: "fix the LoadRequest"}
+	}
+	body := req.Body
+	if req.Compression != "" {
+		cb, err := compressBody(body, req.Compression)
+		if err != nil {
+			return nil, &Error{Op: "load", DB: req.DB, Table: req.Table, Label: req.Label, Cause: err}
+		}
+		defer cb.Close()
+		body = cb
+	}
+	l := &loadCall{c: c, req: req, headers: headers, body: body,
+		path: "/api/" + url.PathEscape(req.DB) + "/" + url.PathEscape(req.Table) + "/_stream_load"}
+	return l.run(ctx)
+}
+
+func loadHeaders(req LoadRequest) (map[string]string, error) {
+	switch {
+	case req.DB == "" || req.Table == "":
+		return nil, errors.New("DB and Table are required")
+	case req.Label == "":
+		return nil, errors.New("Label is required: it is the idempotency key sent on every retry")
+	case req.Body == nil:
+		return nil, errors.New("Body is required (use NewBytesBody(nil) for an empty load)")
+	}
+	h := map[string]string{"label": req.Label}
+	if req.TwoPhase {
+		h["two_phase_commit"] = "true" // exactly "true" (§3)
+	}
+	if req.Compression != "" {
+		ct, ok := compressTypes[req.Compression]
+		if !ok {
+			return nil, fmt.Errorf("Compression %q: want \"\", \"gz\" or \"lz4\"", req.Compression)
+		}
+		h["compress_type"] = ct
+	}
+	seen := map[string]bool{}
+	for k, v := range req.Headers {
+		lk := strings.ToLower(strings.TrimSpace(k))
+		if reservedHeaders[lk] {
+			return nil, fmt.Errorf("header %q is set by the client and cannot be passed through", k)
+		}
+		if lk == "" || strings.ContainsAny(k, " \t\r\n:") || strings.ContainsAny(v, "\r\n") {
+			return nil, fmt.Errorf("header %q: invalid name or value", k)
+		}
+		if seen[lk] {
+			return nil, fmt.Errorf("header %q given twice (names are case-insensitive)", k)
+		}
+		seen[lk] = true
+		h[k] = v
+	}
+	return h, nil
+}
+
+// loadCall is the state of one Load.
+type loadCall struct {
+	c       *Client
+	req     LoadRequest
+	headers map[string]string
+	body    Body
+	path    string
+
+	attempts int
+	// ambiguous: an earlier send of this call may have begun a txn under the
+	// label, so a Label Already Exists answer may be our own load.
+	ambiguous bool
+	last      error
+}
+
+// step is what run does after one attempt.
+type step int
+
+const (
+	stepRetry  step = iota // resend after a backoff
+	stepSettle             // ask the label's state first
+	stepNow                // resend at once (to learn a PRECOMMITTED txn id)
+)
+
+func (l *loadCall) run(ctx context.Context) (*LoadResult, error) {
+	c := l.c
+	max := c.cfg.Retry.MaxAttempts
+	learns := 0 // resends made only to learn an adopted txn id; bounded too
+	next := stepNow
+	for {
+		if next != stepNow && l.attempts >= max+learns {
+			return nil, givingUp(l.attempts, l.last)
+		}
+		if next == stepRetry && l.attempts > 0 {
+			if err := c.wait(ctx, l.attempts+1); err != nil {
+				return nil, l.ctxErr(err)
+			}
+		}
+		if next == stepNow && l.attempts > 0 {
+			learns++
+			if learns > max {
+				return nil, givingUp(l.attempts, l.last)
+			}
+		}
+		l.attempts++
+		res, st, err := l.attempt(ctx)
+		if res != nil || (err != nil && st != stepRetry && st != stepSettle) {
+			return res, err
+		}
+		l.last, next = err, st
+		if st == stepRetry {
+			c.cfg.Logger.Warn("streamload: load attempt failed, retrying with the same label",
+				"db", l.req.DB, "table", l.req.Table, "label", l.req.Label, "attempt", l.attempts, "err", err)
+			continue
+		}
+		// stepSettle: never resend blindly; ask the label (§4 of design).
+		c.cfg.Logger.Warn("streamload: load outcome unknown, asking the label's state",
+			"db", l.req.DB, "table", l.req.Table, "label", l.req.Label, "attempt", l.attempts, "err", err)
+		state, serr := c.settleLabel(ctx, l.req.DB, l.req.Label)
+		if serr != nil {
+			if ctx.Err() != nil {
+				return nil, l.ctxErr(ctx.Err())
+			}
+			e := l.newErr(nil, loadResponse{}, ErrOutcomeUnknown, errors.Join(err, serr))
+			e.next = "call LoadState on this label before loading these rows under another label"
+			return nil, e
+		}
+		switch state {
+		case StateCommitted, StateVisible:
+			// The earlier send committed: the rows are in, once.
+			return l.result(nil, loadResponse{}, SettledCommitted), nil
+		case StatePrecommitted:
+			if !l.req.TwoPhase {
+				e := l.newErr(nil, loadResponse{}, ErrOutcomeUnknown, fmt.Errorf("label is PRECOMMITTED but this load is not two-phase: %w", err))
+				e.next = "another writer uses this label; abort it or choose another label"
+				return nil, e
+			}
+			// Our earlier send precommitted. Resending the same label cannot
+			// begin a second txn (the label is taken); its Label Already
+			// Exists answer names the txn to adopt.
+			next = stepNow
+		default: // ABORTED or UNKNOWN: nothing holds the label; resend it.
+			next = stepRetry
+		}
+	}
+}
+
+// attempt sends once. It returns a result, or an error with the next step
+// (stepRetry/stepSettle), or a final error (step -1).
+func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
+	c := l.c
+	base, err := c.eps.loadBase(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, -1, l.ctxErr(ctx.Err())
+		}
+		return nil, stepRetry, l.newErr(nil, loadResponse{}, nil, err)
+	}
+	resp, err := c.send(ctx, request{method: http.MethodPut, url: base + l.path, headers: l.headers,
+		body: l.body, expect: true, timeout: c.cfg.RequestTimeout})
+	if err != nil {
+		var se *sendError
+		errors.As(err, &se)
+		if ctx.Err() != nil {
+			l.ambiguous = l.ambiguous || (se != nil && se.written)
+			return nil, -1, l.ctxErr(ctx.Err())
+		}
+		switch {
+		case se != nil && se.fatal:
+			return nil, -1, l.newErr(nil, loadResponse{}, nil, err)
+		case se != nil && !se.written:
+			// Nothing reached a server: nothing was begun. Try the next endpoint.
+			c.eps.failed(se.base)
+			return nil, stepRetry, l.newErr(nil, loadResponse{}, nil, err)
+		default:
+			// The request reached a server and the answer was lost (reset,
+			// timeout): the load may have happened.
+			l.ambiguous = true
+			return nil, stepSettle, l.newErr(nil, loadResponse{}, ErrOutcomeUnknown, err)
+		}
+	}
+	r := parseLoadResponse(resp.body)
+	v := classifyLoad(r)
+	if resp.status != http.StatusOK && v.act != actFatal {
+		// Doris answers loads with 200 (§1.3); anything else is an intermediary.
+		v = verdict{actResolve, nil, fmt.Sprintf("HTTP %d is not a Doris load answer", resp.status)}
+	}
+	if v.act == actSuccess && l.req.TwoPhase && r.TxnID <= 0 {
+		v = verdict{actResolve, nil, "two-phase load answered Success without a TxnId"}
+	}
+	switch v.act {
+	case actSuccess:
+		return l.result(&r, r, ""), 0, nil
+	case actLabelExists:
+		return l.labelExists(resp, r)
+	case actRetry:
+		return nil, stepRetry, l.newErr(resp, r, nil, errors.New(v.reason))
+	case actResolve:
+		l.ambiguous = true
+		return nil, stepSettle, l.newErr(resp, r, ErrOutcomeUnknown, errors.New(v.reason))
+	}
+	e := l.newErr(resp, r, v.kind, errors.New(v.reason))
+	switch v.kind {
+	case ErrDataQuality:
+		e.ErrorLog = c.fetchErrorLog(ctx, r.ErrorURL)
+		if len(e.ErrorLog) == 0 && r.FirstErrorMsg != "" {
+			e.ErrorLog = []string{c.redact(r.FirstErrorMsg)}
+		}
+		e.next = "fix the rejected rows (see the error log at ErrorURL) or raise max_filter_ratio; no txn remains"
+	case ErrAuth:
+		e.next = "check Config.User, Config.Password and the LOAD privilege on " + l.req.DB + "." + l.req.Table
+	default:
+		e.next = "fix the request (headers, database, table, label) and load again; no txn remains"
+	}
+	return nil, -1, e
+}
+
+// labelExists handles Label Already Exists: ours after an ambiguous send of
+// this call (adopt or done), someone else's otherwise.
+func (l *loadCall) labelExists(resp *response, r loadResponse) (*LoadResult, step, error) {
+	txn := relatedTxn(r.Message)
+	if l.ambiguous {
+		switch r.ExistingJobStatus {
+		case jobPrecommitted:
+			if l.req.TwoPhase && txn > 0 {
+				res := l.result(nil, r, SettledPrecommitted)
+				res.TxnID = txn
+				return res, 0, nil
+			}
+		case jobFinished:
+			res := l.result(nil, r, SettledCommitted)
+			res.TxnID = txn
+			return res, 0, nil
+		case jobRunning:
+			// Our earlier send is still loading (PREPARE): poll its state.
+			return nil, stepSettle, l.newErr(resp, r, ErrOutcomeUnknown, errors.New("an earlier send of this label is still running"))
+		}
+	}
+	e := l.newErr(resp, r, ErrLabelExists, nil)
+	e.TxnID = txn
+	if r.ExistingJobStatus == jobFinished {
+		e.next = "the rows under this label are already loaded; skip them, or use a new label prefix"
+	} else {
+		e.next = "another load holds this label; abort txn " + fmt.Sprint(txn) + " or use a new label prefix"
+	}
+	return nil, -1, e
+}
+
+func (l *loadCall) result(direct *loadResponse, r loadResponse, settled string) *LoadResult {
+	res := &LoadResult{DB: l.req.DB, Table: l.req.Table, Label: l.req.Label, Settled: settled, Attempts: l.attempts}
+	if direct != nil {
+		res.TxnID, res.Status, res.Message = r.TxnID, r.Status, r.Message
+		res.TotalRows, res.LoadedRows, res.FilteredRows = r.TotalRows, r.LoadedRows, r.FilteredRows
+		res.UnselectedRows, res.LoadBytes, res.ErrorURL = r.UnselectedRows, r.Bytes, r.ErrorURL
+	}
+	return res
+}
+
+func (l *loadCall) newErr(resp *response, r loadResponse, kind, cause error) *Error {
+	c := l.c
+	e := &Error{Op: "load", DB: l.req.DB, Table: l.req.Table, Label: l.req.Label, Attempts: l.attempts, Kind: kind, Cause: cause}
+	if resp != nil {
+		e.HTTPStatus, e.Body = resp.status, c.redact(excerpt(resp.body))
+	}
+	if r.shape == shapeLoad {
+		e.Status, e.Message, e.ExistingJobStatus = r.Status, c.redact(r.Message), r.ExistingJobStatus
+		if r.TxnID > 0 {
+			e.TxnID = r.TxnID
+		}
+	} else if r.shape != shapeNotDoris {
+		e.Status, e.Message = r.feStatus, c.redact(strings.TrimSpace(r.feMsg+" "+r.feData))
+	}
+	if kind == ErrOutcomeUnknown {
+		e.next = "call LoadState on this label before loading these rows under another label"
+	}
+	return e
+}
+
+// ctxErr is the error for a cancelled or expired ctx: outcome unknown if any
+// request of this call may have reached a BE.
+func (l *loadCall) ctxErr(err error) error {
+	e := l.newErr(nil, loadResponse{}, nil, err)
+	if l.ambiguous {
+		e.Kind = ErrOutcomeUnknown
+		e.next = "call LoadState on this label; with two-phase loads Abort by label if the rows are not wanted"
+	}
+	return e
+}
+
+// fetchErrorLog returns the first lines of a load's error log (§7), best
+// effort: short timeout, no credentials (the URL may be a presigned S3 link).
+func (c *Client) fetchErrorLog(ctx context.Context, errorURL string) []string {
+	u, err := url.Parse(errorURL)
+	if errorURL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil
+	}
+	resp, err := c.hc.Do(hr)
+	if err != nil {
+		c.cfg.Logger.Debug("streamload: error log unreachable", "url", redactURL(u), "err", err)
+		return nil
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil
+	}
+	var lines []string
+	sc := bufio.NewScanner(io.LimitReader(resp.Body, 256<<10))
+	sc.Buffer(make([]byte, 0, 64<<10), 64<<10)
+	for sc.Scan() && len(lines) < maxErrorLog {
+		if s := strings.TrimSpace(sc.Text()); s != "" {
+			if len(s) > 500 {
+				s = s[:500] + "..."
+			}
+			lines = append(lines, c.redact(s))
+		}
+	}
+	return lines
+}

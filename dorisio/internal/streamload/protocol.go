@@ -1,0 +1,423 @@
+package streamload
+
+// Protocol words in one place. Every Doris status string and message
+// fragment the client acts on is here, each marked with what the client does:
+//
+//   - "retry same label": the load did not happen and its label is free
+//     (the txn was never begun or was rolled back to ABORTED), so the same
+//     body is resent with the same label after a backoff.
+//   - "resolve by label state": the answer does not tell whether the load
+//     happened; GET get_load_state decides before anything is resent.
+//   - "fatal": resending cannot help; the caller gets a typed error.
+//
+// Sections (§n) refer to shared/reference/doris-protocol.md.
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Stream load Status values (§4).
+const (
+	statusSuccess        = "Success"
+	statusPublishTimeout = "Publish Timeout"
+	statusLabelExists    = "Label Already Exists"
+	statusFail           = "Fail"
+)
+
+// Label / txn states of get_load_state `data` (§1.5, §6).
+const (
+	StateUnknown      = "UNKNOWN"
+	StatePrepare      = "PREPARE"
+	StatePrecommitted = "PRECOMMITTED"
+	StateCommitted    = "COMMITTED"
+	StateVisible      = "VISIBLE"
+	StateAborted      = "ABORTED"
+)
+
+var knownStates = map[string]bool{
+	StateUnknown: true, StatePrepare: true, StatePrecommitted: true,
+	StateCommitted: true, StateVisible: true, StateAborted: true,
+}
+
+// ExistingJobStatus values of a Label Already Exists answer (§4, §6).
+const (
+	jobRunning      = "RUNNING"      // existing txn PREPARE
+	jobPrecommitted = "PRECOMMITTED" // existing txn PRECOMMITTED
+	jobFinished     = "FINISHED"     // existing txn COMMITTED or VISIBLE
+)
+
+var (
+	// Label exists, old, new and cloud forms all share this stem (§4).
+	reRelateTxn = regexp.MustCompile(`relate to txn \[(\d+)\]`)
+	// 2PC texts (§5.2).
+	reAlreadyCommitted = regexp.MustCompile(`is already (?:committed|visible), not pre-committed`)
+	reAlreadyAborted   = regexp.MustCompile(`is already aborted[.,] abort reason: ?(.*)$`)
+	reCouldNotAbort    = regexp.MustCompile(`is already (COMMITTED|VISIBLE), could not abort`)
+	reTxnNotFound      = regexp.MustCompile(`transaction \[\d+\] not found`)
+)
+
+// action is what the client does with an answer.
+type action int
+
+const (
+	actSuccess     action = iota // the load happened
+	actLabelExists               // Label Already Exists: decided by the caller's history
+	actRetry                     // retry same label
+	actResolve                   // resolve by label state
+	actFatal                     // fatal
+)
+
+// verdict is the classification of one load answer.
+type verdict struct {
+	act    action
+	kind   error  // sentinel for fatal answers
+	reason string // one line, for logs and errors
+}
+
+// respShape is what kind of body came back.
+type respShape int
+
+const (
+	shapeNotDoris   respShape = iota // not JSON, or JSON without the keys of any Doris envelope
+	shapeLoad                        // BE stream load JSON: Status and Label (§4)
+	shapeFEResult                    // FE RestBaseResult: status + msg (§1.1)
+	shapeFEEntity                    // FE ResponseEntity: msg + code [+ data] (§1.1)
+)
+
+// loadResponse is a parsed stream load answer. Unknown keys are ignored;
+// keys are matched exactly (Doris uses both "Status" and "status").
+type loadResponse struct {
+	shape                                                     respShape
+	TxnID                                                     int64
+	Label, Status, ExistingJobStatus, Message                 string
+	ErrorURL, FirstErrorMsg, TwoPhaseCommit                   string
+	TotalRows, LoadedRows, FilteredRows, UnselectedRows, Bytes int64
+	// FE envelopes.
+	feStatus, feMsg, feData string
+	feCode                  int64
+}
+
+// parseLoadResponse parses any answer to a stream load PUT. It never fails:
+// an answer it does not recognise has shape shapeNotDoris.
+func parseLoadResponse(body []byte) loadResponse {
+	var r loadResponse
+	m, ok := jsonObject(body)
+	if !ok {
+		return r
+	}
+	status, hasStatus := jsonString(m, "Status")
+	label, hasLabel := jsonString(m, "Label")
+	switch {
+	case hasStatus && hasLabel && status != "":
+		r.shape = shapeLoad
+		r.Status, r.Label = status, label
+		r.TxnID, _ = jsonInt(m, "TxnId")
+		r.ExistingJobStatus, _ = jsonString(m, "ExistingJobStatus")
+		r.Message, _ = jsonString(m, "Message")
+		r.ErrorURL, _ = jsonString(m, "ErrorURL")
+		r.FirstErrorMsg, _ = jsonString(m, "FirstErrorMsg")
+		r.TwoPhaseCommit, _ = jsonString(m, "TwoPhaseCommit")
+		r.TotalRows, _ = jsonInt(m, "NumberTotalRows")
+		r.LoadedRows, _ = jsonInt(m, "NumberLoadedRows")
+		r.FilteredRows, _ = jsonInt(m, "NumberFilteredRows")
+		r.UnselectedRows, _ = jsonInt(m, "NumberUnselectedRows")
+		r.Bytes, _ = jsonInt(m, "LoadBytes")
+	default:
+		r.fillFE(m)
+	}
+	return r
+}
+
+func (r *loadResponse) fillFE(m map[string]json.RawMessage) {
+	if code, ok := jsonInt(m, "code"); ok {
+		if msg, ok := jsonString(m, "msg"); ok {
+			r.shape, r.feCode, r.feMsg = shapeFEEntity, code, msg
+			r.feData = jsonText(m, "data")
+			return
+		}
+	}
+	st, okS := jsonString(m, "status")
+	msg, okM := jsonString(m, "msg")
+	if okS && okM && st != "" {
+		r.shape, r.feStatus, r.feMsg = shapeFEResult, st, msg
+	}
+}
+
+// classifyLoad decides what to do with a parsed load answer. One switch, one
+// line of reason per case; order matters (specific fragments first).
+func classifyLoad(r loadResponse) verdict {
+	switch r.shape {
+	case shapeNotDoris:
+		// resolve by label state: something other than Doris answered (§2, proxy/HTML/empty).
+		return verdict{actResolve, nil, "the answer is not a Doris stream load JSON"}
+	case shapeFEEntity:
+		return classifyFEEntity(r.feCode, r.feMsg+" "+r.feData)
+	case shapeFEResult:
+		return classifyFEResult(r.feMsg)
+	}
+	msg := r.Message
+	switch {
+	case r.Status == statusSuccess:
+		// success: non-2PC VISIBLE, 2PC PRECOMMITTED (§4).
+		return verdict{actSuccess, nil, "Success"}
+	case r.Status == statusPublishTimeout:
+		// success: committed, visible later; the label is not reusable (§4).
+		return verdict{actSuccess, nil, "Publish Timeout: committed, visible later"}
+	case r.Status == statusLabelExists:
+		// decided by the caller: ours after an ambiguous send, else someone else's (§5.4).
+		return verdict{actLabelExists, ErrLabelExists, "label used by a non-aborted txn"}
+	case r.Status != statusFail:
+		// resolve by label state: a Status this client does not know says nothing certain.
+		return verdict{actResolve, nil, "unknown Status " + strconv.Quote(r.Status)}
+	case containsAny(msg, "DATA_QUALITY_ERROR", "too many filtered rows", "Encountered unqualified data"):
+		// fatal: rows rejected; the same rows fail again (§4).
+		return verdict{actFatal, ErrDataQuality, "rows rejected by data quality checks"}
+	case containsAny(msg, "NOT_AUTHORIZED", "no valid Basic authorization", "Access denied"):
+		// fatal: credentials or privileges (§2).
+		return verdict{actFatal, ErrAuth, "credentials or privileges refused"}
+	case containsAny(msg, "current running txns on db", "current committed txns on table"):
+		// retry same label: txn quota, begin refused, label free (§4, §10.5).
+		return verdict{actRetry, nil, "too many running or publishing txns"}
+	case containsAny(msg, "E-235", "err=-235", "version count", "too many versions"):
+		// retry same label: too many tablet versions, load rolled back (§4, §10.6).
+		return verdict{actRetry, nil, "too many tablet versions (-235): loads too frequent"}
+	case containsAny(msg, "Have not get FE Master heartbeat", "E-240"):
+		// retry same label: BE not yet connected to the master FE, no txn begun (§4).
+		return verdict{actRetry, nil, "BE has no FE master heartbeat yet"}
+	case containsAny(msg, "receive body don't equal with body bytes"):
+		// retry same label: body cut short, the BE rolled the txn back (§1.3).
+		return verdict{actRetry, nil, "body cut short in transit"}
+	case containsAny(msg, "Label format error", "Invalid timeout", "INVALID_ARGUMENT", "NOT_FOUND",
+		"unknown data format", "ANALYSIS_ERROR", "Invalid "):
+		// fatal: bad label, header, database or table; resending the same request fails again (§3, §4).
+		return verdict{actFatal, nil, "request refused by Doris"}
+	case containsAny(msg, "NETWORK_ERROR", "THRIFT_RPC_ERROR", "RPC", "rpc", "Thrift", "timed out",
+		"timeout", "TIMEOUT", "Connection refused", "connection"):
+		// resolve by label state: may be the BE→FE commit RPC failing after the FE committed (§4 caveat).
+		return verdict{actResolve, nil, "network/RPC failure that may hide a commit"}
+	default:
+		// resolve by label state: an unrecognised Fail is confirmed rolled back before resending (§4 caveat).
+		return verdict{actResolve, nil, "unrecognised Fail message"}
+	}
+}
+
+// classifyFEEntity handles the FE's msg/code/data envelope on a load PUT.
+func classifyFEEntity(code int64, text string) verdict {
+	switch {
+	case code == 401 || strings.Contains(text, "Access denied"):
+		// fatal: wrong password or unknown user (§2).
+		return verdict{actFatal, ErrAuth, "FE refused the credentials"}
+	case code == 0:
+		// resolve by label state: an FE "success" envelope is not a load answer (§1.1, UserException as data).
+		return verdict{actResolve, nil, "FE envelope instead of a load answer"}
+	case code == 500 || code == 503:
+		// retry same label: FE internal error or not ready before any txn was begun (§1.1, §1.7).
+		return verdict{actRetry, nil, "FE internal error or not ready"}
+	default:
+		// fatal: FE refused the request (bad request, not found, disabled endpoint) (§1.1).
+		return verdict{actFatal, nil, "FE refused the request"}
+	}
+}
+
+// classifyFEResult handles the FE's status/msg envelope (always FAILED here).
+func classifyFEResult(msg string) verdict {
+	switch {
+	case containsAny(msg, "Access denied"):
+		// fatal: LOAD privilege missing (§1.1 step 6).
+		return verdict{actFatal, ErrAuth, "LOAD privilege refused"}
+	case containsAny(msg, "No backend available"):
+		// retry same label: FE found no BE; nothing was begun (§1.1 step 7).
+		return verdict{actRetry, nil, "no backend available"}
+	default:
+		// fatal: FE-side validation (missing Expect, db, table, group_commit) (§1.1).
+		return verdict{actFatal, nil, "FE refused the request"}
+	}
+}
+
+// relatedTxn extracts N from "relate to txn [N]" (old, new and cloud forms).
+func relatedTxn(msg string) int64 {
+	m := reRelateTxn.FindStringSubmatch(msg)
+	if m == nil {
+		return 0
+	}
+	id, err := strconv.ParseInt(m[1], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return id
+}
+
+// twoPCOutcome classifies 2PC answers (§1.4, §5.2).
+type twoPCOutcome int
+
+const (
+	tpcUnknown          twoPCOutcome = iota // resolve: not a 2PC answer; commit/abort are idempotent, so retry
+	tpcSuccess                              // the operation happened now
+	tpcAlreadyCommitted                     // commit: already committed/visible → success
+	tpcAlreadyAborted                       // commit: data loss; abort: success
+	tpcNotFound                             // resolve by label state
+	tpcCouldNotAbort                        // abort refused: txn committed
+	tpcRunningNotFound                      // by label: no running txn (final already) → resolve by label state
+	tpcPrepare                              // fatal: commit of a txn still loading
+	tpcAuth                                 // fatal: credentials
+	tpcRetry                                // retry: FE busy / no backend
+	tpcFatal                                // fatal: anything else Doris refused
+)
+
+type twoPCResponse struct {
+	outcome     twoPCOutcome
+	status, msg string
+	reason      string // abort reason for tpcAlreadyAborted
+}
+
+// parse2PCResponse parses and classifies a 2PC answer. It never fails.
+func parse2PCResponse(body []byte) twoPCResponse {
+	m, ok := jsonObject(body)
+	if !ok {
+		return twoPCResponse{outcome: tpcUnknown}
+	}
+	if code, ok := jsonInt(m, "code"); ok {
+		msg, _ := jsonString(m, "msg")
+		r := twoPCResponse{status: msg, msg: jsonText(m, "data")}
+		switch {
+		case code == 401 || strings.Contains(r.msg, "Access denied"):
+			r.outcome = tpcAuth // fatal: credentials (§2)
+		case code == 500 || code == 503:
+			r.outcome = tpcRetry // retry: FE internal error / not ready
+		default:
+			r.outcome = tpcFatal // fatal: FE refused
+		}
+		return r
+	}
+	st, okS := jsonString(m, "status")
+	msg, okM := jsonString(m, "msg")
+	if !okS || !okM || st == "" {
+		return twoPCResponse{outcome: tpcUnknown}
+	}
+	r := twoPCResponse{status: st, msg: msg}
+	switch {
+	case st == statusSuccess:
+		r.outcome = tpcSuccess // success: "... commit successfully." / "... abort successfully."
+	case reAlreadyCommitted.MatchString(msg):
+		r.outcome = tpcAlreadyCommitted // success for commit: repeated commit (§5.2)
+	case reAlreadyAborted.MatchString(msg):
+		r.outcome = tpcAlreadyAborted // commit: data loss; abort: repeated abort, success (§5.2)
+		r.reason = strings.TrimSpace(reAlreadyAborted.FindStringSubmatch(msg)[1])
+	case reCouldNotAbort.MatchString(msg):
+		r.outcome = tpcCouldNotAbort // abort refused: the txn is COMMITTED/VISIBLE (§5.2)
+	case strings.Contains(msg, "running transaction not found, label="):
+		r.outcome = tpcRunningNotFound // resolve by label state: label final (VISIBLE or ABORTED) (§5.2)
+	case reTxnNotFound.MatchString(msg) || strings.Contains(msg, "transaction not found, label="):
+		r.outcome = tpcNotFound // resolve by label state: cleaned up or never existed (§5.2)
+	case strings.Contains(msg, "is prepare, not pre-committed"):
+		r.outcome = tpcPrepare // fatal: the load is still running, nothing to commit yet (§5.2)
+	case containsAny(msg, "Access denied", "NOT_AUTHORIZED", "no valid Basic authorization"):
+		r.outcome = tpcAuth // fatal: credentials or LOAD privilege (§2)
+	case st == "FAILED" && strings.Contains(msg, "No backend available"):
+		r.outcome = tpcRetry // retry: FE found no BE (§1.1)
+	default:
+		r.outcome = tpcFatal // fatal: bad txn id, bad operation, dropped table (§1.4)
+	}
+	return r
+}
+
+// parseStateResponse parses a get_load_state answer (§1.5). ok is false when
+// the body is not the FE envelope with a known state under "data"; entityCode
+// is the envelope's code when there was one (-1 otherwise).
+func parseStateResponse(body []byte) (state string, entityCode int64, data string, ok bool) {
+	m, isObj := jsonObject(body)
+	if !isObj {
+		return "", -1, "", false
+	}
+	code, hasCode := jsonInt(m, "code")
+	if !hasCode {
+		return "", -1, "", false
+	}
+	data = jsonText(m, "data")
+	if code != 0 {
+		return "", code, data, false
+	}
+	s, isStr := jsonString(m, "data")
+	if !isStr || !knownStates[s] {
+		return "", code, data, false
+	}
+	return s, code, data, true
+}
+
+func containsAny(s string, frags ...string) bool {
+	for _, f := range frags {
+		if strings.Contains(s, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonObject decodes a JSON object into raw values; ok is false for anything
+// else (including trailing garbage such as a truncated stream).
+func jsonObject(body []byte) (map[string]json.RawMessage, bool) {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 || body[0] != '{' {
+		return nil, false
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, false
+	}
+	return m, true
+}
+
+func jsonString(m map[string]json.RawMessage, key string) (string, bool) {
+	raw, ok := m[key]
+	if !ok {
+		return "", false
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func jsonInt(m map[string]json.RawMessage, key string) (int64, bool) {
+	raw, ok := m[key]
+	if !ok {
+		return 0, false
+	}
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err != nil {
+		var s string // ids may arrive as strings
+		if json.Unmarshal(raw, &s) != nil {
+			return 0, false
+		}
+		n = json.Number(s)
+	}
+	if i, err := n.Int64(); err == nil {
+		return i, true
+	}
+	if f, err := n.Float64(); err == nil && f >= -9e18 && f <= 9e18 {
+		return int64(f), true
+	}
+	return 0, false
+}
+
+// jsonText renders a value for messages: strings unquoted, null empty,
+// anything else as compact JSON.
+func jsonText(m map[string]json.RawMessage, key string) string {
+	raw, ok := m[key]
+	if !ok || string(raw) == "null" {
+		return ""
+	}
+	if s, ok := jsonString(m, key); ok {
+		return s
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) == nil {
+		return buf.String()
+	}
+	return string(raw)
+}

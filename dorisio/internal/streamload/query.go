@@ -1,0 +1,216 @@
+package streamload
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// Txn is one row of SHOW TRANSACTION (§12.2.1).
+type Txn struct {
+	ID                    int64
+	Label, Status, Reason string
+}
+
+// reLabelChars is the Doris label alphabet (§8); a prefix outside it cannot
+// match a label and must not reach the SQL text.
+var reLabelChars = regexp.MustCompile(`^[-_A-Za-z0-9:]{1,128}$`)
+
+// maxLingerRounds bounds AbortLingering's list-abort-relist rounds.
+const maxLingerRounds = 5
+
+// ListTransactions lists the txns of db whose label starts with labelPrefix
+// through the FE's SQL endpoint (§12.1, §12.5):
+//
+//	POST {fe}/api/query/default_cluster/{db}
+//	{"stmt":"SHOW TRANSACTION FROM `db` WHERE LABEL LIKE 'prefix%'"}
+//
+// The streamed answer is parsed by column name. Only running txns and final
+// ones still retained by the FE are listed: "not listed" means "nothing left
+// to abort", not "never existed". A refusal (privileges, cloud mode, an FE
+// without LABEL LIKE) is an error wrapping ErrListingUnsupported: fall back
+// to probing known labels with LoadState. Busy workers and cut-short answers
+// are retried. The call only reads.
+func (c *Client) ListTransactions(ctx context.Context, db, labelPrefix string) ([]Txn, error) {
+	if db == "" || strings.ContainsAny(db, "`/\\'\"") {
+		return nil, &Error{Op: "list_transactions", DB: db, Cause: fmt.Errorf("invalid database name %q", db)}
+	}
+	if !reLabelChars.MatchString(labelPrefix) {
+		return nil, &Error{Op: "list_transactions", DB: db, Cause: fmt.Errorf("label prefix %q: want 1-128 of [-_A-Za-z0-9:]", labelPrefix)}
+	}
+	stmt := fmt.Sprintf("SHOW TRANSACTION FROM `%s` WHERE LABEL LIKE '%s%%'", db, labelPrefix)
+	payload, _ := json.Marshal(map[string]string{"stmt": stmt})
+	var last error
+	max := c.cfg.Retry.MaxAttempts
+	for attempt := 1; attempt <= max; attempt++ {
+		if attempt > 1 {
+			if err := c.wait(ctx, attempt); err != nil {
+				return nil, err
+			}
+		}
+		txns, retry, err := c.listOnce(ctx, db, labelPrefix, payload, attempt)
+		if err == nil {
+			return txns, nil
+		}
+		if !retry || ctx.Err() != nil {
+			return nil, err
+		}
+		last = err
+		c.cfg.Logger.Warn("streamload: listing transactions failed, retrying", "db", db, "prefix", labelPrefix, "attempt", attempt, "err", err)
+	}
+	return nil, givingUp(max, last)
+}
+
+func (c *Client) listOnce(ctx context.Context, db, prefix string, payload []byte, attempt int) ([]Txn, bool, error) {
+	fe := c.eps.feBase()
+	e := &Error{Op: "list_transactions", DB: db, Label: prefix + "*", Attempts: attempt}
+	resp, err := c.send(ctx, request{method: http.MethodPost, url: fe + "/api/query/default_cluster/" + url.PathEscape(db),
+		headers: map[string]string{"Content-Type": "application/json"}, body: NewBytesBody(payload),
+		timeout: c.smallTimeout(), maxRead: 256 << 20})
+	if err != nil {
+		var se *sendError
+		if errors.As(err, &se) && !se.written {
+			c.eps.failed(se.base)
+		}
+		e.Cause = err
+		return nil, !isFatalSend(err), e
+	}
+	e.HTTPStatus, e.Body = resp.status, c.redact(excerpt(resp.body))
+	if resp.status == http.StatusNotFound || resp.status == http.StatusMethodNotAllowed {
+		e.Kind, e.Cause = ErrListingUnsupported, errors.New("the FE has no /api/query endpoint")
+		e.next = "probe known labels with LoadState instead"
+		return nil, false, e
+	}
+	m, ok := jsonObject(resp.body)
+	code, hasCode := jsonInt(m, "code")
+	if resp.status != http.StatusOK || !ok || !hasCode {
+		// A streamed answer cut short is not valid JSON (§12.1): retry.
+		e.Cause = errors.New("answer is not the FE's JSON envelope (cut short?)")
+		return nil, true, e
+	}
+	if code != 0 {
+		e.Status, e.Message = jsonText(m, "msg"), c.redact(jsonText(m, "data"))
+		switch {
+		case code == 401:
+			e.Kind, e.next = ErrAuth, "check Config.User and Config.Password"
+			return nil, false, e
+		case code == 500 && strings.Contains(e.Message, "rejected from SQL submitter"):
+			e.Cause = errors.New("FE SQL workers busy")
+			return nil, true, e
+		default:
+			e.Kind = ErrListingUnsupported
+			e.next = "grant the needed privilege (ADMIN on 2.1/3.0, LOAD on the database on newer FEs) or probe known labels with LoadState"
+			return nil, false, e
+		}
+	}
+	txns, err := parseTxnRows(m)
+	if err != nil {
+		e.Kind, e.Cause = ErrListingUnsupported, err
+		return nil, false, e
+	}
+	out := txns[:0]
+	for _, t := range txns {
+		if strings.HasPrefix(t.Label, prefix) { // never trust the server's filter
+			out = append(out, t)
+		}
+	}
+	return out, false, nil
+}
+
+// parseTxnRows reads data.meta / data.data of a §12.1 result set by column name.
+func parseTxnRows(m map[string]json.RawMessage) ([]Txn, error) {
+	var d struct {
+		Type string `json:"type"`
+		Meta []struct {
+			Name string `json:"name"`
+		} `json:"meta"`
+		Data [][]any `json:"data"`
+	}
+	if raw, ok := m["data"]; !ok || json.Unmarshal(raw, &d) != nil {
+		return nil, errors.New("answer has no result set under \"data\"")
+	}
+	if d.Type != "" && d.Type != "result_set" {
+		return nil, fmt.Errorf("answer is %q, not a result set", d.Type)
+	}
+	col := map[string]int{}
+	for i, mc := range d.Meta {
+		col[mc.Name] = i
+	}
+	for _, need := range []string{"TransactionId", "Label", "TransactionStatus"} {
+		if _, ok := col[need]; !ok {
+			return nil, fmt.Errorf("result set lacks column %s", need)
+		}
+	}
+	var out []Txn
+	for _, row := range d.Data {
+		get := func(name string) string {
+			i, ok := col[name]
+			if !ok || i >= len(row) || row[i] == nil {
+				return ""
+			}
+			if s, ok := row[i].(string); ok {
+				return s
+			}
+			return fmt.Sprint(row[i])
+		}
+		var id int64
+		if _, err := fmt.Sscan(get("TransactionId"), &id); err != nil {
+			return nil, fmt.Errorf("bad TransactionId %q", get("TransactionId"))
+		}
+		out = append(out, Txn{ID: id, Label: get("Label"), Status: get("TransactionStatus"), Reason: get("Reason")})
+	}
+	return out, nil
+}
+
+// AbortLingering aborts every PREPARE or PRECOMMITTED txn of db whose label
+// starts with labelPrefix (§12.5), then lists again until none remains, in
+// at most a few rounds. labelPrefix must include its separator (e.g.
+// "job42_"), so that it cannot match another job's labels ("job420_..."): a
+// label without the prefix is never touched.
+//
+// It returns the txns it aborted. A txn found COMMITTED when aborting is
+// left alone (its rows are in). PREPARE txns may belong to a load still
+// running with the same prefix: call this only when no writer with this
+// prefix is alive. Errors: ErrListingUnsupported when listing is refused
+// (nothing was aborted by that round); the first abort error otherwise.
+// Cancelling ctx stops between or during aborts; calling again is safe.
+func (c *Client) AbortLingering(ctx context.Context, db, labelPrefix string) ([]Txn, error) {
+	var aborted []Txn
+	skip := map[int64]bool{} // committed txns found while aborting
+	for round := 1; round <= maxLingerRounds; round++ {
+		txns, err := c.ListTransactions(ctx, db, labelPrefix)
+		if err != nil {
+			return aborted, err
+		}
+		var todo []Txn
+		for _, t := range txns {
+			if strings.HasPrefix(t.Label, labelPrefix) && !skip[t.ID] &&
+				(t.Status == StatePrepare || t.Status == StatePrecommitted) {
+				todo = append(todo, t)
+			}
+		}
+		if len(todo) == 0 {
+			return aborted, nil
+		}
+		for _, t := range todo {
+			err := c.Abort(ctx, db, t.ID, t.Label)
+			switch {
+			case errors.Is(err, ErrTxnCommitted):
+				skip[t.ID] = true
+				c.cfg.Logger.Info("streamload: lingering txn is already committed; leaving it", "db", db, "label", t.Label, "txn", t.ID)
+			case err != nil:
+				return aborted, err
+			default:
+				aborted = append(aborted, t)
+			}
+		}
+	}
+	return aborted, &Error{Op: "abort", DB: db, Label: labelPrefix + "*",
+		Cause: fmt.Errorf("PREPARE/PRECOMMITTED txns with this prefix remain after %d rounds", maxLingerRounds),
+		next:  "another writer with this label prefix may be running; stop it and retry"}
+}

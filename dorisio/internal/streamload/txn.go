@@ -1,0 +1,180 @@
+package streamload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+)
+
+// Commit commits a PRECOMMITTED txn by id (by label when txnID <= 0) through
+// PUT {fe}/api/{db}/_stream_load_2pc, following the FE's 307 (§1.4).
+// label names the txn in messages and settles "not found" answers through
+// get_load_state.
+//
+// Results:
+//   - (false, nil): committed now. (true, nil): it was already COMMITTED or
+//     VISIBLE (a repeated commit, or one whose reply was lost). Either way
+//     the rows are in, once.
+//   - Kind ErrTxnAborted: the txn was aborted before commit (precommit
+//     timeout, manual abort). Its rows are LOST; the error names label, txn
+//     and Doris' abort reason. Load the rows again under a new label.
+//   - Kind ErrOutcomeUnknown: answers were lost on every attempt, or Doris
+//     no longer knows the txn and the label's state cannot tell. Retrying
+//     Commit is always safe (commit is idempotent).
+//   - Kind ErrAuth, or another *Error: Doris refused (e.g. the txn is still
+//     loading); the txn is unchanged.
+//
+// Lost replies (reset, 502, timeout) are retried with the same txn id up to
+// Retry.MaxAttempts. Cancelling ctx stops the call; the commit may or may
+// not have happened, and calling Commit again settles it.
+func (c *Client) Commit(ctx context.Context, db string, txnID int64, label string) (alreadyDone bool, err error) {
+	r, e := c.twoPC(ctx, "commit", db, txnID, label)
+	if e != nil {
+		return false, e
+	}
+	switch r.outcome {
+	case tpcSuccess:
+		return false, nil
+	case tpcAlreadyCommitted:
+		return true, nil
+	case tpcAlreadyAborted:
+		return false, c.txnErr("commit", db, txnID, label, r, ErrTxnAborted,
+			fmt.Errorf("abort reason: %s", r.reason),
+			"the rows of this txn are lost (often the precommit timeout, 1 h by default): load them again under a new label")
+	case tpcNotFound, tpcRunningNotFound:
+		return c.settleCommit(ctx, db, txnID, label, r)
+	case tpcAuth:
+		return false, c.txnErr("commit", db, txnID, label, r, ErrAuth, nil, "check Config.User, Config.Password and the LOAD privilege")
+	case tpcPrepare:
+		return false, c.txnErr("commit", db, txnID, label, r, nil, errors.New("the txn is still loading (PREPARE)"),
+			"commit only after the load returned")
+	}
+	return false, c.txnErr("commit", db, txnID, label, r, nil, errors.New("Doris refused the commit"), "check the database and txn id")
+}
+
+// settleCommit resolves "not found" after a commit by the label's state (§5.2).
+func (c *Client) settleCommit(ctx context.Context, db string, txnID int64, label string, r twoPCResponse) (bool, error) {
+	if label == "" {
+		return false, c.txnErr("commit", db, txnID, label, r, ErrOutcomeUnknown, errors.New("txn not found and no label to check"),
+			"check SHOW TRANSACTION for this txn id")
+	}
+	state, err := c.LoadState(ctx, db, label)
+	if err != nil {
+		return false, c.txnErr("commit", db, txnID, label, r, ErrOutcomeUnknown, err, "call Commit again once get_load_state answers")
+	}
+	switch state {
+	case StateCommitted, StateVisible:
+		return true, nil // cleaned up after becoming VISIBLE, or committed by an earlier attempt
+	case StateAborted:
+		return false, c.txnErr("commit", db, txnID, label, r, ErrTxnAborted, errors.New("label state is ABORTED"),
+			"the rows of this txn are lost: load them again under a new label")
+	}
+	return false, c.txnErr("commit", db, txnID, label, r, ErrOutcomeUnknown,
+		fmt.Errorf("txn not found and label state is %s: the outcome is unknowable from Doris", state),
+		"check the table for these rows before loading them again")
+}
+
+// Abort aborts a PREPARE or PRECOMMITTED txn by id (by label when txnID <=
+// 0) through PUT {fe}/api/{db}/_stream_load_2pc (§1.4, §5.2).
+//
+// nil means the txn is aborted: now, earlier (a repeated abort), or it is
+// not known to Doris (nothing to abort). Kind ErrTxnCommitted means Doris
+// refused because the txn is COMMITTED/VISIBLE: its rows are in. Kind
+// ErrOutcomeUnknown means every attempt lost its answer; Abort is
+// idempotent, so calling it again is safe. Cancelling ctx stops the call,
+// leaving the abort possibly done.
+func (c *Client) Abort(ctx context.Context, db string, txnID int64, label string) error {
+	r, e := c.twoPC(ctx, "abort", db, txnID, label)
+	if e != nil {
+		return e
+	}
+	switch r.outcome {
+	case tpcSuccess, tpcAlreadyAborted, tpcNotFound:
+		return nil
+	case tpcCouldNotAbort, tpcAlreadyCommitted:
+		return c.txnErr("abort", db, txnID, label, r, ErrTxnCommitted, nil, "the rows of this txn are already loaded; do not load them again")
+	case tpcRunningNotFound:
+		// By label: the label's txns are final; find out which way.
+		state, err := c.LoadState(ctx, db, label)
+		if err != nil {
+			return c.txnErr("abort", db, txnID, label, r, ErrOutcomeUnknown, err, "call Abort again once get_load_state answers")
+		}
+		if state == StateCommitted || state == StateVisible {
+			return c.txnErr("abort", db, txnID, label, r, ErrTxnCommitted, fmt.Errorf("label state is %s", state),
+				"the rows of this label are already loaded; do not load them again")
+		}
+		return nil
+	case tpcAuth:
+		return c.txnErr("abort", db, txnID, label, r, ErrAuth, nil, "check Config.User, Config.Password and the LOAD privilege")
+	}
+	return c.txnErr("abort", db, txnID, label, r, nil, errors.New("Doris refused the abort"), "check the database and txn id")
+}
+
+// twoPC sends one 2PC operation, retrying lost answers (commit and abort are
+// idempotent) and unreachable FEs. It returns a classified Doris answer, or
+// an *Error when none came.
+func (c *Client) twoPC(ctx context.Context, op, db string, txnID int64, label string) (twoPCResponse, error) {
+	if db == "" || (txnID <= 0 && label == "") {
+		return twoPCResponse{}, &Error{Op: op, DB: db, Label: label, TxnID: txnID, Cause: errors.New("db and a txn id or label are required")}
+	}
+	h := map[string]string{"txn_operation": op} // lower case, exact (§1.4)
+	if txnID > 0 {
+		h["txn_id"] = strconv.FormatInt(txnID, 10)
+	} else {
+		h["label"] = label
+	}
+	var last *Error
+	max := c.cfg.Retry.MaxAttempts
+	for attempt := 1; attempt <= max; attempt++ {
+		if attempt > 1 {
+			if err := c.wait(ctx, attempt); err != nil {
+				last.Cause = errors.Join(last.Cause, err)
+				return twoPCResponse{}, last
+			}
+		}
+		fe := c.eps.feBase()
+		e := &Error{Op: op, DB: db, Label: label, TxnID: max64(txnID, 0), Attempts: attempt}
+		resp, err := c.send(ctx, request{method: http.MethodPut, url: fe + "/api/" + url.PathEscape(db) + "/_stream_load_2pc",
+			headers: h, expect: true, timeout: c.smallTimeout()})
+		if err != nil {
+			var se *sendError
+			if errors.As(err, &se) && !se.written {
+				c.eps.failed(se.base)
+			}
+			e.Cause = err
+			if isFatalSend(err) || ctx.Err() != nil {
+				e.Kind = ErrOutcomeUnknown
+				return twoPCResponse{}, e
+			}
+			last = e
+		} else {
+			r := parse2PCResponse(resp.body)
+			if resp.status == http.StatusOK && r.outcome != tpcUnknown && r.outcome != tpcRetry {
+				return r, nil
+			}
+			e.HTTPStatus, e.Body = resp.status, c.redact(excerpt(resp.body))
+			e.Status, e.Message = r.status, c.redact(r.msg)
+			e.Cause = errors.New("not a Doris 2PC answer")
+			last = e
+		}
+		c.cfg.Logger.Warn("streamload: 2PC call failed, retrying", "op", op, "db", db, "txn", txnID, "label", label, "attempt", attempt, "err", last)
+	}
+	last.Kind = ErrOutcomeUnknown
+	last.next = "calling " + op + " again is safe (it is idempotent)"
+	return twoPCResponse{}, givingUp(max, last)
+}
+
+func (c *Client) txnErr(op, db string, txnID int64, label string, r twoPCResponse, kind, cause error, next string) *Error {
+	return &Error{Op: op, DB: db, Label: label, TxnID: max64(txnID, 0), HTTPStatus: http.StatusOK,
+		Status: r.status, Message: c.redact(r.msg), Kind: kind, Cause: cause, next: next}
+}
+
+func max64(a, b int64) int64 {
+	if a > b {
+		return a
+	}
+	return b
+}
