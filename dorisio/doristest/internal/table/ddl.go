@@ -257,7 +257,7 @@ func (p *ddlParser) column() (Column, error) {
 		c.Nullable = false
 	case p.keyword("NULL"):
 	}
-	if !p.peek(',') && !p.peek(')') {
+	if p.pos < len(p.src) && !p.peek(',') && !p.peek(')') {
 		return Column{}, fmt.Errorf("column %q: doristest does not support %s (only TYPE [NOT NULL|NULL])", name, p.rest())
 	}
 	return c, nil

@@ -1,0 +1,119 @@
+package table
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestAppendValue(t *testing.T) {
+	ty := func(k Kind) Type { return Type{Kind: k} }
+	dec := Type{Kind: Decimal, Precision: 5, Scale: 2}
+	tests := []struct {
+		name string
+		t    Type
+		in   string
+		want string // canonical value when ok
+		st   convStatus
+	}{
+		{"tinyint max is accepted", ty(TinyInt), "127", "127", convOK},
+		{"tinyint min is accepted", ty(TinyInt), "-128", "-128", convOK},
+		{"tinyint above range is bad", ty(TinyInt), "128", "", convBad},
+		{"smallint above range is bad", ty(SmallInt), "32768", "", convBad},
+		{"int keeps no plus and no leading zeros", ty(Int), "+007", "7", convOK},
+		{"int below range is bad", ty(Int), "-2147483649", "", convBad},
+		{"int with spaces around is accepted", ty(Int), " 42 ", "42", convOK},
+		{"int with a fraction is bad", ty(Int), "1.5", "", convBad},
+		{"empty int is bad", ty(Int), "", "", convBad},
+		{"bigint max is accepted", ty(BigInt), "9223372036854775807", "9223372036854775807", convOK},
+		{"bigint above range is bad", ty(BigInt), "9223372036854775808", "", convBad},
+		{"largeint max is accepted", ty(LargeInt), "170141183460469231731687303715884105727", "170141183460469231731687303715884105727", convOK},
+		{"largeint min is accepted", ty(LargeInt), "-170141183460469231731687303715884105728", "-170141183460469231731687303715884105728", convOK},
+		{"largeint above range is bad", ty(LargeInt), "170141183460469231731687303715884105728", "", convBad},
+		{"largeint minus zero is zero", ty(LargeInt), "-000", "0", convOK},
+		{"largeint with letters is bad", ty(LargeInt), "12a", "", convBad},
+		{"boolean true is 1", ty(Boolean), "TRUE", "1", convOK},
+		{"boolean false is 0", ty(Boolean), "false", "0", convOK},
+		{"boolean 1 is 1", ty(Boolean), "1", "1", convOK},
+		{"boolean 0 is 0", ty(Boolean), "0", "0", convOK},
+		{"boolean yes is bad", ty(Boolean), "yes", "", convBad},
+		{"boolean 2 is bad", ty(Boolean), "2", "", convBad},
+		{"float keeps the shortest form", ty(Float), "1.50", "1.5", convOK},
+		{"float beyond range is bad", ty(Float), "1e39", "", convBad},
+		{"double with exponent is accepted", ty(Double), "2.5e3", "2500", convOK},
+		{"double NaN is bad", ty(Double), "NaN", "", convBad},
+		{"double text is bad", ty(Double), "abc", "", convBad},
+		{"decimal pads the scale", dec, "1", "1.00", convOK},
+		{"decimal rounds half up", dec, "1.005", "1.01", convOK},
+		{"decimal rounds down below half", dec, "1.004", "1.00", convOK},
+		{"decimal negative keeps the sign", dec, "-12.3", "-12.30", convOK},
+		{"decimal negative zero loses the sign", dec, "-0.001", "0.00", convOK},
+		{"decimal leading dot is accepted", dec, ".5", "0.50", convOK},
+		{"decimal max integer digits are accepted", dec, "999.99", "999.99", convOK},
+		{"decimal too many integer digits is out of range", dec, "1000", "", convOutRange},
+		{"decimal rounding into too many digits is out of range", dec, "999.995", "", convOutRange},
+		{"decimal with text is bad", dec, "1.2.3", "", convBad},
+		{"decimal scale 0 has no point", Type{Kind: Decimal, Precision: 3}, "12.5", "13", convOK},
+		{"char within length is kept as is", Type{Kind: Char, Length: 3}, "abc", "abc", convOK},
+		{"char over length is too long", Type{Kind: Char, Length: 3}, "abcd", "", convTooLong},
+		{"varchar counts bytes: two 3-byte runes fit 6", Type{Kind: Varchar, Length: 6}, "中文", "中文", convOK},
+		{"varchar counts bytes: two 3-byte runes exceed 5", Type{Kind: Varchar, Length: 5}, "中文", "", convTooLong},
+		{"varchar keeps spaces", Type{Kind: Varchar, Length: 6}, " a b ", " a b ", convOK},
+		{"string has no length limit", ty(String), strings.Repeat("x", 70000), strings.Repeat("x", 70000), convOK},
+		{"date is accepted", ty(Date), "2024-02-29", "2024-02-29", convOK},
+		{"date without zero padding is accepted", ty(Date), "2024-2-9", "2024-02-09", convOK},
+		{"date compact form is accepted", ty(Date), "20240131", "2024-01-31", convOK},
+		{"date with slashes is accepted", ty(Date), "2024/01/31", "2024-01-31", convOK},
+		{"date drops a time part", ty(Date), "2024-01-31 10:11:12", "2024-01-31", convOK},
+		{"date Feb 29 in a non leap year is bad", ty(Date), "2023-02-29", "", convBad},
+		{"date month 13 is bad", ty(Date), "2023-13-01", "", convBad},
+		{"date text is bad", ty(Date), "yesterday", "", convBad},
+		{"date with mixed separators is bad", ty(Date), "2024-01/02", "", convBad},
+		{"datetime is accepted", ty(DateTime), "2024-01-31 23:59:59", "2024-01-31 23:59:59", convOK},
+		{"datetime with T is accepted", ty(DateTime), "2024-01-31T01:02:03", "2024-01-31 01:02:03", convOK},
+		{"datetime from a date is midnight", ty(DateTime), "2024-01-31", "2024-01-31 00:00:00", convOK},
+		{"datetime drops fraction at scale 0", ty(DateTime), "2024-01-31 01:02:03.999999", "2024-01-31 01:02:03", convOK},
+		{"datetime(3) pads the fraction", Type{Kind: DateTime, Scale: 3}, "2024-01-31 01:02:03.5", "2024-01-31 01:02:03.500", convOK},
+		{"datetime(6) keeps microseconds", Type{Kind: DateTime, Scale: 6}, "2024-01-31 01:02:03.123456", "2024-01-31 01:02:03.123456", convOK},
+		{"datetime hour 24 is bad", ty(DateTime), "2024-01-31 24:00:00", "", convBad},
+		{"datetime without seconds is bad", ty(DateTime), "2024-01-31 10:00", "", convBad},
+		{"datetime with trailing text is bad", ty(DateTime), "2024-01-31 10:00:00Z", "", convBad},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, st := appendValue([]byte("prefix:"), tt.t, []byte(tt.in))
+			if st != tt.st {
+				t.Fatalf("status = %d, want %d (value %q)", st, tt.st, got)
+			}
+			want := "prefix:" + tt.want
+			if string(got) != want {
+				t.Errorf("value = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func TestCompareCanon(t *testing.T) {
+	tests := []struct {
+		name string
+		k    Kind
+		a, b string
+		want int
+	}{
+		{"smaller positive ints", BigInt, "9", "10", -1},
+		{"negative below positive", Int, "-1", "0", -1},
+		{"more negative is smaller", Int, "-10", "-9", -1},
+		{"equal decimals", Decimal, "1.50", "1.50", 0},
+		{"decimals by integer length", Decimal, "10.00", "9.99", 1},
+		{"largeints", LargeInt, "170141183460469231731687303715884105727", "-1", 1},
+		{"doubles", Double, "1e3", "999", 1},
+		{"datetimes as text", DateTime, "2024-01-01 00:00:00", "2023-12-31 23:59:59", 1},
+		{"strings bytewise", Varchar, "b", "a", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := compareCanon(tt.k, []byte(tt.a), []byte(tt.b)); got != tt.want {
+				t.Errorf("compareCanon(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+			}
+		})
+	}
+}
