@@ -1,0 +1,336 @@
+package doristest
+
+import (
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pierrec/lz4/v4"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest/internal/table"
+)
+
+// Behavior (BE PUT /api/{db}/{tbl}/_stream_load, protocol §1.3, §4, §5, §8):
+//   - Header phase, before the body is touched (so before Go sends
+//     `100 Continue`): `group_commit`, Basic auth present
+//     (`[NOT_AUTHORIZED]no valid Basic authorization`), `format` and
+//     `compress_type`, body size limits, Content-Length vs chunked, `timeout`;
+//     then begin txn: password, database, table, timeout range, label
+//     regex, label use over non-ABORTED txns (`Label Already Exists` with
+//     ExistingJobStatus), running-txn quota. Failures answer TxnId -1.
+//   - An empty label gets a generated UUID.
+//   - After begin, the other headers (table.NewSpec); a bad one aborts the
+//     txn and answers Fail with its TxnId.
+//   - Body phase: read, decompress (gz, lz4 frame), parse; filtered rows
+//     beyond max_filter_ratio → Fail `[DATA_QUALITY_ERROR]too many filtered
+//     rows` with ErrorURL; failures abort the txn and report
+//     NumberLoadedRows 0.
+//   - Success: two_phase_commit exactly `true` → PRECOMMITTED, else
+//     COMMITTED → VISIBLE; answer every §4 field in master order, pretty JSON
+//     with 4-space indent and a trailing newline, HTTP 200.
+
+// loadResult is the §4 stream load response.
+type loadResult struct {
+	txnID                                                     int64
+	label, comment                                            string
+	twoPC                                                     bool
+	status, existing, message                                 string
+	total, loaded, filtered, unselected, loadBytes            int64
+	loadMs, beginMs, putMs, readMs, writeMs, recvMs, commitMs int64
+	errorURL, firstError                                      string
+}
+
+func (res *loadResult) json() string {
+	var b strings.Builder
+	b.WriteString("{\n")
+	kv := func(k, v string, last bool) {
+		b.WriteString(`    "` + k + `": ` + v)
+		if !last {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	num := func(n int64) string { return strconv.FormatInt(n, 10) }
+	kv("TxnId", num(res.txnID), false)
+	kv("Label", jsonString(res.label), false)
+	kv("Comment", jsonString(res.comment), false)
+	kv("TwoPhaseCommit", jsonString(strconv.FormatBool(res.twoPC)), false)
+	kv("Status", jsonString(res.status), false)
+	if res.status == "Label Already Exists" {
+		kv("ExistingJobStatus", jsonString(res.existing), false)
+	}
+	kv("Message", jsonString(res.message), false)
+	kv("NumberTotalRows", num(res.total), false)
+	kv("NumberLoadedRows", num(res.loaded), false)
+	kv("NumberFilteredRows", num(res.filtered), false)
+	kv("NumberUnselectedRows", num(res.unselected), false)
+	kv("LoadBytes", num(res.loadBytes), false)
+	kv("LoadTimeMs", num(res.loadMs), false)
+	kv("BeginTxnTimeMs", num(res.beginMs), false)
+	kv("StreamLoadPutTimeMs", num(res.putMs), false)
+	kv("ReadDataTimeMs", num(res.readMs), false)
+	kv("WriteDataTimeMs", num(res.writeMs), false)
+	kv("ReceiveDataTimeMs", num(res.recvMs), false)
+	kv("CommitAndPublishTimeMs", num(res.commitMs), res.errorURL == "" && res.firstError == "")
+	if res.errorURL != "" {
+		kv("ErrorURL", jsonString(res.errorURL), res.firstError == "")
+	}
+	if res.firstError != "" {
+		kv("FirstErrorMsg", jsonString(res.firstError), true)
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+const (
+	maxBodyBytes     = 102400 << 20 // streaming_load_max_mb (master)
+	maxJSONBodyBytes = 100 << 20    // streaming_load_json_max_mb
+)
+
+func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backend, db, tbl string) {
+	start := time.Now()
+	h := r.Header
+	res := &loadResult{txnID: -1, label: h.Get("label"), comment: h.Get("comment"),
+		twoPC: h.Get("two_phase_commit") == "true"}
+	if res.label == "" {
+		res.label = newUUID()
+	}
+	reply := func() {
+		res.loadMs = time.Since(start).Milliseconds()
+		body := res.json()
+		if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			zw := gzip.NewWriter(w)
+			_, _ = io.WriteString(zw, body)
+			_ = zw.Close()
+			return
+		}
+		writeBody(w, 200, "text/plain; charset=utf-8", body)
+	}
+	fail := func(msg string) {
+		res.status, res.message = "Fail", msg
+		res.loaded = 0
+		reply()
+	}
+	if s.faults.take(Proxy502, EndpointLoad, be.index, tbl, res.label) != nil {
+		writeProxy502(w)
+		return
+	}
+
+	// Header phase (§1.3 steps 1-7). The body is not touched.
+	if gc := h.Get("group_commit"); gc != "" && !strings.EqualFold(gc, "off_mode") {
+		if validGroupCommit(gc) {
+			fail("[NOT_IMPLEMENTED_ERROR]doristest does not support group_commit " + gc)
+		} else {
+			fail("[INVALID_ARGUMENT]group_commit can only be [async_mode, sync_mode, off_mode]")
+		}
+		return
+	}
+	cred := parseBasic(r)
+	if !cred.ok {
+		fail("[NOT_AUTHORIZED]no valid Basic authorization")
+		return
+	}
+	format := strings.ToLower(strings.TrimSpace(h.Get("format")))
+	switch format {
+	case "", "csv", "csv_with_names", "csv_with_names_and_types", "json", "parquet", "orc", "arrow", "hive_text":
+	default:
+		fail("[INTERNAL_ERROR]unknown data format, format=" + h.Get("format"))
+		return
+	}
+	ct := strings.ToLower(strings.TrimSpace(h.Get("compress_type")))
+	switch ct {
+	case "", "gz", "lz4", "lz4frame":
+	case "lzo", "bz2", "lz4_block", "lzop", "snappy_block", "deflate":
+		fail("[NOT_IMPLEMENTED_ERROR]doristest does not support compress_type " + h.Get("compress_type"))
+		return
+	default:
+		fail("[INTERNAL_ERROR]unknown data format, format=" + h.Get("format"))
+		return
+	}
+	chunked := len(r.TransferEncoding) > 0 && r.TransferEncoding[0] == "chunked"
+	_, hasLength := h["Content-Length"]
+	if hasLength && format == "json" && !jsonByLine(h) && r.ContentLength > maxJSONBodyBytes {
+		fail(fmt.Sprintf("[E-217]json body size %d exceed BE's conf `streaming_load_json_max_mb` %d. increase it if you are sure this load is reasonable", r.ContentLength, maxJSONBodyBytes>>20))
+		return
+	}
+	if hasLength && r.ContentLength > maxBodyBytes {
+		fail(fmt.Sprintf("[E-217]body size %d exceed BE's conf `streaming_load_max_mb` %d. increase it if you are sure this load is reasonable", r.ContentLength, maxBodyBytes>>20))
+		return
+	}
+	if !hasLength && !chunked {
+		fail("[INVALID_ARGUMENT]content_length is empty and transfer-encoding!=chunked, please set content_length or transfer-encoding=chunked")
+		return
+	}
+	var timeout time.Duration
+	if v := h.Get("timeout"); v != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			fail("[INVALID_ARGUMENT]Invalid format of 'timeout': '" + v + "', stoi")
+			return
+		}
+		if n < 1 {
+			fail(feAnalysisErr + fmt.Sprintf("Invalid timeout: %d. Timeout should be higher than Config.min_load_timeout_second: 1", n))
+			return
+		}
+		if n > 259200 {
+			fail(feAnalysisErr + fmt.Sprintf("Invalid timeout: %d. Timeout should be lower than Config.max_stream_load_timeout_second: 259200", n))
+			return
+		}
+		timeout = time.Duration(n) * time.Second
+	}
+	if !s.goodCredentials(cred) {
+		fail(feAnalysisErr + accessDenied(r, cred))
+		return
+	}
+	beginStart := time.Now()
+	t, berr := s.txns.begin(db, tbl, res.label, timeout)
+	res.beginMs = time.Since(beginStart).Milliseconds()
+	if berr != nil {
+		res.status, res.existing, res.message = berr.status, berr.existing, berr.message
+		reply()
+		return
+	}
+	res.txnID = t.id
+	defer s.trackLoad(fmt.Sprintf("%s.%s label %s txn %d", db, tbl, res.label, t.id))()
+
+	// §1.3 step 8-9: the other headers, with the txn begun.
+	putStart := time.Now()
+	spec, err := table.NewSpec(t.tbl.Schema(), h)
+	res.putMs = time.Since(putStart).Milliseconds()
+	if err != nil {
+		s.txns.rollback(t, err.Error())
+		fail(err.Error())
+		return
+	}
+
+	// Body phase: reading r.Body sends 100 Continue.
+	recvStart := time.Now()
+	body := &countingReader{r: r.Body}
+	if f := s.faults.take(ResetMidBody, EndpointLoad, be.index, tbl, res.label); f != nil {
+		half := r.ContentLength / 2
+		if half <= 0 {
+			half = 1
+		}
+		_, _ = io.CopyN(io.Discard, body, half)
+		s.txns.addBytes(body.n, true)
+		s.txns.rollback(t, "[NETWORK_ERROR]receive body don't equal with body bytes")
+		hangUp(w)
+		return
+	}
+	var src io.Reader = body
+	switch ct {
+	case "gz":
+		zr, err := gzip.NewReader(body)
+		if err != nil {
+			s.failBody(t, body, res, fail, "[INTERNAL_ERROR]failed to init gzip decompressor: "+err.Error())
+			return
+		}
+		src = zr
+	case "lz4", "lz4frame":
+		src = lz4.NewReader(body)
+	}
+	batch, perr := spec.Parse(src, s.cfg.countOnly)
+	res.recvMs = time.Since(recvStart).Milliseconds()
+	res.readMs = res.recvMs
+	res.loadBytes = body.n
+	s.txns.addBytes(body.n, true)
+	if body.err != nil {
+		s.failBody(t, body, res, fail, "[NETWORK_ERROR]receive body don't equal with body bytes")
+		return
+	}
+	if perr != nil {
+		msg := perr.Error()
+		if !strings.HasPrefix(msg, "[") {
+			msg = "[DATA_QUALITY_ERROR]" + msg
+		}
+		s.failBody(t, body, res, fail, msg)
+		return
+	}
+	res.total, res.loaded, res.filtered, res.unselected = batch.Total, batch.Loaded, batch.Filtered, batch.Unselected
+	if len(batch.Errors) > 0 {
+		res.errorURL = be.url + "/api/_load_error_log?file=" + s.storeErrorLog(db, res.label, batch.Errors)
+		res.firstError = firstErrorMsg(batch.Errors[0])
+	}
+	if spec.TooManyFiltered(batch) {
+		msg := "[DATA_QUALITY_ERROR]too many filtered rows"
+		s.txns.rollback(t, msg)
+		fail(msg)
+		return
+	}
+
+	commitStart := time.Now()
+	publishLater := !res.twoPC && s.faults.take(PublishTimeout, EndpointLoad, be.index, tbl, res.label) != nil
+	if err := s.txns.finishLoad(t, batch, body.n, res.twoPC, publishLater); err != nil {
+		fail(err.Error())
+		return
+	}
+	if !res.twoPC {
+		res.commitMs = time.Since(commitStart).Milliseconds()
+	}
+	if s.faults.take(ResetAfterBody, EndpointLoad, be.index, tbl, res.label) != nil ||
+		s.faults.take(LoseReply, EndpointLoad, be.index, tbl, res.label) != nil {
+		hangUp(w)
+		return
+	}
+	res.status, res.message = "Success", "OK"
+	if publishLater {
+		res.status = "Publish Timeout"
+		res.message = "[PUBLISH_TIMEOUT]TStatus: transaction commit successfully, BUT data will be visible later"
+	}
+	reply()
+}
+
+// failBody aborts t after a body-phase failure and answers Fail.
+func (s *Server) failBody(t *txn, body *countingReader, res *loadResult, fail func(string), msg string) {
+	res.loadBytes = body.n
+	s.txns.rollback(t, msg)
+	fail(msg)
+}
+
+// jsonByLine reports whether a JSON body is read line by line (master
+// default: true unless strip_outer_array is set, §3).
+func jsonByLine(h http.Header) bool {
+	if v := h.Get("read_json_by_line"); v != "" {
+		return strings.EqualFold(strings.TrimSpace(v), "true")
+	}
+	return !strings.EqualFold(strings.TrimSpace(h.Get("strip_outer_array")), "true")
+}
+
+// firstErrorMsg turns "Reason: <r>. src line [<row>]; " into
+// "<r>. Src line: <row>" (§7).
+func firstErrorMsg(line string) string {
+	rest, ok := strings.CutPrefix(line, "Reason: ")
+	if !ok {
+		return strings.TrimSpace(line)
+	}
+	i := strings.LastIndex(rest, ". src line [")
+	if i < 0 {
+		return strings.TrimSpace(rest)
+	}
+	row := strings.TrimSuffix(strings.TrimSuffix(rest[i+len(". src line ["):], " "), ";")
+	row = strings.TrimSuffix(row, "]")
+	return rest[:i] + ". Src line: " + row
+}
+
+// countingReader counts bytes and remembers a read error other than EOF.
+type countingReader struct {
+	r   io.Reader
+	n   int64
+	err error
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if err != nil && !errors.Is(err, io.EOF) && c.err == nil {
+		c.err = err
+	}
+	return n, err
+}

@@ -1,0 +1,52 @@
+package doristest
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Behavior (BE GET/HEAD /api/_load_error_log?file=, protocol §7):
+//   - A load with filtered rows stores its error log under a file name of
+//     the observed form `__shard_<n>/error_log_<db>_<label>_<hex>_<hex>`
+//     and reports `ErrorURL` = http://<be>/api/_load_error_log?file=<name>.
+//   - The file holds one line per rejected row (at most the first 50),
+//     `Reason: <reason>. src line [<row>]; `.
+//   - GET returns it as text/plain; charset=utf-8, no auth; an unknown file
+//     is 404 `Not Found`. Logs live as long as the server.
+
+func (s *Server) storeErrorLog(db, label string, lines []string) string {
+	s.errLogMu.Lock()
+	defer s.errLogMu.Unlock()
+	s.errLogSeq++
+	var id [16]byte
+	_, _ = rand.Read(id[:])
+	name := fmt.Sprintf("__shard_%d/error_log_%s_%s_%s_%s", s.errLogSeq%1024, db, label,
+		hex.EncodeToString(id[:8]), hex.EncodeToString(id[8:]))
+	s.errLogs[name] = strings.Join(lines, "\n") + "\n"
+	return name
+}
+
+func (s *Server) beErrorLog(w http.ResponseWriter, r *http.Request) {
+	s.errLogMu.Lock()
+	content, ok := s.errLogs[r.URL.Query().Get("file")]
+	s.errLogMu.Unlock()
+	if !ok {
+		notFound(w)
+		return
+	}
+	writeBody(w, 200, "text/plain; charset=utf-8", content)
+}
+
+// newUUID returns a random RFC 4122 version 4 UUID, the form of the labels
+// a BE generates for loads without one.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}

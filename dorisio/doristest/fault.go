@@ -1,0 +1,266 @@
+package doristest
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Behavior:
+//   - Faults are declarative (Fault) and matched per request on kind,
+//     endpoint, backend, table and label prefix; zero values match anything.
+//   - A fault fires at most Count times (0: until Remove); every firing is
+//     a hit, visible through FaultHandle.Hits and Wait.
+//   - They reproduce what a client meets in the field (§2 intermediaries,
+//     §4 Publish Timeout, §1.2 redirect and 100-continue troubles, §10.3),
+//     as listed in the §11 fault line.
+
+// FaultKind says what a fault does.
+type FaultKind int
+
+const (
+	// ResetMidBody: the BE reads part of the load body (up to half of it),
+	// then resets the connection. The txn is aborted, like a real BE whose
+	// client went away.
+	ResetMidBody FaultKind = iota + 1
+	// ResetAfterBody: the BE applies the load fully (PRECOMMITTED for 2PC,
+	// VISIBLE otherwise) and then closes the connection without a reply:
+	// the client cannot know the outcome.
+	ResetAfterBody
+	// Proxy502: an nginx-like HTTP 502 HTML page, nothing applied. Checked
+	// on the FE first, then on the BE.
+	Proxy502
+	// SlowFE: the FE waits Delay (zero: 2 s, longer than Go's default 1 s
+	// 100-continue wait) before answering. Body bytes the FE then receives
+	// are counted in FaultHandle.BodyBytes and Stats.FrontendBodyBytes.
+	SlowFE
+	// LoseReply: the load or 2PC commit/abort is applied, then the
+	// connection is closed without a reply: "applied, but the reply was lost".
+	LoseReply
+	// PublishTimeout: a non-2PC load is committed but answers Status
+	// "Publish Timeout" (§4); the txn stays COMMITTED until the next sweep.
+	PublishTimeout
+	// BackendDown: the BE resets every matching connection at once,
+	// before reading anything.
+	BackendDown
+	// RedirectUnreachable: the FE redirects to 127.0.0.1:<a closed port>.
+	RedirectUnreachable
+)
+
+func (k FaultKind) String() string {
+	names := []string{"", "ResetMidBody", "ResetAfterBody", "Proxy502", "SlowFE", "LoseReply",
+		"PublishTimeout", "BackendDown", "RedirectUnreachable"}
+	if k > 0 && int(k) < len(names) {
+		return names[k]
+	}
+	return fmt.Sprintf("FaultKind(%d)", int(k))
+}
+
+// Endpoint names the request a fault applies to.
+type Endpoint int
+
+const (
+	// EndpointLoad is PUT /api/{db}/{tbl}/_stream_load (FE and BE).
+	EndpointLoad Endpoint = iota + 1
+	// Endpoint2PC is PUT /api/{db}[/{tbl}]/_stream_load_2pc (FE and BE).
+	Endpoint2PC
+	// EndpointLoadState is GET /api/{db}/get_load_state (FE).
+	EndpointLoadState
+	// EndpointQuery is POST /api/query/{ns}/{db} (FE).
+	EndpointQuery
+)
+
+// Fault describes one injected fault. Zero values: Endpoint 0 = every
+// endpoint the Kind applies to; Backend 0 = every BE; Table "" and Label
+// "" = any; Label matches as a prefix; Count 0 = every match until Remove;
+// Delay (SlowFE only) 0 = 2 s.
+type Fault struct {
+	Kind     FaultKind
+	Endpoint Endpoint
+	Backend  int // 1-based BE index (BackendURLs()[Backend-1]); 0 = any
+	Table    string
+	Label    string
+	Count    int
+	Delay    time.Duration
+}
+
+// FaultHandle controls an injected fault. It is safe for concurrent use.
+type FaultHandle struct {
+	f   Fault
+	set *faultSet
+
+	mu        sync.Mutex // guards hits, removed, bodyBytes
+	hits      int
+	removed   bool
+	bodyBytes int64
+	hit       chan struct{} // closed at the first hit
+}
+
+// Hits returns how many times the fault fired.
+func (h *FaultHandle) Hits() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.hits
+}
+
+// BodyBytes returns, for SlowFE, how many request body bytes the FE
+// received in the requests this fault delayed (0 with a client that waits
+// for 100-continue long enough).
+func (h *FaultHandle) BodyBytes() int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.bodyBytes
+}
+
+// Wait blocks until the fault has fired at least once or ctx is done.
+func (h *FaultHandle) Wait(ctx context.Context) error {
+	select {
+	case <-h.hit:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Remove disables the fault. Requests already hit keep their fault.
+func (h *FaultHandle) Remove() {
+	h.mu.Lock()
+	h.removed = true
+	h.mu.Unlock()
+	h.set.remove(h)
+}
+
+// Inject activates a fault and returns its handle. It panics on an unknown
+// Kind, an Endpoint the Kind does not apply to, or a negative Count.
+func (s *Server) Inject(f Fault) *FaultHandle {
+	if f.Kind < ResetMidBody || f.Kind > RedirectUnreachable {
+		panic(fmt.Sprintf("doristest: Inject: unknown fault kind %d", int(f.Kind)))
+	}
+	if f.Count < 0 {
+		panic(fmt.Sprintf("doristest: Inject(%v): negative Count %d", f.Kind, f.Count))
+	}
+	if f.Backend < 0 || f.Backend > len(s.bes) {
+		panic(fmt.Sprintf("doristest: Inject(%v): Backend %d out of range 1..%d", f.Kind, f.Backend, len(s.bes)))
+	}
+	applies := map[FaultKind][]Endpoint{
+		ResetMidBody:        {EndpointLoad},
+		ResetAfterBody:      {EndpointLoad},
+		Proxy502:            {EndpointLoad, Endpoint2PC, EndpointLoadState, EndpointQuery},
+		SlowFE:              {EndpointLoad, Endpoint2PC, EndpointLoadState, EndpointQuery},
+		LoseReply:           {EndpointLoad, Endpoint2PC},
+		PublishTimeout:      {EndpointLoad},
+		BackendDown:         {EndpointLoad, Endpoint2PC},
+		RedirectUnreachable: {EndpointLoad, Endpoint2PC},
+	}[f.Kind]
+	if f.Endpoint != 0 && !containsEndpoint(applies, f.Endpoint) {
+		panic(fmt.Sprintf("doristest: Inject(%v): does not apply to endpoint %d", f.Kind, int(f.Endpoint)))
+	}
+	if f.Kind == SlowFE && f.Delay == 0 {
+		f.Delay = 2 * time.Second
+	}
+	h := &FaultHandle{f: f, set: &s.faults, hit: make(chan struct{})}
+	s.faults.mu.Lock()
+	s.faults.list = append(s.faults.list, h)
+	s.faults.mu.Unlock()
+	return h
+}
+
+func containsEndpoint(list []Endpoint, e Endpoint) bool {
+	for _, x := range list {
+		if x == e {
+			return true
+		}
+	}
+	return false
+}
+
+type faultSet struct {
+	mu   sync.Mutex // guards list
+	list []*FaultHandle
+}
+
+func (fs *faultSet) remove(h *FaultHandle) {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	for i, x := range fs.list {
+		if x == h {
+			fs.list = append(fs.list[:i:i], fs.list[i+1:]...)
+			return
+		}
+	}
+}
+
+// take fires the first active fault matching the request, if any. backend
+// is the 1-based BE index, 0 on the FE; ep 0 marks requests no Endpoint
+// names (they match only faults with a zero Endpoint).
+func (fs *faultSet) take(kind FaultKind, ep Endpoint, backend int, tbl, label string) *FaultHandle {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	for _, h := range fs.list {
+		f := h.f
+		if f.Kind != kind || (f.Endpoint != 0 && f.Endpoint != ep) ||
+			(f.Backend != 0 && backend != 0 && f.Backend != backend) ||
+			(f.Table != "" && f.Table != tbl) || (f.Label != "" && !strings.HasPrefix(label, f.Label)) {
+			continue
+		}
+		h.mu.Lock()
+		if h.removed || (f.Count > 0 && h.hits >= f.Count) {
+			h.mu.Unlock()
+			continue
+		}
+		h.hits++
+		if h.hits == 1 {
+			close(h.hit)
+		}
+		h.mu.Unlock()
+		return h
+	}
+	return nil
+}
+
+func (h *FaultHandle) addBodyBytes(n int64) {
+	h.mu.Lock()
+	h.bodyBytes += n
+	h.mu.Unlock()
+}
+
+// hangUp closes the request's connection at once with a TCP reset and
+// without any reply.
+func hangUp(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+	_ = conn.Close()
+}
+
+const proxy502Page = `<html>
+<head><title>502 Bad Gateway</title></head>
+<body>
+<center><h1>502 Bad Gateway</h1></center>
+<hr><center>nginx</center>
+</body>
+</html>
+`
+
+func writeProxy502(w http.ResponseWriter) {
+	writeBody(w, http.StatusBadGateway, "text/html", proxy502Page)
+}
+
+// unreachableAddr returns 127.0.0.1:<port> where nothing listens.
+func unreachableAddr() string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "127.0.0.1:1"
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}

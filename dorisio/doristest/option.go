@@ -1,0 +1,142 @@
+package doristest
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// Option configures NewServer. Options are applied in order; a bad value
+// panics with a "doristest: With...: ..." message.
+type Option func(*config)
+
+type config struct {
+	user, password   string
+	backends         int
+	tables           []string
+	countOnly        bool
+	precommitTimeout time.Duration
+	loadTimeout      time.Duration
+	labelRetention   time.Duration
+	runningTxnQuota  int
+	fakeClock        *FakeClock
+	addr             string
+	logger           *slog.Logger
+}
+
+func defaultConfig() config {
+	return config{
+		user:             "root",
+		backends:         1,
+		precommitTimeout: 3600 * time.Second,   // stream_load_default_precommit_timeout_second
+		loadTimeout:      259200 * time.Second, // stream_load_default_timeout_second
+		labelRetention:   43200 * time.Second,  // streaming_label_keep_max_second
+		runningTxnQuota:  1000,                 // max_running_txn_num_per_db (2.x/3.0)
+		addr:             "127.0.0.1:0",
+	}
+}
+
+// WithAuth sets the only account the server accepts. Default: user "root"
+// with an empty password, like a fresh Doris.
+func WithAuth(user, password string) Option {
+	return func(c *config) {
+		if user == "" {
+			panic("doristest: WithAuth: empty user")
+		}
+		c.user, c.password = user, password
+	}
+}
+
+// WithBackends sets how many BEs the server runs, each on its own listener.
+// Default 1.
+func WithBackends(n int) Option {
+	return func(c *config) {
+		if n < 1 {
+			panic(fmt.Sprintf("doristest: WithBackends(%d): must be >= 1", n))
+		}
+		c.backends = n
+	}
+}
+
+// WithTable creates a table at start, with the same syntax as
+// Server.CreateTable: `db.name(col TYPE, ...) [UNIQUE KEY(col)]`.
+// Repeatable.
+func WithTable(ddl string) Option {
+	return func(c *config) { c.tables = append(c.tables, ddl) }
+}
+
+// WithCountOnly makes every table count rows and bytes without decoding or
+// storing them: for benchmarks of clients. Rows then returns nil.
+func WithCountOnly() Option {
+	return func(c *config) { c.countOnly = true }
+}
+
+// WithPrecommitTimeout sets after how long a PRECOMMITTED txn is aborted
+// with reason `timeout by txn manager` (FE
+// stream_load_default_precommit_timeout_second). Default 3600 s.
+func WithPrecommitTimeout(d time.Duration) Option {
+	return func(c *config) {
+		if d <= 0 {
+			panic(fmt.Sprintf("doristest: WithPrecommitTimeout(%v): must be > 0", d))
+		}
+		c.precommitTimeout = d
+	}
+}
+
+// WithLoadTimeout sets the default timeout of PREPARE txns (FE
+// stream_load_default_timeout_second), used when a load has no `timeout`
+// header. Default 259200 s.
+func WithLoadTimeout(d time.Duration) Option {
+	return func(c *config) {
+		if d <= 0 {
+			panic(fmt.Sprintf("doristest: WithLoadTimeout(%v): must be > 0", d))
+		}
+		c.loadTimeout = d
+	}
+}
+
+// WithLabelRetention sets how long VISIBLE and ABORTED txns (and so their
+// labels) are kept (FE streaming_label_keep_max_second). Default 43200 s.
+func WithLabelRetention(d time.Duration) Option {
+	return func(c *config) {
+		if d <= 0 {
+			panic(fmt.Sprintf("doristest: WithLabelRetention(%v): must be > 0", d))
+		}
+		c.labelRetention = d
+	}
+}
+
+// WithRunningTxnQuota sets how many PREPARE, PRECOMMITTED and COMMITTED
+// txns a database may hold (FE max_running_txn_num_per_db). Default 1000.
+func WithRunningTxnQuota(n int) Option {
+	return func(c *config) {
+		if n < 1 {
+			panic(fmt.Sprintf("doristest: WithRunningTxnQuota(%d): must be >= 1", n))
+		}
+		c.runningTxnQuota = n
+	}
+}
+
+// WithClock drives the server's timers from c instead of real time; the
+// cleanup sweep then runs on every c.Advance (and Server.Advance). Default:
+// real time, sweep every 30 s.
+func WithClock(c *FakeClock) Option {
+	return func(cfg *config) {
+		if c == nil {
+			panic("doristest: WithClock(nil)")
+		}
+		cfg.fakeClock = c
+	}
+}
+
+// WithAddr sets the FE listen address. Default "127.0.0.1:0" (a random
+// port). BEs listen on random ports of the same host.
+func WithAddr(feAddr string) Option {
+	return func(c *config) { c.addr = feAddr }
+}
+
+// WithLogger sets where the server logs (requests at Debug, waits at Warn).
+// Default: slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) { c.logger = l }
+}

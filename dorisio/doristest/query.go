@@ -1,0 +1,178 @@
+package doristest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Behavior (FE POST /api/query/{ns}/{db}, protocol §12.1, §12.2.1):
+//   - Auth: no Authorization → 401 envelope with data `Cookie is invalid`;
+//     bad credentials → the §2 401 envelope.
+//   - Body {"stmt","is_sync","limit"}: not JSON → 500 envelope; empty stmt →
+//     403 `Missing statement request body`; is_sync false → `Not support
+//     async query execution`.
+//   - Statements: only `SHOW TRANSACTION [FROM|IN db] WHERE` with exactly
+//     one of `ID = n`, `LABEL = 'l'`, `LABEL LIKE 'p'` (`%` → any text, `_`
+//     literal, full match), `STATUS = 's'`. 15 VARCHAR columns, values as
+//     strings, unset times null, LIKE/STATUS rows newest first.
+//   - Answers the streamed shape (pretty, no count) unless `X-Doris-Stream:
+//     false`, which gives the buffered envelope capped at `limit` (1000).
+//   - Anything else: {"msg":"Error","code":1,"data":"Failed to execute sql:
+//     java.sql.SQLException: (conn=N) errCode = 2, detailMessage = <text>","count":0}.
+
+var (
+	showTxnRE = regexp.MustCompile("(?is)^\\s*SHOW\\s+TRANSACTION(?:\\s+(?:FROM|IN)\\s+(`[^`]+`|[A-Za-z0-9_]+))?(?:\\s+WHERE\\s+(.*?))?\\s*;?\\s*$")
+	whereRE   = regexp.MustCompile(`(?is)^(ID|LABEL|STATUS)\s*(=|\s+LIKE\s+)\s*(?:'([^']*)'|(\d+))$`)
+	connSeq   atomic.Int64
+)
+
+var txnColumns = []string{"TransactionId", "Label", "Coordinator", "TransactionStatus", "LoadJobSourceType",
+	"PrepareTime", "PreCommitTime", "CommitTime", "PublishTime", "FinishTime", "Reason",
+	"ErrorReplicasCount", "ListenerId", "TimeoutMs", "ErrMsg"}
+
+func (s *Server) feQuery(w http.ResponseWriter, r *http.Request, db string) {
+	if done, _ := s.feFaults(w, r, EndpointQuery, "", ""); done {
+		return
+	}
+	if !s.feAuth(w, r, "Cookie is invalid") {
+		return
+	}
+	raw, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	var req struct {
+		Stmt   string `json:"stmt"`
+		IsSync *bool  `json:"is_sync"`
+		Limit  *int   `json:"limit"`
+	}
+	if err := json.Unmarshal(raw, &req); err != nil {
+		feEnvelope(w, "Internal Error", 500, jsonString("JSON parse error: "+err.Error()))
+		return
+	}
+	if strings.TrimSpace(req.Stmt) == "" {
+		feEnvelope(w, "Bad Request", 403, jsonString("Missing statement request body"))
+		return
+	}
+	if req.IsSync != nil && !*req.IsSync {
+		feEnvelope(w, "Error", 1, jsonString("Not support async query execution"))
+		return
+	}
+	start := time.Now()
+	rows, errText := s.showTransaction(db, req.Stmt)
+	if errText != "" {
+		feEnvelope(w, "Error", 1, jsonString(fmt.Sprintf(
+			"Failed to execute sql: java.sql.SQLException: (conn=%d) errCode = 2, detailMessage = %s", connSeq.Add(1), errText)))
+		return
+	}
+	meta := make([]string, len(txnColumns))
+	for i, c := range txnColumns {
+		meta[i] = `{"name":` + jsonString(c) + `,"type":"VARCHAR"}`
+	}
+	metaJSON := "[" + strings.Join(meta, ",") + "]"
+	elapsed := strconv.FormatInt(time.Since(start).Milliseconds(), 10)
+	if strings.EqualFold(r.Header.Get("X-Doris-Stream"), "false") {
+		limit := 1000
+		if req.Limit != nil {
+			limit = max(*req.Limit, 0)
+		}
+		if len(rows) > limit {
+			rows = rows[:limit]
+		}
+		feEnvelope(w, "success", 0, `{"type":"result_set","meta":`+metaJSON+`,"data":[`+
+			strings.Join(rows, ",")+`],"time":`+elapsed+`}`)
+		return
+	}
+	var b strings.Builder
+	b.WriteString("{\n    \"data\": {\n        \"type\": \"result_set\",\n        \"meta\": " + metaJSON + ",\n")
+	if len(rows) == 0 {
+		b.WriteString("        \"data\": [],\n")
+	} else {
+		b.WriteString("        \"data\": [\n            " + strings.Join(rows, ",\n            ") + "\n        ],\n")
+	}
+	b.WriteString("        \"time\": " + elapsed + "\n    },\n    \"msg\": \"success\",\n    \"code\": 0\n}")
+	writeBody(w, 200, "application/json;charset=utf-8", b.String())
+}
+
+// showTransaction runs a SHOW TRANSACTION statement in session database
+// db and returns its rows as JSON arrays, or the Doris error text.
+func (s *Server) showTransaction(sessionDB, stmt string) (rows []string, errText string) {
+	m := showTxnRE.FindStringSubmatch(stmt)
+	if m == nil {
+		return nil, "doristest supports only SHOW TRANSACTION [FROM db] WHERE ..., got: " + stmt
+	}
+	db := strings.Trim(m[1], "`")
+	if db == "" {
+		db = sessionDB
+	}
+	if m[2] == "" {
+		return nil, "Missing transaction id"
+	}
+	const whereHelp = "Where clause should looks like one of them: id = 123 or label =/like 'label' or status = 'prepare/precommitted/committed/visible/aborted'"
+	wm := whereRE.FindStringSubmatch(strings.TrimSpace(m[2]))
+	if wm == nil {
+		return nil, whereHelp
+	}
+	key, like, str, num := strings.ToUpper(wm[1]), strings.TrimSpace(wm[2]) != "=", wm[3], wm[4]
+	if !s.txns.dbExists(db) {
+		return nil, "Unknown database '" + db + "'"
+	}
+	var list []txnRow
+	switch {
+	case key == "ID" && !like && num != "":
+		id, _ := strconv.ParseInt(num, 10, 64)
+		all, _ := s.txns.txns(db, func(t *txn) bool { return t.id == id })
+		if len(all) == 0 {
+			return nil, "transaction with id " + num + " does not exist"
+		}
+		list = all
+	case key == "LABEL" && !like && num == "":
+		t, ok := s.txns.latestByLabel(db, str)
+		if !ok {
+			return nil, "transaction with label " + str + " does not exist"
+		}
+		list = []txnRow{t}
+	case key == "LABEL" && like && num == "":
+		parts := strings.Split(str, "%")
+		for i := range parts {
+			parts[i] = regexp.QuoteMeta(parts[i])
+		}
+		re := regexp.MustCompile("^(?:" + strings.Join(parts, ".*") + ")$")
+		list, _ = s.txns.txns(db, func(t *txn) bool { return re.MatchString(t.label) })
+	case key == "STATUS" && !like && num == "":
+		st := strings.ToUpper(str)
+		switch st {
+		case statePrepare, statePrecommitted, stateCommitted, stateVisible, stateAborted:
+		default:
+			return nil, "status should be prepare/precommitted/committed/visible/aborted"
+		}
+		list, _ = s.txns.txns(db, func(t *txn) bool { return t.state == st })
+	default:
+		return nil, whereHelp
+	}
+	rows = make([]string, len(list))
+	for i, t := range list {
+		rows[i] = s.txnRowJSON(t)
+	}
+	return rows, ""
+}
+
+func (s *Server) txnRowJSON(t txnRow) string {
+	tm := func(x time.Time) string {
+		if x.IsZero() {
+			return "null"
+		}
+		return `"` + x.Format("2006-01-02 15:04:05") + `"`
+	}
+	vals := []string{
+		jsonString(strconv.FormatInt(t.ID, 10)), jsonString(t.Label), jsonString("BE: " + s.feHost),
+		jsonString(t.State), `"BACKEND_STREAMING"`, tm(t.prepareTime), tm(t.precommitTime),
+		tm(t.commitTime), tm(t.publishTime), tm(t.finishTime), jsonString(t.Reason), `"0"`, `"-1"`,
+		jsonString(strconv.FormatInt(t.timeout.Milliseconds(), 10)), jsonString(t.errMsg),
+	}
+	return "[" + strings.Join(vals, ",") + "]"
+}

@@ -1,0 +1,51 @@
+package doristest
+
+import (
+	"net/http"
+)
+
+// Behavior (doristest's own FE endpoints, not part of Doris):
+//   - GET /doristest/rows?db=&table= → {"columns":[...],"rows":[[...]]}: the
+//     committed (VISIBLE) rows as strings, SQL NULL as JSON null.
+//   - GET /doristest/txns?db= → {"txns":[{"id":..,"db":..,"table":..,"label":..,
+//     "state":..,"reason":..,"rows":..,"bytes":..}]}, newest first.
+//   - No auth. Unknown database or table: HTTP 404 {"error":"..."}.
+
+func (s *Server) apiRows(w http.ResponseWriter, r *http.Request) {
+	db, tbl := r.URL.Query().Get("db"), r.URL.Query().Get("table")
+	t := s.txns.table(db, tbl)
+	if t == nil {
+		writeBody(w, 404, "application/json", jsonValue(map[string]string{"error": "no table " + db + "." + tbl}))
+		return
+	}
+	s.txns.mu.Lock()
+	rows := t.Rows()
+	sc := t.Schema()
+	s.txns.mu.Unlock()
+	cols := make([]string, len(sc.Columns))
+	for i, c := range sc.Columns {
+		cols[i] = c.Name
+	}
+	out := make([][]*string, len(rows))
+	for i, row := range rows {
+		out[i] = make([]*string, len(row))
+		for j := range row {
+			if row[j] != `\N` {
+				out[i][j] = &row[j]
+			}
+		}
+	}
+	writeBody(w, 200, "application/json", jsonValue(struct {
+		Columns []string    `json:"columns"`
+		Rows    [][]*string `json:"rows"`
+	}{cols, out}))
+}
+
+func (s *Server) apiTxns(w http.ResponseWriter, r *http.Request) {
+	db := r.URL.Query().Get("db")
+	if !s.txns.dbExists(db) {
+		writeBody(w, 404, "application/json", jsonValue(map[string]string{"error": "no database " + db}))
+		return
+	}
+	writeBody(w, 200, "application/json", jsonValue(map[string][]Txn{"txns": s.Txns(db)}))
+}

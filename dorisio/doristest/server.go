@@ -1,0 +1,388 @@
+package doristest
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest/internal/table"
+)
+
+// Behavior:
+//   - One FE and N BEs, each with its own listener and http.Server (§0).
+//   - FE paths: stream load and 2PC redirects (§1.1, §1.2, §1.4),
+//     get_load_state (§1.5), backends (§1.6), health (§1.7), query
+//     (§12.1), cancel (§12.4), and the doristest rows/txns JSON API.
+//   - BE paths: stream load (§1.3), 2PC (§1.4), error log (§7), health
+//     (§1.7); anything else is 404 `Not Found`.
+//   - Close waits for in-flight requests and logs the loads it waits on.
+
+// Server is a Doris-compatible FE with its BEs, for tests. It is safe for
+// concurrent use.
+type Server struct {
+	// URL is the FE base URL, e.g. "http://127.0.0.1:39123" (no trailing slash).
+	URL string
+	// User and Password are the account the server accepts.
+	User, Password string
+
+	cfg    config
+	clock  clock
+	log    *slog.Logger
+	txns   *txnMgr
+	faults faultSet
+	fe     *http.Server
+	feHost string
+	bes    []*backend
+	rr     atomic.Uint64 // round-robin cursor over BEs
+
+	errLogMu  sync.Mutex        // guards errLogs and errLogSeq
+	errLogs   map[string]string // error log file name → content
+	errLogSeq int
+
+	inflightMu  sync.Mutex // guards inflight and inflightSeq
+	inflight    map[int]string
+	inflightSeq int
+
+	stop      chan struct{}
+	tickDone  chan struct{}
+	closeOnce sync.Once
+}
+
+type backend struct {
+	index int // 1-based
+	host  string
+	port  int
+	url   string
+	srv   *http.Server
+}
+
+// NewServer starts an FE and its BEs on loopback (see WithAddr) and returns
+// once they accept connections. Call Close when done.
+func NewServer(opts ...Option) *Server {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	s := &Server{
+		User: cfg.user, Password: cfg.password, cfg: cfg,
+		errLogs: map[string]string{}, inflight: map[int]string{},
+		stop: make(chan struct{}), tickDone: make(chan struct{}),
+	}
+	s.log = cfg.logger
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if cfg.fakeClock != nil {
+		s.clock = cfg.fakeClock
+	} else {
+		s.clock = realClock{}
+	}
+	s.txns = newTxnMgr(s.clock, &s.cfg)
+	for _, ddl := range cfg.tables {
+		s.CreateTable(ddl)
+	}
+
+	feLn, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		panic(fmt.Sprintf("doristest: listen on %s: %v", cfg.addr, err))
+	}
+	host, _, _ := net.SplitHostPort(feLn.Addr().String())
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	s.feHost = host
+	bindHost, _, _ := net.SplitHostPort(cfg.addr)
+	for i := 0; i < cfg.backends; i++ {
+		ln, err := net.Listen("tcp", net.JoinHostPort(bindHost, "0"))
+		if err != nil {
+			feLn.Close()
+			panic(fmt.Sprintf("doristest: listen for BE %d: %v", i+1, err))
+		}
+		_, p, _ := net.SplitHostPort(ln.Addr().String())
+		port, _ := strconv.Atoi(p)
+		be := &backend{index: i + 1, host: host, port: port}
+		be.url = "http://" + net.JoinHostPort(host, p)
+		be.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s.serveBE(w, r, be)
+		}), ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}
+		s.bes = append(s.bes, be)
+		go be.srv.Serve(ln)
+	}
+	s.fe = &http.Server{Handler: http.HandlerFunc(s.serveFE),
+		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}
+	s.URL = "http://" + net.JoinHostPort(host, strconv.Itoa(feLn.Addr().(*net.TCPAddr).Port))
+	go s.fe.Serve(feLn)
+
+	if cfg.fakeClock != nil {
+		cfg.fakeClock.subscribe(s)
+		close(s.tickDone)
+	} else {
+		go s.tick()
+	}
+	return s
+}
+
+func (s *Server) tick() {
+	defer close(s.tickDone)
+	t := time.NewTicker(30 * time.Second) // transaction_clean_interval_second
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			s.sweep()
+		}
+	}
+}
+
+func (s *Server) sweep() { s.txns.sweep() }
+
+// Close shuts the FE and BEs down, waiting for requests in flight; every 2 s
+// it logs the loads it is still waiting on.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		close(s.stop)
+		<-s.tickDone
+		if s.cfg.fakeClock != nil {
+			s.cfg.fakeClock.unsubscribe(s)
+		}
+		done := make(chan struct{})
+		go func() {
+			t := time.NewTicker(2 * time.Second)
+			defer t.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-t.C:
+					s.log.Warn("doristest: Close is waiting for loads in flight", "loads", s.inflightList())
+				}
+			}
+		}()
+		var wg sync.WaitGroup
+		for _, srv := range s.servers() {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_ = srv.Shutdown(context.Background())
+			}()
+		}
+		wg.Wait()
+		close(done)
+	})
+}
+
+func (s *Server) servers() []*http.Server {
+	out := []*http.Server{s.fe}
+	for _, be := range s.bes {
+		out = append(out, be.srv)
+	}
+	return out
+}
+
+func (s *Server) trackLoad(desc string) (done func()) {
+	s.inflightMu.Lock()
+	s.inflightSeq++
+	id := s.inflightSeq
+	s.inflight[id] = desc
+	s.inflightMu.Unlock()
+	return func() {
+		s.inflightMu.Lock()
+		delete(s.inflight, id)
+		s.inflightMu.Unlock()
+	}
+}
+
+func (s *Server) inflightList() []string {
+	s.inflightMu.Lock()
+	defer s.inflightMu.Unlock()
+	out := make([]string, 0, len(s.inflight))
+	for _, d := range s.inflight {
+		out = append(out, d)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// BackendURLs returns the base URLs of the BEs, e.g. "http://127.0.0.1:40001".
+func (s *Server) BackendURLs() []string {
+	out := make([]string, len(s.bes))
+	for i, be := range s.bes {
+		out[i] = be.url
+	}
+	return out
+}
+
+// CreateTable creates a table from `db.name(col TYPE, ...) [UNIQUE KEY(col)]`
+// (the database is created with its first table). It panics on bad DDL or
+// an existing table.
+func (s *Server) CreateTable(ddl string) {
+	sc, err := table.ParseDDL(ddl)
+	if err != nil {
+		panic("doristest: CreateTable: " + err.Error())
+	}
+	if err := s.txns.createTable(sc); err != nil {
+		panic("doristest: CreateTable: " + err.Error())
+	}
+}
+
+func (s *Server) mustTable(method, db, tbl string) *table.Table {
+	t := s.txns.table(db, tbl)
+	if t == nil {
+		panic(fmt.Sprintf("doristest: %s: no table %s.%s", method, db, tbl))
+	}
+	return t
+}
+
+// Rows returns the committed (VISIBLE) rows of a table as canonical text,
+// NULL as `\N`, in load order (for UNIQUE KEY tables: one row per key). It
+// returns nil in WithCountOnly mode and panics for an unknown table.
+func (s *Server) Rows(db, tbl string) [][]string {
+	t := s.mustTable("Rows", db, tbl)
+	s.txns.mu.Lock()
+	defer s.txns.mu.Unlock()
+	return t.Rows()
+}
+
+// RowCount returns how many committed rows a table holds.
+func (s *Server) RowCount(db, tbl string) int64 {
+	t := s.mustTable("RowCount", db, tbl)
+	s.txns.mu.Lock()
+	defer s.txns.mu.Unlock()
+	return t.Count()
+}
+
+// Txn is a snapshot of one transaction.
+type Txn struct {
+	ID     int64  `json:"id"`
+	DB     string `json:"db"`
+	Table  string `json:"table"`
+	Label  string `json:"label"`
+	State  string `json:"state"`  // PREPARE, PRECOMMITTED, COMMITTED, VISIBLE or ABORTED
+	Reason string `json:"reason"` // abort reason, "" unless ABORTED
+	Rows   int64  `json:"rows"`   // rows loaded
+	Bytes  int64  `json:"bytes"`  // body bytes received (compressed size)
+}
+
+// Txns returns every txn of db still retained, newest first.
+func (s *Server) Txns(db string) []Txn {
+	rows, _ := s.txns.txns(db, nil)
+	out := make([]Txn, len(rows))
+	for i, r := range rows {
+		out[i] = r.Txn
+	}
+	return out
+}
+
+// Advance moves the server's FakeClock by d and runs the timeout and
+// retention sweep. It panics unless the server was started WithClock.
+func (s *Server) Advance(d time.Duration) {
+	if s.cfg.fakeClock == nil {
+		panic("doristest: Advance needs a server started WithClock")
+	}
+	s.cfg.fakeClock.Advance(d)
+}
+
+// ExpirePrecommitted fires the precommit timeout now: every PRECOMMITTED
+// txn of db is aborted with reason `timeout by txn manager`. It returns how
+// many were aborted.
+func (s *Server) ExpirePrecommitted(db string) int { return s.txns.expirePrecommitted(db) }
+
+// ExpireLabels forgets every VISIBLE and ABORTED txn of db now, as label
+// retention would; their labels become reusable and get_load_state answers
+// UNKNOWN. It returns how many txns were dropped.
+func (s *Server) ExpireLabels(db string) int { return s.txns.expireLabels(db) }
+
+// Stats counts what the server saw.
+type Stats struct {
+	Loads             int64 // stream loads that began a txn
+	Commits           int64 // txns that reached COMMITTED
+	Aborts            int64 // txns that reached ABORTED
+	BackendBodyBytes  int64 // load body bytes received by BEs
+	FrontendBodyBytes int64 // body bytes received by the FE: stays 0 with a client that honours 100-continue
+}
+
+// Stats returns the counters so far.
+func (s *Server) Stats() Stats {
+	s.txns.mu.Lock()
+	defer s.txns.mu.Unlock()
+	return s.txns.stats
+}
+
+// serveFE routes FE requests.
+func (s *Server) serveFE(w http.ResponseWriter, r *http.Request) {
+	p := pathParts(r.URL.Path)
+	n := len(p)
+	switch {
+	case r.URL.Path == "/api/health" && r.Method == http.MethodGet:
+		s.feHealth(w, r)
+	case r.URL.Path == "/api/backends" && r.Method == http.MethodGet:
+		s.feBackends(w, r)
+	case r.URL.Path == "/doristest/rows" && r.Method == http.MethodGet:
+		s.apiRows(w, r)
+	case r.URL.Path == "/doristest/txns" && r.Method == http.MethodGet:
+		s.apiTxns(w, r)
+	case p[0] != "api":
+		notFound(w)
+	case n == 4 && p[1] == "query" && r.Method == http.MethodPost:
+		s.feQuery(w, r, p[3])
+	case n == 4 && p[3] == "_stream_load" && r.Method == http.MethodPut:
+		s.feStreamLoad(w, r, p[1], p[2])
+	case (n == 3 || n == 4) && p[n-1] == "_stream_load_2pc" && r.Method == http.MethodPut:
+		s.fe2PC(w, r, p[1])
+	case n == 3 && p[2] == "get_load_state" && r.Method == http.MethodGet:
+		s.feLoadState(w, r, p[1])
+	case n == 3 && p[2] == "_cancel" && r.Method == http.MethodPost:
+		s.feCancel(w, r, p[1])
+	default:
+		notFound(w)
+	}
+}
+
+// serveBE routes BE requests.
+func (s *Server) serveBE(w http.ResponseWriter, r *http.Request, be *backend) {
+	p := pathParts(r.URL.Path)
+	n := len(p)
+	ep := Endpoint(0)
+	switch {
+	case n == 4 && p[0] == "api" && p[3] == "_stream_load" && r.Method == http.MethodPut:
+		ep = EndpointLoad
+	case p[0] == "api" && (n == 3 || n == 4) && p[n-1] == "_stream_load_2pc" && r.Method == http.MethodPut:
+		ep = Endpoint2PC
+	}
+	if h := s.faults.take(BackendDown, ep, be.index, "", r.Header.Get("label")); h != nil {
+		hangUp(w)
+		return
+	}
+	switch {
+	case ep == EndpointLoad:
+		s.beStreamLoad(w, r, be, p[1], p[2])
+	case ep == Endpoint2PC:
+		s.be2PC(w, r, be, p[1])
+	case r.URL.Path == "/api/_load_error_log" && (r.Method == http.MethodGet || r.Method == http.MethodHead):
+		s.beErrorLog(w, r)
+	case r.URL.Path == "/api/health" && r.Method == http.MethodGet:
+		s.beHealth(w, r)
+	default:
+		notFound(w)
+	}
+}
+
+// nextBackend picks a BE round-robin (§1.1 step 7).
+func (s *Server) nextBackend() *backend {
+	i := s.rr.Add(1) - 1
+	return s.bes[i%uint64(len(s.bes))]
+}
+
+func describeLoad(db, tbl, label string) string {
+	return strings.Join([]string{db, tbl, label}, "/")
+}

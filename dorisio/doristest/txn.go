@@ -1,0 +1,484 @@
+package doristest
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest/internal/table"
+)
+
+// Behavior (the whole transaction state machine lives in this file):
+//   - States and transitions are those of protocol §5.1:
+//     begin → PREPARE; 2PC load done → PRECOMMITTED; 2PC commit or non-2PC
+//     load → COMMITTED → VISIBLE; abort, failure or timeout → ABORTED.
+//   - Rows reach the table only on VISIBLE. COMMITTED becomes VISIBLE at
+//     once (in the same critical section), except after a PublishTimeout
+//     fault: then the txn stays COMMITTED until the next sweep.
+//   - Labels are unique per database over non-ABORTED txns (§5.4); begin
+//     checks, in order: database, table, timeout range, label format,
+//     label use, running-txn quota (§4, §8).
+//   - 2PC commit/abort outcomes and texts are exactly the rows of §5.2.
+//   - The sweep (§5.3, §5.5) aborts PREPARE txns past their load timeout and
+//     PRECOMMITTED txns past the precommit timeout (reason `timeout by txn
+//     manager`), publishes COMMITTED txns, and forgets VISIBLE/ABORTED txns
+//     older than the label retention.
+//   - One mutex guards every database, txn and table of a server.
+
+const (
+	statePrepare      = "PREPARE"
+	statePrecommitted = "PRECOMMITTED"
+	stateCommitted    = "COMMITTED"
+	stateVisible      = "VISIBLE"
+	stateAborted      = "ABORTED"
+
+	reasonUserAbort  = "User Abort"
+	reasonTimeout    = "timeout by txn manager"
+	reasonUserCancel = "user cancel"
+
+	// Message prefixes of FE errors relayed by the BE (§4).
+	feAnalysisErr = "[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = "
+	feNotFoundErr = "[NOT_FOUND]TStatus: errCode = 7, detailMessage = "
+)
+
+var labelRE = regexp.MustCompile(`^[-_A-Za-z0-9:]{1,128}$`)
+
+type txn struct {
+	id        int64
+	db        *database
+	tableName string
+	tbl       *table.Table
+	label     string
+	state     string
+	reason    string
+	rows      int64
+	bytes     int64
+	batch     *table.Batch // rows waiting for VISIBLE
+	timeout   time.Duration
+	errMsg    string
+
+	prepareTime, precommitTime, commitTime, publishTime, finishTime time.Time
+}
+
+type database struct {
+	id      int64
+	name    string
+	tables  map[string]*table.Table
+	txns    map[int64]*txn
+	labels  map[string][]*txn // ascending txn id
+	running int               // PREPARE + PRECOMMITTED + COMMITTED
+}
+
+// txnMgr owns all databases, tables and txns of one server.
+type txnMgr struct {
+	clock clock
+	cfg   *config
+
+	mu        sync.Mutex // guards every field below and all txns, databases and tables reachable from them
+	nextTxnID int64
+	nextDBID  int64
+	dbs       map[string]*database
+	stats     Stats
+}
+
+func newTxnMgr(c clock, cfg *config) *txnMgr {
+	return &txnMgr{clock: c, cfg: cfg, nextTxnID: 1000, nextDBID: 10000, dbs: map[string]*database{}}
+}
+
+func (m *txnMgr) createTable(s *table.Schema) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	db := m.dbs[s.DB]
+	if db == nil {
+		m.nextDBID++
+		db = &database{id: m.nextDBID, name: s.DB, tables: map[string]*table.Table{},
+			txns: map[int64]*txn{}, labels: map[string][]*txn{}}
+		m.dbs[s.DB] = db
+	}
+	if _, ok := db.tables[s.Name]; ok {
+		return fmt.Errorf("table %s.%s already exists", s.DB, s.Name)
+	}
+	db.tables[s.Name] = table.NewTable(s, m.cfg.countOnly)
+	return nil
+}
+
+func (m *txnMgr) table(dbName, tbl string) *table.Table {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if db := m.dbs[dbName]; db != nil {
+		return db.tables[tbl]
+	}
+	return nil
+}
+
+// setState moves t to state, keeping the running count and timestamps.
+func (m *txnMgr) setState(t *txn, state string) {
+	now := m.clock.Now()
+	wasRunning := t.state == statePrepare || t.state == statePrecommitted || t.state == stateCommitted
+	t.state = state
+	switch state {
+	case statePrecommitted:
+		t.precommitTime = now
+	case stateCommitted:
+		t.commitTime = now
+		m.stats.Commits++
+	case stateVisible:
+		t.publishTime, t.finishTime = now, now
+		if t.batch != nil {
+			t.tbl.Apply(t.batch)
+			t.batch = nil
+		}
+	case stateAborted:
+		t.finishTime = now
+		t.batch = nil
+		m.stats.Aborts++
+	}
+	if wasRunning && (state == stateVisible || state == stateAborted) {
+		t.db.running--
+	}
+}
+
+// beginError is a header-phase failure of begin txn: Status and Message
+// of the stream load response (§4), TxnId -1.
+type beginError struct {
+	status, existing, message string
+}
+
+// begin starts a txn (PREPARE) for a stream load.
+func (m *txnMgr) begin(dbName, tbl, label string, timeout time.Duration) (*txn, *beginError) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	db := m.dbs[dbName]
+	if db == nil {
+		return nil, &beginError{status: "Fail", message: feNotFoundErr + "unknown database, database=" + dbName}
+	}
+	tb := db.tables[tbl]
+	if tb == nil {
+		return nil, &beginError{status: "Fail", message: feNotFoundErr + "table not found, tableName=" + tbl}
+	}
+	if timeout == 0 {
+		timeout = m.cfg.loadTimeout
+	}
+	if !labelRE.MatchString(label) {
+		return nil, &beginError{status: "Fail", message: feAnalysisErr +
+			`Label format error. regex: ^[\-_A-Za-z0-9:]{1,128}$, label: ` + label}
+	}
+	for _, t := range db.labels[label] {
+		if t.state == stateAborted {
+			continue
+		}
+		existing := map[string]string{statePrepare: "RUNNING", statePrecommitted: "PRECOMMITTED",
+			stateCommitted: "FINISHED", stateVisible: "FINISHED"}[t.state]
+		return nil, &beginError{status: "Label Already Exists", existing: existing,
+			message: fmt.Sprintf("[LABEL_ALREADY_EXISTS]TStatus: errCode = 2, detailMessage = Label [%s] has already been used, relate to txn [%d], status [%s].", label, t.id, t.state)}
+	}
+	if db.running >= m.cfg.runningTxnQuota {
+		return nil, &beginError{status: "Fail", message: feAnalysisErr +
+			fmt.Sprintf("current running txns on db %d is %d, larger than limit %d", db.id, db.running, m.cfg.runningTxnQuota)}
+	}
+	m.nextTxnID++
+	t := &txn{id: m.nextTxnID, db: db, tableName: tbl, tbl: tb, label: label, state: statePrepare,
+		timeout: timeout, prepareTime: m.clock.Now()}
+	db.txns[t.id] = t
+	db.labels[label] = append(db.labels[label], t)
+	db.running++
+	m.stats.Loads++
+	return t, nil
+}
+
+// finishLoad ends the body phase of a load whose rows are in b: 2PC →
+// PRECOMMITTED; otherwise COMMITTED and, unless publishLater, VISIBLE.
+// It fails when the txn left PREPARE meanwhile (aborted by a user or a
+// timeout), with the Message text of the failed load.
+func (m *txnMgr) finishLoad(t *txn, b *table.Batch, loadBytes int64, twoPC, publishLater bool) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if t.state != statePrepare {
+		return fmt.Errorf("%stransaction [%d] is already aborted, abort reason: %s", feAnalysisErr, t.id, t.reason)
+	}
+	t.rows, t.bytes, t.batch = b.Loaded, loadBytes, b
+	if twoPC {
+		m.setState(t, statePrecommitted)
+		return nil
+	}
+	m.setState(t, stateCommitted)
+	if !publishLater {
+		m.setState(t, stateVisible)
+	}
+	return nil
+}
+
+// rollback aborts t after a failed load (no-op unless PREPARE/PRECOMMITTED).
+func (m *txnMgr) rollback(t *txn, reason string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if t.state == statePrepare || t.state == statePrecommitted {
+		t.reason, t.errMsg = reason, reason
+		m.setState(t, stateAborted)
+	}
+}
+
+// twoPCRequest is a 2PC commit/abort as the FE sees it (§1.4, §5.2).
+type twoPCRequest struct {
+	db        string
+	hasID     bool
+	id        int64
+	label     string
+	op        string        // "commit" or "abort"
+	checkAuth func() string // "" when the credentials are good, else the FE message
+}
+
+// twoPC runs a 2PC commit or abort and returns the success msg or the FE
+// error text (without the "TStatus: errCode = 2, detailMessage = " prefix).
+// It also returns the affected txn (nil when none was found).
+func (m *txnMgr) twoPC(r twoPCRequest) (ok string, errText string, t *txn) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	db := m.dbs[r.db]
+	if db == nil {
+		return "", "unknown database, database=" + r.db, nil
+	}
+	if r.hasID {
+		t = db.txns[r.id]
+		if t == nil {
+			return "", fmt.Sprintf("transaction [%d] not found", r.id), nil
+		}
+	} else {
+		ts := db.labels[r.label]
+		if len(ts) == 0 {
+			return "", "transaction not found, label=" + r.label, nil
+		}
+		for i := len(ts) - 1; i >= 0; i-- {
+			s := ts[i].state
+			if s == statePrecommitted || (r.op == "abort" && s == statePrepare) {
+				t = ts[i]
+				break
+			}
+		}
+		if t == nil {
+			return "", "running transaction not found, label=" + r.label, nil
+		}
+	}
+	if msg := r.checkAuth(); msg != "" {
+		return "", msg, t
+	}
+	id := t.id
+	switch r.op {
+	case "commit":
+		switch t.state {
+		case statePrepare:
+			return "", fmt.Sprintf("transaction [%d] is prepare, not pre-committed.", id), t
+		case stateCommitted:
+			return "", fmt.Sprintf("transaction [%d] is already committed, not pre-committed.", id), t
+		case stateVisible:
+			return "", fmt.Sprintf("transaction [%d] is already visible, not pre-committed.", id), t
+		case stateAborted:
+			return "", fmt.Sprintf("transaction [%d] is already aborted. abort reason: %s", id, t.reason), t
+		}
+		m.setState(t, stateCommitted)
+		m.setState(t, stateVisible)
+	case "abort":
+		switch t.state {
+		case stateCommitted, stateVisible:
+			return "", fmt.Sprintf("transaction [%d] is already %s, could not abort.", id, t.state), t
+		case stateAborted:
+			return "", fmt.Sprintf("transaction [%d] is already aborted, abort reason: %s", id, t.reason), t
+		}
+		t.reason = reasonUserAbort
+		m.setState(t, stateAborted)
+	default:
+		return "", "transaction operation should be 'commit' or 'abort'", t
+	}
+	msg := ""
+	if r.label != "" {
+		msg += "label [" + r.label + "] "
+	}
+	if r.hasID {
+		msg += fmt.Sprintf("transaction [%d] ", r.id)
+	}
+	return msg + r.op + " successfully.", "", t
+}
+
+// loadState is get_load_state (§1.5): the state of the newest txn with the
+// label, UNKNOWN if none; ok false for an unknown database.
+func (m *txnMgr) loadState(dbName, label string) (state string, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	db := m.dbs[dbName]
+	if db == nil {
+		return "", false
+	}
+	ts := db.labels[label]
+	if len(ts) == 0 {
+		return "UNKNOWN", true
+	}
+	return ts[len(ts)-1].state, true
+}
+
+// cancel is POST /api/{db}/_cancel (§12.4): aborts the newest txn with the
+// label if it is PREPARE or PRECOMMITTED. It returns "" or the error text.
+func (m *txnMgr) cancel(dbName, label string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	db := m.dbs[dbName]
+	if db == nil {
+		return "errCode = 7, detailMessage = unknown databases, dbName=" + dbName
+	}
+	ts := db.labels[label]
+	if len(ts) == 0 {
+		return "errCode = 2, detailMessage = txn with label " + label + " does not exist"
+	}
+	t := ts[len(ts)-1]
+	if t.state != statePrepare && t.state != statePrecommitted {
+		return "errCode = 2, detailMessage = transaction not found, label=" + label
+	}
+	t.reason = reasonUserCancel
+	m.setState(t, stateAborted)
+	return ""
+}
+
+// sweep runs the FE cleanup round (§5.3, §5.5) at the clock's now.
+func (m *txnMgr) sweep() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.clock.Now()
+	for _, db := range m.dbs {
+		for _, t := range db.txns {
+			switch t.state {
+			case statePrepare:
+				if !now.Before(t.prepareTime.Add(t.timeout)) {
+					t.reason = reasonTimeout
+					m.setState(t, stateAborted)
+				}
+			case statePrecommitted:
+				if !now.Before(t.precommitTime.Add(m.cfg.precommitTimeout)) {
+					t.reason = reasonTimeout
+					m.setState(t, stateAborted)
+				}
+			case stateCommitted:
+				m.setState(t, stateVisible)
+			case stateVisible, stateAborted:
+				if !now.Before(t.finishTime.Add(m.cfg.labelRetention)) {
+					m.forget(t)
+				}
+			}
+		}
+	}
+}
+
+func (m *txnMgr) forget(t *txn) {
+	db := t.db
+	delete(db.txns, t.id)
+	ts := db.labels[t.label]
+	kept := ts[:0]
+	for _, o := range ts {
+		if o != t {
+			kept = append(kept, o)
+		}
+	}
+	if len(kept) == 0 {
+		delete(db.labels, t.label)
+	} else {
+		db.labels[t.label] = kept
+	}
+}
+
+// expirePrecommitted aborts every PRECOMMITTED txn of db as the precommit
+// timeout would.
+func (m *txnMgr) expirePrecommitted(dbName string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	if db := m.dbs[dbName]; db != nil {
+		for _, t := range db.txns {
+			if t.state == statePrecommitted {
+				t.reason = reasonTimeout
+				m.setState(t, stateAborted)
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// expireLabels forgets every final txn of db, as label retention would.
+func (m *txnMgr) expireLabels(dbName string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	if db := m.dbs[dbName]; db != nil {
+		for _, t := range db.txns {
+			if t.state == stateVisible || t.state == stateAborted {
+				m.forget(t)
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// txnRow is a snapshot of a txn, safe to use without the lock.
+type txnRow struct {
+	Txn
+	prepareTime, precommitTime, commitTime, publishTime, finishTime time.Time
+	timeout                                                         time.Duration
+	errMsg                                                          string
+}
+
+func snapshot(t *txn) txnRow {
+	return txnRow{
+		Txn: Txn{ID: t.id, DB: t.db.name, Table: t.tableName, Label: t.label, State: t.state,
+			Reason: t.reason, Rows: t.rows, Bytes: t.bytes},
+		prepareTime: t.prepareTime, precommitTime: t.precommitTime, commitTime: t.commitTime,
+		publishTime: t.publishTime, finishTime: t.finishTime, timeout: t.timeout, errMsg: t.errMsg,
+	}
+}
+
+// txns lists the retained txns of db, newest first, keeping those for
+// which keep returns true (nil keeps all). ok is false for an unknown db.
+func (m *txnMgr) txns(dbName string, keep func(*txn) bool) (rows []txnRow, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	db := m.dbs[dbName]
+	if db == nil {
+		return nil, false
+	}
+	for _, t := range db.txns {
+		if keep == nil || keep(t) {
+			rows = append(rows, snapshot(t))
+		}
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].ID > rows[j].ID })
+	return rows, true
+}
+
+// latestByLabel returns the newest txn carrying label in db.
+func (m *txnMgr) latestByLabel(dbName, label string) (txnRow, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if db := m.dbs[dbName]; db != nil {
+		if ts := db.labels[label]; len(ts) > 0 {
+			return snapshot(ts[len(ts)-1]), true
+		}
+	}
+	return txnRow{}, false
+}
+
+func (m *txnMgr) dbExists(dbName string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.dbs[dbName] != nil
+}
+
+// addBytes counts body bytes received by a BE (be=true) or the FE.
+func (m *txnMgr) addBytes(n int64, be bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if be {
+		m.stats.BackendBodyBytes += n
+	} else {
+		m.stats.FrontendBodyBytes += n
+	}
+}

@@ -1,0 +1,94 @@
+// Command doris-local runs a Doris-compatible FE and BEs for manual tests
+// and client benchmarks (see package doristest for what it implements).
+//
+//	go run ./integration/cmd/doris-local -table 'demo.t(id BIGINT, name VARCHAR(32))'
+//
+// It prints one line "ready <FE URL>" on stdout once it accepts loads, and
+// shuts down cleanly on SIGINT or SIGTERM (exit status 0).
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+)
+
+type tableFlags []string
+
+func (t *tableFlags) String() string     { return strings.Join(*t, "; ") }
+func (t *tableFlags) Set(v string) error { *t = append(*t, v); return nil }
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	fs := flag.NewFlagSet("doris-local", flag.ContinueOnError)
+	addr := fs.String("addr", "127.0.0.1:8030", "FE HTTP listen address `host:port`")
+	user := fs.String("user", "root", "the accepted user")
+	password := fs.String("password", "", "the accepted password")
+	backends := fs.Int("backends", 1, "number of BEs (each on a random port of the FE host)")
+	countOnly := fs.Bool("count-only", false, "tables count rows and bytes without storing them (benchmarks)")
+	verbose := fs.Bool("v", false, "log requests at debug level to stderr")
+	var tables tableFlags
+	fs.Var(&tables, "table", "create a table: `'db.name(col TYPE, ...) [UNIQUE KEY(col)]'` (repeatable)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "doris-local: unexpected arguments %q\n", fs.Args())
+		return 2
+	}
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	opts := []doristest.Option{doristest.WithAddr(*addr), doristest.WithLogger(logger)}
+	if *backends < 1 {
+		fmt.Fprintf(os.Stderr, "doris-local: -backends %d: must be >= 1\n", *backends)
+		return 2
+	}
+	opts = append(opts, doristest.WithBackends(*backends))
+	if *user == "" {
+		fmt.Fprintln(os.Stderr, "doris-local: -user must not be empty")
+		return 2
+	}
+	opts = append(opts, doristest.WithAuth(*user, *password))
+	if *countOnly {
+		opts = append(opts, doristest.WithCountOnly())
+	}
+	for _, ddl := range tables {
+		opts = append(opts, doristest.WithTable(ddl))
+	}
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	srv, err := start(opts)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "doris-local:", err)
+		return 1
+	}
+	fmt.Printf("ready %s\n", srv.URL)
+	logger.Info("doris-local: serving", "fe", srv.URL, "backends", srv.BackendURLs(), "user", srv.User)
+	sig := <-sigs
+	logger.Info("doris-local: shutting down", "signal", sig.String())
+	srv.Close()
+	return 0
+}
+
+// start turns NewServer's panics (bad DDL, busy address) into errors.
+func start(opts []doristest.Option) (srv *doristest.Server, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	return doristest.NewServer(opts...), nil
+}
