@@ -284,3 +284,8 @@ func loadReq(label string, twoPC bool, body string) LoadRequest {
 	return LoadRequest{DB: "db1", Table: "t1", Label: label, TwoPhase: twoPC,
 		Headers: map[string]string{"format": "csv", "column_separator": ","}, Body: NewBytesBody([]byte(body))}
 }
+
+// suiteSlogTo logs to w and to the suite log (for the leak scan).
+func suiteSlogTo(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(io.MultiWriter(w, &suiteLog), &slog.HandlerOptions{Level: slog.LevelDebug}))
+}

@@ -82,19 +82,19 @@ type verdict struct {
 type respShape int
 
 const (
-	shapeNotDoris   respShape = iota // not JSON, or JSON without the keys of any Doris envelope
-	shapeLoad                        // BE stream load JSON: Status and Label (§4)
-	shapeFEResult                    // FE RestBaseResult: status + msg (§1.1)
-	shapeFEEntity                    // FE ResponseEntity: msg + code [+ data] (§1.1)
+	shapeNotDoris respShape = iota // not JSON, or JSON without the keys of any Doris envelope
+	shapeLoad                      // BE stream load JSON: Status and Label (§4)
+	shapeFEResult                  // FE RestBaseResult: status + msg (§1.1)
+	shapeFEEntity                  // FE ResponseEntity: msg + code [+ data] (§1.1)
 )
 
 // loadResponse is a parsed stream load answer. Unknown keys are ignored;
 // keys are matched exactly (Doris uses both "Status" and "status").
 type loadResponse struct {
-	shape                                                     respShape
-	TxnID                                                     int64
-	Label, Status, ExistingJobStatus, Message                 string
-	ErrorURL, FirstErrorMsg, TwoPhaseCommit                   string
+	shape                                                      respShape
+	TxnID                                                      int64
+	Label, Status, ExistingJobStatus, Message                  string
+	ErrorURL, FirstErrorMsg, TwoPhaseCommit                    string
 	TotalRows, LoadedRows, FilteredRows, UnselectedRows, Bytes int64
 	// FE envelopes.
 	feStatus, feMsg, feData string
