@@ -1,0 +1,240 @@
+package doristest
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pierrec/lz4/v4"
+)
+
+// beLoad sends a stream load straight to the first BE.
+func beLoad(t *testing.T, s *Server, db, tbl string, h hdr, body string) string {
+	t.Helper()
+	r := do(t, s, "PUT", s.BackendURLs()[0]+"/api/"+db+"/"+tbl+"/_stream_load", h, body)
+	if r.code != 200 || !strings.HasSuffix(r.body, "}\n") {
+		t.Fatalf("BE answered %d %q", r.code, r.body)
+	}
+	return r.body
+}
+
+// §11 BE line, header phase: answers with TxnId -1, before any body.
+func TestBEHeaderPhaseFailures(t *testing.T) {
+	s := newServer(t, WithTable(demoDDL), WithAuth("root", "pw"))
+	streamLoad(t, s, "demo", "t", hdr{"label": "used_vis"}, "1\ta\n")
+	streamLoad(t, s, "demo", "t", hdr{"label": "used_pc", "two_phase_commit": "true"}, "1\ta\n")
+	long := strings.Repeat("a", 129)
+	for _, tc := range []struct {
+		name, db, tbl string
+		h             hdr
+		status, msg   string
+	}{
+		{"no Basic auth", "demo", "t", hdr{"Authorization": ""}, "Fail", "[NOT_AUTHORIZED]no valid Basic authorization"},
+		{"a wrong password is refused at begin txn", "demo", "t", hdr{"Authorization": basic("root", "x")}, "Fail",
+			"[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = Access denied for user 'root@127.0.0.1' (using password: YES)"},
+		{"an unknown format", "demo", "t", hdr{"format": "xml"}, "Fail", "[INTERNAL_ERROR]unknown data format, format=xml"},
+		{"an unknown database", "nodb", "t", hdr{}, "Fail", "[NOT_FOUND]TStatus: errCode = 7, detailMessage = unknown database, database=nodb"},
+		{"an unknown table", "demo", "nope", hdr{}, "Fail", "[NOT_FOUND]TStatus: errCode = 7, detailMessage = table not found, tableName=nope"},
+		{"a label with a dot", "demo", "t", hdr{"label": "a.b"}, "Fail",
+			`[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = Label format error. regex: ^[\-_A-Za-z0-9:]{1,128}$, label: a.b`},
+		{"a label of 129 characters", "demo", "t", hdr{"label": long}, "Fail",
+			`[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = Label format error. regex: ^[\-_A-Za-z0-9:]{1,128}$, label: ` + long},
+		{"a timeout of 0", "demo", "t", hdr{"timeout": "0"}, "Fail",
+			"[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = Invalid timeout: 0. Timeout should be higher than Config.min_load_timeout_second: 1"},
+		{"a timeout above 3 days", "demo", "t", hdr{"timeout": "259201"}, "Fail",
+			"[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = Invalid timeout: 259201. Timeout should be lower than Config.max_stream_load_timeout_second: 259200"},
+		{"a VISIBLE label exists", "demo", "t", hdr{"label": "used_vis"}, "Label Already Exists",
+			"[LABEL_ALREADY_EXISTS]TStatus: errCode = 2, detailMessage = Label [used_vis] has already been used, relate to txn [1001], status [VISIBLE]."},
+		{"a PRECOMMITTED label exists", "demo", "t", hdr{"label": "used_pc", "two_phase_commit": "true"}, "Label Already Exists",
+			"[LABEL_ALREADY_EXISTS]TStatus: errCode = 2, detailMessage = Label [used_pc] has already been used, relate to txn [1002], status [PRECOMMITTED]."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := hdr{"Authorization": basic("root", "pw")}
+			for k, v := range tc.h {
+				h[k] = v
+			}
+			if h["Authorization"] == "" && tc.h["Authorization"] == "" {
+				if _, set := tc.h["Authorization"]; set {
+					h["Authorization"] = ""
+				}
+			}
+			body := beLoad(t, s, tc.db, tc.tbl, h, "1\ta\n")
+			wantEqual(t, "TxnId", field(t, body, "TxnId"), -1)
+			wantEqual(t, "Status", field(t, body, "Status"), tc.status)
+			wantEqual(t, "Message", field(t, body, "Message"), tc.msg)
+			wantEqual(t, "NumberLoadedRows", field(t, body, "NumberLoadedRows"), 0)
+			wantEqual(t, "TwoPhaseCommit", field(t, body, "TwoPhaseCommit"), map[bool]string{true: "true", false: "false"}[tc.h["two_phase_commit"] == "true"])
+			if tc.status == "Label Already Exists" {
+				wantEqual(t, "ExistingJobStatus", field(t, body, "ExistingJobStatus"), map[string]string{"used_vis": "FINISHED", "used_pc": "PRECOMMITTED"}[tc.h["label"]])
+			} else if strings.Contains(body, "ExistingJobStatus") {
+				t.Errorf("ExistingJobStatus outside Label Already Exists: %s", body)
+			}
+		})
+	}
+	wantEqual(t, "txns", len(s.Txns("demo")), 2)
+}
+
+// rawLoad opens a stream load to the BE on a raw TCP connection and
+// returns what the BE sends before any body byte.
+func rawLoad(t *testing.T, s *Server, headers string) (net.Conn, *bufio.Reader, string) {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(s.BackendURLs()[0], "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	fmt.Fprintf(conn, "PUT /api/demo/t/_stream_load HTTP/1.1\r\nHost: x\r\nAuthorization: %s\r\n%s\r\n", basic(s.User, s.Password), headers)
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	br := bufio.NewReader(conn)
+	line, err := br.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn, br, line
+}
+
+// The header phase answers before 100 Continue, so a waiting client never
+// sends its body; a good load gets 100 Continue first.
+func TestBEHeaderPhaseAnswersBeforeContinue(t *testing.T) {
+	s := newServer(t, WithTable(demoDDL))
+	_, br, first := rawLoad(t, s, "Expect: 100-continue\r\nContent-Length: 4\r\nlabel: a.b\r\n")
+	wantEqual(t, "first line", first, "HTTP/1.1 200 OK\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(io.MultiReader(strings.NewReader(first), br)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(b), "Label format error") {
+		t.Errorf("body %s", b)
+	}
+
+	conn, br, first := rawLoad(t, s, "Expect: 100-continue\r\nContent-Length: 4\r\nlabel: ok\r\n")
+	wantEqual(t, "first line", first, "HTTP/1.1 100 Continue\r\n")
+	wantEqual(t, "state while the body is pending", s.Txns("demo")[0].State, "PREPARE")
+	br.ReadString('\n')
+	io.WriteString(conn, "1\ta\n")
+	resp, err = http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	wantEqual(t, "Status", field(t, string(b), "Status"), "Success")
+
+	// Neither Content-Length nor chunked (§1.3 step 5).
+	_, br, first = rawLoad(t, s, "label: nolen\r\n")
+	resp, err = http.ReadResponse(bufio.NewReader(io.MultiReader(strings.NewReader(first), br)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(rest), `"Message": "[INVALID_ARGUMENT]content_length is empty and transfer-encoding!=chunked, please set content_length or transfer-encoding=chunked"`) {
+		t.Errorf("no framing: %s", rest)
+	}
+}
+
+// A header rejected after begin txn aborts that txn (§1.3 step 8).
+func TestBEHeaderAfterBeginAbortsTheTxn(t *testing.T) {
+	s := newServer(t, WithTable(demoDDL))
+	body := beLoad(t, s, "demo", "t", hdr{"label": "sm", "strict_mode": "maybe"}, "1\ta\n")
+	wantEqual(t, "TxnId", field(t, body, "TxnId"), 1001)
+	wantEqual(t, "Message", field(t, body, "Message"), "[INVALID_ARGUMENT]Invalid strict mode format. Must be bool type")
+	wantEqual(t, "txn", s.Txns("demo")[0].State, "ABORTED")
+	wantEqual(t, "label reusable", field(t, beLoad(t, s, "demo", "t", hdr{"label": "sm"}, "1\ta\n"), "Status"), "Success")
+}
+
+func TestBEBodies(t *testing.T) {
+	s := newServer(t, WithTable(demoDDL))
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("1\tgz\n"))
+	zw.Close()
+	var lz bytes.Buffer
+	lw := lz4.NewWriter(&lz)
+	lw.Write([]byte("2\tlz4\n"))
+	lw.Close()
+	for _, tc := range []struct {
+		name string
+		h    hdr
+		body string
+		rows int
+	}{
+		{"a gzip body is decompressed", hdr{"compress_type": "GZ"}, gz.String(), 1},
+		{"an lz4 frame body is decompressed", hdr{"compress_type": "lz4"}, lz.String(), 1},
+		{"an empty 2PC body is a successful empty load", hdr{"two_phase_commit": "true"}, "", 0},
+		{"a CSV with \\x separators and skip_lines", hdr{"column_separator": `\x01`, "skip_lines": "1"}, "header\n3\x01x\n", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.h["label"] = regexp.MustCompile(`\W`).ReplaceAllString(tc.name, "_")
+			body := beLoad(t, s, "demo", "t", tc.h, tc.body)
+			wantEqual(t, "Status", field(t, body, "Status"), "Success")
+			wantEqual(t, "rows", field(t, body, "NumberLoadedRows"), tc.rows)
+			wantEqual(t, "LoadBytes", field(t, body, "LoadBytes"), len(tc.body))
+			if field(t, body, "TxnId").(float64) <= 0 {
+				t.Errorf("no txn: %s", body)
+			}
+		})
+	}
+	wantEqual(t, "rows", s.Rows("demo", "t"), [][]string{{"1", "gz"}, {"2", "lz4"}, {"3", "x"}})
+
+	// Chunked bodies and gzip replies.
+	req, _ := http.NewRequest("PUT", s.BackendURLs()[0]+"/api/demo/t/_stream_load", io.MultiReader(strings.NewReader("4\tchunked\n")))
+	req.SetBasicAuth("root", "")
+	req.Header.Set("Accept-Encoding", "gzip")
+	req.Header.Set("label", "chunked")
+	resp, err := rawClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	wantEqual(t, "Content-Encoding", resp.Header.Get("Content-Encoding"), "gzip")
+	zr, err := gzip.NewReader(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(zr)
+	wantEqual(t, "chunked load", field(t, string(b), "NumberLoadedRows"), 1)
+}
+
+// Too many filtered rows: Fail, counters kept, loaded 0, ErrorURL served (§4, §7).
+func TestBETooManyFilteredRows(t *testing.T) {
+	s := newServer(t, WithTable(demoDDL))
+	body := beLoad(t, s, "demo", "t", hdr{"label": "bad"}, "1\ta\nnot_a_number\tb\tc\n")
+	wantEqual(t, "Status", field(t, body, "Status"), "Fail")
+	wantEqual(t, "Message", field(t, body, "Message"), "[DATA_QUALITY_ERROR]too many filtered rows")
+	wantEqual(t, "counters", []any{field(t, body, "NumberTotalRows"), field(t, body, "NumberLoadedRows"), field(t, body, "NumberFilteredRows")}, []any{2, 0, 1})
+	wantEqual(t, "txn", s.Txns("demo")[0].State, "ABORTED")
+	u, _ := field(t, body, "ErrorURL").(string)
+	if !strings.HasPrefix(u, s.BackendURLs()[0]+"/api/_load_error_log?file=__shard_") {
+		t.Fatalf("ErrorURL %q", u)
+	}
+	r := do(t, s, "GET", u, hdr{"Authorization": ""}, "")
+	wantEqual(t, "Content-Type", r.header.Get("Content-Type"), "text/plain; charset=utf-8")
+	if !strings.HasPrefix(r.body, "Reason: ") || !strings.Contains(r.body, "src line [not_a_number\tb\tc]; ") {
+		t.Errorf("error log %q", r.body)
+	}
+	if !strings.Contains(body, `"FirstErrorMsg": "`) {
+		t.Errorf("no FirstErrorMsg: %s", body)
+	}
+	wantEqual(t, "unknown file", do(t, s, "GET", s.BackendURLs()[0]+"/api/_load_error_log?file=nope", nil, "").code, 404)
+
+	body = beLoad(t, s, "demo", "t", hdr{"label": "ratio", "max_filter_ratio": "0.5"}, "1\ta\nnot_a_number\tb\tc\n")
+	wantEqual(t, "within max_filter_ratio", []any{field(t, body, "Status"), field(t, body, "NumberLoadedRows"), field(t, body, "NumberFilteredRows")}, []any{"Success", 1, 1})
+}
+
+// An empty label makes the BE generate a UUID.
+func TestBEGeneratesALabel(t *testing.T) {
+	s := newServer(t, WithTable(demoDDL))
+	body := beLoad(t, s, "demo", "t", hdr{}, "1\ta\n")
+	l, _ := field(t, body, "Label").(string)
+	if !regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`).MatchString(l) {
+		t.Errorf("label %q", l)
+	}
+}
