@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
@@ -27,7 +28,8 @@ func init() {
 }
 
 // Write loads the elements of col into Doris and returns a PCollection of
-// CommitResult, one per load, once its rows are committed.
+// CommitResult, one per load, once its rows are committed. The results are
+// in the global window, whatever the input's windowing.
 //
 // Elements may be structs (one row each, fields mapped by `doris:"col"`,
 // then `json` tags, then names), []byte or string holding one or many
@@ -49,6 +51,9 @@ func Write(s beam.Scope, cfg Config, col beam.PCollection, opts ...WriteOption) 
 	// new load begins (design §6).
 	cleaned := beam.ParDo(s.Scope("AbortLingering"), w.cleanup, beam.Impulse(s))
 	pre := beam.ParDo(s.Scope("Precommit"), w.write, col, beam.SideInput{Input: cleaned})
+	// Results are emitted in FinishBundle, which puts them in the global
+	// window whatever the input's windowing; say so in the graph too.
+	pre = beam.WindowInto(s, window.NewGlobalWindows(), pre)
 	if w.write.Opts.Delivery == AtLeastOnce {
 		return pre // plain loads are visible already
 	}

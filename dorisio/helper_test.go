@@ -1,0 +1,193 @@
+package dorisio
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+)
+
+func TestMain(m *testing.M) { ptest.Main(m) }
+
+// event is the struct element of most pipeline tests.
+type event struct {
+	ID   int64  `doris:"id"`
+	Name string `doris:"name"`
+}
+
+func init() {
+	beam.RegisterType(reflect.TypeOf((*event)(nil)).Elem())
+	register.Function1x1(committedRows)
+	register.Function1x1(filteredRows)
+}
+
+// committedRows maps a result to its rows, and an uncommitted one to a
+// value no test expects.
+func committedRows(r CommitResult) int64 {
+	if !r.Committed {
+		return -1_000_000_000
+	}
+	return r.Rows
+}
+
+func filteredRows(r CommitResult) int64 { return r.FilteredRows }
+
+const eventsDDL = "demo.%s(id BIGINT NOT NULL, name VARCHAR(16))"
+
+func startServer(t *testing.T, opts ...doristest.Option) *doristest.Server {
+	t.Helper()
+	srv := doristest.NewServer(opts...)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func configFor(srv *doristest.Server, table string) Config {
+	return Config{FEs: []string{srv.URL}, User: srv.User, Password: srv.Password, Database: "demo", Table: table}
+}
+
+func events(n int, name func(i int) string) []event {
+	out := make([]event, n)
+	for i := range out {
+		out[i] = event{ID: int64(i), Name: name(i)}
+	}
+	return out
+}
+
+func shortName(i int) string { return fmt.Sprintf("n%d", i%1000) }
+
+// rowsOf renders events as the server renders committed rows.
+func rowsOf(evs []event) [][]string {
+	out := make([][]string, len(evs))
+	for i, e := range evs {
+		out[i] = []string{fmt.Sprint(e.ID), e.Name}
+	}
+	return out
+}
+
+// wantRows compares a table's committed rows with want as multisets: every
+// row exactly once, nothing else.
+func wantRows(t *testing.T, srv *doristest.Server, table string, want [][]string) {
+	t.Helper()
+	key := func(rows [][]string) []string {
+		out := make([]string, len(rows))
+		for i, r := range rows {
+			out[i] = strings.Join(r, "\x00")
+		}
+		sort.Strings(out)
+		return out
+	}
+	got, w := key(srv.Rows("demo", table)), key(want)
+	if len(got) != len(w) {
+		t.Fatalf("table %s holds %d rows, want %d", table, len(got), len(w))
+	}
+	for i := range got {
+		if got[i] != w[i] {
+			t.Fatalf("table %s: row %q where %q was expected (sorted position %d)", table, got[i], w[i], i)
+		}
+	}
+}
+
+// wantNoOpenTxns fails if a PREPARE or PRECOMMITTED transaction is left.
+func wantNoOpenTxns(t *testing.T, srv *doristest.Server) {
+	t.Helper()
+	for _, tx := range srv.Txns("demo") {
+		if tx.State == "PREPARE" || tx.State == "PRECOMMITTED" {
+			t.Errorf("transaction %d (label %s, table %s) left %s", tx.ID, tx.Label, tx.Table, tx.State)
+		}
+	}
+}
+
+// pipelineTimeout bounds every pipeline run: prism can hang (beam-go.md §4).
+const pipelineTimeout = 2 * time.Minute
+
+// runPipeline builds and runs a pipeline on the test runner (prism by
+// default) under pipelineTimeout, returning its error and metrics.
+func runPipeline(t *testing.T, build func(s beam.Scope)) (metrics.QueryResults, error) {
+	t.Helper()
+	p, s := beam.NewPipelineWithRoot()
+	build(s)
+	type result struct {
+		res metrics.QueryResults
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		pr, err := ptest.RunWithMetrics(p)
+		var q metrics.QueryResults
+		if err == nil && pr != nil {
+			q = pr.Metrics().Query(func(r metrics.SingleResult) bool { return r.Namespace() == metricsNamespace })
+		}
+		done <- result{q, err}
+	}()
+	select {
+	case r := <-done:
+		return r.res, r.err
+	case <-time.After(pipelineTimeout):
+		t.Fatalf("pipeline did not finish within %v", pipelineTimeout)
+		return metrics.QueryResults{}, nil
+	}
+}
+
+func counter(q metrics.QueryResults, name string) int64 {
+	var n int64
+	for _, c := range q.Counters() {
+		if c.Name() == name {
+			n += c.Result()
+		}
+	}
+	return n
+}
+
+// lifecycle drives one writeFn bundle by hand, as a runner does; it
+// returns the bundle's emitted results and error.
+func lifecycle(t *testing.T, fn *writeFn, elems []any) ([]CommitResult, error) {
+	t.Helper()
+	ctx := context.Background()
+	var out []CommitResult
+	emit := func(r CommitResult) { out = append(out, r) }
+	for _, e := range elems {
+		if err := fn.ProcessElement(ctx, e, nil, emit); err != nil {
+			ferr := fn.FinishBundle(ctx, nil, emit)
+			if ferr != nil {
+				return out, ferr
+			}
+			return out, err
+		}
+	}
+	err := fn.FinishBundle(ctx, nil, emit)
+	return out, err
+}
+
+// buildWrite constructs Write's DoFns as Write would, set up for direct calls.
+func buildWrite(t *testing.T, cfg Config, elem any, opts ...WriteOption) *write {
+	t.Helper()
+	_, s := beam.NewPipelineWithRoot()
+	w, err := newWrite(cfg, beam.Create(s, elem), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, setup := range []func(context.Context) error{w.write.Setup, w.commit.Setup} {
+		if err := setup(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { w.write.Teardown(); w.commit.Teardown() })
+	return w
+}
+
+func asElems(evs []event) []any {
+	out := make([]any, len(evs))
+	for i, e := range evs {
+		out[i] = e
+	}
+	return out
+}
