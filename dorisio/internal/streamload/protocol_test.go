@@ -1,0 +1,130 @@
+package streamload
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// Bodies quoted in the protocol reference, used as test cases and fuzz seeds.
+var specLoadBodies = []string{
+	"{\n    \"TxnId\": -1,\n    \"Label\": \"test_stream_load_job_status\",\n    \"Comment\": \"\",\n    \"TwoPhaseCommit\": \"false\",\n    \"Status\": \"Label Already Exists\",\n    \"ExistingJobStatus\": \"FINISHED\",\n    \"Message\": \"[LABEL_ALREADY_EXISTS]TStatus: errCode = 2, detailMessage = Label [test_stream_load_job_status] has already been used, relate to txn [602531767123968], status=[TXN_STATUS_VISIBLE]\",\n    \"NumberTotalRows\": 0,\n    \"ReceiveDataTimeMs\": 0,\n    \"CommitAndPublishTimeMs\": 0\n}\n",
+	`{"TxnId": -1, "Label": "doris_dev_user_1_23", "Status": "Label Already Exists", "ExistingJobStatus": "FINISHED", "Message": "errCode = 2, detailMessage = Label [doris_dev_user_1_23] has already been used, relate to txn [50985]"}`,
+	`{"status":"FAILED","msg":"There is no 100-continue header"}`,
+	"{\"status\":\"FAILED\",\"msg\":\"Header `group_commit` can only be `sync_mode`, `async_mode` or `off_mode`.\"}",
+	`{"msg":"Unauthorized","code":401,"data":"Access denied for user 'root@10.1.2.3' (using password: YES)","count":0}`,
+	`{"status":"FAILED","msg":"errCode = 2, detailMessage = No backend available for load, please check the status of your backends., policy: x"}`,
+	`{"msg":"Internal Error","code":500,"data":"boom","count":0}`,
+	"",
+	"<html><body>502 Bad Gateway</body></html>",
+	`{"Status":"Success"}`,
+	`{"status":"Success","Label":"x"}`,
+}
+
+func TestClassifyLoadAnswers(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		want action
+		kind error
+	}{
+		{"the cloud label-exists body is label-exists with txn 602531767123968", specLoadBodies[0], actLabelExists, ErrLabelExists},
+		{"a missing Expect header is fatal", specLoadBodies[2], actFatal, nil},
+		{"a bad group_commit header is fatal", specLoadBodies[3], actFatal, nil},
+		{"the FE's 401 envelope is fatal auth", specLoadBodies[4], actFatal, ErrAuth},
+		{"no backend available is retried", specLoadBodies[5], actRetry, nil},
+		{"an FE internal error is retried", specLoadBodies[6], actRetry, nil},
+		{"an empty body is resolved by label state", specLoadBodies[7], actResolve, nil},
+		{"an HTML page is resolved by label state", specLoadBodies[8], actResolve, nil},
+		{"Status without Label is resolved by label state", specLoadBodies[9], actResolve, nil},
+		{"a lowercase status key is not a load Status", specLoadBodies[10], actResolve, nil},
+		{"an unqualified-data stop is data quality", loadBody(-1, "l", "false", "Fail", "", "[DATA_QUALITY_ERROR]Encountered unqualified data, stop processing. Please check if the source data matches the schema, and consider disabling strict mode or increasing max_filter_ratio.", 0, 1, ""), actFatal, ErrDataQuality},
+		{"a 2.0 too-many-filtered-rows is data quality", loadBody(-1, "l", "false", "Fail", "", "[INTERNAL_ERROR]too many filtered rows", 0, 1, ""), actFatal, ErrDataQuality},
+		{"a cut-short body is retried with the same label", loadBody(-1, "l", "false", "Fail", "", "[NETWORK_ERROR]receive body don't equal with body bytes", 0, 0, ""), actRetry, nil},
+		{"a committed-txn quota is retried", loadBody(-1, "l", "false", "Fail", "", "[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = current committed txns on table 1 is 500, larger than limit 500", 0, 0, ""), actRetry, nil},
+		{"an old -235 wrapped text is retried", loadBody(-1, "l", "false", "Fail", "", "[INTERNAL_ERROR]tablet writer write failed, tablet_id=1, txn_id=2, err=-235", 0, 0, ""), actRetry, nil},
+		{"a timeout out of range is fatal, not an RPC timeout", loadBody(-1, "l", "false", "Fail", "", "[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = Invalid timeout: 0. Timeout should be higher than Config.min_load_timeout_second: 1", 0, 0, ""), actFatal, nil},
+		{"a bad strict_mode is fatal", loadBody(-1, "l", "false", "Fail", "", "[INVALID_ARGUMENT]Invalid strict mode format. Must be bool type", 0, 0, ""), actFatal, nil},
+		{"an unrecognised Fail is confirmed by label state", loadBody(-1, "l", "false", "Fail", "", "[E-1234]something new", 0, 0, ""), actResolve, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v := classifyLoad(parseLoadResponse([]byte(tc.body)))
+			if v.act != tc.want || v.kind != tc.kind || v.reason == "" {
+				t.Errorf("classifyLoad = %+v, want action %d kind %v", v, tc.want, tc.kind)
+			}
+		})
+	}
+	if got := relatedTxn(parseLoadResponse([]byte(specLoadBodies[0])).Message); got != 602531767123968 {
+		t.Errorf("cloud txn id = %d", got)
+	}
+	if got := relatedTxn(parseLoadResponse([]byte(specLoadBodies[1])).Message); got != 50985 {
+		t.Errorf("1.x txn id = %d", got)
+	}
+}
+
+func TestParseLoadResponseReadsCountersAndIgnoresUnknownKeys(t *testing.T) {
+	body := `{"TxnId":12,"Label":"l","Status":"Success","Message":"OK","NumberTotalRows":10,"NumberLoadedRows":7,"NumberFilteredRows":2,"NumberUnselectedRows":1,"LoadBytes":99,"GroupCommit":true,"Brand":{"new":[1]}}`
+	r := parseLoadResponse([]byte(body))
+	if r.shape != shapeLoad || r.TxnID != 12 || r.TotalRows != 10 || r.LoadedRows != 7 || r.FilteredRows != 2 || r.UnselectedRows != 1 || r.Bytes != 99 {
+		t.Errorf("parsed %+v", r)
+	}
+}
+
+// The password never appears in an error or a log line, whatever Doris or a
+// proxy echoes back. (TestMain also scans everything the suite produced.)
+func TestNoErrorOrLogLineContainsThePassword(t *testing.T) {
+	echo := "Location: http://loader:" + testPassword + "@be:8040/ Authorization: Basic " + secretForms()[1]
+	var buf lockedBuffer
+	beSrv := server(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.Header.Get("label") {
+		case "auth":
+			io.WriteString(w, loadBody(-1, "auth", "false", "Fail", "", "[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = Access denied for "+echo, 0, 0, ""))
+		default:
+			w.WriteHeader(502)
+			io.WriteString(w, "<html>proxy says "+echo+"</html>")
+		}
+	})
+	fe := feRedirecting(t, beSrv, func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"msg":"Error","code":1,"data":"`+echo+`","count":0}`)
+	})
+	c, _ := newClient(t, []string{fe.URL}, func(c *Config) { c.Logger = suiteSlogTo(&buf) })
+	var errs []error
+	for _, label := range []string{"auth", "proxy"} {
+		_, err := c.Load(context.Background(), loadReq(label, true, "1\n"))
+		errs = append(errs, err)
+	}
+	_, err := c.Commit(context.Background(), "db1", 1, "x")
+	errs = append(errs, err)
+	errs = append(errs, c.Abort(context.Background(), "db1", 1, "x"))
+	_, err = c.LoadState(context.Background(), "db1", "x")
+	errs = append(errs, err)
+	_, err = c.ListTransactions(context.Background(), "db1", "x_")
+	errs = append(errs, err)
+	texts := []string{buf.String()}
+	for _, e := range errs {
+		if e == nil {
+			t.Errorf("expected an error")
+			continue
+		}
+		record(e)
+		texts = append(texts, e.Error())
+		var se *Error
+		if errors.As(e, &se) {
+			texts = append(texts, se.Body, se.Message)
+		}
+	}
+	for _, s := range texts {
+		for _, f := range secretForms() {
+			if strings.Contains(s, f) {
+				t.Errorf("password form %q leaked: %.200s", f, s)
+			}
+		}
+	}
+	if !strings.Contains(strings.Join(texts, "\n"), "***") {
+		t.Errorf("expected redaction markers in the echoed texts")
+	}
+}

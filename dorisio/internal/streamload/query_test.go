@@ -1,0 +1,146 @@
+package streamload
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fakeTxnDB is an FE with /api/query (streamed shape, §12.1) over a txn
+// table, and a BE doing 2PC aborts on it. It knowingly returns rows outside
+// the LIKE prefix, to prove the client filters by itself.
+type fakeTxnDB struct {
+	mu      sync.Mutex // guards rows, aborts, stmts
+	rows    []Txn
+	aborts  []int64
+	stmts   []string
+	refusal string // when set, /api/query answers this FE error data
+}
+
+func (f *fakeTxnDB) start(t *testing.T) string {
+	t.Helper()
+	be := server(t, func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		var id int64
+		fmt.Sscan(r.Header.Get("txn_id"), &id)
+		f.aborts = append(f.aborts, id)
+		for i := range f.rows {
+			if f.rows[i].ID == id {
+				switch f.rows[i].Status {
+				case "PREPARE", "PRECOMMITTED":
+					f.rows[i].Status, f.rows[i].Reason = "ABORTED", "User Abort"
+					io.WriteString(w, twoPCBody("Success", fmt.Sprintf("transaction [%d] abort successfully.", id)))
+				case "COMMITTED", "VISIBLE":
+					io.WriteString(w, twoPCBody("ANALYSIS_ERROR", fmt.Sprintf("TStatus: errCode = 2, detailMessage = transaction [%d] is already %s, could not abort.", id, f.rows[i].Status)))
+				default:
+					io.WriteString(w, twoPCBody("ANALYSIS_ERROR", fmt.Sprintf("TStatus: errCode = 2, detailMessage = transaction [%d] is already aborted, abort reason: User Abort", id)))
+				}
+				return
+			}
+		}
+		io.WriteString(w, twoPCBody("ANALYSIS_ERROR", fmt.Sprintf("TStatus: errCode = 2, detailMessage = transaction [%d] not found", id)))
+	})
+	return feRedirecting(t, be, func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/api/query/default_cluster/db1" || !basicOK(r) {
+			io.WriteString(w, `{"msg":"Unauthorized","code":401,"data":"Cookie is invalid","count":0}`)
+			return
+		}
+		var req struct{ Stmt string }
+		json.NewDecoder(r.Body).Decode(&req)
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.stmts = append(f.stmts, req.Stmt)
+		if f.refusal != "" {
+			fmt.Fprintf(w, `{"msg":"Error","code":1,"data":%q,"count":0}`, f.refusal)
+			return
+		}
+		var rows []string
+		for i := len(f.rows) - 1; i >= 0; i-- { // newest first
+			x := f.rows[i]
+			rows = append(rows, fmt.Sprintf(`["%d","%s","BE: 10.0.0.12","%s","BACKEND_STREAMING","2025-01-02 10:00:00",null,null,null,null,"%s","0","-1","259200000",""]`, x.ID, x.Label, x.Status, x.Reason))
+		}
+		w.Header().Set("Content-Type", "application/json;charset=utf-8")
+		fmt.Fprintf(w, "{\n    \"data\": {\n        \"type\": \"result_set\",\n        \"meta\": [%s],\n        \"data\": [\n            %s\n        ],\n        \"time\": 3\n    },\n    \"msg\": \"success\",\n    \"code\": 0\n}",
+			`{"name":"TransactionId","type":"VARCHAR"},{"name":"Label","type":"VARCHAR"},{"name":"Coordinator","type":"VARCHAR"},{"name":"TransactionStatus","type":"VARCHAR"},{"name":"LoadJobSourceType","type":"VARCHAR"},{"name":"PrepareTime","type":"VARCHAR"},{"name":"PreCommitTime","type":"VARCHAR"},{"name":"CommitTime","type":"VARCHAR"},{"name":"PublishTime","type":"VARCHAR"},{"name":"FinishTime","type":"VARCHAR"},{"name":"Reason","type":"VARCHAR"},{"name":"ErrorReplicasCount","type":"VARCHAR"},{"name":"ListenerId","type":"VARCHAR"},{"name":"TimeoutMs","type":"VARCHAR"},{"name":"ErrMsg","type":"VARCHAR"}`,
+			strings.Join(rows, ",\n            "))
+	}).URL
+}
+
+func TestAbortLingeringAbortsOnlyRunningTxnsOfThePrefix(t *testing.T) {
+	f := &fakeTxnDB{rows: []Txn{
+		{ID: 1, Label: "job42_t1_0", Status: "VISIBLE"},
+		{ID: 2, Label: "job42_t1_1", Status: "PRECOMMITTED"},
+		{ID: 3, Label: "job42_t2_0", Status: "PREPARE"},
+		{ID: 4, Label: "job42_t2_1", Status: "ABORTED", Reason: "timeout by txn manager"},
+		{ID: 5, Label: "job420_t1_0", Status: "PRECOMMITTED"}, // another job's prefix
+		{ID: 6, Label: "job42_t3_0", Status: "COMMITTED"},
+	}}
+	fe := f.start(t)
+	c, _ := newClient(t, []string{fe}, nil)
+	aborted, err := c.AbortLingering(context.Background(), "db1", "job42_")
+	if err != nil {
+		t.Fatalf("AbortLingering: %v", record(err))
+	}
+	var ids []int64
+	for _, x := range aborted {
+		ids = append(ids, x.ID)
+	}
+	if fmt.Sprint(ids) != "[3 2]" && fmt.Sprint(ids) != "[2 3]" {
+		t.Errorf("aborted %v, want txns 2 and 3", ids)
+	}
+	for _, id := range f.aborts {
+		if id == 5 || id == 1 || id == 6 {
+			t.Errorf("aborted txn %d, which is outside the prefix or final", id)
+		}
+	}
+	if len(f.stmts) != 2 || f.stmts[0] != "SHOW TRANSACTION FROM `db1` WHERE LABEL LIKE 'job42_%'" {
+		t.Errorf("statements %q: want the LIKE query, then one re-list", f.stmts)
+	}
+}
+
+func TestListTransactionsRefusedIsErrListingUnsupported(t *testing.T) {
+	for _, refusal := range []string{
+		"Failed to execute sql: java.sql.SQLSyntaxErrorException: (conn=57) errCode = 2, detailMessage = Access denied; you need (at least one of) the (Admin_priv) privilege(s) for this operation",
+		"Failed to execute sql: java.sql.SQLException: (conn=3) errCode = 2, detailMessage = Not supported in cloud mode",
+	} {
+		f := &fakeTxnDB{refusal: refusal}
+		fe := f.start(t)
+		c, _ := newClient(t, []string{fe}, nil)
+		_, err := c.AbortLingering(context.Background(), "db1", "job42_")
+		mustKind(t, err, ErrListingUnsupported)
+		if !strings.Contains(err.Error(), "detailMessage") || len(f.stmts) != 1 {
+			t.Errorf("error %q after %d queries", err, len(f.stmts))
+		}
+	}
+}
+
+func TestListTransactionsRetriesACutShortStream(t *testing.T) {
+	n := 0
+	fe := server(t, func(w http.ResponseWriter, r *http.Request) {
+		n++
+		if n == 1 {
+			io.WriteString(w, "{\n    \"data\": {\n        \"type\": \"result_set\",\n        \"meta\": [{\"name\":\"TransactionId\"")
+			return
+		}
+		io.WriteString(w, `{"data":{"type":"result_set","meta":[{"name":"Label"},{"name":"TransactionStatus"},{"name":"TransactionId"}],"data":[["p_1","PRECOMMITTED","77"]],"time":1},"msg":"success","code":0}`)
+	})
+	c, _ := newClient(t, []string{fe.URL}, nil)
+	txns, err := c.ListTransactions(context.Background(), "db1", "p_")
+	if err != nil || len(txns) != 1 || txns[0] != (Txn{ID: 77, Label: "p_1", Status: "PRECOMMITTED"}) || n != 2 {
+		t.Errorf("ListTransactions = %+v, %v after %d calls", txns, record(err), n)
+	}
+}
+
+func TestListTransactionsRefusesPrefixesThatCouldInjectSQL(t *testing.T) {
+	c, _ := newClient(t, []string{"http://127.0.0.1:1"}, nil)
+	for _, p := range []string{"", "a'b", "a%", "a b", strings.Repeat("a", 129)} {
+		_, err := c.ListTransactions(context.Background(), "db1", p)
+		mustKind(t, err, nil)
+	}
+}
