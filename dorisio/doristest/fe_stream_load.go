@@ -92,19 +92,29 @@ func (s *Server) redirect(w http.ResponseWriter, r *http.Request, ep Endpoint, t
 	loc += hostPort + r.URL.EscapedPath() + "?" + r.URL.RawQuery
 	w.Header().Set("Location", loc)
 	w.Header().Set("Content-Length", "0")
-	w.WriteHeader(http.StatusTemporaryRedirect)
-	if n := s.drainFE(w, r); n > 0 && slow != nil {
-		slow.addBodyBytes(n)
+	w.WriteHeader(http.StatusTemporaryRedirect) // from here on Go sends no 100 Continue
+	if slow != nil {
+		// Count what the impatient client sent before it sees the reply,
+		// so that the count is complete when its request returns.
+		slow.addBodyBytes(s.drainFE(w, r, false))
+		return
 	}
+	s.drainFE(w, r, true)
 }
 
-// drainFE reads (after the reply has been flushed, so no 100 Continue is
-// sent) whatever body bytes the client pushes to the FE, and counts them.
-// A client that waits for 100-continue sends none and closes the
-// connection, so this returns at once.
-func (s *Server) drainFE(w http.ResponseWriter, r *http.Request) int64 {
+// drainFE reads (after the reply header is written, so no 100 Continue
+// is sent) whatever body bytes the client pushes to the FE, and counts
+// them. With flushFirst the reply goes out first: a client that waits for
+// 100-continue then sends nothing and closes the connection, so this
+// returns at once.
+func (s *Server) drainFE(w http.ResponseWriter, r *http.Request, flushFirst bool) int64 {
 	rc := http.NewResponseController(w)
-	if err := rc.Flush(); err != nil || r.Body == nil || r.Body == http.NoBody {
+	if flushFirst {
+		if err := rc.Flush(); err != nil {
+			return 0
+		}
+	}
+	if r.Body == nil || r.Body == http.NoBody {
 		return 0
 	}
 	var total int64

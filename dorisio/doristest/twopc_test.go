@@ -82,11 +82,17 @@ func TestTwoPCOutcomes(t *testing.T) {
 		{"commit by txn_id of a PREPARE txn is refused", prepare, byID("commit"),
 			func(id, _ string) string { return analysis("transaction [" + id + "] is prepare, not pre-committed.") }, "PREPARE"},
 		{"commit by txn_id of a COMMITTED txn is refused", committed, byID("commit"),
-			func(id, _ string) string { return analysis("transaction [" + id + "] is already committed, not pre-committed.") }, "COMMITTED"},
+			func(id, _ string) string {
+				return analysis("transaction [" + id + "] is already committed, not pre-committed.")
+			}, "COMMITTED"},
 		{"commit by txn_id of a VISIBLE txn is refused", visible, byID("commit"),
-			func(id, _ string) string { return analysis("transaction [" + id + "] is already visible, not pre-committed.") }, "VISIBLE"},
+			func(id, _ string) string {
+				return analysis("transaction [" + id + "] is already visible, not pre-committed.")
+			}, "VISIBLE"},
 		{"commit by txn_id of a user-aborted txn names the reason after a period", aborted, byID("commit"),
-			func(id, _ string) string { return analysis("transaction [" + id + "] is already aborted. abort reason: User Abort") }, "ABORTED"},
+			func(id, _ string) string {
+				return analysis("transaction [" + id + "] is already aborted. abort reason: User Abort")
+			}, "ABORTED"},
 		{"commit by txn_id of a timed-out txn names the txn manager", timedOut, byID("commit"),
 			func(id, _ string) string {
 				return analysis("transaction [" + id + "] is already aborted. abort reason: timeout by txn manager")
@@ -103,11 +109,17 @@ func TestTwoPCOutcomes(t *testing.T) {
 		{"abort by txn_id of a PRECOMMITTED txn succeeds", precommitted, byID("abort"),
 			func(id, _ string) string { return twoPCWant("Success", "transaction ["+id+"] abort successfully.") }, "ABORTED"},
 		{"abort by txn_id of an ABORTED txn names the reason after a comma", aborted, byID("abort"),
-			func(id, _ string) string { return analysis("transaction [" + id + "] is already aborted, abort reason: User Abort") }, "ABORTED"},
+			func(id, _ string) string {
+				return analysis("transaction [" + id + "] is already aborted, abort reason: User Abort")
+			}, "ABORTED"},
 		{"abort by txn_id of a COMMITTED txn could not abort", committed, byID("abort"),
-			func(id, _ string) string { return analysis("transaction [" + id + "] is already COMMITTED, could not abort.") }, "COMMITTED"},
+			func(id, _ string) string {
+				return analysis("transaction [" + id + "] is already COMMITTED, could not abort.")
+			}, "COMMITTED"},
 		{"abort by txn_id of a VISIBLE txn could not abort", visible, byID("abort"),
-			func(id, _ string) string { return analysis("transaction [" + id + "] is already VISIBLE, could not abort.") }, "VISIBLE"},
+			func(id, _ string) string {
+				return analysis("transaction [" + id + "] is already VISIBLE, could not abort.")
+			}, "VISIBLE"},
 		{"commit by label of a PRECOMMITTED txn succeeds", precommitted, byLabel("commit"),
 			func(_, l string) string { return twoPCWant("Success", "label ["+l+"] commit successfully.") }, "VISIBLE"},
 		{"abort by label of a PRECOMMITTED txn succeeds", precommitted, byLabel("abort"),
@@ -124,9 +136,13 @@ func TestTwoPCOutcomes(t *testing.T) {
 			func(_, l string) string { return analysis("running transaction not found, label=" + l) }, "ABORTED"},
 		{"commit with both headers names both", precommitted,
 			func(id, l string) hdr { return hdr{"txn_id": id, "label": l, "txn_operation": "commit"} },
-			func(id, l string) string { return twoPCWant("Success", "label ["+l+"] transaction ["+id+"] commit successfully.") }, "VISIBLE"},
+			func(id, l string) string {
+				return twoPCWant("Success", "label ["+l+"] transaction ["+id+"] commit successfully.")
+			}, "VISIBLE"},
 		{"a bad password on a known txn is refused after the lookup", precommitted,
-			func(id, _ string) hdr { return hdr{"txn_id": id, "txn_operation": "commit", "Authorization": basic("root", "bad")} },
+			func(id, _ string) hdr {
+				return hdr{"txn_id": id, "txn_operation": "commit", "Authorization": basic("root", "bad")}
+			},
 			func(string, string) string {
 				return analysis("Access denied for user 'root@127.0.0.1' (using password: YES)")
 			}, "PRECOMMITTED"},
@@ -137,7 +153,9 @@ func TestTwoPCOutcomes(t *testing.T) {
 			}, "PRECOMMITTED"},
 		{"a txn_id that is not a number is refused by the BE", nil,
 			func(string, string) hdr { return hdr{"txn_id": "abc", "txn_operation": "commit"} },
-			func(string, string) string { return twoPCWant("INTERNAL_ERROR", "convert txn_id [abc] failed, reason=stoull") }, ""},
+			func(string, string) string {
+				return twoPCWant("INTERNAL_ERROR", "convert txn_id [abc] failed, reason=stoull")
+			}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			id, l := "", ""

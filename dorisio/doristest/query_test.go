@@ -1,0 +1,86 @@
+package doristest
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+const metaJSON = `[{"name":"TransactionId","type":"VARCHAR"},{"name":"Label","type":"VARCHAR"},{"name":"Coordinator","type":"VARCHAR"},{"name":"TransactionStatus","type":"VARCHAR"},{"name":"LoadJobSourceType","type":"VARCHAR"},{"name":"PrepareTime","type":"VARCHAR"},{"name":"PreCommitTime","type":"VARCHAR"},{"name":"CommitTime","type":"VARCHAR"},{"name":"PublishTime","type":"VARCHAR"},{"name":"FinishTime","type":"VARCHAR"},{"name":"Reason","type":"VARCHAR"},{"name":"ErrorReplicasCount","type":"VARCHAR"},{"name":"ListenerId","type":"VARCHAR"},{"name":"TimeoutMs","type":"VARCHAR"},{"name":"ErrMsg","type":"VARCHAR"}]`
+
+// §11 query line: SHOW TRANSACTION over POST /api/query/default_cluster/{db}.
+func TestQueryShowTransaction(t *testing.T) {
+	clock := NewFakeClock(time.Date(2025, 1, 2, 10, 0, 0, 0, time.UTC))
+	s := newServer(t, WithTable(demoDDL), WithClock(clock))
+	streamLoad(t, s, "demo", "t", hdr{"label": "job42_0"}, "1\ta\n")
+	clock.Advance(41 * time.Second)
+	streamLoad(t, s, "demo", "t", hdr{"label": "job42_1", "two_phase_commit": "true"}, "1\ta\n")
+	streamLoad(t, s, "demo", "t", hdr{"label": "job420_1", "two_phase_commit": "true"}, "1\ta\n")
+	row1 := `["1001","job42_0","BE: 127.0.0.1","VISIBLE","BACKEND_STREAMING","2025-01-02 10:00:00",null,"2025-01-02 10:00:00","2025-01-02 10:00:00","2025-01-02 10:00:00","","0","-1","259200000",""]`
+	row2 := `["1002","job42_1","BE: 127.0.0.1","PRECOMMITTED","BACKEND_STREAMING","2025-01-02 10:00:41","2025-01-02 10:00:41",null,null,null,"","0","-1","259200000",""]`
+	url := s.URL + "/api/query/default_cluster/demo"
+
+	got := do(t, s, "POST", url, nil, `{"stmt":"SHOW TRANSACTION FROM `+"`demo`"+` WHERE LABEL LIKE 'job42_%'"}`)
+	want := "{\n    \"data\": {\n        \"type\": \"result_set\",\n        \"meta\": " + metaJSON + ",\n        \"data\": [\n            " +
+		row2 + ",\n            " + row1 + "\n        ],\n        \"time\": 0\n    },\n    \"msg\": \"success\",\n    \"code\": 0\n}"
+	wantEqual(t, "streamed LIKE, newest first", got.body, want)
+	wantEqual(t, "Content-Type", got.header.Get("Content-Type"), "application/json;charset=utf-8")
+
+	got = do(t, s, "POST", url, hdr{"X-Doris-Stream": "FALSE"}, `{"stmt":"show transaction where label like 'job42_%'","limit":1}`)
+	wantEqual(t, "buffered LIKE with limit", got.body,
+		`{"msg":"success","code":0,"data":{"type":"result_set","meta":`+metaJSON+`,"data":[`+row2+`],"time":0},"count":0}`)
+
+	for _, tc := range []struct{ name, stmt, row string }{
+		{"LABEL = gives the latest txn", "SHOW TRANSACTION WHERE LABEL = 'job42_0'", row1},
+		{"ID = gives that txn", "SHOW TRANSACTION IN demo WHERE ID = 1002", row2},
+		{"STATUS = filters by state", "SHOW TRANSACTION WHERE STATUS = 'visible'", row1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := do(t, s, "POST", url, hdr{"X-Doris-Stream": "false"}, `{"stmt":"`+tc.stmt+`"}`)
+			wantEqual(t, "body", got.body, `{"msg":"success","code":0,"data":{"type":"result_set","meta":`+metaJSON+`,"data":[`+tc.row+`],"time":0},"count":0}`)
+		})
+	}
+
+	sqlErr := func(text string) string {
+		return `{"msg":"Error","code":1,"data":"Failed to execute sql: java.sql.SQLException: (conn=N) errCode = 2, detailMessage = ` + text + `","count":0}`
+	}
+	for _, tc := range []struct {
+		name string
+		h    hdr
+		body string
+		want string
+	}{
+		{"no Authorization means an invalid cookie", hdr{"Authorization": ""}, `{"stmt":"x"}`, `{"msg":"Unauthorized","code":401,"data":"Cookie is invalid","count":0}`},
+		{"a wrong password", hdr{"Authorization": basic("root", "x")}, `{"stmt":"x"}`, `{"msg":"Unauthorized","code":401,"data":"Access denied for user 'root@127.0.0.1' (using password: YES)","count":0}`},
+		{"an empty statement", nil, `{"stmt":""}`, `{"msg":"Bad Request","code":403,"data":"Missing statement request body","count":0}`},
+		{"an async request", nil, `{"stmt":"SHOW TRANSACTION WHERE ID = 1","is_sync":false}`, `{"msg":"Error","code":1,"data":"Not support async query execution","count":0}`},
+		{"another statement", nil, `{"stmt":"SELECT 1"}`, sqlErr("doristest supports only SHOW TRANSACTION [FROM db] WHERE ..., got: SELECT 1")},
+		{"no WHERE", nil, `{"stmt":"SHOW TRANSACTION"}`, sqlErr("Missing transaction id")},
+		{"two predicates", nil, `{"stmt":"SHOW TRANSACTION WHERE ID = 1 AND LABEL = 'a'"}`, sqlErr("Where clause should looks like one of them: id = 123 or label =/like 'label' or status = 'prepare/precommitted/committed/visible/aborted'")},
+		{"an unknown id", nil, `{"stmt":"SHOW TRANSACTION WHERE ID = 5"}`, sqlErr("transaction with id 5 does not exist")},
+		{"an unknown label", nil, `{"stmt":"SHOW TRANSACTION WHERE LABEL = 'zz'"}`, sqlErr("transaction with label zz does not exist")},
+		{"a bad status", nil, `{"stmt":"SHOW TRANSACTION WHERE STATUS = 'done'"}`, sqlErr("status should be prepare/precommitted/committed/visible/aborted")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := do(t, s, "POST", url, tc.h, tc.body).body
+			if i := strings.Index(got, "(conn="); i >= 0 {
+				j := strings.Index(got[i:], ")")
+				got = got[:i] + "(conn=N" + got[i+j:]
+			}
+			wantEqual(t, "body", got, tc.want)
+		})
+	}
+	if got := do(t, s, "POST", url, nil, `{"stmt":`).body; !strings.HasPrefix(got, `{"msg":"Internal Error","code":500,"data":`) {
+		t.Errorf("bad JSON: %s", got)
+	}
+}
+
+func TestRowsAndTxnsEndpoints(t *testing.T) {
+	s := newServer(t, WithTable(demoDDL))
+	streamLoad(t, s, "demo", "t", hdr{"label": "a"}, "1\talice\n2\t\\N\n")
+	wantEqual(t, "rows", do(t, s, "GET", s.URL+"/doristest/rows?db=demo&table=t", nil, "").body,
+		`{"columns":["id","name"],"rows":[["1","alice"],["2",null]]}`)
+	wantEqual(t, "txns", do(t, s, "GET", s.URL+"/doristest/txns?db=demo", nil, "").body,
+		`{"txns":[{"id":1001,"db":"demo","table":"t","label":"a","state":"VISIBLE","reason":"","rows":2,"bytes":13}]}`)
+	wantEqual(t, "unknown table", do(t, s, "GET", s.URL+"/doristest/rows?db=demo&table=x", nil, "").code, 404)
+}
