@@ -2,6 +2,7 @@ package table
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"strings"
@@ -9,7 +10,8 @@ import (
 
 // Parse reads the whole (already decompressed) body r and returns the parsed batch.
 // With countOnly it only counts rows: values are not decoded or checked, `where` and
-// the delete sign are ignored, and every counted row is Loaded.
+// the delete sign are ignored, and every counted row is Loaded (except JSON documents
+// that do not parse, which are Filtered).
 func (sp *Spec) Parse(r io.Reader, countOnly bool) (*Batch, error) {
 	if countOnly && !sp.json && !sp.hasEnclose {
 		return sp.countCSV(r)
@@ -40,11 +42,11 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 // countChunk is the read size of the count-only path.
-const countChunk = 4 << 20
+const countChunk = 256 << 10
 
 // countCSV counts non-empty lines (after skip_lines) without decoding them. It reads in
-// large chunks and counts delimiters with bytes.Count; empty lines are looked for only
-// when a doubled delimiter occurs in the chunk.
+// cache-sized chunks and counts delimiters with bytes.Count; empty lines are counted
+// one by one only in a chunk that has a doubled delimiter.
 func (sp *Spec) countCSV(r io.Reader) (*Batch, error) {
 	b := &Batch{countOnly: true, seqIdx: -1, ncols: len(sp.schema.Columns)}
 	d := sp.lineDelim
@@ -71,7 +73,7 @@ func (sp *Spec) countCSV(r io.Reader) (*Batch, error) {
 		}
 		if len(done) > 0 {
 			c := int64(bytes.Count(done, d))
-			if bytes.HasPrefix(done, d) || bytes.Contains(done, dd) {
+			if bytes.HasPrefix(done, d) || hasDoubled(done, d, dd) {
 				c = countNonEmpty(done, d)
 			}
 			rows += c
@@ -100,6 +102,46 @@ func (sp *Spec) countCSV(r io.Reader) (*Batch, error) {
 	}
 	b.Total, b.Loaded = rows, rows
 	return b, nil
+}
+
+// hasDoubled reports whether data contains the delimiter twice in a row (an empty
+// line). One-byte delimiters are checked eight bytes at a time: bytes.Index would stop
+// at every delimiter.
+func hasDoubled(data, d, dd []byte) bool {
+	if len(d) != 1 {
+		return bytes.Contains(data, dd)
+	}
+	const lo7, hi = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
+	pat := uint64(d[0]) * 0x0101010101010101
+	// eq has the high bit of each byte that equals d.
+	eq := func(w uint64) uint64 { x := w ^ pat; return ^(((x & lo7) + lo7) | x) & hi }
+	var carry uint64
+	for len(data) >= 1<<12 {
+		var found uint64
+		block := data[:1<<12]
+		data = data[1<<12:]
+		for len(block) >= 32 {
+			m0 := eq(binary.LittleEndian.Uint64(block))
+			m1 := eq(binary.LittleEndian.Uint64(block[8:]))
+			m2 := eq(binary.LittleEndian.Uint64(block[16:]))
+			m3 := eq(binary.LittleEndian.Uint64(block[24:]))
+			found |= m0&(m0<<8|carry) | m1&(m1<<8|m0>>56) | m2&(m2<<8|m1>>56) | m3&(m3<<8|m2>>56)
+			carry = m3 >> 56
+			block = block[32:]
+		}
+		if found != 0 {
+			return true
+		}
+	}
+	prev := carry != 0
+	for _, c := range data {
+		e := c == d[0]
+		if e && prev {
+			return true
+		}
+		prev = e
+	}
+	return false
 }
 
 // countNonEmpty counts the non-empty lines of data, which ends with delimiter d.
