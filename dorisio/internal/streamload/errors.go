@@ -53,6 +53,7 @@ type Error struct {
 	Kind              error // one of the sentinels, or nil
 	Cause             error
 	next              string // the user's next step
+	parsed            bool   // Status/Message came from a parsed Doris answer: Error() skips the body
 }
 
 // Error names the operation, table, label, txn, HTTP status, Doris status
@@ -94,7 +95,7 @@ func (e *Error) Error() string {
 	if len(e.ErrorLog) > 0 {
 		fmt.Fprintf(&b, "; error log: %q", strings.Join(e.ErrorLog, " | "))
 	}
-	if e.Body != "" && !strings.Contains(e.Message, strings.TrimSpace(e.Body)) {
+	if e.Body != "" && !e.parsed && !strings.Contains(e.Message, strings.TrimSpace(e.Body)) {
 		fmt.Fprintf(&b, "; body: %q", e.Body)
 	}
 	if e.next != "" {

@@ -216,7 +216,7 @@ func (l *loadCall) run(ctx context.Context) (*LoadResult, error) {
 			if ctx.Err() != nil {
 				return nil, l.ctxErr(ctx.Err())
 			}
-			e := l.newErr(nil, loadResponse{}, ErrOutcomeUnknown, errors.Join(err, serr))
+			e := l.unknownErr(err, fmt.Errorf("the label's state could not settle it: %w", serr))
 			e.next = "call LoadState on this label before loading these rows under another label"
 			return nil, e
 		}
@@ -226,7 +226,7 @@ func (l *loadCall) run(ctx context.Context) (*LoadResult, error) {
 			return l.result(nil, loadResponse{}, SettledCommitted), nil
 		case StatePrecommitted:
 			if !l.req.TwoPhase {
-				e := l.newErr(nil, loadResponse{}, ErrOutcomeUnknown, fmt.Errorf("label is PRECOMMITTED but this load is not two-phase: %w", err))
+				e := l.unknownErr(err, errors.New("the label is PRECOMMITTED but this load is not two-phase"))
 				e.next = "another writer uses this label; abort it or choose another label"
 				return nil, e
 			}
@@ -358,17 +358,36 @@ func (l *loadCall) newErr(resp *response, r loadResponse, kind, cause error) *Er
 		e.HTTPStatus, e.Body = resp.status, c.redact(excerpt(resp.body))
 	}
 	if r.shape == shapeLoad {
+		e.parsed = true
 		e.Status, e.Message, e.ExistingJobStatus = r.Status, c.redact(r.Message), r.ExistingJobStatus
 		if r.TxnID > 0 {
 			e.TxnID = r.TxnID
 		}
 	} else if r.shape != shapeNotDoris {
+		e.parsed = true
 		e.Status, e.Message = r.feStatus, c.redact(strings.TrimSpace(r.feMsg+" "+r.feData))
 	}
 	if kind == ErrOutcomeUnknown {
 		e.next = "call LoadState on this label before loading these rows under another label"
 	}
 	return e
+}
+
+// unknownErr extends the error of the ambiguous attempt (which holds the
+// answer as received) with why the label's state did not settle it.
+func (l *loadCall) unknownErr(attemptErr, why error) *Error {
+	var e *Error
+	if !errors.As(attemptErr, &e) {
+		e = l.newErr(nil, loadResponse{}, nil, attemptErr)
+	}
+	cp := *e
+	cp.Kind = ErrOutcomeUnknown
+	if cp.Cause != nil {
+		cp.Cause = fmt.Errorf("%w; %w", cp.Cause, why)
+	} else {
+		cp.Cause = why
+	}
+	return &cp
 }
 
 // ctxErr is the error for a cancelled or expired ctx: outcome unknown if any

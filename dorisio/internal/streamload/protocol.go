@@ -272,6 +272,7 @@ type twoPCResponse struct {
 	outcome     twoPCOutcome
 	status, msg string
 	reason      string // abort reason for tpcAlreadyAborted
+	raw         []byte // the body as received
 }
 
 // parse2PCResponse parses and classifies a 2PC answer. It never fails.

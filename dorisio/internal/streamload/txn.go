@@ -153,6 +153,7 @@ func (c *Client) twoPC(ctx context.Context, op, db string, txnID int64, label st
 		} else {
 			r := parse2PCResponse(resp.body)
 			if resp.status == http.StatusOK && r.outcome != tpcUnknown && r.outcome != tpcRetry {
+				r.raw = resp.body
 				return r, nil
 			}
 			e.HTTPStatus, e.Body = resp.status, c.redact(excerpt(resp.body))
@@ -169,7 +170,8 @@ func (c *Client) twoPC(ctx context.Context, op, db string, txnID int64, label st
 
 func (c *Client) txnErr(op, db string, txnID int64, label string, r twoPCResponse, kind, cause error, next string) *Error {
 	return &Error{Op: op, DB: db, Label: label, TxnID: max64(txnID, 0), HTTPStatus: http.StatusOK,
-		Status: r.status, Message: c.redact(r.msg), Kind: kind, Cause: cause, next: next}
+		Status: r.status, Message: c.redact(r.msg), Body: c.redact(excerpt(r.raw)), Kind: kind, Cause: cause,
+		next: next, parsed: true}
 }
 
 func max64(a, b int64) int64 {
