@@ -1,6 +1,7 @@
 package doristest
 
 import (
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -62,4 +63,23 @@ func loadViaFE(s *Server, db, tbl, label, body string) string {
 		return err.Error()
 	}
 	return r.body
+}
+
+// Close lets a load in flight finish and reply.
+func TestCloseWaitsForLoadsInFlight(t *testing.T) {
+	s := NewServer(WithTable(demoDDL))
+	conn, br, first := rawLoad(t, s, "Expect: 100-continue\r\nContent-Length: 4\r\nlabel: late\r\n")
+	wantEqual(t, "first line", first, "HTTP/1.1 100 Continue\r\n")
+	br.ReadString('\n')
+	closed := make(chan struct{})
+	go func() { s.Close(); close(closed) }()
+	io.WriteString(conn, "1\ta\n")
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	wantEqual(t, "Status", field(t, string(b), "Status"), "Success")
+	<-closed
+	wantEqual(t, "rows", s.RowCount("demo", "t"), 1)
 }

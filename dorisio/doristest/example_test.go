@@ -1,0 +1,62 @@
+package doristest_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+)
+
+// A stream load through the FE (Go's client follows the 307 to the BE).
+func Example() {
+	srv := doristest.NewServer(doristest.WithTable("demo.t(id BIGINT, name VARCHAR(32))"))
+	defer srv.Close()
+
+	req, _ := http.NewRequest(http.MethodPut, srv.URL+"/api/demo/t/_stream_load", strings.NewReader("1\talice\n2\tbob\n"))
+	req.SetBasicAuth(srv.User, srv.Password)
+	req.Header.Set("Expect", "100-continue")
+	req.Header.Set("label", "first_load")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		panic(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+
+	fmt.Println(srv.Rows("demo", "t"))
+	fmt.Println(srv.Txns("demo")[0].State)
+	// Output:
+	// [[1 alice] [2 bob]]
+	// VISIBLE
+}
+
+// A fault that applies a 2PC load and then loses its reply; the txn waits
+// PRECOMMITTED until the precommit timeout fires on the fake clock.
+func ExampleServer_Inject() {
+	clock := doristest.NewFakeClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
+	srv := doristest.NewServer(doristest.WithTable("demo.t(id INT)"), doristest.WithClock(clock))
+	defer srv.Close()
+	fault := srv.Inject(doristest.Fault{Kind: doristest.ResetAfterBody, Label: "job1_", Count: 1})
+
+	req, _ := http.NewRequest(http.MethodPut, srv.URL+"/api/demo/t/_stream_load", strings.NewReader("1\n"))
+	req.SetBasicAuth(srv.User, srv.Password)
+	req.Header.Set("Expect", "100-continue")
+	req.Header.Set("label", "job1_0")
+	req.Header.Set("two_phase_commit", "true")
+	_, err := http.DefaultClient.Do(req)
+	fmt.Println("reply lost:", err != nil)
+	_ = fault.Wait(context.Background())
+	fmt.Println(srv.Txns("demo")[0].State)
+
+	srv.Advance(time.Hour)
+	t := srv.Txns("demo")[0]
+	fmt.Println(t.State, t.Reason)
+	// Output:
+	// reply lost: true
+	// PRECOMMITTED
+	// ABORTED timeout by txn manager
+}
