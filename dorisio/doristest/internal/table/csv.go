@@ -331,6 +331,9 @@ func (sp *Spec) parseCSV(data []byte, b *Batch) {
 	var rb *rowBuilder
 	if !b.countOnly {
 		rb = newRowBuilder(sp, b)
+		// Room for every row up front: growing large slices costs more than parsing.
+		b.data = make([]byte, 0, len(data)+len(data)/4)
+		b.ends = make([]int, 0, bytes.Count(data, sp.lineDelim)+1)
 	}
 	want := len(sp.src)
 	for {
