@@ -113,11 +113,20 @@ func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backen
 		}
 		writeBody(w, 200, "text/plain; charset=utf-8", body)
 	}
+	bodyPhase := false
 	fail := func(msg string) {
 		res.status, res.message = "Fail", msg
 		res.loaded = 0
 		reply()
 	}
+	defer func() {
+		// A client without Expect sends its body right away; read it so
+		// that it gets the header-phase reply instead of a reset.
+		if _, expect := h["Expect"]; !bodyPhase && !expect {
+			n, _ := io.Copy(io.Discard, io.LimitReader(r.Body, 1<<30))
+			s.txns.addBytes(n, true)
+		}
+	}()
 	if s.faults.take(Proxy502, EndpointLoad, be.index, tbl, res.label) != nil {
 		writeProxy502(w)
 		return
@@ -211,6 +220,7 @@ func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backen
 	}
 
 	// Body phase: reading r.Body sends 100 Continue.
+	bodyPhase = true
 	recvStart := time.Now()
 	body := &countingReader{r: r.Body}
 	if f := s.faults.take(ResetMidBody, EndpointLoad, be.index, tbl, res.label); f != nil {

@@ -238,3 +238,23 @@ func TestBEGeneratesALabel(t *testing.T) {
 		t.Errorf("label %q", l)
 	}
 }
+
+// A client that sends no Expect still gets the header-phase reply (the BE
+// reads and drops the body instead of resetting the connection).
+func TestBEHeaderFailureWithoutExpectStillReplies(t *testing.T) {
+	s := newServer(t, WithTable(demoDDL))
+	body := beLoad(t, s, "demo", "t", hdr{"label": "a.b"}, strings.Repeat("1\ta\n", 1<<20))
+	wantEqual(t, "Status", field(t, body, "Status"), "Fail")
+	wantEqual(t, "LoadBytes", field(t, body, "LoadBytes"), 0)
+}
+
+// UNIQUE KEY tables upsert, and __DORIS_DELETE_SIGN__ deletes, on commit only.
+func TestUniqueKeyTableUpsertsAndDeletes(t *testing.T) {
+	s := newServer(t, WithTable("demo.u(id INT, v VARCHAR(8)) UNIQUE KEY(id)"))
+	streamLoad(t, s, "demo", "u", hdr{"label": "a", "column_separator": ","}, "1,a\n2,b\n")
+	id := txnID(t, streamLoad(t, s, "demo", "u", hdr{"label": "b", "two_phase_commit": "true", "column_separator": ",",
+		"columns": "id,v,__DORIS_DELETE_SIGN__", "hidden_columns": "__DORIS_DELETE_SIGN__"}, "1,z,0\n2,b,1\n"))
+	wantEqual(t, "before commit", s.Rows("demo", "u"), [][]string{{"1", "a"}, {"2", "b"}})
+	twoPC(t, s, "demo", hdr{"txn_id": id, "txn_operation": "commit"})
+	wantEqual(t, "after commit", s.Rows("demo", "u"), [][]string{{"1", "z"}})
+}
