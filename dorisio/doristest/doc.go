@@ -75,4 +75,11 @@
 //     prefix, as the spec leaves the driver's rendering uncertain.
 //   - Unknown FE paths answer 404 `Not Found` (a real FE may serve its web
 //     UI).
+//   - A load sent without `Expect` that fails in the header phase has its
+//     body read and dropped, so the client always gets the JSON reply (a
+//     real BE may reset the connection instead, §1.3).
+//   - `timeout` header values that are not integers are refused with an
+//     INVALID_ARGUMENT text modelled on §3's stoi errors; `merge_type`,
+//     `columns`, `where` and the other data headers behave as package
+//     internal/table documents.
 package doristest
