@@ -39,15 +39,16 @@ type batcher struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 
-	mu       sync.Mutex // guards done, firstErr, free
+	pool *chunkPool
+
+	mu       sync.Mutex // guards done, firstErr
 	done     []loadOutcome
 	firstErr error
-	free     [][]byte // buffers of finished uploads, reused
 }
 
 type openBatch struct {
 	table string
-	buf   []byte
+	body  chunkBody
 	rows  int64
 }
 
@@ -58,10 +59,10 @@ type loadOutcome struct {
 	retries int
 }
 
-func newBatcher(ld loader, db, table, prefix string, headers map[string]string, o *writeOptions) *batcher {
+func newBatcher(ld loader, pool *chunkPool, db, table, prefix string, headers map[string]string, o *writeOptions) *batcher {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &batcher{
-		ld: ld, db: db, table: table, prefix: prefix, headers: headers, opts: o,
+		ld: ld, pool: pool, db: db, table: table, prefix: prefix, headers: headers, opts: o,
 		twoPhase: o.Delivery == ExactlyOnce,
 		open:     map[string]*openBatch{},
 		sem:      make(chan struct{}, o.LoadsInFlight),
@@ -91,22 +92,22 @@ func (b *batcher) add(table string, data []byte, rows int64) error {
 		return nil
 	}
 	ob := b.open[table]
-	if ob != nil && ob.rows > 0 && (int64(len(ob.buf)+len(data)) > b.opts.MaxBatchBytes || ob.rows+rows > b.opts.MaxBatchRows) {
+	if ob != nil && ob.rows > 0 && (ob.body.n+int64(len(data)) > b.opts.MaxBatchBytes || ob.rows+rows > b.opts.MaxBatchRows) {
 		b.flush(ob)
 		ob = nil
 	}
 	if ob == nil {
-		ob = &openBatch{table: table, buf: b.takeBuffer()}
+		ob = &openBatch{table: table}
 		b.open[table] = ob
 	}
-	before := len(ob.buf)
-	ob.buf = append(ob.buf, data...)
+	before := ob.body.n
+	ob.body.write(data, b.pool)
 	if data[len(data)-1] != '\n' {
-		ob.buf = append(ob.buf, '\n')
+		ob.body.write(newline, b.pool)
 	}
 	ob.rows += rows
-	b.buffered += int64(len(ob.buf) - before)
-	if int64(len(ob.buf)) >= b.opts.MaxBatchBytes || ob.rows >= b.opts.MaxBatchRows {
+	b.buffered += ob.body.n - before
+	if ob.body.n >= b.opts.MaxBatchBytes || ob.rows >= b.opts.MaxBatchRows {
 		b.flush(ob)
 	}
 	for b.buffered > b.opts.MaxBufferedBytes {
@@ -115,32 +116,23 @@ func (b *batcher) add(table string, data []byte, rows int64) error {
 	return b.err()
 }
 
+var newline = []byte{'\n'}
+
 func (b *batcher) largest() *openBatch {
 	var big *openBatch
 	for _, ob := range b.open {
-		if big == nil || len(ob.buf) > len(big.buf) {
+		if big == nil || ob.body.n > big.body.n {
 			big = ob
 		}
 	}
 	return big
 }
 
-func (b *batcher) takeBuffer() []byte {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if n := len(b.free); n > 0 {
-		buf := b.free[n-1]
-		b.free = b.free[:n-1]
-		return buf[:0]
-	}
-	return nil
-}
-
 // flush hands a batch to an upload goroutine, waiting for a free slot
 // (back-pressure: the bundle cannot outrun Doris by more than LoadsInFlight).
 func (b *batcher) flush(ob *openBatch) {
 	delete(b.open, ob.table)
-	b.buffered -= int64(len(ob.buf))
+	b.buffered -= ob.body.n
 	b.sem <- struct{}{}
 	b.wg.Add(1)
 	go b.upload(ob)
@@ -150,13 +142,12 @@ func (b *batcher) upload(ob *openBatch) {
 	defer b.wg.Done()
 	defer func() { <-b.sem }()
 	label := newLabel(b.prefix, ob.table)
-	body := streamload.NewBytesBody(ob.buf)
 	start := time.Now()
 	res, err := b.ld.Load(b.ctx, streamload.LoadRequest{
 		DB: b.db, Table: ob.table, Label: label, TwoPhase: b.twoPhase,
-		Headers: b.headers, Body: body, Compression: b.opts.Compression,
+		Headers: b.headers, Body: &ob.body, Compression: b.opts.Compression,
 	})
-	body.Close()
+	b.pool.put(ob.body.chunks) // Load has returned: no attempt reads them any more
 	out := loadOutcome{latency: time.Since(start)}
 	if err == nil {
 		out.result = b.resultOf(ob, res)
@@ -164,9 +155,6 @@ func (b *batcher) upload(ob *openBatch) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if len(b.free) <= cap(b.sem) {
-		b.free = append(b.free, ob.buf)
-	}
 	if err != nil {
 		if b.firstErr == nil {
 			b.firstErr = err
@@ -180,7 +168,7 @@ func (b *batcher) upload(ob *openBatch) {
 func (b *batcher) resultOf(ob *openBatch, res *streamload.LoadResult) CommitResult {
 	r := CommitResult{
 		Database: b.db, Table: ob.table, Label: res.Label, TxnID: res.TxnID,
-		Rows: ob.rows, Bytes: int64(len(ob.buf)),
+		Rows: ob.rows, Bytes: ob.body.n,
 		LoadedRows: res.LoadedRows, FilteredRows: res.FilteredRows, UnselectedRows: res.UnselectedRows,
 		Committed: !b.twoPhase,
 	}

@@ -166,6 +166,7 @@ type writeFn struct {
 
 	client  *streamload.Client
 	enc     elemEncoder
+	pool    *chunkPool
 	batch   *batcher // the current bundle's; nil between bundles
 	scratch []byte
 }
@@ -176,13 +177,15 @@ func (fn *writeFn) Setup(ctx context.Context) error {
 		return fmt.Errorf("dorisio.Write: %w", err)
 	}
 	fn.enc = enc
+	// Keep enough chunks for a full set of buffered and uploading batches.
+	fn.pool = &chunkPool{max: int((fn.Opts.MaxBufferedBytes + int64(fn.Opts.LoadsInFlight)*fn.Opts.MaxBatchBytes) / chunkSize)}
 	fn.client, err = newClient(fn.Conn, fn.Opts.Retry)
 	return err
 }
 
 func (fn *writeFn) ProcessElement(ctx context.Context, elem beam.X, _ []int, _ func(CommitResult)) error {
 	if fn.batch == nil {
-		fn.batch = newBatcher(fn.client, fn.DB, fn.Table, fn.LabelPrefix, fn.Headers, &fn.Opts)
+		fn.batch = newBatcher(fn.client, fn.pool, fn.DB, fn.Table, fn.LabelPrefix, fn.Headers, &fn.Opts)
 	}
 	table, data, rows, err := fn.enc.encode(elem, fn.scratch[:0])
 	if err != nil {

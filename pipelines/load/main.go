@@ -1,0 +1,340 @@
+// Command load is the example pipeline: it writes synthetic events, or the
+// rows of CSV / JSON-lines files, into Apache Doris with dorisio.Write.
+//
+// With no flags it starts an embedded Doris-compatible server
+// (dorisio/doristest), loads 200,000 synthetic events into 4 tables, prints
+// progress and a summary, and verifies that the tables hold exactly the
+// input rows:
+//
+//	go run ./pipelines/load
+//	go run ./pipelines/load --rows 1000000 --tables 8
+//	go run ./pipelines/load --input 'data/*.csv' --table events --ddl 'demo.events(id BIGINT, name VARCHAR(32))'
+//	DORIS_PASSWORD=... go run ./pipelines/load --fe http://fe:8030 --user loader --db demo --table events
+//
+// It runs on prism by default; --runner, --endpoint and --environment_type
+// are Beam's own flags, so the same binary submits to a job server
+// (--runner=universal --endpoint=localhost:8073 --environment_type=LOOPBACK).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
+	"github.com/dorisbeam/dorisbeam/dorisio"
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+)
+
+func init() {
+	register.Function2x0(summarize)
+	register.Function2x0(noopSink)
+	register.Function2x0(noopBytesSink)
+}
+
+type headerFlags map[string]string
+
+func (h headerFlags) String() string { return fmt.Sprint(map[string]string(h)) }
+func (h headerFlags) Set(v string) error {
+	k, val, ok := strings.Cut(v, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("want name=value, got %q", v)
+	}
+	h[k] = val
+	return nil
+}
+
+type options struct {
+	fe, be, user, passwordEnv, db, table, labelPrefix string
+	input, format, ddl, compression, delivery, sink   string
+	rows, batchBytes, batchRows, chunkBytes           int64
+	tables, loadsInFlight                             int
+	countOnly                                         bool
+	cpuProfile                                        string
+	headers                                           headerFlags
+}
+
+func parseFlags() *options {
+	o := &options{headers: headerFlags{}}
+	flag.StringVar(&o.fe, "fe", "", "Doris FE URLs, comma-separated (e.g. http://fe:8030); empty starts an embedded Doris-compatible server")
+	flag.StringVar(&o.be, "be", "", "optional BE URLs to load to directly, comma-separated")
+	flag.StringVar(&o.user, "user", "root", "Doris user")
+	flag.StringVar(&o.passwordEnv, "password-env", "DORIS_PASSWORD", "environment variable holding the Doris password (read on each worker)")
+	flag.StringVar(&o.db, "db", "demo", "Doris database")
+	flag.StringVar(&o.table, "table", "events", "table; synthetic rows go to <table>_0 .. <table>_N-1")
+	flag.IntVar(&o.tables, "tables", 4, "number of synthetic tables")
+	flag.Int64Var(&o.rows, "rows", 200_000, "synthetic rows to generate (without --input)")
+	flag.StringVar(&o.input, "input", "", "glob of local CSV or JSON-lines files to load into --table instead of synthetic rows")
+	flag.StringVar(&o.format, "format", "csv", "body format: csv or json (JSON lines)")
+	flag.StringVar(&o.ddl, "ddl", "", "with --input and the embedded server: the table's DDL, e.g. 'demo.events(id BIGINT, name VARCHAR(32))'")
+	flag.Int64Var(&o.chunkBytes, "chunk-bytes", 64<<20, "file range per element group (files are read in newline-aligned chunks)")
+	flag.Int64Var(&o.batchBytes, "batch-bytes", dorisio.DefaultMaxBatchBytes, "max bytes per load")
+	flag.Int64Var(&o.batchRows, "batch-rows", dorisio.DefaultMaxBatchRows, "max rows per load")
+	flag.IntVar(&o.loadsInFlight, "loads-in-flight", dorisio.DefaultLoadsInFlight, "loads uploading at once per worker thread")
+	flag.StringVar(&o.compression, "compression", "", "compress loads: gz or lz4")
+	flag.StringVar(&o.delivery, "delivery", "exactly-once", "exactly-once or at-least-once")
+	flag.StringVar(&o.labelPrefix, "label-prefix", "", "stable label prefix (enables aborting an earlier crashed run's transactions)")
+	flag.StringVar(&o.sink, "sink", "doris", "doris, or noop to measure the pipeline without writing (benchmarks)")
+	flag.BoolVar(&o.countOnly, "count-only", false, "embedded server counts rows without storing them (benchmarks)")
+	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
+	flag.Var(o.headers, "header", "Stream Load header name=value passed to every load (repeatable)")
+	flag.Parse()
+	return o
+}
+
+func main() {
+	o := parseFlags()
+	// Keep the terminal for progress: prism logs every job step at INFO.
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	beam.Init()
+	if err := run(context.Background(), o); err != nil {
+		fmt.Fprintln(os.Stderr, "load:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, o *options) error {
+	cfg := dorisio.Config{User: o.user, Database: o.db, LabelPrefix: o.labelPrefix}
+	var srv *doristest.Server
+	if o.fe == "" {
+		var err error
+		if srv, err = startEmbedded(o); err != nil {
+			return err
+		}
+		defer srv.Close()
+		cfg.FEs, cfg.User, cfg.Password = []string{srv.URL}, srv.User, srv.Password
+		fmt.Printf("embedded Doris-compatible server at %s (database %s)\n", srv.URL, o.db)
+	} else {
+		cfg.FEs = strings.Split(o.fe, ",")
+		if o.be != "" {
+			cfg.BEs = strings.Split(o.be, ",")
+		}
+		if _, ok := os.LookupEnv(o.passwordEnv); ok {
+			cfg.PasswordEnv = o.passwordEnv
+		}
+	}
+
+	p, s := beam.NewPipelineWithRoot()
+	rows, err := buildSource(s, o)
+	if err != nil {
+		return err
+	}
+	if o.sink == "noop" {
+		if o.input != "" {
+			beam.ParDo0(s, noopBytesSink, rows)
+		} else {
+			beam.ParDo0(s, noopSink, rows)
+		}
+	} else {
+		if o.input != "" {
+			cfg.Table = o.table
+		}
+		beam.ParDo0(s, summarize, dorisio.Write(s, cfg, rows, writeOptions(o)...))
+	}
+
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	start := time.Now()
+	stop := progress(srv, start)
+	pr, err := beamx.RunWithMetrics(ctx, p)
+	stop()
+	elapsed := time.Since(start)
+	if err != nil {
+		return err
+	}
+	expected, err := expectedRows(o)
+	if err != nil {
+		return err
+	}
+	printSummary(pr, o, expected, elapsed)
+	if srv != nil && o.sink != "noop" {
+		return verify(srv, o, expected)
+	}
+	return nil
+}
+
+func writeOptions(o *options) []dorisio.WriteOption {
+	opts := []dorisio.WriteOption{
+		dorisio.WithMaxBatchBytes(o.batchBytes), dorisio.WithMaxBatchRows(o.batchRows),
+		dorisio.WithLoadsInFlight(o.loadsInFlight), dorisio.WithCompression(o.compression),
+	}
+	if o.format == "json" {
+		opts = append(opts, dorisio.WithFormat(dorisio.JSON))
+	}
+	if o.delivery == "at-least-once" {
+		opts = append(opts, dorisio.WithDelivery(dorisio.AtLeastOnce))
+	}
+	for k, v := range o.headers {
+		opts = append(opts, dorisio.WithLoadHeader(k, v))
+	}
+	return opts
+}
+
+func startEmbedded(o *options) (*doristest.Server, error) {
+	opts := []doristest.Option{doristest.WithAuth("root", "local-"+fmt.Sprint(time.Now().UnixNano()))}
+	if o.countOnly {
+		opts = append(opts, doristest.WithCountOnly())
+	}
+	if o.input != "" {
+		ddl := o.ddl
+		if ddl == "" {
+			return nil, fmt.Errorf("--input with the embedded server needs --ddl, the table's schema, e.g. --ddl '%s.%s(id BIGINT, name VARCHAR(32))'", o.db, o.table)
+		}
+		opts = append(opts, doristest.WithTable(ddl))
+	} else {
+		for i := 0; i < o.tables; i++ {
+			opts = append(opts, doristest.WithTable(fmt.Sprintf(eventsDDL, o.db, fmt.Sprintf("%s_%d", o.table, i))))
+		}
+	}
+	return doristest.NewServer(opts...), nil
+}
+
+// buildSource returns PCollection<dorisio.Row> (synthetic) or
+// PCollection<[]byte> (chunks of file rows).
+func buildSource(s beam.Scope, o *options) (beam.PCollection, error) {
+	if o.input != "" {
+		ranges, err := fileRanges(o.input, o.chunkBytes)
+		if err != nil {
+			return beam.PCollection{}, err
+		}
+		// Only the small range descriptors are shuffled, to spread the files
+		// over workers; the rows are read fused with the write.
+		rs := beam.Reshuffle(s, beam.CreateList(s, ranges))
+		return beam.ParDo(s, &readRangeFn{}, rs), nil
+	}
+	if o.tables <= 0 || o.rows < 0 {
+		return beam.PCollection{}, fmt.Errorf("--tables must be > 0 and --rows ≥ 0")
+	}
+	return beam.ParDo(s, &genFn{Table: o.table}, beam.CreateList(s, shards(o.rows, o.tables, 8))), nil
+}
+
+// summarize counts committed rows and loads per table, as Beam metrics so
+// that they reach this process from any runner.
+func summarize(ctx context.Context, r dorisio.CommitResult) {
+	beam.NewCounter("load", "rows/"+r.Table).Inc(ctx, r.LoadedRows)
+	beam.NewCounter("load", "loads/"+r.Table).Inc(ctx, 1)
+}
+
+var noopBytes = beam.NewCounter("load", "noop_bytes")
+
+// noopSink and noopBytesSink consume the rows without writing them: the
+// reference the benchmark divides Write's throughput by.
+func noopSink(ctx context.Context, r dorisio.Row) { noopBytes.Inc(ctx, int64(len(r.Data))) }
+
+func noopBytesSink(ctx context.Context, b []byte) { noopBytes.Inc(ctx, int64(len(b))) }
+
+func expectedRows(o *options) (map[string]int64, error) {
+	if o.input != "" {
+		n, err := countFileRows(o.input)
+		return map[string]int64{o.table: n}, err
+	}
+	m := map[string]int64{}
+	for i := 0; i < o.tables; i++ {
+		m[fmt.Sprintf("%s_%d", o.table, i)] = rowsPerTable(o.rows, o.tables, i)
+	}
+	return m, nil
+}
+
+// progress prints a line a second while the pipeline runs.
+func progress(srv *doristest.Server, start time.Time) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				line := fmt.Sprintf("progress %5.1fs: %d rows produced", time.Since(start).Seconds(), rowsProduced.Load())
+				if srv != nil {
+					st := srv.Stats()
+					line += fmt.Sprintf(", %d loads begun, %d committed, %.1f MB received", st.Loads, st.Commits, float64(st.BackendBodyBytes)/1e6)
+				}
+				fmt.Println(line)
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+func printSummary(pr beam.PipelineResult, o *options, expected map[string]int64, elapsed time.Duration) {
+	q := pr.Metrics().Query(func(r metrics.SingleResult) bool {
+		return r.Namespace() == "dorisio" || r.Namespace() == "load"
+	})
+	c := map[string]int64{}
+	for _, r := range q.Counters() {
+		c[r.Namespace()+"/"+r.Name()] += r.Result()
+	}
+	secs := elapsed.Seconds()
+	if o.sink == "noop" {
+		var rows int64
+		for _, n := range expected {
+			rows += n
+		}
+		fmt.Printf("noop sink: %d rows, %.1f MB in %.2fs: %.0f rows/s, %.1f MB/s\n",
+			rows, float64(c["load/noop_bytes"])/1e6, secs, float64(rows)/secs, float64(c["load/noop_bytes"])/1e6/secs)
+		return
+	}
+	rows, bytes, loads := c["dorisio/rows"], c["dorisio/bytes"], c["dorisio/loads"]
+	avg := 0.0
+	if loads > 0 {
+		avg = float64(bytes) / float64(loads) / 1e6
+	}
+	fmt.Printf("summary: %d rows committed into %d table(s) of %s in %.2fs: %.0f rows/s, %.1f MB/s, %d loads (avg %.1f MB), %d filtered, %d retries\n",
+		rows, len(expected), o.db, secs, float64(rows)/secs, float64(bytes)/1e6/secs, loads, avg, c["dorisio/filtered_rows"], c["dorisio/retries"])
+	for _, t := range sortedKeys(expected) {
+		fmt.Printf("  %s.%s: %d rows committed in %d loads\n", o.db, t, c["load/rows/"+t], c["load/loads/"+t])
+	}
+}
+
+// verify checks, against the embedded server, that each table holds exactly
+// the input's rows and that no transaction was left open.
+func verify(srv *doristest.Server, o *options, expected map[string]int64) error {
+	var bad []string
+	var total int64
+	for _, t := range sortedKeys(expected) {
+		got := srv.RowCount(o.db, t)
+		total += got
+		if got != expected[t] {
+			bad = append(bad, fmt.Sprintf("%s holds %d rows, input had %d", t, got, expected[t]))
+		}
+	}
+	for _, tx := range srv.Txns(o.db) {
+		if tx.State == "PREPARE" || tx.State == "PRECOMMITTED" {
+			bad = append(bad, fmt.Sprintf("transaction %d (label %s) left %s", tx.ID, tx.Label, tx.State))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("verification FAILED: %s", strings.Join(bad, "; "))
+	}
+	fmt.Printf("verification: counts match: %d rows in %d table(s), each input row committed exactly once, no open transactions\n", total, len(expected))
+	return nil
+}
+
+func sortedKeys(m map[string]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
