@@ -158,7 +158,7 @@ func (fn *readRangeFn) ProcessElement(r FileRange, emit func([]byte)) error {
 	if _, err := f.Seek(pos, io.SeekStart); err != nil {
 		return err
 	}
-	br := bufio.NewReaderSize(f, 1<<20)
+	br := bufio.NewReaderSize(f, int(min(1<<20, r.End-r.Start+4096)))
 	if r.Start > 0 {
 		skipped, err := br.ReadBytes('\n') // the tail of the row the previous range owns
 		if err == io.EOF {
@@ -169,7 +169,8 @@ func (fn *readRangeFn) ProcessElement(r FileRange, emit func([]byte)) error {
 		}
 		pos += int64(len(skipped))
 	}
-	buf := make([]byte, 0, maxElemBytes+64<<10)
+	elemCap := int(min(maxElemBytes, r.End-r.Start) + 64<<10)
+	buf := make([]byte, 0, elemCap)
 	var rows int64
 	for pos < r.End {
 		line, err := br.ReadSlice('\n')
@@ -185,7 +186,7 @@ func (fn *readRangeFn) ProcessElement(r FileRange, emit func([]byte)) error {
 		}
 		if len(buf) >= maxElemBytes {
 			emit(buf)
-			buf = make([]byte, 0, maxElemBytes+64<<10)
+			buf = make([]byte, 0, elemCap)
 		}
 		if err == io.EOF {
 			break
