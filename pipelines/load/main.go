@@ -20,7 +20,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"log/slog"
 	"os"
 	"runtime/pprof"
 	"slices"
@@ -29,6 +28,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
+	beamlog "github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 	"github.com/dorisbeam/dorisbeam/dorisio"
@@ -94,7 +94,7 @@ func parseFlags() *options {
 func main() {
 	o := parseFlags()
 	// Keep the terminal for progress: prism logs every job step at INFO.
-	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	beamlog.LogLevel = "warn"
 	beam.Init()
 	if err := run(context.Background(), o); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
