@@ -1,0 +1,603 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Config sizes a benchmark run.
+type Config struct {
+	Rows      int64 // N of the write and no-op pipelines
+	Tables    int
+	Runs      int // measurements per figure; the median is reported
+	RSSFactor int // the large RSS run writes RSSFactor × Rows
+	CSVMB     int64
+	SkipGzip  bool
+	Out       string
+	WorkDir   string
+	Timeout   time.Duration
+	Verbose   bool
+}
+
+func defaultConfig() Config {
+	return Config{Rows: 2_000_000, Tables: 4, Runs: 3, RSSFactor: 10, CSVMB: 256, Out: "bench.json", Timeout: 15 * time.Minute}
+}
+
+// Result is what bench.json holds.
+type Result struct {
+	WriteVsNoop    float64 `json:"write_vs_noop"`
+	ClientVsRawPut float64 `json:"client_vs_rawput"`
+	RSS10x         float64 `json:"rss_10x"`
+
+	Targets map[string]string `json:"targets"`
+
+	Rows   int64 `json:"rows"`
+	Tables int   `json:"tables"`
+	Runs   int   `json:"runs"`
+
+	// write_vs_noop
+	WriteRowsPerSec     float64   `json:"write_rows_per_s"`
+	WriteMBPerSec       float64   `json:"write_mb_per_s"`
+	NoopRowsPerSec      float64   `json:"noop_rows_per_s"`
+	NoopMBPerSec        float64   `json:"noop_mb_per_s"`
+	WriteRowsPerSecRuns []float64 `json:"write_rows_per_s_runs"`
+	NoopRowsPerSecRuns  []float64 `json:"noop_rows_per_s_runs"`
+	LoadsPerTable       float64   `json:"loads_per_table"`
+	AvgLoadMB           float64   `json:"avg_load_mb"`
+	Loads               int64     `json:"loads"`
+
+	// gzip (--compression gz), same N
+	GzipRowsPerSec     float64   `json:"gzip_rows_per_s,omitempty"`
+	GzipMBPerSec       float64   `json:"gzip_mb_per_s,omitempty"`
+	GzipVsPlain        float64   `json:"gzip_vs_plain,omitempty"`
+	GzipRowsPerSecRuns []float64 `json:"gzip_rows_per_s_runs,omitempty"`
+
+	// rss_10x
+	RSSRows         int64     `json:"rss_rows_1x"`
+	RSSRows10x      int64     `json:"rss_rows_10x"`
+	RSS1xBytes      int64     `json:"rss_1x_bytes"`
+	RSS10xBytes     int64     `json:"rss_10x_bytes"`
+	RSS1xBytesRuns  []int64   `json:"rss_1x_bytes_runs"`
+	RSS10xBytesRuns []int64   `json:"rss_10x_bytes_runs"`
+	Write10xRowsSec float64   `json:"write_10x_rows_per_s"`
+	NoopRSSBytes    int64     `json:"noop_rss_bytes"`
+	GzipRSSBytes    int64     `json:"gzip_rss_bytes,omitempty"`
+	Write10xRuns    []float64 `json:"write_10x_rows_per_s_runs"`
+
+	// client_vs_rawput
+	CSVBytes             int64     `json:"csv_bytes"`
+	ClientMemMBPerSec    float64   `json:"client_mem_mb_per_s"`
+	RawMemMBPerSec       float64   `json:"rawput_mem_mb_per_s"`
+	ClientFileMBPerSec   float64   `json:"client_file_mb_per_s"`
+	RawFileMBPerSec      float64   `json:"rawput_file_mb_per_s"`
+	ClientFileVsRawFile  float64   `json:"client_file_vs_rawput_file"`
+	ClientFileVsRawMem   float64   `json:"client_file_vs_rawput_mem"`
+	ClientMemMBPerSecRun []float64 `json:"client_mem_mb_per_s_runs"`
+	RawMemMBPerSecRuns   []float64 `json:"rawput_mem_mb_per_s_runs"`
+	ClientFileMBPerRuns  []float64 `json:"client_file_mb_per_s_runs"`
+	RawFileMBPerSecRuns  []float64 `json:"rawput_file_mb_per_s_runs"`
+
+	GoVersion  string  `json:"go_version"`
+	GOMAXPROCS int     `json:"gomaxprocs"`
+	NumCPU     int     `json:"num_cpu"`
+	Timestamp  string  `json:"timestamp"`
+	Seconds    float64 `json:"seconds"`
+}
+
+// Run builds the programs, takes every measurement and returns the figures.
+// Progress goes to log.
+func Run(ctx context.Context, cfg Config, log io.Writer) (*Result, error) {
+	if cfg.Runs < 1 || cfg.Rows < 1 || cfg.Tables < 1 || cfg.RSSFactor < 1 || cfg.CSVMB < 1 {
+		return nil, errors.New("-runs, -rows, -tables, -rss-factor and -csv-mb must be ≥ 1")
+	}
+	start := time.Now()
+	dir := cfg.WorkDir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "dorisio-bench-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	b := &bencher{cfg: cfg, dir: dir, log: log}
+	res := &Result{
+		Rows: cfg.Rows, Tables: cfg.Tables, Runs: cfg.Runs,
+		GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(),
+		Timestamp: time.Now().UTC().Format(time.RFC3339),
+		Targets:   map[string]string{"write_vs_noop": ">= 0.8", "client_vs_rawput": ">= 0.9", "rss_10x": "<= 1.3"},
+	}
+	fmt.Fprintf(log, "building pipelines/load, doris-local and the client benchmark in %s\n", dir)
+	if err := b.build(ctx); err != nil {
+		return nil, err
+	}
+	if err := b.pipelines(ctx, res); err != nil {
+		return nil, err
+	}
+	if err := b.client(ctx, res); err != nil {
+		return nil, err
+	}
+	res.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+type bencher struct {
+	cfg                       Config
+	dir                       string
+	log                       io.Writer
+	loadBin, localBin, cliBin string
+}
+
+const module = "github.com/dorisbeam/dorisbeam"
+
+func (b *bencher) build(ctx context.Context) error {
+	b.loadBin = filepath.Join(b.dir, "load")
+	b.localBin = filepath.Join(b.dir, "doris-local")
+	b.cliBin = filepath.Join(b.dir, "clientbench")
+	if err := goBuild(ctx, b.loadBin, module+"/pipelines/load"); err != nil {
+		return err
+	}
+	if err := goBuild(ctx, b.localBin, module+"/integration/cmd/doris-local"); err != nil {
+		return err
+	}
+	return overlayBuild(ctx, b.dir, b.cliBin)
+}
+
+func goBuild(ctx context.Context, out, pkg string, extra ...string) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	args := append([]string{"build"}, extra...)
+	args = append(args, "-o", out, pkg)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, msg)
+	}
+	return nil
+}
+
+// overlayBuild builds testdata/clientbench as package
+// dorisio/internal/streamload/benchclient: only code under dorisio/ may
+// import the internal client, and this benchmark must not add files there.
+func overlayBuild(ctx context.Context, dir, out string) error {
+	root, err := moduleRoot(ctx)
+	if err != nil {
+		return err
+	}
+	src := filepath.Join(root, "integration", "bench", "testdata", "clientbench", "main.go")
+	if _, err := os.Stat(src); err != nil {
+		return err
+	}
+	virt := filepath.Join(root, "dorisio", "internal", "streamload", "benchclient", "main.go")
+	ov, _ := json.Marshal(map[string]map[string]string{"Replace": {virt: src}})
+	ovPath := filepath.Join(dir, "overlay.json")
+	if err := os.WriteFile(ovPath, ov, 0o644); err != nil {
+		return err
+	}
+	return goBuild(ctx, out, module+"/dorisio/internal/streamload/benchclient", "-overlay", ovPath)
+}
+
+func moduleRoot(ctx context.Context) (string, error) {
+	out, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}").Output()
+	if err != nil {
+		return "", fmt.Errorf("go list -m: %v (run from inside the module)", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// pipelineRun is one run of pipelines/load.
+type pipelineRun struct {
+	rowsPerSec, mbPerSec float64
+	rows, loads          int64
+	avgLoadMB            float64
+	perTable             map[string]int64 // loads per table
+	maxRSS               int64            // bytes
+	wall                 time.Duration
+}
+
+var (
+	summaryRE = regexp.MustCompile(`summary: (\d+) rows committed into (\d+) table\(s\) of \S+ in ([\d.]+)s: (\d+) rows/s, ([\d.]+) MB/s, (\d+) loads \(avg ([\d.]+) MB\)`)
+	noopRE    = regexp.MustCompile(`noop sink: (\d+) rows, ([\d.]+) MB in ([\d.]+)s: (\d+) rows/s, ([\d.]+) MB/s`)
+	tableRE   = regexp.MustCompile(`(?m)^  \S+\.(\S+): (\d+) rows committed in (\d+) loads$`)
+)
+
+// runLoad runs the pipelines/load binary and parses its summary.
+func (b *bencher) runLoad(ctx context.Context, kind string, rows int64, args ...string) (*pipelineRun, error) {
+	args = append([]string{"--rows", strconv.FormatInt(rows, 10), "--tables", strconv.Itoa(b.cfg.Tables)}, args...)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, b.loadBin, args...)
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %v\nstdout tail:\n%s\nstderr tail:\n%s", strings.Join(args, " "), err, tail(stdout.String()), tail(stderr.String()))
+	}
+	out := stdout.String()
+	r := &pipelineRun{wall: wall, perTable: map[string]int64{}}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.maxRSS = int64(ru.Maxrss) * 1024 // kilobytes on Linux
+	}
+	if kind == "noop" {
+		m := noopRE.FindStringSubmatch(out)
+		if m == nil {
+			return nil, fmt.Errorf("load %s: no noop summary line in:\n%s", strings.Join(args, " "), tail(out))
+		}
+		r.rows, _ = strconv.ParseInt(m[1], 10, 64)
+		r.rowsPerSec, _ = strconv.ParseFloat(m[4], 64)
+		r.mbPerSec, _ = strconv.ParseFloat(m[5], 64)
+	} else {
+		m := summaryRE.FindStringSubmatch(out)
+		if m == nil {
+			return nil, fmt.Errorf("load %s: no summary line in:\n%s", strings.Join(args, " "), tail(out))
+		}
+		if !strings.Contains(out, "verification: counts match") {
+			return nil, fmt.Errorf("load %s: no verification line in:\n%s", strings.Join(args, " "), tail(out))
+		}
+		r.rows, _ = strconv.ParseInt(m[1], 10, 64)
+		r.rowsPerSec, _ = strconv.ParseFloat(m[4], 64)
+		r.mbPerSec, _ = strconv.ParseFloat(m[5], 64)
+		r.loads, _ = strconv.ParseInt(m[6], 10, 64)
+		r.avgLoadMB, _ = strconv.ParseFloat(m[7], 64)
+		for _, t := range tableRE.FindAllStringSubmatch(out, -1) {
+			r.perTable[t[1]], _ = strconv.ParseInt(t[3], 10, 64)
+		}
+	}
+	if r.rows != rows {
+		return nil, fmt.Errorf("load %s: %d rows reported, want %d", strings.Join(args, " "), r.rows, rows)
+	}
+	if b.cfg.Verbose {
+		fmt.Fprintf(b.log, "  %-6s %9d rows: %10.0f rows/s %7.1f MB/s, peak RSS %5.0f MB, wall %.2fs\n",
+			kind, rows, r.rowsPerSec, r.mbPerSec, float64(r.maxRSS)/1e6, wall.Seconds())
+	}
+	return r, nil
+}
+
+func (b *bencher) pipelines(ctx context.Context, res *Result) error {
+	n := b.cfg.Rows
+	var writes, noops, gzips, bigs []*pipelineRun
+	fmt.Fprintf(b.log, "pipeline runs: %d × (write, noop%s) at %d rows into %d tables\n", b.cfg.Runs, map[bool]string{false: ", gzip", true: ""}[b.cfg.SkipGzip], n, b.cfg.Tables)
+	// Interleaved, so that drift in the machine's load hits both sides alike.
+	for i := 0; i < b.cfg.Runs; i++ {
+		w, err := b.runLoad(ctx, "write", n, "--count-only")
+		if err != nil {
+			return err
+		}
+		writes = append(writes, w)
+		o, err := b.runLoad(ctx, "noop", n, "--sink", "noop")
+		if err != nil {
+			return err
+		}
+		noops = append(noops, o)
+		if !b.cfg.SkipGzip {
+			g, err := b.runLoad(ctx, "gzip", n, "--count-only", "--compression", "gz")
+			if err != nil {
+				return err
+			}
+			gzips = append(gzips, g)
+		}
+	}
+	big := n * int64(b.cfg.RSSFactor)
+	fmt.Fprintf(b.log, "pipeline runs: %d × write at %d rows (%d×) for peak RSS\n", b.cfg.Runs, big, b.cfg.RSSFactor)
+	for i := 0; i < b.cfg.Runs; i++ {
+		w, err := b.runLoad(ctx, "write", big, "--count-only")
+		if err != nil {
+			return err
+		}
+		bigs = append(bigs, w)
+	}
+
+	rps := func(rs []*pipelineRun) []float64 {
+		out := make([]float64, len(rs))
+		for i, r := range rs {
+			out[i] = r.rowsPerSec
+		}
+		return out
+	}
+	mbs := func(rs []*pipelineRun) float64 {
+		out := make([]float64, len(rs))
+		for i, r := range rs {
+			out[i] = r.mbPerSec
+		}
+		return median(out)
+	}
+	rss := func(rs []*pipelineRun) []int64 {
+		out := make([]int64, len(rs))
+		for i, r := range rs {
+			out[i] = r.maxRSS
+		}
+		return out
+	}
+	res.WriteRowsPerSecRuns, res.NoopRowsPerSecRuns = rps(writes), rps(noops)
+	res.WriteRowsPerSec, res.NoopRowsPerSec = median(res.WriteRowsPerSecRuns), median(res.NoopRowsPerSecRuns)
+	res.WriteMBPerSec, res.NoopMBPerSec = mbs(writes), mbs(noops)
+	res.WriteVsNoop = ratio(res.WriteRowsPerSec, res.NoopRowsPerSec)
+
+	w := writes[0] // load counts do not depend on timing
+	res.Loads, res.AvgLoadMB = w.loads, w.avgLoadMB
+	var perTable []float64
+	for _, v := range w.perTable {
+		perTable = append(perTable, float64(v))
+	}
+	res.LoadsPerTable = mean(perTable)
+
+	if len(gzips) > 0 {
+		res.GzipRowsPerSecRuns = rps(gzips)
+		res.GzipRowsPerSec, res.GzipMBPerSec = median(res.GzipRowsPerSecRuns), mbs(gzips)
+		res.GzipVsPlain = ratio(res.GzipRowsPerSec, res.WriteRowsPerSec)
+		res.GzipRSSBytes = medianInt(rss(gzips))
+	}
+
+	res.RSSRows, res.RSSRows10x = n, big
+	res.RSS1xBytesRuns, res.RSS10xBytesRuns = rss(writes), rss(bigs)
+	res.RSS1xBytes, res.RSS10xBytes = medianInt(res.RSS1xBytesRuns), medianInt(res.RSS10xBytesRuns)
+	res.RSS10x = ratio(float64(res.RSS10xBytes), float64(res.RSS1xBytes))
+	res.NoopRSSBytes = medianInt(rss(noops))
+	res.Write10xRuns = rps(bigs)
+	res.Write10xRowsSec = median(res.Write10xRuns)
+	return nil
+}
+
+// client measures the Stream Load client against a raw PUT on a count-only
+// doris-local, both loading the same CSV file through the FE's redirect.
+func (b *bencher) client(ctx context.Context, res *Result) error {
+	csvPath := filepath.Join(b.dir, "events.csv")
+	n, err := writeCSV(csvPath, b.cfg.CSVMB*1_000_000)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(csvPath)
+	res.CSVBytes = n
+	fmt.Fprintf(b.log, "client vs raw PUT: %d × (raw-mem, client-mem, raw-file, client-file) of a %.0f MB CSV\n", b.cfg.Runs, float64(n)/1e6)
+
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	password := fmt.Sprintf("bench-%d", time.Now().UnixNano())
+	srv := exec.CommandContext(ctx, b.localBin, "-addr", "127.0.0.1:0", "-count-only", "-password", password,
+		"-table", "demo.events(id BIGINT NOT NULL, ts DATETIME, user_id BIGINT, kind VARCHAR(16), amount DECIMAL(12,2), note VARCHAR(64))")
+	srv.Cancel = func() error { return srv.Process.Signal(syscall.SIGTERM) }
+	srv.WaitDelay = 5 * time.Second
+	var srvErr bytes.Buffer
+	srv.Stderr = &srvErr
+	out, err := srv.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := srv.Start(); err != nil {
+		return err
+	}
+	defer func() {
+		_ = srv.Process.Signal(syscall.SIGTERM)
+		_ = srv.Wait()
+	}()
+	feURL, err := readReady(out, 30*time.Second)
+	if err != nil {
+		return fmt.Errorf("doris-local: %v\n%s", err, tail(srvErr.String()))
+	}
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+
+	cmd := exec.CommandContext(ctx, b.cliBin, "-fe", feURL, "-file", csvPath, "-runs", strconv.Itoa(b.cfg.Runs))
+	cmd.Env = append(os.Environ(), "BENCH_PASSWORD="+password)
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("clientbench: %v\n%s\n%s\nserver:\n%s", err, tail(stdout.String()), tail(stderr.String()), tail(srvErr.String()))
+	}
+	mbps := map[string][]float64{}
+	for _, line := range strings.Split(stdout.String(), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 5 || f[0] != "result" {
+			continue
+		}
+		size, _ := strconv.ParseFloat(f[3], 64)
+		secs, _ := strconv.ParseFloat(f[4], 64)
+		if secs <= 0 {
+			continue
+		}
+		mbps[f[1]] = append(mbps[f[1]], size/1e6/secs)
+		if b.cfg.Verbose {
+			fmt.Fprintf(b.log, "  %-11s run %s: %7.1f MB/s\n", f[1], f[2], size/1e6/secs)
+		}
+	}
+	for _, m := range []string{"raw-mem", "client-mem", "raw-file", "client-file"} {
+		if len(mbps[m]) != b.cfg.Runs {
+			return fmt.Errorf("clientbench: %d %s results, want %d:\n%s", len(mbps[m]), m, b.cfg.Runs, stdout.String())
+		}
+	}
+	res.RawMemMBPerSecRuns, res.ClientMemMBPerSecRun = mbps["raw-mem"], mbps["client-mem"]
+	res.RawFileMBPerSecRuns, res.ClientFileMBPerRuns = mbps["raw-file"], mbps["client-file"]
+	res.RawMemMBPerSec, res.ClientMemMBPerSec = median(mbps["raw-mem"]), median(mbps["client-mem"])
+	res.RawFileMBPerSec, res.ClientFileMBPerSec = median(mbps["raw-file"]), median(mbps["client-file"])
+	res.ClientVsRawPut = ratio(res.ClientMemMBPerSec, res.RawMemMBPerSec)
+	res.ClientFileVsRawFile = ratio(res.ClientFileMBPerSec, res.RawFileMBPerSec)
+	res.ClientFileVsRawMem = ratio(res.ClientFileMBPerSec, res.RawMemMBPerSec)
+	return nil
+}
+
+// readReady waits for doris-local's "ready <url>" line.
+func readReady(r io.Reader, timeout time.Duration) (string, error) {
+	type line struct {
+		s   string
+		err error
+	}
+	ch := make(chan line, 1)
+	go func() {
+		s, err := bufio.NewReader(r).ReadString('\n')
+		ch <- line{s, err}
+	}()
+	select {
+	case l := <-ch:
+		url, ok := strings.CutPrefix(strings.TrimSpace(l.s), "ready ")
+		if !ok {
+			return "", fmt.Errorf("want a line \"ready <url>\", got %q (%v)", l.s, l.err)
+		}
+		return url, nil
+	case <-time.After(timeout):
+		return "", fmt.Errorf("no ready line within %s", timeout)
+	}
+}
+
+// writeCSV writes at least size bytes of synthetic event rows, the shape
+// pipelines/load generates, and returns the size written.
+func writeCSV(path string, size int64) (int64, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return 0, err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	var n int64
+	buf := make([]byte, 0, 128)
+	for id := int64(0); n < size; id++ {
+		buf = appendEvent(buf[:0], id)
+		w.Write(buf)
+		n += int64(len(buf))
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return 0, err
+	}
+	return n, f.Close()
+}
+
+var kinds = [...]string{"click", "view", "purchase", "signup", "logout"}
+
+// appendEvent is pipelines/load's row generator (package main there).
+func appendEvent(b []byte, id int64) []byte {
+	ts := 1_700_000_000 + id
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, ",2026-"...)
+	b = append2(b, 1+(ts/2_592_000)%12)
+	b = append(b, '-')
+	b = append2(b, 1+(ts/86400)%28)
+	b = append(b, ' ')
+	b = append2(b, (ts/3600)%24)
+	b = append(b, ':')
+	b = append2(b, (ts/60)%60)
+	b = append(b, ':')
+	b = append2(b, ts%60)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, id%100_003, 10)
+	b = append(b, ",\""...)
+	b = append(b, kinds[id%int64(len(kinds))]...)
+	b = append(b, "\","...)
+	b = strconv.AppendInt(b, id%10_000, 10)
+	b = append(b, '.')
+	b = append2(b, id%100)
+	b = append(b, ",\"note "...)
+	b = strconv.AppendInt(b, id%997, 10)
+	return append(b, "\"\n"...)
+}
+
+func append2(b []byte, v int64) []byte { return append(b, byte('0'+v/10), byte('0'+v%10)) }
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func medianInt(xs []int64) int64 {
+	f := make([]float64, len(xs))
+	for i, x := range xs {
+		f[i] = float64(x)
+	}
+	return int64(median(f))
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+func tail(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > 20 {
+		lines = lines[len(lines)-20:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// PrintTable prints the figures.
+func PrintTable(w io.Writer, r *Result) {
+	mark := func(ok bool) string {
+		if ok {
+			return "meets target"
+		}
+		return "MISSES target"
+	}
+	fmt.Fprintf(w, "dorisio benchmark  %s  %s  GOMAXPROCS=%d  runs=%d (medians)\n", r.Timestamp, r.GoVersion, r.GOMAXPROCS, r.Runs)
+	fmt.Fprintf(w, "%-18s %8s %8s  %s\n", "ratio", "value", "target", "from")
+	fmt.Fprintf(w, "%-18s %8.3f %8s  write %.0f rows/s (%.1f MB/s) / noop %.0f rows/s (%.1f MB/s), %d rows, %d tables  [%s]\n",
+		"write_vs_noop", r.WriteVsNoop, "≥ 0.8", r.WriteRowsPerSec, r.WriteMBPerSec, r.NoopRowsPerSec, r.NoopMBPerSec, r.Rows, r.Tables, mark(r.WriteVsNoop >= 0.8))
+	fmt.Fprintf(w, "%-18s %8.3f %8s  client %.1f MB/s / raw PUT %.1f MB/s, from memory, %.0f MB CSV  [%s]\n",
+		"client_vs_rawput", r.ClientVsRawPut, "≥ 0.9", r.ClientMemMBPerSec, r.RawMemMBPerSec, float64(r.CSVBytes)/1e6, mark(r.ClientVsRawPut >= 0.9))
+	fmt.Fprintf(w, "%-18s %8.3f %8s  spooled-file body %.1f MB/s / raw PUT from the file %.1f MB/s\n",
+		"  (file body)", r.ClientFileVsRawFile, "", r.ClientFileMBPerSec, r.RawFileMBPerSec)
+	fmt.Fprintf(w, "%-18s %8.3f %8s  peak RSS %.0f MB at %d rows / %.0f MB at %d rows  [%s]\n",
+		"rss_10x", r.RSS10x, "≤ 1.3", float64(r.RSS10xBytes)/1e6, r.RSSRows10x, float64(r.RSS1xBytes)/1e6, r.RSSRows, mark(r.RSS10x <= 1.3))
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "loads: %d for %d rows in %d tables: %.1f loads per table, avg %.1f MB per load\n", r.Loads, r.Rows, r.Tables, r.LoadsPerTable, r.AvgLoadMB)
+	if r.GzipRowsPerSec > 0 {
+		fmt.Fprintf(w, "gzip:  %.0f rows/s, %.1f MB/s (uncompressed) vs plain %.0f rows/s, %.1f MB/s: %.2f× plain; peak RSS %.0f MB\n",
+			r.GzipRowsPerSec, r.GzipMBPerSec, r.WriteRowsPerSec, r.WriteMBPerSec, r.GzipVsPlain, float64(r.GzipRSSBytes)/1e6)
+	}
+	fmt.Fprintf(w, "10× write: %.0f rows/s; noop peak RSS %.0f MB\n", r.Write10xRowsSec, float64(r.NoopRSSBytes)/1e6)
+	fmt.Fprintf(w, "runs: write %v rows/s; noop %v; client-mem %v MB/s; raw-mem %v\n",
+		fmtFloats(r.WriteRowsPerSecRuns, 0), fmtFloats(r.NoopRowsPerSecRuns, 0), fmtFloats(r.ClientMemMBPerSecRun, 1), fmtFloats(r.RawMemMBPerSecRuns, 1))
+}
+
+func fmtFloats(xs []float64, prec int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.FormatFloat(x, 'f', prec, 64)
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
+
+// WriteJSON writes r to path.
+func WriteJSON(path string, r *Result) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}

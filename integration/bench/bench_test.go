@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestBenchSmall runs the whole benchmark at tiny sizes: it checks that the
+// programs build, run and report, and that bench.json has its keys. It does
+// not assert performance.
+func TestBenchSmall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs subprocesses")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	cfg := Config{Rows: 20_000, Tables: 2, Runs: 1, RSSFactor: 2, CSVMB: 4, SkipGzip: false,
+		Out: filepath.Join(dir, "bench.json"), WorkDir: filepath.Join(dir, "work"), Timeout: 4 * time.Minute}
+	var log strings.Builder
+	res, err := Run(ctx, cfg, &log)
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, log.String())
+	}
+	if err := WriteJSON(cfg.Out, res); err != nil {
+		t.Fatal(err)
+	}
+	PrintTable(io.Discard, res)
+
+	data, err := os.ReadFile(cfg.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{
+		"write_vs_noop", "client_vs_rawput", "rss_10x",
+		"write_rows_per_s", "noop_rows_per_s", "client_mem_mb_per_s", "rawput_mem_mb_per_s",
+		"client_file_mb_per_s", "rawput_file_mb_per_s", "rss_1x_bytes", "rss_10x_bytes",
+		"rows", "runs", "loads_per_table", "avg_load_mb", "gzip_rows_per_s", "gzip_mb_per_s",
+		"go_version", "gomaxprocs", "timestamp",
+	} {
+		v, ok := m[k]
+		if !ok {
+			t.Errorf("bench.json has no %q", k)
+			continue
+		}
+		if f, isNum := v.(float64); isNum && f <= 0 {
+			t.Errorf("bench.json %q = %v, want > 0", k, v)
+		}
+	}
+	if res.LoadsPerTable < 1 {
+		t.Errorf("loads per table = %v, want ≥ 1", res.LoadsPerTable)
+	}
+}
+
+func TestMedian(t *testing.T) {
+	for _, c := range []struct {
+		in   []float64
+		want float64
+	}{{nil, 0}, {[]float64{3}, 3}, {[]float64{5, 1, 3}, 3}, {[]float64{4, 1, 3, 2}, 2.5}} {
+		if got := median(c.in); got != c.want {
+			t.Errorf("median(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
+
+func TestSummaryRegexps(t *testing.T) {
+	out := "summary: 1000000 rows committed into 4 table(s) of demo in 0.90s: 1112875 rows/s, 67.2 MB/s, 4 loads (avg 15.1 MB), 0 filtered, 0 retries\n" +
+		"  demo.events_0: 250000 rows committed in 1 loads\n"
+	if m := summaryRE.FindStringSubmatch(out); m == nil || m[4] != "1112875" || m[7] != "15.1" {
+		t.Errorf("summary regexp: %q", m)
+	}
+	if m := tableRE.FindAllStringSubmatch(out, -1); len(m) != 1 || m[0][1] != "events_0" || m[0][3] != "1" {
+		t.Errorf("table regexp: %q", m)
+	}
+	noop := "noop sink: 1000000 rows, 60.4 MB in 0.57s: 1758839 rows/s, 106.2 MB/s\n"
+	if m := noopRE.FindStringSubmatch(noop); m == nil || m[4] != "1758839" || m[5] != "106.2" {
+		t.Errorf("noop regexp: %q", m)
+	}
+}

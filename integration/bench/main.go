@@ -1,0 +1,66 @@
+// Command bench measures dorisio against references taken in the same run
+// and writes bench.json:
+//
+//	go run ./integration/bench
+//	go run ./integration/bench -rows 5000000 -runs 5 -csv-mb 512
+//
+// The machine is shared and noisy, so every figure is the median of -runs
+// measurements and the headline numbers are ratios:
+//
+//   - write_vs_noop: rows/s of pipelines/load writing -rows synthetic rows
+//     with dorisio.Write into its embedded count-only server, divided by
+//     rows/s of the same pipeline with a no-op sink (target ≥ 0.8). Both
+//     rates are the pipeline's own (rows / time of beamx.Run).
+//   - client_vs_rawput: MB/s of the Stream Load client loading a CSV file of
+//     -csv-mb MB into a count-only doris-local, divided by MB/s of a bare
+//     net/http PUT of the same bytes to the same server and route (FE, 307
+//     followed by hand with Expect: 100-continue, then the BE) (target ≥ 0.9).
+//   - rss_10x: peak RSS (the child's rusage maxrss) of the write pipeline at
+//     -rss-factor × -rows divided by peak RSS at -rows (target ≤ 1.3).
+//
+// Also: loads per table and average load size, and the gzip-compressed
+// write pipeline (--compression gz).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"time"
+)
+
+func main() {
+	cfg := defaultConfig()
+	flag.Int64Var(&cfg.Rows, "rows", cfg.Rows, "synthetic rows N of the write and no-op pipelines (rss_10x runs the write pipeline at N and factor×N)")
+	flag.IntVar(&cfg.Tables, "tables", cfg.Tables, "tables the synthetic rows are spread over")
+	flag.IntVar(&cfg.Runs, "runs", cfg.Runs, "measurements per figure (the median is reported)")
+	flag.IntVar(&cfg.RSSFactor, "rss-factor", cfg.RSSFactor, "row multiplier of the large RSS run")
+	flag.Int64Var(&cfg.CSVMB, "csv-mb", cfg.CSVMB, "size in MB of the CSV file of the client-vs-raw-PUT measurement")
+	flag.BoolVar(&cfg.SkipGzip, "skip-gzip", false, "skip the gzip pipeline runs")
+	flag.StringVar(&cfg.Out, "out", cfg.Out, "where to write the JSON results")
+	flag.StringVar(&cfg.WorkDir, "workdir", "", "directory for binaries and the CSV file (default: a temp dir, removed at the end)")
+	flag.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "deadline of the whole benchmark")
+	flag.BoolVar(&cfg.Verbose, "v", false, "print every measurement as it is taken")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+
+	start := time.Now()
+	res, err := Run(ctx, cfg, os.Stdout)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	fmt.Println()
+	PrintTable(os.Stdout, res)
+	if err := WriteJSON(cfg.Out, res); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("\nwrote %s (benchmark took %.0fs)\n", cfg.Out, time.Since(start).Seconds())
+}
