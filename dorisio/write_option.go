@@ -89,6 +89,17 @@ func (o *writeOptions) fail(format string, args ...any) {
 	o.errs = append(o.errs, fmt.Sprintf(format, args...))
 }
 
+// positive is the option that applies set when n > 0.
+func positive[N int | int64](option string, n N, set func(*writeOptions)) WriteOption {
+	return func(o *writeOptions) {
+		if n <= 0 {
+			o.fail("%s(%d): must be > 0", option, n)
+			return
+		}
+		set(o)
+	}
+}
+
 // WithFormat sets the body format: CSV (default) or JSON.
 func WithFormat(f Format) WriteOption {
 	return func(o *writeOptions) {
@@ -103,52 +114,28 @@ func WithFormat(f Format) WriteOption {
 // WithMaxBatchRows caps the rows of one load (default 1,000,000; the Flink
 // connector's sink.buffer-flush.max-rows).
 func WithMaxBatchRows(n int64) WriteOption {
-	return func(o *writeOptions) {
-		if n <= 0 {
-			o.fail("WithMaxBatchRows(%d): must be > 0", n)
-			return
-		}
-		o.MaxBatchRows = n
-	}
+	return positive("WithMaxBatchRows", n, func(o *writeOptions) { o.MaxBatchRows = n })
 }
 
 // WithMaxBatchBytes caps the bytes of one load before compression (default
 // 64 MiB; the Flink connector's sink.buffer-flush.max-bytes). A single
 // pre-encoded element larger than this is sent as a load of its own.
 func WithMaxBatchBytes(n int64) WriteOption {
-	return func(o *writeOptions) {
-		if n <= 0 {
-			o.fail("WithMaxBatchBytes(%d): must be > 0", n)
-			return
-		}
-		o.MaxBatchBytes = n
-	}
+	return positive("WithMaxBatchBytes", n, func(o *writeOptions) { o.MaxBatchBytes = n })
 }
 
 // WithMaxBufferedBytes caps the bytes buffered for all tables of a bundle
 // before the largest open batch is sent early (default 2 × MaxBatchBytes). It
 // bounds memory when one bundle writes to many tables.
 func WithMaxBufferedBytes(n int64) WriteOption {
-	return func(o *writeOptions) {
-		if n <= 0 {
-			o.fail("WithMaxBufferedBytes(%d): must be > 0", n)
-			return
-		}
-		o.MaxBufferedBytes = n
-	}
+	return positive("WithMaxBufferedBytes", n, func(o *writeOptions) { o.MaxBufferedBytes = n })
 }
 
 // WithLoadsInFlight sets how many loads one worker thread uploads at once
 // while it fills the next batch (default 2). Memory per DoFn instance is about
 // MaxBufferedBytes + LoadsInFlight × MaxBatchBytes.
 func WithLoadsInFlight(n int) WriteOption {
-	return func(o *writeOptions) {
-		if n <= 0 {
-			o.fail("WithLoadsInFlight(%d): must be > 0", n)
-			return
-		}
-		o.LoadsInFlight = n
-	}
+	return positive("WithLoadsInFlight", n, func(o *writeOptions) { o.LoadsInFlight = n })
 }
 
 // WithCompression compresses each load: "gz" or "lz4" (Stream Load

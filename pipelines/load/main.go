@@ -20,6 +20,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"runtime/pprof"
 	"slices"
@@ -330,11 +331,4 @@ func verify(srv *doristest.Server, o *options, expected map[string]int64) error 
 	return nil
 }
 
-func sortedKeys(m map[string]int64) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
+func sortedKeys(m map[string]int64) []string { return slices.Sorted(maps.Keys(m)) }
