@@ -189,12 +189,29 @@ func (fn *writeFn) ProcessElement(ctx context.Context, elem beam.X, _ []int, _ f
 	}
 	table, data, rows, err := fn.enc.encode(elem, fn.scratch[:0])
 	if err != nil {
-		return fmt.Errorf("dorisio.Write: %w", err)
+		return fn.failBundle(ctx, fmt.Errorf("dorisio.Write: %w", err))
 	}
 	if cap(data) > cap(fn.scratch) && len(data) < 1<<20 {
 		fn.scratch = data[:0]
 	}
-	return fn.batch.add(table, data, rows)
+	if err := fn.batch.add(table, data, rows); err != nil {
+		return fn.failBundle(ctx, err)
+	}
+	return nil
+}
+
+// failBundle ends a bundle that fails in ProcessElement. A runner calls no
+// FinishBundle after an error, so this is where the bundle's uploads are
+// stopped and its precommitted loads aborted (design §2).
+func (fn *writeFn) failBundle(ctx context.Context, err error) error {
+	b := fn.batch
+	fn.batch = nil
+	b.cancel()
+	b.wg.Wait()
+	if aerr := b.abortPrecommitted(ctx); aerr != nil {
+		return fmt.Errorf("%w (and aborting this bundle's precommitted loads failed; they expire at Doris' precommit timeout: %v)", err, aerr)
+	}
+	return err
 }
 
 func (fn *writeFn) FinishBundle(ctx context.Context, _ []int, emit func(CommitResult)) error {
