@@ -1,0 +1,398 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+)
+
+// Report is the result of one seeded scenario.
+type Report struct {
+	Plan Plan
+	// Fired counts what happened, by name: server fault kinds by their
+	// handles' hits, "PrecommitExpiry" by txns aborted, "PoisonBundle" and
+	// "Outage" by job runs they failed.
+	Fired map[string]int
+	// Outcome says how the scenario ended when it passed.
+	Outcome  string
+	Runs     int
+	Duration time.Duration
+	// Err is nil when every check passed.
+	Err error
+	// Log is the scenario's log: plan, faults fired, each run's error.
+	Log []string
+}
+
+// Options tunes Run.
+type Options struct {
+	// PipelineTimeout bounds each pipeline run. Default 90 s.
+	PipelineTimeout time.Duration
+	// Logf, when set, also receives every Log line as it is written.
+	Logf func(format string, args ...any)
+	// ServerLogger receives the doristest server's log; nil discards it.
+	ServerLogger *slog.Logger
+}
+
+var errTimeout = errors.New("timeout")
+
+// Run runs the scenario of seed and checks it. It never panics on a failed
+// check: Report.Err says what was wrong.
+func Run(ctx context.Context, seed int64, o Options) (rep Report) {
+	if o.PipelineTimeout == 0 {
+		o.PipelineTimeout = 90 * time.Second
+	}
+	if o.ServerLogger == nil {
+		o.ServerLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	start := time.Now()
+	p := NewPlan(seed)
+	rep = Report{Plan: p, Fired: map[string]int{}}
+	logf := func(format string, args ...any) {
+		line := fmt.Sprintf(format, args...)
+		rep.Log = append(rep.Log, line)
+		if o.Logf != nil {
+			o.Logf("%s", line)
+		}
+	}
+	defer func() { rep.Duration = time.Since(start) }()
+	logf("%v", p)
+
+	opts := []doristest.Option{
+		doristest.WithBackends(p.Backends),
+		// A fake clock: nothing times out by itself; the sweep that
+		// publishes Publish-Timeout txns runs when the scenario advances it.
+		doristest.WithClock(doristest.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))),
+		doristest.WithLogger(o.ServerLogger),
+	}
+	for _, t := range p.Tables {
+		opts = append(opts, doristest.WithTable(fmt.Sprintf("%s.%s(id BIGINT NOT NULL, name VARCHAR(16))", db, t)))
+	}
+	srv := doristest.NewServer(opts...)
+	defer srv.Close()
+
+	s := &scenario{p: p, srv: srv, o: o, logf: logf, rep: &rep, prefix: fmt.Sprintf("chaos-%d", seed)}
+	outcome, err := s.run(ctx)
+	rep.Outcome, rep.Err = outcome, err
+	if err != nil {
+		logf("FAIL: %v", err)
+	} else {
+		logf("ok: %s", outcome)
+	}
+	return rep
+}
+
+type scenario struct {
+	p      Plan
+	srv    *doristest.Server
+	o      Options
+	logf   func(string, ...any)
+	rep    *Report
+	prefix string
+}
+
+func (s *scenario) run(ctx context.Context) (string, error) {
+	p, srv := s.p, s.srv
+	handles := make([]*doristest.FaultHandle, len(p.Faults))
+	for i, f := range p.Faults {
+		handles[i] = srv.Inject(f)
+	}
+	defer func() {
+		for i, h := range handles {
+			s.rep.Fired[p.Faults[i].Kind.String()] += h.Hits()
+			s.logf("fault %s fired %d time(s)", faultString(p.Faults[i]), h.Hits())
+		}
+	}()
+
+	// The action of PrecommitExpiry and Outage, fired by a watcher once
+	// Trigger loads are precommitted.
+	var outage *doristest.FaultHandle
+	expired := 0
+	wctx, stopWatch := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	if p.Mode == PrecommitExpiry || p.Mode == Outage {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if !s.waitPrecommitted(wctx, p.Trigger) {
+				return
+			}
+			if p.Mode == PrecommitExpiry {
+				expired = srv.ExpirePrecommitted(db)
+			} else {
+				outage = srv.Inject(doristest.Fault{Kind: doristest.BackendDown, Endpoint: doristest.EndpointLoad})
+			}
+		}()
+	}
+	err := runPipeline(ctx, srv, s.prefix, p.Shards, p.writeOptions(), s.o.PipelineTimeout)
+	stopWatch()
+	wg.Wait()
+	s.rep.Runs++
+	if errors.Is(err, errTimeout) {
+		return "", err
+	}
+	srv.Advance(time.Second) // publish what a Publish Timeout left COMMITTED
+	if err != nil {
+		s.logf("run 1 failed: %s", oneLine(err))
+	}
+	if err := s.checkSlowFE(handles); err != nil {
+		return "", err
+	}
+
+	switch {
+	case err == nil:
+		if expired > 0 {
+			s.rep.Fired["PrecommitExpiry"] += expired
+			s.logf("precommit timeout aborted %d txn(s); the loads were resent and the job succeeded", expired)
+		}
+		if outage != nil {
+			outage.Remove()
+			s.logf("outage began after the last load")
+		}
+		if err := s.checkExactlyOnce(); err != nil {
+			return "", err
+		}
+		return "exactly-once", s.checkNoOpenTxns()
+
+	case p.Mode == PrecommitExpiry && expired > 0:
+		s.rep.Fired["PrecommitExpiry"] += expired
+		if err := s.checkLossNamed(err); err != nil {
+			return "", err
+		}
+		if err := s.checkNoDuplicates(); err != nil {
+			return "", err
+		}
+		// A follow-up run of the same job (no new rows) aborts what the
+		// failed run left precommitted.
+		if err := s.rerun(ctx, []Shard{{Table: p.Tables[0]}}); err != nil {
+			return "", err
+		}
+		return "failed naming the loss (precommit timeout), follow-up cleaned up", s.checkNoOpenTxns()
+
+	case p.Mode == PoisonBundle || (p.Mode == Outage && outage != nil):
+		s.rep.Fired[p.Mode.String()]++
+		if outage != nil {
+			s.logf("outage hit %d load attempt(s)", outage.Hits())
+			outage.Remove()
+		}
+		// Commits run only after every precommit bundle has finished (the
+		// Reshuffle), so a failed precommit bundle leaves nothing visible.
+		if err := s.checkNothingCommitted(); err != nil {
+			return "", err
+		}
+		if err := s.waitQuiet(ctx); err != nil {
+			return "", err
+		}
+		s.logf("open txns after the failed run: %d", len(s.openTxns()))
+		shards := append([]Shard(nil), p.Shards...)
+		for i := range shards {
+			shards[i].FailAt = 0
+		}
+		if err := s.rerun(ctx, shards); err != nil {
+			return "", err
+		}
+		if err := s.checkExactlyOnce(); err != nil {
+			return "", err
+		}
+		return "failed, re-run with the same prefix: exactly-once", s.checkNoOpenTxns()
+	}
+	return "", fmt.Errorf("job failed although no fault can explain it (mode %v): %v", p.Mode, err)
+}
+
+func (s *scenario) rerun(ctx context.Context, shards []Shard) error {
+	err := runPipeline(ctx, s.srv, s.prefix, shards, s.p.writeOptions(), s.o.PipelineTimeout)
+	s.rep.Runs++
+	s.srv.Advance(time.Second)
+	if err != nil {
+		return fmt.Errorf("re-run with the same label prefix failed: %v", err)
+	}
+	s.logf("re-run with label prefix %s succeeded", s.prefix)
+	return nil
+}
+
+// waitPrecommitted polls the txn list until n txns are PRECOMMITTED.
+func (s *scenario) waitPrecommitted(ctx context.Context, n int) bool {
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		c := 0
+		for _, t := range s.srv.Txns(db) {
+			if t.State == "PRECOMMITTED" {
+				c++
+			}
+		}
+		if c >= n {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+		}
+	}
+}
+
+// waitQuiet waits until loads abandoned by a failed bundle have settled:
+// no PREPARE txn and no new load or abort for 100 consecutive polls (0.5 s, longer than any SlowFE delay of a plan). On a
+// real worker the failed process would be gone; in-process its upload
+// goroutines may still finish.
+func (s *scenario) waitQuiet(ctx context.Context) error {
+	deadline := time.Now().Add(30 * time.Second)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	var last doristest.Stats
+	stable := 0
+	for time.Now().Before(deadline) {
+		st := s.srv.Stats()
+		prepare := 0
+		for _, t := range s.srv.Txns(db) {
+			if t.State == "PREPARE" {
+				prepare++
+			}
+		}
+		if prepare == 0 && st == last {
+			stable++
+			if stable >= 100 {
+				return nil
+			}
+		} else {
+			stable = 0
+		}
+		last = st
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+	return fmt.Errorf("server did not quiesce within 30s after the failed run")
+}
+
+func (s *scenario) checkSlowFE(handles []*doristest.FaultHandle) error {
+	for i, h := range handles {
+		if s.p.Faults[i].Kind == doristest.SlowFE && h.BodyBytes() != 0 {
+			return fmt.Errorf("a slow FE received %d body bytes: the client sent the body before the 307", h.BodyBytes())
+		}
+	}
+	if n := s.srv.Stats().FrontendBodyBytes; n != 0 {
+		return fmt.Errorf("the FE received %d body bytes", n)
+	}
+	return nil
+}
+
+func (s *scenario) openTxns() []doristest.Txn {
+	var out []doristest.Txn
+	for _, t := range s.srv.Txns(db) {
+		if t.State == "PREPARE" || t.State == "PRECOMMITTED" || t.State == "COMMITTED" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (s *scenario) checkNoOpenTxns() error {
+	if open := s.openTxns(); len(open) > 0 {
+		var ls []string
+		for _, t := range open {
+			ls = append(ls, fmt.Sprintf("%s (txn %d, %s, %s)", t.Label, t.ID, t.Table, t.State))
+		}
+		return fmt.Errorf("%d txn(s) left open: %s", len(open), strings.Join(ls, ", "))
+	}
+	return nil
+}
+
+// committed returns each table's committed rows as a multiset.
+func (s *scenario) committed() map[string]map[string]int {
+	out := map[string]map[string]int{}
+	for _, t := range s.p.Tables {
+		m := map[string]int{}
+		for _, r := range s.srv.Rows(db, t) {
+			m[strings.Join(r, "\x00")]++
+		}
+		out[t] = m
+	}
+	return out
+}
+
+func (s *scenario) checkExactlyOnce() error {
+	want, got := expected(s.p.Shards), s.committed()
+	var bad []string
+	for _, t := range s.p.Tables {
+		var lost, doubled, foreign int
+		for row, n := range want[t] {
+			if g := got[t][row]; g < n {
+				lost += n - g
+			} else if g > n {
+				doubled += g - n
+			}
+		}
+		for row, g := range got[t] {
+			if _, ok := want[t][row]; !ok {
+				foreign += g
+			}
+		}
+		if lost+doubled+foreign > 0 {
+			bad = append(bad, fmt.Sprintf("%s: %d rows lost, %d extra copies, %d rows not in the input", t, lost, doubled, foreign))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("committed rows differ from the input: %s", strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// checkNoDuplicates: after a job that failed naming a loss, what was
+// committed is part of the input, nothing twice.
+func (s *scenario) checkNoDuplicates() error {
+	want, got := expected(s.p.Shards), s.committed()
+	for _, t := range s.p.Tables {
+		for row, g := range got[t] {
+			if g > want[t][row] {
+				return fmt.Errorf("%s: row %q committed %d times, input has it %d times", t, row, g, want[t][row])
+			}
+		}
+	}
+	return nil
+}
+
+func (s *scenario) checkNothingCommitted() error {
+	for _, t := range s.p.Tables {
+		if n := s.srv.RowCount(db, t); n != 0 {
+			return fmt.Errorf("a job whose precommit stage failed committed %d rows into %s", n, t)
+		}
+	}
+	return nil
+}
+
+// checkLossNamed: the job's error names a load the precommit timeout
+// aborted (its label) and says it was aborted.
+func (s *scenario) checkLossNamed(err error) error {
+	msg := err.Error()
+	var labels []string
+	for _, t := range s.srv.Txns(db) {
+		if t.State == "ABORTED" && strings.Contains(t.Reason, "timeout by txn manager") {
+			labels = append(labels, t.Label)
+			if strings.Contains(msg, t.Label) && strings.Contains(strings.ToLower(msg), "aborted") {
+				s.logf("the error names the lost load %s (txn %d, %d rows)", t.Label, t.ID, t.Rows)
+				return nil
+			}
+		}
+	}
+	sort.Strings(labels)
+	return fmt.Errorf("job failed after the precommit timeout aborted %v, but its error does not name one of them as aborted: %v", labels, err)
+}
+
+func oneLine(err error) string {
+	m := err.Error()
+	if len(m) > 600 {
+		m = m[:300] + " … " + m[len(m)-300:]
+	}
+	return strings.ReplaceAll(m, "\n", " | ")
+}
