@@ -1,0 +1,287 @@
+// Package crash kills the example pipeline (pipelines/load) with SIGKILL at
+// seeded points of its run against a doris-local server and runs it again
+// with the same label prefix: the second run must abort what the killed
+// run left precommitted and commit its own rows exactly once.
+package crash
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const (
+	tables = 2
+	rows   = 30000
+	prefix = "crashjob"
+	// eventsDDL is pipelines/load's synthetic table schema.
+	eventsDDL = "demo.events_%d(id BIGINT NOT NULL, ts DATETIME, user_id BIGINT, kind VARCHAR(16), amount DECIMAL(12,2), note VARCHAR(64))"
+	// runTimeout bounds each pipeline process: prism can hang.
+	runTimeout = 2 * time.Minute
+)
+
+var buildOnce struct {
+	sync.Once
+	dir string
+	err error
+}
+
+// binaries builds pipelines/load and doris-local once per test binary.
+func binaries(t *testing.T) (load, local string) {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := mkdirTemp()
+		if err != nil {
+			buildOnce.err = err
+			return
+		}
+		buildOnce.dir = dir
+		for _, pkg := range []string{"pipelines/load", "integration/cmd/doris-local"} {
+			out, err := exec.Command("go", "build", "-o", filepath.Join(dir, filepath.Base(pkg)),
+				"github.com/dorisbeam/dorisbeam/"+pkg).CombinedOutput()
+			if err != nil {
+				buildOnce.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+				return
+			}
+		}
+	})
+	if buildOnce.err != nil {
+		t.Fatal(buildOnce.err)
+	}
+	return filepath.Join(buildOnce.dir, "load"), filepath.Join(buildOnce.dir, "doris-local")
+}
+
+// server is a doris-local process.
+type server struct{ url string }
+
+func startServer(t *testing.T, bin string) *server {
+	t.Helper()
+	args := []string{"-addr", "127.0.0.1:0", "-backends", "2"}
+	for i := 0; i < tables; i++ {
+		args = append(args, "-table", fmt.Sprintf(eventsDDL, i))
+	}
+	cmd := exec.Command(bin, args...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "ready ") {
+		t.Fatalf("doris-local: first line %q (%v); stderr:\n%s", line, err, stderr.String())
+	}
+	return &server{url: strings.TrimSpace(strings.TrimPrefix(line, "ready "))}
+}
+
+type txn struct {
+	ID    int64  `json:"id"`
+	Table string `json:"table"`
+	Label string `json:"label"`
+	State string `json:"state"`
+	Rows  int64  `json:"rows"`
+}
+
+func (s *server) txns(t *testing.T) []txn {
+	t.Helper()
+	var out struct{ Txns []txn }
+	s.get(t, "/doristest/txns?db=demo", &out)
+	return out.Txns
+}
+
+// ids returns how many committed rows carry each id, over all tables.
+func (s *server) ids(t *testing.T) map[int64]int {
+	t.Helper()
+	out := map[int64]int{}
+	for i := 0; i < tables; i++ {
+		var res struct{ Rows [][]*string }
+		s.get(t, fmt.Sprintf("/doristest/rows?db=demo&table=events_%d", i), &res)
+		for _, r := range res.Rows {
+			id, err := strconv.ParseInt(*r[0], 10, 64)
+			if err != nil {
+				t.Fatalf("row %v: %v", r, err)
+			}
+			out[id]++
+		}
+	}
+	return out
+}
+
+func (s *server) get(t *testing.T, path string, v any) {
+	t.Helper()
+	resp, err := http.Get(s.url + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET %s: %s", path, resp.Status)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+}
+
+func count(txns []txn, states ...string) int {
+	n := 0
+	for _, tx := range txns {
+		for _, s := range states {
+			if tx.State == s {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// pipeline starts pipelines/load against srv with the job's label prefix.
+func pipeline(ctx context.Context, bin string, srv *server) (*exec.Cmd, *bytes.Buffer) {
+	cmd := exec.CommandContext(ctx, bin, "--fe", srv.url, "--label-prefix", prefix,
+		"--rows", strconv.Itoa(rows), "--tables", strconv.Itoa(tables), "--batch-rows", "500", "--loads-in-flight", "1")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	return cmd, &out
+}
+
+var summaryRE = regexp.MustCompile(`summary: (\d+) rows committed`)
+
+// killPoint says when to kill the first run: once `n` txns are in one of
+// `states`.
+type killPoint struct {
+	states []string
+	n      int
+}
+
+func TestKilledPipelineRerunWithTheSameLabelPrefix(t *testing.T) {
+	loadBin, localBin := binaries(t)
+	seed := uint64(20260501)
+	r := rand.New(rand.NewPCG(seed, 1))
+	// Kill points: while loads are being precommitted (early and later),
+	// and once commits have begun (some rows already visible).
+	points := []killPoint{
+		{[]string{"PRECOMMITTED"}, 1},
+		{[]string{"PRECOMMITTED"}, 2 + r.IntN(40)},
+		{[]string{"VISIBLE"}, 1},
+		{[]string{"VISIBLE"}, 2 + r.IntN(40)},
+	}
+	t.Logf("seed %d", seed)
+	for _, kp := range points {
+		t.Run(fmt.Sprintf("killed once %d txns are %s", kp.n, kp.states[0]), func(t *testing.T) {
+			srv := startServer(t, localBin)
+			ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+			defer cancel()
+
+			// First run, killed with SIGKILL at the kill point.
+			cmd, out := pipeline(ctx, loadBin, srv)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			killed := false
+			tick := time.NewTicker(5 * time.Millisecond)
+		poll:
+			for {
+				select {
+				case err := <-exited:
+					t.Logf("the first run ended before the kill point (%v):\n%s", err, out)
+					break poll
+				case <-ctx.Done():
+					t.Fatalf("first run: no kill point within %v:\n%s", runTimeout, out)
+				case <-tick.C:
+					if count(srv.txns(t), kp.states...) >= kp.n {
+						if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+							t.Fatal(err)
+						}
+						<-exited
+						killed = true
+						break poll
+					}
+				}
+			}
+			tick.Stop()
+			before := srv.txns(t)
+			idsBefore := srv.ids(t)
+			committedBefore := 0
+			for _, n := range idsBefore {
+				committedBefore += n
+			}
+			var maxID int64
+			for _, tx := range before {
+				maxID = max(maxID, tx.ID)
+			}
+			t.Logf("killed=%v: %d PREPARE, %d PRECOMMITTED, %d VISIBLE txns, %d rows committed",
+				killed, count(before, "PREPARE"), count(before, "PRECOMMITTED"), count(before, "VISIBLE"), committedBefore)
+
+			// Second run, same label prefix, to completion.
+			cmd2, out2 := pipeline(ctx, loadBin, srv)
+			if err := cmd2.Run(); err != nil {
+				t.Fatalf("second run: %v\n%s", err, out2)
+			}
+			after := srv.txns(t)
+			for _, tx := range after {
+				if tx.State == "PREPARE" || tx.State == "PRECOMMITTED" {
+					t.Errorf("txn %d (%s) left %s after the second run", tx.ID, tx.Label, tx.State)
+				}
+			}
+			// The second run's own loads are the txns it began: committed,
+			// with N rows between them.
+			var secondRows int64
+			for _, tx := range after {
+				if tx.ID > maxID {
+					if tx.State != "VISIBLE" {
+						t.Errorf("second run's txn %d (%s) is %s", tx.ID, tx.Label, tx.State)
+					}
+					secondRows += tx.Rows
+				}
+			}
+			if secondRows != rows {
+				t.Errorf("the second run's txns hold %d rows, want %d", secondRows, rows)
+			}
+			if m := summaryRE.FindStringSubmatch(out2.String()); m == nil || m[1] != strconv.Itoa(rows) {
+				t.Errorf("second run's summary does not report %d rows committed:\n%s", rows, out2)
+			}
+			// Every id: what the killed run had committed, plus once.
+			idsAfter := srv.ids(t)
+			for id := int64(0); id < rows; id++ {
+				if got, want := idsAfter[id], idsBefore[id]+1; got != want {
+					t.Fatalf("id %d committed %d times, want %d (%d before the second run)", id, got, want, idsBefore[id])
+				}
+			}
+			total := 0
+			for _, n := range idsAfter {
+				total += n
+			}
+			if total != committedBefore+rows {
+				t.Errorf("tables hold %d rows, want %d committed before the crash + %d", total, committedBefore, rows)
+			}
+		})
+	}
+}
