@@ -13,7 +13,10 @@ import (
 // the delete sign are ignored, and every counted row is Loaded (except JSON documents
 // that do not parse, which are Filtered).
 func (sp *Spec) Parse(r io.Reader, countOnly bool) (*Batch, error) {
-	if countOnly && !sp.json && !sp.hasEnclose {
+	if countOnly && !sp.json {
+		if sp.hasEnclose {
+			return sp.countEnclosedCSV(r)
+		}
 		return sp.countCSV(r)
 	}
 	cr := &countingReader{r: r}

@@ -1,0 +1,207 @@
+package table
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+)
+
+// countEnclosedCSV counts the records of a CSV body with `enclose` without decoding
+// them: the records csvReader.nextEnclosed finds (an enclosed field may hold
+// separators and line delimiters), found with IndexByte-driven scanning over a
+// streamed window instead of a copy of the whole body. Like parseCSV, skip_lines
+// skips records (empty ones included) and empty records are not counted.
+func (sp *Spec) countEnclosedCSV(r io.Reader) (*Batch, error) {
+	return sp.countEnclosed(r, countChunk)
+}
+
+// countEnclosed is countEnclosedCSV with an initial window of window bytes.
+func (sp *Spec) countEnclosed(r io.Reader, window int) (*Batch, error) {
+	b := &Batch{countOnly: true, seqIdx: -1, ncols: len(sp.schema.Columns)}
+	buf := make([]byte, max(window, 1))
+	have, skip := 0, sp.skipLines
+	var rows int64
+	for eof := false; ; {
+		if !eof {
+			n, err := io.ReadFull(r, buf[have:])
+			b.bytes += int64(n)
+			have += n
+			switch {
+			case err == io.EOF || err == io.ErrUnexpectedEOF:
+				eof = true
+			case err != nil:
+				return b, fmt.Errorf("table: read body: %w", err)
+			}
+		}
+		sc := newEnclosedScanner(sp, buf[:have], eof)
+		start := 0
+		for start < have {
+			end, next, ok := sc.record(start)
+			if !ok {
+				break
+			}
+			if skip > 0 {
+				skip--
+			} else if end > start {
+				rows++
+			}
+			start = next
+		}
+		if eof {
+			break
+		}
+		have = copy(buf, buf[start:have])
+		if have == len(buf) { // one record longer than the window: grow
+			nb := make([]byte, 2*len(buf))
+			copy(nb, buf)
+			buf = nb
+		}
+	}
+	b.Total, b.Loaded = rows, rows
+	return b, nil
+}
+
+// enclosedScanner finds record boundaries in data, a window of the body that starts
+// at a record start. Unless eof, data is not the end of the body, and any decision
+// that needs a byte at or beyond limit (len(data) minus the longest lookahead) is
+// deferred: record then reports !ok and the caller reads more. It caches the next
+// position of each separator and of the escape byte, so that each is searched for
+// once per occurrence, not once per field.
+type enclosedScanner struct {
+	sp                       *Spec
+	data                     []byte
+	eof                      bool
+	limit                    int
+	nextDelim, nextSep, nEsc int // absolute positions; len(data) means none; -1 unknown
+}
+
+func newEnclosedScanner(sp *Spec, data []byte, eof bool) *enclosedScanner {
+	limit := len(data)
+	if !eof {
+		limit -= max(len(sp.colSep), len(sp.lineDelim), 1) + 1
+	}
+	return &enclosedScanner{sp: sp, data: data, eof: eof, limit: limit, nextDelim: -1, nextSep: -1, nEsc: -1}
+}
+
+// record returns the end of the record starting at pos (its raw text is
+// data[pos:end]) and where the next record starts; ok is false when the window ends
+// before that is known.
+func (s *enclosedScanner) record(pos int) (end, next int, ok bool) {
+	sp, data, n := s.sp, s.data, len(s.data)
+	for {
+		if pos >= s.limit && !s.eof {
+			return 0, 0, false
+		}
+		if pos < n && data[pos] == sp.enclose {
+			j, closed, ok := s.closeEnclosed(pos + 1)
+			if !ok {
+				return 0, 0, false
+			}
+			if !closed {
+				return n, n, true // unterminated: the field runs to the end of the body
+			}
+			pos = j
+			if pos < n && !bytes.HasPrefix(data[pos:], sp.colSep) && !bytes.HasPrefix(data[pos:], sp.lineDelim) {
+				// Text after the closing enclose: the field runs on, verbatim.
+				if pos = s.plainEnd(pos); pos < 0 {
+					return 0, 0, false
+				}
+			}
+		} else if pos = s.plainEnd(pos); pos < 0 {
+			return 0, 0, false
+		}
+		if pos >= n {
+			if !s.eof {
+				return 0, 0, false
+			}
+			return n, n, true
+		}
+		if pos >= s.limit && !s.eof {
+			return 0, 0, false
+		}
+		if bytes.HasPrefix(data[pos:], sp.colSep) {
+			pos += len(sp.colSep)
+			if pos == n { // trailing separator at the end of the body
+				if !s.eof {
+					return 0, 0, false
+				}
+				return pos, pos, true
+			}
+			continue
+		}
+		return pos, pos + len(sp.lineDelim), true // at a line delimiter
+	}
+}
+
+// closeEnclosed scans an enclosed value from j (just after the opening enclose):
+// it returns the position after the closing enclose, or closed=false when the value
+// runs to the end of the body. ok is false when the window ends first.
+func (s *enclosedScanner) closeEnclosed(j int) (after int, closed, ok bool) {
+	sp, data, n := s.sp, s.data, len(s.data)
+	useEsc := sp.escape != sp.enclose
+	for {
+		k := n
+		if j < n {
+			if i := bytes.IndexByte(data[j:], sp.enclose); i >= 0 {
+				k = j + i
+			}
+		}
+		if useEsc {
+			if s.nEsc < j {
+				s.nEsc = n
+				if j < n {
+					if i := bytes.IndexByte(data[j:], sp.escape); i >= 0 {
+						s.nEsc = j + i
+					}
+				}
+			}
+			k = min(k, s.nEsc)
+		}
+		if !s.eof && k >= s.limit {
+			return 0, false, false
+		}
+		if k >= n {
+			return n, false, true
+		}
+		if useEsc && data[k] == sp.escape {
+			if k+1 < n {
+				j = k + 2 // the escaped byte is literal
+				continue
+			}
+			return n, false, true // a final escape byte is literal: unterminated
+		}
+		if k+1 < n && data[k+1] == sp.enclose {
+			j = k + 2 // a doubled enclose is literal
+			continue
+		}
+		return k + 1, true, true
+	}
+}
+
+// plainEnd returns the position of the next column separator or line delimiter at or
+// after pos, or len(data) when there is none; -1 when the window ends first. As in
+// csvReader.plainEnd, a separator counts only if it ends at or before the next line
+// delimiter.
+func (s *enclosedScanner) plainEnd(pos int) int {
+	sp, data, n := s.sp, s.data, len(s.data)
+	if s.nextDelim < pos {
+		s.nextDelim = n
+		if i := indexOf(data[pos:], sp.lineDelim); i >= 0 {
+			s.nextDelim = pos + i
+		}
+	}
+	if s.nextSep < pos {
+		s.nextSep = n
+		if i := indexOf(data[pos:], sp.colSep); i >= 0 {
+			s.nextSep = pos + i
+		}
+	}
+	p := s.nextDelim
+	if s.nextSep+len(sp.colSep) <= s.nextDelim {
+		p = s.nextSep
+	}
+	if !s.eof && p >= s.limit {
+		return -1
+	}
+	return p
+}
