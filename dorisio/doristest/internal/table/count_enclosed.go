@@ -101,7 +101,7 @@ func (s *enclosedScanner) record(pos int) (end, next int, ok bool) {
 				return n, n, true // unterminated: the field runs to the end of the body
 			}
 			pos = j
-			if pos < n && !bytes.HasPrefix(data[pos:], sp.colSep) && !bytes.HasPrefix(data[pos:], sp.lineDelim) {
+			if pos < n && !hasAt(data, pos, sp.colSep) && !hasAt(data, pos, sp.lineDelim) {
 				// Text after the closing enclose: the field runs on, verbatim.
 				if pos = s.plainEnd(pos); pos < 0 {
 					return 0, 0, false
@@ -119,7 +119,7 @@ func (s *enclosedScanner) record(pos int) (end, next int, ok bool) {
 		if pos >= s.limit && !s.eof {
 			return 0, 0, false
 		}
-		if bytes.HasPrefix(data[pos:], sp.colSep) {
+		if hasAt(data, pos, sp.colSep) {
 			pos += len(sp.colSep)
 			if pos == n { // trailing separator at the end of the body
 				if !s.eof {
@@ -204,4 +204,12 @@ func (s *enclosedScanner) plainEnd(pos int) int {
 		return -1
 	}
 	return p
+}
+
+// hasAt reports whether data[pos:] starts with sep (pos < len(data)).
+func hasAt(data []byte, pos int, sep []byte) bool {
+	if len(sep) == 1 {
+		return data[pos] == sep[0]
+	}
+	return bytes.HasPrefix(data[pos:], sep)
 }
