@@ -24,8 +24,9 @@ import (
 type Config struct {
 	Rows      int64 // N of the write and no-op pipelines
 	Tables    int
-	Runs      int // measurements per figure; the median is reported
-	RSSFactor int // the large RSS run writes RSSFactor × Rows
+	Runs      int   // measurements per figure; the median is reported
+	RSSRows   int64 // 1× of the RSS runs; 0 means Rows (whose runs are then reused)
+	RSSFactor int   // the large RSS run writes RSSFactor × RSSRows
 	CSVMB     int64
 	SkipGzip  bool
 	Out       string
@@ -296,9 +297,20 @@ func (b *bencher) pipelines(ctx context.Context, res *Result) error {
 			gzips = append(gzips, g)
 		}
 	}
-	big := n * int64(b.cfg.RSSFactor)
+	small, smalls := n, writes
+	if b.cfg.RSSRows > 0 && b.cfg.RSSRows != n {
+		small, smalls = b.cfg.RSSRows, nil
+	}
+	big := small * int64(b.cfg.RSSFactor)
 	fmt.Fprintf(b.log, "pipeline runs: %d × write at %d rows (%d×) for peak RSS\n", b.cfg.Runs, big, b.cfg.RSSFactor)
 	for i := 0; i < b.cfg.Runs; i++ {
+		if small != n {
+			w, err := b.runLoad(ctx, "write", small, "--count-only")
+			if err != nil {
+				return err
+			}
+			smalls = append(smalls, w)
+		}
 		w, err := b.runLoad(ctx, "write", big, "--count-only")
 		if err != nil {
 			return err
@@ -347,8 +359,8 @@ func (b *bencher) pipelines(ctx context.Context, res *Result) error {
 		res.GzipRSSBytes = medianInt(rss(gzips))
 	}
 
-	res.RSSRows, res.RSSRows10x = n, big
-	res.RSS1xBytesRuns, res.RSS10xBytesRuns = rss(writes), rss(bigs)
+	res.RSSRows, res.RSSRows10x = small, big
+	res.RSS1xBytesRuns, res.RSS10xBytesRuns = rss(smalls), rss(bigs)
 	res.RSS1xBytes, res.RSS10xBytes = medianInt(res.RSS1xBytesRuns), medianInt(res.RSS10xBytesRuns)
 	res.RSS10x = ratio(float64(res.RSS10xBytes), float64(res.RSS1xBytes))
 	res.NoopRSSBytes = medianInt(rss(noops))
