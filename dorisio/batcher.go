@@ -3,6 +3,7 @@ package dorisio
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"sync"
 	"time"
@@ -41,9 +42,10 @@ type batcher struct {
 
 	pool *chunkPool
 
-	mu       sync.Mutex // guards done, firstErr
-	done     []loadOutcome
-	firstErr error
+	mu        sync.Mutex // guards done, unsettled, firstErr
+	done      []loadOutcome
+	unsettled []string // labels of 2PC loads that ended in an error: maybe precommitted
+	firstErr  error
 }
 
 type openBatch struct {
@@ -156,6 +158,10 @@ func (b *batcher) upload(ob *openBatch) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if err != nil {
+		if b.twoPhase {
+			// A cancelled or ambiguous load may still have precommitted.
+			b.unsettled = append(b.unsettled, label)
+		}
 		if b.firstErr == nil {
 			b.firstErr = err
 			b.cancel() // stop the other uploads of this failing bundle
@@ -185,7 +191,7 @@ func (b *batcher) resultOf(ob *openBatch, res *streamload.LoadResult) CommitResu
 }
 
 // finish uploads the remaining batches and waits for every upload. On error
-// the caller must abort what was precommitted (abortPrecommitted).
+// the caller must abandon the bundle (abandon).
 func (b *batcher) finish() ([]loadOutcome, error) {
 	tables := make([]string, 0, len(b.open))
 	for t := range b.open {
@@ -205,22 +211,38 @@ func (b *batcher) finish() ([]loadOutcome, error) {
 	return b.done, b.firstErr
 }
 
+// abandon ends a failing bundle: it stops the uploads, waits for them, and
+// aborts what the bundle precommitted, returning cause with any abort
+// failure added.
+func (b *batcher) abandon(ctx context.Context, cause error) error {
+	b.cancel()
+	b.wg.Wait()
+	if err := b.abortPrecommitted(ctx); err != nil {
+		return fmt.Errorf("%w (and aborting this bundle's precommitted loads failed; they expire at Doris' precommit timeout: %v)", cause, err)
+	}
+	return cause
+}
+
 // abortPrecommitted aborts the transactions this bundle precommitted, best
 // effort: a bundle that fails must not leave them holding the database's
 // running-transaction quota until the precommit timeout (design §2). It
 // returns the aborts that failed, joined.
 func (b *batcher) abortPrecommitted(ctx context.Context) error {
 	var errs []error
-	for _, o := range b.done {
-		r := o.result
-		if r.Committed || r.TxnID <= 0 {
-			continue
-		}
+	abort := func(txnID int64, label string) {
 		actx, cancel := context.WithTimeout(ctx, time.Minute)
-		if err := b.ld.Abort(actx, r.Database, r.TxnID, r.Label); err != nil {
+		defer cancel()
+		if err := b.ld.Abort(actx, b.db, txnID, label); err != nil {
 			errs = append(errs, err)
 		}
-		cancel()
+	}
+	for _, o := range b.done {
+		if r := o.result; !r.Committed && r.TxnID > 0 {
+			abort(r.TxnID, r.Label)
+		}
+	}
+	for _, label := range b.unsettled {
+		abort(0, label) // by label: aborts its PREPARE/PRECOMMITTED txn, if any
 	}
 	return errors.Join(errs...)
 }

@@ -206,12 +206,7 @@ func (fn *writeFn) ProcessElement(ctx context.Context, elem beam.X, _ []int, _ f
 func (fn *writeFn) failBundle(ctx context.Context, err error) error {
 	b := fn.batch
 	fn.batch = nil
-	b.cancel()
-	b.wg.Wait()
-	if aerr := b.abortPrecommitted(ctx); aerr != nil {
-		return fmt.Errorf("%w (and aborting this bundle's precommitted loads failed; they expire at Doris' precommit timeout: %v)", err, aerr)
-	}
-	return err
+	return b.abandon(ctx, err)
 }
 
 func (fn *writeFn) FinishBundle(ctx context.Context, _ []int, emit func(CommitResult)) error {
@@ -222,10 +217,7 @@ func (fn *writeFn) FinishBundle(ctx context.Context, _ []int, emit func(CommitRe
 	}
 	outcomes, err := b.finish()
 	if err != nil {
-		if aerr := b.abortPrecommitted(ctx); aerr != nil {
-			return fmt.Errorf("%w (and aborting this bundle's precommitted loads failed; they expire at Doris' precommit timeout: %v)", err, aerr)
-		}
-		return err
+		return b.abandon(ctx, err)
 	}
 	for _, o := range outcomes {
 		recordLoad(ctx, o)
@@ -234,7 +226,19 @@ func (fn *writeFn) FinishBundle(ctx context.Context, _ []int, emit func(CommitRe
 	return nil
 }
 
+// Teardown abandons a bundle that never finished: another step of a fused
+// bundle failed, and the runner tore the DoFn down without FinishBundle.
+// Runners that skip Teardown too (prism after a failure) leave those loads
+// to the next run's lingering-transaction cleanup or Doris' precommit
+// timeout.
 func (fn *writeFn) Teardown() {
+	if fn.batch != nil {
+		b := fn.batch
+		fn.batch = nil
+		if err := b.abandon(context.Background(), errors.New("bundle abandoned")); err != nil {
+			slog.Warn("dorisio.Write: a bundle was torn down before it finished", "err", err)
+		}
+	}
 	if fn.client != nil {
 		fn.client.Close()
 	}

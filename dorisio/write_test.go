@@ -356,10 +356,7 @@ func lifecycleFailingAfter(t *testing.T, fn *writeFn, elems []any, after int64, 
 			fault = srv.Inject(doristest.Fault{Kind: doristest.BackendDown, Endpoint: doristest.EndpointLoad})
 		}
 		if err := fn.ProcessElement(ctx, e, nil, emit); err != nil {
-			if ferr := fn.FinishBundle(ctx, nil, emit); ferr != nil {
-				return out, ferr
-			}
-			return out, err
+			return out, err // runners call no FinishBundle after an error
 		}
 	}
 	return out, fn.FinishBundle(ctx, nil, emit)
@@ -383,5 +380,32 @@ func TestCommitOfAnExpiredTransactionFailsNamingTheLoss(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
+	}
+}
+
+func TestTeardownOfAnUnfinishedBundleAbortsItsLoads(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+	w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(100))
+	for _, e := range asElems(events(450, shortName)) {
+		if err := w.write.ProcessElement(context.Background(), e, nil, func(CommitResult) {}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Another step of the fused bundle failed: no FinishBundle, only Teardown.
+	w.write.Teardown()
+	var aborted int
+	for _, tx := range srv.Txns("demo") {
+		if tx.State == "ABORTED" {
+			aborted++
+		}
+	}
+	// Of the 4 full batches, those whose upload had not begun a transaction
+	// when Teardown cancelled them leave nothing; the others are aborted.
+	if aborted < 1 {
+		t.Errorf("no load aborted: the bundle's precommitted loads were not found")
+	}
+	wantNoOpenTxns(t, srv)
+	if n := srv.RowCount("demo", "events"); n != 0 {
+		t.Errorf("%d rows visible from an unfinished bundle", n)
 	}
 }
