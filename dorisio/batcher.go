@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
@@ -29,6 +30,7 @@ type batcher struct {
 	db       string
 	table    string // Config.Table, for elements that name none
 	prefix   string
+	run      string
 	headers  map[string]string
 	twoPhase bool
 	opts     *writeOptions
@@ -46,6 +48,7 @@ type batcher struct {
 	done      []loadOutcome
 	unsettled []string // labels of 2PC loads that ended in an error: maybe precommitted
 	firstErr  error
+	failed    atomic.Bool // firstErr is set
 }
 
 type openBatch struct {
@@ -61,10 +64,10 @@ type loadOutcome struct {
 	retries int
 }
 
-func newBatcher(ld loader, pool *chunkPool, db, table, prefix string, headers map[string]string, o *writeOptions) *batcher {
+func newBatcher(ld loader, pool *chunkPool, db, table, prefix, run string, headers map[string]string, o *writeOptions) *batcher {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &batcher{
-		ld: ld, pool: pool, db: db, table: table, prefix: prefix, headers: headers, opts: o,
+		ld: ld, pool: pool, db: db, table: table, prefix: prefix, run: run, headers: headers, opts: o,
 		twoPhase: o.Delivery == ExactlyOnce,
 		open:     map[string]*openBatch{},
 		sem:      make(chan struct{}, o.LoadsInFlight),
@@ -74,6 +77,9 @@ func newBatcher(ld loader, pool *chunkPool, db, table, prefix string, headers ma
 
 // err is the first upload error, if any: the bundle stops at the next element.
 func (b *batcher) err() error {
+	if !b.failed.Load() { // per row: no lock on the happy path
+		return nil
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.firstErr
@@ -143,7 +149,7 @@ func (b *batcher) flush(ob *openBatch) {
 func (b *batcher) upload(ob *openBatch) {
 	defer b.wg.Done()
 	defer func() { <-b.sem }()
-	label := newLabel(b.prefix, ob.table)
+	label := newLabel(b.prefix, b.run, ob.table)
 	start := time.Now()
 	res, err := b.ld.Load(b.ctx, streamload.LoadRequest{
 		DB: b.db, Table: ob.table, Label: label, TwoPhase: b.twoPhase,
@@ -164,6 +170,7 @@ func (b *batcher) upload(ob *openBatch) {
 		}
 		if b.firstErr == nil {
 			b.firstErr = err
+			b.failed.Store(true)
 			b.cancel() // stop the other uploads of this failing bundle
 		}
 		return

@@ -41,23 +41,24 @@
 //
 // # Labels
 //
-// Every load has its own label, <prefix>_<table>_<32 hex>, reused for every
-// in-process retry of that load so Doris can deduplicate it. The prefix is
-// Config.LabelPrefix, or a fresh "dorisio-<12 hex>" per pipeline
-// construction. A load whose reply is lost (connection reset, proxy error
-// page, timeout) is never resent blindly: the client reads the label's
-// state with get_load_state first and adopts the earlier send when Doris
-// has it.
+// Every load has its own label, <prefix>_<run>_<table>_<32 hex>, reused for
+// every in-process retry of that load so Doris can deduplicate it. The
+// prefix is Config.LabelPrefix, or a fresh "dorisio-<12 hex>" per pipeline
+// construction; the run is 8 hex digits drawn at each construction. A load
+// whose reply is lost (connection reset, proxy error page, timeout) is never
+// resent blindly: the client reads the label's state with get_load_state
+// first and adopts the earlier send when Doris has it.
 //
 // # Lingering transactions
 //
-// With a stable Config.LabelPrefix, Write first lists the PREPARE and
-// PRECOMMITTED transactions whose label starts with "<prefix>_" (SHOW
-// TRANSACTION over the FE's /api/query) and aborts them: they belong to an
-// earlier run of the same job that crashed before committing. Labels of
-// other prefixes are never touched. Where listing is refused (privileges,
-// cloud mode), a warning is logged and such transactions expire at the
-// precommit timeout.
+// With a stable Config.LabelPrefix, each worker process, before its first
+// load, lists the PREPARE and PRECOMMITTED transactions whose label starts
+// with "<prefix>_" (SHOW TRANSACTION over the FE's /api/query) and aborts
+// those of other runs: they belong to an earlier run of the same job that
+// crashed before committing. The current run's labels and other prefixes'
+// labels are never touched, so never run two jobs with the same prefix at
+// once. Where listing is refused (privileges, cloud mode), a warning is
+// logged and such transactions expire at the precommit timeout.
 //
 // # Errors
 //

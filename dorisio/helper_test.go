@@ -155,11 +155,11 @@ func lifecycle(t *testing.T, fn *writeFn, elems []any) ([]CommitResult, error) {
 	var out []CommitResult
 	emit := func(r CommitResult) { out = append(out, r) }
 	for _, e := range elems {
-		if err := fn.ProcessElement(ctx, e, nil, emit); err != nil {
+		if err := fn.ProcessElement(ctx, e, emit); err != nil {
 			return out, err // runners call no FinishBundle after an error
 		}
 	}
-	err := fn.FinishBundle(ctx, nil, emit)
+	err := fn.FinishBundle(ctx, emit)
 	return out, err
 }
 

@@ -9,14 +9,17 @@ import (
 // Labels are Doris' idempotency keys: ^[-_A-Za-z0-9:]{1,128}$, unique per
 // database, reusable only after ABORTED (protocol §5.4, §8).
 //
-// A label is <prefix>_<table part>_<32 hex>. The prefix cannot contain '_',
-// so "job4_..." is never matched by the prefix "job42" (cleanup of one job's
-// lingering transactions never touches another's, design §6). The table part
-// is the table name with every character outside [-_A-Za-z0-9] replaced by
-// '-', cut to maxTablePart: it is there for people reading SHOW TRANSACTION,
-// uniqueness comes from the random id. 48 + 1 + 40 + 1 + 32 = 122 ≤ 128.
+// A label is <prefix>_<run>_<table part>_<32 hex>. The prefix cannot
+// contain '_', so "job4_..." is never matched by the prefix "job42" (cleanup
+// of one job's lingering transactions never touches another's, design §6).
+// The run is 8 hex digits drawn when the pipeline is constructed: the
+// lingering-transaction cleanup leaves the current run's labels alone, so it
+// can run on every worker at any time. The table part is the table name
+// with every character outside [-_A-Za-z0-9] replaced by '-', cut to
+// maxTablePart: it is there for people reading SHOW TRANSACTION; uniqueness
+// comes from the random id. 48 + 1 + 8 + 1 + 32 + 1 + 32 = 123 ≤ 128.
 
-const maxTablePart = 40
+const maxTablePart = 32
 
 func validPrefix(p string) bool {
 	if len(p) == 0 || len(p) > maxPrefixLen {
@@ -32,12 +35,18 @@ func validPrefix(p string) bool {
 }
 
 // defaultPrefix is unique per pipeline construction.
-func defaultPrefix() string {
-	return "dorisio-" + strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
-}
+func defaultPrefix() string { return "dorisio-" + randomHex(12) }
+
+// newRunID names one construction of a pipeline.
+func newRunID() string { return randomHex(8) }
+
+func randomHex(n int) string { return strings.ReplaceAll(uuid.NewString(), "-", "")[:n] }
 
 // labelPrefixOf is what every label of a prefix starts with, separator included.
 func labelPrefixOf(prefix string) string { return prefix + "_" }
+
+// runLabelPrefix is what every label of one run starts with.
+func runLabelPrefix(prefix, run string) string { return prefix + "_" + run + "_" }
 
 func tablePart(table string) string {
 	b := []byte(table)
@@ -55,8 +64,8 @@ func tablePart(table string) string {
 	return string(b)
 }
 
-// newLabel returns a fresh label for one load of table.
-func newLabel(prefix, table string) string {
+// newLabel returns a fresh label for one load of table in a run.
+func newLabel(prefix, run, table string) string {
 	id := uuid.New()
 	var hex [32]byte
 	const digits = "0123456789abcdef"
@@ -64,5 +73,5 @@ func newLabel(prefix, table string) string {
 		hex[2*i] = digits[c>>4]
 		hex[2*i+1] = digits[c&0xf]
 	}
-	return labelPrefixOf(prefix) + tablePart(table) + "_" + string(hex[:])
+	return runLabelPrefix(prefix, run) + tablePart(table) + "_" + string(hex[:])
 }

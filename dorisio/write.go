@@ -18,11 +18,9 @@ import (
 )
 
 func init() {
-	register.DoFn4x1[context.Context, beam.X, []int, func(CommitResult), error](&writeFn{})
+	register.DoFn3x1[context.Context, beam.X, func(CommitResult), error](&writeFn{})
 	register.DoFn3x1[context.Context, CommitResult, func(CommitResult), error](&commitFn{})
-	register.DoFn3x1[context.Context, []byte, func(int), error](&cleanupFn{})
 	register.Emitter1[CommitResult]()
-	register.Emitter1[int]()
 	beam.RegisterType(reflect.TypeOf((*CommitResult)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*Row)(nil)).Elem())
 }
@@ -46,11 +44,7 @@ func Write(s beam.Scope, cfg Config, col beam.PCollection, opts ...WriteOption) 
 	if err != nil {
 		panic("dorisio.Write: " + err.Error())
 	}
-	// The precommit stage reads the cleanup's output as a side input only so
-	// that lingering transactions of an earlier run are aborted before any
-	// new load begins (design §6).
-	cleaned := beam.ParDo(s.Scope("AbortLingering"), w.cleanup, beam.Impulse(s))
-	pre := beam.ParDo(s.Scope("Precommit"), w.write, col, beam.SideInput{Input: cleaned})
+	pre := beam.ParDo(s.Scope("Precommit"), w.write, col)
 	// Results are emitted in FinishBundle, which puts them in the global
 	// window whatever the input's windowing; say so in the graph too.
 	pre = beam.WindowInto(s, window.NewGlobalWindows(), pre)
@@ -64,9 +58,8 @@ func Write(s beam.Scope, cfg Config, col beam.PCollection, opts ...WriteOption) 
 }
 
 type write struct {
-	cleanup *cleanupFn
-	write   *writeFn
-	commit  *commitFn
+	write  *writeFn
+	commit *commitFn
 }
 
 func newWrite(cfg Config, col beam.PCollection, opts []WriteOption) (*write, error) {
@@ -112,10 +105,10 @@ func newWrite(cfg Config, col beam.PCollection, opts []WriteOption) (*write, err
 	}
 	conn := newConnSpec(cfg)
 	return &write{
-		cleanup: &cleanupFn{Conn: conn, DB: cfg.Database, LabelPrefix: prefix, Enabled: cfg.LabelPrefix != "", Retry: o.Retry},
 		write: &writeFn{
-			Conn: conn, DB: cfg.Database, Table: cfg.Table, LabelPrefix: prefix,
-			Headers: headers, Opts: *o, Elem: beam.EncodedType{T: t},
+			Conn: conn, DB: cfg.Database, Table: cfg.Table, LabelPrefix: prefix, RunID: newRunID(),
+			AbortLingering: cfg.LabelPrefix != "", // a fresh prefix has nothing to clean
+			Headers:        headers, Opts: *o, Elem: beam.EncodedType{T: t},
 		},
 		commit: &commitFn{Conn: conn, Retry: o.Retry},
 	}, nil
@@ -157,12 +150,14 @@ func newClient(c connSpec, rp RetryPolicy) (*streamload.Client, error) {
 // loads each batch (precommitted with ExactlyOnce) and emits one
 // CommitResult per load when the bundle finishes.
 type writeFn struct {
-	Conn        connSpec
-	DB, Table   string
-	LabelPrefix string
-	Headers     map[string]string
-	Opts        writeOptions
-	Elem        beam.EncodedType
+	Conn           connSpec
+	DB, Table      string
+	LabelPrefix    string
+	RunID          string // this pipeline construction's part of every label
+	AbortLingering bool   // abort earlier runs' open transactions of LabelPrefix at Setup
+	Headers        map[string]string
+	Opts           writeOptions
+	Elem           beam.EncodedType
 
 	client  *streamload.Client
 	enc     elemEncoder
@@ -180,12 +175,15 @@ func (fn *writeFn) Setup(ctx context.Context) error {
 	// Keep enough chunks for a full set of buffered and uploading batches.
 	fn.pool = &chunkPool{max: int((fn.Opts.MaxBufferedBytes + int64(fn.Opts.LoadsInFlight)*fn.Opts.MaxBatchBytes) / chunkSize)}
 	fn.client, err = newClient(fn.Conn, fn.Opts.Retry)
-	return err
+	if err != nil || !fn.AbortLingering {
+		return err
+	}
+	return abortLingeringOnce(ctx, fn.client, fn.DB, fn.LabelPrefix, fn.RunID)
 }
 
-func (fn *writeFn) ProcessElement(ctx context.Context, elem beam.X, _ []int, _ func(CommitResult)) error {
+func (fn *writeFn) ProcessElement(ctx context.Context, elem beam.X, _ func(CommitResult)) error {
 	if fn.batch == nil {
-		fn.batch = newBatcher(fn.client, fn.pool, fn.DB, fn.Table, fn.LabelPrefix, fn.Headers, &fn.Opts)
+		fn.batch = newBatcher(fn.client, fn.pool, fn.DB, fn.Table, fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
 	}
 	table, data, rows, err := fn.enc.encode(elem, fn.scratch[:0])
 	if err != nil {
@@ -209,7 +207,7 @@ func (fn *writeFn) failBundle(ctx context.Context, err error) error {
 	return b.abandon(ctx, err)
 }
 
-func (fn *writeFn) FinishBundle(ctx context.Context, _ []int, emit func(CommitResult)) error {
+func (fn *writeFn) FinishBundle(ctx context.Context, emit func(CommitResult)) error {
 	b := fn.batch
 	fn.batch = nil
 	if b == nil {
@@ -242,42 +240,4 @@ func (fn *writeFn) Teardown() {
 	if fn.client != nil {
 		fn.client.Close()
 	}
-}
-
-// cleanupFn aborts the PREPARE/PRECOMMITTED transactions that an earlier run
-// with the same Config.LabelPrefix left behind (design §6). It runs once, on
-// an Impulse, before the precommit stage starts.
-type cleanupFn struct {
-	Conn        connSpec
-	DB          string
-	LabelPrefix string
-	Enabled     bool // only for a user-chosen prefix: a fresh one has nothing to clean
-	Retry       RetryPolicy
-}
-
-func (fn *cleanupFn) ProcessElement(ctx context.Context, _ []byte, emit func(int)) error {
-	if !fn.Enabled {
-		emit(0)
-		return nil
-	}
-	c, err := newClient(fn.Conn, fn.Retry)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	aborted, err := c.AbortLingering(ctx, fn.DB, labelPrefixOf(fn.LabelPrefix))
-	if errors.Is(err, streamload.ErrListingUnsupported) {
-		slog.Warn("dorisio.Write: cannot list transactions to abort lingering ones; an earlier run's precommitted loads expire at Doris' precommit timeout (stream_load_default_precommit_timeout_second, 1 h by default)",
-			"db", fn.DB, "prefix", fn.LabelPrefix, "err", err)
-		emit(0)
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("dorisio.Write: aborting lingering transactions with label prefix %q in %s: %w", fn.LabelPrefix, fn.DB, err)
-	}
-	for _, t := range aborted {
-		slog.Info("dorisio.Write: aborted a lingering transaction of an earlier run", "db", fn.DB, "label", t.Label, "txn", t.ID, "was", t.Status)
-	}
-	emit(len(aborted))
-	return nil
 }

@@ -294,7 +294,7 @@ func TestRetriedBundleCommitsEveryRowOnce(t *testing.T) {
 		wantRows(t, srv, "events", rowsOf(in))
 		// The discarded attempt's txns stay invisible until the next run
 		// with the same prefix aborts them (or Doris' precommit timeout).
-		aborted, err := w.write.client.AbortLingering(context.Background(), "demo", labelPrefixOf("retry1"))
+		aborted, err := w.write.client.AbortLingering(context.Background(), "demo", labelPrefixOf("retry1"), "")
 		if err != nil || len(aborted) != len(first) {
 			t.Fatalf("cleanup aborted %d txns (%v), want the first attempt's %d", len(aborted), err, len(first))
 		}
@@ -355,11 +355,11 @@ func lifecycleFailingAfter(t *testing.T, fn *writeFn, elems []any, after int64, 
 		if fault == nil && srv.Stats().Loads >= after {
 			fault = srv.Inject(doristest.Fault{Kind: doristest.BackendDown, Endpoint: doristest.EndpointLoad})
 		}
-		if err := fn.ProcessElement(ctx, e, nil, emit); err != nil {
+		if err := fn.ProcessElement(ctx, e, emit); err != nil {
 			return out, err // runners call no FinishBundle after an error
 		}
 	}
-	return out, fn.FinishBundle(ctx, nil, emit)
+	return out, fn.FinishBundle(ctx, emit)
 }
 
 func TestCommitOfAnExpiredTransactionFailsNamingTheLoss(t *testing.T) {
@@ -387,7 +387,7 @@ func TestTeardownOfAnUnfinishedBundleAbortsItsLoads(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 	w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(100))
 	for _, e := range asElems(events(450, shortName)) {
-		if err := w.write.ProcessElement(context.Background(), e, nil, func(CommitResult) {}); err != nil {
+		if err := w.write.ProcessElement(context.Background(), e, func(CommitResult) {}); err != nil {
 			t.Fatal(err)
 		}
 	}

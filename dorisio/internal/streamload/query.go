@@ -176,10 +176,11 @@ func parseTxnRows(m map[string]json.RawMessage) ([]Txn, error) {
 // It returns the txns it aborted. A txn found COMMITTED when aborting is
 // left alone (its rows are in). PREPARE txns may belong to a load still
 // running with the same prefix: call this only when no writer with this
-// prefix is alive. Errors: ErrListingUnsupported when listing is refused
+// prefix is alive, except the one whose labels start with exceptPrefix
+// ("" = none), which is left alone. Errors: ErrListingUnsupported when listing is refused
 // (nothing was aborted by that round); the first abort error otherwise.
 // Cancelling ctx stops between or during aborts; calling again is safe.
-func (c *Client) AbortLingering(ctx context.Context, db, labelPrefix string) ([]Txn, error) {
+func (c *Client) AbortLingering(ctx context.Context, db, labelPrefix, exceptPrefix string) ([]Txn, error) {
 	var aborted []Txn
 	skip := map[int64]bool{} // committed txns found while aborting
 	for round := 1; round <= maxLingerRounds; round++ {
@@ -190,6 +191,7 @@ func (c *Client) AbortLingering(ctx context.Context, db, labelPrefix string) ([]
 		var todo []Txn
 		for _, t := range txns {
 			if strings.HasPrefix(t.Label, labelPrefix) && !skip[t.ID] &&
+				(exceptPrefix == "" || !strings.HasPrefix(t.Label, exceptPrefix)) &&
 				(t.Status == StatePrepare || t.Status == StatePrecommitted) {
 				todo = append(todo, t)
 			}

@@ -83,7 +83,7 @@ func TestAbortLingeringAbortsOnlyRunningTxnsOfThePrefix(t *testing.T) {
 	}}
 	fe := f.start(t)
 	c, _ := newClient(t, []string{fe}, nil)
-	aborted, err := c.AbortLingering(context.Background(), "db1", "job42_")
+	aborted, err := c.AbortLingering(context.Background(), "db1", "job42_", "")
 	if err != nil {
 		t.Fatalf("AbortLingering: %v", record(err))
 	}
@@ -112,7 +112,7 @@ func TestListTransactionsRefusedIsErrListingUnsupported(t *testing.T) {
 		f := &fakeTxnDB{refusal: refusal}
 		fe := f.start(t)
 		c, _ := newClient(t, []string{fe}, nil)
-		_, err := c.AbortLingering(context.Background(), "db1", "job42_")
+		_, err := c.AbortLingering(context.Background(), "db1", "job42_", "")
 		mustKind(t, err, ErrListingUnsupported)
 		if !strings.Contains(err.Error(), "detailMessage") || len(f.stmts) != 1 {
 			t.Errorf("error %q after %d queries", err, len(f.stmts))

@@ -1,0 +1,53 @@
+package dorisio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+)
+
+// Lingering transactions (design §6): a run of a job that crashed after
+// precommitting leaves PRECOMMITTED transactions that hold the database's
+// running-transaction quota for up to the precommit timeout. With a stable
+// Config.LabelPrefix, each worker process aborts, before its first load, the
+// PREPARE/PRECOMMITTED transactions whose labels carry the prefix but not
+// this run's id. It never touches another prefix (labels are
+// "<prefix>_<run>_...", and '_' cannot occur in a prefix) nor this run's own
+// loads, so it is safe on every worker, at any time, any number of times.
+
+// cleanups holds one cleanup per (db, prefix, run) in this process.
+var cleanups sync.Map // key string -> *lingeringCleanup
+
+type lingeringCleanup struct {
+	mu   sync.Mutex // guards done; held while cleaning so others wait
+	done bool
+}
+
+// abortLingeringOnce runs the cleanup once per process; a failed cleanup is
+// tried again by the next Setup.
+func abortLingeringOnce(ctx context.Context, c *streamload.Client, db, prefix, run string) error {
+	v, _ := cleanups.LoadOrStore(db+"\x00"+prefix+"\x00"+run, &lingeringCleanup{})
+	lc := v.(*lingeringCleanup)
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	if lc.done {
+		return nil
+	}
+	aborted, err := c.AbortLingering(ctx, db, labelPrefixOf(prefix), runLabelPrefix(prefix, run))
+	switch {
+	case errors.Is(err, streamload.ErrListingUnsupported):
+		slog.Warn("dorisio.Write: cannot list transactions to abort an earlier run's lingering ones; they expire at Doris' precommit timeout (stream_load_default_precommit_timeout_second, 1 h by default)",
+			"db", db, "prefix", prefix, "err", err)
+	case err != nil:
+		return fmt.Errorf("dorisio.Write: aborting an earlier run's lingering transactions (label prefix %q) in %s: %w", prefix, db, err)
+	}
+	for _, t := range aborted {
+		slog.Info("dorisio.Write: aborted a lingering transaction of an earlier run", "db", db, "label", t.Label, "txn", t.ID, "was", t.Status)
+	}
+	lc.done = true
+	return nil
+}
