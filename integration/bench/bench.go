@@ -18,6 +18,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/dorisbeam/dorisbeam/internal/synth"
 )
 
 // Config sizes a benchmark run.
@@ -27,16 +29,18 @@ type Config struct {
 	Runs      int   // measurements per figure; the median is reported
 	RSSRows   int64 // 1× of the RSS runs; 0 means Rows (whose runs are then reused)
 	RSSFactor int   // the large RSS run writes RSSFactor × RSSRows
-	CSVMB     int64
-	SkipGzip  bool
-	Out       string
-	WorkDir   string
-	Timeout   time.Duration
-	Verbose   bool
+	// RSSBatchBytes is the --batch-bytes of the RSS runs (0: Write's default).
+	RSSBatchBytes int64
+	CSVMB         int64
+	SkipGzip      bool
+	Out           string
+	WorkDir       string
+	Timeout       time.Duration
+	Verbose       bool
 }
 
 func defaultConfig() Config {
-	return Config{Rows: 2_000_000, Tables: 4, Runs: 3, RSSFactor: 10, CSVMB: 256, Out: "bench.json", Timeout: 15 * time.Minute}
+	return Config{Rows: 2_000_000, Tables: 4, Runs: 3, RSSFactor: 10, RSSBatchBytes: 8 << 20, CSVMB: 256, Out: "bench.json", Timeout: 15 * time.Minute}
 }
 
 // Result is what bench.json holds.
@@ -71,6 +75,7 @@ type Result struct {
 	// rss_10x
 	RSSRows         int64     `json:"rss_rows_1x"`
 	RSSRows10x      int64     `json:"rss_rows_10x"`
+	RSSBatchBytes   int64     `json:"rss_batch_bytes,omitempty"`
 	RSS1xBytes      int64     `json:"rss_1x_bytes"`
 	RSS10xBytes     int64     `json:"rss_10x_bytes"`
 	RSS1xBytesRuns  []int64   `json:"rss_1x_bytes_runs"`
@@ -297,21 +302,32 @@ func (b *bencher) pipelines(ctx context.Context, res *Result) error {
 			gzips = append(gzips, g)
 		}
 	}
+	// The RSS runs use smaller batches (-rss-batch-bytes) so that the 1× run
+	// already fills the bounded buffers; then 10× the rows must not need
+	// more memory. With the write runs' own settings, reuse those runs.
+	rssArgs := []string{"--count-only"}
+	if b.cfg.RSSBatchBytes > 0 {
+		rssArgs = append(rssArgs, "--batch-bytes", strconv.FormatInt(b.cfg.RSSBatchBytes, 10))
+	}
 	small, smalls := n, writes
-	if b.cfg.RSSRows > 0 && b.cfg.RSSRows != n {
-		small, smalls = b.cfg.RSSRows, nil
+	separate := (b.cfg.RSSRows > 0 && b.cfg.RSSRows != n) || b.cfg.RSSBatchBytes > 0
+	if separate {
+		smalls = nil
+		if b.cfg.RSSRows > 0 {
+			small = b.cfg.RSSRows
+		}
 	}
 	big := small * int64(b.cfg.RSSFactor)
-	fmt.Fprintf(b.log, "pipeline runs: %d × write at %d rows (%d×) for peak RSS\n", b.cfg.Runs, big, b.cfg.RSSFactor)
+	fmt.Fprintf(b.log, "pipeline runs: %d × write at %d and %d rows (%d×) for peak RSS\n", b.cfg.Runs, small, big, b.cfg.RSSFactor)
 	for i := 0; i < b.cfg.Runs; i++ {
-		if small != n {
-			w, err := b.runLoad(ctx, "write", small, "--count-only")
+		if separate {
+			w, err := b.runLoad(ctx, "write", small, rssArgs...)
 			if err != nil {
 				return err
 			}
 			smalls = append(smalls, w)
 		}
-		w, err := b.runLoad(ctx, "write", big, "--count-only")
+		w, err := b.runLoad(ctx, "write", big, rssArgs...)
 		if err != nil {
 			return err
 		}
@@ -359,7 +375,7 @@ func (b *bencher) pipelines(ctx context.Context, res *Result) error {
 		res.GzipRSSBytes = medianInt(rss(gzips))
 	}
 
-	res.RSSRows, res.RSSRows10x = small, big
+	res.RSSRows, res.RSSRows10x, res.RSSBatchBytes = small, big, b.cfg.RSSBatchBytes
 	res.RSS1xBytesRuns, res.RSS10xBytesRuns = rss(smalls), rss(bigs)
 	res.RSS1xBytes, res.RSS10xBytes = medianInt(res.RSS1xBytesRuns), medianInt(res.RSS10xBytesRuns)
 	res.RSS10x = ratio(float64(res.RSS10xBytes), float64(res.RSS1xBytes))
@@ -480,7 +496,7 @@ func writeCSV(path string, size int64) (int64, error) {
 	var n int64
 	buf := make([]byte, 0, 128)
 	for id := int64(0); n < size; id++ {
-		buf = appendEvent(buf[:0], id)
+		buf = synth.AppendEvent(buf[:0], id)
 		w.Write(buf)
 		n += int64(len(buf))
 	}
@@ -490,37 +506,6 @@ func writeCSV(path string, size int64) (int64, error) {
 	}
 	return n, f.Close()
 }
-
-var kinds = [...]string{"click", "view", "purchase", "signup", "logout"}
-
-// appendEvent is pipelines/load's row generator (package main there).
-func appendEvent(b []byte, id int64) []byte {
-	ts := 1_700_000_000 + id
-	b = strconv.AppendInt(b, id, 10)
-	b = append(b, ",2026-"...)
-	b = append2(b, 1+(ts/2_592_000)%12)
-	b = append(b, '-')
-	b = append2(b, 1+(ts/86400)%28)
-	b = append(b, ' ')
-	b = append2(b, (ts/3600)%24)
-	b = append(b, ':')
-	b = append2(b, (ts/60)%60)
-	b = append(b, ':')
-	b = append2(b, ts%60)
-	b = append(b, ',')
-	b = strconv.AppendInt(b, id%100_003, 10)
-	b = append(b, ",\""...)
-	b = append(b, kinds[id%int64(len(kinds))]...)
-	b = append(b, "\","...)
-	b = strconv.AppendInt(b, id%10_000, 10)
-	b = append(b, '.')
-	b = append2(b, id%100)
-	b = append(b, ",\"note "...)
-	b = strconv.AppendInt(b, id%997, 10)
-	return append(b, "\"\n"...)
-}
-
-func append2(b []byte, v int64) []byte { return append(b, byte('0'+v/10), byte('0'+v%10)) }
 
 func median(xs []float64) float64 {
 	if len(xs) == 0 {

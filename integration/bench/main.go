@@ -18,8 +18,9 @@
 //   - rss_10x: peak RSS (the child's rusage maxrss) of the write pipeline at
 //     -rss-factor × -rss-rows divided by peak RSS at -rss-rows (default
 //     -rows) (target ≤ 1.3). Memory is bounded by the batch buffers, so the
-//     ratio only shows that bound once the 1× run fills them (about 5 M
-//     rows of 61 bytes into 4 tables with the default 64 MiB batches).
+//     ratio only shows that bound once the 1× run fills them: the RSS runs
+//     use -rss-batch-bytes (8 MiB) batches, which 2 M rows fill many times
+//     (with Write's 64 MiB default that takes about 5 M rows).
 //
 // Also: loads per table and average load size, and the gzip-compressed
 // write pipeline (--compression gz).
@@ -41,6 +42,7 @@ func main() {
 	flag.IntVar(&cfg.Runs, "runs", cfg.Runs, "measurements per figure (the median is reported)")
 	flag.Int64Var(&cfg.RSSRows, "rss-rows", 0, "1× rows of rss_10x (default: -rows, reusing the write runs)")
 	flag.IntVar(&cfg.RSSFactor, "rss-factor", cfg.RSSFactor, "row multiplier of the large RSS run")
+	flag.Int64Var(&cfg.RSSBatchBytes, "rss-batch-bytes", cfg.RSSBatchBytes, "--batch-bytes of the RSS runs, small enough that the 1× run fills the bounded buffers (0: Write's default, reusing the write runs)")
 	flag.Int64Var(&cfg.CSVMB, "csv-mb", cfg.CSVMB, "size in MB of the CSV file of the client-vs-raw-PUT measurement")
 	flag.BoolVar(&cfg.SkipGzip, "skip-gzip", false, "skip the gzip pipeline runs")
 	flag.StringVar(&cfg.Out, "out", cfg.Out, "where to write the JSON results")

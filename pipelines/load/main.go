@@ -34,6 +34,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/internal/synth"
 )
 
 func init() {
@@ -202,7 +203,7 @@ func startEmbedded(o *options) (*doristest.Server, error) {
 		opts = append(opts, doristest.WithTable(ddl))
 	} else {
 		for i := 0; i < o.tables; i++ {
-			opts = append(opts, doristest.WithTable(fmt.Sprintf(eventsDDL, o.db, fmt.Sprintf("%s_%d", o.table, i))))
+			opts = append(opts, doristest.WithTable(fmt.Sprintf(synth.EventsDDL, o.db, fmt.Sprintf("%s_%d", o.table, i))))
 		}
 	}
 	return doristest.NewServer(opts...), nil
@@ -249,7 +250,7 @@ func expectedRows(o *options) (map[string]int64, error) {
 	}
 	m := map[string]int64{}
 	for i := 0; i < o.tables; i++ {
-		m[fmt.Sprintf("%s_%d", o.table, i)] = rowsPerTable(o.rows, o.tables, i)
+		m[fmt.Sprintf("%s_%d", o.table, i)] = synth.RowsPerTable(o.rows, o.tables, i)
 	}
 	return m, nil
 }

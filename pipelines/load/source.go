@@ -7,12 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"sync/atomic"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/dorisbeam/dorisbeam/dorisio"
+	"github.com/dorisbeam/dorisbeam/internal/synth"
 )
 
 func init() {
@@ -34,10 +34,6 @@ type Shard struct {
 	Tables       int
 }
 
-// eventsDDL is the schema of the synthetic tables, used for the embedded
-// server; create the same tables in a real Doris (see README).
-const eventsDDL = "%s.%s(id BIGINT NOT NULL, ts DATETIME, user_id BIGINT, kind VARCHAR(16), amount DECIMAL(12,2), note VARCHAR(64))"
-
 // shards splits n rows into about `parts` ranges.
 func shards(n int64, tables, parts int) []Shard {
 	var out []Shard
@@ -48,61 +44,15 @@ func shards(n int64, tables, parts int) []Shard {
 	return out
 }
 
-// tableOf routes event id to one of the tables, evenly.
-func tableOf(base string, id int64, tables int) string {
-	return base + "_" + strconv.FormatInt(id%int64(tables), 10)
-}
-
-// rowsPerTable is how many of n events tableOf sends to table i.
-func rowsPerTable(n int64, tables, i int) int64 {
-	q, r := n/int64(tables), n%int64(tables)
-	if int64(i) < r {
-		return q + 1
-	}
-	return q
-}
-
 // genFn generates synthetic events as CSV rows routed with dorisio.Row,
 // one element per row (as a real source would produce them).
 type genFn struct {
 	Table string
 }
 
-var kinds = [...]string{"click", "view", "purchase", "signup", "logout"}
-
-// appendEvent appends event id as a CSV row of eventsDDL's columns
-// (strconv, not fmt: the generator must not be the benchmark's bottleneck).
-func appendEvent(b []byte, id int64) []byte {
-	ts := 1_700_000_000 + id
-	b = strconv.AppendInt(b, id, 10)
-	b = append(b, ",2026-"...)
-	b = append2(b, 1+(ts/2_592_000)%12)
-	b = append(b, '-')
-	b = append2(b, 1+(ts/86400)%28)
-	b = append(b, ' ')
-	b = append2(b, (ts/3600)%24)
-	b = append(b, ':')
-	b = append2(b, (ts/60)%60)
-	b = append(b, ':')
-	b = append2(b, ts%60)
-	b = append(b, ',')
-	b = strconv.AppendInt(b, id%100_003, 10)
-	b = append(b, ",\""...)
-	b = append(b, kinds[id%int64(len(kinds))]...)
-	b = append(b, "\","...)
-	b = strconv.AppendInt(b, id%10_000, 10)
-	b = append(b, '.')
-	b = append2(b, id%100)
-	b = append(b, ",\"note "...)
-	b = strconv.AppendInt(b, id%997, 10)
-	return append(b, "\"\n"...)
-}
-
-func append2(b []byte, v int64) []byte { return append(b, byte('0'+v/10), byte('0'+v%10)) }
-
 func (fn *genFn) ProcessElement(sh Shard, emit func(dorisio.Row)) error {
 	for id := sh.First; id < sh.First+sh.Count; id++ {
-		emit(dorisio.Row{Table: tableOf(fn.Table, id, sh.Tables), Data: appendEvent(make([]byte, 0, 96), id)})
+		emit(dorisio.Row{Table: synth.Table(fn.Table, id, sh.Tables), Data: synth.AppendEvent(make([]byte, 0, 96), id)})
 	}
 	rowsProduced.Add(sh.Count)
 	return nil
