@@ -110,3 +110,12 @@ func TestNoopSinkRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestBadFlagValuesSayWhatIsAllowed(t *testing.T) {
+	o := defaultTestOptions()
+	o.delivery = "twice"
+	err := run(context.Background(), o)
+	if err == nil || err.Error() != `--delivery "twice": want one of exactly-once, at-least-once` {
+		t.Errorf("err = %v", err)
+	}
+}

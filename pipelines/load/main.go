@@ -105,6 +105,15 @@ func main() {
 }
 
 func run(ctx context.Context, o *options) error {
+	for flagName, v := range map[string][2]string{
+		"--delivery": {o.delivery, "exactly-once at-least-once"},
+		"--sink":     {o.sink, "doris noop"},
+		"--format":   {o.format, "csv json"},
+	} {
+		if !slices.Contains(strings.Fields(v[1]), v[0]) {
+			return fmt.Errorf("%s %q: want one of %s", flagName, v[0], strings.ReplaceAll(v[1], " ", ", "))
+		}
+	}
 	cfg := dorisio.Config{User: o.user, Database: o.db, LabelPrefix: o.labelPrefix}
 	var srv *doristest.Server
 	if o.fe == "" {
