@@ -11,6 +11,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/teststream"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/filter"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/stats"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
@@ -127,6 +128,46 @@ func TestWritePreEncodedChunks(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantRows(t, srv, "events", want)
+}
+
+// A test stream that advances the watermark between its batches makes prism
+// run one bundle per batch: the same table then gets loads from several
+// bundles, each committed once.
+func TestWriteManyBundlesPerTable(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+	stream := teststream.NewConfig()
+	var want [][]string
+	for b := 0; b < 4; b++ {
+		var rows []string
+		for i := 0; i < 100; i++ {
+			id := b*100 + i
+			rows = append(rows, fmt.Sprintf("%d\tb%d", id, b))
+			want = append(want, []string{fmt.Sprint(id), fmt.Sprintf("b%d", b)})
+		}
+		if err := stream.AddElementList(int64(b*1000), rows); err != nil {
+			t.Fatal(err)
+		}
+		if err := stream.AdvanceWatermark(int64(b*1000 + 500)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := stream.AdvanceWatermarkToInfinity(); err != nil {
+		t.Fatal(err)
+	}
+	q, err := runPipeline(t, func(s beam.Scope) {
+		res := Write(s, configFor(srv, "events"), teststream.Create(s, stream), WithLoadHeader("column_separator", `\t`))
+		assertCommitted(s, res, 400)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRows(t, srv, "events", want)
+	wantNoOpenTxns(t, srv)
+	// One load per bundle (the batch limits are far away): more than one
+	// load means more than one bundle wrote to the table.
+	if loads := counter(q, "loads"); loads < 2 {
+		t.Errorf("%d loads: the rows arrived in a single bundle, so this test checks nothing about many bundles", loads)
+	}
 }
 
 func TestWriteEmptyInputLoadsNothing(t *testing.T) {
