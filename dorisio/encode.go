@@ -26,9 +26,11 @@ type Row struct {
 
 // elemEncoder turns one element into bytes for its table's load body.
 type elemEncoder interface {
-	// encode appends the element's rows to dst (a scratch buffer) or returns
-	// a slice of the element itself; table is "" for Config.Table.
-	encode(elem any, dst []byte) (table string, out []byte, rows int64, err error)
+	// encode returns the element's rows: a slice of the element itself or
+	// of the encoder's own buffer, valid until the next call (the batcher
+	// copies it at once); table is "" for Config.Table. An encoder belongs
+	// to one DoFn instance: not safe for concurrent use.
+	encode(elem any) (table string, out []byte, rows int64, err error)
 	// columns is the Stream Load "columns" header the encoding implies ("" = none).
 	columns() string
 }
@@ -45,7 +47,7 @@ var (
 func newElemEncoder(t reflect.Type, f Format) (elemEncoder, error) {
 	switch {
 	case t == bytesType, t.Kind() == reflect.String:
-		return chunkEncoder{}, nil
+		return &chunkEncoder{}, nil
 	case t == rowType:
 		return rowEncoder{}, nil
 	case t.Kind() == reflect.Struct:
@@ -69,28 +71,36 @@ func countRows(b []byte) int64 {
 }
 
 // chunkEncoder passes []byte and string elements through: the fast path.
-type chunkEncoder struct{}
+type chunkEncoder struct {
+	buf []byte // string elements are copied here
+}
 
-func (chunkEncoder) columns() string { return "" }
+func (*chunkEncoder) columns() string { return "" }
 
-func (chunkEncoder) encode(elem any, dst []byte) (string, []byte, int64, error) {
+func (e *chunkEncoder) encode(elem any) (string, []byte, int64, error) {
 	var b []byte
 	switch v := elem.(type) {
 	case []byte:
 		b = v
 	case string:
-		b = append(dst, v...)
+		b = append(e.buf[:0], v...)
 	default: // named string types
-		b = append(dst, reflect.ValueOf(elem).String()...)
+		b = append(e.buf[:0], reflect.ValueOf(elem).String()...)
+	}
+	if cap(b) <= maxKeptBuffer {
+		e.buf = b[:0]
 	}
 	return "", b, countRows(b), nil
 }
+
+// maxKeptBuffer bounds the encoding buffer an encoder keeps between elements.
+const maxKeptBuffer = 1 << 20
 
 type rowEncoder struct{}
 
 func (rowEncoder) columns() string { return "" }
 
-func (rowEncoder) encode(elem any, _ []byte) (string, []byte, int64, error) {
+func (rowEncoder) encode(elem any) (string, []byte, int64, error) {
 	r := elem.(Row)
 	return r.Table, r.Data, countRows(r.Data), nil
 }
@@ -109,6 +119,7 @@ type structEncoder struct {
 	format Format
 	fields []fieldEnc
 	cols   string
+	buf    []byte // the current row, reused
 }
 
 func (e *structEncoder) columns() string {
@@ -253,7 +264,8 @@ func valueEncoder(t reflect.Type, f Format) (appendFunc, error) {
 	return nil, fmt.Errorf("type %v has no Doris encoding (want bool, integer, float, string, []byte, time.Time, encoding.TextMarshaler or a pointer to one)", t)
 }
 
-func (e *structEncoder) encode(elem any, dst []byte) (string, []byte, int64, error) {
+func (e *structEncoder) encode(elem any) (string, []byte, int64, error) {
+	dst := e.buf[:0]
 	v := reflect.ValueOf(elem)
 	if e.format == JSON {
 		dst = append(dst, '{')
@@ -283,7 +295,11 @@ func (e *structEncoder) encode(elem any, dst []byte) (string, []byte, int64, err
 	if e.format == JSON {
 		dst = append(dst, '}')
 	}
-	return "", append(dst, '\n'), 1, nil
+	dst = append(dst, '\n')
+	if cap(dst) <= maxKeptBuffer {
+		e.buf = dst[:0]
+	}
+	return "", dst, 1, nil
 }
 
 // appendCSVString writes s enclosed in '"' with '"' and '\' escaped by '\',

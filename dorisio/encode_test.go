@@ -24,7 +24,7 @@ func encodeOne(t *testing.T, f Format, v any) string {
 	if err != nil {
 		t.Fatalf("newElemEncoder: %v", err)
 	}
-	_, out, rows, err := enc.encode(v, nil)
+	_, out, rows, err := enc.encode(v)
 	if err != nil {
 		t.Fatalf("encode: %v", err)
 	}
@@ -101,7 +101,7 @@ func TestPreEncodedChunksCountTheirRows(t *testing.T) {
 		{"", 0}, {"a", 1}, {"a\n", 1}, {"a\nb", 2}, {"a\nb\nc\n", 3},
 	}
 	for _, tc := range tests {
-		_, out, rows, err := chunkEncoder{}.encode([]byte(tc.in), nil)
+		_, out, rows, err := (&chunkEncoder{}).encode([]byte(tc.in))
 		if err != nil || rows != tc.rows || string(out) != tc.in {
 			t.Errorf("encode(%q) = %q, %d, %v; want %d rows", tc.in, out, rows, err, tc.rows)
 		}

@@ -159,11 +159,10 @@ type writeFn struct {
 	Opts           writeOptions
 	Elem           beam.EncodedType
 
-	client  *streamload.Client
-	enc     elemEncoder
-	pool    *chunkPool
-	batch   *batcher // the current bundle's; nil between bundles
-	scratch []byte
+	client *streamload.Client
+	enc    elemEncoder
+	pool   *chunkPool
+	batch  *batcher // the current bundle's; nil between bundles
 }
 
 func (fn *writeFn) Setup(ctx context.Context) error {
@@ -185,12 +184,9 @@ func (fn *writeFn) ProcessElement(ctx context.Context, elem beam.X, _ func(Commi
 	if fn.batch == nil {
 		fn.batch = newBatcher(fn.client, fn.pool, fn.DB, fn.Table, fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
 	}
-	table, data, rows, err := fn.enc.encode(elem, fn.scratch[:0])
+	table, data, rows, err := fn.enc.encode(elem)
 	if err != nil {
 		return fn.failBundle(ctx, fmt.Errorf("dorisio.Write: %w", err))
-	}
-	if cap(data) > cap(fn.scratch) && len(data) < 1<<20 {
-		fn.scratch = data[:0]
 	}
 	if err := fn.batch.add(table, data, rows); err != nil {
 		return fn.failBundle(ctx, err)
