@@ -401,7 +401,7 @@ func (b *bencher) client(ctx context.Context, res *Result) error {
 	defer cancel()
 	password := fmt.Sprintf("bench-%d", time.Now().UnixNano())
 	srv := exec.CommandContext(ctx, b.localBin, "-addr", "127.0.0.1:0", "-count-only", "-password", password,
-		"-table", "demo.events(id BIGINT NOT NULL, ts DATETIME, user_id BIGINT, kind VARCHAR(16), amount DECIMAL(12,2), note VARCHAR(64))")
+		"-table", fmt.Sprintf(synth.EventsDDL, "demo", "events"))
 	srv.Cancel = func() error { return srv.Process.Signal(syscall.SIGTERM) }
 	srv.WaitDelay = 5 * time.Second
 	var srvErr bytes.Buffer

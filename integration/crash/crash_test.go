@@ -21,14 +21,14 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dorisbeam/dorisbeam/internal/synth"
 )
 
 const (
 	tables = 2
 	rows   = 30000
 	prefix = "crashjob"
-	// eventsDDL is pipelines/load's synthetic table schema.
-	eventsDDL = "demo.events_%d(id BIGINT NOT NULL, ts DATETIME, user_id BIGINT, kind VARCHAR(16), amount DECIMAL(12,2), note VARCHAR(64))"
 	// runTimeout bounds each pipeline process: prism can hang.
 	runTimeout = 2 * time.Minute
 )
@@ -71,7 +71,7 @@ func startServer(t *testing.T, bin string) *server {
 	t.Helper()
 	args := []string{"-addr", "127.0.0.1:0", "-backends", "2"}
 	for i := 0; i < tables; i++ {
-		args = append(args, "-table", fmt.Sprintf(eventsDDL, i))
+		args = append(args, "-table", fmt.Sprintf(synth.EventsDDL, "demo", fmt.Sprintf("events_%d", i)))
 	}
 	cmd := exec.Command(bin, args...)
 	stdout, err := cmd.StdoutPipe()
