@@ -1,12 +1,14 @@
 package dorisio
 
 import (
+	"crypto/tls"
 	"fmt"
-	"net/url"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 	"github.com/google/uuid"
 )
 
@@ -65,22 +67,10 @@ type Config struct {
 const maxPrefixLen = 48
 
 func (c Config) validate() error {
-	if len(c.FEs) == 0 {
-		return fmt.Errorf("Config.FEs: at least one FE address is needed, e.g. http://fe:8030")
-	}
-	for _, list := range [][]string{c.FEs, c.BEs} {
-		for _, a := range list {
-			u, err := url.Parse(a)
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				return fmt.Errorf("address %q: want http://host:port or https://host:port", redactURL(a))
-			}
-			if u.User != nil {
-				return fmt.Errorf("address %q: put credentials in Config.User/Password*, not in the URL", redactURL(a))
-			}
-		}
-	}
-	if c.User == "" {
-		return fmt.Errorf("Config.User: empty (Doris' default user is \"root\")")
+	// Addresses and user are checked by the client's own rules, so that a
+	// pipeline the client would refuse on the worker fails at construction.
+	if err := newConnSpec(c).clientConfig("", nil, RetryPolicy{}).Validate(); err != nil {
+		return err
 	}
 	n := 0
 	for _, set := range []bool{c.Password != "", c.PasswordEnv != "", c.PasswordFile != ""} {
@@ -98,16 +88,6 @@ func (c Config) validate() error {
 		return fmt.Errorf("Config.LabelPrefix %q: want 1-%d of [A-Za-z0-9-]", c.LabelPrefix, maxPrefixLen)
 	}
 	return nil
-}
-
-// redactURL drops user-info from an address so it can be printed.
-func redactURL(a string) string {
-	u, err := url.Parse(a)
-	if err != nil {
-		return "<unparseable address>"
-	}
-	u.User = nil
-	return u.String()
 }
 
 // connSpec is the serializable part of Config that workers need: everything
@@ -174,4 +154,16 @@ func (s connSpec) password() (string, error) {
 		return v.(string), nil
 	}
 	return "", fmt.Errorf("dorisio: unknown password reference kind %q", kind)
+}
+
+// clientConfig is the Stream Load client configuration of this connection.
+func (s connSpec) clientConfig(password string, tc *tls.Config, rp RetryPolicy) streamload.Config {
+	return streamload.Config{
+		FEs: s.FEs, BEs: s.BEs, DiscoverBEs: s.DiscoverBEs,
+		User: s.User, Password: password, TLS: tc,
+		Retry: streamload.RetryPolicy{
+			MaxAttempts: rp.MaxAttempts, InitialBackoff: rp.InitialBackoff, MaxBackoff: rp.MaxBackoff,
+		},
+		Logger: slog.Default().With("component", "dorisio"),
+	}
 }

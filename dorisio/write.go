@@ -136,14 +136,7 @@ func newClient(c connSpec, rp RetryPolicy) (*streamload.Client, error) {
 			tc.RootCAs = pool
 		}
 	}
-	return streamload.New(streamload.Config{
-		FEs: c.FEs, BEs: c.BEs, DiscoverBEs: c.DiscoverBEs,
-		User: c.User, Password: pw, TLS: tc,
-		Retry: streamload.RetryPolicy{
-			MaxAttempts: rp.MaxAttempts, InitialBackoff: rp.InitialBackoff, MaxBackoff: rp.MaxBackoff,
-		},
-		Logger: slog.Default().With("component", "dorisio"),
-	})
+	return streamload.New(c.clientConfig(pw, tc, rp))
 }
 
 // writeFn is the precommit stage: it batches a bundle's rows per table,

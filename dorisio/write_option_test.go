@@ -37,6 +37,8 @@ func TestInvalidOptionsStopConstruction(t *testing.T) {
 	badPrefix.LabelPrefix = "has_underscore"
 	credsInURL := validConfig()
 	credsInURL.FEs = []string{"http://root:hunter2@fe:8030"}
+	beConflict := validConfig()
+	beConflict.BEs, beConflict.DiscoverBEs = []string{"http://be:8040"}, true
 	twoPasswords := validConfig()
 	twoPasswords.Password, twoPasswords.PasswordEnv = "x", "DORIS_PW"
 	tests := []struct {
@@ -57,7 +59,8 @@ func TestInvalidOptionsStopConstruction(t *testing.T) {
 		{"a buffer smaller than a batch", validConfig(), optRow{}, []WriteOption{WithMaxBatchBytes(100), WithMaxBufferedBytes(10)}, "WithMaxBufferedBytes(10) < MaxBatchBytes 100"},
 		{"no table for struct elements", noTable, optRow{}, nil, "Config.Table: empty; set it, or route elements with dorisio.Row"},
 		{"a prefix with an underscore", badPrefix, optRow{}, nil, `Config.LabelPrefix "has_underscore"`},
-		{"credentials inside an FE address, redacted", credsInURL, optRow{}, nil, `address "http://fe:8030": put credentials in Config.User/Password*`},
+		{"credentials inside an FE address, redacted", credsInURL, optRow{}, nil, `Config.FEs[0] "http://fe:8030": user-info in the URL is not allowed; use Config.User and Config.Password`},
+		{"a BE list together with BE discovery, before any worker starts", beConflict, optRow{}, nil, "Config.BEs and Config.DiscoverBEs are both set"},
 		{"two password sources", twoPasswords, optRow{}, nil, "set only one of Password, PasswordEnv and PasswordFile"},
 		{"an element type with no encoding", validConfig(), map[string]int{"a": 1}, nil, "cannot encode element type map[string]int"},
 	}

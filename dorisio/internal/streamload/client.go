@@ -2,6 +2,7 @@ package streamload
 
 import (
 	"encoding/base64"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -23,7 +24,7 @@ type Client struct {
 // negative.
 func New(cfg Config) (*Client, error) {
 	if err := cfg.normalize(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("streamload.New: %w", err)
 	}
 	c := &Client{cfg: cfg}
 	rt := cfg.Transport

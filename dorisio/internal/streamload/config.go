@@ -114,11 +114,16 @@ func (realSleeper) Sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// Validate reports what New would refuse in cfg, without building a client
+// (for checks at pipeline construction). Error texts name Config fields and
+// never echo credentials.
+func (cfg Config) Validate() error { return cfg.normalize() }
+
 // normalize checks cfg and fills defaults. It returns the cleaned FE and BE
 // base URLs (no trailing slash, no user-info).
 func (cfg *Config) normalize() error {
 	if len(cfg.FEs) == 0 {
-		return errors.New("streamload.New: Config.FEs is empty: need at least one FE base URL such as http://fe:8030")
+		return errors.New("Config.FEs is empty: need at least one FE base URL such as http://fe:8030")
 	}
 	var err error
 	if cfg.FEs, err = cleanBases("FEs", cfg.FEs); err != nil {
@@ -128,14 +133,14 @@ func (cfg *Config) normalize() error {
 		return err
 	}
 	if len(cfg.BEs) > 0 && cfg.DiscoverBEs {
-		return errors.New("streamload.New: Config.BEs and Config.DiscoverBEs are both set: choose a fixed BE list or discovery")
+		return errors.New("Config.BEs and Config.DiscoverBEs are both set: choose a fixed BE list or discovery")
 	}
 	if cfg.User == "" {
-		return errors.New("streamload.New: Config.User is empty")
+		return errors.New("Config.User is empty")
 	}
 	if cfg.ExpectContinueTimeout < 0 || cfg.RequestTimeout < 0 || cfg.Retry.InitialBackoff < 0 ||
 		cfg.Retry.MaxBackoff < 0 || cfg.Retry.StatePollTimeout < 0 || cfg.Retry.MaxAttempts < 0 {
-		return errors.New("streamload.New: durations and Retry.MaxAttempts must not be negative")
+		return errors.New("durations and Retry.MaxAttempts must not be negative")
 	}
 	if cfg.ExpectContinueTimeout == 0 {
 		cfg.ExpectContinueTimeout = defaultExpectContinue
@@ -153,7 +158,7 @@ func (cfg *Config) normalize() error {
 		cfg.Retry.MaxBackoff = defaultMaxBackoff
 	}
 	if cfg.Retry.MaxBackoff < cfg.Retry.InitialBackoff {
-		return fmt.Errorf("streamload.New: Retry.MaxBackoff %v is below Retry.InitialBackoff %v", cfg.Retry.MaxBackoff, cfg.Retry.InitialBackoff)
+		return fmt.Errorf("Retry.MaxBackoff %v is below Retry.InitialBackoff %v", cfg.Retry.MaxBackoff, cfg.Retry.InitialBackoff)
 	}
 	if cfg.Retry.StatePollTimeout == 0 {
 		cfg.Retry.StatePollTimeout = defaultStatePoll
@@ -177,19 +182,19 @@ func cleanBases(field string, in []string) ([]string, error) {
 	for i, raw := range in {
 		u, err := url.Parse(strings.TrimSpace(raw))
 		if err != nil {
-			return nil, fmt.Errorf("streamload.New: Config.%s[%d]: not a URL: %v", field, i, redactURLError(err))
+			return nil, fmt.Errorf("Config.%s[%d]: not a URL: %v", field, i, redactURLError(err))
 		}
 		if u.Scheme != "http" && u.Scheme != "https" {
-			return nil, fmt.Errorf("streamload.New: Config.%s[%d] %q: scheme must be http or https", field, i, redactURL(u))
+			return nil, fmt.Errorf("Config.%s[%d] %q: scheme must be http or https", field, i, redactURL(u))
 		}
 		if u.Host == "" {
-			return nil, fmt.Errorf("streamload.New: Config.%s[%d] %q: missing host", field, i, redactURL(u))
+			return nil, fmt.Errorf("Config.%s[%d] %q: missing host", field, i, redactURL(u))
 		}
 		if u.User != nil {
-			return nil, fmt.Errorf("streamload.New: Config.%s[%d] %q: user-info in the URL is not allowed; use Config.User and Config.Password", field, i, redactURL(u))
+			return nil, fmt.Errorf("Config.%s[%d] %q: user-info in the URL is not allowed; use Config.User and Config.Password", field, i, redactURL(u))
 		}
 		if u.RawQuery != "" || u.Fragment != "" {
-			return nil, fmt.Errorf("streamload.New: Config.%s[%d] %q: a base URL has no query or fragment", field, i, redactURL(u))
+			return nil, fmt.Errorf("Config.%s[%d] %q: a base URL has no query or fragment", field, i, redactURL(u))
 		}
 		out = append(out, strings.TrimRight(u.Scheme+"://"+u.Host+u.Path, "/"))
 	}
