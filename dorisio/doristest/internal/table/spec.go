@@ -239,21 +239,8 @@ func parseSeparator(name, v string) ([]byte, error) {
 	var out []byte
 	for i := 0; i < len(v); i++ {
 		if v[i] == '\\' && i+1 < len(v) {
-			switch v[i+1] {
-			case 't':
-				out = append(out, '\t')
-				i++
-				continue
-			case 'n':
-				out = append(out, '\n')
-				i++
-				continue
-			case 'r':
-				out = append(out, '\r')
-				i++
-				continue
-			case '\\':
-				out = append(out, '\\')
+			if c, ok := separatorEscapes[v[i+1]]; ok {
+				out = append(out, c)
 				i++
 				continue
 			}
@@ -262,6 +249,9 @@ func parseSeparator(name, v string) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// separatorEscapes are the backslash escapes a separator header may use.
+var separatorEscapes = map[byte]byte{'t': '\t', 'n': '\n', 'r': '\r', '\\': '\\'}
 
 // columns sets the source field list from the `columns` and `hidden_columns` headers.
 func (sp *Spec) columns(cols, hidden string) error {
