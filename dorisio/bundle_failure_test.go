@@ -3,6 +3,8 @@ package dorisio
 import (
 	"context"
 	"fmt"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,14 +34,64 @@ func TestABundleFailingInProcessElementAbortsItsPrecommittedLoads(t *testing.T) 
 	if err == nil {
 		t.Fatal("the bundle did not fail although its backend went down")
 	}
-	aborted := 0
-	for _, tx := range srv.Txns("demo") {
-		if tx.State == "ABORTED" {
-			aborted++
-		}
-	}
 	wantNoOpenTxns(t, srv)
-	if aborted < 3 {
+	if aborted := abortedTxns(srv); aborted < 3 {
 		t.Errorf("%d txns aborted, want the bundle's ≥ 3 precommitted loads", aborted)
 	}
+}
+
+// rating is a user type whose MarshalText fails for negative values.
+type rating int
+
+func (r rating) MarshalText() ([]byte, error) {
+	if r < 0 {
+		return nil, fmt.Errorf("rating %d is negative", int(r))
+	}
+	return []byte(fmt.Sprintf("r%d", int(r))), nil
+}
+
+type ratedEvent struct {
+	ID     int64  `doris:"id"`
+	Rating rating `doris:"name"`
+}
+
+// A field whose MarshalText fails fails the bundle with its words; no row
+// is loaded in its place, and what the bundle precommitted is aborted.
+func TestAFailingMarshalTextFailsTheBundleAndLoadsNothing(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+	w := buildWrite(t, configFor(srv, "events"), ratedEvent{}, WithMaxBatchRows(100), WithLoadsInFlight(1))
+	elems := make([]any, 300)
+	for i := range elems {
+		elems[i] = ratedEvent{ID: int64(i), Rating: rating(i % 7)}
+	}
+	elems[250] = ratedEvent{ID: 250, Rating: -1}
+	_, err := lifecycle(t, w.write, elems)
+	want := "encoding field dorisio.ratedEvent.Rating (column name): MarshalText: rating -1 is negative"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want it to contain %q", err, want)
+	}
+	wantRows(t, srv, "events", nil)
+	wantNoOpenTxns(t, srv)
+	if abortedTxns(srv) == 0 {
+		t.Error("no txn aborted; want the full batch loaded before the bad row aborted")
+	}
+
+	enc, err := newElemEncoder(reflect.TypeOf(ratedEvent{}), CSV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, out, _, err := enc.encode(ratedEvent{ID: 1, Rating: 5}); err != nil || string(out) != "1,\"r5\"\n" {
+		t.Errorf("a good MarshalText encodes as %q, %v; want \"1,\\\"r5\\\"\\n\"", out, err)
+	}
+}
+
+// abortedTxns counts the ABORTED transactions of database demo.
+func abortedTxns(srv *doristest.Server) int {
+	n := 0
+	for _, tx := range srv.Txns("demo") {
+		if tx.State == "ABORTED" {
+			n++
+		}
+	}
+	return n
 }

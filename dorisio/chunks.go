@@ -63,15 +63,6 @@ func (b *chunkBody) write(p []byte, pool *chunkPool) {
 	}
 }
 
-// lastByte is the body's final byte (0 when empty).
-func (b *chunkBody) lastByte() byte {
-	if b.n == 0 {
-		return 0
-	}
-	c := b.chunks[len(b.chunks)-1]
-	return c[len(c)-1]
-}
-
 func (b *chunkBody) Open() (io.ReadCloser, error) {
 	rs := make([]io.Reader, len(b.chunks))
 	for i, c := range b.chunks {

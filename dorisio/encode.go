@@ -78,17 +78,18 @@ type chunkEncoder struct {
 func (*chunkEncoder) columns() string { return "" }
 
 func (e *chunkEncoder) encode(elem any) (string, []byte, int64, error) {
-	var b []byte
-	switch v := elem.(type) {
-	case []byte:
-		b = v
-	case string:
-		b = append(e.buf[:0], v...)
-	default: // named string types
-		b = append(e.buf[:0], reflect.ValueOf(elem).String()...)
-	}
-	if cap(b) <= maxKeptBuffer {
-		e.buf = b[:0]
+	b, isBytes := elem.([]byte)
+	if !isBytes {
+		// A string (or named string type) is copied into the encoder's own
+		// buffer; a []byte element is passed as is and never kept.
+		if s, ok := elem.(string); ok {
+			b = append(e.buf[:0], s...)
+		} else {
+			b = append(e.buf[:0], reflect.ValueOf(elem).String()...)
+		}
+		if cap(b) <= maxKeptBuffer {
+			e.buf = b[:0]
+		}
 	}
 	return "", b, countRows(b), nil
 }
@@ -105,8 +106,10 @@ func (rowEncoder) encode(elem any) (string, []byte, int64, error) {
 	return r.Table, r.Data, countRows(r.Data), nil
 }
 
-// appendFunc appends one value's encoding; null reports a nil pointer.
-type appendFunc func(dst []byte, v reflect.Value) []byte
+// appendFunc appends one non-nil value's encoding. Only a user's
+// MarshalText can fail; the error fails the bundle rather than load a row
+// that says something else.
+type appendFunc func(dst []byte, v reflect.Value) ([]byte, error)
 
 type fieldEnc struct {
 	name  string
@@ -210,55 +213,53 @@ func valueEncoder(t reflect.Type, f Format) (appendFunc, error) {
 	}
 	switch {
 	case t == timeType:
-		return func(dst []byte, v reflect.Value) []byte {
+		return func(dst []byte, v reflect.Value) ([]byte, error) {
 			tm := v.Interface().(time.Time)
 			layout := "2006-01-02 15:04:05"
 			if tm.Nanosecond() != 0 {
 				layout = "2006-01-02 15:04:05.999999"
 			}
 			if f == JSON {
-				return appendJSONString(dst, tm.Format(layout))
+				return appendJSONString(dst, tm.Format(layout)), nil
 			}
-			return tm.AppendFormat(dst, layout)
+			return tm.AppendFormat(dst, layout), nil
 		}, nil
 	case t.Implements(textType):
-		return func(dst []byte, v reflect.Value) []byte {
+		return func(dst []byte, v reflect.Value) ([]byte, error) {
 			b, err := v.Interface().(encoding.TextMarshaler).MarshalText()
 			if err != nil {
-				// Encoding runs per row; a failing MarshalText is a bug in the
-				// user's type, surfaced as a string the table will reject.
-				return quoteStr(dst, "MarshalText error: "+err.Error())
+				return dst, fmt.Errorf("MarshalText: %w", err)
 			}
-			return quoteStr(dst, string(b))
+			return quoteStr(dst, string(b)), nil
 		}, nil
 	case t == bytesType:
-		return func(dst []byte, v reflect.Value) []byte { return quoteStr(dst, string(v.Bytes())) }, nil
+		return func(dst []byte, v reflect.Value) ([]byte, error) { return quoteStr(dst, string(v.Bytes())), nil }, nil
 	}
 	switch t.Kind() {
 	case reflect.String:
-		return func(dst []byte, v reflect.Value) []byte { return quoteStr(dst, v.String()) }, nil
+		return func(dst []byte, v reflect.Value) ([]byte, error) { return quoteStr(dst, v.String()), nil }, nil
 	case reflect.Bool:
-		return func(dst []byte, v reflect.Value) []byte {
+		return func(dst []byte, v reflect.Value) ([]byte, error) {
 			if f == JSON {
-				return strconv.AppendBool(dst, v.Bool())
+				return strconv.AppendBool(dst, v.Bool()), nil
 			}
 			if v.Bool() {
-				return append(dst, '1')
+				return append(dst, '1'), nil
 			}
-			return append(dst, '0')
+			return append(dst, '0'), nil
 		}, nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return func(dst []byte, v reflect.Value) []byte { return strconv.AppendInt(dst, v.Int(), 10) }, nil
+		return func(dst []byte, v reflect.Value) ([]byte, error) { return strconv.AppendInt(dst, v.Int(), 10), nil }, nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return func(dst []byte, v reflect.Value) []byte { return strconv.AppendUint(dst, v.Uint(), 10) }, nil
+		return func(dst []byte, v reflect.Value) ([]byte, error) { return strconv.AppendUint(dst, v.Uint(), 10), nil }, nil
 	case reflect.Float32, reflect.Float64:
 		bits := t.Bits()
-		return func(dst []byte, v reflect.Value) []byte {
+		return func(dst []byte, v reflect.Value) ([]byte, error) {
 			x := v.Float()
 			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return quoteStr(dst, strconv.FormatFloat(x, 'g', -1, bits))
+				return quoteStr(dst, strconv.FormatFloat(x, 'g', -1, bits)), nil
 			}
-			return strconv.AppendFloat(dst, x, 'g', -1, bits)
+			return strconv.AppendFloat(dst, x, 'g', -1, bits), nil
 		}, nil
 	}
 	return nil, fmt.Errorf("type %v has no Doris encoding (want bool, integer, float, string, []byte, time.Time, encoding.TextMarshaler or a pointer to one)", t)
@@ -290,7 +291,10 @@ func (e *structEncoder) encode(elem any) (string, []byte, int64, error) {
 			}
 			fv = fv.Elem()
 		}
-		dst = fe.enc(dst, fv)
+		var err error
+		if dst, err = fe.enc(dst, fv); err != nil {
+			return "", nil, 0, fmt.Errorf("encoding field %s.%s (column %s): %w", v.Type(), v.Type().FieldByIndex(fe.index).Name, fe.name, err)
+		}
 	}
 	if e.format == JSON {
 		dst = append(dst, '}')

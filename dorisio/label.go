@@ -1,7 +1,7 @@
 package dorisio
 
 import (
-	"strings"
+	"encoding/hex"
 
 	"github.com/google/uuid"
 )
@@ -40,7 +40,11 @@ func defaultPrefix() string { return "dorisio-" + randomHex(12) }
 // newRunID names one construction of a pipeline.
 func newRunID() string { return randomHex(8) }
 
-func randomHex(n int) string { return strings.ReplaceAll(uuid.NewString(), "-", "")[:n] }
+// randomHex is n ≤ 32 random hex digits.
+func randomHex(n int) string {
+	id := uuid.New()
+	return hex.EncodeToString(id[:])[:n]
+}
 
 // labelPrefixOf is what every label of a prefix starts with, separator included.
 func labelPrefixOf(prefix string) string { return prefix + "_" }
@@ -66,12 +70,5 @@ func tablePart(table string) string {
 
 // newLabel returns a fresh label for one load of table in a run.
 func newLabel(prefix, run, table string) string {
-	id := uuid.New()
-	var hex [32]byte
-	const digits = "0123456789abcdef"
-	for i, c := range id {
-		hex[2*i] = digits[c>>4]
-		hex[2*i+1] = digits[c&0xf]
-	}
-	return runLabelPrefix(prefix, run) + tablePart(table) + "_" + string(hex[:])
+	return runLabelPrefix(prefix, run) + tablePart(table) + "_" + randomHex(32)
 }

@@ -434,15 +434,9 @@ func TestTeardownOfAnUnfinishedBundleAbortsItsLoads(t *testing.T) {
 	}
 	// Another step of the fused bundle failed: no FinishBundle, only Teardown.
 	w.write.Teardown()
-	var aborted int
-	for _, tx := range srv.Txns("demo") {
-		if tx.State == "ABORTED" {
-			aborted++
-		}
-	}
 	// Of the 4 full batches, those whose upload had not begun a transaction
 	// when Teardown cancelled them leave nothing; the others are aborted.
-	if aborted < 1 {
+	if abortedTxns(srv) < 1 {
 		t.Errorf("no load aborted: the bundle's precommitted loads were not found")
 	}
 	wantNoOpenTxns(t, srv)
