@@ -186,11 +186,11 @@ func (b *batcher) resultOf(ob *openBatch, res *streamload.LoadResult) CommitResu
 		Committed: !b.twoPhase,
 	}
 	switch res.Settled {
-	case "precommitted", "committed":
+	case streamload.SettledPrecommitted, streamload.SettledCommitted:
 		// An earlier send of this very body was applied but its reply was
 		// lost; Doris reports no counters for it, so count what we sent.
 		r.LoadedRows, r.FilteredRows, r.UnselectedRows = ob.rows, 0, 0
-		if res.Settled == "committed" {
+		if res.Settled == streamload.SettledCommitted {
 			r.Committed, r.AlreadyCommitted = true, true
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
 // Format is the Stream Load body format Write produces.
@@ -142,27 +144,23 @@ func WithLoadsInFlight(n int) WriteOption {
 // compress_type); "" (default) sends plain bytes.
 func WithCompression(kind string) WriteOption {
 	return func(o *writeOptions) {
-		switch kind {
-		case "", "gz", "lz4":
-			o.Compression = kind
-		default:
-			o.fail("WithCompression(%q): want \"\", \"gz\" or \"lz4\"", kind)
+		if err := streamload.CheckCompression(kind); err != nil {
+			o.fail("WithCompression(%q): %v", kind, err)
+			return
 		}
+		o.Compression = kind
 	}
 }
 
-// reservedHeaders are set by Write itself.
-var reservedHeaders = map[string]string{
+// writeOwnedHeaders are set by Write itself, with what to use instead; the
+// client refuses a few more (streamload.CheckHeader).
+var writeOwnedHeaders = map[string]string{
 	"label":            "Write makes one label per load (Config.LabelPrefix)",
 	"two_phase_commit": "use WithDelivery",
 	"format":           "use WithFormat",
 	"compress_type":    "use WithCompression",
 	"group_commit":     "group commit cannot be combined with two-phase commit",
 	"authorization":    "use Config.User and Config.Password*",
-	"token":            "Doris treats it as cluster-token auth",
-	"auth-token":       "Doris treats it as token auth",
-	"auth_code":        "Doris treats it as token auth",
-	"expect":           "the client sets it",
 }
 
 // encodingHeaders are fixed by Write's own encoding of struct elements; for
@@ -183,8 +181,12 @@ func WithLoadHeader(name, value string) WriteOption {
 			o.fail("WithLoadHeader(%q, %q): empty name", name, value)
 			return
 		}
-		if why, ok := reservedHeaders[key]; ok {
+		if why, ok := writeOwnedHeaders[key]; ok {
 			o.fail("WithLoadHeader(%q, ...): reserved: %s", name, why)
+			return
+		}
+		if err := streamload.CheckHeader(name, value); err != nil {
+			o.fail("WithLoadHeader(%q, ...): %v", name, err)
 			return
 		}
 		o.Headers[key] = value

@@ -14,7 +14,6 @@ import (
 type Client struct {
 	cfg     Config
 	hc      *http.Client
-	own     *http.Transport // nil when Config.Transport was given
 	eps     endpointPicker
 	secrets []string // forms of the password that redact removes
 }
@@ -29,7 +28,7 @@ func New(cfg Config) (*Client, error) {
 	c := &Client{cfg: cfg}
 	rt := cfg.Transport
 	if rt == nil {
-		c.own = &http.Transport{
+		rt = &http.Transport{
 			Proxy: http.ProxyFromEnvironment,
 			DialContext: (&net.Dialer{
 				Timeout:   30 * time.Second,
@@ -42,7 +41,6 @@ func New(cfg Config) (*Client, error) {
 			MaxIdleConnsPerHost:   16,
 			IdleConnTimeout:       90 * time.Second,
 		}
-		rt = c.own
 	}
 	c.hc = &http.Client{
 		Transport: rt,
@@ -62,13 +60,7 @@ func New(cfg Config) (*Client, error) {
 }
 
 // Close releases idle connections. In-flight calls are not interrupted.
-func (c *Client) Close() {
-	if c.own != nil {
-		c.own.CloseIdleConnections()
-	} else if ci, ok := c.cfg.Transport.(interface{ CloseIdleConnections() }); ok {
-		ci.CloseIdleConnections()
-	}
-}
+func (c *Client) Close() { c.hc.CloseIdleConnections() }
 
 // smallTimeout is the per-attempt timeout of 2PC, state and query calls.
 func (c *Client) smallTimeout() time.Duration {

@@ -12,12 +12,6 @@ import (
 // before it is spooled to a temp file.
 const compressSpoolThreshold = 64 << 20
 
-// compressTypes maps LoadRequest.Compression to the compress_type header.
-var compressTypes = map[string]string{
-	"gz":  "gz",
-	"lz4": "lz4", // LZ4 frame format (§3: lz4/lz4frame)
-}
-
 // compressBody compresses body once into a new replayable Body, so retries
 // resend the same compressed bytes. The caller closes the result.
 func compressBody(body Body, kind string) (Body, error) {
@@ -36,8 +30,8 @@ func compressBody(body Body, kind string) (Body, error) {
 		zw, _ = gzip.NewWriterLevel(buf, gzip.BestSpeed)
 	case "lz4":
 		zw = lz4.NewWriter(buf)
-	default:
-		return nil, fmt.Errorf("streamload: unknown compression %q (want \"\", \"gz\" or \"lz4\")", kind)
+	default: // Load checked kind (CheckCompression)
+		return nil, fmt.Errorf("streamload: unknown compression %q", kind)
 	}
 	_, err = io.Copy(zw, src)
 	if cerr := zw.Close(); err == nil {

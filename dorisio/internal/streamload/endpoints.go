@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -23,6 +25,7 @@ type endpointPicker interface {
 // endpoints rotates over FEs and, in direct mode, BEs.
 type endpoints struct {
 	fes      []string
+	feBases  []string // scheme://host of each FE, as send reports failures
 	bes      []string // fixed list
 	discover bool
 	fetch    func(ctx context.Context, fe string) ([]string, error)
@@ -34,7 +37,15 @@ type endpoints struct {
 }
 
 func newEndpoints(fes, bes []string, discover bool, fetch func(context.Context, string) ([]string, error)) *endpoints {
-	return &endpoints{fes: fes, bes: bes, discover: discover, fetch: fetch}
+	e := &endpoints{fes: fes, bes: bes, discover: discover, fetch: fetch}
+	for _, fe := range fes {
+		u, err := url.Parse(fe) // validated by Config.normalize
+		if err != nil {
+			u = &url.URL{}
+		}
+		e.feBases = append(e.feBases, baseOf(u))
+	}
+	return e
 }
 
 func (e *endpoints) feBase() string {
@@ -79,7 +90,8 @@ func (e *endpoints) loadBase(ctx context.Context) (string, error) {
 func (e *endpoints) failed(base string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.fes[e.feIdx%len(e.fes)] == base {
+	// An FE URL may carry a path (a proxy prefix); failures name scheme://host.
+	if i := e.feIdx % len(e.fes); e.fes[i] == base || e.feBases[i] == base {
 		e.feIdx++
 		return
 	}
@@ -120,7 +132,7 @@ func (c *Client) fetchBackends(ctx context.Context, fe string) ([]string, error)
 		return nil, err
 	}
 	scheme := "http"
-	if len(fe) > 5 && fe[:5] == "https" {
+	if strings.HasPrefix(fe, "https://") {
 		scheme = "https"
 	}
 	var out []string

@@ -47,6 +47,7 @@ type Error struct {
 	Status            string
 	Message           string
 	Body              string   // raw response body, read once, truncated to ~2 KiB
+	ErrorURL          string   // the rejected rows' log, when it could not be read from here
 	ErrorLog          []string // first lines of the ErrorURL log, when it was reachable
 	ExistingJobStatus string
 	Attempts          int
@@ -94,6 +95,9 @@ func (e *Error) Error() string {
 	}
 	if len(e.ErrorLog) > 0 {
 		fmt.Fprintf(&b, "; error log: %q", strings.Join(e.ErrorLog, " | "))
+	}
+	if e.ErrorURL != "" {
+		fmt.Fprintf(&b, "; full error log (unreachable from here): %s", e.ErrorURL)
 	}
 	if e.Body != "" && !e.parsed && !strings.Contains(e.Message, strings.TrimSpace(e.Body)) {
 		fmt.Fprintf(&b, "; body: %q", e.Body)

@@ -11,7 +11,7 @@ func FuzzParseLoadResponse(f *testing.F) {
 	f.Add([]byte(`{"TxnId":1e400,"Label":["x"],"Status":null}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		r := parseLoadResponse(body)
-		v := classifyLoad(r)
+		v := classifyLoad(200, true, r)
 		if v.act == actSuccess && r.shape != shapeLoad {
 			t.Fatalf("success from a non-load answer %q", body)
 		}

@@ -61,10 +61,33 @@ const (
 	SettledCommitted    = "committed"
 )
 
+// reservedHeaders are set by the client itself.
 var reservedHeaders = map[string]bool{
 	"label": true, "two_phase_commit": true, "authorization": true, "expect": true,
 	"token": true, "auth-token": true, "auth_code": true, "compress_type": true,
 	"content-length": true, "transfer-encoding": true,
+}
+
+// CheckHeader reports whether a Stream Load header may be passed through
+// LoadRequest.Headers: not one the client sets, and a valid name and value.
+func CheckHeader(name, value string) error {
+	lk := strings.ToLower(strings.TrimSpace(name))
+	if reservedHeaders[lk] {
+		return fmt.Errorf("header %q is set by the client and cannot be passed through", name)
+	}
+	if lk == "" || strings.ContainsAny(name, " \t\r\n:") || strings.ContainsAny(value, "\r\n") {
+		return fmt.Errorf("header %q: invalid name or value", name)
+	}
+	return nil
+}
+
+// CheckCompression reports whether kind is a LoadRequest.Compression.
+func CheckCompression(kind string) error {
+	switch kind {
+	case "", "gz", "lz4": // lz4 is the LZ4 frame format (§3: lz4/lz4frame)
+		return nil
+	}
+	return fmt.Errorf("Compression %q: want \"\", \"gz\" or \"lz4\"", kind)
 }
 
 // Load sends req.Body to req.DB.req.Table under req.Label, following the
@@ -128,22 +151,18 @@ func loadHeaders(req LoadRequest) (map[string]string, error) {
 	if req.TwoPhase {
 		h["two_phase_commit"] = "true" // exactly "true" (§3)
 	}
+	if err := CheckCompression(req.Compression); err != nil {
+		return nil, err
+	}
 	if req.Compression != "" {
-		ct, ok := compressTypes[req.Compression]
-		if !ok {
-			return nil, fmt.Errorf("Compression %q: want \"\", \"gz\" or \"lz4\"", req.Compression)
-		}
-		h["compress_type"] = ct
+		h["compress_type"] = req.Compression
 	}
 	seen := map[string]bool{}
 	for k, v := range req.Headers {
+		if err := CheckHeader(k, v); err != nil {
+			return nil, err
+		}
 		lk := strings.ToLower(strings.TrimSpace(k))
-		if reservedHeaders[lk] {
-			return nil, fmt.Errorf("header %q is set by the client and cannot be passed through", k)
-		}
-		if lk == "" || strings.ContainsAny(k, " \t\r\n:") || strings.ContainsAny(v, "\r\n") {
-			return nil, fmt.Errorf("header %q: invalid name or value", k)
-		}
 		if seen[lk] {
 			return nil, fmt.Errorf("header %q given twice (names are case-insensitive)", k)
 		}
@@ -175,6 +194,7 @@ const (
 	stepRetry  step = iota // resend after a backoff
 	stepSettle             // ask the label's state first
 	stepNow                // resend at once (to learn a PRECOMMITTED txn id)
+	stepDone               // the call ends with this result or error
 )
 
 func (l *loadCall) run(ctx context.Context) (*LoadResult, error) {
@@ -199,7 +219,7 @@ func (l *loadCall) run(ctx context.Context) (*LoadResult, error) {
 		}
 		l.attempts++
 		res, st, err := l.attempt(ctx)
-		if res != nil || (err != nil && st != stepRetry && st != stepSettle) {
+		if st == stepDone {
 			return res, err
 		}
 		l.last, next = err, st
@@ -216,14 +236,12 @@ func (l *loadCall) run(ctx context.Context) (*LoadResult, error) {
 			if ctx.Err() != nil {
 				return nil, l.ctxErr(ctx.Err())
 			}
-			e := l.unknownErr(err, fmt.Errorf("the label's state could not settle it: %w", serr))
-			e.next = "call LoadState on this label before loading these rows under another label"
-			return nil, e
+			return nil, l.unknownErr(err, fmt.Errorf("the label's state could not settle it: %w", serr))
 		}
 		switch state {
 		case StateCommitted, StateVisible:
 			// The earlier send committed: the rows are in, once.
-			return l.result(nil, loadResponse{}, SettledCommitted), nil
+			return l.settled(SettledCommitted, 0), nil
 		case StatePrecommitted:
 			if !l.req.TwoPhase {
 				e := l.unknownErr(err, errors.New("the label is PRECOMMITTED but this load is not two-phase"))
@@ -240,14 +258,14 @@ func (l *loadCall) run(ctx context.Context) (*LoadResult, error) {
 	}
 }
 
-// attempt sends once. It returns a result, or an error with the next step
-// (stepRetry/stepSettle), or a final error (step -1).
+// attempt sends once. It returns stepDone with a result or a final error,
+// or an error with the next step (stepRetry/stepSettle).
 func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 	c := l.c
 	base, err := c.eps.loadBase(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, -1, l.ctxErr(ctx.Err())
+			return nil, stepDone, l.ctxErr(ctx.Err())
 		}
 		return nil, stepRetry, l.newErr(nil, loadResponse{}, nil, err)
 	}
@@ -258,14 +276,14 @@ func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 		errors.As(err, &se)
 		if ctx.Err() != nil {
 			l.ambiguous = l.ambiguous || (se != nil && se.written)
-			return nil, -1, l.ctxErr(ctx.Err())
+			return nil, stepDone, l.ctxErr(ctx.Err())
 		}
 		switch {
 		case se != nil && se.fatal:
-			return nil, -1, l.newErr(nil, loadResponse{}, nil, err)
+			return nil, stepDone, l.newErr(nil, loadResponse{}, nil, err)
 		case se != nil && !se.written:
-			// Nothing reached a server: nothing was begun. Try the next endpoint.
-			c.eps.failed(se.base)
+			// Nothing reached a server: nothing was begun. Try the next endpoint
+			// (send has reported it to the picker).
 			return nil, stepRetry, l.newErr(nil, loadResponse{}, nil, err)
 		default:
 			// The request reached a server and the answer was lost (reset,
@@ -275,17 +293,10 @@ func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 		}
 	}
 	r := parseLoadResponse(resp.body)
-	v := classifyLoad(r)
-	if resp.status != http.StatusOK && v.act != actFatal {
-		// Doris answers loads with 200 (§1.3); anything else is an intermediary.
-		v = verdict{actResolve, nil, fmt.Sprintf("HTTP %d is not a Doris load answer", resp.status)}
-	}
-	if v.act == actSuccess && l.req.TwoPhase && r.TxnID <= 0 {
-		v = verdict{actResolve, nil, "two-phase load answered Success without a TxnId"}
-	}
+	v := classifyLoad(resp.status, l.req.TwoPhase, r)
 	switch v.act {
 	case actSuccess:
-		return l.result(&r, r, ""), 0, nil
+		return l.answered(r), stepDone, nil
 	case actLabelExists:
 		return l.labelExists(resp, r)
 	case actRetry:
@@ -298,16 +309,20 @@ func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 	switch v.kind {
 	case ErrDataQuality:
 		e.ErrorLog = c.fetchErrorLog(ctx, r.ErrorURL)
-		if len(e.ErrorLog) == 0 && r.FirstErrorMsg != "" {
-			e.ErrorLog = []string{c.redact(r.FirstErrorMsg)}
+		if len(e.ErrorLog) == 0 {
+			// The BE's log is often unreachable from workers (§7): point at it.
+			e.ErrorURL = c.redact(r.ErrorURL)
+			if r.FirstErrorMsg != "" {
+				e.ErrorLog = []string{c.redact(r.FirstErrorMsg)}
+			}
 		}
-		e.next = "fix the rejected rows (see the error log at ErrorURL) or raise max_filter_ratio; no txn remains"
+		e.next = "fix the rejected rows (see the error log) or raise max_filter_ratio; no txn remains"
 	case ErrAuth:
 		e.next = "check Config.User, Config.Password and the LOAD privilege on " + l.req.DB + "." + l.req.Table
 	default:
 		e.next = "fix the request (headers, database, table, label) and load again; no txn remains"
 	}
-	return nil, -1, e
+	return nil, stepDone, e
 }
 
 // labelExists handles Label Already Exists: ours after an ambiguous send of
@@ -318,14 +333,10 @@ func (l *loadCall) labelExists(resp *response, r loadResponse) (*LoadResult, ste
 		switch r.ExistingJobStatus {
 		case jobPrecommitted:
 			if l.req.TwoPhase && txn > 0 {
-				res := l.result(nil, r, SettledPrecommitted)
-				res.TxnID = txn
-				return res, 0, nil
+				return l.settled(SettledPrecommitted, txn), stepDone, nil
 			}
 		case jobFinished:
-			res := l.result(nil, r, SettledCommitted)
-			res.TxnID = txn
-			return res, 0, nil
+			return l.settled(SettledCommitted, txn), stepDone, nil
 		case jobRunning:
 			// Our earlier send is still loading (PREPARE): poll its state.
 			return nil, stepSettle, l.newErr(resp, r, ErrOutcomeUnknown, errors.New("an earlier send of this label is still running"))
@@ -338,17 +349,22 @@ func (l *loadCall) labelExists(resp *response, r loadResponse) (*LoadResult, ste
 	} else {
 		e.next = "another load holds this label; abort txn " + fmt.Sprint(txn) + " or use a new label prefix"
 	}
-	return nil, -1, e
+	return nil, stepDone, e
 }
 
-func (l *loadCall) result(direct *loadResponse, r loadResponse, settled string) *LoadResult {
-	res := &LoadResult{DB: l.req.DB, Table: l.req.Table, Label: l.req.Label, Settled: settled, Attempts: l.attempts}
-	if direct != nil {
-		res.TxnID, res.Status, res.Message = r.TxnID, r.Status, r.Message
-		res.TotalRows, res.LoadedRows, res.FilteredRows = r.TotalRows, r.LoadedRows, r.FilteredRows
-		res.UnselectedRows, res.LoadBytes, res.ErrorURL = r.UnselectedRows, r.Bytes, r.ErrorURL
-	}
+// answered is the result of a load Doris answered directly.
+func (l *loadCall) answered(r loadResponse) *LoadResult {
+	res := l.settled("", r.TxnID)
+	res.Status, res.Message = r.Status, r.Message
+	res.TotalRows, res.LoadedRows, res.FilteredRows = r.TotalRows, r.LoadedRows, r.FilteredRows
+	res.UnselectedRows, res.LoadBytes, res.ErrorURL = r.UnselectedRows, r.Bytes, r.ErrorURL
 	return res
+}
+
+// settled is the result of a load whose outcome was learned from its label
+// (how says which); Doris reports no counters for it.
+func (l *loadCall) settled(how string, txnID int64) *LoadResult {
+	return &LoadResult{DB: l.req.DB, Table: l.req.Table, Label: l.req.Label, TxnID: txnID, Settled: how, Attempts: l.attempts}
 }
 
 func (l *loadCall) newErr(resp *response, r loadResponse, kind, cause error) *Error {
@@ -377,7 +393,7 @@ func (l *loadCall) newErr(resp *response, r loadResponse, kind, cause error) *Er
 // answer as received) with why the label's state did not settle it.
 func (l *loadCall) unknownErr(attemptErr, why error) *Error {
 	var e *Error
-	if !errors.As(attemptErr, &e) {
+	if !errors.As(attemptErr, &e) { // attempt's errors are *Error; be safe anyway
 		e = l.newErr(nil, loadResponse{}, nil, attemptErr)
 	}
 	cp := *e
@@ -391,9 +407,19 @@ func (l *loadCall) unknownErr(attemptErr, why error) *Error {
 }
 
 // ctxErr is the error for a cancelled or expired ctx: outcome unknown if any
-// request of this call may have reached a BE.
+// request of this call may have reached a BE. It keeps the last answer, so a
+// load cancelled while backing off still says what Doris said.
 func (l *loadCall) ctxErr(err error) error {
 	e := l.newErr(nil, loadResponse{}, nil, err)
+	var last *Error
+	if errors.As(l.last, &last) {
+		cp := *last
+		cp.Kind, cp.next, cp.Cause = nil, "", err
+		if last.Cause != nil {
+			cp.Cause = fmt.Errorf("%w (while retrying after: %v)", err, last.Cause)
+		}
+		e = &cp
+	}
 	if l.ambiguous {
 		e.Kind = ErrOutcomeUnknown
 		e.next = "call LoadState on this label; with two-phase loads Abort by label if the rows are not wanted"
@@ -416,7 +442,12 @@ func (c *Client) fetchErrorLog(ctx context.Context, errorURL string) []string {
 	}
 	resp, err := c.hc.Do(hr)
 	if err != nil {
-		c.cfg.Logger.Debug("streamload: error log unreachable", "url", redactURL(u), "err", err)
+		// Neither the query (it may be a presigned link) nor url.Error's copy of it.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		c.cfg.Logger.Debug("streamload: error log unreachable", "url", redactURL(&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}), "err", err)
 		return nil
 	}
 	defer resp.Body.Close()

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A direct answer from the BE, for each Status of §4.
@@ -340,5 +342,71 @@ func TestLoadCancelledAfterSendingIsOutcomeUnknown(t *testing.T) {
 	mustKind(t, err, ErrOutcomeUnknown)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("error %q should wrap context.Canceled", err)
+	}
+}
+
+// cancelOnSleep cancels the call's context at its first backoff, as a
+// runner tearing the bundle down would.
+type cancelOnSleep struct{ cancel context.CancelFunc }
+
+func (s cancelOnSleep) Sleep(ctx context.Context, _ time.Duration) error {
+	s.cancel()
+	return ctx.Err()
+}
+
+func TestLoadCancelledWhileBackingOffStillQuotesDorisLastAnswer(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	const quota = "current running txns on db 10012 is 1000, larger than limit 1000"
+	beSrv := server(t, func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, loadBody(-1, "busy", "false", "Fail", "", "[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = "+quota, 0, 0, ""))
+	})
+	fe := feRedirecting(t, beSrv, nil)
+	c, _ := newClient(t, []string{fe.URL}, func(c *Config) { c.Sleeper = cancelOnSleep{cancel} })
+	_, err := c.Load(ctx, loadReq("busy", false, "1\n"))
+	e := mustKind(t, err, nil)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), quota) || e.Label != "busy" {
+		t.Errorf("error %q should wrap context.Canceled, name the label and quote Doris' last answer", err)
+	}
+}
+
+func TestLoadRetriesTheFEsNotReadyAnswer(t *testing.T) {
+	var be beCounter
+	beSrv := server(t, func(w http.ResponseWriter, r *http.Request) {
+		be.note(r)
+		io.WriteString(w, loadBody(9, "boot", "false", "Success", "", "OK", 1, 0, ""))
+	})
+	var feHits int
+	redirect := feRedirecting(t, beSrv, nil)
+	fe := server(t, func(w http.ResponseWriter, r *http.Request) {
+		if feHits++; feHits == 1 { // §1.7: HTTP 503 with the FE's envelope while it starts
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, `{"msg":"Server is not ready","code":503,"data":null,"count":0}`)
+			return
+		}
+		redirect.Config.Handler.ServeHTTP(w, r)
+	})
+	c, ft := newClient(t, []string{fe.URL}, nil)
+	res, err := c.Load(context.Background(), loadReq("boot", false, "1\n"))
+	if err != nil {
+		t.Fatalf("Load: %v", record(err))
+	}
+	if res.Attempts != 2 || len(ft.slept()) != 1 || be.count() != 1 {
+		t.Errorf("attempts %d, sleeps %v, BE hits %d: want one backoff, then the load", res.Attempts, ft.slept(), be.count())
+	}
+}
+
+func TestADataQualityErrorPointsAtAnUnreachableErrorLog(t *testing.T) {
+	dead := httptest.NewServer(http.NotFoundHandler())
+	logURL := dead.URL + "/api/_load_error_log?file=__shard_0/error_log_1"
+	dead.Close()
+	beSrv := server(t, func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, loadBody(-1, "dq2", "false", "Fail", "", "[DATA_QUALITY_ERROR]too many filtered rows", 0, 3, logURL))
+	})
+	fe := feRedirecting(t, beSrv, nil)
+	c, _ := newClient(t, []string{fe.URL}, nil)
+	_, err := c.Load(context.Background(), loadReq("dq2", false, "x\n"))
+	mustKind(t, err, ErrDataQuality)
+	if !strings.Contains(err.Error(), logURL) {
+		t.Errorf("error %q should give the error log's address when it cannot be read", err)
 	}
 }

@@ -15,6 +15,8 @@ package streamload
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
@@ -93,8 +95,8 @@ const (
 type loadResponse struct {
 	shape                                                      respShape
 	TxnID                                                      int64
-	Label, Status, ExistingJobStatus, Message                  string
-	ErrorURL, FirstErrorMsg, TwoPhaseCommit                    string
+	Status, ExistingJobStatus, Message                         string
+	ErrorURL, FirstErrorMsg                                    string
 	TotalRows, LoadedRows, FilteredRows, UnselectedRows, Bytes int64
 	// FE envelopes.
 	feStatus, feMsg, feData string
@@ -110,17 +112,16 @@ func parseLoadResponse(body []byte) loadResponse {
 		return r
 	}
 	status, hasStatus := jsonString(m, "Status")
-	label, hasLabel := jsonString(m, "Label")
+	_, hasLabel := jsonString(m, "Label")
 	switch {
 	case hasStatus && hasLabel && status != "":
 		r.shape = shapeLoad
-		r.Status, r.Label = status, label
+		r.Status = status
 		r.TxnID, _ = jsonInt(m, "TxnId")
 		r.ExistingJobStatus, _ = jsonString(m, "ExistingJobStatus")
 		r.Message, _ = jsonString(m, "Message")
 		r.ErrorURL, _ = jsonString(m, "ErrorURL")
 		r.FirstErrorMsg, _ = jsonString(m, "FirstErrorMsg")
-		r.TwoPhaseCommit, _ = jsonString(m, "TwoPhaseCommit")
 		r.TotalRows, _ = jsonInt(m, "NumberTotalRows")
 		r.LoadedRows, _ = jsonInt(m, "NumberLoadedRows")
 		r.FilteredRows, _ = jsonInt(m, "NumberFilteredRows")
@@ -147,9 +148,25 @@ func (r *loadResponse) fillFE(m map[string]json.RawMessage) {
 	}
 }
 
-// classifyLoad decides what to do with a parsed load answer. One switch, one
-// line of reason per case; order matters (specific fragments first).
-func classifyLoad(r loadResponse) verdict {
+// classifyLoad decides what to do with a load answer: its HTTP status, the
+// parsed body, and whether the load is two-phase.
+func classifyLoad(httpStatus int, twoPhase bool, r loadResponse) verdict {
+	v := classifyLoadBody(r)
+	switch {
+	case httpStatus != http.StatusOK && v.act != actFatal && !(r.shape == shapeFEEntity && r.feCode == int64(httpStatus)):
+		// resolve by label state: Doris answers loads with 200 (§1.3), except
+		// its own 503 "not ready" envelope; anything else is an intermediary.
+		return verdict{actResolve, nil, fmt.Sprintf("HTTP %d is not a Doris load answer", httpStatus)}
+	case v.act == actSuccess && twoPhase && r.TxnID <= 0:
+		// resolve by label state: a precommitted load always has a txn id (§4).
+		return verdict{actResolve, nil, "two-phase load answered Success without a TxnId"}
+	}
+	return v
+}
+
+// classifyLoadBody decides on the body alone. One switch, one line of
+// reason per case; order matters (specific fragments first).
+func classifyLoadBody(r loadResponse) verdict {
 	switch r.shape {
 	case shapeNotDoris:
 		// resolve by label state: something other than Doris answered (§2, proxy/HTML/empty).
@@ -207,18 +224,25 @@ func classifyLoad(r loadResponse) verdict {
 
 // classifyFEEntity handles the FE's msg/code/data envelope on a load PUT.
 func classifyFEEntity(code int64, text string) verdict {
-	switch {
-	case code == 401 || strings.Contains(text, "Access denied"):
-		// fatal: wrong password or unknown user (§2).
-		return verdict{actFatal, ErrAuth, "FE refused the credentials"}
-	case code == 0:
+	if code == 0 && !strings.Contains(text, "Access denied") {
 		// resolve by label state: an FE "success" envelope is not a load answer (§1.1, UserException as data).
 		return verdict{actResolve, nil, "FE envelope instead of a load answer"}
+	}
+	return classifyEnvelopeError(code, text)
+}
+
+// classifyEnvelopeError is the one reading of a failed msg/code/data
+// envelope (§1.1), whatever the call: loads, 2PC, get_load_state, queries.
+func classifyEnvelopeError(code int64, text string) verdict {
+	switch {
+	case code == 401 || strings.Contains(text, "Access denied"):
+		// fatal: wrong password, unknown user or missing privilege (§2).
+		return verdict{actFatal, ErrAuth, "FE refused the credentials"}
 	case code == 500 || code == 503:
-		// retry same label: FE internal error or not ready before any txn was begun (§1.1, §1.7).
+		// retry: FE internal error, or not ready (HTTP 503), before anything was begun (§1.1, §1.7).
 		return verdict{actRetry, nil, "FE internal error or not ready"}
 	default:
-		// fatal: FE refused the request (bad request, not found, disabled endpoint) (§1.1).
+		// fatal: FE refused the request (bad request, not found, unknown database, disabled endpoint) (§1.1).
 		return verdict{actFatal, nil, "FE refused the request"}
 	}
 }
@@ -283,14 +307,12 @@ func parse2PCResponse(body []byte) twoPCResponse {
 	}
 	if code, ok := jsonInt(m, "code"); ok {
 		msg, _ := jsonString(m, "msg")
-		r := twoPCResponse{status: msg, msg: jsonText(m, "data")}
-		switch {
-		case code == 401 || strings.Contains(r.msg, "Access denied"):
-			r.outcome = tpcAuth // fatal: credentials (§2)
-		case code == 500 || code == 503:
-			r.outcome = tpcRetry // retry: FE internal error / not ready
-		default:
-			r.outcome = tpcFatal // fatal: FE refused
+		r := twoPCResponse{status: msg, msg: jsonText(m, "data"), outcome: tpcFatal}
+		switch v := classifyEnvelopeError(code, r.msg); {
+		case v.kind == ErrAuth:
+			r.outcome = tpcAuth
+		case v.act == actRetry:
+			r.outcome = tpcRetry
 		}
 		return r
 	}

@@ -52,9 +52,27 @@ func TestClassifyLoadAnswers(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v := classifyLoad(parseLoadResponse([]byte(tc.body)))
+			v := classifyLoad(200, false, parseLoadResponse([]byte(tc.body)))
 			if v.act != tc.want || v.kind != tc.kind || v.reason == "" {
 				t.Errorf("classifyLoad = %+v, want action %d kind %v", v, tc.want, tc.kind)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name     string
+		status   int
+		twoPhase bool
+		body     string
+		want     action
+	}{
+		{"the FE's HTTP 503 not-ready envelope is retried: nothing was begun", 503, false, `{"msg":"Server is not ready","code":503,"data":null,"count":0}`, actRetry},
+		{"a proxy's 502 page is resolved by label state", 502, false, "<html><body>502 Bad Gateway</body></html>", actResolve},
+		{"a load answer under a non-200 status is resolved by label state", 504, false, loadBody(5, "l", "false", "Success", "", "OK", 1, 0, ""), actResolve},
+		{"a two-phase Success without a TxnId is resolved by label state", 200, true, loadBody(-1, "l", "true", "Success", "", "OK", 1, 0, ""), actResolve},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if v := classifyLoad(tc.status, tc.twoPhase, parseLoadResponse([]byte(tc.body))); v.act != tc.want || v.reason == "" {
+				t.Errorf("classifyLoad = %+v, want action %d", v, tc.want)
 			}
 		})
 	}

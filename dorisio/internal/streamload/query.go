@@ -45,25 +45,9 @@ func (c *Client) ListTransactions(ctx context.Context, db, labelPrefix string) (
 	}
 	stmt := fmt.Sprintf("SHOW TRANSACTION FROM `%s` WHERE LABEL LIKE '%s%%'", db, labelPrefix)
 	payload, _ := json.Marshal(map[string]string{"stmt": stmt})
-	var last error
-	max := c.cfg.Retry.MaxAttempts
-	for attempt := 1; attempt <= max; attempt++ {
-		if attempt > 1 {
-			if err := c.wait(ctx, attempt); err != nil {
-				return nil, err
-			}
-		}
-		txns, retry, err := c.listOnce(ctx, db, labelPrefix, payload, attempt)
-		if err == nil {
-			return txns, nil
-		}
-		if !retry || ctx.Err() != nil {
-			return nil, err
-		}
-		last = err
-		c.cfg.Logger.Warn("streamload: listing transactions failed, retrying", "db", db, "prefix", labelPrefix, "attempt", attempt, "err", err)
-	}
-	return nil, givingUp(max, last)
+	return retry(ctx, c, "listing transactions", []any{"db", db, "prefix", labelPrefix}, func(attempt int) ([]Txn, bool, error) {
+		return c.listOnce(ctx, db, labelPrefix, payload, attempt)
+	})
 }
 
 func (c *Client) listOnce(ctx context.Context, db, prefix string, payload []byte, attempt int) ([]Txn, bool, error) {
@@ -73,10 +57,6 @@ func (c *Client) listOnce(ctx context.Context, db, prefix string, payload []byte
 		headers: map[string]string{"Content-Type": "application/json"}, body: NewBytesBody(payload),
 		timeout: c.smallTimeout(), maxRead: 256 << 20})
 	if err != nil {
-		var se *sendError
-		if errors.As(err, &se) && !se.written {
-			c.eps.failed(se.base)
-		}
 		e.Cause = err
 		return nil, !isFatalSend(err), e
 	}
@@ -95,12 +75,16 @@ func (c *Client) listOnce(ctx context.Context, db, prefix string, payload []byte
 	}
 	if code != 0 {
 		e.Status, e.Message = jsonText(m, "msg"), c.redact(jsonText(m, "data"))
+		// Not classifyEnvelopeError: an "Access denied" here is a missing
+		// privilege for SHOW TRANSACTION, so listing is unsupported, not auth.
 		switch {
 		case code == 401:
 			e.Kind, e.next = ErrAuth, "check Config.User and Config.Password"
 			return nil, false, e
-		case code == 500 && strings.Contains(e.Message, "rejected from SQL submitter"):
-			e.Cause = errors.New("FE SQL workers busy")
+		case code == 503 || strings.Contains(e.Message, "rejected from SQL submitter"):
+			// Not ready, or SQL workers busy; any other internal error means
+			// listing does not work here (cleanup falls back to the timeout).
+			e.Cause = errors.New("FE not ready or its SQL workers busy")
 			return nil, true, e
 		default:
 			e.Kind = ErrListingUnsupported
@@ -190,7 +174,7 @@ func (c *Client) AbortLingering(ctx context.Context, db, labelPrefix, exceptPref
 		}
 		var todo []Txn
 		for _, t := range txns {
-			if strings.HasPrefix(t.Label, labelPrefix) && !skip[t.ID] &&
+			if !skip[t.ID] && // ListTransactions lists only labels with the prefix
 				(exceptPrefix == "" || !strings.HasPrefix(t.Label, exceptPrefix)) &&
 				(t.Status == StatePrepare || t.Status == StatePrecommitted) {
 				todo = append(todo, t)

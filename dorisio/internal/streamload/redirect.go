@@ -34,7 +34,6 @@ type request struct {
 // response is a final (non-redirect) answer, its body read once.
 type response struct {
 	status int
-	header http.Header
 	body   []byte
 	url    string // final URL, no user-info
 }
@@ -45,7 +44,8 @@ type sendError struct {
 	// written is true when request headers reached a server: a load may then
 	// have begun (or even finished), so the outcome is unknown.
 	written bool
-	// base is the scheme://host of the server that failed, for rotation.
+	// base is the scheme://host of the server that failed; send reports it
+	// to the endpoint picker when nothing was written.
 	base string
 	// fatal marks refusals by the client itself (https→http, hop limit).
 	fatal bool
@@ -68,6 +68,9 @@ func (c *Client) send(ctx context.Context, req request) (*response, error) {
 	for hop := 0; ; hop++ {
 		resp, err := c.sendOnce(ctx, req, target)
 		if err != nil {
+			if se, ok := err.(*sendError); ok && !se.written && se.base != "" && ctx.Err() == nil {
+				c.eps.failed(se.base) // unreachable: the next pick avoids it
+			}
 			return nil, err
 		}
 		if !isRedirect(resp.StatusCode) {
@@ -81,7 +84,7 @@ func (c *Client) send(ctx context.Context, req request) (*response, error) {
 				// The answer started but was cut: whatever it said is lost.
 				return nil, &sendError{err: fmt.Errorf("reading answer from %s: %w", redactURL(target), rerr), written: true, base: baseOf(target)}
 			}
-			return &response{status: resp.StatusCode, header: resp.Header, body: body, url: redactURL(target)}, nil
+			return &response{status: resp.StatusCode, body: body, url: redactURL(target)}, nil
 		}
 		loc := resp.Header.Get("Location")
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))

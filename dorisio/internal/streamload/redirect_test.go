@@ -169,13 +169,17 @@ func TestUnreachableFEIsSkippedForTheNextOne(t *testing.T) {
 		io.WriteString(w, loadBody(3, "x", "false", "Success", "", "OK", 1, 0, ""))
 	})
 	fe := feRedirecting(t, beSrv, nil)
-	c, _ := newClient(t, []string{deadURL, fe.URL}, nil)
-	res, err := c.Load(context.Background(), loadReq("x", false, "1\n"))
-	if err != nil {
-		t.Fatalf("Load: %v", record(err))
-	}
-	if res.Attempts != 2 {
-		t.Errorf("attempts %d, want 2 (dead FE, then the live one)", res.Attempts)
+	// The second case is an FE behind a proxy path: failures name only
+	// scheme://host, and the rotation must still recognise it.
+	for _, first := range []string{deadURL, deadURL + "/doris"} {
+		c, _ := newClient(t, []string{first, fe.URL}, nil)
+		res, err := c.Load(context.Background(), loadReq("x", false, "1\n"))
+		if err != nil {
+			t.Fatalf("Load with FEs %s, %s: %v", first, fe.URL, record(err))
+		}
+		if res.Attempts != 2 {
+			t.Errorf("FEs %s, %s: attempts %d, want 2 (dead FE, then the live one)", first, fe.URL, res.Attempts)
+		}
 	}
 }
 

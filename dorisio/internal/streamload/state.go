@@ -23,24 +23,9 @@ func (c *Client) LoadState(ctx context.Context, db, label string) (string, error
 	if db == "" || label == "" {
 		return "", &Error{Op: "get_load_state", DB: db, Label: label, Cause: errors.New("db and label are required")}
 	}
-	var last error
-	for attempt := 1; attempt <= c.cfg.Retry.MaxAttempts; attempt++ {
-		if attempt > 1 {
-			if err := c.wait(ctx, attempt); err != nil {
-				return "", err
-			}
-		}
-		state, retry, err := c.loadStateOnce(ctx, db, label, attempt)
-		if err == nil {
-			return state, nil
-		}
-		if !retry || ctx.Err() != nil {
-			return "", err
-		}
-		last = err
-		c.cfg.Logger.Warn("streamload: get_load_state failed, retrying", "db", db, "label", label, "attempt", attempt, "err", err)
-	}
-	return "", givingUp(c.cfg.Retry.MaxAttempts, last)
+	return retry(ctx, c, "get_load_state", []any{"db", db, "label", label}, func(attempt int) (string, bool, error) {
+		return c.loadStateOnce(ctx, db, label, attempt)
+	})
 }
 
 func (c *Client) loadStateOnce(ctx context.Context, db, label string, attempt int) (string, bool, error) {
@@ -49,10 +34,6 @@ func (c *Client) loadStateOnce(ctx context.Context, db, label string, attempt in
 	e := &Error{Op: "get_load_state", DB: db, Label: label, Attempts: attempt}
 	resp, err := c.send(ctx, request{method: http.MethodGet, url: u, timeout: c.smallTimeout()})
 	if err != nil {
-		var se *sendError
-		if errors.As(err, &se) && !se.written {
-			c.eps.failed(se.base)
-		}
 		e.Cause = err
 		e.next = "check that the FE is reachable"
 		return "", !isFatalSend(err), e
@@ -63,14 +44,20 @@ func (c *Client) loadStateOnce(ctx context.Context, db, label string, attempt in
 		return state, false, nil
 	}
 	e.Message = c.redact(data)
-	switch {
-	case code == 401:
-		e.Kind, e.next = ErrAuth, "check Config.User and Config.Password"
-		return "", false, e
-	case code > 0:
+	if code > 0 {
 		e.Cause = fmt.Errorf("FE answered code %d", code)
+		switch v := classifyEnvelopeError(code, data); {
+		case v.kind == ErrAuth:
+			e.Kind, e.next = ErrAuth, "check Config.User and Config.Password"
+			return "", false, e
+		case v.act == actRetry:
+			e.next = "wait for the FE to be ready"
+			return "", true, e
+		}
 		e.next = "check the database name and the label"
 		return "", false, e
+	}
+	switch {
 	case resp.status == http.StatusNotFound:
 		e.Cause = fmt.Errorf("GET %s answered 404: is this address a BE? get_load_state exists only on FEs", resp.url)
 	case code == 0:

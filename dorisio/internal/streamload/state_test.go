@@ -53,3 +53,22 @@ func TestLoadStateReadsDataAndQuotesBadAnswers(t *testing.T) {
 		})
 	}
 }
+
+// An FE that is starting answers HTTP 503 with its envelope (§1.7): asked
+// again, not reported as a wrong database or label.
+func TestLoadStateAsksAgainWhileTheFEIsNotReady(t *testing.T) {
+	var hits int
+	fe := server(t, func(w http.ResponseWriter, r *http.Request) {
+		if hits++; hits == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, `{"msg":"Server is not ready","code":503,"data":null,"count":0}`)
+			return
+		}
+		io.WriteString(w, `{"msg":"success","code":0,"data":"VISIBLE","count":0}`)
+	})
+	c, ft := newClient(t, []string{fe.URL}, nil)
+	state, err := c.LoadState(context.Background(), "db1", "l1")
+	if err != nil || state != "VISIBLE" || hits != 2 || len(ft.slept()) != 1 {
+		t.Errorf("LoadState = %q, %v after %d requests, sleeps %v; want VISIBLE after one backoff", state, record(err), hits, ft.slept())
+	}
+}

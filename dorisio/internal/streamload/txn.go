@@ -127,8 +127,8 @@ func (c *Client) twoPC(ctx context.Context, op, db string, txnID int64, label st
 		h["label"] = label
 	}
 	var last *Error
-	max := c.cfg.Retry.MaxAttempts
-	for attempt := 1; attempt <= max; attempt++ {
+	attempts := c.cfg.Retry.MaxAttempts
+	for attempt := 1; attempt <= attempts; attempt++ {
 		if attempt > 1 {
 			if err := c.wait(ctx, attempt); err != nil {
 				last.Cause = errors.Join(last.Cause, err)
@@ -136,14 +136,10 @@ func (c *Client) twoPC(ctx context.Context, op, db string, txnID int64, label st
 			}
 		}
 		fe := c.eps.feBase()
-		e := &Error{Op: op, DB: db, Label: label, TxnID: max64(txnID, 0), Attempts: attempt}
+		e := &Error{Op: op, DB: db, Label: label, TxnID: max(txnID, 0), Attempts: attempt}
 		resp, err := c.send(ctx, request{method: http.MethodPut, url: fe + "/api/" + url.PathEscape(db) + "/_stream_load_2pc",
 			headers: h, expect: true, timeout: c.smallTimeout()})
 		if err != nil {
-			var se *sendError
-			if errors.As(err, &se) && !se.written {
-				c.eps.failed(se.base)
-			}
 			e.Cause = err
 			if isFatalSend(err) || ctx.Err() != nil {
 				e.Kind = ErrOutcomeUnknown
@@ -165,18 +161,11 @@ func (c *Client) twoPC(ctx context.Context, op, db string, txnID int64, label st
 	}
 	last.Kind = ErrOutcomeUnknown
 	last.next = "calling " + op + " again is safe (it is idempotent)"
-	return twoPCResponse{}, givingUp(max, last)
+	return twoPCResponse{}, givingUp(attempts, last)
 }
 
 func (c *Client) txnErr(op, db string, txnID int64, label string, r twoPCResponse, kind, cause error, next string) *Error {
-	return &Error{Op: op, DB: db, Label: label, TxnID: max64(txnID, 0), HTTPStatus: http.StatusOK,
+	return &Error{Op: op, DB: db, Label: label, TxnID: max(txnID, 0), HTTPStatus: http.StatusOK,
 		Status: r.status, Message: c.redact(r.msg), Body: c.redact(excerpt(r.raw)), Kind: kind, Cause: cause,
 		next: next, parsed: true}
-}
-
-func max64(a, b int64) int64 {
-	if a > b {
-		return a
-	}
-	return b
 }
