@@ -66,10 +66,11 @@ type Config struct {
 // label limit (see label.go).
 const maxPrefixLen = 48
 
-func (c Config) validate() error {
+// validate checks c; conn is its connection part (newConnSpec(c)).
+func (c Config) validate(conn connSpec) error {
 	// Addresses and user are checked by the client's own rules, so that a
 	// pipeline the client would refuse on the worker fails at construction.
-	if err := newConnSpec(c).clientConfig("", nil, RetryPolicy{}).Validate(); err != nil {
+	if err := conn.clientConfig("", nil, RetryPolicy{}).Validate(); err != nil {
 		return err
 	}
 	n := 0

@@ -63,7 +63,8 @@ type write struct {
 }
 
 func newWrite(cfg Config, col beam.PCollection, opts []WriteOption) (*write, error) {
-	if err := cfg.validate(); err != nil {
+	conn := newConnSpec(cfg) // once: a Config.Password gets one in-process handle
+	if err := cfg.validate(conn); err != nil {
 		return nil, err
 	}
 	o := defaultWriteOptions()
@@ -103,7 +104,6 @@ func newWrite(cfg Config, col beam.PCollection, opts []WriteOption) (*write, err
 	if prefix == "" {
 		prefix = defaultPrefix()
 	}
-	conn := newConnSpec(cfg)
 	return &write{
 		write: &writeFn{
 			Conn: conn, DB: cfg.Database, Table: cfg.Table, LabelPrefix: prefix, RunID: newRunID(),
