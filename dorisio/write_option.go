@@ -202,7 +202,7 @@ func WithColumns(cols ...string) WriteOption {
 			o.fail("WithColumns(): no columns")
 			return
 		}
-		o.Headers["columns"] = strings.Join(cols, ",")
+		WithLoadHeader("columns", strings.Join(cols, ","))(o)
 	}
 }
 
@@ -223,7 +223,7 @@ func WithMaxFilterRatio(r float64) WriteOption {
 			o.fail("WithMaxFilterRatio(%v): must be within [0, 1]", r)
 			return
 		}
-		o.Headers["max_filter_ratio"] = strconv.FormatFloat(r, 'f', -1, 64)
+		WithLoadHeader("max_filter_ratio", strconv.FormatFloat(r, 'f', -1, 64))(o)
 	}
 }
 
@@ -251,7 +251,7 @@ func WithLoadTimeout(d time.Duration) WriteOption {
 			o.fail("WithLoadTimeout(%v): must be at least 1s", d)
 			return
 		}
-		o.Headers["timeout"] = strconv.FormatInt(int64(d/time.Second), 10)
+		WithLoadHeader("timeout", strconv.FormatInt(int64(d/time.Second), 10))(o)
 	}
 }
 
