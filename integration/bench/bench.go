@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/integration/internal/proc"
 	"github.com/dorisbeam/dorisbeam/internal/synth"
 )
 
@@ -166,16 +167,11 @@ func (b *bencher) build(ctx context.Context) error {
 	return overlayBuild(ctx, b.dir, b.cliBin)
 }
 
+// goBuild gives each build at most 5 minutes.
 func goBuild(ctx context.Context, out, pkg string, extra ...string) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	args := append([]string{"build"}, extra...)
-	args = append(args, "-o", out, pkg)
-	cmd := exec.CommandContext(ctx, "go", args...)
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, msg)
-	}
-	return nil
+	return proc.GoBuild(ctx, out, pkg, extra...)
 }
 
 // overlayBuild builds testdata/clientbench as package
@@ -400,28 +396,15 @@ func (b *bencher) client(ctx context.Context, res *Result) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
 	password := fmt.Sprintf("bench-%d", time.Now().UnixNano())
-	srv := exec.CommandContext(ctx, b.localBin, "-addr", "127.0.0.1:0", "-count-only", "-password", password,
-		"-table", fmt.Sprintf(synth.EventsDDL, "demo", "events"))
-	srv.Cancel = func() error { return srv.Process.Signal(syscall.SIGTERM) }
-	srv.WaitDelay = 5 * time.Second
-	var srvErr bytes.Buffer
-	srv.Stderr = &srvErr
-	out, err := srv.StdoutPipe()
+	// The password travels by environment, not argv (which ps shows).
+	srv, err := proc.StartDorisLocal(ctx, b.localBin,
+		[]string{"-addr", "127.0.0.1:0", "-count-only", "-password-env", "BENCH_PASSWORD", "-table", fmt.Sprintf(synth.EventsDDL, "demo", "events")},
+		[]string{"BENCH_PASSWORD=" + password})
 	if err != nil {
 		return err
 	}
-	if err := srv.Start(); err != nil {
-		return err
-	}
-	defer func() {
-		_ = srv.Process.Signal(syscall.SIGTERM)
-		_ = srv.Wait()
-	}()
-	feURL, err := readReady(out, 30*time.Second)
-	if err != nil {
-		return fmt.Errorf("doris-local: %v\n%s", err, tail(srvErr.String()))
-	}
-	go func() { _, _ = io.Copy(io.Discard, out) }()
+	defer func() { _ = srv.Stop() }()
+	feURL := srv.URL
 
 	cmd := exec.CommandContext(ctx, b.cliBin, "-fe", feURL, "-file", csvPath, "-runs", strconv.Itoa(b.cfg.Runs))
 	cmd.Env = append(os.Environ(), "BENCH_PASSWORD="+password)
@@ -429,7 +412,7 @@ func (b *bencher) client(ctx context.Context, res *Result) error {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("clientbench: %v\n%s\n%s\nserver:\n%s", err, tail(stdout.String()), tail(stderr.String()), tail(srvErr.String()))
+		return fmt.Errorf("clientbench: %v\n%s\n%s\nserver:\n%s", err, tail(stdout.String()), tail(stderr.String()), tail(srv.Stderr()))
 	}
 	mbps := map[string][]float64{}
 	for _, line := range strings.Split(stdout.String(), "\n") {
@@ -460,29 +443,6 @@ func (b *bencher) client(ctx context.Context, res *Result) error {
 	res.ClientFileVsRawFile = ratio(res.ClientFileMBPerSec, res.RawFileMBPerSec)
 	res.ClientFileVsRawMem = ratio(res.ClientFileMBPerSec, res.RawMemMBPerSec)
 	return nil
-}
-
-// readReady waits for doris-local's "ready <url>" line.
-func readReady(r io.Reader, timeout time.Duration) (string, error) {
-	type line struct {
-		s   string
-		err error
-	}
-	ch := make(chan line, 1)
-	go func() {
-		s, err := bufio.NewReader(r).ReadString('\n')
-		ch <- line{s, err}
-	}()
-	select {
-	case l := <-ch:
-		url, ok := strings.CutPrefix(strings.TrimSpace(l.s), "ready ")
-		if !ok {
-			return "", fmt.Errorf("want a line \"ready <url>\", got %q (%v)", l.s, l.err)
-		}
-		return url, nil
-	case <-time.After(timeout):
-		return "", fmt.Errorf("no ready line within %s", timeout)
-	}
 }
 
 // writeCSV writes at least size bytes of synthetic event rows, the shape
@@ -545,13 +505,8 @@ func ratio(a, b float64) float64 {
 	return a / b
 }
 
-func tail(s string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > 20 {
-		lines = lines[len(lines)-20:]
-	}
-	return strings.Join(lines, "\n")
-}
+// tail keeps subprocess output in error messages short.
+func tail(s string) string { return proc.LastLines(s, 20) }
 
 // PrintTable prints the figures.
 func PrintTable(w io.Writer, r *Result) {

@@ -5,23 +5,25 @@
 package crash
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/integration/internal/proc"
 	"github.com/dorisbeam/dorisbeam/internal/synth"
 )
 
@@ -39,21 +41,28 @@ var buildOnce struct {
 	err error
 }
 
-// binaries builds pipelines/load and doris-local once per test binary.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildOnce.dir != "" {
+		os.RemoveAll(buildOnce.dir)
+	}
+	os.Exit(code)
+}
+
+// binaries builds pipelines/load and doris-local once per test binary, into
+// a directory TestMain removes.
 func binaries(t *testing.T) (load, local string) {
 	t.Helper()
 	buildOnce.Do(func() {
-		dir, err := mkdirTemp()
+		dir, err := os.MkdirTemp("", "crash-bin-")
 		if err != nil {
 			buildOnce.err = err
 			return
 		}
 		buildOnce.dir = dir
 		for _, pkg := range []string{"pipelines/load", "integration/cmd/doris-local"} {
-			out, err := exec.Command("go", "build", "-o", filepath.Join(dir, filepath.Base(pkg)),
-				"github.com/dorisbeam/dorisbeam/"+pkg).CombinedOutput()
-			if err != nil {
-				buildOnce.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+			if err := proc.GoBuild(context.Background(), filepath.Join(dir, filepath.Base(pkg)), "github.com/dorisbeam/dorisbeam/"+pkg); err != nil {
+				buildOnce.err = err
 				return
 			}
 		}
@@ -73,45 +82,19 @@ func startServer(t *testing.T, bin string) *server {
 	for i := 0; i < tables; i++ {
 		args = append(args, "-table", fmt.Sprintf(synth.EventsDDL, "demo", fmt.Sprintf("events_%d", i)))
 	}
-	cmd := exec.Command(bin, args...)
-	stdout, err := cmd.StdoutPipe()
+	dl, err := proc.StartDorisLocal(context.Background(), bin, args, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "ready ") {
-		t.Fatalf("doris-local: first line %q (%v); stderr:\n%s", line, err, stderr.String())
-	}
-	return &server{url: strings.TrimSpace(strings.TrimPrefix(line, "ready "))}
+	t.Cleanup(func() { _ = dl.Stop() })
+	return &server{url: dl.URL}
 }
 
-type txn struct {
-	ID    int64  `json:"id"`
-	Table string `json:"table"`
-	Label string `json:"label"`
-	State string `json:"state"`
-	Rows  int64  `json:"rows"`
-}
-
-func (s *server) txns(t *testing.T) []txn {
+func (s *server) txns(t *testing.T) []doristest.Txn {
 	t.Helper()
-	var out struct{ Txns []txn }
+	var out struct {
+		Txns []doristest.Txn `json:"txns"`
+	}
 	s.get(t, "/doristest/txns?db=demo", &out)
 	return out.Txns
 }
@@ -142,14 +125,15 @@ func (s *server) get(t *testing.T, path string, v any) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != 200 {
-		t.Fatalf("GET %s: %s", path, resp.Status)
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+		t.Fatalf("GET %s: %s: %s", path, resp.Status, body)
 	}
 	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
 		t.Fatalf("GET %s: %v", path, err)
 	}
 }
 
-func count(txns []txn, states ...string) int {
+func count(txns []doristest.Txn, states ...string) int {
 	n := 0
 	for _, tx := range txns {
 		for _, s := range states {

@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dorisbeam/dorisbeam/integration/internal/proc"
 )
 
 const (
@@ -46,7 +48,9 @@ func TestLoadOnStandalonePrism(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = goBuild(ctx, b.out, b.pkg)
+			bctx, bcancel := context.WithTimeout(ctx, 3*time.Minute)
+			defer bcancel()
+			errs[i] = proc.GoBuild(bctx, b.out, b.pkg)
 		}()
 	}
 	wg.Wait()
@@ -71,13 +75,13 @@ func TestLoadOnStandalonePrism(t *testing.T) {
 	err := cmd.Run()
 	out := stdout.String()
 	if err != nil {
-		t.Fatalf("pipelines/load on the job server: %v\nstdout:\n%s\nstderr:\n%s", err, out, lastLines(stderr.String(), 40))
+		t.Fatalf("pipelines/load on the job server: %v\nstdout:\n%s\nstderr:\n%s", err, out, proc.LastLines(stderr.String(), 40))
 	}
 	t.Logf("pipeline ran on the standalone job server in %.1fs", time.Since(runStart).Seconds())
 
 	// The job ran on the standalone job server, not on an in-process one.
 	if !waitFor(func() bool { return strings.Contains(prismLogs.String(), "pipeline done!") }, 5*time.Second) {
-		t.Errorf("the job server did not log \"pipeline done!\":\n%s", lastLines(prismLogs.String(), 40))
+		t.Errorf("the job server did not log \"pipeline done!\":\n%s", proc.LastLines(prismLogs.String(), 40))
 	}
 	if !strings.Contains(out, "verification: counts match") {
 		t.Errorf("no verification line:\n%s", out)
@@ -99,16 +103,6 @@ func TestLoadOnStandalonePrism(t *testing.T) {
 	if sum != rows {
 		t.Errorf("per-table committed rows add up to %d, want %d\n%s", sum, rows, out)
 	}
-}
-
-func goBuild(ctx context.Context, out, pkg string) error {
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build %s: %v\n%s", pkg, err, msg)
-	}
-	return nil
 }
 
 // startPrism starts the job server on free ports and waits until its job
@@ -148,7 +142,7 @@ func startPrism(ctx context.Context, t *testing.T, bin string) (int, *syncBuffer
 		t.Cleanup(func() {
 			stop()
 			if t.Failed() {
-				t.Logf("prism output:\n%s", lastLines(logs.String(), 40))
+				t.Logf("prism output:\n%s", proc.LastLines(logs.String(), 40))
 			}
 		})
 		return jobPort, logs
@@ -213,12 +207,4 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

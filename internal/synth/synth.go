@@ -8,12 +8,17 @@ import "strconv"
 // used for the embedded server; create the same tables in a real Doris (see README).
 const EventsDDL = "%s.%s(id BIGINT NOT NULL, ts DATETIME, user_id BIGINT, kind VARCHAR(16), amount DECIMAL(12,2), note VARCHAR(64))"
 
-// Table routes event id to one of the tables, evenly.
-func Table(base string, id int64, tables int) string {
-	return base + "_" + strconv.FormatInt(id%int64(tables), 10)
+// TableNames returns the n synthetic tables' names, base_0 .. base_{n-1};
+// event id goes to names[id%n]. Build them once: routing is per row.
+func TableNames(base string, n int) []string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = base + "_" + strconv.Itoa(i)
+	}
+	return names
 }
 
-// RowsPerTable is how many of n events Table sends to table i.
+// RowsPerTable is how many of events 0 .. n-1 go to table i of tables.
 func RowsPerTable(n int64, tables, i int) int64 {
 	q, r := n/int64(tables), n%int64(tables)
 	if int64(i) < r {

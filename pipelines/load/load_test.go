@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,7 +85,7 @@ func TestFileRangesPartitionTheRows(t *testing.T) {
 		}
 		var got []byte
 		for _, r := range ranges {
-			if err := (&readRangeFn{}).ProcessElement(r, func(b []byte) { got = append(got, b...) }); err != nil {
+			if err := (&readRangeFn{}).ProcessElement(context.Background(), r, func(b []byte) { got = append(got, b...) }); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -117,5 +118,23 @@ func TestBadFlagValuesSayWhatIsAllowed(t *testing.T) {
 	err := run(context.Background(), o)
 	if err == nil || err.Error() != `--delivery "twice": want one of exactly-once, at-least-once` {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// An unset --password-env variable means no password, said once on stderr
+// without any value; a set one is handed to the workers by name.
+func TestPasswordEnvUnsetIsSaid(t *testing.T) {
+	var warn strings.Builder
+	if got := passwordEnv("LOAD_TEST_SURELY_UNSET_PW", &warn); got != "" {
+		t.Errorf("unset: PasswordEnv %q, want none", got)
+	}
+	if w := warn.String(); strings.Count(w, "\n") != 1 || !strings.Contains(w, "LOAD_TEST_SURELY_UNSET_PW is not set") ||
+		!strings.Contains(w, "without a password") || !strings.Contains(w, "--password-env") {
+		t.Errorf("unset: warning %q", w)
+	}
+	t.Setenv("LOAD_TEST_PW", "s3cret")
+	warn.Reset()
+	if got := passwordEnv("LOAD_TEST_PW", &warn); got != "LOAD_TEST_PW" || warn.Len() != 0 {
+		t.Errorf("set: PasswordEnv %q, warning %q", got, warn.String())
 	}
 }

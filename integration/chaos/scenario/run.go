@@ -16,7 +16,6 @@ import (
 
 // Report is the result of one seeded scenario.
 type Report struct {
-	Plan Plan
 	// Fired counts what happened, by name: server fault kinds by their
 	// handles' hits, "PrecommitExpiry" by txns aborted, "PoisonBundle" and
 	// "Outage" by job runs they failed.
@@ -54,7 +53,7 @@ func Run(ctx context.Context, seed int64, o Options) (rep Report) {
 	}
 	start := time.Now()
 	p := NewPlan(seed)
-	rep = Report{Plan: p, Fired: map[string]int{}}
+	rep = Report{Fired: map[string]int{}}
 	logf := func(format string, args ...any) {
 		line := fmt.Sprintf(format, args...)
 		rep.Log = append(rep.Log, line)

@@ -5,6 +5,10 @@
 //
 // It prints one line "ready <FE URL>" on stdout once it accepts loads, and
 // shuts down cleanly on SIGINT or SIGTERM (exit status 0).
+//
+// Flags: -addr, -user, -password or -password-env (the name of an environment
+// variable holding the password; unlike -password it does not show in ps),
+// -backends, -count-only, -table (repeatable), -v.
 package main
 
 import (
@@ -32,7 +36,8 @@ func run(args []string) int {
 	fs := flag.NewFlagSet("doris-local", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:8030", "FE HTTP listen address `host:port`")
 	user := fs.String("user", "root", "the accepted user")
-	password := fs.String("password", "", "the accepted password")
+	password := fs.String("password", "", "the accepted password (visible in ps; for manual use)")
+	passwordEnv := fs.String("password-env", "", "read the accepted password from environment variable `NAME` instead")
 	backends := fs.Int("backends", 1, "number of BEs (each on a random port of the FE host)")
 	countOnly := fs.Bool("count-only", false, "tables count rows and bytes without storing them (benchmarks)")
 	verbose := fs.Bool("v", false, "log requests at debug level to stderr")
@@ -59,6 +64,18 @@ func run(args []string) int {
 	if *user == "" {
 		fmt.Fprintln(os.Stderr, "doris-local: -user must not be empty")
 		return 2
+	}
+	if *passwordEnv != "" {
+		if *password != "" {
+			fmt.Fprintln(os.Stderr, "doris-local: set only one of -password and -password-env")
+			return 2
+		}
+		v, ok := os.LookupEnv(*passwordEnv)
+		if !ok {
+			fmt.Fprintf(os.Stderr, "doris-local: -password-env %s: the variable is not set\n", *passwordEnv)
+			return 2
+		}
+		*password = v
 	}
 	opts = append(opts, doristest.WithAuth(*user, *password))
 	if *countOnly {

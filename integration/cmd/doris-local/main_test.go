@@ -1,39 +1,26 @@
 package main
 
 import (
-	"bufio"
+	"context"
 	"io"
 	"net/http"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dorisbeam/dorisbeam/integration/internal/proc"
 )
 
 // The command starts, prints "ready <URL>", takes a load through the FE's
 // 307 by raw HTTP, and exits 0 on SIGTERM.
 func TestDorisLocalServesAndStopsOnSIGTERM(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "doris-local")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	dl := startBuilt(t, []string{"-addr", "127.0.0.1:0", "-user", "loader", "-password", "s3cret",
+		"-backends", "2", "-table", "demo.t(id BIGINT, name VARCHAR(32))", "-table", "demo.u(id INT) UNIQUE KEY(id)"}, nil)
+	if !strings.HasPrefix(dl.URL, "http://127.0.0.1:") {
+		t.Fatalf("ready line URL %q", dl.URL)
 	}
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-user", "loader", "-password", "s3cret",
-		"-backends", "2", "-table", "demo.t(id BIGINT, name VARCHAR(32))", "-table", "demo.u(id INT) UNIQUE KEY(id)")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "ready http://127.0.0.1:") {
-		t.Fatalf("first line %q, %v", line, err)
-	}
-	url := strings.TrimSpace(strings.TrimPrefix(line, "ready "))
+	url := dl.URL
 
 	client := &http.Client{
 		Transport:     &http.Transport{ExpectContinueTimeout: 10 * time.Second},
@@ -71,11 +58,47 @@ func TestDorisLocalServesAndStopsOnSIGTERM(t *testing.T) {
 		t.Errorf("rows %s", b)
 	}
 
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := dl.Stop(); err != nil { // SIGTERM
+		t.Fatalf("exit: %v", err)
+	}
+}
+
+// startBuilt builds the command and starts it; it is stopped at cleanup.
+func startBuilt(t *testing.T, args, env []string) *proc.DorisLocal {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "doris-local")
+	if err := proc.GoBuild(context.Background(), bin, "."); err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("exit: %v", err)
+	dl, err := proc.StartDorisLocal(context.Background(), bin, args, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = dl.Stop() })
+	return dl
+}
+
+// -password-env takes the password from the environment, not argv.
+func TestDorisLocalPasswordFromEnv(t *testing.T) {
+	dl := startBuilt(t, []string{"-addr", "127.0.0.1:0", "-password-env", "DORIS_LOCAL_TEST_PW", "-table", "demo.t(id BIGINT)"},
+		[]string{"DORIS_LOCAL_TEST_PW=from-env"})
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, tc := range []struct {
+		password string
+		want     int
+	}{{"from-env", 307}, {"", 200}} { // a wrong password gets the 401 envelope with HTTP 200
+		req, _ := http.NewRequest(http.MethodPut, dl.URL+"/api/demo/t/_stream_load", strings.NewReader("1\n"))
+		req.SetBasicAuth("root", tc.password)
+		req.Header.Set("Expect", "100-continue")
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.want || (tc.want == 200 && !strings.Contains(string(body), "Unauthorized")) {
+			t.Errorf("password %q: HTTP %d %s, want %d", tc.password, resp.StatusCode, body, tc.want)
+		}
 	}
 }
 
@@ -88,6 +111,8 @@ func TestDorisLocalRejectsBadFlags(t *testing.T) {
 		{"a bad table DDL fails to start", []string{"-addr", "127.0.0.1:0", "-table", "nonsense"}, 1},
 		{"zero backends is a usage error", []string{"-backends", "0"}, 2},
 		{"stray arguments are a usage error", []string{"extra"}, 2},
+		{"an unset -password-env variable is a usage error", []string{"-password-env", "DORIS_LOCAL_SURELY_UNSET"}, 2},
+		{"-password with -password-env is a usage error", []string{"-password", "x", "-password-env", "HOME"}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := run(tc.args); got != tc.want {
