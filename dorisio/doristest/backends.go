@@ -10,7 +10,7 @@ import "net/http"
 //     accepted and filters nothing more.
 
 func (s *Server) feBackends(w http.ResponseWriter, r *http.Request) {
-	if !s.feAuth(w, r, "Need auth information.") {
+	if _, ok := s.feAuth(w, r, "Need auth information."); !ok {
 		return
 	}
 	type be struct {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/pierrec/lz4/v4"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest/internal/table"
@@ -33,6 +34,9 @@ import (
 //   - Success: two_phase_commit exactly `true` → PRECOMMITTED, else
 //     COMMITTED → VISIBLE; answer every §4 field in master order, pretty JSON
 //     with 4-space indent and a trailing newline, HTTP 200.
+//   - The *TimeMs fields are measured on the server clock (all 0 with a
+//     FakeClock). Every body byte the BE reads counts in
+//     Stats.BackendBodyBytes, whatever the outcome.
 
 // loadResult is the §4 stream load response.
 type loadResult struct {
@@ -93,15 +97,17 @@ const (
 )
 
 func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backend, db, tbl string) {
-	start := time.Now()
+	// Timed on the server clock so a fake clock gives the same body every run.
+	since := func(t time.Time) int64 { return s.clock.Now().Sub(t).Milliseconds() }
+	start := s.clock.Now()
 	h := r.Header
 	res := &loadResult{txnID: -1, label: h.Get("label"), comment: h.Get("comment"),
 		twoPC: h.Get("two_phase_commit") == "true"}
 	if res.label == "" {
-		res.label = newUUID()
+		res.label = uuid.NewString()
 	}
 	reply := func() {
-		res.loadMs = time.Since(start).Milliseconds()
+		res.loadMs = since(start)
 		body := res.json()
 		if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
 			w.Header().Set("Content-Encoding", "gzip")
@@ -113,18 +119,17 @@ func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backen
 		}
 		writeBody(w, 200, "text/plain; charset=utf-8", body)
 	}
-	bodyPhase := false
 	fail := func(msg string) {
 		res.status, res.message = "Fail", msg
 		res.loaded = 0
 		reply()
 	}
+	var body *bodyReader // set when the body phase begins
 	defer func() {
 		// A client without Expect sends its body right away; read it so
 		// that it gets the header-phase reply instead of a reset.
-		if _, expect := h["Expect"]; !bodyPhase && !expect {
-			n, _ := io.Copy(io.Discard, io.LimitReader(r.Body, 1<<30))
-			s.txns.addBytes(n, true)
+		if _, expect := h["Expect"]; body == nil && !expect {
+			_, _ = io.Copy(io.Discard, io.LimitReader(s.newBodyReader(r), 1<<30))
 		}
 	}()
 	if s.faults.take(Proxy502, EndpointLoad, be.index, tbl, res.label) != nil {
@@ -141,7 +146,7 @@ func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backen
 		}
 		return
 	}
-	cred := parseBasic(r)
+	cred := basicAuth(r)
 	if !cred.ok {
 		fail("[NOT_AUTHORIZED]no valid Basic authorization")
 		return
@@ -165,7 +170,9 @@ func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backen
 	}
 	chunked := len(r.TransferEncoding) > 0 && r.TransferEncoding[0] == "chunked"
 	_, hasLength := h["Content-Length"]
-	if hasLength && format == "json" && !jsonByLine(h) && r.ContentLength > maxJSONBodyBytes {
+	// A bad read_json_by_line value fails later, in table.NewSpec.
+	byLine, _ := table.JSONByLine(h)
+	if hasLength && format == "json" && !byLine && r.ContentLength > maxJSONBodyBytes {
 		fail(fmt.Sprintf("[E-217]json body size %d exceed BE's conf `streaming_load_json_max_mb` %d. increase it if you are sure this load is reasonable", r.ContentLength, maxJSONBodyBytes>>20))
 		return
 	}
@@ -179,9 +186,9 @@ func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backen
 	}
 	var timeout time.Duration
 	if v := h.Get("timeout"); v != "" {
-		n, err := strconv.Atoi(strings.TrimSpace(v))
+		n, err := table.Stoi("timeout", strings.TrimSpace(v)) // safe_stoi, §3
 		if err != nil {
-			fail("[INVALID_ARGUMENT]Invalid format of 'timeout': '" + v + "', stoi")
+			fail(err.Error())
 			return
 		}
 		if n < 1 {
@@ -198,9 +205,9 @@ func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backen
 		fail(feAnalysisErr + accessDenied(r, cred))
 		return
 	}
-	beginStart := time.Now()
+	beginStart := s.clock.Now()
 	t, berr := s.txns.begin(db, tbl, res.label, timeout)
-	res.beginMs = time.Since(beginStart).Milliseconds()
+	res.beginMs = since(beginStart)
 	if berr != nil {
 		res.status, res.existing, res.message = berr.status, berr.existing, berr.message
 		reply()
@@ -210,9 +217,9 @@ func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backen
 	defer s.trackLoad(fmt.Sprintf("%s.%s label %s txn %d", db, tbl, res.label, t.id))()
 
 	// §1.3 step 8-9: the other headers, with the txn begun.
-	putStart := time.Now()
+	putStart := s.clock.Now()
 	spec, err := table.NewSpec(t.tbl.Schema(), h)
-	res.putMs = time.Since(putStart).Milliseconds()
+	res.putMs = since(putStart)
 	if err != nil {
 		s.txns.rollback(t, err.Error())
 		fail(err.Error())
@@ -220,16 +227,14 @@ func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backen
 	}
 
 	// Body phase: reading r.Body sends 100 Continue.
-	bodyPhase = true
-	recvStart := time.Now()
-	body := &countingReader{r: r.Body}
+	recvStart := s.clock.Now()
+	body = s.newBodyReader(r)
 	if f := s.faults.take(ResetMidBody, EndpointLoad, be.index, tbl, res.label); f != nil {
 		half := r.ContentLength / 2
 		if half <= 0 {
 			half = 1
 		}
 		_, _ = io.CopyN(io.Discard, body, half)
-		s.txns.addBytes(body.n, true)
 		s.txns.rollback(t, "[NETWORK_ERROR]receive body don't equal with body bytes")
 		hangUp(w)
 		return
@@ -247,10 +252,9 @@ func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backen
 		src = lz4.NewReader(body)
 	}
 	batch, perr := spec.Parse(src, s.cfg.countOnly)
-	res.recvMs = time.Since(recvStart).Milliseconds()
+	res.recvMs = since(recvStart)
 	res.readMs = res.recvMs
 	res.loadBytes = body.n
-	s.txns.addBytes(body.n, true)
 	if body.err != nil {
 		s.failBody(t, body, res, fail, "[NETWORK_ERROR]receive body don't equal with body bytes")
 		return
@@ -266,7 +270,7 @@ func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backen
 	res.total, res.loaded, res.filtered, res.unselected = batch.Total, batch.Loaded, batch.Filtered, batch.Unselected
 	if len(batch.Errors) > 0 {
 		res.errorURL = be.url + "/api/_load_error_log?file=" + s.storeErrorLog(db, res.label, batch.Errors)
-		res.firstError = firstErrorMsg(batch.Errors[0])
+		res.firstError = batch.Errors[0].FirstErrorMsg()
 	}
 	if spec.TooManyFiltered(batch) {
 		msg := "[DATA_QUALITY_ERROR]too many filtered rows"
@@ -275,14 +279,14 @@ func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backen
 		return
 	}
 
-	commitStart := time.Now()
+	commitStart := s.clock.Now()
 	publishLater := !res.twoPC && s.faults.take(PublishTimeout, EndpointLoad, be.index, tbl, res.label) != nil
 	if err := s.txns.finishLoad(t, batch, body.n, res.twoPC, publishLater); err != nil {
 		fail(err.Error())
 		return
 	}
 	if !res.twoPC {
-		res.commitMs = time.Since(commitStart).Milliseconds()
+		res.commitMs = since(commitStart)
 	}
 	if s.faults.take(ResetAfterBody, EndpointLoad, be.index, tbl, res.label) != nil ||
 		s.faults.take(LoseReply, EndpointLoad, be.index, tbl, res.label) != nil {
@@ -298,47 +302,32 @@ func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backen
 }
 
 // failBody aborts t after a body-phase failure and answers Fail.
-func (s *Server) failBody(t *txn, body *countingReader, res *loadResult, fail func(string), msg string) {
+func (s *Server) failBody(t *txn, body *bodyReader, res *loadResult, fail func(string), msg string) {
 	res.loadBytes = body.n
 	s.txns.rollback(t, msg)
 	fail(msg)
 }
 
-// jsonByLine reports whether a JSON body is read line by line (master
-// default: true unless strip_outer_array is set, §3).
-func jsonByLine(h http.Header) bool {
-	if v := h.Get("read_json_by_line"); v != "" {
-		return strings.EqualFold(strings.TrimSpace(v), "true")
-	}
-	return !strings.EqualFold(strings.TrimSpace(h.Get("strip_outer_array")), "true")
-}
-
-// firstErrorMsg turns "Reason: <r>. src line [<row>]; " into
-// "<r>. Src line: <row>" (§7).
-func firstErrorMsg(line string) string {
-	rest, ok := strings.CutPrefix(line, "Reason: ")
-	if !ok {
-		return strings.TrimSpace(line)
-	}
-	i := strings.LastIndex(rest, ". src line [")
-	if i < 0 {
-		return strings.TrimSpace(rest)
-	}
-	row := strings.TrimSuffix(strings.TrimSuffix(rest[i+len(". src line ["):], " "), ";")
-	row = strings.TrimSuffix(row, "]")
-	return rest[:i] + ". Src line: " + row
-}
-
-// countingReader counts bytes and remembers a read error other than EOF.
-type countingReader struct {
+// bodyReader reads a BE request body. It counts the bytes for LoadBytes and, as they
+// arrive, in Stats.BackendBodyBytes, so that every way out of a load counts them
+// exactly once. It remembers a read error other than EOF.
+type bodyReader struct {
 	r   io.Reader
+	m   *txnMgr
 	n   int64
 	err error
 }
 
-func (c *countingReader) Read(p []byte) (int, error) {
+func (s *Server) newBodyReader(r *http.Request) *bodyReader {
+	return &bodyReader{r: r.Body, m: s.txns}
+}
+
+func (c *bodyReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	c.n += int64(n)
+	if n > 0 {
+		c.n += int64(n)
+		c.m.addBytes(int64(n), true)
+	}
 	if err != nil && !errors.Is(err, io.EOF) && c.err == nil {
 		c.err = err
 	}

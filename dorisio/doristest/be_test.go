@@ -51,6 +51,8 @@ func TestBEHeaderPhaseFailures(t *testing.T) {
 			"[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = Invalid timeout: 0. Timeout should be higher than Config.min_load_timeout_second: 1"},
 		{"a timeout above 3 days", "demo", "t", hdr{"timeout": "259201"}, "Fail",
 			"[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = Invalid timeout: 259201. Timeout should be lower than Config.max_stream_load_timeout_second: 259200"},
+		{"a timeout beyond stoi's range", "demo", "t", hdr{"timeout": "9999999999"}, "Fail", "[INVALID_ARGUMENT]'timeout' value out of range: stoi"},
+		{"a timeout that is not a number", "demo", "t", hdr{"timeout": "10s"}, "Fail", "[INVALID_ARGUMENT]Invalid format of 'timeout': '10s', stoi"},
 		{"a VISIBLE label exists", "demo", "t", hdr{"label": "used_vis"}, "Label Already Exists",
 			"[LABEL_ALREADY_EXISTS]TStatus: errCode = 2, detailMessage = Label [used_vis] has already been used, relate to txn [1001], status [VISIBLE]."},
 		{"a PRECOMMITTED label exists", "demo", "t", hdr{"label": "used_pc", "two_phase_commit": "true"}, "Label Already Exists",
@@ -257,4 +259,77 @@ func TestUniqueKeyTableUpsertsAndDeletes(t *testing.T) {
 	wantEqual(t, "before commit", s.Rows("demo", "u"), [][]string{{"1", "a"}, {"2", "b"}})
 	twoPC(t, s, "demo", hdr{"txn_id": id, "txn_operation": "commit"})
 	wantEqual(t, "after commit", s.Rows("demo", "u"), [][]string{{"1", "z"}})
+}
+
+// The *TimeMs fields are measured on the server clock: with a FakeClock,
+// exactly the time it moved while the BE received the body.
+func TestBELoadTimesFollowTheServerClock(t *testing.T) {
+	clk := NewFakeClock(time.Unix(1_700_000_000, 0))
+	s := newServer(t, WithTable(demoDDL), WithClock(clk))
+	conn, br, first := rawLoad(t, s, "Expect: 100-continue\r\nContent-Length: 4\r\nlabel: timed\r\n")
+	wantEqual(t, "first line", first, "HTTP/1.1 100 Continue\r\n")
+	br.ReadString('\n')
+	clk.Advance(5 * time.Second) // the BE is waiting for the body
+	io.WriteString(conn, "1\ta\n")
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	body := string(b)
+	for k, want := range map[string]int{"LoadTimeMs": 5000, "ReceiveDataTimeMs": 5000, "ReadDataTimeMs": 5000,
+		"BeginTxnTimeMs": 0, "StreamLoadPutTimeMs": 0, "WriteDataTimeMs": 0, "CommitAndPublishTimeMs": 0} {
+		wantEqual(t, k, field(t, body, k), want)
+	}
+}
+
+// FirstErrorMsg and the error log come from the rejected row's reason and
+// text, so a row that holds the log's own markup does not garble them.
+func TestBEErrorTextsOfARowThatLooksLikeTheLog(t *testing.T) {
+	s := newServer(t, WithTable(demoDDL))
+	body := beLoad(t, s, "demo", "t", hdr{"label": "tricky", "strict_mode": "true", "max_filter_ratio": "1"}, "x. src line [y\tz\n")
+	reason := "column(id) value is incorrect while strict mode is true, src value is x. src line [y"
+	wantEqual(t, "FirstErrorMsg", field(t, body, "FirstErrorMsg"), reason+". Src line: x. src line [y\tz")
+	u, _ := field(t, body, "ErrorURL").(string)
+	wantEqual(t, "error log", do(t, s, "GET", u, nil, "").body, "Reason: "+reason+". src line [x. src line [y\tz]; \n")
+}
+
+// Body bytes count in Stats.BackendBodyBytes whatever the load's outcome,
+// like LoadBytes, even when decompression fails at once.
+func TestBEBodyBytesCountOnEveryOutcome(t *testing.T) {
+	s := newServer(t, WithTable(demoDDL))
+	bad := "this is not gzip\n"
+	body := beLoad(t, s, "demo", "t", hdr{"label": "badgz", "compress_type": "gz"}, bad)
+	wantEqual(t, "Status", field(t, body, "Status"), "Fail")
+	if m, _ := field(t, body, "Message").(string); !strings.HasPrefix(m, "[INTERNAL_ERROR]failed to init gzip decompressor: ") {
+		t.Errorf("Message %q", m)
+	}
+	wantEqual(t, "LoadBytes", field(t, body, "LoadBytes"), len(bad))
+	wantEqual(t, "BackendBodyBytes", s.Stats().BackendBodyBytes, len(bad))
+	wantEqual(t, "txn", s.Txns("demo")[0].State, "ABORTED")
+
+	good := "1\ta\n"
+	wantEqual(t, "Status", field(t, beLoad(t, s, "demo", "t", hdr{"label": "ok"}, good), "Status"), "Success")
+	wantEqual(t, "BackendBodyBytes after a good load", s.Stats().BackendBodyBytes, len(bad)+len(good))
+}
+
+// read_json_by_line defaults as in master (§3): true unless
+// strip_outer_array is given, even as false; only then does the JSON body
+// limit of §8 apply, in the header phase.
+func TestBEJSONBodyLimitFollowsReadJSONByLine(t *testing.T) {
+	s := newServer(t, WithTable(demoDDL))
+	const big = "Expect: 100-continue\r\nContent-Length: 200000000\r\nformat: json\r\n"
+	_, br, first := rawLoad(t, s, big+"label: arr\r\nstrip_outer_array: false\r\n")
+	wantEqual(t, "first line", first, "HTTP/1.1 200 OK\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(io.MultiReader(strings.NewReader(first), br)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	wantEqual(t, "Message", field(t, string(b), "Message"),
+		"[E-217]json body size 200000000 exceed BE's conf `streaming_load_json_max_mb` 100. increase it if you are sure this load is reasonable")
+
+	conn, _, first := rawLoad(t, s, big+"label: lines\r\n")
+	wantEqual(t, "first line without either header", first, "HTTP/1.1 100 Continue\r\n")
+	conn.Close()
 }

@@ -13,7 +13,7 @@ import "net/http"
 //     (rendering uncertain in the spec).
 
 func (s *Server) feCancel(w http.ResponseWriter, r *http.Request, db string) {
-	if !s.feAuth(w, r, "Need auth information.") {
+	if _, ok := s.feAuth(w, r, "Need auth information."); !ok {
 		return
 	}
 	label := r.URL.Query().Get("label")

@@ -65,7 +65,8 @@
 //     message. No `redirect-policy`, no cloud mode, no http_stream.
 //   - COMMITTED becomes VISIBLE immediately (no publish delay) unless a
 //     PublishTimeout fault is active; times in responses (LoadTimeMs, ...)
-//     are measured but tiny.
+//     are measured on the server clock: tiny, and 0 under a FakeClock
+//     unless it moves during the load.
 //   - label_num_threshold (count cap on retained labels) is not applied;
 //     only the retention time is.
 //   - The FE lists every BE as alive, even under a BackendDown fault (like

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest/internal/table"
 )
 
 // Behavior (BE GET/HEAD /api/_load_error_log?file=, protocol §7):
@@ -17,7 +19,12 @@ import (
 //   - GET returns it as text/plain; charset=utf-8, no auth; an unknown file
 //     is 404 `Not Found`. Logs live as long as the server.
 
-func (s *Server) storeErrorLog(db, label string, lines []string) string {
+func (s *Server) storeErrorLog(db, label string, rejected []table.Rejection) string {
+	var b strings.Builder
+	for _, r := range rejected {
+		b.WriteString(r.LogLine())
+		b.WriteByte('\n')
+	}
 	s.errLogMu.Lock()
 	defer s.errLogMu.Unlock()
 	s.errLogSeq++
@@ -25,7 +32,7 @@ func (s *Server) storeErrorLog(db, label string, lines []string) string {
 	_, _ = rand.Read(id[:])
 	name := fmt.Sprintf("__shard_%d/error_log_%s_%s_%s_%s", s.errLogSeq%1024, db, label,
 		hex.EncodeToString(id[:8]), hex.EncodeToString(id[8:]))
-	s.errLogs[name] = strings.Join(lines, "\n") + "\n"
+	s.errLogs[name] = b.String()
 	return name
 }
 
@@ -38,15 +45,4 @@ func (s *Server) beErrorLog(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeBody(w, 200, "text/plain; charset=utf-8", content)
-}
-
-// newUUID returns a random RFC 4122 version 4 UUID, the form of the labels
-// a BE generates for loads without one.
-func newUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b[:])
-	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }

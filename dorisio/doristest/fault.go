@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -40,6 +41,7 @@ const (
 	SlowFE
 	// LoseReply: the load or 2PC commit/abort is applied, then the
 	// connection is closed without a reply: "applied, but the reply was lost".
+	// A request that fails (nothing applied) is answered and not counted.
 	LoseReply
 	// PublishTimeout: a non-2PC load is committed but answers Status
 	// "Publish Timeout" (§4); the txn stays COMMITTED until the next sweep.
@@ -156,7 +158,7 @@ func (s *Server) Inject(f Fault) *FaultHandle {
 		BackendDown:         {EndpointLoad, Endpoint2PC},
 		RedirectUnreachable: {EndpointLoad, Endpoint2PC},
 	}[f.Kind]
-	if f.Endpoint != 0 && !containsEndpoint(applies, f.Endpoint) {
+	if f.Endpoint != 0 && !slices.Contains(applies, f.Endpoint) {
 		panic(fmt.Sprintf("doristest: Inject(%v): does not apply to endpoint %d", f.Kind, int(f.Endpoint)))
 	}
 	if f.Kind == SlowFE && f.Delay == 0 {
@@ -167,15 +169,6 @@ func (s *Server) Inject(f Fault) *FaultHandle {
 	s.faults.list = append(s.faults.list, h)
 	s.faults.mu.Unlock()
 	return h
-}
-
-func containsEndpoint(list []Endpoint, e Endpoint) bool {
-	for _, x := range list {
-		if x == e {
-			return true
-		}
-	}
-	return false
 }
 
 type faultSet struct {

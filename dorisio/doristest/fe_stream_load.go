@@ -29,7 +29,8 @@ func (s *Server) feStreamLoad(w http.ResponseWriter, r *http.Request, db, tbl st
 		feFailed(w, "Header `group_commit` can only be `sync_mode`, `async_mode` or `off_mode`.")
 		return
 	}
-	if !s.feAuth(w, r, "Need auth information.") {
+	cred, ok := s.feAuth(w, r, "Need auth information.")
+	if !ok {
 		return
 	}
 	if _, ok := r.Header["Expect"]; !ok {
@@ -44,7 +45,7 @@ func (s *Server) feStreamLoad(w http.ResponseWriter, r *http.Request, db, tbl st
 		feFailed(w, "No table selected.")
 		return
 	}
-	s.redirect(w, r, EndpointLoad, tbl, label, slow)
+	s.redirect(w, r, cred, EndpointLoad, tbl, label, slow)
 }
 
 func validGroupCommit(v string) bool {
@@ -75,8 +76,9 @@ func (s *Server) feFaults(w http.ResponseWriter, r *http.Request, ep Endpoint, t
 }
 
 // redirect answers 307 to the next BE (or to a closed port under
-// RedirectUnreachable), then counts body bytes the client sends anyway.
-func (s *Server) redirect(w http.ResponseWriter, r *http.Request, ep Endpoint, tbl, label string, slow *FaultHandle) {
+// RedirectUnreachable) with the checked credentials c as user-info, then
+// counts body bytes the client sends anyway.
+func (s *Server) redirect(w http.ResponseWriter, r *http.Request, c credentials, ep Endpoint, tbl, label string, slow *FaultHandle) {
 	hostPort := ""
 	if s.faults.take(RedirectUnreachable, ep, 0, tbl, label) != nil {
 		hostPort = unreachableAddr()
@@ -84,11 +86,7 @@ func (s *Server) redirect(w http.ResponseWriter, r *http.Request, ep Endpoint, t
 		be := s.nextBackend()
 		hostPort = net.JoinHostPort(be.host, strconv.Itoa(be.port))
 	}
-	loc := "http://"
-	if r.Header.Get("Authorization") != "" {
-		c := parseBasic(r)
-		loc += encodeUserInfo(plainUser(c.user)) + ":" + encodeUserInfo(c.password) + "@"
-	}
+	loc := "http://" + encodeUserInfo(plainUser(c.user)) + ":" + encodeUserInfo(c.password) + "@"
 	loc += hostPort + r.URL.EscapedPath() + "?" + r.URL.RawQuery
 	w.Header().Set("Location", loc)
 	w.Header().Set("Content-Length", "0")

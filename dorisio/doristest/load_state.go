@@ -15,7 +15,7 @@ func (s *Server) feLoadState(w http.ResponseWriter, r *http.Request, db string) 
 	if done, _ := s.feFaults(w, r, EndpointLoadState, "", label); done {
 		return
 	}
-	if !s.feAuth(w, r, "Need auth information.") {
+	if _, ok := s.feAuth(w, r, "Need auth information."); !ok {
 		return
 	}
 	if label == "" {

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 )
 
@@ -30,7 +29,6 @@ import (
 var (
 	showTxnRE = regexp.MustCompile("(?is)^\\s*SHOW\\s+TRANSACTION(?:\\s+(?:FROM|IN)\\s+(`[^`]+`|[A-Za-z0-9_]+))?(?:\\s+WHERE\\s+(.*?))?\\s*;?\\s*$")
 	whereRE   = regexp.MustCompile(`(?is)^(ID|LABEL|STATUS)\s*(=|\s+LIKE\s+)\s*(?:'([^']*)'|(\d+))$`)
-	connSeq   atomic.Int64
 )
 
 var txnColumns = []string{"TransactionId", "Label", "Coordinator", "TransactionStatus", "LoadJobSourceType",
@@ -41,7 +39,7 @@ func (s *Server) feQuery(w http.ResponseWriter, r *http.Request, db string) {
 	if done, _ := s.feFaults(w, r, EndpointQuery, "", ""); done {
 		return
 	}
-	if !s.feAuth(w, r, "Cookie is invalid") {
+	if _, ok := s.feAuth(w, r, "Cookie is invalid"); !ok {
 		return
 	}
 	raw, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
@@ -67,7 +65,7 @@ func (s *Server) feQuery(w http.ResponseWriter, r *http.Request, db string) {
 	rows, errText := s.showTransaction(db, req.Stmt)
 	if errText != "" {
 		feEnvelope(w, "Error", 1, jsonString(fmt.Sprintf(
-			"Failed to execute sql: java.sql.SQLException: (conn=%d) errCode = 2, detailMessage = %s", connSeq.Add(1), errText)))
+			"Failed to execute sql: java.sql.SQLException: (conn=%d) errCode = 2, detailMessage = %s", s.connSeq.Add(1), errText)))
 		return
 	}
 	meta := make([]string, len(txnColumns))
@@ -119,41 +117,46 @@ func (s *Server) showTransaction(sessionDB, stmt string) (rows []string, errText
 		return nil, whereHelp
 	}
 	key, like, str, num := strings.ToUpper(wm[1]), strings.TrimSpace(wm[2]) != "=", wm[3], wm[4]
-	if !s.txns.dbExists(db) {
-		return nil, "Unknown database '" + db + "'"
-	}
-	var list []txnRow
+	var keep func(*txn) bool
+	notFound := "" // ID = and LABEL = answer the newest match, or this error
+	badWhere := "" // reported after the database check
 	switch {
 	case key == "ID" && !like && num != "":
 		id, _ := strconv.ParseInt(num, 10, 64)
-		all, _ := s.txns.txns(db, func(t *txn) bool { return t.id == id })
-		if len(all) == 0 {
-			return nil, "transaction with id " + num + " does not exist"
-		}
-		list = all
+		keep, notFound = func(t *txn) bool { return t.id == id }, "transaction with id "+num+" does not exist"
 	case key == "LABEL" && !like && num == "":
-		t, ok := s.txns.latestByLabel(db, str)
-		if !ok {
-			return nil, "transaction with label " + str + " does not exist"
-		}
-		list = []txnRow{t}
+		keep, notFound = func(t *txn) bool { return t.label == str }, "transaction with label "+str+" does not exist"
 	case key == "LABEL" && like && num == "":
 		parts := strings.Split(str, "%")
 		for i := range parts {
 			parts[i] = regexp.QuoteMeta(parts[i])
 		}
 		re := regexp.MustCompile("^(?:" + strings.Join(parts, ".*") + ")$")
-		list, _ = s.txns.txns(db, func(t *txn) bool { return re.MatchString(t.label) })
+		keep = func(t *txn) bool { return re.MatchString(t.label) }
 	case key == "STATUS" && !like && num == "":
 		st := strings.ToUpper(str)
 		switch st {
 		case statePrepare, statePrecommitted, stateCommitted, stateVisible, stateAborted:
+			keep = func(t *txn) bool { return t.state == st }
 		default:
-			return nil, "status should be prepare/precommitted/committed/visible/aborted"
+			badWhere = "status should be prepare/precommitted/committed/visible/aborted"
 		}
-		list, _ = s.txns.txns(db, func(t *txn) bool { return t.state == st })
 	default:
-		return nil, whereHelp
+		badWhere = whereHelp
+	}
+	if badWhere != "" {
+		keep = func(*txn) bool { return false }
+	}
+	list, ok := s.txns.txns(db, keep)
+	switch {
+	case !ok:
+		return nil, "Unknown database '" + db + "'"
+	case badWhere != "":
+		return nil, badWhere
+	case notFound != "" && len(list) == 0:
+		return nil, notFound
+	case notFound != "":
+		list = list[:1] // newest first
 	}
 	rows = make([]string, len(list))
 	for i, t := range list {

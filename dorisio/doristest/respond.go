@@ -2,7 +2,6 @@ package doristest
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -69,21 +68,10 @@ type credentials struct {
 	user, password string // user as sent
 }
 
-func parseBasic(r *http.Request) credentials {
-	h := r.Header.Get("Authorization")
-	const prefix = "Basic "
-	if len(h) < len(prefix) || !strings.EqualFold(h[:len(prefix)], prefix) {
-		return credentials{}
-	}
-	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(h[len(prefix):]))
-	if err != nil {
-		return credentials{}
-	}
-	user, pass, found := strings.Cut(string(raw), ":")
-	if !found {
-		return credentials{}
-	}
-	return credentials{ok: true, user: user, password: pass}
+// basicAuth parses the request's Basic auth (password split at the first ':').
+func basicAuth(r *http.Request) credentials {
+	user, pass, ok := r.BasicAuth()
+	return credentials{ok: ok, user: user, password: pass}
 }
 
 // plainUser strips a `default_cluster:` prefix and an `@...` suffix.
@@ -117,18 +105,19 @@ func (s *Server) goodCredentials(c credentials) bool {
 }
 
 // feAuth checks Basic auth on the FE and writes the 401 envelope on
-// failure; missingMsg is the data text when no Authorization was sent.
-func (s *Server) feAuth(w http.ResponseWriter, r *http.Request, missingMsg string) bool {
-	c := parseBasic(r)
+// failure; missingMsg is the data text when no Authorization was sent. It
+// returns the credentials for the redirect.
+func (s *Server) feAuth(w http.ResponseWriter, r *http.Request, missingMsg string) (credentials, bool) {
+	c := basicAuth(r)
 	if r.Header.Get("Authorization") == "" {
 		feEnvelope(w, "Unauthorized", 401, jsonString(missingMsg))
-		return false
+		return c, false
 	}
 	if !s.goodCredentials(c) {
 		feEnvelope(w, "Unauthorized", 401, jsonString(accessDenied(r, c)))
-		return false
+		return c, false
 	}
-	return true
+	return c, true
 }
 
 // pathParts splits a decoded URL path into its non-root segments, keeping

@@ -43,9 +43,10 @@ func (s *Server) apiRows(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) apiTxns(w http.ResponseWriter, r *http.Request) {
 	db := r.URL.Query().Get("db")
-	if !s.txns.dbExists(db) {
+	rows, ok := s.txns.txns(db, nil)
+	if !ok {
 		writeBody(w, 404, "application/json", jsonValue(map[string]string{"error": "no database " + db}))
 		return
 	}
-	writeBody(w, 200, "application/json", jsonValue(map[string][]Txn{"txns": s.Txns(db)}))
+	writeBody(w, 200, "application/json", jsonValue(map[string][]Txn{"txns": publicTxns(rows)}))
 }

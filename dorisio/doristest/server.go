@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,6 +49,8 @@ type Server struct {
 	inflightMu  sync.Mutex // guards inflight and inflightSeq
 	inflight    map[int]string
 	inflightSeq int
+
+	connSeq atomic.Int64 // the invented JDBC connection ids of query errors
 
 	stop      chan struct{}
 	tickDone  chan struct{}
@@ -276,6 +277,10 @@ type Txn struct {
 // Txns returns every txn of db still retained, newest first.
 func (s *Server) Txns(db string) []Txn {
 	rows, _ := s.txns.txns(db, nil)
+	return publicTxns(rows)
+}
+
+func publicTxns(rows []txnRow) []Txn {
 	out := make([]Txn, len(rows))
 	for i, r := range rows {
 		out[i] = r.Txn
@@ -312,11 +317,7 @@ type Stats struct {
 }
 
 // Stats returns the counters so far.
-func (s *Server) Stats() Stats {
-	s.txns.mu.Lock()
-	defer s.txns.mu.Unlock()
-	return s.txns.stats
-}
+func (s *Server) Stats() Stats { return s.txns.statsNow() }
 
 // serveFE routes FE requests.
 func (s *Server) serveFE(w http.ResponseWriter, r *http.Request) {
@@ -381,8 +382,4 @@ func (s *Server) serveBE(w http.ResponseWriter, r *http.Request, be *backend) {
 func (s *Server) nextBackend() *backend {
 	i := s.rr.Add(1) - 1
 	return s.bes[i%uint64(len(s.bes))]
-}
-
-func describeLoad(db, tbl, label string) string {
-	return strings.Join([]string{db, tbl, label}, "/")
 }

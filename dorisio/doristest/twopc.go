@@ -26,7 +26,8 @@ func (s *Server) fe2PC(w http.ResponseWriter, r *http.Request, db string) {
 	if done {
 		return
 	}
-	if !s.feAuth(w, r, "Need auth information.") {
+	cred, ok := s.feAuth(w, r, "Need auth information.")
+	if !ok {
 		return
 	}
 	if db == "" {
@@ -41,7 +42,7 @@ func (s *Server) fe2PC(w http.ResponseWriter, r *http.Request, db string) {
 		feFailed(w, "No transaction operation('commit' or 'abort') selected.")
 		return
 	}
-	s.redirect(w, r, Endpoint2PC, "", label, slow)
+	s.redirect(w, r, cred, Endpoint2PC, "", label, slow)
 }
 
 func twoPCBody(status, msg string) string {
@@ -74,7 +75,7 @@ func (s *Server) be2PC(w http.ResponseWriter, r *http.Request, be *backend, db s
 		reply("ANALYSIS_ERROR", "TStatus: errCode = 2, detailMessage = No transaction id or label selected.")
 		return
 	}
-	cred := parseBasic(r)
+	cred := basicAuth(r)
 	req.checkAuth = func() string {
 		if s.goodCredentials(cred) {
 			return ""
@@ -82,23 +83,20 @@ func (s *Server) be2PC(w http.ResponseWriter, r *http.Request, be *backend, db s
 		return accessDenied(r, cred)
 	}
 	ok, errText, t := s.txns.twoPC(req)
-	tbl := ""
-	if t != nil {
-		tbl = t.tableName
-		if label == "" {
-			label = t.label
-		}
-	}
-	if s.faults.take(LoseReply, Endpoint2PC, be.index, tbl, label) != nil {
-		hangUp(w)
-		return
-	}
 	if errText != "" {
 		code := "2"
 		if strings.HasPrefix(errText, "unknown database") {
 			code = "7"
 		}
 		reply("ANALYSIS_ERROR", "TStatus: errCode = "+code+", detailMessage = "+errText)
+		return
+	}
+	// LoseReply loses only the reply of an applied commit/abort (FaultKind).
+	if label == "" {
+		label = t.label
+	}
+	if s.faults.take(LoseReply, Endpoint2PC, be.index, t.tbl.Schema().Name, label) != nil {
+		hangUp(w)
 		return
 	}
 	reply("Success", ok)

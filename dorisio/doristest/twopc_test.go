@@ -183,3 +183,19 @@ func byID(op string) func(id, label string) hdr {
 func byLabel(op string) func(id, label string) hdr {
 	return func(_, l string) hdr { return hdr{"label": l, "txn_operation": op} }
 }
+
+// LoseReply on 2PC loses the reply of an applied commit or abort only; a
+// request that fails is answered (FaultKind: "applied, then the connection
+// is closed").
+func TestLoseReplySparesFailed2PC(t *testing.T) {
+	s := newServer(t, WithTable(demoDDL))
+	h := s.Inject(Fault{Kind: LoseReply, Endpoint: Endpoint2PC, Count: 1})
+	wantEqual(t, "unknown txn", be2PC(t, s, hdr{"txn_id": "999", "txn_operation": "commit"}), analysis("transaction [999] not found"))
+	wantEqual(t, "hits after a failed commit", h.Hits(), 0)
+	id := txnID(t, streamLoad(t, s, "demo", "t", hdr{"label": "lr", "two_phase_commit": "true"}, "1\ta\n"))
+	if _, err := try(s, "PUT", s.BackendURLs()[0]+"/api/demo/_stream_load_2pc", hdr{"txn_id": id, "txn_operation": "commit"}, ""); err == nil {
+		t.Fatal("the BE replied to the applied commit despite LoseReply")
+	}
+	wantEqual(t, "hits", h.Hits(), 1)
+	wantEqual(t, "state", s.Txns("demo")[0].State, "VISIBLE")
+}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest/internal/table"
@@ -46,18 +47,17 @@ const (
 var labelRE = regexp.MustCompile(`^[-_A-Za-z0-9:]{1,128}$`)
 
 type txn struct {
-	id        int64
-	db        *database
-	tableName string
-	tbl       *table.Table
-	label     string
-	state     string
-	reason    string
-	rows      int64
-	bytes     int64
-	batch     *table.Batch // rows waiting for VISIBLE
-	timeout   time.Duration
-	errMsg    string
+	id      int64
+	db      *database
+	tbl     *table.Table
+	label   string
+	state   string
+	reason  string
+	rows    int64
+	bytes   int64
+	batch   *table.Batch // rows waiting for VISIBLE
+	timeout time.Duration
+	errMsg  string
 
 	prepareTime, precommitTime, commitTime, publishTime, finishTime time.Time
 }
@@ -76,11 +76,13 @@ type txnMgr struct {
 	clock clock
 	cfg   *config
 
+	beBytes, feBytes atomic.Int64 // Stats.BackendBodyBytes, Stats.FrontendBodyBytes
+
 	mu        sync.Mutex // guards every field below and all txns, databases and tables reachable from them
 	nextTxnID int64
 	nextDBID  int64
 	dbs       map[string]*database
-	stats     Stats
+	stats     Stats // but for the body byte counts
 }
 
 func newTxnMgr(c clock, cfg *config) *txnMgr {
@@ -179,7 +181,7 @@ func (m *txnMgr) begin(dbName, tbl, label string, timeout time.Duration) (*txn, 
 			fmt.Sprintf("current running txns on db %d is %d, larger than limit %d", db.id, db.running, m.cfg.runningTxnQuota)}
 	}
 	m.nextTxnID++
-	t := &txn{id: m.nextTxnID, db: db, tableName: tbl, tbl: tb, label: label, state: statePrepare,
+	t := &txn{id: m.nextTxnID, db: db, tbl: tb, label: label, state: statePrepare,
 		timeout: timeout, prepareTime: m.clock.Now()}
 	db.txns[t.id] = t
 	db.labels[label] = append(db.labels[label], t)
@@ -429,7 +431,7 @@ type txnRow struct {
 
 func snapshot(t *txn) txnRow {
 	return txnRow{
-		Txn: Txn{ID: t.id, DB: t.db.name, Table: t.tableName, Label: t.label, State: t.state,
+		Txn: Txn{ID: t.id, DB: t.db.name, Table: t.tbl.Schema().Name, Label: t.label, State: t.state,
 			Reason: t.reason, Rows: t.rows, Bytes: t.bytes},
 		prepareTime: t.prepareTime, precommitTime: t.precommitTime, commitTime: t.commitTime,
 		publishTime: t.publishTime, finishTime: t.finishTime, timeout: t.timeout, errMsg: t.errMsg,
@@ -454,31 +456,21 @@ func (m *txnMgr) txns(dbName string, keep func(*txn) bool) (rows []txnRow, ok bo
 	return rows, true
 }
 
-// latestByLabel returns the newest txn carrying label in db.
-func (m *txnMgr) latestByLabel(dbName, label string) (txnRow, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if db := m.dbs[dbName]; db != nil {
-		if ts := db.labels[label]; len(ts) > 0 {
-			return snapshot(ts[len(ts)-1]), true
-		}
-	}
-	return txnRow{}, false
-}
-
-func (m *txnMgr) dbExists(dbName string) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.dbs[dbName] != nil
-}
-
-// addBytes counts body bytes received by a BE (be=true) or the FE.
+// addBytes counts body bytes received by a BE (be=true) or the FE. It is
+// called for every read of a BE body, so it takes no lock.
 func (m *txnMgr) addBytes(n int64, be bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	if be {
-		m.stats.BackendBodyBytes += n
+		m.beBytes.Add(n)
 	} else {
-		m.stats.FrontendBodyBytes += n
+		m.feBytes.Add(n)
 	}
+}
+
+// statsNow returns the counters so far.
+func (m *txnMgr) statsNow() Stats {
+	m.mu.Lock()
+	st := m.stats
+	m.mu.Unlock()
+	st.BackendBodyBytes, st.FrontendBodyBytes = m.beBytes.Load(), m.feBytes.Load()
+	return st
 }

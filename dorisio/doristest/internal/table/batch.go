@@ -2,8 +2,8 @@ package table
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
-	"strings"
 )
 
 // MaxErrors is how many error-log lines a batch keeps, like the BE's MAX_ERROR_NUM.
@@ -15,21 +15,32 @@ const MaxErrors = 50
 type Batch struct {
 	// Total = Loaded + Filtered + Unselected (rows read, not counting skipped lines).
 	Total, Loaded, Filtered, Unselected int64
-	// Errors holds the first MaxErrors error-log lines, each
-	// "Reason: <reason>. src line [<row>]; ".
-	Errors []string
+	// Errors holds the first MaxErrors filtered rows, in source order.
+	Errors []Rejection
 
-	countOnly bool
-	ncols     int
+	ncols int
 	// data holds the loaded rows back to back. Each row is ncols values, each a
 	// uvarint tag (tagAbsent, tagNull, or tagValue+len) followed by len bytes of
 	// canonical text.
-	data   []byte
-	ends   []int  // end offset in data of each row
-	del    []bool // per row: the row deletes its key (nil when no row does)
-	seqIdx int    // schema index of the sequence column, or -1
-	bytes  int64  // body bytes read
+	data    []byte
+	ends    []int  // end offset in data of each row
+	del     []bool // per row: the row deletes its key (nil when no row does)
+	seqIdx  int    // schema index of the sequence column, or -1
+	partial bool   // a partial update: rows may leave values out (tagAbsent)
 }
+
+// Rejection is one logged filtered row. It is kept as fields, not as log text, because
+// the row is arbitrary data: it may contain text that looks like the log's own markup.
+type Rejection struct {
+	Reason string // why the row was filtered
+	Row    string // the source row as read
+}
+
+// LogLine renders r as a line of the error log (§7): "Reason: <reason>. src line [<row>]; ".
+func (r Rejection) LogLine() string { return "Reason: " + r.Reason + ". src line [" + r.Row + "]; " }
+
+// FirstErrorMsg renders r as the response's FirstErrorMsg (§7): "<reason>. Src line: <row>".
+func (r Rejection) FirstErrorMsg() string { return r.Reason + ". Src line: " + r.Row }
 
 // Value tags in the row encoding.
 const (
@@ -37,9 +48,6 @@ const (
 	tagNull   = 1
 	tagValue  = 2 // tagValue+n: n bytes follow
 )
-
-// Bytes is the size of the body that was parsed.
-func (b *Batch) Bytes() int64 { return b.bytes }
 
 // Rows decodes the loaded rows (canonical text, NULL as `\N`, an absent partial-update
 // value as ""), mainly for tests and debugging.
@@ -92,6 +100,22 @@ type field struct {
 	missing bool // JSON: no such key
 }
 
+// source is the raw text of a source row, for the error log: text, or with encode a
+// decoded JSON value that stands for it (encoded only if the row is logged).
+type source struct {
+	text   []byte
+	json   any
+	encode bool
+}
+
+func (s source) String() string {
+	if s.encode {
+		out, _ := json.Marshal(s.json)
+		return string(out)
+	}
+	return string(s.text)
+}
+
 // rowBuilder turns source rows into encoded batch rows, applying the spec.
 type rowBuilder struct {
 	sp      *Spec
@@ -100,21 +124,21 @@ type rowBuilder struct {
 	start   []int  // per schema column: offset of its value in scratch
 	tag     []uint64
 	missing []bool // per schema column: JSON key not found
-	fmtBuf  []string
 }
 
 func newRowBuilder(sp *Spec, b *Batch) *rowBuilder {
 	n := len(sp.schema.Columns)
-	b.ncols, b.seqIdx = n, sp.seqIdx
+	b.ncols, b.seqIdx, b.partial = n, sp.seqIdx, sp.partial
 	return &rowBuilder{sp: sp, b: b, start: make([]int, n+1), tag: make([]uint64, n), missing: make([]bool, n)}
 }
 
-// reject counts a filtered row and logs it.
-func (rb *rowBuilder) reject(reason string, raw []byte) {
+// reject counts a filtered row and logs it. reason is called only for a row that is
+// logged: past MaxErrors, rejecting costs no formatting.
+func (rb *rowBuilder) reject(src source, reason func() string) {
 	b := rb.b
 	b.Filtered++
 	if len(b.Errors) < MaxErrors {
-		b.Errors = append(b.Errors, "Reason: "+reason+". src line ["+string(raw)+"]; ")
+		b.Errors = append(b.Errors, Rejection{Reason: reason(), Row: src.String()})
 	}
 }
 
@@ -127,12 +151,14 @@ func (rb *rowBuilder) value(i int) ([]byte, bool) {
 }
 
 // add processes one source row with exactly len(sp.src) fields.
-func (rb *rowBuilder) add(fields []field, raw []byte) {
+func (rb *rowBuilder) add(fields []field, src source) {
 	sp, b := rb.sp, rb.b
 	b.Total++
 	cols := sp.schema.Columns
 	rb.scratch = rb.scratch[:0]
-	sinkErr := ""
+	// The first sink check failure; its reason is built only if the row is logged,
+	// which `where` may still prevent.
+	sinkCol, sinkSt := -1, convOK
 	for i := range cols {
 		rb.start[i] = len(rb.scratch)
 		rb.missing[i] = false
@@ -150,31 +176,22 @@ func (rb *rowBuilder) add(fields []field, raw []byte) {
 			rb.missing[i] = f.missing
 			continue
 		}
-		t := cols[i].Type
 		var st convStatus
-		rb.scratch, st = appendValue(rb.scratch, t, f.v)
+		rb.scratch, st = appendValue(rb.scratch, cols[i].Type, f.v)
 		rb.tag[i] = tagValue + uint64(len(rb.scratch)-rb.start[i])
 		switch st {
 		case convOK:
 			continue
 		case convBad:
 			if sp.strict {
-				rb.reject(fmt.Sprintf("column(%s) value is incorrect while strict mode is true, src value is %s", cols[i].Name, f.v), raw)
+				rb.reject(src, func() string {
+					return fmt.Sprintf("column(%s) value is incorrect while strict mode is true, src value is %s", cols[i].Name, f.v)
+				})
 				return
 			}
-		case convTooLong:
-			if sinkErr == "" {
-				first := f.v
-				if len(first) > t.Length {
-					first = first[:t.Length]
-				}
-				sinkErr = fmt.Sprintf("column_name[%s], the length of input is too long than schema. first %d bytes of input str: [%s] schema length: %d; actual length: %d; ",
-					cols[i].Name, t.Length, first, t.Length, len(f.v))
-			}
-		case convOutRange:
-			if sinkErr == "" {
-				sinkErr = fmt.Sprintf("decimal value is not valid for definition, column=%s, value=%s, precision=%d, scale=%d; ",
-					cols[i].Name, f.v, t.Precision, t.Scale)
+		case convTooLong, convOutRange:
+			if sinkCol < 0 {
+				sinkCol, sinkSt = i, st
 			}
 		}
 		rb.tag[i] = tagNull
@@ -185,27 +202,27 @@ func (rb *rowBuilder) add(fields []field, raw []byte) {
 	if sp.mergeType == mergeMerge {
 		del = sp.deleteCond.eval(rb.value) == tTrue
 	}
-	for si, s := range sp.src {
-		if s.target == targetDelete {
-			f := fields[si]
-			del = del || (!f.null && !f.missing && string(trimSpace(f.v)) == "1")
-		}
+	if sp.deleteIdx >= 0 {
+		f := fields[sp.deleteIdx]
+		del = del || (!f.null && !f.missing && string(trimSpace(f.v)) == "1")
 	}
 	if sp.where != nil && sp.where.eval(rb.value) != tTrue {
 		b.Unselected++
 		return
 	}
-	if sinkErr != "" {
-		rb.reject(strings.TrimSuffix(sinkErr, "; "), raw)
+	if sinkCol >= 0 {
+		rb.reject(src, func() string { return sp.sinkReason(sinkCol, sinkSt, fields[sp.mapped[sinkCol]].v) })
 		return
 	}
 	for i, c := range cols {
 		if rb.tag[i] == tagNull && !c.Nullable {
-			if rb.missing[i] {
-				rb.reject(fmt.Sprintf("The column `%s` is not nullable, but it's not found in jsondata.", c.Name), raw)
-			} else {
-				rb.reject(fmt.Sprintf("column(%s) values is null while columns is not nullable", c.Name), raw)
-			}
+			missing := rb.missing[i]
+			rb.reject(src, func() string {
+				if missing {
+					return fmt.Sprintf("The column `%s` is not nullable, but it's not found in jsondata.", c.Name)
+				}
+				return fmt.Sprintf("column(%s) values is null while columns is not nullable", c.Name)
+			})
 			return
 		}
 	}
@@ -223,4 +240,21 @@ func (rb *rowBuilder) add(fields []field, raw []byte) {
 	if b.del != nil {
 		b.del = append(b.del, del)
 	}
+}
+
+// sinkReason is the error-log reason of a value of column i that failed a sink check
+// (st convTooLong or convOutRange); v is the source value.
+func (sp *Spec) sinkReason(i int, st convStatus, v []byte) string {
+	c := sp.schema.Columns[i]
+	t := c.Type
+	if st == convTooLong {
+		first := v
+		if len(first) > t.Length {
+			first = first[:t.Length]
+		}
+		return fmt.Sprintf("column_name[%s], the length of input is too long than schema. first %d bytes of input str: [%s] schema length: %d; actual length: %d",
+			c.Name, t.Length, first, t.Length, len(v))
+	}
+	return fmt.Sprintf("decimal value is not valid for definition, column=%s, value=%s, precision=%d, scale=%d",
+		c.Name, v, t.Precision, t.Scale)
 }

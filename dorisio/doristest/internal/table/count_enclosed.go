@@ -1,41 +1,20 @@
 package table
 
-import (
-	"bytes"
-	"fmt"
-	"io"
-)
+import "bytes"
 
-// countEnclosedCSV counts the records of a CSV body with `enclose` without decoding
+// enclosedCounter counts the records of a CSV body with `enclose` without decoding
 // them: the records csvReader.nextEnclosed finds (an enclosed field may hold
-// separators and line delimiters), found with IndexByte-driven scanning over a
-// streamed window instead of a copy of the whole body. Like parseCSV, skip_lines
-// skips records (empty ones included) and empty records are not counted.
-func (sp *Spec) countEnclosedCSV(r io.Reader) (*Batch, error) {
-	return sp.countEnclosed(r, countChunk)
-}
-
-// countEnclosed is countEnclosedCSV with an initial window of window bytes.
-func (sp *Spec) countEnclosed(r io.Reader, window int) (*Batch, error) {
-	b := &Batch{countOnly: true, seqIdx: -1, ncols: len(sp.schema.Columns)}
-	buf := make([]byte, max(window, 1))
-	have, skip := 0, sp.skipLines
-	var rows int64
-	for eof := false; ; {
-		if !eof {
-			n, err := io.ReadFull(r, buf[have:])
-			b.bytes += int64(n)
-			have += n
-			switch {
-			case err == io.EOF || err == io.ErrUnexpectedEOF:
-				eof = true
-			case err != nil:
-				return b, fmt.Errorf("table: read body: %w", err)
-			}
-		}
-		sc := newEnclosedScanner(sp, buf[:have], eof)
+// separators and line delimiters), found with IndexByte-driven scanning. Like
+// parseCSV, skip_lines skips records (empty ones included) and empty records are not
+// counted.
+func (sp *Spec) enclosedCounter() windowScan {
+	skip := sp.skipLines
+	sc := &enclosedScanner{sp: sp} // one per body: reset for each window
+	return func(window []byte, eof bool) (int64, int) {
+		var rows int64
+		sc.reset(window, eof)
 		start := 0
-		for start < have {
+		for start < len(window) {
 			end, next, ok := sc.record(start)
 			if !ok {
 				break
@@ -47,18 +26,8 @@ func (sp *Spec) countEnclosed(r io.Reader, window int) (*Batch, error) {
 			}
 			start = next
 		}
-		if eof {
-			break
-		}
-		have = copy(buf, buf[start:have])
-		if have == len(buf) { // one record longer than the window: grow
-			nb := make([]byte, 2*len(buf))
-			copy(nb, buf)
-			buf = nb
-		}
+		return rows, start
 	}
-	b.Total, b.Loaded = rows, rows
-	return b, nil
 }
 
 // enclosedScanner finds record boundaries in data, a window of the body that starts
@@ -75,12 +44,13 @@ type enclosedScanner struct {
 	nextDelim, nextSep, nEsc int // absolute positions; len(data) means none; -1 unknown
 }
 
-func newEnclosedScanner(sp *Spec, data []byte, eof bool) *enclosedScanner {
+// reset makes s scan the window data.
+func (s *enclosedScanner) reset(data []byte, eof bool) {
 	limit := len(data)
 	if !eof {
-		limit -= max(len(sp.colSep), len(sp.lineDelim), 1) + 1
+		limit -= max(len(s.sp.colSep), len(s.sp.lineDelim), 1) + 1
 	}
-	return &enclosedScanner{sp: sp, data: data, eof: eof, limit: limit, nextDelim: -1, nextSep: -1, nEsc: -1}
+	*s = enclosedScanner{sp: s.sp, data: data, eof: eof, limit: limit, nextDelim: -1, nextSep: -1, nEsc: -1}
 }
 
 // record returns the end of the record starting at pos (its raw text is

@@ -14,90 +14,56 @@ import (
 // that do not parse, which are Filtered).
 func (sp *Spec) Parse(r io.Reader, countOnly bool) (*Batch, error) {
 	if countOnly && !sp.json {
+		scan := sp.lineCounter()
 		if sp.hasEnclose {
-			return sp.countEnclosedCSV(r)
+			scan = sp.enclosedCounter()
 		}
-		return sp.countCSV(r)
+		return countRows(r, countChunk, scan)
 	}
-	cr := &countingReader{r: r}
-	data, err := io.ReadAll(cr)
-	b := &Batch{countOnly: countOnly, bytes: cr.n, seqIdx: -1}
+	data, err := io.ReadAll(r)
+	b := &Batch{seqIdx: -1}
 	if err != nil {
 		return b, fmt.Errorf("table: read body: %w", err)
 	}
 	if sp.json {
-		sp.parseJSON(data, b)
+		sp.parseJSON(data, b, countOnly)
 	} else {
 		sp.parseCSV(data, b)
 	}
 	return b, nil
 }
 
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
 // countChunk is the read size of the count-only path.
 const countChunk = 256 << 10
 
-// countCSV counts non-empty lines (after skip_lines) without decoding them. It reads in
-// cache-sized chunks and counts delimiters with bytes.Count; empty lines are counted
-// one by one only in a chunk that has a doubled delimiter.
-func (sp *Spec) countCSV(r io.Reader) (*Batch, error) {
-	b := &Batch{countOnly: true, seqIdx: -1, ncols: len(sp.schema.Columns)}
-	d := sp.lineDelim
-	buf := make([]byte, countChunk+len(d))
-	dd := append(append([]byte{}, d...), d...)
-	skip := sp.skipLines
-	have := 0 // bytes at buf[:have] start at a line start
+// A windowScan counts the records at the start of window, which starts at a record
+// start, and returns how many bytes they take. Unless eof, window is not the end of the
+// body and a record that may go on past it is left for the next call; at eof the scan
+// takes all of window.
+type windowScan func(window []byte, eof bool) (rows int64, used int)
+
+// countRows drives a count-only scan: it streams r through a window of at least size
+// bytes instead of copying the whole body, keeping the unfinished record at the front.
+// The window doubles when one record does not fit.
+func countRows(r io.Reader, size int, scan windowScan) (*Batch, error) {
+	b := &Batch{seqIdx: -1}
+	buf := make([]byte, max(size, 1))
+	have := 0
 	var rows int64
 	for {
-		n, err := io.ReadFull(r, buf[have:cap(buf)])
-		b.bytes += int64(n)
+		n, err := io.ReadFull(r, buf[have:])
 		have += n
-		// Lines that end inside buf[:have].
-		chunk := buf[:have]
-		last := bytes.LastIndex(chunk, d)
-		var done []byte
-		if last >= 0 {
-			done = chunk[:last+len(d)]
-		}
-		for skip > 0 && len(done) > 0 {
-			i := bytes.Index(done, d)
-			done = done[i+len(d):]
-			skip--
-		}
-		if len(done) > 0 {
-			c := int64(bytes.Count(done, d))
-			if bytes.HasPrefix(done, d) || hasDoubled(done, d, dd) {
-				c = countNonEmpty(done, d)
-			}
-			rows += c
-		}
-		if last >= 0 {
-			have = copy(buf, chunk[last+len(d):])
-		}
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			if have > 0 {
-				if skip > 0 {
-					skip--
-				} else {
-					rows++
-				}
-			}
-			break
-		}
-		if err != nil {
+		eof := err == io.EOF || err == io.ErrUnexpectedEOF
+		if err != nil && !eof {
 			return b, fmt.Errorf("table: read body: %w", err)
 		}
-		if have == len(buf) { // one line longer than the buffer: grow
+		c, used := scan(buf[:have], eof)
+		rows += c
+		if eof {
+			break
+		}
+		have = copy(buf, buf[used:have])
+		if have == len(buf) { // one record longer than the window: grow
 			nb := make([]byte, 2*len(buf))
 			copy(nb, buf)
 			buf = nb
@@ -105,6 +71,43 @@ func (sp *Spec) countCSV(r io.Reader) (*Batch, error) {
 	}
 	b.Total, b.Loaded = rows, rows
 	return b, nil
+}
+
+// lineCounter counts non-empty lines (after skip_lines) without decoding them. It
+// counts delimiters with bytes.Count; empty lines are counted one by one only in a
+// window that has a doubled delimiter.
+func (sp *Spec) lineCounter() windowScan {
+	d := sp.lineDelim
+	dd := append(append([]byte{}, d...), d...)
+	skip := sp.skipLines
+	return func(window []byte, eof bool) (int64, int) {
+		var rows int64
+		used := 0
+		if last := bytes.LastIndex(window, d); last >= 0 {
+			used = last + len(d)
+		}
+		done := window[:used] // the lines that end inside window
+		for skip > 0 && len(done) > 0 {
+			i := bytes.Index(done, d)
+			done = done[i+len(d):]
+			skip--
+		}
+		if len(done) > 0 {
+			rows = int64(bytes.Count(done, d))
+			if bytes.HasPrefix(done, d) || hasDoubled(done, d, dd) {
+				rows = countNonEmpty(done, d)
+			}
+		}
+		if eof && used < len(window) { // a last line without delimiter
+			if skip > 0 {
+				skip--
+			} else {
+				rows++
+			}
+			used = len(window)
+		}
+		return rows, used
+	}
 }
 
 // hasDoubled reports whether data contains the delimiter twice in a row (an empty
@@ -261,7 +264,7 @@ func (c *csvReader) nextEnclosed() ([]field, []byte, bool) {
 				j++
 			}
 			pos = j
-			if closed && (pos == len(data) || bytes.HasPrefix(data[pos:], sp.colSep) || bytes.HasPrefix(data[pos:], sp.lineDelim)) {
+			if closed && (pos == len(data) || hasAt(data, pos, sp.colSep) || hasAt(data, pos, sp.lineDelim)) {
 				c.refs = append(c.refs, fieldRef{inUnesc: true, s: us, e: len(c.unesc)})
 			} else if !closed {
 				c.refs = append(c.refs, fieldRef{s: fs, e: len(data)}) // unterminated: rest of body, verbatim
@@ -280,7 +283,7 @@ func (c *csvReader) nextEnclosed() ([]field, []byte, bool) {
 			end, c.pos = len(data), len(data)
 			break
 		}
-		if bytes.HasPrefix(data[pos:], sp.colSep) {
+		if hasAt(data, pos, sp.colSep) {
 			pos += len(sp.colSep)
 			if pos == len(data) { // trailing separator at end of body: one more empty field
 				c.refs = append(c.refs, fieldRef{s: pos, e: pos})
@@ -331,13 +334,10 @@ func (sp *Spec) parseCSV(data []byte, b *Batch) {
 			break
 		}
 	}
-	var rb *rowBuilder
-	if !b.countOnly {
-		rb = newRowBuilder(sp, b)
-		// Room for every row up front: growing large slices costs more than parsing.
-		b.data = make([]byte, 0, len(data)+len(data)/4)
-		b.ends = make([]int, 0, bytes.Count(data, sp.lineDelim)+1)
-	}
+	rb := newRowBuilder(sp, b)
+	// Room for every row up front: growing large slices costs more than parsing.
+	b.data = make([]byte, 0, len(data)+len(data)/4)
+	b.ends = make([]int, 0, bytes.Count(data, sp.lineDelim)+1)
 	want := len(sp.src)
 	for {
 		fields, raw, ok := c.next()
@@ -347,17 +347,12 @@ func (sp *Spec) parseCSV(data []byte, b *Batch) {
 		if len(raw) == 0 {
 			continue // Doris skips empty lines
 		}
-		if b.countOnly {
-			b.Total++
-			b.Loaded++
-			continue
-		}
 		if len(fields) != want {
 			b.Total++
-			rb.reject(sp.countReason(fields), raw)
+			rb.reject(source{text: raw}, func() string { return sp.countReason(fields) })
 			continue
 		}
-		rb.add(fields, raw)
+		rb.add(fields, source{text: raw})
 	}
 }
 

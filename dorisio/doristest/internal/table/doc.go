@@ -28,7 +28,11 @@
 //     than its length in bytes, a decimal with more integer digits than precision-scale,
 //     NULL in a NOT NULL column.
 //
-// Filtered rows are logged as "Reason: <reason>. src line [<row>]; " (first 50, §7).
+// Filtered rows are kept as Rejection (reason, source row) and logged as
+// "Reason: <reason>. src line [<row>]; " (first 50, §7).
+//
+// JSON bodies are read one document per line when read_json_by_line is true, which is
+// its default unless strip_outer_array is given (master, §3); JSONByLine tells the BE.
 //
 // Values are stored canonically: integers without sign or leading zeros, decimals with
 // exactly scale digits (extra digits rounded half-up), FLOAT/DOUBLE in Go's shortest

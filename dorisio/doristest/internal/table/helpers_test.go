@@ -1,6 +1,7 @@
 package table
 
 import (
+	"io"
 	"net/http"
 	"reflect"
 	"strings"
@@ -51,4 +52,28 @@ func wantRows(t *testing.T, got, want [][]string) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("rows:\n got %q\nwant %q", got, want)
 	}
+}
+
+// countingReader counts the bytes read through it: a count-only scan must consume the
+// whole body.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// tableBytes is the approximate memory held by the stored rows of t.
+func tableBytes(t *Table) int64 {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	n := int64(cap(t.slab)) + 8*int64(cap(t.ends)) + 16*int64(cap(t.slots))
+	if t.index != nil {
+		n += int64(len(t.index)) * 48 // map entry and key header, roughly
+	}
+	return n
 }

@@ -100,13 +100,13 @@ func lookup(m map[string]any, key string) (any, bool) {
 }
 
 // parseJSON parses a JSON body: one object per line (read_json_by_line), an array of
-// objects (strip_outer_array), or one object.
-func (sp *Spec) parseJSON(data []byte, b *Batch) {
-	var rb *rowBuilder
-	if !b.countOnly {
-		rb = newRowBuilder(sp, b)
+// objects (strip_outer_array), or one object. With countOnly, objects are counted, not
+// decoded into rows.
+func (sp *Spec) parseJSON(data []byte, b *Batch, countOnly bool) {
+	j := &jsonRows{sp: sp, b: b}
+	if !countOnly {
+		j.rb = newRowBuilder(sp, b)
 	}
-	j := &jsonRows{sp: sp, b: b, rb: rb}
 	if sp.jsonByLine {
 		for len(data) > 0 {
 			line := data
@@ -123,11 +123,12 @@ func (sp *Spec) parseJSON(data []byte, b *Batch) {
 		return
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
 	for {
-		var v any
+		// Each document is first only checked and delimited: one that does not parse is
+		// one filtered row, whatever it holds.
 		off := dec.InputOffset()
-		err := dec.Decode(&v)
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
 		if errors.Is(err, io.EOF) {
 			return
 		}
@@ -135,14 +136,23 @@ func (sp *Spec) parseJSON(data []byte, b *Batch) {
 			j.bad(err, data[off:])
 			return
 		}
-		j.value(v, data[off:dec.InputOffset()])
+		text := data[off:dec.InputOffset()]
+		if sp.stripOuter && sp.jsonRoot == nil && raw[0] == '[' {
+			j.array(text)
+			continue
+		}
+		var v any
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.UseNumber()
+		_ = d.Decode(&v) // raw is valid JSON
+		j.value(v, text)
 	}
 }
 
 type jsonRows struct {
 	sp     *Spec
 	b      *Batch
-	rb     *rowBuilder
+	rb     *rowBuilder // nil when only counting
 	fields []field
 }
 
@@ -162,18 +172,42 @@ func (j *jsonRows) doc(text []byte) {
 	j.value(v, text)
 }
 
-// bad counts an unparseable document as one filtered row.
-func (j *jsonRows) bad(err error, text []byte) {
-	j.filtered(fmt.Sprintf("Parse json data for JsonDoc failed. code: 3, error info: %s", err), text)
+// array loads the elements of a valid top-level array one by one, each with its own
+// source text for the error log (no re-encoding, no tree of the whole array).
+func (j *jsonRows) array(text []byte) {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.UseNumber()
+	_, _ = dec.Token() // [
+	for dec.More() {
+		start := dec.InputOffset()
+		var e any
+		_ = dec.Decode(&e) // text is valid JSON
+		// InputOffset was just past the previous token: drop the comma and spaces.
+		raw := bytes.TrimLeft(text[start:dec.InputOffset()], ", \t\r\n")
+		j.object(e, source{text: raw})
+	}
 }
 
-func (j *jsonRows) filtered(reason string, text []byte) {
+// bad counts an unparseable document as one filtered row.
+func (j *jsonRows) bad(err error, text []byte) {
 	j.b.Total++
 	if j.rb == nil {
 		j.b.Filtered++
 		return
 	}
-	j.rb.reject(reason, text)
+	j.rb.reject(source{text: text}, func() string {
+		return fmt.Sprintf("Parse json data for JsonDoc failed. code: 3, error info: %s", err)
+	})
+}
+
+// filtered counts one filtered row with a fixed reason.
+func (j *jsonRows) filtered(text []byte, reason string) {
+	j.b.Total++
+	if j.rb == nil {
+		j.b.Filtered++
+		return
+	}
+	j.rb.reject(source{text: text}, func() string { return reason })
 }
 
 // value handles one parsed document.
@@ -181,7 +215,7 @@ func (j *jsonRows) value(v any, text []byte) {
 	if j.sp.jsonRoot != nil {
 		r, ok := walk(v, j.sp.jsonRoot)
 		if !ok {
-			j.filtered("JSON Root not found.", text)
+			j.filtered(text, "JSON Root not found.")
 			return
 		}
 		v = r
@@ -189,28 +223,33 @@ func (j *jsonRows) value(v any, text []byte) {
 	switch x := v.(type) {
 	case []any:
 		if !j.sp.stripOuter {
-			j.filtered("JSON data is array-object, `strip_outer_array` must be TRUE.", text)
+			j.filtered(text, "JSON data is array-object, `strip_outer_array` must be TRUE.")
 			return
 		}
+		// Elements below json_root have no text of their own: encoded if logged.
 		for _, e := range x {
-			raw, _ := json.Marshal(e)
-			j.object(e, raw)
+			j.object(e, source{json: e, encode: true})
 		}
 	default:
 		if j.sp.stripOuter {
-			j.filtered("JSON data is not an array-object, `strip_outer_array` must be FALSE.", text)
+			j.filtered(text, "JSON data is not an array-object, `strip_outer_array` must be FALSE.")
 			return
 		}
-		j.object(v, text)
+		j.object(v, source{text: text})
 	}
 }
 
 // object turns one JSON object into a row.
-func (j *jsonRows) object(v any, text []byte) {
-	text = bytes.TrimSpace(text)
+func (j *jsonRows) object(v any, src source) {
+	src.text = bytes.TrimSpace(src.text)
 	m, ok := v.(map[string]any)
 	if !ok {
-		j.filtered("Expect json object value", text)
+		j.b.Total++
+		if j.rb == nil {
+			j.b.Filtered++
+			return
+		}
+		j.rb.reject(src, func() string { return "Expect json object value" })
 		return
 	}
 	if j.rb == nil {
@@ -219,17 +258,17 @@ func (j *jsonRows) object(v any, text []byte) {
 		return
 	}
 	j.fields = j.fields[:0]
-	for i, s := range j.sp.src {
+	for i, name := range j.sp.src {
 		var val any
 		var found bool
 		if j.sp.jsonPaths != nil {
 			val, found = walk(m, j.sp.jsonPaths[i])
 		} else {
-			val, found = lookup(m, s.name)
+			val, found = lookup(m, name)
 		}
 		j.fields = append(j.fields, jsonField(val, found))
 	}
-	j.rb.add(j.fields, text)
+	j.rb.add(j.fields, src)
 }
 
 // jsonField converts a JSON value to source text: strings as is, numbers as written,

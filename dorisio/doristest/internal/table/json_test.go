@@ -69,18 +69,22 @@ func TestParseJSONErrorLog(t *testing.T) {
 			"Reason: JSON data is array-object, `strip_outer_array` must be TRUE.. src line [[{\"id\":1}]]; "},
 		{"an object with strip_outer_array", `{"id":1}`, []string{"strip_outer_array", "true"},
 			"Reason: JSON data is not an array-object, `strip_outer_array` must be FALSE.. src line [{\"id\":1}]; "},
+		{"an array element logs its source text, not a re-encoding", "[{\"id\":1}, {\"name\":\"a<b\",\"id\":null}]", []string{"strip_outer_array", "true"},
+			"Reason: column(id) values is null while columns is not nullable. src line [{\"name\":\"a<b\",\"id\":null}]; "},
+		{"an element below json_root is logged as JSON", `{"data":[{"name":"a"}]}`, []string{"json_root", "$.data", "strip_outer_array", "true"},
+			"Reason: The column `id` is not nullable, but it's not found in jsondata.. src line [{\"name\":\"a\"}]; "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := load(t, "d.t(id INT NOT NULL, name VARCHAR(8))", tt.body, append([]string{"format", "json"}, tt.kv...)...)
-			if len(b.Errors) != 1 || b.Errors[0] != tt.want {
+			if len(b.Errors) != 1 || b.Errors[0].LogLine() != tt.want {
 				t.Errorf("errors:\n got %q\nwant %q", b.Errors, tt.want)
 			}
 		})
 	}
 	t.Run("a parse error says JsonDoc failed", func(t *testing.T) {
 		b := load(t, "d.t(id INT)", "{oops", "format", "json")
-		if len(b.Errors) != 1 || !strings.HasPrefix(b.Errors[0], "Reason: Parse json data for JsonDoc failed.") {
+		if len(b.Errors) != 1 || !strings.HasPrefix(b.Errors[0].LogLine(), "Reason: Parse json data for JsonDoc failed.") {
 			t.Errorf("errors = %q", b.Errors)
 		}
 	})
@@ -111,5 +115,38 @@ func TestParsePath(t *testing.T) {
 		if _, err := parsePath(bad); err == nil {
 			t.Errorf("parsePath(%q) succeeded", bad)
 		}
+	}
+}
+
+// read_json_by_line defaults as in master (§3), the same for the BE's header phase
+// (JSONByLine) and for parsing (NewSpec).
+func TestJSONByLineDefault(t *testing.T) {
+	s := mustSchema(t, "d.t(id INT)")
+	for _, tt := range []struct {
+		kv   []string
+		want bool
+	}{
+		{nil, true},
+		{[]string{"strip_outer_array", "true"}, false},
+		{[]string{"strip_outer_array", "false"}, false},
+		{[]string{"read_json_by_line", "false"}, false},
+		{[]string{"read_json_by_line", "TRUE", "strip_outer_array", "true"}, true},
+	} {
+		got, err := JSONByLine(headers(tt.kv...))
+		if err != nil || got != tt.want {
+			t.Errorf("JSONByLine(%q) = %v, %v; want %v", tt.kv, got, err, tt.want)
+		}
+		sp, err := NewSpec(s, headers(append([]string{"format", "json"}, tt.kv...)...))
+		if err != nil || sp.jsonByLine != tt.want {
+			t.Errorf("NewSpec(%q): jsonByLine = %v, err %v; want %v", tt.kv, sp != nil && sp.jsonByLine, err, tt.want)
+		}
+	}
+	if _, err := JSONByLine(headers("read_json_by_line", "yes")); err == nil {
+		t.Error("JSONByLine accepts read_json_by_line: yes")
+	}
+	// By line, a pretty-printed object is three documents that do not parse.
+	b := load(t, "d.t(id INT)", "{\n\"id\": 1\n}\n", "format", "json")
+	if counts(b) != [4]int64{3, 0, 3, 0} {
+		t.Errorf("counts = %v, want 3 filtered lines", counts(b))
 	}
 }

@@ -39,18 +39,6 @@ const (
 	mergeMerge
 )
 
-// Targets of a source field besides a schema column index.
-const (
-	targetSkip   = -1 // read but not loaded (a placeholder name in `columns`)
-	targetDelete = -2 // the delete sign
-)
-
-// srcCol is one field of each source row, in source order.
-type srcCol struct {
-	name   string
-	target int // schema column index, targetSkip or targetDelete
-}
-
 // Spec is a validated set of Stream Load options for one load into one table. It is
 // immutable after NewSpec and safe for concurrent use.
 type Spec struct {
@@ -65,8 +53,9 @@ type Spec struct {
 	trimDQ     bool
 	skipLines  int
 
-	src    []srcCol
-	mapped []int // per schema column: index into src, or -1 when not loaded
+	src       []string // names of the fields of each source row, in source order
+	mapped    []int    // per schema column: index into src, or -1 when not loaded
+	deleteIdx int      // index into src of the delete sign, or -1
 
 	where      *expr
 	deleteCond *expr
@@ -84,21 +73,13 @@ type Spec struct {
 	seqIdx  int // schema index of the sequence column, or -1
 }
 
-// Schema returns the table schema the spec loads into.
-func (sp *Spec) Schema() *Schema { return sp.schema }
-
 // NewSpec validates the Stream Load headers h (names case-insensitive) for a load
 // into s. Headers that do not concern the data (label, timeout, two_phase_commit, ...)
 // are ignored. A bad value returns a *HeaderError.
 func NewSpec(s *Schema, h http.Header) (*Spec, error) {
-	hv := make(map[string]string, len(h))
-	for k, v := range h {
-		if len(v) > 0 {
-			hv[strings.ToLower(k)] = v[0]
-		}
-	}
+	hv := lowerKeys(h)
 	get := func(name string) string { return strings.TrimSpace(hv[name]) }
-	sp := &Spec{schema: s, colSep: []byte{'\t'}, lineDelim: []byte{'\n'}, escape: '\\', seqIdx: -1}
+	sp := &Spec{schema: s, colSep: []byte{'\t'}, lineDelim: []byte{'\n'}, escape: '\\', seqIdx: -1, deleteIdx: -1}
 
 	switch f := strings.ToLower(get("format")); f {
 	case "", "csv":
@@ -140,7 +121,7 @@ func NewSpec(s *Schema, h http.Header) (*Spec, error) {
 		return nil, err
 	}
 	if v := get("skip_lines"); v != "" {
-		n, err := stoi("skip_lines", v)
+		n, err := Stoi("skip_lines", v)
 		if err != nil {
 			return nil, err
 		}
@@ -165,7 +146,7 @@ func NewSpec(s *Schema, h http.Header) (*Spec, error) {
 		}
 		sp.maxRatio = r
 	}
-	if sp.jsonByLine, err = boolHeader(get, "read_json_by_line"); err != nil {
+	if sp.jsonByLine, err = jsonByLine(get); err != nil {
 		return nil, err
 	}
 	if sp.stripOuter, err = boolHeader(get, "strip_outer_array"); err != nil {
@@ -201,8 +182,38 @@ func NewSpec(s *Schema, h http.Header) (*Spec, error) {
 	return sp, nil
 }
 
-// stoi parses an integer header the way the BE's safe_stoi reports it.
-func stoi(name, v string) (int, error) {
+// lowerKeys maps each header name, lower-cased, to its first value: header names are
+// case-insensitive, and callers may build headers without canonical keys.
+func lowerKeys(h http.Header) map[string]string {
+	hv := make(map[string]string, len(h))
+	for k, v := range h {
+		if len(v) > 0 {
+			hv[strings.ToLower(k)] = v[0]
+		}
+	}
+	return hv
+}
+
+// JSONByLine reports whether a JSON body loaded with headers h is read one document
+// per line (read_json_by_line). NewSpec decides the same way; the BE needs it earlier,
+// for the JSON body size limit (§8). A value other than true/false is an error.
+func JSONByLine(h http.Header) (bool, error) {
+	hv := lowerKeys(h)
+	return jsonByLine(func(name string) string { return strings.TrimSpace(hv[name]) })
+}
+
+// jsonByLine reads read_json_by_line. Absent, it is true unless strip_outer_array is
+// given (master since 2025-09, §3; 2.1/3.0 default to false).
+func jsonByLine(get func(string) string) (bool, error) {
+	if get("read_json_by_line") == "" {
+		return get("strip_outer_array") == "", nil
+	}
+	return boolHeader(get, "read_json_by_line")
+}
+
+// Stoi parses an integer header the way the BE's safe_stoi reports it (§3): a
+// *HeaderError for text that is not an int32, or one that is out of range.
+func Stoi(name, v string) (int, error) {
 	n, err := strconv.ParseInt(v, 10, 32)
 	if err != nil {
 		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
@@ -292,19 +303,17 @@ func (sp *Spec) columns(cols, hidden string) error {
 				return feErr("Duplicate column: %s", n)
 			}
 		}
-		t := s.Index(n)
-		switch {
+		// A name that is neither a column nor the delete sign is read and dropped.
+		switch t := s.Index(n); {
 		case t >= 0:
 			sp.mapped[t] = i
 		case strings.EqualFold(n, DeleteSign):
 			if !s.IsUnique() {
 				return feErr("load by MERGE or DELETE is only supported in unique tables.")
 			}
-			t = targetDelete
-		default:
-			t = targetSkip
+			sp.deleteIdx = i
 		}
-		sp.src = append(sp.src, srcCol{name: n, target: t})
+		sp.src = append(sp.src, n)
 	}
 	if sp.partial {
 		return nil // checked in uniqueOptions

@@ -12,6 +12,7 @@ type Table struct {
 	schema    *Schema
 	countOnly bool
 	keyCols   []int        // schema indexes of the unique key, in key order
+	zeros     [][]byte     // per column: the value a partial update gives a new key's NOT NULL column
 	mu        sync.RWMutex // guards the fields below
 	extra     int64        // rows counted without being stored (count-only batches)
 	slab      []byte       // encoded rows
@@ -33,6 +34,9 @@ type slot struct {
 // NewTable returns an empty table. With countOnly it stores no rows, only counts them.
 func NewTable(s *Schema, countOnly bool) *Table {
 	t := &Table{schema: s, countOnly: countOnly}
+	for _, c := range s.Columns {
+		t.zeros = append(t.zeros, []byte(zeroValue(c.Type)))
+	}
 	for _, k := range s.UniqueKey {
 		t.keyCols = append(t.keyCols, s.Index(k))
 	}
@@ -46,11 +50,12 @@ func NewTable(s *Schema, countOnly bool) *Table {
 func (t *Table) Schema() *Schema { return t.schema }
 
 // Apply adds the rows of b, as when its transaction becomes VISIBLE. b must have been
-// parsed with a Spec for this table.
+// parsed with a Spec for this table, and fully (not count-only) unless the table is
+// count-only: such a table only counts b.Loaded.
 func (t *Table) Apply(b *Batch) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.countOnly || b.countOnly {
+	if t.countOnly {
 		t.extra += b.Loaded
 		return
 	}
@@ -62,13 +67,14 @@ func (t *Table) Apply(b *Batch) {
 		}
 		return
 	}
+	u := upserter{t: t, seqIdx: b.seqIdx}
+	if b.partial {
+		u.oldVals, u.oldTags = make([][]byte, len(t.schema.Columns)), make([]uint64, len(t.schema.Columns))
+	}
 	start := 0
-	var key, merged []byte
 	for i, end := range b.ends {
-		row := b.data[start:end]
+		u.upsert(b.data[start:end], b.Deleted(i), b.partial)
 		start = end
-		key = t.key(key[:0], row)
-		merged = t.upsert(key, row, b.Deleted(i), b.seqIdx, merged[:0])
 	}
 	if t.garbage > 1<<20 && t.garbage > int64(len(t.slab))/2 {
 		t.compact()
@@ -89,49 +95,44 @@ func (t *Table) key(dst, row []byte) []byte {
 	return dst
 }
 
-// upsert applies one row of a unique table; buf is scratch space, returned for reuse.
-func (t *Table) upsert(key, row []byte, del bool, seqIdx int, buf []byte) []byte {
+// upserter applies the rows of one batch to a unique table, reusing its scratch space
+// from row to row.
+type upserter struct {
+	t       *Table
+	seqIdx  int // schema index of the sequence column, or -1
+	key     []byte
+	buf     []byte
+	oldVals [][]byte // partial updates: the stored row's values
+	oldTags []uint64
+}
+
+// upsert applies one row. With partial, the row may leave values out (tagAbsent).
+func (u *upserter) upsert(row []byte, del, partial bool) {
+	t := u.t
 	ncols := len(t.schema.Columns)
-	si, exists := t.index[string(key)]
+	u.key = t.key(u.key[:0], row)
+	si, exists := t.index[string(u.key)]
 	var old []byte
 	if exists {
 		s := t.slots[si]
 		old = t.slab[s.off : s.off+int64(s.n)]
-		if seqIdx >= 0 && compareSeq(t.schema.Columns[seqIdx].Type.Kind, row, old, seqIdx, ncols) < 0 {
-			return buf // older sequence value: ignored
+		if u.seqIdx >= 0 && compareSeq(t.schema.Columns[u.seqIdx].Type.Kind, row, old, u.seqIdx, ncols) < 0 {
+			return // older sequence value: ignored
 		}
 		if s.deleted {
 			old = nil // a deleted key is inserted anew
 		}
-	} else if del && seqIdx < 0 {
-		return buf // deleting a key that does not exist
+	} else if del && u.seqIdx < 0 {
+		return // deleting a key that does not exist
 	}
-	// Fill values a partial update leaves out from the old row (or NULL/zero).
-	var oldVals [][]byte
-	var oldTags []uint64
-	if old != nil {
-		oldVals, oldTags = make([][]byte, ncols), make([]uint64, ncols)
-		forEachValue(old, ncols, func(i int, tag uint64, v []byte) { oldVals[i], oldTags[i] = v, tag })
+	if partial {
+		// The filled row is built apart: old points into the slab, which may move.
+		u.buf = u.fill(u.buf[:0], row, old)
+		row = u.buf
 	}
-	buf = buf[:0]
-	forEachValue(row, ncols, func(i int, tag uint64, v []byte) {
-		if tag == tagAbsent {
-			switch {
-			case old != nil:
-				tag, v = oldTags[i], oldVals[i]
-			case t.schema.Columns[i].Nullable:
-				tag = tagNull
-			default:
-				v = []byte(zeroValue(t.schema.Columns[i].Type))
-				tag = tagValue + uint64(len(v))
-			}
-		}
-		buf = binary.AppendUvarint(buf, tag)
-		buf = append(buf, v...)
-	})
 	off := int64(len(t.slab))
-	t.slab = append(t.slab, buf...)
-	ns := slot{off: off, n: int32(len(buf)), deleted: del}
+	t.slab = append(t.slab, row...)
+	ns := slot{off: off, n: int32(len(row)), deleted: del}
 	if exists {
 		prev := t.slots[si]
 		t.garbage += int64(prev.n)
@@ -140,13 +141,40 @@ func (t *Table) upsert(key, row []byte, del bool, seqIdx int, buf []byte) []byte
 		}
 		t.slots[si] = ns
 	} else {
-		t.index[string(key)] = int32(len(t.slots))
+		t.index[string(u.key)] = int32(len(t.slots))
 		t.slots = append(t.slots, ns)
 	}
 	if !del {
 		t.live++
 	}
-	return buf
+}
+
+// fill appends row to dst with the values a partial update leaves out taken from old,
+// the stored row (nil for a new key: then NULL, or zero for a NOT NULL column). old is
+// decoded only when a value is left out.
+func (u *upserter) fill(dst, row, old []byte) []byte {
+	cols := u.t.schema.Columns
+	decoded := false
+	forEachValue(row, len(cols), func(i int, tag uint64, v []byte) {
+		if tag == tagAbsent {
+			switch {
+			case old != nil:
+				if !decoded {
+					forEachValue(old, len(cols), func(j int, tag uint64, v []byte) { u.oldVals[j], u.oldTags[j] = v, tag })
+					decoded = true
+				}
+				tag, v = u.oldTags[i], u.oldVals[i]
+			case cols[i].Nullable:
+				tag = tagNull
+			default:
+				v = u.t.zeros[i]
+				tag = tagValue + uint64(len(v))
+			}
+		}
+		dst = binary.AppendUvarint(dst, tag)
+		dst = append(dst, v...)
+	})
+	return dst
 }
 
 // compareSeq orders the sequence values of two encoded rows; an absent value (partial
@@ -195,17 +223,6 @@ func (t *Table) Count() int64 {
 		return t.live + t.extra
 	}
 	return int64(len(t.ends)) + t.extra
-}
-
-// Bytes returns the approximate memory held by stored rows.
-func (t *Table) Bytes() int64 {
-	t.mu.RLock()
-	defer t.mu.RUnlock()
-	n := int64(cap(t.slab)) + 8*int64(cap(t.ends)) + 16*int64(cap(t.slots))
-	if t.index != nil {
-		n += int64(len(t.index)) * 48 // map entry and key header, roughly
-	}
-	return n
 }
 
 // Rows returns the stored rows as canonical text, NULL as `\N`: duplicate tables in

@@ -62,9 +62,6 @@ func (t Type) String() string {
 	return t.Kind.String()
 }
 
-// isString reports whether values of t are stored as given (no conversion).
-func (t Type) isString() bool { return t.Kind == Char || t.Kind == Varchar || t.Kind == String }
-
 // convStatus is the outcome of converting one source value.
 type convStatus int
 
@@ -75,8 +72,9 @@ const (
 	convOutRange            // decimal with too many integer digits (always filtered)
 )
 
-// intBounds are the limits of the fixed-width integer kinds.
-var intBounds = map[Kind][2]int64{
+// intBounds are the limits of the fixed-width integer kinds, indexed by Kind (an array,
+// not a map: it is read for every integer value).
+var intBounds = [...][2]int64{
 	TinyInt:  {math.MinInt8, math.MaxInt8},
 	SmallInt: {math.MinInt16, math.MaxInt16},
 	Int:      {math.MinInt32, math.MaxInt32},
