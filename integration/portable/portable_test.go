@@ -108,7 +108,7 @@ func TestLoadOnStandalonePrism(t *testing.T) {
 // startPrism starts the job server on free ports and waits until its job
 // port accepts connections. It is stopped in t.Cleanup. A port taken between
 // picking and listening makes prism exit, and the start is retried.
-func startPrism(ctx context.Context, t *testing.T, bin string) (int, *syncBuffer) {
+func startPrism(ctx context.Context, t *testing.T, bin string) (int, *proc.SyncBuffer) {
 	t.Helper()
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
@@ -119,7 +119,7 @@ func startPrism(ctx context.Context, t *testing.T, bin string) (int, *syncBuffer
 			"--serve_http=false", "--log_level", "info", "--log_kind", "text")
 		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGKILL) }
 		cmd.WaitDelay = 5 * time.Second
-		logs := &syncBuffer{}
+		logs := &proc.SyncBuffer{}
 		cmd.Stdout, cmd.Stderr = logs, logs
 		if err := cmd.Start(); err != nil {
 			pcancel()
@@ -190,21 +190,4 @@ func waitListening(ctx context.Context, port int, exited <-chan error, timeout t
 		time.Sleep(50 * time.Millisecond)
 	}
 	return fmt.Errorf("not listening after %s", timeout)
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -47,7 +47,7 @@ type DorisLocal struct {
 	URL string // the FE URL from its "ready <url>" line
 
 	cmd      *exec.Cmd
-	stderr   *syncBuffer
+	stderr   *SyncBuffer
 	exited   chan struct{}
 	waitErr  error
 	stopOnce sync.Once
@@ -65,7 +65,7 @@ func StartDorisLocal(ctx context.Context, bin string, args, env []string) (*Dori
 	if env != nil {
 		cmd.Env = append(os.Environ(), env...)
 	}
-	d := &DorisLocal{cmd: cmd, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	d := &DorisLocal{cmd: cmd, stderr: &SyncBuffer{}, exited: make(chan struct{})}
 	ready := &firstLine{ch: make(chan string, 1)}
 	cmd.Stdout, cmd.Stderr = ready, d.stderr
 	if err := cmd.Start(); err != nil {
@@ -141,18 +141,19 @@ func (w *firstLine) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-type syncBuffer struct {
+// SyncBuffer is a bytes.Buffer safe for a process writing while a test reads.
+type SyncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
+func (s *SyncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *syncBuffer) String() string {
+func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
