@@ -109,10 +109,7 @@ func (b *batcher) add(table string, data []byte, rows int64) error {
 		b.open[table] = ob
 	}
 	before := ob.body.n
-	ob.body.write(data, b.pool)
-	if data[len(data)-1] != '\n' {
-		ob.body.write(newline, b.pool)
-	}
+	ob.body.write(data, b.pool) // the encoder ended it with the load's line delimiter
 	ob.rows += rows
 	b.buffered += ob.body.n - before
 	if ob.body.n >= b.opts.MaxBatchBytes || ob.rows >= b.opts.MaxBatchRows {
@@ -123,8 +120,6 @@ func (b *batcher) add(table string, data []byte, rows int64) error {
 	}
 	return b.err()
 }
-
-var newline = []byte{'\n'}
 
 func (b *batcher) largest() *openBatch {
 	var big *openBatch

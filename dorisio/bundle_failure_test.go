@@ -66,7 +66,7 @@ func TestAFailingMarshalTextFailsTheBundleAndLoadsNothing(t *testing.T) {
 	}
 	elems[250] = ratedEvent{ID: 250, Rating: -1}
 	_, err := lifecycle(t, w.write, elems)
-	want := "encoding field dorisio.ratedEvent.Rating (column name): MarshalText: rating -1 is negative"
+	want := "dorisio.Write: table demo.events: field ratedEvent.Rating (column name) of element {ID:250 Rating:-1}: MarshalText: rating -1 is negative"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("err = %v, want it to contain %q", err, want)
 	}
@@ -76,10 +76,7 @@ func TestAFailingMarshalTextFailsTheBundleAndLoadsNothing(t *testing.T) {
 		t.Error("no txn aborted; want the full batch loaded before the bad row aborted")
 	}
 
-	enc, err := newElemEncoder(reflect.TypeOf(ratedEvent{}), CSV)
-	if err != nil {
-		t.Fatal(err)
-	}
+	enc := encoderFor(t, reflect.TypeOf(ratedEvent{}))
 	if _, out, _, err := enc.encode(ratedEvent{ID: 1, Rating: 5}); err != nil || string(out) != "1,\"r5\"\n" {
 		t.Errorf("a good MarshalText encodes as %q, %v; want \"1,\\\"r5\\\"\\n\"", out, err)
 	}

@@ -79,26 +79,16 @@ func newWrite(cfg Config, col beam.PCollection, opts []WriteOption) (*write, err
 		return nil, fmt.Errorf("invalid input PCollection")
 	}
 	t := col.Type().Type()
-	enc, err := newElemEncoder(t, o.Format)
+	enc, err := newElemEncoder(t, o)
 	if err != nil {
 		return nil, err
 	}
 	if cfg.Table == "" && t != rowType {
 		return nil, fmt.Errorf("Config.Table: empty; set it, or route elements with dorisio.Row")
 	}
-	headers := formatHeaders(o.Format)
-	if _, isStruct := enc.(*structEncoder); isStruct {
-		for _, h := range encodingHeaders {
-			if _, set := o.Headers[h]; set {
-				return nil, fmt.Errorf("WithLoadHeader(%q, ...): Write encodes %v itself; this header only fits pre-encoded elements", h, t)
-			}
-		}
-		if cols := enc.columns(); cols != "" {
-			headers["columns"] = cols
-		}
-	}
-	for k, v := range o.Headers {
-		headers[k] = v
+	headers, err := loadHeaders(t, enc, o)
+	if err != nil {
+		return nil, err
 	}
 	prefix := cfg.LabelPrefix
 	if prefix == "" {
@@ -159,7 +149,7 @@ type writeFn struct {
 }
 
 func (fn *writeFn) Setup(ctx context.Context) error {
-	enc, err := newElemEncoder(fn.Elem.T, fn.Opts.Format)
+	enc, err := newElemEncoder(fn.Elem.T, &fn.Opts)
 	if err != nil {
 		return fmt.Errorf("dorisio.Write: %w", err)
 	}
@@ -179,7 +169,7 @@ func (fn *writeFn) ProcessElement(ctx context.Context, elem beam.X, _ func(Commi
 	}
 	table, data, rows, err := fn.enc.encode(elem)
 	if err != nil {
-		return fn.failBundle(ctx, fmt.Errorf("dorisio.Write: %w", err))
+		return fn.failBundle(ctx, fmt.Errorf("dorisio.Write: table %s.%s: %w", fn.DB, fn.Table, err))
 	}
 	if err := fn.batch.add(table, data, rows); err != nil {
 		return fn.failBundle(ctx, err)

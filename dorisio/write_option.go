@@ -52,6 +52,8 @@ type writeOptions struct {
 	Headers          map[string]string
 	Delivery         Delivery
 	Retry            RetryPolicy
+	TimeZone         string // time.Time fields are written in this zone (WithTimeZone)
+	TimeZoneSet      bool   // WithTimeZone was given: send the timezone header for pre-encoded rows too
 
 	errs []string // construction errors, reported together by Write
 }
@@ -80,6 +82,7 @@ func defaultWriteOptions() *writeOptions {
 		MaxBatchBytes: DefaultMaxBatchBytes,
 		LoadsInFlight: DefaultLoadsInFlight,
 		Headers:       map[string]string{},
+		TimeZone:      defaultTimeZone,
 	}
 }
 

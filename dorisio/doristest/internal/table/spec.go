@@ -1,12 +1,13 @@
 package table
 
 import (
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/textfmt"
 )
 
 // DeleteSign is the hidden column that marks a row of a UNIQUE KEY table as deleted (1).
@@ -237,32 +238,15 @@ func boolHeader(get func(string) string, name string) (bool, error) {
 	}
 }
 
-// parseSeparator decodes a column_separator or line_delimiter: `\xHH...` hex, or text
-// with `\t`, `\n`, `\r`, `\\` escapes.
+// parseSeparator decodes a column_separator or line_delimiter as the FE does
+// (textfmt.DecodeSeparator, shared with the writer).
 func parseSeparator(name, v string) ([]byte, error) {
-	if len(v) > 2 && v[0] == '\\' && (v[1] == 'x' || v[1] == 'X') {
-		b, err := hex.DecodeString(v[2:])
-		if err != nil || len(b) == 0 {
-			return nil, headerErr("[INVALID_ARGUMENT]invalid %s %s: not hex after \\x", name, v)
-		}
-		return b, nil
+	b, err := textfmt.DecodeSeparator(v)
+	if err != nil {
+		return nil, headerErr("[INVALID_ARGUMENT]invalid %s %s", name, err)
 	}
-	var out []byte
-	for i := 0; i < len(v); i++ {
-		if v[i] == '\\' && i+1 < len(v) {
-			if c, ok := separatorEscapes[v[i+1]]; ok {
-				out = append(out, c)
-				i++
-				continue
-			}
-		}
-		out = append(out, v[i])
-	}
-	return out, nil
+	return b, nil
 }
-
-// separatorEscapes are the backslash escapes a separator header may use.
-var separatorEscapes = map[byte]byte{'t': '\t', 'n': '\n', 'r': '\r', '\\': '\\'}
 
 // columns sets the source field list from the `columns` and `hidden_columns` headers.
 func (sp *Spec) columns(cols, hidden string) error {

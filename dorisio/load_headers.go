@@ -1,0 +1,83 @@
+package dorisio
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+)
+
+// deleteSignColumn is the hidden column that marks a row of a UNIQUE KEY
+// table as deleted when it is 1 (JSON true).
+const deleteSignColumn = "__DORIS_DELETE_SIGN__"
+
+// loadHeaders computes the headers of every load of a Write: the format's,
+// the encoder's, then the user's. For struct elements Write owns the
+// encoding, so the user may not change it; the column list is always sent
+// (CSV and JSON alike) because partial_columns, the sequence column and the
+// delete sign are read against it.
+func loadHeaders(t reflect.Type, enc elemEncoder, o *writeOptions) (map[string]string, error) {
+	headers := formatHeaders(o.Format)
+	se, isStruct := enc.(*structEncoder)
+	if !isStruct {
+		if o.TimeZoneSet {
+			if _, set := userHeader(o, "timezone", "time_zone"); set {
+				return nil, fmt.Errorf("WithTimeZone and WithLoadHeader(\"timezone\", ...) both set the load's time zone: keep one")
+			}
+			headers["timezone"] = o.TimeZone
+		}
+		for k, v := range o.Headers {
+			headers[k] = v
+		}
+		return headers, nil
+	}
+	if _, set := o.Headers["columns"]; set {
+		return nil, fmt.Errorf("WithColumns(%s): the columns of %v are its fields (tag `doris:\"col\"` names a field's column, `doris:\"-\"` drops a field); WithColumns only fits pre-encoded elements", o.Headers["columns"], t)
+	}
+	if h, set := userHeader(o, "timezone", "time_zone"); set {
+		return nil, fmt.Errorf("WithLoadHeader(%q, ...): Write writes %v's time.Time fields in one zone; use WithTimeZone", h, t)
+	}
+	for _, h := range encodingHeaders {
+		if _, set := o.Headers[h]; set {
+			return nil, fmt.Errorf("WithLoadHeader(%q, ...): Write encodes %v itself; this header only fits pre-encoded elements", h, t)
+		}
+	}
+	if hidden := o.Headers["hidden_columns"]; containsFold(hidden, deleteSignColumn) && !se.hasColumn(deleteSignColumn) {
+		return nil, fmt.Errorf("WithDeleteSign(): %v has no field for column %s, so no row could be deleted; add one, e.g. Deleted bool `doris:\"%s\"`", t, deleteSignColumn, deleteSignColumn)
+	}
+	if seq := o.Headers["function_column.sequence_col"]; seq != "" && !se.hasColumn(seq) {
+		return nil, fmt.Errorf("WithSequenceColumn(%q): %v has no field for that column; Doris needs its value in every row", seq, t)
+	}
+	if o.Format == CSV {
+		// Doris 2.1/3.0 keep the enclosing '"' in the value unless
+		// trim_double_quotes is true (csv_reader.cpp: _not_trim_enclose);
+		// master trims it with enclose alone (PR #54937) and, with it true,
+		// trims a '"' pair left at a value's ends, which Write's escaping
+		// never leaves. So it is right on both.
+		headers["trim_double_quotes"] = "true"
+	}
+	headers["columns"] = se.columns()
+	headers["timezone"] = o.TimeZone
+	for k, v := range o.Headers {
+		headers[k] = v
+	}
+	return headers, nil
+}
+
+// userHeader reports the first of names the user set with WithLoadHeader.
+func userHeader(o *writeOptions, names ...string) (string, bool) {
+	for _, n := range names {
+		if _, ok := o.Headers[n]; ok {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+func containsFold(list, name string) bool {
+	for _, c := range strings.Split(list, ",") {
+		if strings.EqualFold(strings.TrimSpace(c), name) {
+			return true
+		}
+	}
+	return false
+}
