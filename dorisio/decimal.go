@@ -2,7 +2,8 @@ package dorisio
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/textfmt"
 )
 
 // Decimal is an exact decimal number for DECIMAL columns, kept as text so
@@ -23,9 +24,9 @@ type Decimal string
 // an optional exponent ("1.5e-3"). The Decimal holds the plain form
 // ("0.0015"): DECIMAL columns take plain text on every Doris version.
 func ParseDecimal(s string) (Decimal, error) {
-	plain, err := plainDecimal(s)
+	plain, err := textfmt.PlainDecimal(s)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("dorisio.Decimal %q: %w", s, err)
 	}
 	return Decimal(plain), nil
 }
@@ -35,79 +36,10 @@ func (d Decimal) String() string { return string(d) }
 
 // appendDecimalText appends the plain form of decimal text s.
 func appendDecimalText(dst []byte, s string) ([]byte, error) {
-	plain, err := plainDecimal(s)
+	plain, err := textfmt.PlainDecimal(s)
 	if err != nil {
-		return dst, err
+		return dst, fmt.Errorf("dorisio.Decimal %q: %w", s, err)
 	}
 	return append(dst, plain...), nil
 }
 
-// plainDecimal validates s and rewrites an exponent form as plain digits.
-func plainDecimal(s string) (string, error) {
-	bad := func() (string, error) {
-		return "", fmt.Errorf("dorisio.Decimal %q is not a decimal number (want [+-]digits[.digits][e[+-]digits])", s)
-	}
-	body, sign := s, ""
-	if body != "" && (body[0] == '+' || body[0] == '-') {
-		if body[0] == '-' {
-			sign = "-"
-		}
-		body = body[1:]
-	}
-	mant, exp := body, 0
-	if i := strings.IndexAny(body, "eE"); i >= 0 {
-		mant = body[:i]
-		e := body[i+1:]
-		neg := false
-		if e != "" && (e[0] == '+' || e[0] == '-') {
-			neg, e = e[0] == '-', e[1:]
-		}
-		if e == "" || len(e) > 4 || !isDigits(e) {
-			return bad()
-		}
-		for _, c := range e {
-			exp = exp*10 + int(c-'0')
-		}
-		if neg {
-			exp = -exp
-		}
-	}
-	ip, fp, _ := strings.Cut(mant, ".")
-	if ip+fp == "" || !isDigits(ip) || !isDigits(fp) {
-		return bad()
-	}
-	if exp == 0 && !strings.ContainsAny(body, "eE") {
-		if ip == "" {
-			ip = "0"
-		}
-		if fp == "" {
-			return sign + ip, nil
-		}
-		return sign + ip + "." + fp, nil
-	}
-	// Move the point by exp over the digits ip+fp.
-	digits, point := ip+fp, len(ip)+exp
-	switch {
-	case point <= 0:
-		digits, point = strings.Repeat("0", 1-point)+digits, 1
-	case point > len(digits):
-		digits += strings.Repeat("0", point-len(digits))
-	}
-	ip, fp = strings.TrimLeft(digits[:point], "0"), strings.TrimRight(digits[point:], "0")
-	if ip == "" {
-		ip = "0"
-	}
-	if fp == "" {
-		return sign + ip, nil
-	}
-	return sign + ip + "." + fp, nil
-}
-
-func isDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}

@@ -109,10 +109,15 @@ func (e *chunkEncoder) encode(elem any) (string, []byte, int64, error) {
 // maxKeptBuffer bounds the encoding buffer an encoder keeps between elements.
 const maxKeptBuffer = 1 << 20
 
-// formatHeaders are the headers each format needs.
+// formatHeaders are the headers each format needs. CSV: Doris 2.1/3.0 keep
+// a '"' enclose in the value unless trim_double_quotes is true
+// (csv_reader.cpp: _not_trim_enclose = !_trim_double_quotes && _enclose ==
+// '"'); master trims it with enclose alone (PR #54937) and, with
+// trim_double_quotes, also trims a '"' pair left at both ends of a value,
+// which escaping every '"' inside never leaves. So it is right on both.
 func formatHeaders(f Format) map[string]string {
 	if f == JSON {
 		return map[string]string{"format": "json", "read_json_by_line": "true"}
 	}
-	return map[string]string{"format": "csv", "column_separator": ",", "enclose": `"`, "escape": `\`}
+	return map[string]string{"format": "csv", "column_separator": ",", "enclose": `"`, "escape": `\`, "trim_double_quotes": "true"}
 }

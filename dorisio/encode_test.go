@@ -217,7 +217,7 @@ func TestValuesDorisWouldNotStoreAreErrorsNamingFieldAndRow(t *testing.T) {
 		{"a negative year", timeRow{ID: 4, At: time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC)}, []string{"field timeRow.At", "outside"}},
 		{"NaN without a known FLOAT column", floatRow{ID: 5, X: math.NaN()}, []string{"field floatRow.X (column x)", "ID:5", "NaN and ±Inf can only be loaded into FLOAT or DOUBLE columns"}},
 		{"+Inf without a known FLOAT column", floatRow{ID: 6, X: math.Inf(1)}, []string{"field floatRow.X", "FLOAT or DOUBLE"}},
-		{"a Decimal that is not a number", decRow{ID: 7, D: "1,5"}, []string{"field decRow.D (column d)", `dorisio.Decimal "1,5" is not a decimal number`}},
+		{"a Decimal that is not a number", decRow{ID: 7, D: "1,5"}, []string{"field decRow.D (column d)", `dorisio.Decimal "1,5": not a decimal number`}},
 		{"a Rat without finite expansion", decRow{ID: 8, D: "1", R: big.NewRat(1, 3)}, []string{"field decRow.R", "1/3 has no finite decimal expansion"}},
 	}
 	for _, tc := range tests {

@@ -47,14 +47,6 @@ func loadHeaders(t reflect.Type, enc elemEncoder, o *writeOptions) (map[string]s
 	if seq := o.Headers["function_column.sequence_col"]; seq != "" && !se.hasColumn(seq) {
 		return nil, fmt.Errorf("WithSequenceColumn(%q): %v has no field for that column; Doris needs its value in every row", seq, t)
 	}
-	if o.Format == CSV {
-		// Doris 2.1/3.0 keep the enclosing '"' in the value unless
-		// trim_double_quotes is true (csv_reader.cpp: _not_trim_enclose);
-		// master trims it with enclose alone (PR #54937) and, with it true,
-		// trims a '"' pair left at a value's ends, which Write's escaping
-		// never leaves. So it is right on both.
-		headers["trim_double_quotes"] = "true"
-	}
 	headers["columns"] = se.columns()
 	headers["timezone"] = o.TimeZone
 	for k, v := range o.Headers {

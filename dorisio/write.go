@@ -157,6 +157,9 @@ func (fn *writeFn) Setup(ctx context.Context) error {
 	// Keep enough chunks for a full set of buffered and uploading batches.
 	fn.pool = &chunkPool{max: int((fn.Opts.MaxBufferedBytes + int64(fn.Opts.LoadsInFlight)*fn.Opts.MaxBatchBytes) / chunkSize)}
 	fn.client, err = newClient(fn.Conn, fn.Opts.Retry)
+	if err == nil {
+		err = checkColumns(ctx, fn.client, fn.DB, fn.Table, fn.enc)
+	}
 	if err != nil || !fn.AbortLingering {
 		return err
 	}

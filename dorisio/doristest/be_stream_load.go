@@ -218,7 +218,7 @@ func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backen
 
 	// §1.3 step 8-9: the other headers, with the txn begun.
 	putStart := s.clock.Now()
-	spec, err := table.NewSpec(t.tbl.Schema(), h)
+	spec, err := table.NewSpecFor(s.cfg.version, t.tbl.Schema(), h)
 	res.putMs = since(putStart)
 	if err != nil {
 		s.txns.rollback(t, err.Error())

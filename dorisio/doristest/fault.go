@@ -74,6 +74,8 @@ const (
 	EndpointLoadState
 	// EndpointQuery is POST /api/query/{ns}/{db} (FE).
 	EndpointQuery
+	// EndpointSchema is GET /api/{db}/{tbl}/_schema (FE).
+	EndpointSchema
 )
 
 // Fault describes one injected fault. Zero values: Endpoint 0 = every
@@ -151,8 +153,8 @@ func (s *Server) Inject(f Fault) *FaultHandle {
 	applies := map[FaultKind][]Endpoint{
 		ResetMidBody:        {EndpointLoad},
 		ResetAfterBody:      {EndpointLoad},
-		Proxy502:            {EndpointLoad, Endpoint2PC, EndpointLoadState, EndpointQuery},
-		SlowFE:              {EndpointLoad, Endpoint2PC, EndpointLoadState, EndpointQuery},
+		Proxy502:            {EndpointLoad, Endpoint2PC, EndpointLoadState, EndpointQuery, EndpointSchema},
+		SlowFE:              {EndpointLoad, Endpoint2PC, EndpointLoadState, EndpointQuery, EndpointSchema},
 		LoseReply:           {EndpointLoad, Endpoint2PC},
 		PublishTimeout:      {EndpointLoad},
 		BackendDown:         {EndpointLoad, Endpoint2PC},

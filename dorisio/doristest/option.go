@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest/internal/table"
 )
 
 // Option configures NewServer. Options are applied in order; a bad value
@@ -22,6 +24,7 @@ type config struct {
 	fakeClock        *FakeClock
 	addr             string
 	logger           *slog.Logger
+	version          table.Version
 }
 
 func defaultConfig() config {
@@ -33,6 +36,38 @@ func defaultConfig() config {
 		labelRetention:   43200 * time.Second,  // streaming_label_keep_max_second
 		runningTxnQuota:  1000,                 // max_running_txn_num_per_db (2.x/3.0)
 		addr:             "127.0.0.1:0",
+		version:          mustVersion(DefaultDorisVersion),
+	}
+}
+
+// DefaultDorisVersion is the Doris version the server plays unless
+// WithDorisVersion says otherwise: the default of the repository's
+// integration/doris/docker-compose.yml.
+const DefaultDorisVersion = table.DefaultVersion
+
+func mustVersion(v string) table.Version {
+	pv, err := table.ParseVersion(v)
+	if err != nil {
+		panic("doristest: " + err.Error())
+	}
+	return pv
+}
+
+// WithDorisVersion sets the Doris version whose behaviour the server
+// follows where versions differ ("2.1.7", "3.0.4", "4.0.1", or "master"):
+// whether a '"' enclose is trimmed without trim_double_quotes (2.x/3.0 keep
+// it; 4.0 and master do not), whether a partial update without a columns
+// header is refused (2.x/3.0) or a full-row upsert (4.0, master), and the
+// error-log text of a CSV line that is not UTF-8. Default
+// DefaultDorisVersion. A version before 2.0 or not of the form
+// MAJOR.MINOR[.PATCH] panics.
+func WithDorisVersion(v string) Option {
+	return func(c *config) {
+		pv, err := table.ParseVersion(v)
+		if err != nil {
+			panic("doristest: WithDorisVersion: " + err.Error())
+		}
+		c.version = pv
 	}
 }
 

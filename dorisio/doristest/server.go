@@ -19,7 +19,8 @@ import (
 //   - One FE and N BEs, each with its own listener and http.Server (§0).
 //   - FE paths: stream load and 2PC redirects (§1.1, §1.2, §1.4),
 //     get_load_state (§1.5), backends (§1.6), health (§1.7), query
-//     (§12.1), cancel (§12.4), and the doristest rows/txns JSON API.
+//     (§12.1), cancel (§12.4), table schema (schema.go), and the doristest
+//     rows/txns JSON API.
 //   - BE paths: stream load (§1.3), 2PC (§1.4), error log (§7), health
 //     (§1.7); anything else is 404 `Not Found`.
 //   - Close waits for in-flight requests and logs the loads it waits on.
@@ -344,6 +345,8 @@ func (s *Server) serveFE(w http.ResponseWriter, r *http.Request) {
 		s.feLoadState(w, r, p[1])
 	case n == 3 && p[2] == "_cancel" && r.Method == http.MethodPost:
 		s.feCancel(w, r, p[1])
+	case n == 4 && p[3] == "_schema" && r.Method == http.MethodGet:
+		s.feSchema(w, r, p[1], p[2])
 	default:
 		notFound(w)
 	}

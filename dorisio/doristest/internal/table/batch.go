@@ -177,7 +177,7 @@ func (rb *rowBuilder) add(fields []field, src source) {
 			continue
 		}
 		var st convStatus
-		rb.scratch, st = appendValue(rb.scratch, cols[i].Type, f.v)
+		rb.scratch, st = appendValueIn(rb.scratch, cols[i].Type, f.v, sp.loc)
 		rb.tag[i] = tagValue + uint64(len(rb.scratch)-rb.start[i])
 		switch st {
 		case convOK:

@@ -108,7 +108,7 @@ func (s *enclosedScanner) record(pos int) (end, next int, ok bool) {
 // runs to the end of the body. ok is false when the window ends first.
 func (s *enclosedScanner) closeEnclosed(j int) (after int, closed, ok bool) {
 	sp, data, n := s.sp, s.data, len(s.data)
-	useEsc := sp.escape != sp.enclose
+	useEsc := sp.hasEscape && sp.escape != sp.enclose
 	for {
 		k := n
 		if j < n {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // Parse reads the whole (already decompressed) body r and returns the parsed batch.
@@ -177,13 +178,13 @@ type csvReader struct {
 	data   []byte
 	pos    int
 	fields []field
-	unesc  []byte     // unescaped enclosed values of the current record
-	refs   []fieldRef // enclosed mode: fields as offsets until the record is complete
+	unesc  []byte     // unescaped values of the current record
+	refs   []fieldRef // the current record's fields as raw offsets into data
 }
 
 type fieldRef struct {
-	inUnesc bool // value lives in unesc (else in data)
-	s, e    int
+	enclosed bool // starts with the enclose character and ends right after its closing one
+	s, e     int
 }
 
 // next returns the next record's fields and its raw text (without the delimiter);
@@ -196,6 +197,7 @@ func (c *csvReader) next() (fields []field, raw []byte, ok bool) {
 		return c.nextEnclosed()
 	}
 	sp := c.sp
+	start := c.pos
 	rest := c.data[c.pos:]
 	line := rest
 	if i := indexOf(rest, sp.lineDelim); i >= 0 {
@@ -204,29 +206,91 @@ func (c *csvReader) next() (fields []field, raw []byte, ok bool) {
 	} else {
 		c.pos = len(c.data)
 	}
-	c.fields = c.fields[:0]
+	c.refs = c.refs[:0]
+	off := start
 	v := line
 	for {
 		i := indexOf(v, sp.colSep)
 		if i < 0 {
-			c.fields = append(c.fields, c.plain(v))
+			c.refs = append(c.refs, fieldRef{s: off, e: off + len(v)})
 			break
 		}
-		c.fields = append(c.fields, c.plain(v[:i]))
+		c.refs = append(c.refs, fieldRef{s: off, e: off + i})
 		v = v[i+len(sp.colSep):]
+		off += i + len(sp.colSep)
 	}
-	return c.fields, line, true
+	return c.resolve(), line, true
 }
 
-// plain builds a field from unenclosed text.
-func (c *csvReader) plain(v []byte) field {
-	if len(v) == 2 && v[0] == '\\' && v[1] == 'N' {
-		return field{null: true}
+// resolve turns the current record's raw fields into values, as the BE's
+// field splitter and string deserializer do:
+//   - `\N` (as written) is NULL.
+//   - An enclosed field loses its enclose characters, unless the version keeps a
+//     '"' enclose without trim_double_quotes (2.x/3.0); with trim_double_quotes a
+//     '"' pair left at both ends is trimmed too.
+//   - Without enclose, trim_double_quotes strips a '"' pair at both ends.
+//   - With an `escape` header every value is unescaped (escape_string_for_csv):
+//     the escape character makes the next byte literal (an unquoted C:\temp\new
+//     becomes C:tempnew) and a doubled enclose character is one.
+func (c *csvReader) resolve() []field {
+	sp, data := c.sp, c.data
+	c.unesc = c.unesc[:0]
+	type span struct {
+		s, e int
+		null bool
 	}
-	if c.sp.trimDQ && len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
-		v = v[1 : len(v)-1]
+	spans := make([]span, len(c.refs))
+	for i, r := range c.refs {
+		v := data[r.s:r.e]
+		if !r.enclosed && len(v) == 2 && v[0] == '\\' && v[1] == 'N' {
+			spans[i].null = true
+			continue
+		}
+		switch {
+		case r.enclosed && sp.trimsEnclose():
+			v = v[1 : len(v)-1]
+			if sp.trimDQ && len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+				v = v[1 : len(v)-1]
+			}
+		case !r.enclosed && sp.trimDQ && len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"':
+			v = v[1 : len(v)-1]
+		}
+		s := len(c.unesc)
+		if sp.hasEscape {
+			c.unesc = unescapeCSV(c.unesc, v, sp.escape, sp.enclose)
+		} else {
+			c.unesc = append(c.unesc, v...)
+		}
+		spans[i] = span{s: s, e: len(c.unesc)}
 	}
-	return field{v: v}
+	c.fields = c.fields[:0]
+	for _, sp := range spans {
+		if sp.null {
+			c.fields = append(c.fields, field{null: true})
+			continue
+		}
+		c.fields = append(c.fields, field{v: c.unesc[sp.s:sp.e]})
+	}
+	return c.fields
+}
+
+// unescapeCSV appends src to dst unescaped as the BE's escape_string_for_csv
+// does: an escape byte, or the first of two quote bytes, makes the next byte
+// literal.
+func unescapeCSV(dst, src []byte, esc, quote byte) []byte {
+	escNext := false
+	for i := 0; i < len(src); i++ {
+		ch := src[i]
+		if ch == esc || quote != 0 && ch == quote && i+1 < len(src) && src[i+1] == quote {
+			escNext = !escNext
+		} else {
+			escNext = false
+		}
+		if !escNext {
+			dst = append(dst, ch)
+		}
+	}
+	return dst
 }
 
 // nextEnclosed reads one record where fields starting with the enclose character may
@@ -234,25 +298,22 @@ func (c *csvReader) plain(v []byte) field {
 func (c *csvReader) nextEnclosed() ([]field, []byte, bool) {
 	sp, data := c.sp, c.data
 	start := c.pos
-	c.refs, c.unesc = c.refs[:0], c.unesc[:0]
+	c.refs = c.refs[:0]
 	delimAt := -2 // cached absolute position of the next line delimiter (-1 none)
 	end := len(data)
 	pos := c.pos
 	for {
 		fs := pos
 		if pos < len(data) && data[pos] == sp.enclose {
-			us := len(c.unesc)
 			j, closed := pos+1, false
 			for j < len(data) {
 				ch := data[j]
-				if ch == sp.escape && sp.escape != sp.enclose && j+1 < len(data) {
-					c.unesc = append(c.unesc, data[j+1])
+				if sp.hasEscape && ch == sp.escape && sp.escape != sp.enclose && j+1 < len(data) {
 					j += 2
 					continue
 				}
 				if ch == sp.enclose {
 					if j+1 < len(data) && data[j+1] == sp.enclose {
-						c.unesc = append(c.unesc, ch)
 						j += 2
 						continue
 					}
@@ -260,17 +321,16 @@ func (c *csvReader) nextEnclosed() ([]field, []byte, bool) {
 					closed = true
 					break
 				}
-				c.unesc = append(c.unesc, ch)
 				j++
 			}
 			pos = j
-			if closed && (pos == len(data) || hasAt(data, pos, sp.colSep) || hasAt(data, pos, sp.lineDelim)) {
-				c.refs = append(c.refs, fieldRef{inUnesc: true, s: us, e: len(c.unesc)})
-			} else if !closed {
+			switch {
+			case closed && (pos == len(data) || hasAt(data, pos, sp.colSep) || hasAt(data, pos, sp.lineDelim)):
+				c.refs = append(c.refs, fieldRef{enclosed: true, s: fs, e: pos})
+			case !closed:
 				c.refs = append(c.refs, fieldRef{s: fs, e: len(data)}) // unterminated: rest of body, verbatim
-			} else {
+			default:
 				// Text after the closing enclose: keep the whole field verbatim.
-				c.unesc = c.unesc[:us]
 				delimAt = -2
 				pos = c.plainEnd(pos, &delimAt)
 				c.refs = append(c.refs, fieldRef{s: fs, e: pos})
@@ -295,15 +355,7 @@ func (c *csvReader) nextEnclosed() ([]field, []byte, bool) {
 		end, c.pos = pos, pos+len(sp.lineDelim) // at a line delimiter
 		break
 	}
-	c.fields = c.fields[:0]
-	for _, r := range c.refs {
-		if r.inUnesc {
-			c.fields = append(c.fields, field{v: c.unesc[r.s:r.e]})
-		} else {
-			c.fields = append(c.fields, c.plain(data[r.s:r.e]))
-		}
-	}
-	return c.fields, data[start:end], true
+	return c.resolve(), data[start:end], true
 }
 
 // plainEnd returns the position of the next column separator or line delimiter at or
@@ -346,6 +398,11 @@ func (sp *Spec) parseCSV(data []byte, b *Batch) {
 		}
 		if len(raw) == 0 {
 			continue // Doris skips empty lines
+		}
+		if !utf8.Valid(raw) { // CsvReader::_validate_line, before the line is split
+			b.Total++
+			rb.reject(source{text: raw}, sp.version.invalidUTF8Reason)
+			continue
 		}
 		if len(fields) != want {
 			b.Total++

@@ -303,6 +303,14 @@ func (p *ddlParser) typ() (Type, error) {
 	if err != nil {
 		return Type{}, fmt.Errorf("expected a type at %s", at)
 	}
+	switch strings.ToUpper(word) {
+	case "ARRAY", "MAP", "STRUCT":
+		return p.complexType(word)
+	case "JSON", "JSONB":
+		return Type{Kind: JSON}, nil
+	case "VARIANT":
+		return Type{Kind: Variant}, nil
+	}
 	a, b, n, err := p.args()
 	if err != nil {
 		return Type{}, err

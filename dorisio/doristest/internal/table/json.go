@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // pathStep is one step of a JSON path: a key, or an array index when key is "" and
@@ -158,6 +159,10 @@ type jsonRows struct {
 
 // doc parses one JSON document (a line).
 func (j *jsonRows) doc(text []byte) {
+	if !utf8.Valid(text) { // the JSON parser takes only UTF-8
+		j.bad(errors.New("The input is not valid UTF-8"), text)
+		return
+	}
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.UseNumber()
 	var v any
@@ -284,8 +289,11 @@ func jsonField(v any, found bool) field {
 		return field{v: []byte(x)}
 	case json.Number:
 		return field{v: []byte(x)}
-	case bool:
-		return field{v: []byte(strconv.FormatBool(x))}
+	case bool: // the JSON reader writes true/false as 1/0 (new_json_reader.cpp)
+		if x {
+			return field{v: []byte{'1'}}
+		}
+		return field{v: []byte{'0'}}
 	}
 	out, _ := json.Marshal(v)
 	return field{v: out}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/textfmt"
 )
@@ -51,7 +52,10 @@ type Spec struct {
 	enclose    byte
 	hasEnclose bool
 	escape     byte
+	hasEscape  bool // an escape header was given: values are unescaped
 	trimDQ     bool
+	version    Version
+	loc        *time.Location // the load's time zone (timezone header)
 	skipLines  int
 
 	src       []string // names of the fields of each source row, in source order
@@ -78,9 +82,15 @@ type Spec struct {
 // into s. Headers that do not concern the data (label, timeout, two_phase_commit, ...)
 // are ignored. A bad value returns a *HeaderError.
 func NewSpec(s *Schema, h http.Header) (*Spec, error) {
+	v, _ := ParseVersion(DefaultVersion)
+	return NewSpecFor(v, s, h)
+}
+
+// NewSpecFor is NewSpec for Doris version v, where versions differ.
+func NewSpecFor(v Version, s *Schema, h http.Header) (*Spec, error) {
 	hv := lowerKeys(h)
 	get := func(name string) string { return strings.TrimSpace(hv[name]) }
-	sp := &Spec{schema: s, colSep: []byte{'\t'}, lineDelim: []byte{'\n'}, escape: '\\', seqIdx: -1, deleteIdx: -1}
+	sp := &Spec{schema: s, colSep: []byte{'\t'}, lineDelim: []byte{'\n'}, escape: '\\', seqIdx: -1, deleteIdx: -1, version: v}
 
 	switch f := strings.ToLower(get("format")); f {
 	case "", "csv":
@@ -116,7 +126,15 @@ func NewSpec(s *Schema, h http.Header) (*Spec, error) {
 		if len(v) != 1 {
 			return nil, headerErr("[INVALID_ARGUMENT]escape must be single-char, actually is %s", v)
 		}
-		sp.escape = v[0]
+		sp.escape, sp.hasEscape = v[0], true
+	}
+	sp.loc = defaultLoadZone
+	if tz := firstNonEmpty(get("timezone"), get("time_zone")); tz != "" {
+		loc, ok := parseLoadZone(tz)
+		if !ok {
+			return nil, feErr("Unknown or incorrect time zone: '%s'", tz)
+		}
+		sp.loc = loc
 	}
 	if sp.trimDQ, err = boolHeader(get, "trim_double_quotes"); err != nil {
 		return nil, err
@@ -163,6 +181,9 @@ func NewSpec(s *Schema, h http.Header) (*Spec, error) {
 	default:
 		return nil, unsupported("unique_key_update_mode %s", get("unique_key_update_mode"))
 	}
+	if sp.partial && get("columns") == "" && v.partialWithoutColumnsIsUpsert() {
+		sp.partial = false // the planner lists every column: a full-row upsert
+	}
 	if err := sp.columns(get("columns"), get("hidden_columns")); err != nil {
 		return nil, err
 	}
@@ -177,7 +198,7 @@ func NewSpec(s *Schema, h http.Header) (*Spec, error) {
 			return nil, err
 		}
 	}
-	if err := sp.uniqueOptions(get("function_column.sequence_col")); err != nil {
+	if err := sp.uniqueOptions(get("function_column.sequence_col"), get("columns") != ""); err != nil {
 		return nil, err
 	}
 	return sp, nil
@@ -369,14 +390,15 @@ func (sp *Spec) mergeOptions(mt, del string) error {
 }
 
 // uniqueOptions checks partial_columns and the sequence column.
-func (sp *Spec) uniqueOptions(seq string) error {
+func (sp *Spec) uniqueOptions(seq string, explicitColumns bool) error {
 	s := sp.schema
 	if sp.partial {
 		if !s.IsUnique() {
 			return feErr("Only unique key merge on write support partial update")
 		}
 		for _, k := range s.UniqueKey {
-			if sp.mapped[s.Index(k)] < 0 {
+			// Without a columns header 2.x/3.0 plan with an empty column list.
+			if !explicitColumns || sp.mapped[s.Index(k)] < 0 {
 				return feErr("Partial update should include all key columns, missing: %s", k)
 			}
 		}
@@ -397,6 +419,20 @@ func (sp *Spec) uniqueOptions(seq string) error {
 		sp.seqIdx = i
 	}
 	return nil
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// trimsEnclose reports whether an enclosed field loses its enclose characters.
+func (sp *Spec) trimsEnclose() bool {
+	return sp.trimDQ || sp.enclose != '"' || sp.version.encloseTrimsAlone()
 }
 
 // TooManyFiltered applies max_filter_ratio: Doris fails the load when

@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/textfmt"
 )
 
 // Kind is a Doris column type family.
@@ -26,12 +30,18 @@ const (
 	String
 	Date
 	DateTime
+	Array   // ARRAY<T>: Elems[0]
+	Map     // MAP<K,V>: Elems[0], Elems[1]
+	Struct  // STRUCT<name:T,...>: Fields, Elems
+	JSON    // JSON (JSONB)
+	Variant // VARIANT
 )
 
 var kindNames = map[Kind]string{
 	TinyInt: "TINYINT", SmallInt: "SMALLINT", Int: "INT", BigInt: "BIGINT", LargeInt: "LARGEINT",
 	Boolean: "BOOLEAN", Float: "FLOAT", Double: "DOUBLE", Decimal: "DECIMAL", Char: "CHAR",
 	Varchar: "VARCHAR", String: "STRING", Date: "DATE", DateTime: "DATETIME",
+	Array: "ARRAY", Map: "MAP", Struct: "STRUCT", JSON: "JSON", Variant: "VARIANT",
 }
 
 func (k Kind) String() string {
@@ -46,6 +56,8 @@ func (k Kind) String() string {
 type Type struct {
 	Kind                     Kind
 	Length, Precision, Scale int
+	Elems                    []Type   // ARRAY, MAP and STRUCT element types
+	Fields                   []string // STRUCT field names
 }
 
 func (t Type) String() string {
@@ -58,6 +70,16 @@ func (t Type) String() string {
 		if t.Scale > 0 {
 			return fmt.Sprintf("DATETIME(%d)", t.Scale)
 		}
+	case Array:
+		return fmt.Sprintf("ARRAY<%s>", t.Elems[0])
+	case Map:
+		return fmt.Sprintf("MAP<%s,%s>", t.Elems[0], t.Elems[1])
+	case Struct:
+		parts := make([]string, len(t.Fields))
+		for i, f := range t.Fields {
+			parts[i] = f + ":" + t.Elems[i].String()
+		}
+		return "STRUCT<" + strings.Join(parts, ",") + ">"
 	}
 	return t.Kind.String()
 }
@@ -87,9 +109,17 @@ const (
 )
 
 // appendValue converts the source text v to the canonical text of type t and appends
-// it to dst. On failure dst is returned unchanged.
+// it to dst. On failure dst is returned unchanged. Zone-suffixed DATETIME text is
+// converted to the default load time zone (defaultLoadZone).
 func appendValue(dst []byte, t Type, v []byte) ([]byte, convStatus) {
+	return appendValueIn(dst, t, v, defaultLoadZone)
+}
+
+// appendValueIn is appendValue for a load whose time zone is loc.
+func appendValueIn(dst []byte, t Type, v []byte, loc *time.Location) ([]byte, convStatus) {
 	switch t.Kind {
+	case Array, Map, Struct, JSON, Variant:
+		return appendComplex(dst, t, v, loc)
 	case Char, Varchar:
 		if len(v) > t.Length {
 			return dst, convTooLong
@@ -122,15 +152,18 @@ func appendValue(dst []byte, t Type, v []byte) ([]byte, convStatus) {
 		if t.Kind == Float {
 			bits = 32
 		}
-		f, err := strconv.ParseFloat(string(v), bits)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return dst, convBad
-		}
-		return strconv.AppendFloat(dst, f, 'g', -1, bits), convOK
+		return appendFloat(dst, v, bits)
 	case Decimal:
+		if bytes.ContainsAny(v, "eE") { // string_to_decimal takes an exponent (master)
+			plain, err := textfmt.PlainDecimal(string(v))
+			if err != nil {
+				return dst, convBad
+			}
+			v = []byte(plain)
+		}
 		return appendDecimal(dst, t, v)
 	case Date, DateTime:
-		return appendDateTime(dst, t, v)
+		return appendDateTimeIn(dst, t, v, loc)
 	}
 	return dst, convBad
 }

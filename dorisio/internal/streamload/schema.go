@@ -1,0 +1,63 @@
+package streamload
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+)
+
+// Column is one visible column of a table, as the FE's schema endpoint
+// lists it: its name and the FE's type name (INT, VARCHAR, DOUBLE,
+// DECIMAL128, DATETIMEV2, ARRAY, ...).
+type Column struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+// TableColumns reads the visible columns of db.table from
+// GET {fe}/api/{db}/{table}/_schema (Doris TableSchemaAction; it needs SELECT
+// on the table). One attempt: callers use the answer to check their own
+// column names and can go on without it. Any other answer is an *Error
+// quoting the FE: refused credentials or privileges (Kind ErrAuth), an
+// unknown table, or something that is not the FE's envelope (an FE too old
+// to have the endpoint, a proxy).
+func (c *Client) TableColumns(ctx context.Context, db, table string) ([]Column, error) {
+	u := c.eps.feBase() + "/api/" + url.PathEscape(db) + "/" + url.PathEscape(table) + "/_schema"
+	e := &Error{Op: "table schema", DB: db, Table: table, Attempts: 1}
+	resp, err := c.send(ctx, request{method: http.MethodGet, url: u, timeout: c.smallTimeout()})
+	if err != nil {
+		e.Cause = err
+		return nil, e
+	}
+	e.HTTPStatus, e.Body = resp.status, c.redact(excerpt(resp.body))
+	var env struct {
+		Code *int64          `json:"code"`
+		Data json.RawMessage `json:"data"`
+	}
+	if json.Unmarshal(resp.body, &env) != nil || env.Code == nil {
+		e.Cause = fmt.Errorf("GET %s answered something that is not the FE's JSON envelope", resp.url)
+		return nil, e
+	}
+	if *env.Code != 0 || resp.status != http.StatusOK {
+		var text string
+		if json.Unmarshal(env.Data, &text) != nil {
+			text = string(env.Data)
+		}
+		e.Message = c.redact(text)
+		e.Cause = fmt.Errorf("FE answered code %d", *env.Code)
+		if classifyEnvelopeError(*env.Code, text).kind == ErrAuth {
+			e.Kind = ErrAuth
+		}
+		return nil, e
+	}
+	var data struct {
+		Properties []Column `json:"properties"`
+	}
+	if err := json.Unmarshal(env.Data, &data); err != nil || len(data.Properties) == 0 {
+		e.Cause = fmt.Errorf("GET %s answered no columns under data.properties", resp.url)
+		return nil, e
+	}
+	return data.Properties, nil
+}
