@@ -42,4 +42,3 @@ func appendDecimalText(dst []byte, s string) ([]byte, error) {
 	}
 	return append(dst, plain...), nil
 }
-
