@@ -17,7 +17,10 @@ import (
 //
 // Fields of type *big.Rat, *big.Float and *big.Int are written as exact
 // decimal text too; a *big.Rat with no finite decimal expansion (1/3) is an
-// error: round it to the column's scale first.
+// error: round it to the column's scale first. Beam's default coder does not
+// carry the value of these types from one stage to the next (their fields
+// are unexported): use them only in a struct built by a DoFn fused with
+// Write; Decimal survives every coder.
 type Decimal string
 
 // ParseDecimal checks s: an optional sign, digits with an optional '.', and
