@@ -81,6 +81,22 @@
 // commits, already_committed; distributions load_latency_ms and
 // commit_latency_ms.
 //
+// # Values
+//
+// Every value lands as given, or the bundle fails with an error naming the
+// table, the field, its column and the row; nothing becomes NULL silently.
+// Struct fields: bool, integers, floats (plain decimal text; NaN and ±Inf
+// only into FLOAT/DOUBLE columns), string, []byte and TextMarshaler (UTF-8
+// only), time.Time (converted to WithTimeZone's zone, default UTC, and sent
+// as the load's timezone; years 0..9999; truncated to microseconds),
+// Decimal and *big.Rat/Float/Int (exact decimal text), and with
+// WithFormat(JSON) slices, arrays, maps, nested structs and json.RawMessage
+// for ARRAY, MAP, STRUCT, JSON and VARIANT columns. Pointers are nullable.
+// At Setup Write reads the table's columns from the FE (GET
+// /api/{db}/{table}/_schema, SELECT privilege) and fails if a field names a
+// column the table lacks; where the FE cannot answer it logs a warning.
+// Pre-encoded rows are joined and counted by the load's line_delimiter.
+//
 // # Testing
 //
 // Package doristest is a Doris-compatible server in the spirit of

@@ -69,7 +69,7 @@ func randRows(r *rand.Rand, n int) []randRow {
 			s := randString(r)
 			v.P = &s
 		}
-		sec := r.Int63n(253402300799 + 62135596800 - 24*3600) - 62135596800 + 12*3600 // years 0001..9999 with room for any zone
+		sec := r.Int63n(253402300799+62135596800-24*3600) - 62135596800 + 12*3600 // years 0001..9999 with room for any zone
 		v.At = time.Unix(sec, r.Int63n(1e9)).In(zones[r.Intn(len(zones))])
 		whole := strconv.FormatInt(r.Int63n(1e18), 10)
 		v.D = Decimal(fmt.Sprintf("%s%s.%d", []string{"", "-"}[r.Intn(2)], whole, r.Intn(1e9)))

@@ -14,7 +14,9 @@ type Format string
 
 const (
 	// CSV is Doris' fastest text path. Write sends column_separator ",",
-	// enclose '"' and escape '\', quotes every string and writes NULL as \N.
+	// enclose '"', escape '\' and trim_double_quotes true (without it Doris
+	// 2.1/3.0 keep the quotes in the value), quotes every string and writes
+	// NULL as \N. ARRAY/MAP/STRUCT/JSON values need JSON.
 	CSV Format = "csv"
 	// JSON is one JSON object per line (read_json_by_line: true).
 	JSON Format = "json"
@@ -196,9 +198,11 @@ func WithLoadHeader(name, value string) WriteOption {
 	}
 }
 
-// WithColumns sets the Stream Load "columns" header. For struct elements
-// Write derives it from the struct's fields; set it to map or compute columns
-// ("k1,k2,tmp,v=tmp+1") for pre-encoded rows.
+// WithColumns sets the Stream Load "columns" header for pre-encoded rows, to
+// map or compute columns ("k1,k2,tmp,v=tmp+1"). Default: none (the table's
+// columns in order). Struct elements refuse it: their fields are the column
+// list (tag `doris:"col"` names a field's column, `doris:"-"` drops one),
+// sent as "columns" in CSV and JSON loads alike.
 func WithColumns(cols ...string) WriteOption {
 	return func(o *writeOptions) {
 		if len(cols) == 0 {
@@ -231,18 +235,23 @@ func WithMaxFilterRatio(r float64) WriteOption {
 }
 
 // WithPartialColumns enables partial-column update on unique-key tables
-// (partial_columns: true); send the updated columns with WithColumns or a
-// struct's fields.
+// (partial_columns: true; the Flink connector's sink.properties.partial_columns).
+// Default off. The updated columns are a struct's fields or, for pre-encoded
+// rows, WithColumns: without a column list Doris 2.x/3.0 refuse the load and
+// later versions overwrite whole rows.
 func WithPartialColumns() WriteOption { return WithLoadHeader("partial_columns", "true") }
 
-// WithSequenceColumn sets function_column.sequence_col for unique-key tables.
+// WithSequenceColumn sets function_column.sequence_col for unique-key tables
+// (no default). Struct elements must have a field for that column.
 func WithSequenceColumn(col string) WriteOption {
 	return WithLoadHeader("function_column.sequence_col", col)
 }
 
 // WithDeleteSign makes the struct field or CSV column named
 // __DORIS_DELETE_SIGN__ mark deletes on a unique-key table
-// (hidden_columns: __DORIS_DELETE_SIGN__, as the Flink connector does).
+// (hidden_columns: __DORIS_DELETE_SIGN__, as the Flink connector's
+// sink.enable-delete does). Default off. Struct elements must have such a
+// field (a bool, or an integer 1/0); Write refuses the option otherwise.
 func WithDeleteSign() WriteOption {
 	return WithLoadHeader("hidden_columns", "__DORIS_DELETE_SIGN__")
 }

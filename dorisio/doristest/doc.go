@@ -26,7 +26,7 @@
 // PUT /api/{db}[/{tbl}]/_stream_load_2pc (auth checks, then 307 to a BE,
 // never reading the body), GET /api/{db}/get_load_state, GET /api/backends,
 // GET /api/health, POST /api/query/{ns}/{db} (SHOW TRANSACTION only),
-// POST /api/{db}/_cancel, and doristest's own GET /doristest/rows and
+// POST /api/{db}/_cancel, GET /api/{db}/{tbl}/_schema, and doristest's own GET /doristest/rows and
 // GET /doristest/txns. BE (Server.BackendURLs): stream load, 2PC,
 // /api/_load_error_log and /api/health.
 //
@@ -79,6 +79,13 @@
 //   - A load sent without `Expect` that fails in the header phase has its
 //     body read and dropped, so the client always gets the JSON reply (a
 //     real BE may reset the connection instead, §1.3).
+//   - It plays one Doris version (WithDorisVersion, default
+//     DefaultDorisVersion): the enclose/trim_double_quotes rule, partial
+//     updates without columns and the non-UTF-8 line reason follow it;
+//     changes merged into master in 2025 are taken to start with 4.0
+//     (3.1.x is uncertain).
+//   - GET /api/{db}/{tbl}/_schema lists every column with an empty comment
+//     and aggregation_type; tableType is always OLAP.
 //   - `timeout` header values that are not integers are refused with an
 //     INVALID_ARGUMENT text modelled on §3's stoi errors; `merge_type`,
 //     `columns`, `where` and the other data headers behave as package

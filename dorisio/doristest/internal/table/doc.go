@@ -35,9 +35,14 @@
 // its default unless strip_outer_array is given (master, §3); JSONByLine tells the BE.
 //
 // Values are stored canonically: integers without sign or leading zeros, decimals with
-// exactly scale digits (extra digits rounded half-up), FLOAT/DOUBLE in Go's shortest
-// form, BOOLEAN 1/0 (from true/false/1/0), DATE 2006-01-02, DATETIME 2006-01-02 15:04:05
-// (plus n fraction digits for DATETIME(n)), strings as given.
+// exactly scale digits (extra digits rounded half-up; exponent text accepted),
+// FLOAT/DOUBLE in shortest form (plain digits for exponents -4..15, else 1e+300; nan,
+// inf, -inf), BOOLEAN 1/0 (from true/false/1/0; JSON true/false are read as 1/0 for
+// every column, as the JSON reader does), DATE 2006-01-02, DATETIME 2006-01-02
+// 15:04:05 (plus n fraction digits for DATETIME(n); zone-suffixed text converted to
+// the load's timezone, default +08:00), strings as given (unescaped when `escape` is
+// set; a '"' enclose kept before 4.0 without trim_double_quotes), complex types as
+// compact JSON. A CSV line that is not UTF-8, or a JSON document, is filtered.
 //
 // # Unique key tables
 //
@@ -57,13 +62,13 @@
 //   - `where` and `delete` support only `col <op> literal` with AND, OR, NOT, parentheses
 //     and IS [NOT] NULL; no functions, no IN, no column-to-column comparisons.
 //   - Value parsing is narrower than the BE's casts: integers must be plain digits (no
-//     "1.0", no exponent), floats reject NaN/Inf, dates accept YYYY-MM-DD, YYYY/MM/DD,
-//     YYYYMMDD with an optional time; DATETIME fractions are truncated, not rounded.
-//   - Escapes are processed only inside enclosed fields; outside them text is taken as is.
-//     A field with text after its closing enclose character is kept verbatim.
+//     "1.0"), BOOLEAN takes only true/false/1/0, dates accept YYYY-MM-DD, YYYY/MM/DD,
+//     YYYYMMDD with an optional time and zone suffix (Z, +08:00, -0500); DATETIME
+//     fractions are truncated, not rounded. Time zone names are Go's database.
+//   - A field with text after its closing enclose character is kept verbatim.
 //   - A CSV `\r` before `\n` is data.
-//   - JSON rows read every value as text first (numbers as written), so a JSON true
-//     goes into a BOOLEAN but not into an INT column.
+//   - ARRAY, MAP, STRUCT, JSON and VARIANT values are read as JSON text (from CSV too);
+//     MAP and JSON object keys are stored sorted, not in input order.
 //   - Count-only parsing counts lines (non-empty, after skip_lines) and does not apply
 //     `where`, type checks or the delete sign; a count-only unique table counts every
 //     loaded row.
