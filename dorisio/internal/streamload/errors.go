@@ -91,7 +91,12 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, ", message %q", e.Message)
 	}
 	if e.Cause != nil {
-		fmt.Fprintf(&b, ": %v", e.Cause)
+		cause := e.Cause.Error()
+		var inner *Error
+		if e.next != "" && errors.As(e.Cause, &inner) && inner.next != "" {
+			cause = strings.Replace(cause, ". Next: "+inner.next, "", 1) // one next step: ours
+		}
+		fmt.Fprintf(&b, ": %s", cause)
 	}
 	if len(e.ErrorLog) > 0 {
 		fmt.Fprintf(&b, "; error log: %q", strings.Join(e.ErrorLog, " | "))

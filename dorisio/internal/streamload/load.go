@@ -306,8 +306,8 @@ func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 		return nil, stepSettle, l.newErr(resp, r, ErrOutcomeUnknown, errors.New(v.reason))
 	}
 	e := l.newErr(resp, r, v.kind, errors.New(v.reason))
-	switch v.kind {
-	case ErrDataQuality:
+	switch f := refusalFor(r.Message); {
+	case v.kind == ErrDataQuality:
 		e.ErrorLog = c.fetchErrorLog(ctx, r.ErrorURL)
 		if len(e.ErrorLog) == 0 {
 			// The BE's log is often unreachable from workers (§7): point at it.
@@ -317,8 +317,13 @@ func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 			}
 		}
 		e.next = "fix the rejected rows (see the error log) or raise max_filter_ratio; no txn remains"
-	case ErrAuth:
+		if strings.Contains(r.Message, "all partitions have no load data") {
+			e.next = "no row reached the table (every row was filtered, or the body was empty): fix the rows or the where header; no txn remains"
+		}
+	case v.kind == ErrAuth:
 		e.next = "check Config.User, Config.Password and the LOAD privilege on " + l.req.DB + "." + l.req.Table
+	case f != nil:
+		e.next = f.next
 	default:
 		e.next = "fix the request (headers, database, table, label) and load again; no txn remains"
 	}
@@ -347,7 +352,10 @@ func (l *loadCall) labelExists(resp *response, r loadResponse) (*LoadResult, ste
 	if r.ExistingJobStatus == jobFinished {
 		e.next = "the rows under this label are already loaded; skip them, or use a new label prefix"
 	} else {
-		e.next = "another load holds this label; abort txn " + fmt.Sprint(txn) + " or use a new label prefix"
+		e.next = "another load holds this label; abort it by label " + l.req.Label + " or use a new label prefix"
+		if txn > 0 {
+			e.next = "another load holds this label; abort txn " + fmt.Sprint(txn) + " or use a new label prefix"
+		}
 	}
 	return nil, stepDone, e
 }

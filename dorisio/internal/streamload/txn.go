@@ -80,37 +80,52 @@ func (c *Client) settleCommit(ctx context.Context, db string, txnID int64, label
 // Abort aborts a PREPARE or PRECOMMITTED txn by id (by label when txnID <=
 // 0) through PUT {fe}/api/{db}/_stream_load_2pc (§1.4, §5.2).
 //
-// nil means the txn is aborted: now, earlier (a repeated abort), or it is
-// not known to Doris (nothing to abort). Kind ErrTxnCommitted means Doris
-// refused because the txn is COMMITTED/VISIBLE: its rows are in. Kind
-// ErrOutcomeUnknown means every attempt lost its answer; Abort is
-// idempotent, so calling it again is safe. Cancelling ctx stops the call,
-// leaving the abort possibly done.
+// nil means the txn is aborted: now, earlier (a repeated abort), or Doris
+// does not know it and its label (when given) is ABORTED or UNKNOWN:
+// nothing is left to abort. Kind ErrTxnCommitted means the txn, or its
+// label's txn, is COMMITTED/VISIBLE: its rows are in. Kind ErrOutcomeUnknown
+// means every attempt lost its answer, or "not found" could not be settled
+// by the label's state; Abort is idempotent, so calling it again is safe.
+// Cancelling ctx stops the call, leaving the abort possibly done.
 func (c *Client) Abort(ctx context.Context, db string, txnID int64, label string) error {
 	r, e := c.twoPC(ctx, "abort", db, txnID, label)
 	if e != nil {
 		return e
 	}
 	switch r.outcome {
-	case tpcSuccess, tpcAlreadyAborted, tpcNotFound:
+	case tpcSuccess, tpcAlreadyAborted:
 		return nil
 	case tpcCouldNotAbort, tpcAlreadyCommitted:
 		return c.txnErr("abort", db, txnID, label, r, ErrTxnCommitted, nil, "the rows of this txn are already loaded; do not load them again")
-	case tpcRunningNotFound:
-		// By label: the label's txns are final; find out which way.
-		state, err := c.LoadState(ctx, db, label)
-		if err != nil {
-			return c.txnErr("abort", db, txnID, label, r, ErrOutcomeUnknown, err, "call Abort again once get_load_state answers")
-		}
-		if state == StateCommitted || state == StateVisible {
-			return c.txnErr("abort", db, txnID, label, r, ErrTxnCommitted, fmt.Errorf("label state is %s", state),
-				"the rows of this label are already loaded; do not load them again")
-		}
-		return nil
+	case tpcNotFound, tpcRunningNotFound:
+		return c.settleAbort(ctx, db, txnID, label, r)
 	case tpcAuth:
 		return c.txnErr("abort", db, txnID, label, r, ErrAuth, nil, "check Config.User, Config.Password and the LOAD privilege")
 	}
 	return c.txnErr("abort", db, txnID, label, r, nil, errors.New("Doris refused the abort"), "check the database and txn id")
+}
+
+// settleAbort resolves "not found" after an abort by the label's state,
+// as settleCommit does: the txn may have been committed and then cleaned up,
+// which an abort must not report as success.
+func (c *Client) settleAbort(ctx context.Context, db string, txnID int64, label string, r twoPCResponse) error {
+	if label == "" {
+		return nil // only the id was given and Doris does not know it: nothing to abort
+	}
+	state, err := c.LoadState(ctx, db, label)
+	if err != nil {
+		return c.txnErr("abort", db, txnID, label, r, ErrOutcomeUnknown, err, "call Abort again once get_load_state answers")
+	}
+	switch state {
+	case StateCommitted, StateVisible:
+		return c.txnErr("abort", db, txnID, label, r, ErrTxnCommitted, fmt.Errorf("label state is %s", state),
+			"the rows of this label are already loaded; do not load them again")
+	case StatePrepare, StatePrecommitted:
+		// Only reachable by txn id: the label is held by another txn than the one named.
+		return c.txnErr("abort", db, txnID, label, r, nil, fmt.Errorf("txn not found, but label state is %s", state),
+			"another txn holds this label; abort it by label "+label+" if it is yours")
+	}
+	return nil // ABORTED or UNKNOWN: nothing holds the label
 }
 
 // twoPC sends one 2PC operation, retrying lost answers (commit and abort are
@@ -154,7 +169,12 @@ func (c *Client) twoPC(ctx context.Context, op, db string, txnID int64, label st
 			}
 			e.HTTPStatus, e.Body = resp.status, c.redact(excerpt(resp.body))
 			e.Status, e.Message = r.status, c.redact(r.msg)
-			e.Cause = errors.New("not a Doris 2PC answer")
+			e.parsed = r.outcome == tpcRetry
+			if e.parsed {
+				e.Cause = errors.New("Doris could not " + op + " it now (FE unreachable, busy or a lock timed out); the txn is unchanged")
+			} else {
+				e.Cause = errors.New("not a Doris 2PC answer")
+			}
 			last = e
 		}
 		c.cfg.Logger.Warn("streamload: 2PC call failed, retrying", "op", op, "db", db, "txn", txnID, "label", label, "attempt", attempt, "err", last)
