@@ -23,4 +23,10 @@ var (
 	// ErrTxnAborted: a precommitted transaction was aborted before its
 	// commit (precommit timeout, manual abort). Its rows are lost.
 	ErrTxnAborted = streamload.ErrTxnAborted
+	// ErrTxnForgotten: a commit was retried after Doris forgot the
+	// transaction and its label (label retention passed after an earlier
+	// commit's reply was lost), so whether it was committed cannot be known
+	// any more. Terminal: retrying cannot learn more; check the table for
+	// the load's rows.
+	ErrTxnForgotten = streamload.ErrTxnForgotten
 )

@@ -27,6 +27,11 @@ var (
 	// ErrTxnCommitted: an abort was refused because the txn is committed; its
 	// rows are in the table.
 	ErrTxnCommitted = errors.New("transaction already committed")
+	// ErrTxnForgotten: a commit was retried after Doris forgot the txn and its
+	// label (label retention passed): neither get_load_state nor SHOW
+	// TRANSACTION can tell whether the earlier commit happened. Terminal:
+	// retrying cannot learn more; check the table for the load's rows.
+	ErrTxnForgotten = errors.New("transaction forgotten by Doris")
 	// ErrListingUnsupported: the FE refused to list transactions (privileges,
 	// cloud mode, old FE).
 	ErrListingUnsupported = errors.New("listing transactions unsupported")

@@ -21,9 +21,13 @@ import (
 //   - Kind ErrTxnAborted: the txn was aborted before commit (precommit
 //     timeout, manual abort). Its rows are LOST; the error names label, txn
 //     and Doris' abort reason. Load the rows again under a new label.
-//   - Kind ErrOutcomeUnknown: answers were lost on every attempt, or Doris
-//     no longer knows the txn and the label's state cannot tell. Retrying
-//     Commit is always safe (commit is idempotent).
+//   - Kind ErrOutcomeUnknown: answers were lost on every attempt, or the
+//     FE could not be asked. Retrying Commit is always safe (commit is
+//     idempotent).
+//   - Kind ErrTxnForgotten: Doris no longer knows the txn nor its label
+//     (retention passed after an earlier commit's reply was lost), so
+//     whether it was committed cannot be known any more. Terminal: do not
+//     retry; check the table for the load's rows.
 //   - Kind ErrAuth, or another *Error: Doris refused (e.g. the txn is still
 //     loading); the txn is unchanged.
 //
@@ -55,15 +59,16 @@ func (c *Client) Commit(ctx context.Context, db string, txnID int64, label strin
 	return false, c.txnErr("commit", db, txnID, label, r, nil, errors.New("Doris refused the commit"), "check the database and txn id")
 }
 
-// settleCommit resolves "not found" after a commit by the label's state (§5.2).
+// settleCommit resolves "not found" after a commit (§5.2, §5.5): by the
+// label's state, then by the txn id's own state (SHOW TRANSACTION WHERE ID),
+// and when Doris knows neither any more, with ErrTxnForgotten.
 func (c *Client) settleCommit(ctx context.Context, db string, txnID int64, label string, r twoPCResponse) (bool, error) {
-	if label == "" {
-		return false, c.txnErr("commit", db, txnID, label, r, ErrOutcomeUnknown, errors.New("txn not found and no label to check"),
-			"check SHOW TRANSACTION for this txn id")
-	}
-	state, err := c.LoadState(ctx, db, label)
-	if err != nil {
-		return false, c.txnErr("commit", db, txnID, label, r, ErrOutcomeUnknown, err, "call Commit again once get_load_state answers")
+	state := StateUnknown
+	if label != "" {
+		var err error
+		if state, err = c.LoadState(ctx, db, label); err != nil {
+			return false, c.txnErr("commit", db, txnID, label, r, ErrOutcomeUnknown, err, "call Commit again once get_load_state answers")
+		}
 	}
 	switch state {
 	case StateCommitted, StateVisible:
@@ -72,9 +77,35 @@ func (c *Client) settleCommit(ctx context.Context, db string, txnID int64, label
 		return false, c.txnErr("commit", db, txnID, label, r, ErrTxnAborted, errors.New("label state is ABORTED"),
 			"the rows of this txn are lost: load them again under a new label")
 	}
-	return false, c.txnErr("commit", db, txnID, label, r, ErrOutcomeUnknown,
-		fmt.Errorf("txn not found and label state is %s: the outcome is unknowable from Doris", state),
-		"check the table for these rows before loading them again")
+	if txnID <= 0 {
+		return false, c.forgotten(db, txnID, label, r, fmt.Errorf("label state is %s and no txn id is known to ask", state))
+	}
+	t, err := c.TxnByID(ctx, db, txnID)
+	switch {
+	case err == nil && (t.Status == StateCommitted || t.Status == StateVisible):
+		return true, nil // the txn itself says so, though its label is gone
+	case err == nil && t.Status == StateAborted:
+		return false, c.txnErr("commit", db, txnID, label, r, ErrTxnAborted, fmt.Errorf("SHOW TRANSACTION says ABORTED, reason: %s", t.Reason),
+			"the rows of this txn are lost: load them again under a new label")
+	case err == nil:
+		return false, c.txnErr("commit", db, txnID, label, r, ErrOutcomeUnknown,
+			fmt.Errorf("commit said not found, but SHOW TRANSACTION says %s", t.Status), "call Commit again")
+	case errors.Is(err, errNoSuchTxn) || errors.Is(err, ErrListingUnsupported):
+		return false, c.forgotten(db, txnID, label, r, fmt.Errorf("label state is %s; SHOW TRANSACTION: %w", state, err))
+	}
+	return false, c.txnErr("commit", db, txnID, label, r, ErrOutcomeUnknown, err, "call Commit again once the FE answers SHOW TRANSACTION")
+}
+
+// forgotten is the terminal answer for a commit whose txn and label Doris
+// no longer knows.
+func (c *Client) forgotten(db string, txnID int64, label string, r twoPCResponse, why error) *Error {
+	who := "label " + label
+	if txnID > 0 {
+		who = fmt.Sprintf("txn %d / label %s", txnID, label)
+	}
+	return c.txnErr("commit", db, txnID, label, r, ErrTxnForgotten,
+		fmt.Errorf("Doris no longer knows %s (label retention passed: streaming_label_keep_max_second, label_num_threshold): %w", who, why),
+		"its outcome cannot be known any more: check the table for this load's rows, and do not retry this commit")
 }
 
 // Abort aborts a PREPARE or PRECOMMITTED txn by id (by label when txnID <=

@@ -69,7 +69,7 @@ func TestCommitOutcomesFollowTheSpec(t *testing.T) {
 		{"commit of an aborted txn is data loss naming label, txn and reason", []func(http.ResponseWriter, *http.Request){say(twoPCBody("ANALYSIS_ERROR", pre+"transaction [18036] is already aborted. abort reason: timeout by txn manager"))}, "", false, ErrTxnAborted, "timeout by txn manager", false},
 		{"not found with a VISIBLE label is already done", []func(http.ResponseWriter, *http.Request){say(twoPCBody("ANALYSIS_ERROR", pre+"transaction [18036] not found"))}, "VISIBLE", true, nil, "", false},
 		{"not found with an ABORTED label is data loss", []func(http.ResponseWriter, *http.Request){say(twoPCBody("ANALYSIS_ERROR", pre+"transaction [18036] not found"))}, "ABORTED", false, ErrTxnAborted, "ABORTED", false},
-		{"not found with an UNKNOWN label is an unknown outcome", []func(http.ResponseWriter, *http.Request){say(twoPCBody("ANALYSIS_ERROR", pre+"transaction [18036] not found"))}, "UNKNOWN", false, ErrOutcomeUnknown, "unknowable", false},
+		{"not found with an UNKNOWN label and no SHOW TRANSACTION is forgotten", []func(http.ResponseWriter, *http.Request){say(twoPCBody("ANALYSIS_ERROR", pre+"transaction [18036] not found"))}, "UNKNOWN", false, ErrTxnForgotten, "no longer knows txn 18036", false},
 		{"a lost commit reply (502, then a reset) is retried and then succeeds", []func(http.ResponseWriter, *http.Request){
 			func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(502); io.WriteString(w, "Bad Gateway") },
 			func(w http.ResponseWriter, r *http.Request) {
