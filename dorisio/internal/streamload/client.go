@@ -31,11 +31,11 @@ func New(cfg Config) (*Client, error) {
 		rt = &http.Transport{
 			Proxy: http.ProxyFromEnvironment,
 			DialContext: (&net.Dialer{
-				Timeout:   30 * time.Second,
+				Timeout:   cfg.ConnectTimeout,
 				KeepAlive: 30 * time.Second,
 			}).DialContext,
 			TLSClientConfig:       cfg.TLS,
-			TLSHandshakeTimeout:   30 * time.Second,
+			TLSHandshakeTimeout:   cfg.ConnectTimeout,
 			ExpectContinueTimeout: cfg.ExpectContinueTimeout,
 			MaxIdleConns:          64,
 			MaxIdleConnsPerHost:   16,
@@ -61,8 +61,3 @@ func New(cfg Config) (*Client, error) {
 
 // Close releases idle connections. In-flight calls are not interrupted.
 func (c *Client) Close() { c.hc.CloseIdleConnections() }
-
-// smallTimeout is the per-attempt timeout of 2PC, state and query calls.
-func (c *Client) smallTimeout() time.Duration {
-	return min(c.cfg.RequestTimeout, smallCallTimeout)
-}

@@ -43,9 +43,20 @@ type Config struct {
 	// before sending the body anyway. Default 60s: long enough that a slow FE
 	// answers its 307 before any body byte is sent to it (§1.2).
 	ExpectContinueTimeout time.Duration
-	// RequestTimeout bounds one HTTP attempt of a load PUT, redirect hops
-	// included. Default 30m. Small calls (2PC, get_load_state, queries,
-	// backend discovery) use min(RequestTimeout, 60s).
+	// ConnectTimeout bounds connecting to an FE or BE, TLS handshake
+	// included. Default 10s.
+	ConnectTimeout time.Duration
+	// HeaderTimeout bounds the wait for an answer once the whole request,
+	// body included, is sent. Doris answers a load only after writing its
+	// rows, so the default is generous: 10m. Small calls (2PC,
+	// get_load_state, queries, backend discovery) wait at most 60s.
+	HeaderTimeout time.Duration
+	// IdleTimeout bounds how long sending a body, or reading an answer,
+	// may make no progress. Default 60s.
+	IdleTimeout time.Duration
+	// RequestTimeout, when > 0, bounds one HTTP attempt as a whole,
+	// redirect hops included. Default 0: the phase timeouts above bound
+	// each call, so a large load may take as long as it keeps progressing.
 	RequestTimeout time.Duration
 	// Retry bounds retries and label-state polling.
 	Retry RetryPolicy
@@ -86,7 +97,9 @@ type Sleeper interface {
 
 const (
 	defaultExpectContinue = 60 * time.Second
-	defaultRequestTimeout = 30 * time.Minute
+	defaultConnect        = 10 * time.Second
+	defaultHeader         = 10 * time.Minute
+	defaultIdle           = 60 * time.Second
 	smallCallTimeout      = 60 * time.Second
 	defaultMaxAttempts    = 5
 	defaultInitialBackoff = 500 * time.Millisecond
@@ -138,15 +151,22 @@ func (cfg *Config) normalize() error {
 	if cfg.User == "" {
 		return errors.New("Config.User is empty")
 	}
-	if cfg.ExpectContinueTimeout < 0 || cfg.RequestTimeout < 0 || cfg.Retry.InitialBackoff < 0 ||
+	if cfg.ExpectContinueTimeout < 0 || cfg.RequestTimeout < 0 || cfg.ConnectTimeout < 0 ||
+		cfg.HeaderTimeout < 0 || cfg.IdleTimeout < 0 || cfg.Retry.InitialBackoff < 0 ||
 		cfg.Retry.MaxBackoff < 0 || cfg.Retry.StatePollTimeout < 0 || cfg.Retry.MaxAttempts < 0 {
 		return errors.New("durations and Retry.MaxAttempts must not be negative")
 	}
 	if cfg.ExpectContinueTimeout == 0 {
 		cfg.ExpectContinueTimeout = defaultExpectContinue
 	}
-	if cfg.RequestTimeout == 0 {
-		cfg.RequestTimeout = defaultRequestTimeout
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = defaultConnect
+	}
+	if cfg.HeaderTimeout == 0 {
+		cfg.HeaderTimeout = defaultHeader
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = defaultIdle
 	}
 	if cfg.Retry.MaxAttempts == 0 {
 		cfg.Retry.MaxAttempts = defaultMaxAttempts

@@ -106,7 +106,7 @@ func (e *endpoints) failed(base string) {
 // fetchBackends lists alive BEs through GET {fe}/api/backends?is_alive=true
 // (§1.6). BE URLs use the FE's scheme.
 func (c *Client) fetchBackends(ctx context.Context, fe string) ([]string, error) {
-	resp, err := c.send(ctx, request{method: http.MethodGet, url: fe + "/api/backends?is_alive=true", timeout: c.smallTimeout()})
+	resp, err := c.send(ctx, request{method: http.MethodGet, url: fe + "/api/backends?is_alive=true", small: true})
 	if err != nil {
 		return nil, fmt.Errorf("backend discovery: %w", err)
 	}

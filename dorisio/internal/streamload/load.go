@@ -253,6 +253,7 @@ func (l *loadCall) run(ctx context.Context) (*LoadResult, error) {
 			// Exists answer names the txn to adopt.
 			next = stepNow
 		default: // ABORTED or UNKNOWN: nothing holds the label; resend it.
+			l.last = l.settledErr(l.last, state)
 			next = stepRetry
 		}
 	}
@@ -270,13 +271,13 @@ func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 		return nil, stepRetry, l.newErr(nil, loadResponse{}, nil, err)
 	}
 	resp, err := c.send(ctx, request{method: http.MethodPut, url: base + l.path, headers: l.headers,
-		body: l.body, expect: true, timeout: c.cfg.RequestTimeout})
+		body: l.body, expect: true, mutates: true})
 	if err != nil {
 		var se *sendError
 		errors.As(err, &se)
 		if ctx.Err() != nil {
 			l.ambiguous = l.ambiguous || (se != nil && se.written)
-			return nil, stepDone, l.ctxErr(ctx.Err())
+			return nil, stepDone, l.ctxErr(err) // wraps ctx.Err(), naming the phase it stopped
 		}
 		switch {
 		case se != nil && se.fatal:
@@ -411,6 +412,24 @@ func (l *loadCall) unknownErr(attemptErr, why error) *Error {
 	} else {
 		cp.Cause = why
 	}
+	return &cp
+}
+
+// settledErr is an ambiguous attempt's error once the label's state said
+// that nothing holds the label: no longer an unknown outcome, and the
+// error the call ends with if no attempt is left.
+func (l *loadCall) settledErr(attemptErr error, state string) error {
+	var e *Error
+	if !errors.As(attemptErr, &e) {
+		return attemptErr
+	}
+	cp := *e
+	cp.Kind = nil
+	cp.Cause = fmt.Errorf("then get_load_state said %s: nothing was loaded", state)
+	if e.Cause != nil {
+		cp.Cause = fmt.Errorf("%w; %w", e.Cause, cp.Cause)
+	}
+	cp.next = "load again with the same label (nothing holds it), once Doris answers"
 	return &cp
 }
 

@@ -102,7 +102,7 @@ func (c *Client) showTxnOnce(ctx context.Context, e *Error, payload []byte) ([]T
 	db := e.DB
 	resp, err := c.send(ctx, request{method: http.MethodPost, url: fe + "/api/query/default_cluster/" + url.PathEscape(db),
 		headers: map[string]string{"Content-Type": "application/json"}, body: NewBytesBody(payload),
-		timeout: c.smallTimeout(), maxRead: 256 << 20})
+		small: true, maxRead: 256 << 20})
 	if err != nil {
 		e.Cause = err
 		return nil, !isFatalSend(err), e

@@ -184,7 +184,7 @@ func (c *Client) twoPC(ctx context.Context, op, db string, txnID int64, label st
 		fe := c.eps.feBase()
 		e := &Error{Op: op, DB: db, Label: label, TxnID: max(txnID, 0), Attempts: attempt}
 		resp, err := c.send(ctx, request{method: http.MethodPut, url: fe + "/api/" + url.PathEscape(db) + "/_stream_load_2pc",
-			headers: h, expect: true, timeout: c.smallTimeout()})
+			headers: h, expect: true, small: true, mutates: true})
 		if err != nil {
 			e.Cause = err
 			if isFatalSend(err) || ctx.Err() != nil {
