@@ -64,7 +64,7 @@ func TestInvalidOptionsStopConstruction(t *testing.T) {
 		{"a buffer smaller than a batch", validConfig(), optRow{}, []WriteOption{WithMaxBatchBytes(100), WithMaxBufferedBytes(10)}, "WithMaxBufferedBytes(10) < MaxBatchBytes 100"},
 		{"no table for struct elements", noTable, optRow{}, nil, "Config.Table: empty; set it, or route elements with dorisio.Row"},
 		{"a prefix with an underscore", badPrefix, optRow{}, nil, `Config.LabelPrefix "has_underscore"`},
-		{"credentials inside an FE address, redacted", credsInURL, optRow{}, nil, `Config.FEs[0] "http://fe:8030": user-info in the URL is not allowed; use Config.User and Config.Password`},
+		{"credentials inside an FE address, never shown", credsInURL, optRow{}, nil, "dorisio.Write: Config.FEs[0] (not shown: it contains '@', where a user:password would sit): want http://host:port or https://host:port (a path prefix is allowed) with no user-info; credentials go in Config.User and Config.Password"},
 		{"a BE list together with BE discovery, before any worker starts", beConflict, optRow{}, nil, "Config.BEs and Config.DiscoverBEs are both set"},
 		{"two password sources", twoPasswords, optRow{}, nil, "set only one of Password, PasswordEnv and PasswordFile"},
 		{"an element type with no encoding", validConfig(), map[string]int{"a": 1}, nil, "cannot encode element type map[string]int"},

@@ -1,11 +1,9 @@
 package streamload
 
 import (
-	"encoding/base64"
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"time"
 )
 
@@ -15,7 +13,7 @@ type Client struct {
 	cfg     Config
 	hc      *http.Client
 	eps     endpointPicker
-	secrets []string // forms of the password that redact removes
+	secrets redactor // removes the password's forms from quoted text
 }
 
 // New validates cfg and returns a Client. It fails when no FE is given, a
@@ -50,11 +48,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.TLS != nil && cfg.TLS.InsecureSkipVerify {
 		cfg.Logger.Warn("streamload: TLS certificate verification is disabled (InsecureSkipVerify); use only for testing")
 	}
-	if p := cfg.Password; len(p) >= 3 {
-		c.secrets = append(c.secrets, p, url.QueryEscape(p), url.PathEscape(p),
-			url.UserPassword(cfg.User, p).String())
-	}
-	c.secrets = append(c.secrets, base64.StdEncoding.EncodeToString([]byte(cfg.User+":"+cfg.Password)))
+	c.secrets = newRedactor(cfg.User, cfg.Password)
 	c.eps = newEndpoints(cfg.FEs, cfg.BEs, cfg.DiscoverBEs, c.fetchBackends)
 	return c, nil
 }

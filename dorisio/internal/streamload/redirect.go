@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
-	"strings"
 	"sync/atomic"
 )
 
@@ -208,12 +207,5 @@ func isRedirect(code int) bool {
 
 func baseOf(u *url.URL) string { return u.Scheme + "://" + u.Host }
 
-// redact removes every known form of the password from s: plain, the Basic
-// header value, and URL-escaped forms. Doris never echoes a password, but a
-// proxy page or a Location in a body might.
-func (c *Client) redact(s string) string {
-	for _, sec := range c.secrets {
-		s = strings.ReplaceAll(s, sec, "***")
-	}
-	return s
-}
+// redact removes the password's every form from s (redact.go).
+func (c *Client) redact(s string) string { return c.secrets.redact(s) }

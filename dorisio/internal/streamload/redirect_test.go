@@ -227,8 +227,10 @@ func TestNewValidatesTheConfig(t *testing.T) {
 		want string
 	}{
 		{"no FE is refused", Config{User: "u"}, "FEs is empty"},
-		{"an FE without a scheme is refused", Config{FEs: []string{"fe:8030"}, User: "u"}, "scheme must be http or https"},
-		{"credentials inside an FE URL are refused without echoing them", Config{FEs: []string{"http://u:" + testPassword + "@fe:8030"}, User: "u"}, "user-info in the URL is not allowed"},
+		{"an FE without a scheme is refused", Config{FEs: []string{"fe:8030"}, User: "u"}, `Config.FEs[0] "fe:8030": the scheme is missing or not http/https; want http://host:port`},
+		{"credentials inside an FE URL are refused without echoing them", Config{FEs: []string{"http://u:" + testPassword + "@fe:8030"}, User: "u"}, "Config.FEs[0] (not shown: it contains '@'"},
+		{"a port out of range is refused", Config{FEs: []string{"http://fe:80300"}, User: "u"}, "port 80300 out of range"},
+		{"a query is refused", Config{FEs: []string{"http://fe:8030?x=1"}, User: "u"}, "no query or fragment"},
 		{"BEs and discovery together are refused", Config{FEs: []string{"http://fe"}, BEs: []string{"http://be"}, DiscoverBEs: true, User: "u"}, "both set"},
 		{"a missing user is refused", Config{FEs: []string{"http://fe"}}, "User is empty"},
 	}
