@@ -281,7 +281,11 @@ func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 		}
 		switch {
 		case se != nil && se.fatal:
-			return nil, stepDone, l.newErr(nil, loadResponse{}, nil, err)
+			e := l.newErr(nil, loadResponse{}, nil, err)
+			if errors.Is(err, errNotHTTP) {
+				e.next = notHTTPNext
+			}
+			return nil, stepDone, e
 		case se != nil && !se.written:
 			// Nothing reached a server: nothing was begun. Try the next endpoint
 			// (send has reported it to the picker).

@@ -139,6 +139,9 @@ func (c *Client) sendOnce(ctx context.Context, req request, target *url.URL) (*h
 		if errors.As(err, &ue) {
 			err = ue.Err // url.Error repeats the URL; describe names the server
 		}
+		if why, ok := notHTTP(baseOf(target), err); ok {
+			return &sendError{err: fmt.Errorf("%s %s: %w", req.method, redactURL(target), why), fatal: true, base: baseOf(target)}
+		}
 		return &sendError{err: w.describe(hctx, req.method, err, req.mutates, written.Load()),
 			written: written.Load(), base: baseOf(target)}
 	}

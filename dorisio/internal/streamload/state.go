@@ -36,6 +36,9 @@ func (c *Client) loadStateOnce(ctx context.Context, db, label string, attempt in
 	if err != nil {
 		e.Cause = err
 		e.next = "check that the FE is reachable"
+		if errors.Is(err, errNotHTTP) {
+			e.next = notHTTPNext
+		}
 		return "", !isFatalSend(err), e
 	}
 	e.HTTPStatus, e.Body = resp.status, c.redact(excerpt(resp.body))

@@ -187,6 +187,10 @@ func (c *Client) twoPC(ctx context.Context, op, db string, txnID int64, label st
 			headers: h, expect: true, small: true, mutates: true})
 		if err != nil {
 			e.Cause = err
+			if errors.Is(err, errNotHTTP) {
+				e.next = notHTTPNext // nothing reached Doris: no outcome to doubt
+				return twoPCResponse{}, e
+			}
 			if isFatalSend(err) || ctx.Err() != nil {
 				e.Kind = ErrOutcomeUnknown
 				return twoPCResponse{}, e
