@@ -132,8 +132,7 @@ func TestSilentServerFaults(t *testing.T) {
 	t.Run("Hang reads the request and never answers until the client leaves", func(t *testing.T) {
 		s := newServer(t, WithTable(demoDDL))
 		h := s.Inject(Fault{Kind: Hang, Endpoint: EndpointLoadState, Count: 1})
-		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-		defer cancel()
+		ctx := cancelOnHit(t, h)
 		req, _ := http.NewRequestWithContext(ctx, "GET", s.URL+"/api/demo/get_load_state?label=x", nil)
 		req.SetBasicAuth(s.User, s.Password)
 		if resp, err := rawClient.Do(req); err == nil {
@@ -150,8 +149,7 @@ func TestSilentServerFaults(t *testing.T) {
 		wantEqual(t, "FE still redirects", h.Hits(), 0)
 		body := beLoadAt(t, s, 0, hdr{"label": "h0"}, "1\ta\n")
 		wantEqual(t, "BE 1 answers", field(t, body, "Status"), "Success")
-		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-		defer cancel()
+		ctx := cancelOnHit(t, h)
 		req, _ := http.NewRequestWithContext(ctx, "PUT", s.BackendURLs()[1]+"/api/demo/t/_stream_load", strings.NewReader("1\ta\n"))
 		req.SetBasicAuth(s.User, s.Password)
 		req.Header.Set("label", "h1")
@@ -196,8 +194,7 @@ func TestSilentServerFaults(t *testing.T) {
 		s := newServer(t, WithTable(demoDDL))
 		h := s.Inject(Fault{Kind: StallBody, Delay: 300 * time.Millisecond})
 		loc := redirectTo(t, s, "/api/demo/t/_stream_load", hdr{"label": "gone"})
-		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-		defer cancel()
+		ctx := cancelOnHit(t, h)
 		// More than the loopback socket buffers hold, so that the body is cut short.
 		req, _ := http.NewRequestWithContext(ctx, "PUT", loc, strings.NewReader(strings.Repeat("1\ta\n", 8<<20)))
 		req.SetBasicAuth(s.User, s.Password)
@@ -217,4 +214,18 @@ func TestSilentServerFaults(t *testing.T) {
 		wantEqual(t, "reason", txn.Reason, "[NETWORK_ERROR]receive body don't equal with body bytes")
 		wantEqual(t, "rows", s.RowCount("demo", "t"), 0)
 	})
+}
+
+// cancelOnHit returns a context that ends once h has fired: the client
+// leaves the moment the fault holds it, however slow the machine.
+func cancelOnHit(t *testing.T, h *FaultHandle) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() {
+		if h.Wait(ctx) == nil {
+			cancel()
+		}
+	}()
+	return ctx
 }

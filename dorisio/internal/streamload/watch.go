@@ -70,7 +70,8 @@ type watch struct {
 func newWatch(ctx context.Context, base string, total int64, l phaseLimits) (context.Context, *watch) {
 	hctx, cancel := context.WithCancelCause(ctx)
 	w := &watch{base: base, total: total, limits: l, start: time.Now(), cancel: cancel}
-	w.timer = time.AfterFunc(l.connect, w.check)
+	w.timer = time.AfterFunc(time.Hour, w.check) // armed below, once w.timer is set for check
+	w.timer.Reset(l.connect)
 	return hctx, w
 }
 
