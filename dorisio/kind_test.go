@@ -33,24 +33,17 @@ func TestKindOfARunErrorFindsTheSentinel(t *testing.T) {
 			srv.Inject(doristest.Fault{Kind: doristest.Proxy502, Endpoint: doristest.Endpoint2PC})
 		}},
 		{name: "a txn aborted before its commit", want: ErrTxnAborted, fault: func(t *testing.T, srv *doristest.Server) {
-			// The first commit meets a proxy error; before its retry, the
+			// The FE holds the commit for a second, during which the
 			// precommit timeout fires.
-			h := srv.Inject(doristest.Fault{Kind: doristest.Proxy502, Endpoint: doristest.Endpoint2PC, Count: 1})
-			go func() {
-				if h.Wait(context.Background()) == nil {
-					srv.ExpirePrecommitted("demo")
-				}
-			}()
+			h := srv.Inject(doristest.Fault{Kind: doristest.SlowFE, Endpoint: doristest.Endpoint2PC, Delay: time.Second})
+			onHit(h, func() { srv.ExpirePrecommitted("demo") })
 		}},
 		{name: "a commit retried after Doris forgot it", want: ErrTxnForgotten, fault: func(t *testing.T, srv *doristest.Server) {
-			// The commit is applied and its reply lost; before the retry,
-			// label retention passes.
+			// The commit is applied and its reply lost; the retry is held by
+			// the FE for a second, during which label retention passes.
 			h := srv.Inject(doristest.Fault{Kind: doristest.LoseReply, Endpoint: doristest.Endpoint2PC, Count: 1})
-			go func() {
-				if h.Wait(context.Background()) == nil {
-					srv.ExpireLabels("demo")
-				}
-			}()
+			srv.Inject(doristest.Fault{Kind: doristest.SlowFE, Endpoint: doristest.Endpoint2PC, Delay: time.Second})
+			onHit(h, func() { srv.ExpireLabels("demo") })
 		}},
 	}
 	for _, tc := range tests {
@@ -116,4 +109,13 @@ func TestKindOfUsesTheErrorItselfFirstThenTheMarker(t *testing.T) {
 			t.Errorf("the marker of %v reads back as %v (%q)", k, got, text)
 		}
 	}
+}
+
+// onHit runs f once h has fired.
+func onHit(h *doristest.FaultHandle, f func()) {
+	go func() {
+		if h.Wait(context.Background()) == nil {
+			f()
+		}
+	}()
 }

@@ -28,10 +28,10 @@ func New(cfg Config) (*Client, error) {
 	if rt == nil {
 		rt = &http.Transport{
 			Proxy: http.ProxyFromEnvironment,
-			DialContext: (&net.Dialer{
+			DialContext: sniffingDialer(&net.Dialer{
 				Timeout:   cfg.ConnectTimeout,
 				KeepAlive: 30 * time.Second,
-			}).DialContext,
+			}),
 			TLSClientConfig:       cfg.TLS,
 			TLSHandshakeTimeout:   cfg.ConnectTimeout,
 			ExpectContinueTimeout: cfg.ExpectContinueTimeout,

@@ -2,6 +2,7 @@ package streamload
 
 import (
 	"context"
+	"io"
 	"net"
 	"strings"
 	"testing"
@@ -24,9 +25,9 @@ func mysqlGreeting() []byte {
 	return append([]byte{byte(n), byte(n >> 8), byte(n >> 16), 0}, payload...)
 }
 
-// rawListener accepts connections and writes greet to each at once, then
-// reads until the client goes away.
-func rawListener(t *testing.T, greet []byte) string {
+// tcpServer serves each connection with handle on a raw loopback listener
+// closed by t.Cleanup, and returns its host:port.
+func tcpServer(t *testing.T, handle func(conn net.Conn)) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -41,18 +42,22 @@ func rawListener(t *testing.T, greet []byte) string {
 			}
 			go func() {
 				defer conn.Close()
-				conn.Write(greet)
-				conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-				buf := make([]byte, 4096)
-				for {
-					if _, err := conn.Read(buf); err != nil {
-						return
-					}
-				}
+				handle(conn)
 			}()
 		}
 	}()
-	return "http://" + ln.Addr().String()
+	return ln.Addr().String()
+}
+
+// rawListener writes greet to each connection at once, then reads until
+// the client goes away.
+func rawListener(t *testing.T, greet []byte) string {
+	t.Helper()
+	return "http://" + tcpServer(t, func(conn net.Conn) {
+		conn.Write(greet)
+		conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		io.Copy(io.Discard, conn)
+	})
 }
 
 func TestAnFEAddressOnTheMySQLPortSaysSo(t *testing.T) {
@@ -85,6 +90,16 @@ func TestAnAddressOfAnotherNonHTTPServiceIsNamed(t *testing.T) {
 	_, err := c.Load(context.Background(), loadReq("ssh_1", true, "1\n"))
 	mustKind(t, err, nil)
 	if !strings.Contains(err.Error(), `answered "SSH-2.0-OpenSSH_9.6" instead of an HTTP status line`) {
+		t.Errorf("error %q", err)
+	}
+}
+
+func TestAnHTTPSAddressOnTheMySQLPortSaysSo(t *testing.T) {
+	fe := "https://" + strings.TrimPrefix(rawListener(t, mysqlGreeting()), "http://")
+	c, _ := newClient(t, []string{fe}, nil)
+	_, err := c.LoadState(context.Background(), "db1", "l")
+	mustKind(t, err, nil)
+	if !strings.Contains(err.Error(), "this looks like Doris' MySQL protocol port") {
 		t.Errorf("error %q", err)
 	}
 }

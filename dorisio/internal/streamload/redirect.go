@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
@@ -119,8 +120,10 @@ func (c *Client) sendOnce(ctx context.Context, req request, target *url.URL) (*h
 		cont: c.cfg.ExpectContinueTimeout, idle: c.cfg.IdleTimeout, wait: wait})
 	defer w.stop()
 	var written atomic.Bool
+	var conn net.Conn // the hop's connection, to tell what answered when it fails
 	trace := &httptrace.ClientTrace{
-		GotConn: func(httptrace.GotConnInfo) {
+		GotConn: func(i httptrace.GotConnInfo) {
+			conn = i.Conn
 			if req.expect && n > 0 {
 				w.enter(phaseContinue)
 			} else {
@@ -139,7 +142,7 @@ func (c *Client) sendOnce(ctx context.Context, req request, target *url.URL) (*h
 		if errors.As(err, &ue) {
 			err = ue.Err // url.Error repeats the URL; describe names the server
 		}
-		if why, ok := notHTTP(baseOf(target), err); ok {
+		if why, ok := notHTTP(baseOf(target), conn, err); ok {
 			return &sendError{err: fmt.Errorf("%s %s: %w", req.method, redactURL(target), why), fatal: true, base: baseOf(target)}
 		}
 		return &sendError{err: w.describe(hctx, req.method, err, req.mutates, written.Load()),

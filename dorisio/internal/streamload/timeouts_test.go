@@ -21,8 +21,10 @@ func silentCluster(t *testing.T, f doristest.Fault) (*doristest.Server, *doriste
 	return srv, srv.Inject(f)
 }
 
+// quickTimeouts makes the header timeout short; the other phases keep a
+// margin for a loaded machine (-race, parallel packages).
 func quickTimeouts(c *Config) {
-	c.ConnectTimeout, c.HeaderTimeout, c.IdleTimeout = 300*time.Millisecond, 300*time.Millisecond, 300*time.Millisecond
+	c.ConnectTimeout, c.HeaderTimeout, c.IdleTimeout = 2*time.Second, 300*time.Millisecond, 2*time.Second
 	c.Retry.MaxAttempts = 1
 }
 
@@ -67,10 +69,13 @@ func TestAnFESilentOnEveryCallLeavesTheOutcomeUnknownAndSaysWhy(t *testing.T) {
 // the client's leaving aborts the txn, the label settles ABORTED and the
 // resend (fault gone) loads the rows once.
 func TestABodyTheBEStopsReadingIsDetectedAndResentOnce(t *testing.T) {
-	srv, h := silentCluster(t, doristest.Fault{Kind: doristest.StallBody, Count: 1, Delay: time.Second})
+	// The stall must outlast filling the loopback socket buffers (about 10 MB),
+	// which a client slowed by -race on a busy machine takes seconds to do.
+	srv, h := silentCluster(t, doristest.Fault{Kind: doristest.StallBody, Count: 1, Delay: 4 * time.Second})
 	var logs lockedBuffer
 	c, _ := newClient(t, []string{srv.URL}, func(c *Config) {
 		quickTimeouts(c)
+		c.IdleTimeout = 300 * time.Millisecond
 		c.HeaderTimeout = time.Minute // the BE parses 32 MB before it answers (slow under -race)
 		c.Retry = RetryPolicy{MaxAttempts: 2, InitialBackoff: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond, StatePollTimeout: 10 * time.Second}
 		c.Clock, c.Sleeper = nil, nil // real time: the BE notices the client left only when it reads on
@@ -85,13 +90,14 @@ func TestABodyTheBEStopsReadingIsDetectedAndResentOnce(t *testing.T) {
 	if h.Hits() != 1 || res.Attempts != 2 {
 		t.Errorf("stalls %d, attempts %d", h.Hits(), res.Attempts)
 	}
-	if _, err := c.Commit(context.Background(), "db1", res.TxnID, res.Label); err != nil {
+	patient, _ := newClient(t, []string{srv.URL}, nil)
+	if _, err := patient.Commit(context.Background(), "db1", res.TxnID, res.Label); err != nil {
 		t.Fatalf("Commit: %v", record(err))
 	}
 	if got, want := srv.RowCount("db1", "t1"), int64(len(body)/len(row)); got != want {
 		t.Errorf("table holds %d rows, want %d", got, want)
 	}
-	if !strings.Contains(logs.String(), "sending the body to ") || !strings.Contains(logs.String(), "bytes sent: no progress for 300ms (idle timeout)") {
+	if !strings.Contains(logs.String(), "sending the body to ") || !strings.Contains(logs.String(), " of 33554430 bytes sent: no progress for 300ms (idle timeout)") {
 		t.Errorf("the stall was not logged with its phase:\n%s", logs.String())
 	}
 	txns := srv.Txns("db1")
@@ -126,7 +132,10 @@ func TestConnectingToAServerThatNeverCompletesTheHandshakeTimesOut(t *testing.T)
 	}
 	t.Cleanup(func() { ln.Close() }) // never accepts: the TLS handshake never completes
 	fe := "https://" + ln.Addr().String()
-	c, _ := newClient(t, []string{fe}, quickTimeouts)
+	c, _ := newClient(t, []string{fe}, func(c *Config) {
+		quickTimeouts(c)
+		c.ConnectTimeout = 300 * time.Millisecond
+	})
 	start := time.Now()
 	_, err = c.LoadState(context.Background(), "db1", "l")
 	if took := time.Since(start); took > 2*time.Second {

@@ -144,8 +144,11 @@ func (w *watch) describe(hctx context.Context, method string, err error, mutates
 	switch ph {
 	case phaseConnect:
 		where = "connecting to " + w.base
-	case phaseContinue, phaseSend:
+	case phaseSend, phaseContinue:
 		where = fmt.Sprintf("sending the body to %s, %d of %d bytes sent", w.base, w.sent.Load(), w.total)
+		if w.total == 0 {
+			where = "sending the request to " + w.base
+		}
 		if ph == phaseContinue {
 			where += " (waiting for 100-continue)"
 		}
