@@ -117,8 +117,13 @@ func CheckCompression(kind string) error {
 //   - any other *Error: Doris refused the request (bad header, table,
 //     label); no txn remains.
 //
-// Cancelling ctx stops the call. If a request had been sent, the error has
-// Kind ErrOutcomeUnknown (see above); otherwise nothing was loaded.
+// Cancelling ctx stops the call at once, in whatever phase it is. A server
+// that goes silent stops it too, after the bound of the phase it went
+// silent in (Config.ConnectTimeout, IdleTimeout, HeaderTimeout); the error
+// names the phase and the bytes sent. If a request had been sent, the
+// label's state is asked before anything is resent, and a cancelled call's
+// error has Kind ErrOutcomeUnknown (see above); otherwise nothing was
+// loaded.
 func (c *Client) Load(ctx context.Context, req LoadRequest) (*LoadResult, error) {
 	headers, err := loadHeaders(req)
 	if err != nil {

@@ -31,8 +31,9 @@ import (
 //   - Kind ErrAuth, or another *Error: Doris refused (e.g. the txn is still
 //     loading); the txn is unchanged.
 //
-// Lost replies (reset, 502, timeout) are retried with the same txn id up to
-// Retry.MaxAttempts. Cancelling ctx stops the call; the commit may or may
+// Lost replies (reset, 502, timeout) and answers saying Doris could not do
+// it now (THRIFT_RPC_ERROR from a BE that cannot reach the FE, an FE lock
+// timeout) are retried with the same txn id up to Retry.MaxAttempts. Cancelling ctx stops the call; the commit may or may
 // not have happened, and calling Commit again settles it.
 func (c *Client) Commit(ctx context.Context, db string, txnID int64, label string) (alreadyDone bool, err error) {
 	r, e := c.twoPC(ctx, "commit", db, txnID, label)
