@@ -101,6 +101,7 @@ type connSpec struct {
 	PasswordRef           string // "env:NAME", "file:PATH", "mem:HANDLE" or ""
 	TLSCAFile             string
 	TLSInsecureSkipVerify bool
+	Timeouts              HTTPTimeouts // WithHTTPTimeouts
 }
 
 func newConnSpec(c Config) connSpec {
@@ -162,6 +163,7 @@ func (s connSpec) clientConfig(password string, tc *tls.Config, rp RetryPolicy) 
 	return streamload.Config{
 		FEs: s.FEs, BEs: s.BEs, DiscoverBEs: s.DiscoverBEs,
 		User: s.User, Password: password, TLS: tc,
+		ConnectTimeout: s.Timeouts.Connect, HeaderTimeout: s.Timeouts.Header, IdleTimeout: s.Timeouts.Idle,
 		Retry: streamload.RetryPolicy{
 			MaxAttempts: rp.MaxAttempts, InitialBackoff: rp.InitialBackoff, MaxBackoff: rp.MaxBackoff,
 		},

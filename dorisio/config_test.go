@@ -101,3 +101,37 @@ func TestPasswordMissingOnWorkerSaysWhatToDo(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// Addresses that carry a password (issue 10.6) stop construction with a
+// message that names the element and shows no part of the password; with
+// the address fixed, the serialized pipeline holds no password either.
+func TestMalformedAddressesStopConstructionWithoutShowingThePassword(t *testing.T) {
+	for _, tc := range []struct {
+		addr  string
+		parts []string
+	}{
+		{"loader:Sup3rS3cret@fe:8030", []string{"Sup3r", "S3cret"}},
+		{"http://loader:Sup3r/S3cret@fe:8030", []string{"Sup3r", "S3cret"}},
+		{"http://loader:12345/S3cret@fe:8030", []string{"12345", "S3cret"}},
+		{"http://loader:" + testSecret + "@fe:8030", []string{testSecret, "Pipeline-Pw"}},
+	} {
+		t.Run(tc.addr, func(t *testing.T) {
+			cfg := validConfig()
+			cfg.FEs = []string{"http://fe1:8030", tc.addr}
+			cfg.Password = testSecret
+			msg := constructionPanic(cfg, optRow{})
+			if !strings.HasPrefix(msg, "dorisio.Write: Config.FEs[1] (not shown") {
+				t.Errorf("panic = %q, want it to name Config.FEs[1] without showing it", msg)
+			}
+			for _, p := range tc.parts {
+				if strings.Contains(msg, p) {
+					t.Errorf("panic %q shows %q", msg, p)
+				}
+			}
+			cfg.FEs = []string{"http://fe1:8030", "http://fe:8030"}
+			if b := serializedPipeline(t, cfg); strings.Contains(string(b), testSecret) || strings.Contains(string(b), "S3cret") {
+				t.Errorf("the serialized pipeline holds the password")
+			}
+		})
+	}
+}

@@ -66,14 +66,39 @@
 // option and value. At run time every error names the database, table,
 // label, transaction id when known, HTTP status and Doris' own words, and
 // for rejected rows the first lines of Doris' error log; passwords never
-// appear. *Error is the concrete type (errors.As); ErrOutcomeUnknown,
-// ErrDataQuality, ErrAuth, ErrLabelExists and ErrTxnAborted classify it
-// (errors.Is).
+// appear. An address that is not a clean http(s)://host:port is refused
+// without being shown when it could hold a password.
+//
+// What works where:
+//   - The error of running a pipeline (beam.Run, ptest.Run, a runner's job
+//     status) is text: the runner flattens it, so errors.Is and errors.As
+//     return false on it. Use KindOf(err): it reads the stable marker that
+//     every dorisio error text carries, "[dorisio:<kind>]", where kind is
+//     outcome-unknown, data-quality, auth, label-exists, txn-aborted,
+//     txn-committed, txn-quota, txn-forgotten, or error (no kind).
+//   - An error a dorisio call returns in your own process (a DoFn of yours
+//     calling into this package, tests) keeps its type: *Error (errors.As)
+//     and the sentinels ErrOutcomeUnknown, ErrDataQuality, ErrAuth,
+//     ErrLabelExists, ErrTxnAborted, ErrTxnCommitted, ErrTxnQuota and
+//     ErrTxnForgotten (errors.Is). KindOf works there too.
+//
+// ErrTxnForgotten is terminal: a commit whose reply was lost was retried
+// after Doris forgot the transaction and its label, so its outcome cannot be
+// known any more; check the table for its rows. A load or commit that
+// reached Doris and then lost its answer (a reset, a proxy page, a timeout)
+// is settled by its label's state before anything is resent; only when that
+// fails does an error say ErrOutcomeUnknown.
 //
 // # Contexts
 //
 // Loads run with their bundle; a bundle that fails cancels its other
 // loads and aborts what it precommitted before returning its error.
+//
+// Every HTTP call ends as soon as its context does, and is bounded phase
+// by phase (WithHTTPTimeouts): connecting (10s), sending the body without
+// progress (60s), waiting for the answer after the body (10m for loads, 60s
+// for other calls) and reading it (60s). A call that hits one fails naming
+// the phase and the bytes sent.
 //
 // # Metrics
 //

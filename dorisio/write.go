@@ -75,6 +75,7 @@ func newWrite(cfg Config, col beam.PCollection, opts []WriteOption) (*write, err
 	if len(o.errs) > 0 {
 		return nil, fmt.Errorf("%s", strings.Join(o.errs, "; "))
 	}
+	conn.Timeouts = o.Timeouts // the DoFns' clients read it from the connection spec
 	if !col.IsValid() {
 		return nil, fmt.Errorf("invalid input PCollection")
 	}

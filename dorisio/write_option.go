@@ -56,6 +56,7 @@ type writeOptions struct {
 	Retry            RetryPolicy
 	TimeZone         string // time.Time fields are written in this zone (WithTimeZone)
 	TimeZoneSet      bool   // WithTimeZone was given: send the timezone header for pre-encoded rows too
+	Timeouts         HTTPTimeouts
 
 	errs []string // construction errors, reported together by Write
 }
@@ -291,6 +292,40 @@ func WithRetry(p RetryPolicy) WriteOption {
 			return
 		}
 		o.Retry = p
+	}
+}
+
+// HTTPTimeouts bounds each phase of every HTTP call to Doris, so that a
+// silent FE or BE fails the call in that phase, with an error naming it,
+// instead of holding a bundle. Zero fields keep their defaults.
+type HTTPTimeouts struct {
+	// Connect bounds connecting to an FE or BE, TLS handshake included.
+	// Default 10s.
+	Connect time.Duration
+	// Header bounds the wait for Doris' answer once a request and its whole
+	// body are sent. Doris answers a load only after writing its rows, so
+	// the default is generous: 10m. Commits, aborts and label-state calls
+	// wait at most 60s.
+	Header time.Duration
+	// Idle bounds how long sending a load body, or reading an answer, may
+	// make no progress. Default 60s.
+	Idle time.Duration
+}
+
+// WithHTTPTimeouts bounds the phases of every HTTP call (connect, waiting
+// for the answer after the body, no progress while sending or reading);
+// the connectors' connect and socket/read timeouts
+// (doris.request.connect.timeout, doris.request.read.timeout). Zero fields
+// keep their defaults: Connect 10s, Header 10m, Idle 60s. A call that hits
+// one fails naming the phase, and a load whose request reached Doris is
+// settled by its label before anything is resent.
+func WithHTTPTimeouts(t HTTPTimeouts) WriteOption {
+	return func(o *writeOptions) {
+		if t.Connect < 0 || t.Header < 0 || t.Idle < 0 {
+			o.fail("WithHTTPTimeouts(%+v): negative value", t)
+			return
+		}
+		o.Timeouts = t
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 )
@@ -53,6 +54,7 @@ func TestInvalidOptionsStopConstruction(t *testing.T) {
 		{"a negative row cap", validConfig(), optRow{}, []WriteOption{WithMaxBatchRows(-5)}, "WithMaxBatchRows(-5): must be > 0"},
 		{"an unknown compression", validConfig(), optRow{}, []WriteOption{WithCompression("zstd")}, `WithCompression("zstd")`},
 		{"a filter ratio above one", validConfig(), optRow{}, []WriteOption{WithMaxFilterRatio(1.5)}, "WithMaxFilterRatio(1.5): must be within [0, 1]"},
+		{"a negative HTTP timeout", validConfig(), optRow{}, []WriteOption{WithHTTPTimeouts(HTTPTimeouts{Idle: -time.Second})}, "dorisio.Write: WithHTTPTimeouts({Connect:0s Header:0s Idle:-1s}): negative value"},
 		{"a header Write owns", validConfig(), optRow{}, []WriteOption{WithLoadHeader("Label", "x")}, `WithLoadHeader("Label", ...): reserved`},
 		{"a header the client sets, before any worker starts", validConfig(), optRow{}, []WriteOption{WithLoadHeader("Content-Length", "9")},
 			`WithLoadHeader("Content-Length", ...): header "Content-Length" is set by the client and cannot be passed through`},
@@ -62,7 +64,7 @@ func TestInvalidOptionsStopConstruction(t *testing.T) {
 		{"a buffer smaller than a batch", validConfig(), optRow{}, []WriteOption{WithMaxBatchBytes(100), WithMaxBufferedBytes(10)}, "WithMaxBufferedBytes(10) < MaxBatchBytes 100"},
 		{"no table for struct elements", noTable, optRow{}, nil, "Config.Table: empty; set it, or route elements with dorisio.Row"},
 		{"a prefix with an underscore", badPrefix, optRow{}, nil, `Config.LabelPrefix "has_underscore"`},
-		{"credentials inside an FE address, redacted", credsInURL, optRow{}, nil, `Config.FEs[0] "http://fe:8030": user-info in the URL is not allowed; use Config.User and Config.Password`},
+		{"credentials inside an FE address, never shown", credsInURL, optRow{}, nil, "dorisio.Write: Config.FEs[0] (not shown: it contains '@', where a user:password would sit): want http://host:port or https://host:port (a path prefix is allowed) with no user-info; credentials go in Config.User and Config.Password"},
 		{"a BE list together with BE discovery, before any worker starts", beConflict, optRow{}, nil, "Config.BEs and Config.DiscoverBEs are both set"},
 		{"two password sources", twoPasswords, optRow{}, nil, "set only one of Password, PasswordEnv and PasswordFile"},
 		{"an element type with no encoding", validConfig(), map[string]int{"a": 1}, nil, "cannot encode element type map[string]int"},
@@ -86,7 +88,8 @@ func TestValidOptionsConstruct(t *testing.T) {
 	if msg := constructionPanic(routed, Row{Table: "t", Data: []byte("1\n")},
 		WithFormat(JSON), WithCompression("gz"), WithMaxBatchRows(10), WithMaxBatchBytes(1<<20),
 		WithLoadsInFlight(3), WithDelivery(AtLeastOnce), WithStrictMode(true), WithColumns("id", "name"),
-		WithLoadHeader("column_separator", "|"), WithRetry(RetryPolicy{MaxAttempts: 2})); msg != "" {
+		WithLoadHeader("column_separator", "|"), WithRetry(RetryPolicy{MaxAttempts: 2}),
+		WithHTTPTimeouts(HTTPTimeouts{Connect: time.Second, Header: time.Minute})); msg != "" {
 		t.Fatalf("valid options panicked: %s", msg)
 	}
 }

@@ -27,6 +27,9 @@ import (
 //   - An empty label gets a generated UUID.
 //   - After begin, the other headers (table.NewSpec); a bad one aborts the
 //     txn and answers Fail with its TxnId.
+//   - Faults of the body phase: ResetMidBody; StallBody (reads up to half,
+//     pauses for Delay, then reads on: a client gone by then leaves a body
+//     cut short, which aborts the txn).
 //   - Body phase: read, decompress (gz, lz4 frame), parse; filtered rows
 //     beyond max_filter_ratio → Fail `[DATA_QUALITY_ERROR]too many filtered
 //     rows` with ErrorURL; failures abort the txn and report
@@ -240,16 +243,26 @@ func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backen
 		return
 	}
 	var src io.Reader = body
+	if f := s.faults.take(StallBody, EndpointLoad, be.index, tbl, res.label); f != nil {
+		src = &stallReader{r: body, left: max(r.ContentLength/2, 1), wait: func() {
+			t := time.NewTimer(f.f.Delay)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-s.stop:
+			}
+		}}
+	}
 	switch ct {
 	case "gz":
-		zr, err := gzip.NewReader(body)
+		zr, err := gzip.NewReader(src)
 		if err != nil {
 			s.failBody(t, body, res, fail, "[INTERNAL_ERROR]failed to init gzip decompressor: "+err.Error())
 			return
 		}
 		src = zr
 	case "lz4", "lz4frame":
-		src = lz4.NewReader(body)
+		src = lz4.NewReader(src)
 	}
 	batch, perr := spec.Parse(src, s.cfg.countOnly)
 	res.recvMs = since(recvStart)
@@ -331,5 +344,27 @@ func (c *bodyReader) Read(p []byte) (int, error) {
 	if err != nil && !errors.Is(err, io.EOF) && c.err == nil {
 		c.err = err
 	}
+	return n, err
+}
+
+// stallReader reads left bytes of r, then calls wait once before reading on
+// (the StallBody fault).
+type stallReader struct {
+	r    io.Reader
+	left int64
+	wait func()
+}
+
+func (s *stallReader) Read(p []byte) (int, error) {
+	if s.wait != nil {
+		if s.left == 0 {
+			s.wait()
+			s.wait = nil
+		} else if int64(len(p)) > s.left {
+			p = p[:s.left]
+		}
+	}
+	n, err := s.r.Read(p)
+	s.left -= int64(n)
 	return n, err
 }

@@ -3,6 +3,7 @@ package doristest
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"slices"
@@ -51,11 +52,24 @@ const (
 	BackendDown
 	// RedirectUnreachable: the FE redirects to 127.0.0.1:<a closed port>.
 	RedirectUnreachable
+	// Hang: a silent server. It accepts the request, reads it (headers and
+	// body; reading makes Go answer 100 Continue) and never answers, until
+	// the client goes away or the server closes (then it resets the
+	// connection). Nothing is applied. With Backend 0 it is checked on the
+	// FE first, then on the BE (direct-to-BE loads); with Backend n only BE
+	// n hangs.
+	Hang
+	// StallBody: the BE begins the load, reads up to half of the body, then
+	// stops reading for Delay (zero: 2 s) before it reads on: a BE whose
+	// pipe stalled. A client that gave up meanwhile leaves a body cut
+	// short, and the txn is aborted (`[NETWORK_ERROR]receive body don't
+	// equal with body bytes`); a patient client's load succeeds.
+	StallBody
 )
 
 func (k FaultKind) String() string {
 	names := []string{"", "ResetMidBody", "ResetAfterBody", "Proxy502", "SlowFE", "LoseReply",
-		"PublishTimeout", "BackendDown", "RedirectUnreachable"}
+		"PublishTimeout", "BackendDown", "RedirectUnreachable", "Hang", "StallBody"}
 	if k > 0 && int(k) < len(names) {
 		return names[k]
 	}
@@ -81,7 +95,7 @@ const (
 // Fault describes one injected fault. Zero values: Endpoint 0 = every
 // endpoint the Kind applies to; Backend 0 = every BE; Table "" and Label
 // "" = any; Label matches as a prefix; Count 0 = every match until Remove;
-// Delay (SlowFE only) 0 = 2 s.
+// Delay (SlowFE and StallBody only) 0 = 2 s.
 type Fault struct {
 	Kind     FaultKind
 	Endpoint Endpoint
@@ -141,7 +155,7 @@ func (h *FaultHandle) Remove() {
 // Inject activates a fault and returns its handle. It panics on an unknown
 // Kind, an Endpoint the Kind does not apply to, or a negative Count.
 func (s *Server) Inject(f Fault) *FaultHandle {
-	if f.Kind < ResetMidBody || f.Kind > RedirectUnreachable {
+	if f.Kind < ResetMidBody || f.Kind > StallBody {
 		panic(fmt.Sprintf("doristest: Inject: unknown fault kind %d", int(f.Kind)))
 	}
 	if f.Count < 0 {
@@ -159,11 +173,13 @@ func (s *Server) Inject(f Fault) *FaultHandle {
 		PublishTimeout:      {EndpointLoad},
 		BackendDown:         {EndpointLoad, Endpoint2PC},
 		RedirectUnreachable: {EndpointLoad, Endpoint2PC},
+		Hang:                {EndpointLoad, Endpoint2PC, EndpointLoadState, EndpointQuery},
+		StallBody:           {EndpointLoad},
 	}[f.Kind]
 	if f.Endpoint != 0 && !slices.Contains(applies, f.Endpoint) {
 		panic(fmt.Sprintf("doristest: Inject(%v): does not apply to endpoint %d", f.Kind, int(f.Endpoint)))
 	}
-	if f.Kind == SlowFE && f.Delay == 0 {
+	if (f.Kind == SlowFE || f.Kind == StallBody) && f.Delay == 0 {
 		f.Delay = 2 * time.Second
 	}
 	h := &FaultHandle{f: f, set: &s.faults, hit: make(chan struct{})}
@@ -190,8 +206,9 @@ func (fs *faultSet) remove(h *FaultHandle) {
 }
 
 // take fires the first active fault matching the request, if any. backend
-// is the 1-based BE index, 0 on the FE; ep 0 marks requests no Endpoint
-// names (they match only faults with a zero Endpoint).
+// is the 1-based BE index, 0 on the FE (-1 on the FE for kinds that a
+// Backend restricts to that BE); ep 0 marks requests no Endpoint names (they
+// match only faults with a zero Endpoint).
 func (fs *faultSet) take(kind FaultKind, ep Endpoint, backend int, tbl, label string) *FaultHandle {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
@@ -221,6 +238,20 @@ func (h *FaultHandle) addBodyBytes(n int64) {
 	h.mu.Lock()
 	h.bodyBytes += n
 	h.mu.Unlock()
+}
+
+// hang reads the whole request and then answers nothing until the client
+// goes away or the server closes; be says which side counts the bytes.
+func (s *Server) hang(w http.ResponseWriter, r *http.Request, be bool) {
+	if r.Body != nil {
+		n, _ := io.Copy(io.Discard, r.Body) // Go answers 100 Continue here
+		s.txns.addBytes(n, be)
+	}
+	select {
+	case <-r.Context().Done():
+	case <-s.stop:
+		hangUp(w)
+	}
 }
 
 // hangUp closes the request's connection at once with a TCP reset and

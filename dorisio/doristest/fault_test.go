@@ -127,3 +127,105 @@ func beLoadAt(t *testing.T, s *Server, i int, h hdr, body string) string {
 	r := do(t, s, "PUT", s.BackendURLs()[i]+"/api/demo/t/_stream_load", h, body)
 	return r.body
 }
+
+func TestSilentServerFaults(t *testing.T) {
+	t.Run("Hang reads the request and never answers until the client leaves", func(t *testing.T) {
+		s := newServer(t, WithTable(demoDDL))
+		h := s.Inject(Fault{Kind: Hang, Endpoint: EndpointLoadState, Count: 1})
+		ctx := cancelOnHit(t, h)
+		req, _ := http.NewRequestWithContext(ctx, "GET", s.URL+"/api/demo/get_load_state?label=x", nil)
+		req.SetBasicAuth(s.User, s.Password)
+		if resp, err := rawClient.Do(req); err == nil {
+			resp.Body.Close()
+			t.Fatalf("answered %d under Hang", resp.StatusCode)
+		}
+		wantEqual(t, "hits", h.Hits(), 1)
+		wantEqual(t, "answers after Count", field(t, do(t, s, "GET", s.URL+"/api/demo/get_load_state?label=x", nil, "").body, "data"), "UNKNOWN")
+	})
+	t.Run("Hang with a Backend spares the FE and hangs only that BE's loads", func(t *testing.T) {
+		s := newServer(t, WithTable(demoDDL), WithBackends(2))
+		h := s.Inject(Fault{Kind: Hang, Backend: 2, Endpoint: EndpointLoad})
+		redirectTo(t, s, "/api/demo/t/_stream_load", hdr{"label": "h"})
+		wantEqual(t, "FE still redirects", h.Hits(), 0)
+		body := beLoadAt(t, s, 0, hdr{"label": "h0"}, "1\ta\n")
+		wantEqual(t, "BE 1 answers", field(t, body, "Status"), "Success")
+		ctx := cancelOnHit(t, h)
+		req, _ := http.NewRequestWithContext(ctx, "PUT", s.BackendURLs()[1]+"/api/demo/t/_stream_load", strings.NewReader("1\ta\n"))
+		req.SetBasicAuth(s.User, s.Password)
+		req.Header.Set("label", "h1")
+		if resp, err := rawClient.Do(req); err == nil {
+			resp.Body.Close()
+			t.Fatalf("BE 2 answered %d under Hang", resp.StatusCode)
+		}
+		wantEqual(t, "hits", h.Hits(), 1)
+		wantEqual(t, "nothing begun on BE 2", len(s.Txns("demo")), 1)
+	})
+	t.Run("Close resets a hung request instead of waiting for it", func(t *testing.T) {
+		s := NewServer(WithTable(demoDDL))
+		h := s.Inject(Fault{Kind: Hang})
+		errc := make(chan error, 1)
+		go func() {
+			_, err := try(s, "POST", s.URL+"/api/query/default_cluster/demo", nil, `{"stmt":"SHOW TRANSACTION WHERE ID = 1"}`)
+			errc <- err
+		}()
+		waitHit(t, h)
+		start := time.Now()
+		s.Close()
+		if took := time.Since(start); took > time.Second {
+			t.Errorf("Close took %v", took)
+		}
+		if err := <-errc; err == nil {
+			t.Errorf("the hung request got an answer")
+		}
+	})
+	t.Run("StallBody pauses mid-body; a patient client's load succeeds", func(t *testing.T) {
+		s := newServer(t, WithTable(demoDDL))
+		h := s.Inject(Fault{Kind: StallBody, Delay: 200 * time.Millisecond, Count: 1})
+		start := time.Now()
+		body := streamLoad(t, s, "demo", "t", hdr{"label": "patient"}, strings.Repeat("1\ta\n", 1000))
+		wantEqual(t, "Status", field(t, body, "Status"), "Success")
+		wantEqual(t, "rows", s.RowCount("demo", "t"), 1000)
+		wantEqual(t, "hits", h.Hits(), 1)
+		if took := time.Since(start); took < 200*time.Millisecond {
+			t.Errorf("load took %v, want the 200ms stall", took)
+		}
+	})
+	t.Run("StallBody aborts the txn of a client that gave up", func(t *testing.T) {
+		s := newServer(t, WithTable(demoDDL))
+		h := s.Inject(Fault{Kind: StallBody, Delay: 300 * time.Millisecond})
+		loc := redirectTo(t, s, "/api/demo/t/_stream_load", hdr{"label": "gone"})
+		ctx := cancelOnHit(t, h)
+		// More than the loopback socket buffers hold, so that the body is cut short.
+		req, _ := http.NewRequestWithContext(ctx, "PUT", loc, strings.NewReader(strings.Repeat("1\ta\n", 8<<20)))
+		req.SetBasicAuth(s.User, s.Password)
+		req.Header.Set("label", "gone")
+		req.Header.Set("Expect", "100-continue")
+		if resp, err := rawClient.Do(req); err == nil {
+			resp.Body.Close()
+			t.Fatalf("answered %d before the stall ended", resp.StatusCode)
+		}
+		waitHit(t, h)
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) && (len(s.Txns("demo")) == 0 || s.Txns("demo")[0].State == "PREPARE") {
+			time.Sleep(20 * time.Millisecond) // the BE notices only when it reads on
+		}
+		txn := s.Txns("demo")[0]
+		wantEqual(t, "state", txn.State, "ABORTED")
+		wantEqual(t, "reason", txn.Reason, "[NETWORK_ERROR]receive body don't equal with body bytes")
+		wantEqual(t, "rows", s.RowCount("demo", "t"), 0)
+	})
+}
+
+// cancelOnHit returns a context that ends once h has fired: the client
+// leaves the moment the fault holds it, however slow the machine.
+func cancelOnHit(t *testing.T, h *FaultHandle) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() {
+		if h.Wait(ctx) == nil {
+			cancel()
+		}
+	}()
+	return ctx
+}

@@ -367,6 +367,16 @@ func (s *Server) serveBE(w http.ResponseWriter, r *http.Request, be *backend) {
 		hangUp(w)
 		return
 	}
+	if ep != 0 {
+		tbl := ""
+		if ep == EndpointLoad {
+			tbl = p[2]
+		}
+		if s.faults.take(Hang, ep, be.index, tbl, r.Header.Get("label")) != nil {
+			s.hang(w, r, true)
+			return
+		}
+	}
 	switch {
 	case ep == EndpointLoad:
 		s.beStreamLoad(w, r, be, p[1], p[2])

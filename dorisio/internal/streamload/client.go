@@ -1,11 +1,9 @@
 package streamload
 
 import (
-	"encoding/base64"
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"time"
 )
 
@@ -15,7 +13,7 @@ type Client struct {
 	cfg     Config
 	hc      *http.Client
 	eps     endpointPicker
-	secrets []string // forms of the password that redact removes
+	secrets redactor // removes the password's forms from quoted text
 }
 
 // New validates cfg and returns a Client. It fails when no FE is given, a
@@ -30,12 +28,12 @@ func New(cfg Config) (*Client, error) {
 	if rt == nil {
 		rt = &http.Transport{
 			Proxy: http.ProxyFromEnvironment,
-			DialContext: (&net.Dialer{
-				Timeout:   30 * time.Second,
+			DialContext: sniffingDialer(&net.Dialer{
+				Timeout:   cfg.ConnectTimeout,
 				KeepAlive: 30 * time.Second,
-			}).DialContext,
+			}),
 			TLSClientConfig:       cfg.TLS,
-			TLSHandshakeTimeout:   30 * time.Second,
+			TLSHandshakeTimeout:   cfg.ConnectTimeout,
 			ExpectContinueTimeout: cfg.ExpectContinueTimeout,
 			MaxIdleConns:          64,
 			MaxIdleConnsPerHost:   16,
@@ -50,19 +48,10 @@ func New(cfg Config) (*Client, error) {
 	if cfg.TLS != nil && cfg.TLS.InsecureSkipVerify {
 		cfg.Logger.Warn("streamload: TLS certificate verification is disabled (InsecureSkipVerify); use only for testing")
 	}
-	if p := cfg.Password; len(p) >= 3 {
-		c.secrets = append(c.secrets, p, url.QueryEscape(p), url.PathEscape(p),
-			url.UserPassword(cfg.User, p).String())
-	}
-	c.secrets = append(c.secrets, base64.StdEncoding.EncodeToString([]byte(cfg.User+":"+cfg.Password)))
+	c.secrets = newRedactor(cfg.User, cfg.Password)
 	c.eps = newEndpoints(cfg.FEs, cfg.BEs, cfg.DiscoverBEs, c.fetchBackends)
 	return c, nil
 }
 
 // Close releases idle connections. In-flight calls are not interrupted.
 func (c *Client) Close() { c.hc.CloseIdleConnections() }
-
-// smallTimeout is the per-attempt timeout of 2PC, state and query calls.
-func (c *Client) smallTimeout() time.Duration {
-	return min(c.cfg.RequestTimeout, smallCallTimeout)
-}

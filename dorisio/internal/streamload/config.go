@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -43,9 +44,20 @@ type Config struct {
 	// before sending the body anyway. Default 60s: long enough that a slow FE
 	// answers its 307 before any body byte is sent to it (§1.2).
 	ExpectContinueTimeout time.Duration
-	// RequestTimeout bounds one HTTP attempt of a load PUT, redirect hops
-	// included. Default 30m. Small calls (2PC, get_load_state, queries,
-	// backend discovery) use min(RequestTimeout, 60s).
+	// ConnectTimeout bounds connecting to an FE or BE, TLS handshake
+	// included. Default 10s.
+	ConnectTimeout time.Duration
+	// HeaderTimeout bounds the wait for an answer once the whole request,
+	// body included, is sent. Doris answers a load only after writing its
+	// rows, so the default is generous: 10m. Small calls (2PC,
+	// get_load_state, queries, backend discovery) wait at most 60s.
+	HeaderTimeout time.Duration
+	// IdleTimeout bounds how long sending a body, or reading an answer,
+	// may make no progress. Default 60s.
+	IdleTimeout time.Duration
+	// RequestTimeout, when > 0, bounds one HTTP attempt as a whole,
+	// redirect hops included. Default 0: the phase timeouts above bound
+	// each call, so a large load may take as long as it keeps progressing.
 	RequestTimeout time.Duration
 	// Retry bounds retries and label-state polling.
 	Retry RetryPolicy
@@ -86,7 +98,9 @@ type Sleeper interface {
 
 const (
 	defaultExpectContinue = 60 * time.Second
-	defaultRequestTimeout = 30 * time.Minute
+	defaultConnect        = 10 * time.Second
+	defaultHeader         = 10 * time.Minute
+	defaultIdle           = 60 * time.Second
 	smallCallTimeout      = 60 * time.Second
 	defaultMaxAttempts    = 5
 	defaultInitialBackoff = 500 * time.Millisecond
@@ -138,15 +152,22 @@ func (cfg *Config) normalize() error {
 	if cfg.User == "" {
 		return errors.New("Config.User is empty")
 	}
-	if cfg.ExpectContinueTimeout < 0 || cfg.RequestTimeout < 0 || cfg.Retry.InitialBackoff < 0 ||
+	if cfg.ExpectContinueTimeout < 0 || cfg.RequestTimeout < 0 || cfg.ConnectTimeout < 0 ||
+		cfg.HeaderTimeout < 0 || cfg.IdleTimeout < 0 || cfg.Retry.InitialBackoff < 0 ||
 		cfg.Retry.MaxBackoff < 0 || cfg.Retry.StatePollTimeout < 0 || cfg.Retry.MaxAttempts < 0 {
 		return errors.New("durations and Retry.MaxAttempts must not be negative")
 	}
 	if cfg.ExpectContinueTimeout == 0 {
 		cfg.ExpectContinueTimeout = defaultExpectContinue
 	}
-	if cfg.RequestTimeout == 0 {
-		cfg.RequestTimeout = defaultRequestTimeout
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = defaultConnect
+	}
+	if cfg.HeaderTimeout == 0 {
+		cfg.HeaderTimeout = defaultHeader
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = defaultIdle
 	}
 	if cfg.Retry.MaxAttempts == 0 {
 		cfg.Retry.MaxAttempts = defaultMaxAttempts
@@ -175,26 +196,37 @@ func (cfg *Config) normalize() error {
 	return nil
 }
 
-// cleanBases validates base URLs: http or https scheme, a host, no query.
-// User-info is refused: credentials belong in Config.User/Password.
+// cleanBases validates base URLs: each must be a clean
+// http(s)://host[:port][/path], nothing else. An address is never echoed
+// when it contains '@': that is where user:password@ would sit, and a
+// password with '/', '#' or '?' in it makes a URL parse in surprising
+// ways, so no part of such a string may reach a message.
 func cleanBases(field string, in []string) ([]string, error) {
+	const want = "want http://host:port or https://host:port (a path prefix is allowed)"
 	out := make([]string, 0, len(in))
 	for i, raw := range in {
-		u, err := url.Parse(strings.TrimSpace(raw))
+		s := strings.TrimSpace(raw)
+		name := fmt.Sprintf("Config.%s[%d]", field, i)
+		if strings.Contains(s, "@") {
+			return nil, fmt.Errorf("%s (not shown: it contains '@', where a user:password would sit): %s with no user-info; "+
+				"credentials go in Config.User and Config.Password", name, want)
+		}
+		u, err := url.Parse(s)
 		if err != nil {
-			return nil, fmt.Errorf("Config.%s[%d]: not a URL: %v", field, i, redactURLError(err))
+			return nil, fmt.Errorf("%s %q: not a URL (%s); %s", name, s, redactURLError(err), want)
 		}
-		if u.Scheme != "http" && u.Scheme != "https" {
-			return nil, fmt.Errorf("Config.%s[%d] %q: scheme must be http or https", field, i, redactURL(u))
+		switch {
+		case (u.Scheme != "http" && u.Scheme != "https") || u.Opaque != "":
+			return nil, fmt.Errorf("%s %q: the scheme is missing or not http/https; %s", name, s, want)
+		case u.Hostname() == "":
+			return nil, fmt.Errorf("%s %q: missing host; %s", name, s, want)
+		case u.RawQuery != "" || u.Fragment != "" || u.ForceQuery || strings.Contains(s, "#"):
+			return nil, fmt.Errorf("%s %q: a base URL has no query or fragment; %s", name, s, want)
 		}
-		if u.Host == "" {
-			return nil, fmt.Errorf("Config.%s[%d] %q: missing host", field, i, redactURL(u))
-		}
-		if u.User != nil {
-			return nil, fmt.Errorf("Config.%s[%d] %q: user-info in the URL is not allowed; use Config.User and Config.Password", field, i, redactURL(u))
-		}
-		if u.RawQuery != "" || u.Fragment != "" {
-			return nil, fmt.Errorf("Config.%s[%d] %q: a base URL has no query or fragment", field, i, redactURL(u))
+		if p := u.Port(); p != "" {
+			if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+				return nil, fmt.Errorf("%s %q: port %s out of range; %s", name, s, p, want)
+			}
 		}
 		out = append(out, strings.TrimRight(u.Scheme+"://"+u.Host+u.Path, "/"))
 	}

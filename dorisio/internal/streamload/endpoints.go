@@ -106,26 +106,45 @@ func (e *endpoints) failed(base string) {
 // fetchBackends lists alive BEs through GET {fe}/api/backends?is_alive=true
 // (§1.6). BE URLs use the FE's scheme.
 func (c *Client) fetchBackends(ctx context.Context, fe string) ([]string, error) {
-	resp, err := c.send(ctx, request{method: http.MethodGet, url: fe + "/api/backends?is_alive=true", timeout: c.smallTimeout()})
+	resp, err := c.send(ctx, request{method: http.MethodGet, url: fe + "/api/backends?is_alive=true", small: true})
 	if err != nil {
 		return nil, fmt.Errorf("backend discovery: %w", err)
 	}
-	var env struct {
-		Code *int64 `json:"code"`
-		Msg  string `json:"msg"`
-		Data struct {
-			Backends []struct {
-				IP       string `json:"ip"`
-				HTTPPort int    `json:"http_port"`
-				IsAlive  *bool  `json:"is_alive"`
-			} `json:"backends"`
-		} `json:"data"`
-	}
-	if resp.status != http.StatusOK || json.Unmarshal(resp.body, &env) != nil || env.Code == nil {
+	if resp.status != http.StatusOK {
 		return nil, fmt.Errorf("backend discovery: GET %s answered HTTP %d, body %q", resp.url, resp.status, c.redact(excerpt(resp.body)))
 	}
-	if *env.Code != 0 {
-		err := fmt.Errorf("backend discovery: GET %s answered code %d %q, body %q", resp.url, *env.Code, env.Msg, c.redact(excerpt(resp.body)))
+	out, err := c.parseBackends(fe, resp.body)
+	if err != nil {
+		return nil, fmt.Errorf("backend discovery: GET %s answered %w", resp.url, err)
+	}
+	return out, nil
+}
+
+// parseBackends reads an /api/backends answer: the FE envelope
+// {"code":0,"data":{"backends":[...]}} or, from older FEs, the bare
+// {"backends":[...]}.
+func (c *Client) parseBackends(fe string, body []byte) ([]string, error) {
+	type backendList struct {
+		Backends []struct {
+			IP       string `json:"ip"`
+			HTTPPort int    `json:"http_port"`
+			IsAlive  *bool  `json:"is_alive"`
+		} `json:"backends"`
+	}
+	var env struct {
+		Code        *int64      `json:"code"`
+		Msg         string      `json:"msg"`
+		Data        backendList `json:"data"`
+		backendList             // older FEs: the list itself, no envelope
+	}
+	if json.Unmarshal(body, &env) != nil || (env.Code == nil && env.Backends == nil) {
+		return nil, fmt.Errorf("body %q, which is not a backend list", c.redact(excerpt(body)))
+	}
+	list := env.Data.Backends
+	if env.Code == nil {
+		list = env.Backends
+	} else if *env.Code != 0 {
+		err := fmt.Errorf("code %d %q, body %q", *env.Code, env.Msg, c.redact(excerpt(body)))
 		if *env.Code == 401 {
 			return nil, errors.Join(ErrAuth, err)
 		}
@@ -136,7 +155,7 @@ func (c *Client) fetchBackends(ctx context.Context, fe string) ([]string, error)
 		scheme = "https"
 	}
 	var out []string
-	for _, b := range env.Data.Backends {
+	for _, b := range list {
 		if b.IP == "" || b.HTTPPort <= 0 || (b.IsAlive != nil && !*b.IsAlive) {
 			continue
 		}

@@ -3,6 +3,7 @@ package streamload
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -27,6 +28,14 @@ var (
 	// ErrTxnCommitted: an abort was refused because the txn is committed; its
 	// rows are in the table.
 	ErrTxnCommitted = errors.New("transaction already committed")
+	// ErrTxnForgotten: a commit was retried after Doris forgot the txn and its
+	// label (label retention passed): neither get_load_state nor SHOW
+	// TRANSACTION can tell whether the earlier commit happened. Terminal:
+	// retrying cannot learn more; check the table for the load's rows.
+	ErrTxnForgotten = errors.New("transaction forgotten by Doris")
+	// ErrTxnQuota: Doris refused to begin a txn because the database holds
+	// too many running ones (max_running_txn_num_per_db).
+	ErrTxnQuota = errors.New("running-transaction quota reached")
 	// ErrListingUnsupported: the FE refused to list transactions (privileges,
 	// cloud mode, old FE).
 	ErrListingUnsupported = errors.New("listing transactions unsupported")
@@ -36,6 +45,54 @@ const (
 	maxBodyExcerpt = 2048
 	maxErrorLog    = 10
 )
+
+// Markers: every Error's text starts with "[dorisio:<kind>] ", so that a
+// program that only gets the text back (a runner flattens errors) can still
+// classify it. The names are stable.
+var markers = []struct {
+	kind error
+	name string
+}{
+	{ErrOutcomeUnknown, "outcome-unknown"},
+	{ErrDataQuality, "data-quality"},
+	{ErrAuth, "auth"},
+	{ErrLabelExists, "label-exists"},
+	{ErrTxnAborted, "txn-aborted"},
+	{ErrTxnCommitted, "txn-committed"},
+	{ErrTxnQuota, "txn-quota"},
+	{ErrTxnForgotten, "txn-forgotten"},
+}
+
+// MarkerUnclassified names an Error of no kind.
+const MarkerUnclassified = "error"
+
+// Marker returns the "[dorisio:<name>]" marker of kind (nil: unclassified).
+func Marker(kind error) string {
+	for _, m := range markers {
+		if m.kind == kind {
+			return "[dorisio:" + m.name + "]"
+		}
+	}
+	return "[dorisio:" + MarkerUnclassified + "]"
+}
+
+// reMarker finds a marker in text.
+var reMarker = regexp.MustCompile(`\[dorisio:([a-z-]+)\]`)
+
+// KindInText returns the kind of the first marker in text: found is false
+// when there is none, kind is nil for an unclassified one.
+func KindInText(text string) (kind error, found bool) {
+	m := reMarker.FindStringSubmatch(text)
+	if m == nil {
+		return nil, false
+	}
+	for _, k := range markers {
+		if k.name == m[1] {
+			return k.kind, true
+		}
+	}
+	return nil, true
+}
 
 // Error describes one failed operation. It never contains the password or
 // the Authorization header.
@@ -62,7 +119,8 @@ type Error struct {
 // step.
 func (e *Error) Error() string {
 	var b strings.Builder
-	b.WriteString("doris ")
+	b.WriteString(Marker(e.Kind))
+	b.WriteString(" doris ")
 	b.WriteString(e.Op)
 	if e.Table != "" {
 		fmt.Fprintf(&b, " %s.%s", e.DB, e.Table)
@@ -91,7 +149,12 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, ", message %q", e.Message)
 	}
 	if e.Cause != nil {
-		fmt.Fprintf(&b, ": %v", e.Cause)
+		cause := e.Cause.Error()
+		var inner *Error
+		if e.next != "" && errors.As(e.Cause, &inner) && inner.next != "" {
+			cause = strings.Replace(cause, ". Next: "+inner.next, "", 1) // one next step: ours
+		}
+		fmt.Fprintf(&b, ": %s", cause)
 	}
 	if len(e.ErrorLog) > 0 {
 		fmt.Fprintf(&b, "; error log: %q", strings.Join(e.ErrorLog, " | "))

@@ -117,8 +117,13 @@ func CheckCompression(kind string) error {
 //   - any other *Error: Doris refused the request (bad header, table,
 //     label); no txn remains.
 //
-// Cancelling ctx stops the call. If a request had been sent, the error has
-// Kind ErrOutcomeUnknown (see above); otherwise nothing was loaded.
+// Cancelling ctx stops the call at once, in whatever phase it is. A server
+// that goes silent stops it too, after the bound of the phase it went
+// silent in (Config.ConnectTimeout, IdleTimeout, HeaderTimeout); the error
+// names the phase and the bytes sent. If a request had been sent, the
+// label's state is asked before anything is resent, and a cancelled call's
+// error has Kind ErrOutcomeUnknown (see above); otherwise nothing was
+// loaded.
 func (c *Client) Load(ctx context.Context, req LoadRequest) (*LoadResult, error) {
 	headers, err := loadHeaders(req)
 	if err != nil {
@@ -253,6 +258,7 @@ func (l *loadCall) run(ctx context.Context) (*LoadResult, error) {
 			// Exists answer names the txn to adopt.
 			next = stepNow
 		default: // ABORTED or UNKNOWN: nothing holds the label; resend it.
+			l.last = l.settledErr(l.last, state)
 			next = stepRetry
 		}
 	}
@@ -270,17 +276,21 @@ func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 		return nil, stepRetry, l.newErr(nil, loadResponse{}, nil, err)
 	}
 	resp, err := c.send(ctx, request{method: http.MethodPut, url: base + l.path, headers: l.headers,
-		body: l.body, expect: true, timeout: c.cfg.RequestTimeout})
+		body: l.body, expect: true, mutates: true})
 	if err != nil {
 		var se *sendError
 		errors.As(err, &se)
 		if ctx.Err() != nil {
 			l.ambiguous = l.ambiguous || (se != nil && se.written)
-			return nil, stepDone, l.ctxErr(ctx.Err())
+			return nil, stepDone, l.ctxErr(err) // wraps ctx.Err(), naming the phase it stopped
 		}
 		switch {
 		case se != nil && se.fatal:
-			return nil, stepDone, l.newErr(nil, loadResponse{}, nil, err)
+			e := l.newErr(nil, loadResponse{}, nil, err)
+			if errors.Is(err, errNotHTTP) {
+				e.next = notHTTPNext
+			}
+			return nil, stepDone, e
 		case se != nil && !se.written:
 			// Nothing reached a server: nothing was begun. Try the next endpoint
 			// (send has reported it to the picker).
@@ -306,8 +316,8 @@ func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 		return nil, stepSettle, l.newErr(resp, r, ErrOutcomeUnknown, errors.New(v.reason))
 	}
 	e := l.newErr(resp, r, v.kind, errors.New(v.reason))
-	switch v.kind {
-	case ErrDataQuality:
+	switch f := refusalFor(r.Message); {
+	case v.kind == ErrDataQuality:
 		e.ErrorLog = c.fetchErrorLog(ctx, r.ErrorURL)
 		if len(e.ErrorLog) == 0 {
 			// The BE's log is often unreachable from workers (§7): point at it.
@@ -317,8 +327,13 @@ func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 			}
 		}
 		e.next = "fix the rejected rows (see the error log) or raise max_filter_ratio; no txn remains"
-	case ErrAuth:
+		if strings.Contains(r.Message, "all partitions have no load data") {
+			e.next = "no row reached the table (every row was filtered, or the body was empty): fix the rows or the where header; no txn remains"
+		}
+	case v.kind == ErrAuth:
 		e.next = "check Config.User, Config.Password and the LOAD privilege on " + l.req.DB + "." + l.req.Table
+	case f != nil:
+		e.next = f.next
 	default:
 		e.next = "fix the request (headers, database, table, label) and load again; no txn remains"
 	}
@@ -347,7 +362,10 @@ func (l *loadCall) labelExists(resp *response, r loadResponse) (*LoadResult, ste
 	if r.ExistingJobStatus == jobFinished {
 		e.next = "the rows under this label are already loaded; skip them, or use a new label prefix"
 	} else {
-		e.next = "another load holds this label; abort txn " + fmt.Sprint(txn) + " or use a new label prefix"
+		e.next = "another load holds this label; abort it by label " + l.req.Label + " or use a new label prefix"
+		if txn > 0 {
+			e.next = "another load holds this label; abort txn " + fmt.Sprint(txn) + " or use a new label prefix"
+		}
 	}
 	return nil, stepDone, e
 }
@@ -403,6 +421,24 @@ func (l *loadCall) unknownErr(attemptErr, why error) *Error {
 	} else {
 		cp.Cause = why
 	}
+	return &cp
+}
+
+// settledErr is an ambiguous attempt's error once the label's state said
+// that nothing holds the label: no longer an unknown outcome, and the
+// error the call ends with if no attempt is left.
+func (l *loadCall) settledErr(attemptErr error, state string) error {
+	var e *Error
+	if !errors.As(attemptErr, &e) {
+		return attemptErr
+	}
+	cp := *e
+	cp.Kind = nil
+	cp.Cause = fmt.Errorf("then get_load_state said %s: nothing was loaded", state)
+	if e.Cause != nil {
+		cp.Cause = fmt.Errorf("%w; %w", e.Cause, cp.Cause)
+	}
+	cp.next = "load again with the same label (nothing holds it), once Doris answers"
 	return &cp
 }
 

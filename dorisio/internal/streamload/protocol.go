@@ -190,8 +190,8 @@ func classifyLoadBody(r loadResponse) verdict {
 	case r.Status != statusFail:
 		// resolve by label state: a Status this client does not know says nothing certain.
 		return verdict{actResolve, nil, "unknown Status " + strconv.Quote(r.Status)}
-	case containsAny(msg, "DATA_QUALITY_ERROR", "too many filtered rows", "Encountered unqualified data"):
-		// fatal: rows rejected; the same rows fail again (§4).
+	case isDataQuality(r):
+		// fatal: rows rejected; the same rows fail again (§4; old BEs: see isDataQuality).
 		return verdict{actFatal, ErrDataQuality, "rows rejected by data quality checks"}
 	case containsAny(msg, "NOT_AUTHORIZED", "no valid Basic authorization", "Access denied"):
 		// fatal: credentials or privileges (§2).
@@ -208,18 +208,94 @@ func classifyLoadBody(r loadResponse) verdict {
 	case containsAny(msg, "receive body don't equal with body bytes"):
 		// retry same label: body cut short, the BE rolled the txn back (§1.3).
 		return verdict{actRetry, nil, "body cut short in transit"}
+	case containsAny(msg, dorisTimeouts...):
+		// resolve by label state: an FE lock or RPC timed out after begin (planning, precommit,
+		// commit); the BE rolls the txn back, so ABORTED/UNKNOWN then resends the same label.
+		return verdict{actResolve, nil, "a timeout inside Doris (FE lock or RPC) that may leave a txn"}
+	case refusalFor(msg) != nil:
+		// fatal: a final refusal with a known cause (finalRefusals); resending cannot change it.
+		return verdict{actFatal, nil, refusalFor(msg).reason}
 	case containsAny(msg, "Label format error", "Invalid timeout", "INVALID_ARGUMENT", "NOT_FOUND",
 		"unknown data format", "ANALYSIS_ERROR", "Invalid "):
 		// fatal: bad label, header, database or table; resending the same request fails again (§3, §4).
 		return verdict{actFatal, nil, "request refused by Doris"}
 	case containsAny(msg, "NETWORK_ERROR", "THRIFT_RPC_ERROR", "RPC", "rpc", "Thrift", "timed out",
-		"timeout", "TIMEOUT", "Connection refused", "connection"):
+		"timeout", "TIMEOUT", "Connection refused", "connection", "Couldn't open transport",
+		"SERVICE_UNAVAILABLE", "FE address is not available", "NOT_MASTER"):
 		// resolve by label state: may be the BE→FE commit RPC failing after the FE committed (§4 caveat).
 		return verdict{actResolve, nil, "network/RPC failure that may hide a commit"}
 	default:
 		// resolve by label state: an unrecognised Fail is confirmed rolled back before resending (§4 caveat).
 		return verdict{actResolve, nil, "unrecognised Fail message"}
 	}
+}
+
+// dorisTimeouts are the FE texts of a lock or internal RPC that timed out
+// on the stream-load path (FE GlobalTransactionMgr / FrontendServiceImpl,
+// master and 2.1/3.0): "get tableList write lock timeout, tableList=(...)"
+// (precommit, commit, 2PC commit/abort, rollback), "get table read lock
+// timeout, database=..,table=.." (planning, after begin), "get database
+// read lock timeout" (older FEs), a Java TimeoutException relayed as
+// INTERNAL_ERROR, and "Operation is timeout, txn status is ..." (waiting
+// for a txn). They arrive wrapped as [ANALYSIS_ERROR]/[INTERNAL_ERROR], so
+// they are matched before the generic refusals.
+var dorisTimeouts = []string{"lock timeout", "TimeoutException", "Operation is timeout"}
+
+// isDataQuality reports a load Doris failed because of its rows: the
+// DATA_QUALITY_ERROR code (2.1+), "too many filtered rows" (bare in 1.x,
+// [INTERNAL_ERROR] in 2.0), the strict-mode early stop, "all partitions
+// have no load data" (FE commit with no row left, empty_load_as_error), and
+// a Fail whose Message is "OK" or empty while rows were filtered or an
+// ErrorURL was written: older BEs could report the filtered-rows failure
+// with the status overwritten (apache/doris#53393).
+func isDataQuality(r loadResponse) bool {
+	msg := strings.TrimSpace(r.Message)
+	return containsAny(msg, "DATA_QUALITY_ERROR", "too many filtered rows", "Encountered unqualified data",
+		"all partitions have no load data") ||
+		((msg == "" || msg == "OK") && (r.ErrorURL != "" || r.FilteredRows > 0))
+}
+
+// refusal is a final refusal whose cause is known, with the one next step
+// that helps.
+type refusal struct {
+	frags        []string
+	reason, next string
+}
+
+// finalRefusals are Fail messages that resending cannot change (texts from
+// BE stream_load.cpp and FE DatabaseTransactionMgr, 2.x to master).
+var finalRefusals = []refusal{
+	{[]string{"data size exceeds quota", "DATA_QUOTA_EXCEED"}, // FE begin: "Database[db] data size exceeds quota[1.000 GB]"
+		"the database's data quota is used up",
+		"raise the quota (ALTER DATABASE ... SET DATA QUOTA ...) or free space, then load again; nothing was loaded"},
+	{[]string{"2pc is unsupported for mow table"}, // BE, cloud mode, merge-on-write UNIQUE table
+		"Doris refuses two-phase commit on merge-on-write tables in cloud mode",
+		"load this table with at-least-once delivery (dorisio.WithDelivery(dorisio.AtLeastOnce)) or into a table without merge-on-write; nothing was loaded"},
+	{[]string{"Two phase commit (2PC) for stream load was disabled"}, // BE disable_stream_load_2pc
+		"two-phase commit is disabled on this BE (disable_stream_load_2pc)",
+		"enable it on the BEs, or use at-least-once delivery (dorisio.WithDelivery(dorisio.AtLeastOnce)); nothing was loaded"},
+	{[]string{"exceed BE's conf `streaming_load", "body exceed max size", "exceed the max size"}, // [E-217] master, 2.x forms
+		"the load body is larger than the BE accepts (streaming_load_max_mb, streaming_load_json_max_mb for JSON)",
+		"make loads smaller (dorisio.WithMaxBatchBytes) or raise the BE limit; nothing was loaded"},
+	{[]string{"disable_load_job is set to true"}, // FE Config.disable_load_job
+		"loads are disabled on this cluster (FE disable_load_job)",
+		"ask the Doris administrator to set disable_load_job=false; nothing was loaded"},
+	{[]string{"compress data of JSON format is not supported"}, // BE before 2.0
+		"this Doris version cannot read compressed JSON",
+		"load JSON without compression on this version; nothing was loaded"},
+	{[]string{"NOT_IMPLEMENTED_ERROR"}, // any other Status::NotSupported
+		"Doris does not support this request here",
+		"change the request (headers, delivery, table) as Doris' message says; nothing was loaded"},
+}
+
+// refusalFor returns the final refusal msg is, or nil.
+func refusalFor(msg string) *refusal {
+	for i := range finalRefusals {
+		if containsAny(msg, finalRefusals[i].frags...) {
+			return &finalRefusals[i]
+		}
+	}
+	return nil
 }
 
 // classifyFEEntity handles the FE's msg/code/data envelope on a load PUT.
@@ -318,13 +394,13 @@ func parse2PCResponse(body []byte) twoPCResponse {
 	}
 	st, okS := jsonString(m, "status")
 	msg, okM := jsonString(m, "msg")
-	if !okS || !okM || st == "" {
+	if !okS || st == "" || (!okM && st != statusSuccess) {
 		return twoPCResponse{outcome: tpcUnknown}
 	}
 	r := twoPCResponse{status: st, msg: msg}
 	switch {
 	case st == statusSuccess:
-		r.outcome = tpcSuccess // success: "... commit successfully." / "... abort successfully."
+		r.outcome = tpcSuccess // success: "... commit successfully."; some BEs send no msg at all
 	case reAlreadyCommitted.MatchString(msg):
 		r.outcome = tpcAlreadyCommitted // success for commit: repeated commit (§5.2)
 	case reAlreadyAborted.MatchString(msg):
@@ -342,6 +418,12 @@ func parse2PCResponse(body []byte) twoPCResponse {
 		r.outcome = tpcAuth // fatal: credentials or LOAD privilege (§2)
 	case st == "FAILED" && strings.Contains(msg, "No backend available"):
 		r.outcome = tpcRetry // retry: FE found no BE (§1.1)
+	case st == "THRIFT_RPC_ERROR" || st == "SERVICE_UNAVAILABLE" || st == "NOT_MASTER" ||
+		containsAny(msg, dorisTimeouts...) || containsAny(msg, "Couldn't open transport", "failed to call frontend service"):
+		// retry the same txn: the BE could not reach the master FE, or an FE lock timed out;
+		// the txn is unchanged and commit/abort are idempotent (after the §5.2 texts above,
+		// which may quote a load's failure, timeouts included, as an abort reason).
+		r.outcome = tpcRetry
 	default:
 		r.outcome = tpcFatal // fatal: bad txn id, bad operation, dropped table (§1.4)
 	}

@@ -49,6 +49,24 @@ func TestClassifyLoadAnswers(t *testing.T) {
 		{"a timeout out of range is fatal, not an RPC timeout", loadBody(-1, "l", "false", "Fail", "", "[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = Invalid timeout: 0. Timeout should be higher than Config.min_load_timeout_second: 1", 0, 0, ""), actFatal, nil},
 		{"a bad strict_mode is fatal", loadBody(-1, "l", "false", "Fail", "", "[INVALID_ARGUMENT]Invalid strict mode format. Must be bool type", 0, 0, ""), actFatal, nil},
 		{"an unrecognised Fail is confirmed by label state", loadBody(-1, "l", "false", "Fail", "", "[E-1234]something new", 0, 0, ""), actResolve, nil},
+		{"an old BE's Fail with Message OK and an ErrorURL is data quality", oldBEBody("l", "Fail", "OK", 2, "http://be:8040/api/_load_error_log?file=x"), actFatal, ErrDataQuality},
+		{"an old BE's Fail with Message OK and filtered rows is data quality", oldBEBody("l", "Fail", "OK", 2, ""), actFatal, ErrDataQuality},
+		{"a Fail with Message OK and nothing filtered is confirmed by label state", oldBEBody("l", "Fail", "OK", 0, ""), actResolve, nil},
+		{"all partitions have no load data is data quality", oldBEBody("l", "Fail", noDataMsg, 10, ""), actFatal, ErrDataQuality},
+		{"a bare 1.x too many filtered rows is data quality", oldBEBody("l", "Fail", "too many filtered rows", 7, ""), actFatal, ErrDataQuality},
+		{"a cancelled strict-mode stop is data quality", loadBody(11, "l", "false", "Fail", "", "[CANCELLED]cancelled: [DATA_QUALITY_ERROR]Encountered unqualified data, stop processing. Please check if the source data matches the schema, and consider disabling strict mode or increasing max_filter_ratio.. cur path: ", 0, 52, ""), actFatal, ErrDataQuality},
+		{"an FE table-list write lock timeout is resolved by label state", loadBody(11, "l", "true", "Fail", "", lockTimeoutMsg, 0, 0, ""), actResolve, nil},
+		{"an FE table read lock timeout is resolved by label state", loadBody(11, "l", "true", "Fail", "", readLockMsg, 0, 0, ""), actResolve, nil},
+		{"an FE TimeoutException is resolved by label state", loadBody(11, "l", "true", "Fail", "", "[INTERNAL_ERROR]TStatus: java.util.concurrent.TimeoutException", 0, 0, ""), actResolve, nil},
+		{"a BE that cannot reach the FE is resolved by label state", loadBody(11, "l", "true", "Fail", "", "[THRIFT_RPC_ERROR]Couldn't open transport for fe:9020 (Connection refused)", 0, 0, ""), actResolve, nil},
+		{"a BE without a known master FE is resolved by label state", loadBody(11, "l", "true", "Fail", "", "[SERVICE_UNAVAILABLE]FE address is not available", 0, 0, ""), actResolve, nil},
+		{"an old FE's data quota text is final", oldBEBody("l", "Fail", quotaOldMsg, 0, ""), actFatal, nil},
+		{"a 2.1 data quota text is final", loadBody(-1, "l", "true", "Fail", "", quotaNewMsg, 0, 0, ""), actFatal, nil},
+		{"2PC refused on a merge-on-write cloud table is final", loadBody(5, "l", "true", "Fail", "", mow2PCMsg, 0, 0, ""), actFatal, nil},
+		{"2PC disabled on the BE is final", loadBody(-1, "l", "true", "Fail", "", twoPCOffMsg, 0, 0, ""), actFatal, nil},
+		{"a body above streaming_load_max_mb is final", loadBody(-1, "l", "true", "Fail", "", bodyTooLargeMsg, 0, 0, ""), actFatal, nil},
+		{"a 2.x body above the limit is final", oldBEBody("l", "Fail", "body exceed max size: 10737418240, data: 10737418241", 0, ""), actFatal, nil},
+		{"loads disabled on the FE are final", loadBody(-1, "l", "true", "Fail", "", "[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = disable_load_job is set to true, all load jobs are prevented", 0, 0, ""), actFatal, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -122,6 +140,12 @@ func TestNoErrorOrLogLineContainsThePassword(t *testing.T) {
 	errs = append(errs, err)
 	_, err = c.ListTransactions(context.Background(), "db1", "x_")
 	errs = append(errs, err)
+	// Addresses that carry the password, malformed in every way seen (issue 10.6).
+	for _, addr := range []string{"loader:" + testPassword + "@fe:8030", "http://loader:" + testPassword + "@fe:8030",
+		"http://loader:" + strings.ReplaceAll(testPassword, "-", "/") + "@fe:8030", "https://" + testPassword + "@fe"} {
+		_, err := New(Config{FEs: []string{addr}, User: testUser, Password: testPassword, Logger: suiteSlogTo(&buf)})
+		errs = append(errs, err)
+	}
 	texts := []string{buf.String()}
 	for _, e := range errs {
 		if e == nil {
@@ -144,5 +168,32 @@ func TestNoErrorOrLogLineContainsThePassword(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(texts, "\n"), "***") {
 		t.Errorf("expected redaction markers in the echoed texts")
+	}
+}
+
+func TestParse2PCAnswers(t *testing.T) {
+	pre := "TStatus: errCode = 2, detailMessage = "
+	tests := []struct {
+		name string
+		body string
+		want twoPCOutcome
+	}{
+		{"Success with a msg", twoPCBody("Success", "transaction [1] commit successfully."), tpcSuccess},
+		{"Success without a msg", `{"status":"Success"}`, tpcSuccess},
+		{"a status without a msg that is not Success is not a 2PC answer", `{"status":"ANALYSIS_ERROR"}`, tpcUnknown},
+		{"THRIFT_RPC_ERROR: the BE could not reach the FE", twoPCBody("THRIFT_RPC_ERROR", "Couldn't open transport for fe:9020 (No more data to read.)"), tpcRetry},
+		{"THRIFT_RPC_ERROR: the FE call timed out", twoPCBody("THRIFT_RPC_ERROR", "failed to call frontend service, FE address=fe:9020, reason: THRIFT_EAGAIN (timed out)"), tpcRetry},
+		{"SERVICE_UNAVAILABLE: no master FE known", twoPCBody("SERVICE_UNAVAILABLE", "FE address is not available"), tpcRetry},
+		{"a table-list write lock timeout", twoPCBody("ANALYSIS_ERROR", pre+"get tableList write lock timeout, tableList=(Table [id=1, name=t1, type=OLAP])"), tpcRetry},
+		{"an abort reason that quotes a lock timeout is still an abort", twoPCBody("ANALYSIS_ERROR", pre+"transaction [9] is already aborted. abort reason: [ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = get tableList write lock timeout, tableList=(t1)"), tpcAlreadyAborted},
+		{"not found by id", twoPCBody("ANALYSIS_ERROR", pre+"transaction [9] not found"), tpcNotFound},
+		{"a dropped table is fatal", twoPCBody("ANALYSIS_ERROR", pre+"unknown table, tableId=5"), tpcFatal},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := parse2PCResponse([]byte(tc.body)).outcome; got != tc.want {
+				t.Errorf("outcome = %d, want %d", got, tc.want)
+			}
+		})
 	}
 }

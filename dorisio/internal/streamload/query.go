@@ -43,19 +43,66 @@ func (c *Client) ListTransactions(ctx context.Context, db, labelPrefix string) (
 	if !reLabelChars.MatchString(labelPrefix) {
 		return nil, &Error{Op: "list_transactions", DB: db, Cause: fmt.Errorf("label prefix %q: want 1-128 of [-_A-Za-z0-9:]", labelPrefix)}
 	}
-	stmt := fmt.Sprintf("SHOW TRANSACTION FROM `%s` WHERE LABEL LIKE '%s%%'", db, labelPrefix)
+	txns, err := c.showTransaction(ctx, &Error{Op: "list_transactions", DB: db, Label: labelPrefix + "*"},
+		fmt.Sprintf("LABEL LIKE '%s%%'", labelPrefix))
+	if err != nil {
+		return nil, err
+	}
+	out := txns[:0]
+	for _, t := range txns {
+		if strings.HasPrefix(t.Label, labelPrefix) { // never trust the server's filter
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// errNoSuchTxn is the cause of SHOW TRANSACTION's "transaction with id N
+// does not exist" (§12.2.1): the FE no longer holds the txn.
+var errNoSuchTxn = errors.New("the FE does not hold this transaction any more")
+
+// TxnByID reads one txn's state with SHOW TRANSACTION FROM `db` WHERE ID = N
+// over /api/query (§12.2.1). An error wrapping errNoSuchTxn means the FE
+// does not know the txn (never existed, or forgotten after label
+// retention); ErrListingUnsupported means the FE refused (2.1/3.0 want
+// ADMIN, cloud FEs before Oct 2024 cannot). The call only reads.
+func (c *Client) TxnByID(ctx context.Context, db string, txnID int64) (Txn, error) {
+	e := &Error{Op: "show_transaction", DB: db, TxnID: txnID}
+	if db == "" || strings.ContainsAny(db, "`/\\'\"") || txnID <= 0 {
+		e.Cause = fmt.Errorf("invalid database name %q or txn id %d", db, txnID)
+		return Txn{}, e
+	}
+	txns, err := c.showTransaction(ctx, e, fmt.Sprintf("ID = %d", txnID))
+	if err != nil {
+		return Txn{}, err
+	}
+	for _, t := range txns {
+		if t.ID == txnID {
+			return t, nil
+		}
+	}
+	e.Cause = fmt.Errorf("%w (the FE answered no row for it)", errNoSuchTxn)
+	return Txn{}, e
+}
+
+// showTransaction runs SHOW TRANSACTION FROM `db` WHERE <where>, retrying
+// busy FEs and cut-short answers; tmpl names the call in errors.
+func (c *Client) showTransaction(ctx context.Context, tmpl *Error, where string) ([]Txn, error) {
+	stmt := fmt.Sprintf("SHOW TRANSACTION FROM `%s` WHERE %s", tmpl.DB, where)
 	payload, _ := json.Marshal(map[string]string{"stmt": stmt})
-	return retry(ctx, c, "listing transactions", []any{"db", db, "prefix", labelPrefix}, func(attempt int) ([]Txn, bool, error) {
-		return c.listOnce(ctx, db, labelPrefix, payload, attempt)
+	return retry(ctx, c, tmpl.Op, []any{"db", tmpl.DB, "where", where}, func(attempt int) ([]Txn, bool, error) {
+		e := *tmpl
+		e.Attempts = attempt
+		return c.showTxnOnce(ctx, &e, payload)
 	})
 }
 
-func (c *Client) listOnce(ctx context.Context, db, prefix string, payload []byte, attempt int) ([]Txn, bool, error) {
+func (c *Client) showTxnOnce(ctx context.Context, e *Error, payload []byte) ([]Txn, bool, error) {
 	fe := c.eps.feBase()
-	e := &Error{Op: "list_transactions", DB: db, Label: prefix + "*", Attempts: attempt}
+	db := e.DB
 	resp, err := c.send(ctx, request{method: http.MethodPost, url: fe + "/api/query/default_cluster/" + url.PathEscape(db),
 		headers: map[string]string{"Content-Type": "application/json"}, body: NewBytesBody(payload),
-		timeout: c.smallTimeout(), maxRead: 256 << 20})
+		small: true, maxRead: 256 << 20})
 	if err != nil {
 		e.Cause = err
 		return nil, !isFatalSend(err), e
@@ -74,7 +121,7 @@ func (c *Client) listOnce(ctx context.Context, db, prefix string, payload []byte
 		return nil, true, e
 	}
 	if code != 0 {
-		e.Status, e.Message = jsonText(m, "msg"), c.redact(jsonText(m, "data"))
+		e.Status, e.Message, e.parsed = jsonText(m, "msg"), c.redact(jsonText(m, "data")), true
 		// Not classifyEnvelopeError: an "Access denied" here is a missing
 		// privilege for SHOW TRANSACTION, so listing is unsupported, not auth.
 		switch {
@@ -86,6 +133,10 @@ func (c *Client) listOnce(ctx context.Context, db, prefix string, payload []byte
 			// listing does not work here (cleanup falls back to the timeout).
 			e.Cause = errors.New("FE not ready or its SQL workers busy")
 			return nil, true, e
+		case strings.Contains(e.Message, "transaction with id") && strings.Contains(e.Message, "does not exist"):
+			// ID = n of a txn the FE no longer holds (§12.2.1).
+			e.Cause = errNoSuchTxn
+			return nil, false, e
 		default:
 			e.Kind = ErrListingUnsupported
 			e.next = "grant the needed privilege (ADMIN on 2.1/3.0, LOAD on the database on newer FEs) or probe known labels with LoadState"
@@ -97,13 +148,7 @@ func (c *Client) listOnce(ctx context.Context, db, prefix string, payload []byte
 		e.Kind, e.Cause = ErrListingUnsupported, err
 		return nil, false, e
 	}
-	out := txns[:0]
-	for _, t := range txns {
-		if strings.HasPrefix(t.Label, prefix) { // never trust the server's filter
-			out = append(out, t)
-		}
-	}
-	return out, false, nil
+	return txns, false, nil
 }
 
 // parseTxnRows reads data.meta / data.data of a §12.1 result set by column name.

@@ -60,16 +60,22 @@ func (f *fakeTxnDB) start(t *testing.T) string {
 			fmt.Fprintf(w, `{"msg":"Error","code":1,"data":%q,"count":0}`, f.refusal)
 			return
 		}
-		var rows []string
-		for i := len(f.rows) - 1; i >= 0; i-- { // newest first
-			x := f.rows[i]
-			rows = append(rows, fmt.Sprintf(`["%d","%s","BE: 10.0.0.12","%s","BACKEND_STREAMING","2025-01-02 10:00:00",null,null,null,null,"%s","0","-1","259200000",""]`, x.ID, x.Label, x.Status, x.Reason))
-		}
 		w.Header().Set("Content-Type", "application/json;charset=utf-8")
-		fmt.Fprintf(w, "{\n    \"data\": {\n        \"type\": \"result_set\",\n        \"meta\": [%s],\n        \"data\": [\n            %s\n        ],\n        \"time\": 3\n    },\n    \"msg\": \"success\",\n    \"code\": 0\n}",
-			`{"name":"TransactionId","type":"VARCHAR"},{"name":"Label","type":"VARCHAR"},{"name":"Coordinator","type":"VARCHAR"},{"name":"TransactionStatus","type":"VARCHAR"},{"name":"LoadJobSourceType","type":"VARCHAR"},{"name":"PrepareTime","type":"VARCHAR"},{"name":"PreCommitTime","type":"VARCHAR"},{"name":"CommitTime","type":"VARCHAR"},{"name":"PublishTime","type":"VARCHAR"},{"name":"FinishTime","type":"VARCHAR"},{"name":"Reason","type":"VARCHAR"},{"name":"ErrorReplicasCount","type":"VARCHAR"},{"name":"ListenerId","type":"VARCHAR"},{"name":"TimeoutMs","type":"VARCHAR"},{"name":"ErrMsg","type":"VARCHAR"}`,
-			strings.Join(rows, ",\n            "))
+		io.WriteString(w, txnResultSet(f.rows))
 	}).URL
+}
+
+// txnResultSet renders rows (oldest first) as the FE's streamed SHOW
+// TRANSACTION answer (§12.1, §12.2.1), newest first.
+func txnResultSet(list []Txn) string {
+	var rows []string
+	for i := len(list) - 1; i >= 0; i-- {
+		x := list[i]
+		rows = append(rows, fmt.Sprintf(`["%d","%s","BE: 10.0.0.12","%s","BACKEND_STREAMING","2025-01-02 10:00:00",null,null,null,null,"%s","0","-1","259200000",""]`, x.ID, x.Label, x.Status, x.Reason))
+	}
+	return fmt.Sprintf("{\n    \"data\": {\n        \"type\": \"result_set\",\n        \"meta\": [%s],\n        \"data\": [\n            %s\n        ],\n        \"time\": 3\n    },\n    \"msg\": \"success\",\n    \"code\": 0\n}",
+		`{"name":"TransactionId","type":"VARCHAR"},{"name":"Label","type":"VARCHAR"},{"name":"Coordinator","type":"VARCHAR"},{"name":"TransactionStatus","type":"VARCHAR"},{"name":"LoadJobSourceType","type":"VARCHAR"},{"name":"PrepareTime","type":"VARCHAR"},{"name":"PreCommitTime","type":"VARCHAR"},{"name":"CommitTime","type":"VARCHAR"},{"name":"PublishTime","type":"VARCHAR"},{"name":"FinishTime","type":"VARCHAR"},{"name":"Reason","type":"VARCHAR"},{"name":"ErrorReplicasCount","type":"VARCHAR"},{"name":"ListenerId","type":"VARCHAR"},{"name":"TimeoutMs","type":"VARCHAR"},{"name":"ErrMsg","type":"VARCHAR"}`,
+		strings.Join(rows, ",\n            "))
 }
 
 func TestAbortLingeringAbortsOnlyRunningTxnsOfThePrefix(t *testing.T) {

@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
-	"strings"
 	"sync/atomic"
-	"time"
 )
 
 // maxHops is the number of redirects followed for one request (FE → BE is
@@ -27,7 +26,8 @@ type request struct {
 	headers map[string]string // sent with exactly these names on every hop
 	body    Body              // nil for none
 	expect  bool              // send Expect: 100-continue
-	timeout time.Duration     // for the whole call, hops included
+	small   bool              // a small call: waits at most smallCallTimeout for its answer
+	mutates bool              // the call changes state (load, 2PC): a lost answer leaves its outcome unknown
 	maxRead int64             // 0 = maxResponse
 }
 
@@ -57,44 +57,35 @@ func (e *sendError) Unwrap() error { return e.err }
 // send performs req, following 3xx redirects by hand: automatic redirects
 // are off; Location's user-info is dropped (never logged or used); every
 // header is re-sent with our own Basic auth; https→http is refused; at most
-// maxHops hops.
+// maxHops hops. Each hop is bounded phase by phase (watch.go); ctx ends
+// the call at once, whatever the phase.
 func (c *Client) send(ctx context.Context, req request) (*response, error) {
-	ctx, cancel := context.WithTimeout(ctx, req.timeout)
-	defer cancel()
+	if c.cfg.RequestTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.cfg.RequestTimeout)
+		defer cancel()
+	}
 	target, err := url.Parse(req.url)
 	if err != nil {
 		return nil, &sendError{err: fmt.Errorf("bad URL: %s", redactURLError(err)), fatal: true}
 	}
 	for hop := 0; ; hop++ {
-		resp, err := c.sendOnce(ctx, req, target)
+		ans, err := c.sendOnce(ctx, req, target)
 		if err != nil {
 			if se, ok := err.(*sendError); ok && !se.written && se.base != "" && ctx.Err() == nil {
 				c.eps.failed(se.base) // unreachable: the next pick avoids it
 			}
 			return nil, err
 		}
-		if !isRedirect(resp.StatusCode) {
-			limit := req.maxRead
-			if limit <= 0 {
-				limit = maxResponse
-			}
-			body, rerr := io.ReadAll(io.LimitReader(resp.Body, limit))
-			resp.Body.Close()
-			if rerr != nil {
-				// The answer started but was cut: whatever it said is lost.
-				return nil, &sendError{err: fmt.Errorf("reading answer from %s: %w", redactURL(target), rerr), written: true, base: baseOf(target)}
-			}
-			return &response{status: resp.StatusCode, body: body, url: redactURL(target)}, nil
+		if !isRedirect(ans.status) {
+			return &response{status: ans.status, body: ans.body, url: redactURL(target)}, nil
 		}
-		loc := resp.Header.Get("Location")
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-		resp.Body.Close()
 		if hop+1 > maxHops {
 			return nil, &sendError{err: fmt.Errorf("more than %d redirects, last from %s", maxHops, redactURL(target)), fatal: true, written: true, base: baseOf(target)}
 		}
-		next, err := target.Parse(loc)
-		if err != nil || loc == "" {
-			return nil, &sendError{err: fmt.Errorf("HTTP %d from %s with a bad Location header", resp.StatusCode, redactURL(target)), written: true, base: baseOf(target)}
+		next, err := target.Parse(ans.location)
+		if err != nil || ans.location == "" {
+			return nil, &sendError{err: fmt.Errorf("HTTP %d from %s with a bad Location header", ans.status, redactURL(target)), written: true, base: baseOf(target)}
 		}
 		next.User = nil // Doris puts user:password here (§1.2); we use our own auth.
 		if next.RawQuery == "" {
@@ -108,20 +99,64 @@ func (c *Client) send(ctx context.Context, req request) (*response, error) {
 	}
 }
 
-// sendOnce sends one hop. The response body is open on success.
-func (c *Client) sendOnce(ctx context.Context, req request, target *url.URL) (*http.Response, error) {
-	var written atomic.Bool
-	trace := &httptrace.ClientTrace{WroteHeaders: func() { written.Store(true) }}
-	var body io.ReadCloser = http.NoBody
+// hopAnswer is one hop's answer: a redirect's Location or a final body.
+type hopAnswer struct {
+	status   int
+	location string
+	body     []byte
+}
+
+// sendOnce sends one hop and reads its answer, under the hop's watch.
+func (c *Client) sendOnce(ctx context.Context, req request, target *url.URL) (*hopAnswer, error) {
 	var n int64
-	if req.body != nil && req.body.Len() > 0 {
+	if req.body != nil {
+		n = req.body.Len()
+	}
+	wait := c.cfg.HeaderTimeout
+	if req.small {
+		wait = min(wait, smallCallTimeout)
+	}
+	hctx, w := newWatch(ctx, baseOf(target), n, phaseLimits{connect: c.cfg.ConnectTimeout,
+		cont: c.cfg.ExpectContinueTimeout, idle: c.cfg.IdleTimeout, wait: wait})
+	defer w.stop()
+	var written atomic.Bool
+	var conn net.Conn // the hop's connection, to tell what answered when it fails
+	trace := &httptrace.ClientTrace{
+		GotConn: func(i httptrace.GotConnInfo) {
+			conn = i.Conn
+			if req.expect && n > 0 {
+				w.enter(phaseContinue)
+			} else {
+				w.enter(phaseSend)
+			}
+		},
+		WroteHeaders: func() { written.Store(true) },
+		WroteRequest: func(i httptrace.WroteRequestInfo) {
+			if i.Err == nil {
+				w.enter(phaseWait)
+			}
+		},
+	}
+	fail := func(err error) error {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // url.Error repeats the URL; describe names the server
+		}
+		if why, ok := notHTTP(baseOf(target), conn, err); ok {
+			return &sendError{err: fmt.Errorf("%s %s: %w", req.method, redactURL(target), why), fatal: true, base: baseOf(target)}
+		}
+		return &sendError{err: w.describe(hctx, req.method, err, req.mutates, written.Load()),
+			written: written.Load(), base: baseOf(target)}
+	}
+	var body io.ReadCloser = http.NoBody
+	if n > 0 {
 		r, err := req.body.Open()
 		if err != nil {
 			return nil, &sendError{err: fmt.Errorf("opening load body: %w", err), fatal: true}
 		}
-		body, n = r, req.body.Len()
+		body = &bodyProgress{progressReader{r, w}}
 	}
-	hr, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), req.method, target.String(), body)
+	hr, err := http.NewRequestWithContext(httptrace.WithClientTrace(hctx, trace), req.method, target.String(), body)
 	if err != nil {
 		body.Close()
 		return nil, &sendError{err: fmt.Errorf("building request: %w", err), fatal: true}
@@ -137,17 +172,34 @@ func (c *Client) sendOnce(ctx context.Context, req request, target *url.URL) (*h
 	hr.SetBasicAuth(c.cfg.User, c.cfg.Password)
 	resp, err := c.hc.Do(hr)
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // url.Error repeats the URL; we add a redacted one
-		}
-		return nil, &sendError{
-			err:     fmt.Errorf("%s %s: %w", req.method, redactURL(target), err),
-			written: written.Load(),
-			base:    baseOf(target),
-		}
+		return nil, fail(err)
 	}
-	return resp, nil
+	defer resp.Body.Close()
+	w.enter(phaseRead)
+	rb := &progressReader{resp.Body, w}
+	if isRedirect(resp.StatusCode) {
+		io.Copy(io.Discard, io.LimitReader(rb, 64<<10))
+		return &hopAnswer{status: resp.StatusCode, location: resp.Header.Get("Location")}, nil
+	}
+	limit := req.maxRead
+	if limit <= 0 {
+		limit = maxResponse
+	}
+	b, err := io.ReadAll(io.LimitReader(rb, limit))
+	if err != nil {
+		// The answer started but was cut: whatever it said is lost.
+		return nil, fail(err)
+	}
+	return &hopAnswer{status: resp.StatusCode, body: b}, nil
+}
+
+// bodyProgress is the request body: its first read means the server took
+// the body (100 Continue, or the wait ran out) and sending began.
+type bodyProgress struct{ progressReader }
+
+func (b *bodyProgress) Read(p []byte) (int, error) {
+	b.w.enter(phaseSend)
+	return b.progressReader.Read(p)
 }
 
 func isRedirect(code int) bool {
@@ -161,12 +213,5 @@ func isRedirect(code int) bool {
 
 func baseOf(u *url.URL) string { return u.Scheme + "://" + u.Host }
 
-// redact removes every known form of the password from s: plain, the Basic
-// header value, and URL-escaped forms. Doris never echoes a password, but a
-// proxy page or a Location in a body might.
-func (c *Client) redact(s string) string {
-	for _, sec := range c.secrets {
-		s = strings.ReplaceAll(s, sec, "***")
-	}
-	return s
-}
+// redact removes the password's every form from s (redact.go).
+func (c *Client) redact(s string) string { return c.secrets.redact(s) }

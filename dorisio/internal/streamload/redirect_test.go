@@ -101,34 +101,20 @@ func TestRedirectLoopStopsAfterMaxHops(t *testing.T) {
 // counts the body bytes that arrived meanwhile and answers 307 to be.
 func slowFE(t *testing.T, delay time.Duration, be string) (addr string, bodyBytes *atomic.Int64) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
 	bodyBytes = new(atomic.Int64)
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer conn.Close()
-				br := bufio.NewReader(conn)
-				req, err := http.ReadRequest(br)
-				if err != nil {
-					return
-				}
-				time.Sleep(delay)
-				conn.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
-				n, _ := io.Copy(io.Discard, br)
-				bodyBytes.Add(n)
-				io.WriteString(conn, "HTTP/1.1 307 Temporary Redirect\r\nLocation: "+be+req.URL.Path+"?\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-			}()
+	addr = tcpServer(t, func(conn net.Conn) {
+		br := bufio.NewReader(conn)
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			return
 		}
-	}()
-	return "http://" + ln.Addr().String(), bodyBytes
+		time.Sleep(delay)
+		conn.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+		n, _ := io.Copy(io.Discard, br)
+		bodyBytes.Add(n)
+		io.WriteString(conn, "HTTP/1.1 307 Temporary Redirect\r\nLocation: "+be+req.URL.Path+"?\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+	})
+	return "http://" + addr, bodyBytes
 }
 
 // An FE slower than Go's default 1 s wait still never receives the body,
@@ -227,8 +213,10 @@ func TestNewValidatesTheConfig(t *testing.T) {
 		want string
 	}{
 		{"no FE is refused", Config{User: "u"}, "FEs is empty"},
-		{"an FE without a scheme is refused", Config{FEs: []string{"fe:8030"}, User: "u"}, "scheme must be http or https"},
-		{"credentials inside an FE URL are refused without echoing them", Config{FEs: []string{"http://u:" + testPassword + "@fe:8030"}, User: "u"}, "user-info in the URL is not allowed"},
+		{"an FE without a scheme is refused", Config{FEs: []string{"fe:8030"}, User: "u"}, `Config.FEs[0] "fe:8030": the scheme is missing or not http/https; want http://host:port`},
+		{"credentials inside an FE URL are refused without echoing them", Config{FEs: []string{"http://u:" + testPassword + "@fe:8030"}, User: "u"}, "Config.FEs[0] (not shown: it contains '@'"},
+		{"a port out of range is refused", Config{FEs: []string{"http://fe:80300"}, User: "u"}, "port 80300 out of range"},
+		{"a query is refused", Config{FEs: []string{"http://fe:8030?x=1"}, User: "u"}, "no query or fragment"},
 		{"BEs and discovery together are refused", Config{FEs: []string{"http://fe"}, BEs: []string{"http://be"}, DiscoverBEs: true, User: "u"}, "both set"},
 		{"a missing user is refused", Config{FEs: []string{"http://fe"}}, "User is empty"},
 	}

@@ -26,7 +26,7 @@ type Column struct {
 func (c *Client) TableColumns(ctx context.Context, db, table string) ([]Column, error) {
 	u := c.eps.feBase() + "/api/" + url.PathEscape(db) + "/" + url.PathEscape(table) + "/_schema"
 	e := &Error{Op: "table schema", DB: db, Table: table, Attempts: 1}
-	resp, err := c.send(ctx, request{method: http.MethodGet, url: u, timeout: c.smallTimeout()})
+	resp, err := c.send(ctx, request{method: http.MethodGet, url: u, small: true})
 	if err != nil {
 		e.Cause = err
 		return nil, e

@@ -32,10 +32,13 @@ func (c *Client) loadStateOnce(ctx context.Context, db, label string, attempt in
 	fe := c.eps.feBase()
 	u := fe + "/api/" + url.PathEscape(db) + "/get_load_state?label=" + url.QueryEscape(label)
 	e := &Error{Op: "get_load_state", DB: db, Label: label, Attempts: attempt}
-	resp, err := c.send(ctx, request{method: http.MethodGet, url: u, timeout: c.smallTimeout()})
+	resp, err := c.send(ctx, request{method: http.MethodGet, url: u, small: true})
 	if err != nil {
 		e.Cause = err
 		e.next = "check that the FE is reachable"
+		if errors.Is(err, errNotHTTP) {
+			e.next = notHTTPNext
+		}
 		return "", !isFatalSend(err), e
 	}
 	e.HTTPStatus, e.Body = resp.status, c.redact(excerpt(resp.body))

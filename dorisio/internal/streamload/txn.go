@@ -21,14 +21,19 @@ import (
 //   - Kind ErrTxnAborted: the txn was aborted before commit (precommit
 //     timeout, manual abort). Its rows are LOST; the error names label, txn
 //     and Doris' abort reason. Load the rows again under a new label.
-//   - Kind ErrOutcomeUnknown: answers were lost on every attempt, or Doris
-//     no longer knows the txn and the label's state cannot tell. Retrying
-//     Commit is always safe (commit is idempotent).
+//   - Kind ErrOutcomeUnknown: answers were lost on every attempt, or the
+//     FE could not be asked. Retrying Commit is always safe (commit is
+//     idempotent).
+//   - Kind ErrTxnForgotten: Doris no longer knows the txn nor its label
+//     (retention passed after an earlier commit's reply was lost), so
+//     whether it was committed cannot be known any more. Terminal: do not
+//     retry; check the table for the load's rows.
 //   - Kind ErrAuth, or another *Error: Doris refused (e.g. the txn is still
 //     loading); the txn is unchanged.
 //
-// Lost replies (reset, 502, timeout) are retried with the same txn id up to
-// Retry.MaxAttempts. Cancelling ctx stops the call; the commit may or may
+// Lost replies (reset, 502, timeout) and answers saying Doris could not do
+// it now (THRIFT_RPC_ERROR from a BE that cannot reach the FE, an FE lock
+// timeout) are retried with the same txn id up to Retry.MaxAttempts. Cancelling ctx stops the call; the commit may or may
 // not have happened, and calling Commit again settles it.
 func (c *Client) Commit(ctx context.Context, db string, txnID int64, label string) (alreadyDone bool, err error) {
 	r, e := c.twoPC(ctx, "commit", db, txnID, label)
@@ -55,15 +60,16 @@ func (c *Client) Commit(ctx context.Context, db string, txnID int64, label strin
 	return false, c.txnErr("commit", db, txnID, label, r, nil, errors.New("Doris refused the commit"), "check the database and txn id")
 }
 
-// settleCommit resolves "not found" after a commit by the label's state (§5.2).
+// settleCommit resolves "not found" after a commit (§5.2, §5.5): by the
+// label's state, then by the txn id's own state (SHOW TRANSACTION WHERE ID),
+// and when Doris knows neither any more, with ErrTxnForgotten.
 func (c *Client) settleCommit(ctx context.Context, db string, txnID int64, label string, r twoPCResponse) (bool, error) {
-	if label == "" {
-		return false, c.txnErr("commit", db, txnID, label, r, ErrOutcomeUnknown, errors.New("txn not found and no label to check"),
-			"check SHOW TRANSACTION for this txn id")
-	}
-	state, err := c.LoadState(ctx, db, label)
-	if err != nil {
-		return false, c.txnErr("commit", db, txnID, label, r, ErrOutcomeUnknown, err, "call Commit again once get_load_state answers")
+	state := StateUnknown
+	if label != "" {
+		var err error
+		if state, err = c.LoadState(ctx, db, label); err != nil {
+			return false, c.txnErr("commit", db, txnID, label, r, ErrOutcomeUnknown, err, "call Commit again once get_load_state answers")
+		}
 	}
 	switch state {
 	case StateCommitted, StateVisible:
@@ -72,45 +78,86 @@ func (c *Client) settleCommit(ctx context.Context, db string, txnID int64, label
 		return false, c.txnErr("commit", db, txnID, label, r, ErrTxnAborted, errors.New("label state is ABORTED"),
 			"the rows of this txn are lost: load them again under a new label")
 	}
-	return false, c.txnErr("commit", db, txnID, label, r, ErrOutcomeUnknown,
-		fmt.Errorf("txn not found and label state is %s: the outcome is unknowable from Doris", state),
-		"check the table for these rows before loading them again")
+	if txnID <= 0 {
+		return false, c.forgotten(db, txnID, label, r, fmt.Errorf("label state is %s and no txn id is known to ask", state))
+	}
+	t, err := c.TxnByID(ctx, db, txnID)
+	switch {
+	case err == nil && (t.Status == StateCommitted || t.Status == StateVisible):
+		return true, nil // the txn itself says so, though its label is gone
+	case err == nil && t.Status == StateAborted:
+		return false, c.txnErr("commit", db, txnID, label, r, ErrTxnAborted, fmt.Errorf("SHOW TRANSACTION says ABORTED, reason: %s", t.Reason),
+			"the rows of this txn are lost: load them again under a new label")
+	case err == nil:
+		return false, c.txnErr("commit", db, txnID, label, r, ErrOutcomeUnknown,
+			fmt.Errorf("commit said not found, but SHOW TRANSACTION says %s", t.Status), "call Commit again")
+	case errors.Is(err, errNoSuchTxn) || errors.Is(err, ErrListingUnsupported):
+		return false, c.forgotten(db, txnID, label, r, fmt.Errorf("label state is %s; SHOW TRANSACTION: %w", state, err))
+	}
+	return false, c.txnErr("commit", db, txnID, label, r, ErrOutcomeUnknown, err, "call Commit again once the FE answers SHOW TRANSACTION")
+}
+
+// forgotten is the terminal answer for a commit whose txn and label Doris
+// no longer knows.
+func (c *Client) forgotten(db string, txnID int64, label string, r twoPCResponse, why error) *Error {
+	who := "label " + label
+	if txnID > 0 {
+		who = fmt.Sprintf("txn %d / label %s", txnID, label)
+	}
+	return c.txnErr("commit", db, txnID, label, r, ErrTxnForgotten,
+		fmt.Errorf("Doris no longer knows %s (label retention passed: streaming_label_keep_max_second, label_num_threshold): %w", who, why),
+		"its outcome cannot be known any more: check the table for this load's rows, and do not retry this commit")
 }
 
 // Abort aborts a PREPARE or PRECOMMITTED txn by id (by label when txnID <=
 // 0) through PUT {fe}/api/{db}/_stream_load_2pc (§1.4, §5.2).
 //
-// nil means the txn is aborted: now, earlier (a repeated abort), or it is
-// not known to Doris (nothing to abort). Kind ErrTxnCommitted means Doris
-// refused because the txn is COMMITTED/VISIBLE: its rows are in. Kind
-// ErrOutcomeUnknown means every attempt lost its answer; Abort is
-// idempotent, so calling it again is safe. Cancelling ctx stops the call,
-// leaving the abort possibly done.
+// nil means the txn is aborted: now, earlier (a repeated abort), or Doris
+// does not know it and its label (when given) is ABORTED or UNKNOWN:
+// nothing is left to abort. Kind ErrTxnCommitted means the txn, or its
+// label's txn, is COMMITTED/VISIBLE: its rows are in. Kind ErrOutcomeUnknown
+// means every attempt lost its answer, or "not found" could not be settled
+// by the label's state; Abort is idempotent, so calling it again is safe.
+// Cancelling ctx stops the call, leaving the abort possibly done.
 func (c *Client) Abort(ctx context.Context, db string, txnID int64, label string) error {
 	r, e := c.twoPC(ctx, "abort", db, txnID, label)
 	if e != nil {
 		return e
 	}
 	switch r.outcome {
-	case tpcSuccess, tpcAlreadyAborted, tpcNotFound:
+	case tpcSuccess, tpcAlreadyAborted:
 		return nil
 	case tpcCouldNotAbort, tpcAlreadyCommitted:
 		return c.txnErr("abort", db, txnID, label, r, ErrTxnCommitted, nil, "the rows of this txn are already loaded; do not load them again")
-	case tpcRunningNotFound:
-		// By label: the label's txns are final; find out which way.
-		state, err := c.LoadState(ctx, db, label)
-		if err != nil {
-			return c.txnErr("abort", db, txnID, label, r, ErrOutcomeUnknown, err, "call Abort again once get_load_state answers")
-		}
-		if state == StateCommitted || state == StateVisible {
-			return c.txnErr("abort", db, txnID, label, r, ErrTxnCommitted, fmt.Errorf("label state is %s", state),
-				"the rows of this label are already loaded; do not load them again")
-		}
-		return nil
+	case tpcNotFound, tpcRunningNotFound:
+		return c.settleAbort(ctx, db, txnID, label, r)
 	case tpcAuth:
 		return c.txnErr("abort", db, txnID, label, r, ErrAuth, nil, "check Config.User, Config.Password and the LOAD privilege")
 	}
 	return c.txnErr("abort", db, txnID, label, r, nil, errors.New("Doris refused the abort"), "check the database and txn id")
+}
+
+// settleAbort resolves "not found" after an abort by the label's state,
+// as settleCommit does: the txn may have been committed and then cleaned up,
+// which an abort must not report as success.
+func (c *Client) settleAbort(ctx context.Context, db string, txnID int64, label string, r twoPCResponse) error {
+	if label == "" {
+		return nil // only the id was given and Doris does not know it: nothing to abort
+	}
+	state, err := c.LoadState(ctx, db, label)
+	if err != nil {
+		return c.txnErr("abort", db, txnID, label, r, ErrOutcomeUnknown, err, "call Abort again once get_load_state answers")
+	}
+	switch state {
+	case StateCommitted, StateVisible:
+		return c.txnErr("abort", db, txnID, label, r, ErrTxnCommitted, fmt.Errorf("label state is %s", state),
+			"the rows of this label are already loaded; do not load them again")
+	case StatePrepare, StatePrecommitted:
+		// Only reachable by txn id: the label is held by another txn than the one named.
+		return c.txnErr("abort", db, txnID, label, r, nil, fmt.Errorf("txn not found, but label state is %s", state),
+			"another txn holds this label; abort it by label "+label+" if it is yours")
+	}
+	return nil // ABORTED or UNKNOWN: nothing holds the label
 }
 
 // twoPC sends one 2PC operation, retrying lost answers (commit and abort are
@@ -138,9 +185,13 @@ func (c *Client) twoPC(ctx context.Context, op, db string, txnID int64, label st
 		fe := c.eps.feBase()
 		e := &Error{Op: op, DB: db, Label: label, TxnID: max(txnID, 0), Attempts: attempt}
 		resp, err := c.send(ctx, request{method: http.MethodPut, url: fe + "/api/" + url.PathEscape(db) + "/_stream_load_2pc",
-			headers: h, expect: true, timeout: c.smallTimeout()})
+			headers: h, expect: true, small: true, mutates: true})
 		if err != nil {
 			e.Cause = err
+			if errors.Is(err, errNotHTTP) {
+				e.next = notHTTPNext // nothing reached Doris: no outcome to doubt
+				return twoPCResponse{}, e
+			}
 			if isFatalSend(err) || ctx.Err() != nil {
 				e.Kind = ErrOutcomeUnknown
 				return twoPCResponse{}, e
@@ -154,7 +205,12 @@ func (c *Client) twoPC(ctx context.Context, op, db string, txnID int64, label st
 			}
 			e.HTTPStatus, e.Body = resp.status, c.redact(excerpt(resp.body))
 			e.Status, e.Message = r.status, c.redact(r.msg)
-			e.Cause = errors.New("not a Doris 2PC answer")
+			e.parsed = r.outcome == tpcRetry
+			if e.parsed {
+				e.Cause = errors.New("Doris could not " + op + " it now (FE unreachable, busy or a lock timed out); the txn is unchanged")
+			} else {
+				e.Cause = errors.New("not a Doris 2PC answer")
+			}
 			last = e
 		}
 		c.cfg.Logger.Warn("streamload: 2PC call failed, retrying", "op", op, "db", db, "txn", txnID, "label", label, "attempt", attempt, "err", last)

@@ -69,7 +69,7 @@ func TestCommitOutcomesFollowTheSpec(t *testing.T) {
 		{"commit of an aborted txn is data loss naming label, txn and reason", []func(http.ResponseWriter, *http.Request){say(twoPCBody("ANALYSIS_ERROR", pre+"transaction [18036] is already aborted. abort reason: timeout by txn manager"))}, "", false, ErrTxnAborted, "timeout by txn manager", false},
 		{"not found with a VISIBLE label is already done", []func(http.ResponseWriter, *http.Request){say(twoPCBody("ANALYSIS_ERROR", pre+"transaction [18036] not found"))}, "VISIBLE", true, nil, "", false},
 		{"not found with an ABORTED label is data loss", []func(http.ResponseWriter, *http.Request){say(twoPCBody("ANALYSIS_ERROR", pre+"transaction [18036] not found"))}, "ABORTED", false, ErrTxnAborted, "ABORTED", false},
-		{"not found with an UNKNOWN label is an unknown outcome", []func(http.ResponseWriter, *http.Request){say(twoPCBody("ANALYSIS_ERROR", pre+"transaction [18036] not found"))}, "UNKNOWN", false, ErrOutcomeUnknown, "unknowable", false},
+		{"not found with an UNKNOWN label and no SHOW TRANSACTION is forgotten", []func(http.ResponseWriter, *http.Request){say(twoPCBody("ANALYSIS_ERROR", pre+"transaction [18036] not found"))}, "UNKNOWN", false, ErrTxnForgotten, "no longer knows txn 18036", false},
 		{"a lost commit reply (502, then a reset) is retried and then succeeds", []func(http.ResponseWriter, *http.Request){
 			func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(502); io.WriteString(w, "Bad Gateway") },
 			func(w http.ResponseWriter, r *http.Request) {
@@ -124,11 +124,11 @@ func TestAbortOutcomesFollowTheSpec(t *testing.T) {
 	}{
 		{"abort of a precommitted txn succeeds", 42, twoPCBody("Success", "transaction [42] abort successfully."), "", nil},
 		{"a repeated abort (already aborted) is success", 42, twoPCBody("ANALYSIS_ERROR", pre+"transaction [42] is already aborted, abort reason: User Abort"), "", nil},
-		{"abort of an unknown txn is success", 42, twoPCBody("ANALYSIS_ERROR", pre+"transaction [42] not found"), "", nil},
+		{"abort of an unknown txn whose label is UNKNOWN is success", 42, twoPCBody("ANALYSIS_ERROR", pre+"transaction [42] not found"), "UNKNOWN", nil},
 		{"abort of a COMMITTED txn is ErrTxnCommitted, not success", 42, twoPCBody("ANALYSIS_ERROR", pre+"transaction [42] is already COMMITTED, could not abort."), "", ErrTxnCommitted},
 		{"abort of a VISIBLE txn is ErrTxnCommitted, not success", 42, twoPCBody("ANALYSIS_ERROR", pre+"transaction [42] is already VISIBLE, could not abort."), "", ErrTxnCommitted},
 		{"abort by label succeeds", 0, twoPCBody("Success", "label [job42_x] abort successfully."), "", nil},
-		{"abort by an unknown label is success", 0, twoPCBody("ANALYSIS_ERROR", pre+"transaction not found, label=job42_x"), "", nil},
+		{"abort by an unknown label is success", 0, twoPCBody("ANALYSIS_ERROR", pre+"transaction not found, label=job42_x"), "UNKNOWN", nil},
 		{"abort by a label whose txn is VISIBLE is ErrTxnCommitted", 0, twoPCBody("ANALYSIS_ERROR", pre+"running transaction not found, label=job42_x"), "VISIBLE", ErrTxnCommitted},
 		{"abort by a label whose txn is ABORTED is success", 0, twoPCBody("ANALYSIS_ERROR", pre+"running transaction not found, label=job42_x"), "ABORTED", nil},
 		{"an FE refusing the password is ErrAuth", 42, `{"msg":"Unauthorized","code":401,"data":"Access denied for user 'loader@10.1.2.3' (using password: YES)","count":0}`, "", ErrAuth},
