@@ -218,7 +218,8 @@ func TestADefaultRunExitsZeroAndSaysEveryRowArrivedOnce(t *testing.T) {
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
 	}
-	if !strings.Contains(r.stdout, "verification: counts match: 3000 rows in 2 table(s)") {
+	if !strings.Contains(r.stdout, "verification: counts match: 3000 rows in 2 table(s)") ||
+		!strings.Contains(r.stdout, "\n  demo.events_0: 1500 rows committed in 1 loads\n  demo.events_1: 1500 rows committed in 1 loads\n") {
 		t.Errorf("stdout:\n%s", r.stdout)
 	}
 }

@@ -42,7 +42,6 @@ import (
 )
 
 func init() {
-	register.Function2x0(summarize)
 	register.Function2x0(noopSink)
 	register.Function2x0(noopBytesSink)
 }
@@ -96,11 +95,10 @@ func run(ctx context.Context, o *options) error {
 		if o.input != "" {
 			cfg.Table = o.table
 		}
-		results, err := write(s, cfg, rows, writeOptions(o))
-		if err != nil {
+		// The summary reads Write's own per-table metrics.
+		if _, err := write(s, cfg, rows, writeOptions(o)); err != nil {
 			return err
 		}
-		beam.ParDo0(s, summarize, results)
 	}
 
 	if srv != nil {
@@ -233,13 +231,6 @@ func buildSource(s beam.Scope, o *options) (beam.PCollection, error) {
 	return beam.ParDo(s, &genFn{Table: o.table, Tables: o.tables}, beam.CreateList(s, shards(o.rows, 8))), nil
 }
 
-// summarize counts committed rows and loads per table, as Beam metrics so
-// that they reach this process from any runner.
-func summarize(ctx context.Context, r dorisio.CommitResult) {
-	beam.NewCounter("load", "rows/"+r.Table).Inc(ctx, r.LoadedRows)
-	beam.NewCounter("load", "loads/"+r.Table).Inc(ctx, 1)
-}
-
 var noopBytes = beam.NewCounter("load", "noop_bytes")
 
 // noopSink and noopBytesSink consume the rows without writing them: the
@@ -317,7 +308,7 @@ func printSummary(pr beam.PipelineResult, o *options, elapsed time.Duration) {
 	fmt.Printf("summary: %d rows committed into %d table(s) of %s in %.2fs: %.0f rows/s, %.1f MB/s, %d loads (avg %.1f MB), %d filtered, %d retries\n",
 		rows, len(tables), o.db, secs, float64(rows)/secs, float64(bytes)/1e6/secs, loads, avg, c["dorisio/filtered_rows"], c["dorisio/retries"])
 	for _, t := range tables {
-		fmt.Printf("  %s.%s: %d rows committed in %d loads\n", o.db, t, c["load/rows/"+t], c["load/loads/"+t])
+		fmt.Printf("  %s.%s: %d rows committed in %d loads\n", o.db, t, c["dorisio/rows:"+o.db+"."+t], c["dorisio/loads:"+o.db+"."+t])
 	}
 }
 
