@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/colname"
 )
 
 // Row routes pre-encoded rows to a table of Config.Database. Use it when one
@@ -152,7 +154,7 @@ func (e *structEncoder) addFields(t reflect.Type, index []int) error {
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
 		idx := append(append([]int(nil), index...), i)
-		if sf.Anonymous && sf.Type.Kind() == reflect.Struct && sf.Tag.Get("doris") == "" {
+		if colname.Inline(sf) {
 			if err := e.addFields(sf.Type, idx); err != nil {
 				return err
 			}
@@ -161,7 +163,7 @@ func (e *structEncoder) addFields(t reflect.Type, index []int) error {
 		if !sf.IsExported() {
 			continue
 		}
-		name, skip := columnName(sf)
+		name, skip := colname.Of(sf)
 		if skip {
 			continue
 		}
@@ -176,24 +178,6 @@ func (e *structEncoder) addFields(t reflect.Type, index []int) error {
 		e.fields = append(e.fields, fieldEnc{name: name, index: idx, enc: enc, ptr: ptr})
 	}
 	return nil
-}
-
-// columnName applies the `doris` tag, then the `json` tag, then the name.
-func columnName(sf reflect.StructField) (name string, skip bool) {
-	for _, key := range []string{"doris", "json"} {
-		tag, ok := sf.Tag.Lookup(key)
-		if !ok {
-			continue
-		}
-		n, _, _ := strings.Cut(tag, ",")
-		if n == "-" {
-			return "", true
-		}
-		if n != "" {
-			return n, false
-		}
-	}
-	return sf.Name, false
 }
 
 func quoteColumn(n string) string {

@@ -60,3 +60,46 @@ func ExampleServer_Inject() {
 	// PRECOMMITTED
 	// ABORTED timeout by txn manager
 }
+
+// Canonical text in Rows, and the same rows read into a struct with Scan.
+func ExampleServer_Scan() {
+	srv := doristest.NewServer(doristest.WithTable(
+		"demo.orders(id BIGINT NOT NULL, amount DECIMAL(10,2), paid BOOLEAN, at DATETIME(3), note VARCHAR(16))"))
+	defer srv.Close()
+	streamLoad(srv, "demo", "orders", "1,+12.345,true,2025-01-02 03:04:05.6789,first\n2,7,0,2025-01-03,\\N\n")
+
+	fmt.Println(srv.Rows("demo", "orders"))
+
+	type Order struct {
+		ID     int64     `doris:"id"`
+		Amount string    `doris:"amount"` // or a decimal type implementing encoding.TextUnmarshaler
+		Paid   bool      `doris:"paid"`
+		At     time.Time `doris:"at"`
+		Note   *string   `doris:"note"` // nil for NULL
+	}
+	var orders []Order
+	if err := srv.Scan("demo", "orders", &orders); err != nil {
+		panic(err)
+	}
+	for _, o := range orders {
+		fmt.Println(o.ID, o.Amount, o.Paid, o.At.Format(time.RFC3339Nano), o.Note == nil)
+	}
+	// Output:
+	// [[1 12.35 1 2025-01-02 03:04:05.678 first] [2 7.00 0 2025-01-03 00:00:00.000 \N]]
+	// 1 12.35 true 2025-01-02T03:04:05.678Z false
+	// 2 7.00 false 2025-01-03T00:00:00Z true
+}
+
+// streamLoad sends a comma-separated body to db.table as Example does.
+func streamLoad(srv *doristest.Server, db, table, body string) {
+	req, _ := http.NewRequest(http.MethodPut, srv.URL+"/api/"+db+"/"+table+"/_stream_load", strings.NewReader(body))
+	req.SetBasicAuth(srv.User, srv.Password)
+	req.Header.Set("Expect", "100-continue")
+	req.Header.Set("column_separator", ",")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		panic(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+}
