@@ -1,9 +1,9 @@
 // Package doristest runs a Doris-compatible Stream Load server for tests:
 // one FE and N BEs on loopback, with per-database labels and transactions,
 // two-phase commit, an injectable clock and injectable faults. It follows
-// the project's protocol reference (shared/reference/doris-protocol.md;
-// section numbers below and in each file's "Behavior:" list refer to it)
-// and returns Doris' exact status strings.
+// the protocol notes of this repository, docs/protocol.md (section numbers
+// below and in each file's "Behavior:" list refer to them), and returns
+// Doris' exact status strings.
 //
 // Like net/http/httptest it starts in one call and needs no cluster; it does
 // not import "testing", so programs may embed it (the doris-local command
