@@ -136,7 +136,7 @@ func (e *structEncoder) columns() string {
 
 func newStructEncoder(t reflect.Type, f Format) (*structEncoder, error) {
 	e := &structEncoder{format: f}
-	if err := e.addFields(t, nil); err != nil {
+	if err := e.addFields(t); err != nil {
 		return nil, err
 	}
 	if len(e.fields) == 0 {
@@ -150,32 +150,17 @@ func newStructEncoder(t reflect.Type, f Format) (*structEncoder, error) {
 	return e, nil
 }
 
-func (e *structEncoder) addFields(t reflect.Type, index []int) error {
-	for i := 0; i < t.NumField(); i++ {
-		sf := t.Field(i)
-		idx := append(append([]int(nil), index...), i)
-		if colname.Inline(sf) {
-			if err := e.addFields(sf.Type, idx); err != nil {
-				return err
-			}
-			continue
-		}
-		if !sf.IsExported() {
-			continue
-		}
-		name, skip := colname.Of(sf)
-		if skip {
-			continue
-		}
-		ft, ptr := sf.Type, false
+func (e *structEncoder) addFields(t reflect.Type) error {
+	for _, f := range colname.Fields(t) {
+		ft, ptr := f.Type, false
 		if ft.Kind() == reflect.Pointer {
 			ft, ptr = ft.Elem(), true
 		}
 		enc, err := valueEncoder(ft, e.format)
 		if err != nil {
-			return fmt.Errorf("field %s.%s: %w", t, sf.Name, err)
+			return fmt.Errorf("field %s.%s: %w", f.Owner, f.Name, err)
 		}
-		e.fields = append(e.fields, fieldEnc{name: name, index: idx, enc: enc, ptr: ptr})
+		e.fields = append(e.fields, fieldEnc{name: f.Column, index: f.Index, enc: enc, ptr: ptr})
 	}
 	return nil
 }

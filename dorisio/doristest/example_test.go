@@ -16,16 +16,7 @@ func Example() {
 	srv := doristest.NewServer(doristest.WithTable("demo.t(id BIGINT, name VARCHAR(32))"))
 	defer srv.Close()
 
-	req, _ := http.NewRequest(http.MethodPut, srv.URL+"/api/demo/t/_stream_load", strings.NewReader("1\talice\n2\tbob\n"))
-	req.SetBasicAuth(srv.User, srv.Password)
-	req.Header.Set("Expect", "100-continue")
-	req.Header.Set("label", "first_load")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		panic(err)
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	streamLoad(srv, "demo", "t", "1\talice\n2\tbob\n", "label", "first_load")
 
 	fmt.Println(srv.Rows("demo", "t"))
 	fmt.Println(srv.Txns("demo")[0].State)
@@ -66,7 +57,8 @@ func ExampleServer_Scan() {
 	srv := doristest.NewServer(doristest.WithTable(
 		"demo.orders(id BIGINT NOT NULL, amount DECIMAL(10,2), paid BOOLEAN, at DATETIME(3), note VARCHAR(16))"))
 	defer srv.Close()
-	streamLoad(srv, "demo", "orders", "1,+12.345,true,2025-01-02 03:04:05.6789,first\n2,7,0,2025-01-03,\\N\n")
+	streamLoad(srv, "demo", "orders", "1,+12.345,true,2025-01-02 03:04:05.6789,first\n2,7,0,2025-01-03,\\N\n",
+		"column_separator", ",")
 
 	fmt.Println(srv.Rows("demo", "orders"))
 
@@ -90,12 +82,15 @@ func ExampleServer_Scan() {
 	// 2 7.00 false 2025-01-03T00:00:00Z true
 }
 
-// streamLoad sends a comma-separated body to db.table as Example does.
-func streamLoad(srv *doristest.Server, db, table, body string) {
+// streamLoad PUTs body to the FE's stream load of db.table with the header
+// name/value pairs; Go's client follows the FE's 307 to a BE.
+func streamLoad(srv *doristest.Server, db, table, body string, headers ...string) {
 	req, _ := http.NewRequest(http.MethodPut, srv.URL+"/api/"+db+"/"+table+"/_stream_load", strings.NewReader(body))
 	req.SetBasicAuth(srv.User, srv.Password)
 	req.Header.Set("Expect", "100-continue")
-	req.Header.Set("column_separator", ",")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		panic(err)

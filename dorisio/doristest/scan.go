@@ -96,37 +96,18 @@ type scanField struct {
 // scanFields lists the fields of t that read a column of sc.
 func scanFields(t reflect.Type, sc *table.Schema) ([]scanField, error) {
 	var out []scanField
-	var walk func(t reflect.Type, index []int) error
-	walk = func(t reflect.Type, index []int) error {
-		for i := 0; i < t.NumField(); i++ {
-			sf := t.Field(i)
-			idx := append(append([]int(nil), index...), i)
-			if colname.Inline(sf) {
-				if err := walk(sf.Type, idx); err != nil {
-					return err
-				}
-				continue
+	for _, f := range colname.Fields(t) {
+		col := sc.Index(f.Column)
+		if col < 0 {
+			names := make([]string, len(sc.Columns))
+			for j, c := range sc.Columns {
+				names[j] = c.Name
 			}
-			if !sf.IsExported() {
-				continue
-			}
-			name, skip := colname.Of(sf)
-			if skip {
-				continue
-			}
-			col := sc.Index(name)
-			if col < 0 {
-				names := make([]string, len(sc.Columns))
-				for j, c := range sc.Columns {
-					names[j] = c.Name
-				}
-				return fmt.Errorf("field %s.%s names column %q, which the table lacks (columns: %s)", t.Name(), sf.Name, name, strings.Join(names, ", "))
-			}
-			out = append(out, scanField{index: idx, col: col, goName: t.Name() + "." + sf.Name})
+			return nil, fmt.Errorf("field %s.%s names column %q, which the table lacks (columns: %s)", f.Owner.Name(), f.Name, f.Column, strings.Join(names, ", "))
 		}
-		return nil
+		out = append(out, scanField{index: f.Index, col: col, goName: f.Owner.Name() + "." + f.Name})
 	}
-	return out, walk(t, nil)
+	return out, nil
 }
 
 var (
