@@ -178,8 +178,8 @@ func baseURLs(p *string) func() error {
 		if *p == "" {
 			return nil
 		}
-		for i, raw := range strings.Split(*p, ",") {
-			if err := checkBaseURL(strings.TrimSpace(raw)); err != nil {
+		for i, raw := range splitList(*p) {
+			if err := checkBaseURL(raw); err != nil {
 				return fmt.Errorf("element %d: %w", i+1, err)
 			}
 		}

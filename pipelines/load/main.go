@@ -73,9 +73,9 @@ func run(ctx context.Context, o *options) error {
 		defer srv.Close()
 		cfg.FEs, cfg.User, cfg.Password = []string{srv.URL}, srv.User, srv.Password
 	} else {
-		cfg.FEs = strings.Split(o.fe, ",")
+		cfg.FEs = splitList(o.fe)
 		if o.be != "" {
-			cfg.BEs = strings.Split(o.be, ",")
+			cfg.BEs = splitList(o.be)
 		}
 		cfg.PasswordEnv = passwordEnv(o.passwordEnv, os.Stderr)
 	}
@@ -334,6 +334,15 @@ func verify(srv *doristest.Server, o *options, expected map[string]int64) error 
 	}
 	fmt.Printf("verification: counts match: %d rows in %d table(s), each input row committed exactly once, no open transactions\n", total, len(expected))
 	return nil
+}
+
+// splitList splits a comma-separated flag value, as its check read it.
+func splitList(v string) []string {
+	parts := strings.Split(v, ",")
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	return parts
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
