@@ -14,10 +14,10 @@ type inner struct {
 type tagged struct{ X int }
 
 type row struct {
-	inner                // inlined: its fields are columns
-	Tagged    tagged     `doris:"t"` // an embedded struct with a tag is one column
-	ByDoris   int        `doris:"d,omitempty" json:"j"`
-	ByJSON    int        `json:"j2"`
+	inner            // inlined: its fields are columns
+	Tagged    tagged `doris:"t"` // an embedded struct with a tag is one column
+	ByDoris   int    `doris:"d,omitempty" json:"j"`
+	ByJSON    int    `json:"j2"`
 	ByName    int
 	EmptyTag  int `doris:"" json:"from_json"`
 	Skipped   int `doris:"-"`
