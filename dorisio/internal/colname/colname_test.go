@@ -15,7 +15,7 @@ type tagged struct{ X int }
 
 type row struct {
 	inner            // inlined: its fields are columns
-	Tagged    tagged `doris:"t"` // an embedded struct with a tag is one column
+	Tagged    tagged `doris:"t"` // a struct-typed field is one column
 	ByDoris   int    `doris:"d,omitempty" json:"j"`
 	ByJSON    int    `json:"j2"`
 	ByName    int
