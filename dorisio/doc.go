@@ -102,9 +102,23 @@
 //
 // # Metrics
 //
-// Namespace "dorisio": counters rows, bytes, filtered_rows, loads, retries,
-// commits, already_committed; distributions load_latency_ms and
-// commit_latency_ms.
+// Beam metrics in namespace "dorisio", summed over all Writes of a
+// pipeline:
+//
+//   - counters rows, bytes (before compression), filtered_rows and loads,
+//     counted when a load returns (precommitted with ExactlyOnce: a job
+//     that fails before its commit stage counted rows it did not commit);
+//     retries (in-process resends of a load); commits and
+//     already_committed (commits that found their transaction committed);
+//   - distributions load_latency_ms and commit_latency_ms;
+//   - per table, counters named "rows:<db>.<table>", "bytes:<db>.<table>"
+//     and "loads:<db>.<table>", e.g. "rows:demo.events" (Beam metrics carry
+//     no labels, so the table is part of the name).
+//
+// Read them from the PipelineResult of beamx.RunWithMetrics (or
+// ptest.RunWithMetrics) with a query on the namespace (tested on prism and
+// direct). A runner's metrics backend may limit the characters of a name
+// and show the per-table names altered.
 //
 // # Values
 //

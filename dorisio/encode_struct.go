@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/colname"
 )
 
 // A struct element is one row. Its exported fields are the load's columns,
@@ -41,7 +43,7 @@ type structEncoder struct {
 func newStructEncoder(t reflect.Type, f Format, loc *time.Location) (*structEncoder, error) {
 	e := &structEncoder{typ: t, format: f}
 	vc := valueCtx{format: f, loc: loc}
-	fields, err := structFields(t, nil, vc)
+	fields, err := structFields(t, vc)
 	if err != nil {
 		return nil, err
 	}
@@ -62,28 +64,12 @@ func newStructEncoder(t reflect.Type, f Format, loc *time.Location) (*structEnco
 	return e, nil
 }
 
-// structFields lists the loadable fields of t (at index path index).
-func structFields(t reflect.Type, index []int, vc valueCtx) ([]fieldEnc, error) {
+// structFields lists the loadable fields of t, mapped by the one rule Write
+// and doristest.Scan share (internal/colname).
+func structFields(t reflect.Type, vc valueCtx) ([]fieldEnc, error) {
 	var out []fieldEnc
-	for i := 0; i < t.NumField(); i++ {
-		sf := t.Field(i)
-		idx := append(append([]int(nil), index...), i)
-		if sf.Anonymous && sf.Type.Kind() == reflect.Struct && sf.Tag.Get("doris") == "" && sf.Tag.Get("json") == "" {
-			inner, err := structFields(sf.Type, idx, vc)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, inner...)
-			continue
-		}
-		if !sf.IsExported() {
-			continue
-		}
-		name, skip := columnName(sf)
-		if skip {
-			continue
-		}
-		ft, ptr, deref := sf.Type, false, false
+	for _, f := range colname.Fields(t) {
+		ft, ptr, deref := f.Type, false, false
 		if ft.Kind() == reflect.Pointer {
 			ptr = true // nil is NULL
 			if !isBigNumber(ft) {
@@ -92,29 +78,11 @@ func structFields(t reflect.Type, index []int, vc valueCtx) ([]fieldEnc, error) 
 		}
 		enc, err := valueEncoder(ft, vc)
 		if err != nil {
-			return nil, fmt.Errorf("field %s.%s: %w", t, sf.Name, err)
+			return nil, fmt.Errorf("field %s.%s: %w", f.Owner, f.Name, err)
 		}
-		out = append(out, fieldEnc{column: name, goName: t.Name() + "." + sf.Name, index: idx, enc: enc, ptr: ptr, deref: deref})
+		out = append(out, fieldEnc{column: f.Column, goName: f.Owner.Name() + "." + f.Name, index: f.Index, enc: enc, ptr: ptr, deref: deref})
 	}
 	return out, nil
-}
-
-// columnName applies the `doris` tag, then the `json` tag, then the name.
-func columnName(sf reflect.StructField) (name string, skip bool) {
-	for _, key := range []string{"doris", "json"} {
-		tag, ok := sf.Tag.Lookup(key)
-		if !ok {
-			continue
-		}
-		n, _, _ := strings.Cut(tag, ",")
-		if n == "-" {
-			return "", true
-		}
-		if n != "" {
-			return n, false
-		}
-	}
-	return sf.Name, false
 }
 
 func quoteColumn(n string) string {

@@ -240,7 +240,7 @@ func jsonValueEncoder(t reflect.Type, vc valueCtx) (appendFunc, error) {
 			return append(dst, '}'), nil
 		}, nil
 	case reflect.Struct:
-		fields, err := structFields(t, nil, vc)
+		fields, err := structFields(t, vc)
 		if err != nil {
 			return nil, err
 		}

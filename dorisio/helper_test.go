@@ -18,6 +18,20 @@ import (
 
 func TestMain(m *testing.M) { ptest.Main(m) }
 
+// requirePrism skips a pipeline test that needs a runner feature prism has
+// and Beam's direct runner lacks (TestStream, state and timers, bundle
+// finalization), saying which. CI runs this package on both runners.
+func requirePrism(t *testing.T, feature string) {
+	t.Helper()
+	runner := *ptest.Runner
+	if runner == "" {
+		runner = ptest.DefaultRunner()
+	}
+	if runner != "prism" && runner != "PrismRunner" {
+		t.Skipf("needs %s, which only prism supports; -runner=%s", feature, runner)
+	}
+}
+
 // event is the struct element of most pipeline tests.
 type event struct {
 	ID   int64  `doris:"id"`

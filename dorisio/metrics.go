@@ -8,7 +8,8 @@ import (
 )
 
 // Metrics in namespace "dorisio", updated on the DoFn's own goroutine (a
-// Beam counter needs the bundle's context).
+// Beam counter needs the bundle's context). The package doc's Metrics
+// section lists them.
 const metricsNamespace = "dorisio"
 
 var (
@@ -31,7 +32,17 @@ func recordLoad(ctx context.Context, o loadOutcome) {
 	loadsDone.Inc(ctx, 1)
 	loadRetries.Inc(ctx, int64(o.retries))
 	loadLatency.Update(ctx, o.latency.Milliseconds())
+
+	// Per table: Beam metrics have no labels, so the table is in the name.
+	// A counter is a name, not a registration: making one per load is cheap.
+	table := r.Database + "." + r.Table
+	beam.NewCounter(metricsNamespace, perTable("rows", table)).Inc(ctx, r.LoadedRows)
+	beam.NewCounter(metricsNamespace, perTable("bytes", table)).Inc(ctx, r.Bytes)
+	beam.NewCounter(metricsNamespace, perTable("loads", table)).Inc(ctx, 1)
 }
+
+// perTable names a table's counter: "rows:demo.events".
+func perTable(metric, table string) string { return metric + ":" + table }
 
 func recordCommit(ctx context.Context, r CommitResult, d time.Duration) {
 	commitsDone.Inc(ctx, 1)

@@ -134,6 +134,7 @@ func TestWritePreEncodedChunks(t *testing.T) {
 // run one bundle per batch: the same table then gets loads from several
 // bundles, each committed once.
 func TestWriteManyBundlesPerTable(t *testing.T) {
+	requirePrism(t, "TestStream")
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 	stream := teststream.NewConfig()
 	var want [][]string

@@ -1,9 +1,9 @@
 // Package doristest runs a Doris-compatible Stream Load server for tests:
 // one FE and N BEs on loopback, with per-database labels and transactions,
 // two-phase commit, an injectable clock and injectable faults. It follows
-// the project's protocol reference (shared/reference/doris-protocol.md;
-// section numbers below and in each file's "Behavior:" list refer to it)
-// and returns Doris' exact status strings.
+// the protocol notes of this repository, docs/protocol.md (section numbers
+// below and in each file's "Behavior:" list refer to them), and returns
+// Doris' exact status strings.
 //
 // Like net/http/httptest it starts in one call and needs no cluster; it does
 // not import "testing", so programs may embed it (the doris-local command
@@ -30,10 +30,69 @@
 // GET /doristest/txns. BE (Server.BackendURLs): stream load, 2PC,
 // /api/_load_error_log and /api/health.
 //
-// Tables are declared as `db.name(col TYPE, ...) [UNIQUE KEY(col)]`
-// (WithTable, CreateTable). Loads are CSV or JSON, optionally gz or lz4
-// compressed, checked against the column types; rows become visible only
-// when their transaction is VISIBLE (Rows, RowCount).
+// Loads are CSV or JSON, optionally gz or lz4 compressed, checked against
+// the column types; rows become visible when their transaction is VISIBLE.
+//
+// # Tables
+//
+// WithTable (at start) and CreateTable (later) take a table in CREATE
+// TABLE syntax; a database is created with its first table:
+//
+//	[CREATE TABLE [IF NOT EXISTS]] db.name(col TYPE [NOT NULL | NULL], ...)
+//	    [DUPLICATE KEY(col, ...) | UNIQUE KEY(col, ...)]
+//
+// for example "demo.orders(id BIGINT NOT NULL, amount DECIMAL(12,2), at
+// DATETIME(3)) UNIQUE KEY(id)". Names may be back-quoted, type names are
+// case-insensitive, columns are nullable unless NOT NULL. A DUPLICATE KEY
+// table (the default) keeps every row. A UNIQUE KEY table keeps one row per
+// key: the last loaded, or with function_column.sequence_col the one with
+// the highest sequence value; the delete sign removes the key. Doris'
+// DISTRIBUTED BY, PROPERTIES and other clauses are not accepted: give the
+// columns and the key only.
+//
+// # Column types
+//
+// Rows returns every value as the canonical text of its column's type;
+// Scan converts that text into Go values. A value that is not of its
+// column's type becomes NULL, or filters the row under strict_mode, as in
+// Doris.
+//
+//	TINYINT SMALLINT INT BIGINT LARGEINT
+//	        decimal digits, '-' for negatives, no '+' or leading zeros: "+007" is 7
+//	BOOLEAN 1 or 0, loaded from 1, 0, true or false
+//	FLOAT DOUBLE
+//	        the shortest text that reads back the same: 0.1, 1e+21
+//	DECIMAL(p,s)
+//	        exactly s fraction digits, rounded half-up: 1.005 in DECIMAL(10,2)
+//	        is 1.01; DECIMAL alone is DECIMAL(9,0)
+//	CHAR(n) VARCHAR(n) STRING
+//	        as loaded; n counts bytes, and a longer value filters the row
+//	DATE    2006-01-02, loaded also from 2006/1/2 and 20060102
+//	DATETIME(n)
+//	        2006-01-02 15:04:05 and n fraction digits, extra digits
+//	        truncated: "2025-01-02 03:04:05.6789" in DATETIME(3) is
+//	        2025-01-02 03:04:05.678; DATETIME is DATETIME(0)
+//	NULL    \N in Rows, null in the /doristest/rows JSON, nil in Scan
+//
+// INTEGER, BOOL, TEXT, DATEV2, DATETIMEV2 and DECIMALV3 are accepted as
+// aliases. The list is the table parser's own: a test keeps it equal to the
+// types the parser knows, so a type added to the parser is added here.
+//
+// # Reading rows back
+//
+// Rows returns a table's committed rows as text and RowCount counts them.
+// Scan reads them into structs, mapping fields to columns as dorisio.Write
+// does, for assertions in Go types:
+//
+//	var got []Order
+//	if err := srv.Scan("demo", "orders", &got); err != nil {
+//		t.Fatal(err)
+//	}
+//
+// Txns lists the transactions with their states. The FE serves the same
+// data as JSON, GET /doristest/rows?db=&table= and GET /doristest/txns?db=,
+// for programs that run the server in another process (the doris-local
+// command).
 //
 // # Time
 //

@@ -30,7 +30,7 @@ func (s *Server) apiRows(w http.ResponseWriter, r *http.Request) {
 	for i, row := range rows {
 		out[i] = make([]*string, len(row))
 		for j := range row {
-			if row[j] != `\N` {
+			if row[j] != nullText {
 				out[i][j] = &row[j]
 			}
 		}

@@ -17,7 +17,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -35,42 +34,22 @@ const (
 	runTimeout = 2 * time.Minute
 )
 
-var buildOnce struct {
-	sync.Once
-	dir string
-	err error
-}
+var builds = proc.Builds{Pkgs: []string{"pipelines/load", "integration/cmd/doris-local"}}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if buildOnce.dir != "" {
-		os.RemoveAll(buildOnce.dir)
-	}
+	builds.Remove()
 	os.Exit(code)
 }
 
-// binaries builds pipelines/load and doris-local once per test binary, into
-// a directory TestMain removes.
+// binaries builds pipelines/load and doris-local once per test binary.
 func binaries(t *testing.T) (load, local string) {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "crash-bin-")
-		if err != nil {
-			buildOnce.err = err
-			return
-		}
-		buildOnce.dir = dir
-		for _, pkg := range []string{"pipelines/load", "integration/cmd/doris-local"} {
-			if err := proc.GoBuild(context.Background(), filepath.Join(dir, filepath.Base(pkg)), "github.com/dorisbeam/dorisbeam/"+pkg); err != nil {
-				buildOnce.err = err
-				return
-			}
-		}
-	})
-	if buildOnce.err != nil {
-		t.Fatal(buildOnce.err)
+	dir, err := builds.Dir(context.Background())
+	if err != nil {
+		t.Fatal(err)
 	}
-	return filepath.Join(buildOnce.dir, "load"), filepath.Join(buildOnce.dir, "doris-local")
+	return filepath.Join(dir, "load"), filepath.Join(dir, "doris-local")
 }
 
 // server is a doris-local process.

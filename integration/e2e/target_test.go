@@ -1,7 +1,8 @@
 // Package e2e runs dorisio.Write end to end on prism against a target:
 // the in-process doristest server by default, or a real Doris named by
 // DORISIO_TEST_FE, DORISIO_TEST_USER, DORISIO_TEST_PASSWORD and
-// DORISIO_TEST_DB (see integration/README.md for the tables to create).
+// DORISIO_TEST_DB (integration/doris/init.sql creates its tables;
+// integration/doris/run-e2e.sh starts a Doris and runs this suite on it).
 // The same assertions run against both through the target interface.
 package e2e
 
@@ -22,13 +23,11 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 )
 
-// Tables the tests use. Against a real Doris the user creates them (DDL in
-// integration/README.md); rows carry a per-run `run` value so that runs
+// e2eDB is the database of the tests' tables. integration/doris/init.sql
+// creates them in a real Doris, and the local server creates them from that
+// same file (initTables); rows carry a per-run `run` value so that runs
 // never see each other's rows and nothing needs truncating.
-var tableDDL = map[string]string{
-	"e2e_events": "(run VARCHAR(40) NOT NULL, id BIGINT NOT NULL, name VARCHAR(16))",
-	"e2e_strict": "(run VARCHAR(40) NOT NULL, id BIGINT NOT NULL, name VARCHAR(16))",
-}
+const e2eDB = "dorisio_test"
 
 // target is where a test writes and what it reads back.
 type target interface {
@@ -60,8 +59,8 @@ func newTarget(t *testing.T) target {
 		return &realDoris{fe: strings.TrimRight(fe, "/"), user: user, password: os.Getenv("DORISIO_TEST_PASSWORD"), db: db, runID: runID}
 	}
 	var opts []doristest.Option
-	for name, cols := range tableDDL {
-		opts = append(opts, doristest.WithTable("demo."+name+cols))
+	for _, ddl := range initTables(t, e2eDB) {
+		opts = append(opts, doristest.WithTable(ddl))
 	}
 	srv := doristest.NewServer(opts...)
 	t.Cleanup(srv.Close)
@@ -97,12 +96,12 @@ func (l *local) run() string               { return l.runID }
 
 func (l *local) config(table string) dorisio.Config {
 	return dorisio.Config{FEs: []string{l.srv.URL}, User: l.srv.User, Password: l.srv.Password,
-		Database: "demo", Table: table, LabelPrefix: prefixFor(l.runID)}
+		Database: e2eDB, Table: table, LabelPrefix: prefixFor(l.runID)}
 }
 
 func (l *local) rows(t *testing.T, table string) []string {
 	var out []string
-	for _, r := range l.srv.Rows("demo", table) {
+	for _, r := range l.srv.Rows(e2eDB, table) {
 		if r[0] == l.runID {
 			out = append(out, r[1]+","+r[2])
 		}
@@ -113,7 +112,7 @@ func (l *local) rows(t *testing.T, table string) []string {
 
 func (l *local) openTxns(t *testing.T, prefix string) []string {
 	var out []string
-	for _, tx := range l.srv.Txns("demo") {
+	for _, tx := range l.srv.Txns(e2eDB) {
 		if strings.HasPrefix(tx.Label, prefix+"_") && (tx.State == "PREPARE" || tx.State == "PRECOMMITTED") {
 			out = append(out, fmt.Sprintf("%s %s", tx.Label, tx.State))
 		}

@@ -14,6 +14,10 @@
 // It runs on prism by default; --runner, --endpoint and --environment_type
 // are Beam's own flags, so the same binary submits to a job server
 // (--runner=universal --endpoint=localhost:8073 --environment_type=LOOPBACK).
+// `load --help` lists the program's flags by group, `load --help-beam`
+// Beam's. A refused flag or setting ends in one line and exit status 2; a
+// failed job in one line quoting the error dorisio returned (Doris' words
+// included) and exit status 1, with the runner's log only under -v.
 package main
 
 import (
@@ -30,7 +34,6 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
-	beamlog "github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 	"github.com/dorisbeam/dorisbeam/dorisio"
@@ -39,82 +42,27 @@ import (
 )
 
 func init() {
-	register.Function2x0(summarize)
 	register.Function2x0(noopSink)
 	register.Function2x0(noopBytesSink)
 }
 
-type headerFlags map[string]string
-
-func (h headerFlags) String() string { return fmt.Sprint(map[string]string(h)) }
-func (h headerFlags) Set(v string) error {
-	k, val, ok := strings.Cut(v, "=")
-	if !ok || k == "" {
-		return fmt.Errorf("want name=value, got %q", v)
-	}
-	h[k] = val
-	return nil
-}
-
-type options struct {
-	fe, be, user, passwordEnv, db, table, labelPrefix string
-	input, format, ddl, compression, delivery, sink   string
-	rows, batchBytes, batchRows, chunkBytes           int64
-	tables, loadsInFlight                             int
-	countOnly                                         bool
-	cpuProfile                                        string
-	headers                                           headerFlags
-}
-
-func parseFlags() *options {
-	o := &options{headers: headerFlags{}}
-	flag.StringVar(&o.fe, "fe", "", "Doris FE URLs, comma-separated (e.g. http://fe:8030); empty starts an embedded Doris-compatible server")
-	flag.StringVar(&o.be, "be", "", "optional BE URLs to load to directly, comma-separated")
-	flag.StringVar(&o.user, "user", "root", "Doris user")
-	flag.StringVar(&o.passwordEnv, "password-env", "DORIS_PASSWORD", "environment variable holding the Doris password (with --fe): if it is set where the job is launched, each worker reads it from its own environment; if unset there, the job connects without a password")
-	flag.StringVar(&o.db, "db", "demo", "Doris database")
-	flag.StringVar(&o.table, "table", "events", "table; synthetic rows go to <table>_0 .. <table>_N-1")
-	flag.IntVar(&o.tables, "tables", 4, "number of synthetic tables")
-	flag.Int64Var(&o.rows, "rows", 200_000, "synthetic rows to generate (without --input)")
-	flag.StringVar(&o.input, "input", "", "glob of local CSV or JSON-lines files to load into --table instead of synthetic rows")
-	flag.StringVar(&o.format, "format", "csv", "body format: csv or json (JSON lines)")
-	flag.StringVar(&o.ddl, "ddl", "", "with --input and the embedded server: the table's DDL, e.g. 'demo.events(id BIGINT, name VARCHAR(32))'")
-	flag.Int64Var(&o.chunkBytes, "chunk-bytes", 64<<20, "file range per element group (files are read in newline-aligned chunks)")
-	flag.Int64Var(&o.batchBytes, "batch-bytes", dorisio.DefaultMaxBatchBytes, "max bytes per load")
-	flag.Int64Var(&o.batchRows, "batch-rows", dorisio.DefaultMaxBatchRows, "max rows per load")
-	flag.IntVar(&o.loadsInFlight, "loads-in-flight", dorisio.DefaultLoadsInFlight, "loads uploading at once per worker thread")
-	flag.StringVar(&o.compression, "compression", "", "compress loads: gz or lz4")
-	flag.StringVar(&o.delivery, "delivery", "exactly-once", "exactly-once or at-least-once")
-	flag.StringVar(&o.labelPrefix, "label-prefix", "", "stable label prefix (enables aborting an earlier crashed run's transactions)")
-	flag.StringVar(&o.sink, "sink", "doris", "doris, or noop to measure the pipeline without writing (benchmarks)")
-	flag.BoolVar(&o.countOnly, "count-only", false, "embedded server counts rows without storing them (benchmarks)")
-	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
-	flag.Var(o.headers, "header", "Stream Load header name=value passed to every load (repeatable)")
-	flag.Parse()
-	return o
-}
-
 func main() {
-	o := parseFlags()
-	// Keep the terminal for progress: prism logs every job step at INFO.
-	beamlog.LogLevel = "warn"
-	beam.Init()
-	if err := run(context.Background(), o); err != nil {
-		fmt.Fprintln(os.Stderr, "load:", err)
-		os.Exit(1)
+	o := defaultOptions()
+	c := newCLI(flag.CommandLine, o)
+	if code, stop := c.parse(os.Args[1:], os.Stdout, os.Stderr); stop {
+		os.Exit(code)
 	}
+	// On a worker (Dataflow, a job server's process environment) Init runs
+	// the SDK harness and never returns; so nothing is checked before it.
+	beam.Init()
+	setupLogging(os.Stderr, o.verbose)
+	if bad := c.check(); len(bad) > 0 {
+		os.Exit(report(c, &usageError{bad}, o.verbose, os.Stderr))
+	}
+	os.Exit(report(c, run(context.Background(), o), o.verbose, os.Stderr))
 }
 
 func run(ctx context.Context, o *options) error {
-	for flagName, v := range map[string][2]string{
-		"--delivery": {o.delivery, "exactly-once at-least-once"},
-		"--sink":     {o.sink, "doris noop"},
-		"--format":   {o.format, "csv json"},
-	} {
-		if !slices.Contains(strings.Fields(v[1]), v[0]) {
-			return fmt.Errorf("%s %q: want one of %s", flagName, v[0], strings.ReplaceAll(v[1], " ", ", "))
-		}
-	}
 	cfg := dorisio.Config{User: o.user, Database: o.db, LabelPrefix: o.labelPrefix}
 	var srv *doristest.Server
 	if o.fe == "" {
@@ -124,11 +72,10 @@ func run(ctx context.Context, o *options) error {
 		}
 		defer srv.Close()
 		cfg.FEs, cfg.User, cfg.Password = []string{srv.URL}, srv.User, srv.Password
-		fmt.Printf("embedded Doris-compatible server at %s (database %s)\n", srv.URL, o.db)
 	} else {
-		cfg.FEs = strings.Split(o.fe, ",")
+		cfg.FEs = splitList(o.fe)
 		if o.be != "" {
-			cfg.BEs = strings.Split(o.be, ",")
+			cfg.BEs = splitList(o.be)
 		}
 		cfg.PasswordEnv = passwordEnv(o.passwordEnv, os.Stderr)
 	}
@@ -148,9 +95,15 @@ func run(ctx context.Context, o *options) error {
 		if o.input != "" {
 			cfg.Table = o.table
 		}
-		beam.ParDo0(s, summarize, dorisio.Write(s, cfg, rows, writeOptions(o)...))
+		// The summary reads Write's own per-table metrics.
+		if _, err := write(s, cfg, rows, writeOptions(o)); err != nil {
+			return err
+		}
 	}
 
+	if srv != nil {
+		fmt.Printf("embedded Doris-compatible server at %s (database %s)\n", srv.URL, o.db)
+	}
 	if o.cpuProfile != "" {
 		f, err := os.Create(o.cpuProfile)
 		if err != nil {
@@ -168,7 +121,7 @@ func run(ctx context.Context, o *options) error {
 	stop()
 	elapsed := time.Since(start)
 	if err != nil {
-		return err
+		return &jobFailed{err}
 	}
 	printSummary(pr, o, elapsed)
 	if srv != nil && o.sink != "noop" {
@@ -197,10 +150,28 @@ func passwordEnv(name string, warn io.Writer) string {
 	return ""
 }
 
+// write is dorisio.Write, with its construction panic (an invalid setting)
+// returned as an error that report tells in terms of flags.
+func write(s beam.Scope, cfg dorisio.Config, rows beam.PCollection, opts []dorisio.WriteOption) (results beam.PCollection, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg, ok := r.(string)
+			if !ok || !strings.HasPrefix(msg, "dorisio.Write: ") {
+				panic(r) // not a refused setting: a bug, with its stack
+			}
+			err = &writeRefused{msg}
+		}
+	}()
+	return dorisio.Write(s, cfg, rows, opts...), nil
+}
+
 func writeOptions(o *options) []dorisio.WriteOption {
 	opts := []dorisio.WriteOption{
 		dorisio.WithMaxBatchBytes(o.batchBytes), dorisio.WithMaxBatchRows(o.batchRows),
-		dorisio.WithLoadsInFlight(o.loadsInFlight), dorisio.WithCompression(o.compression),
+		dorisio.WithLoadsInFlight(o.loadsInFlight),
+	}
+	if o.compression != "none" {
+		opts = append(opts, dorisio.WithCompression(o.compression))
 	}
 	if o.format == "json" {
 		opts = append(opts, dorisio.WithFormat(dorisio.JSON))
@@ -220,16 +191,27 @@ func startEmbedded(o *options) (*doristest.Server, error) {
 		opts = append(opts, doristest.WithCountOnly())
 	}
 	if o.input != "" {
-		ddl := o.ddl
-		if ddl == "" {
-			return nil, fmt.Errorf("--input with the embedded server needs --ddl, the table's schema, e.g. --ddl '%s.%s(id BIGINT, name VARCHAR(32))'", o.db, o.table)
-		}
-		opts = append(opts, doristest.WithTable(ddl))
+		opts = append(opts, doristest.WithTable(o.ddl))
 	} else {
 		for _, t := range synth.TableNames(o.table, o.tables) {
 			opts = append(opts, doristest.WithTable(fmt.Sprintf(synth.EventsDDL, o.db, t)))
 		}
 	}
+	return newEmbedded(o, opts)
+}
+
+// newEmbedded starts the server; it panics on a table it cannot parse
+// (doristest's misuse panics), which only --ddl or --table can cause here.
+func newEmbedded(o *options, opts []doristest.Option) (srv *doristest.Server, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			what := "--table " + shown(o.table)
+			if o.input != "" {
+				what = "--ddl " + shown(o.ddl)
+			}
+			err = refused("%s: %v", what, r)
+		}
+	}()
 	return doristest.NewServer(opts...), nil
 }
 
@@ -239,24 +221,14 @@ func buildSource(s beam.Scope, o *options) (beam.PCollection, error) {
 	if o.input != "" {
 		ranges, err := fileRanges(o.input, o.chunkBytes)
 		if err != nil {
-			return beam.PCollection{}, err
+			return beam.PCollection{}, &usageError{[]string{err.Error()}}
 		}
 		// Only the small range descriptors are shuffled, to spread the files
 		// over workers; the rows are read fused with the write.
 		rs := beam.Reshuffle(s, beam.CreateList(s, ranges))
 		return beam.ParDo(s, &readRangeFn{}, rs), nil
 	}
-	if o.tables <= 0 || o.rows < 0 {
-		return beam.PCollection{}, fmt.Errorf("--tables must be > 0 and --rows ≥ 0")
-	}
 	return beam.ParDo(s, &genFn{Table: o.table, Tables: o.tables}, beam.CreateList(s, shards(o.rows, 8))), nil
-}
-
-// summarize counts committed rows and loads per table, as Beam metrics so
-// that they reach this process from any runner.
-func summarize(ctx context.Context, r dorisio.CommitResult) {
-	beam.NewCounter("load", "rows/"+r.Table).Inc(ctx, r.LoadedRows)
-	beam.NewCounter("load", "loads/"+r.Table).Inc(ctx, 1)
 }
 
 var noopBytes = beam.NewCounter("load", "noop_bytes")
@@ -336,7 +308,7 @@ func printSummary(pr beam.PipelineResult, o *options, elapsed time.Duration) {
 	fmt.Printf("summary: %d rows committed into %d table(s) of %s in %.2fs: %.0f rows/s, %.1f MB/s, %d loads (avg %.1f MB), %d filtered, %d retries\n",
 		rows, len(tables), o.db, secs, float64(rows)/secs, float64(bytes)/1e6/secs, loads, avg, c["dorisio/filtered_rows"], c["dorisio/retries"])
 	for _, t := range tables {
-		fmt.Printf("  %s.%s: %d rows committed in %d loads\n", o.db, t, c["load/rows/"+t], c["load/loads/"+t])
+		fmt.Printf("  %s.%s: %d rows committed in %d loads\n", o.db, t, c["dorisio/rows:"+o.db+"."+t], c["dorisio/loads:"+o.db+"."+t])
 	}
 }
 
@@ -364,4 +336,13 @@ func verify(srv *doristest.Server, o *options, expected map[string]int64) error 
 	return nil
 }
 
-func sortedKeys(m map[string]int64) []string { return slices.Sorted(maps.Keys(m)) }
+// splitList splits a comma-separated flag value, as its check read it.
+func splitList(v string) []string {
+	parts := strings.Split(v, ",")
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	return parts
+}
+
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -24,6 +25,42 @@ func GoBuild(ctx context.Context, out, pkg string, extra ...string) error {
 		return fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, msg)
 	}
 	return nil
+}
+
+// Module is this repository's module path, the prefix of its packages.
+const Module = "github.com/dorisbeam/dorisbeam"
+
+// Builds builds commands of this module once per process into one
+// temporary directory; test binaries share one through a package variable
+// and call Remove from TestMain.
+type Builds struct {
+	Pkgs []string // module-relative, e.g. "pipelines/load"
+
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// Dir builds every package on its first call and returns the directory
+// holding one binary per package, named by the package's last element.
+func (b *Builds) Dir(ctx context.Context) (string, error) {
+	b.once.Do(func() {
+		b.dir, b.err = os.MkdirTemp("", "dorisio-bin-")
+		for _, pkg := range b.Pkgs {
+			if b.err != nil {
+				return
+			}
+			b.err = GoBuild(ctx, filepath.Join(b.dir, filepath.Base(pkg)), Module+"/"+pkg)
+		}
+	})
+	return b.dir, b.err
+}
+
+// Remove deletes the binaries.
+func (b *Builds) Remove() {
+	if b.dir != "" {
+		os.RemoveAll(b.dir)
+	}
 }
 
 // LastLines returns the last n lines of s, for error messages.

@@ -1,0 +1,151 @@
+package doristest
+
+import (
+	"go/ast"
+	"go/doc"
+	"go/parser"
+	"go/token"
+	"math/big"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest/internal/table"
+)
+
+type scanBase struct {
+	ID int64 `doris:"id"`
+}
+
+type scanRow struct {
+	scanBase           // embedded without a tag: its fields are columns
+	Name     string    `json:"name"`
+	Score    *float64  // matched by field name, case-insensitively
+	When     time.Time `doris:"when"`
+	Day      time.Time `doris:"day"`
+	Big      *big.Int  `doris:"big"` // a TextUnmarshaler
+	Tags     []string  `doris:"tags"`
+	Raw      []byte    `doris:"tags,omitempty"`
+	Ignored  string    `doris:"-"`
+	private  int
+}
+
+func TestScanReadsRowsIntoStructs(t *testing.T) {
+	s := newServer(t, WithTable("demo.t(id BIGINT NOT NULL, name VARCHAR(8), score DOUBLE, `when` DATETIME(6), day DATE, big LARGEINT, tags STRING, extra INT)"))
+	streamLoad(t, s, "demo", "t", hdr{"column_separator": "|"},
+		"1|ann|0.5|2025-01-02 03:04:05.123456|2025-01-02|170141183460469231731687303715884105727|[\"a\",\"b\"]|9\n"+
+			`2|bo|\N|2025-01-02 00:00:00|2025-12-31|\N|[]|\N`+"\n")
+	var got []scanRow
+	if err := s.Scan("demo", "t", &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d rows, want 2", len(got))
+	}
+	a, b := got[0], got[1]
+	max, _ := new(big.Int).SetString("170141183460469231731687303715884105727", 10)
+	if a.ID != 1 || a.Name != "ann" || a.Score == nil || *a.Score != 0.5 ||
+		!a.When.Equal(time.Date(2025, 1, 2, 3, 4, 5, 123456000, time.UTC)) || !a.Day.Equal(time.Date(2025, 1, 2, 0, 0, 0, 0, time.UTC)) ||
+		a.Big == nil || a.Big.Cmp(max) != 0 || strings.Join(a.Tags, "+") != "a+b" || string(a.Raw) != `["a","b"]` {
+		t.Errorf("row 1 = %+v", a)
+	}
+	if b.ID != 2 || b.Name != "bo" || b.Score != nil || b.Big != nil || len(b.Tags) != 0 {
+		t.Errorf("row 2 = %+v", b)
+	}
+
+	var ptrs []*scanRow
+	if err := s.Scan("demo", "t", &ptrs); err != nil || len(ptrs) != 2 || ptrs[1].ID != 2 {
+		t.Errorf("into []*scanRow: %v, %d rows", err, len(ptrs))
+	}
+}
+
+func TestScanErrorsNameTheRowColumnAndField(t *testing.T) {
+	s := newServer(t, WithTable("demo.t(id BIGINT, small BIGINT, name VARCHAR(8))"))
+	streamLoad(t, s, "demo", "t", hdr{"column_separator": ","}, "1,5,a\n2,300,\\N\n")
+	for _, c := range []struct {
+		name string
+		dst  any
+		want string
+	}{
+		{"NULL into a field that cannot hold it", &[]struct {
+			Name string `doris:"name"`
+		}{}, `doristest: Scan demo.t: row 2, column name (VARCHAR(8)) into field .Name: NULL needs a pointer field, not string`},
+		{"a number too big for the field", &[]struct {
+			Small int8 `doris:"small"`
+		}{}, `doristest: Scan demo.t: row 2, column small (BIGINT) into field .Small: strconv.ParseInt: parsing "300": value out of range`},
+		{"a field for a column the table lacks", &[]struct {
+			Email string `doris:"email"`
+		}{}, `doristest: Scan demo.t into []struct { Email string "doris:\"email\"" }: field .Email names column "email", which the table lacks (columns: id, small, name)`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := s.Scan("demo", "t", c.dst)
+			if err == nil || err.Error() != c.want {
+				t.Errorf("error\n %v\nwant\n %s", err, c.want)
+			}
+		})
+	}
+}
+
+func TestScanMisusePanicsSayingWhatIsWanted(t *testing.T) {
+	s := newServer(t, WithTable("demo.t(id BIGINT)"))
+	for _, c := range []struct {
+		name  string
+		table string
+		dst   any
+		want  string
+	}{
+		{"a slice, not a pointer to one", "t", []scanRow{}, "doristest: Scan: dst must be a pointer to a slice of structs (e.g. *[]Event), got []doristest.scanRow"},
+		{"a pointer to a struct", "t", &scanRow{}, "doristest: Scan: dst must be a pointer to a slice of structs (e.g. *[]Event), got *doristest.scanRow"},
+		{"an unknown table", "nope", &[]scanRow{}, "doristest: Scan: no table demo.nope"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer func() {
+				if r := recover(); r != c.want {
+					t.Errorf("panic %v, want %q", r, c.want)
+				}
+			}()
+			_ = s.Scan("demo", c.table, c.dst)
+		})
+	}
+}
+
+// The package doc's type list names every type the table parser knows,
+// and no other: it cannot drift from the parser.
+func TestPackageDocListsEveryColumnTypeOfTheParser(t *testing.T) {
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, ".", nil, parser.ParseComments|parser.PackageClauseOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []*ast.File
+	for _, f := range pkgs["doristest"].Files {
+		files = append(files, f)
+	}
+	p, err := doc.NewFromFiles(fset, files, "github.com/dorisbeam/dorisbeam/dorisio/doristest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(p.Doc, "\n# Column types\n")
+	if !ok {
+		t.Fatal(`the package doc has no "# Column types" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n# ")
+	// Type names are the upper-case words that start a line of the list.
+	listed := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^\t((?:[A-Z]+(?:\([a-z,]+\))? ?)+)`).FindAllStringSubmatch(section, -1) {
+		for _, w := range strings.Fields(m[1]) {
+			listed[strings.SplitN(w, "(", 2)[0]] = true
+		}
+	}
+	delete(listed, "NULL")
+	for _, k := range table.Kinds() {
+		if !listed[k.String()] {
+			t.Errorf("the package doc does not list %s, which the parser knows", k)
+		}
+		delete(listed, k.String())
+	}
+	for name := range listed {
+		t.Errorf("the package doc lists %s, which the parser does not know", name)
+	}
+}

@@ -1,0 +1,278 @@
+// Package cli runs the built pipelines/load command as a user does: its
+// --help, its answer to flags it refuses, and how a failed job reads,
+// asserting the text on stdout and stderr and the exit status.
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dorisbeam/dorisbeam/integration/internal/proc"
+)
+
+var builds = proc.Builds{Pkgs: []string{"pipelines/load", "integration/cmd/doris-local"}}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	builds.Remove()
+	os.Exit(code)
+}
+
+func binary(t *testing.T, name string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	dir, err := builds.Dir(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, name)
+}
+
+// result is one finished run of the command.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// load runs the built command with args and env added to this process's
+// environment.
+func load(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary(t, "load"), args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Dir = t.TempDir()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("load %q did not finish within 2 minutes; stderr:\n%s", args, proc.LastLines(errb.String(), 20))
+	}
+	code := 0
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+// lines splits output into its non-empty lines.
+func lines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func TestHelpShowsTheProgramsFlagsByGroupAndExitsZero(t *testing.T) {
+	for _, arg := range []string{"--help", "-h"} {
+		r := load(t, nil, arg)
+		if r.code != 0 || r.stderr != "" {
+			t.Fatalf("%s: exit %d, stderr %q", arg, r.code, r.stderr)
+		}
+		if !strings.HasPrefix(r.stdout, "Usage: load [flags]\n") {
+			t.Errorf("%s: starts %q", arg, proc.LastLines(r.stdout[:min(len(r.stdout), 200)], 3))
+		}
+		// The groups, in order, each with its flags right below it.
+		at := 0
+		for _, want := range []string{
+			"\nConnection:\n  --fe URLs ", "  --user user ", "  --password-env variable",
+			"\nInput:\n  --input glob ", "  --rows rows ",
+			"\nLoading:\n  --delivery guarantee ", "  --label-prefix prefix ", "  --compression kind ", "  --header name=value ",
+			"\nOutput:\n  --sink sink ", "  -v ", "  --help-beam ",
+			"Beam's runner flags are accepted too (--runner, --endpoint, --environment_type,",
+			"load --help-beam lists them.",
+			"Exit status: 0 done, 1 the job failed, 2 a flag or setting was refused.",
+		} {
+			i := strings.Index(r.stdout[at:], want)
+			if i < 0 {
+				t.Fatalf("%s: %q missing or out of order; help:\n%s", arg, want, r.stdout)
+			}
+			at += i + len(want)
+		}
+		if flat := strings.Join(strings.Fields(r.stdout), " "); !strings.Contains(flat, "(default DORIS_PASSWORD)") ||
+			!strings.Contains(flat, "not the MySQL port 9030") {
+			t.Errorf("%s: defaults or the port hint missing:\n%s", arg, r.stdout)
+		}
+		// Beam's own flags are named in one line, never listed.
+		for _, beamFlag := range []string{"  --runner", "  --staging_location", "  --worker_binary", "  --project"} {
+			if strings.Contains(r.stdout, "\n"+beamFlag) {
+				t.Errorf("%s: lists Beam's %s", arg, strings.TrimSpace(beamFlag))
+			}
+		}
+	}
+}
+
+func TestHelpBeamListsBeamsFlagsAndExitsZero(t *testing.T) {
+	r := load(t, nil, "--help-beam")
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	for _, want := range []string{"\n  --runner ", "\n  --endpoint ", "\n  --environment_type ", "\n  --staging_location "} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("lacks %q", strings.TrimSpace(want))
+		}
+	}
+	if strings.Contains(r.stdout, "--label-prefix") {
+		t.Error("lists the program's own flags as Beam's")
+	}
+}
+
+// Each refused flag value ends in one line on stderr naming the flag, the
+// value and what is accepted, exit status 2, nothing on stdout (nothing
+// started), no panic or stack.
+func TestRefusedFlagsSayTheFlagTheValueAndWhatIsAccepted(t *testing.T) {
+	matches := filepath.Join(t.TempDir(), "none-*.csv")
+	for _, c := range []struct {
+		name string
+		args []string
+		want string // the whole line, or its start when it ends in "…"
+	}{
+		{"a label prefix with a space, refused by dorisio.Write", []string{"--label-prefix", "orders daily"},
+			`load: --label-prefix "orders daily": …`},
+		{"an unknown compression", []string{"--compression", "gzip"},
+			"load: --compression gzip: want none, gz or lz4"},
+		{"an FE address without a scheme", []string{"--fe", "127.0.0.1:18030"},
+			"load: --fe 127.0.0.1:18030: element 1: want http://host:port or https://host:port, e.g. http://127.0.0.1:18030"},
+		{"the second FE address of a list", []string{"--fe", "http://fe1:8030,fe2"},
+			"load: --fe http://fe1:8030,fe2: element 2: want http://host:port or https://host:port, e.g. http://fe2"},
+		{"an unknown delivery", []string{"--delivery", "maybe"},
+			"load: --delivery maybe: want exactly-once or at-least-once"},
+		{"a negative batch size, refused by dorisio.Write", []string{"--batch-bytes", "-5"},
+			"load: --batch-bytes -5: must be > 0 (dorisio.Write's WithMaxBatchBytes)"},
+		{"no loads in flight, refused by dorisio.Write", []string{"--loads-in-flight", "0"},
+			"load: --loads-in-flight 0: must be > 0 (dorisio.Write's WithLoadsInFlight)"},
+		{"a number that is not one", []string{"--rows", "abc"},
+			"load: --rows abc: want a whole number"},
+		{"a negative row count", []string{"--rows", "-1"},
+			"load: --rows -1: want 0 or more"},
+		{"no tables", []string{"--tables", "0"},
+			"load: --tables 0: want 1 or more"},
+		{"a boolean that is not one", []string{"--count-only=maybe"},
+			"load: --count-only maybe: want true or false"},
+		{"an unknown flag", []string{"--batchbytes", "5"},
+			"load: unknown flag --batchbytes (load --help lists the program's flags, load --help-beam Beam's)"},
+		{"a header without =", []string{"--header", "strict_mode"},
+			"load: --header strict_mode: want name=value, e.g. max_filter_ratio=0.01"},
+		{"a header Write sets itself, refused by dorisio.Write", []string{"--header", "format=json"},
+			`load: --header: WithLoadHeader("format", ...): reserved: …`},
+		{"a password given as the variable's name", []string{"--password-env", "hunter 2"},
+			`load: --password-env "hunter 2": want the name of an environment variable, e.g. DORIS_PASSWORD (not the password itself)`},
+		{"a stray argument", []string{"--rows", "10", "extra"},
+			"load: unexpected argument extra: every setting is a flag (load --help lists them)"},
+		{"--be without --fe", []string{"--be", "http://be:8040"},
+			"load: --be needs --fe: the embedded server has its own BEs"},
+		{"a glob that matches nothing", []string{"--input", matches, "--ddl", "demo.events(id BIGINT)"},
+			`load: --input "` + matches + `" matches no file`},
+		{"a table schema the embedded server cannot parse", []string{"--input", "x.csv", "--ddl", "demo.events(id BOGUS)"},
+			`load: --ddl "demo.events(id BOGUS)": doristest: …`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := load(t, nil, c.args...)
+			got := lines(r.stderr)
+			if r.code != 2 || len(got) != 1 || r.stdout != "" {
+				t.Fatalf("exit %d (want 2), stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
+			}
+			if prefix, open := strings.CutSuffix(c.want, "…"); open {
+				if !strings.HasPrefix(got[0], prefix) {
+					t.Errorf("stderr %q, want it to start %q", got[0], prefix)
+				}
+			} else if got[0] != c.want {
+				t.Errorf("stderr\n %q\nwant\n %q", got[0], c.want)
+			}
+			if strings.Contains(r.stderr, "goroutine") || strings.Contains(r.stderr, "panic") {
+				t.Errorf("a stack trace: %s", r.stderr)
+			}
+		})
+	}
+}
+
+// A password written into --fe is refused without being repeated.
+func TestAnFEAddressWithAPasswordIsRefusedWithoutRepeatingIt(t *testing.T) {
+	r := load(t, nil, "--fe", "http://loader:Sup3rS3cret@fe:8030")
+	if r.code != 2 || strings.Contains(r.stderr+r.stdout, "Sup3rS3cret") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if want := "load: --fe: element 1: holds user:password@; give the user with --user and the password with --password-env\n"; r.stderr != want {
+		t.Errorf("stderr %q, want %q", r.stderr, want)
+	}
+}
+
+func TestADefaultRunExitsZeroAndSaysEveryRowArrivedOnce(t *testing.T) {
+	r := load(t, nil, "--rows", "3000", "--tables", "2")
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "verification: counts match: 3000 rows in 2 table(s)") ||
+		!strings.Contains(r.stdout, "\n  demo.events_0: 1500 rows committed in 1 loads\n  demo.events_1: 1500 rows committed in 1 loads\n") {
+		t.Errorf("stdout:\n%s", r.stdout)
+	}
+}
+
+// Against a server that refuses the password, the failure is printed once,
+// in dorisio's words with Doris' own quoted, without the runner's plan dump
+// or log; -v adds them.
+func TestAFailedJobIsPrintedOnceAndTheRunnersDetailOnlyWithV(t *testing.T) {
+	dl, err := proc.StartDorisLocal(context.Background(), binary(t, "doris-local"),
+		[]string{"-addr", "127.0.0.1:0", "-user", "loader", "-password-env", "SERVER_PW", "-table", "demo.events_0(id BIGINT NOT NULL, ts DATETIME, user_id BIGINT, kind VARCHAR(16), amount DECIMAL(12,2), note VARCHAR(64))"},
+		[]string{"SERVER_PW=the-right-one-4711"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = dl.Stop() })
+	env := []string{"DORIS_PASSWORD=a-wrong-one-0815"}
+	args := []string{"--fe", dl.URL, "--user", "loader", "--tables", "1", "--rows", "100"}
+
+	r := load(t, env, args...)
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1; stderr:\n%s", r.code, r.stderr)
+	}
+	got := lines(r.stderr)
+	label := regexp.MustCompile(`label "[^"]+"`).FindString(r.stderr)
+	if len(got) != 2 || label == "" ||
+		!strings.HasPrefix(got[0], `load: the job failed: [dorisio:auth] doris load demo.events_0 `+label+`: `) ||
+		got[1] != "load: run again with -v for the runner's log and its full error (plan, stack)" {
+		t.Fatalf("stderr:\n%s", r.stderr)
+	}
+	if !strings.Contains(got[0], `Access denied for user 'loader@127.0.0.1' (using password: YES)`) {
+		t.Errorf("Doris' own words are not quoted: %s", got[0])
+	}
+	if n := strings.Count(r.stderr, "doris load demo.events_0 "+label); n != 1 {
+		t.Errorf("the failure is printed %d times", n)
+	}
+	for _, runnerText := range []string{"DataSource[", "caused by", "level=ERROR", "Plan[", "[SDK]"} {
+		if strings.Contains(r.stderr, runnerText) {
+			t.Errorf("stderr holds the runner's %q:\n%s", runnerText, r.stderr)
+		}
+	}
+	for _, secret := range []string{"the-right-one-4711", "a-wrong-one-0815"} {
+		if strings.Contains(r.stdout+r.stderr, secret) {
+			t.Errorf("a password is printed")
+		}
+	}
+
+	v := load(t, env, append(args, "-v")...)
+	if v.code != 1 {
+		t.Fatalf("-v: exit %d, want 1", v.code)
+	}
+	for _, runnerText := range []string{"DataSource[", "caused by", "level=ERROR", "load: the job failed; the runner's error:", "Access denied for user 'loader@127.0.0.1'"} {
+		if !strings.Contains(v.stderr, runnerText) {
+			t.Errorf("-v: stderr lacks %q", runnerText)
+		}
+	}
+}

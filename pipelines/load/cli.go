@@ -1,0 +1,330 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// progName is how usage and errors name the program, whatever its path.
+const progName = "load"
+
+// flagDef declares one flag of the program.
+type flagDef struct {
+	name string
+	// value is *string, *bool, *int, *int64 or a flag.Value; what it holds
+	// before parsing is the flag's default.
+	value any
+	// usage is one sentence; a word in backquotes names the flag's value
+	// in --help, as in package flag.
+	usage string
+	// check validates the parsed value; its error says what is accepted
+	// ("want ..."). Nil: any value of the type is fine.
+	check func() error
+	// feeds names the dorisio.Write setting the value goes to (a Config
+	// field or a With option), so that Write's construction error can be
+	// told in terms of this flag.
+	feeds string
+	// repeatable flags are not echoed in errors: their value is a list.
+	repeatable bool
+}
+
+// flagGroup is a titled block of --help.
+type flagGroup struct {
+	title string
+	flags []flagDef
+}
+
+// cli is the program's command line: its flag groups, registered on the
+// FlagSet that Beam's runner flags share (beam.Init and the runners read
+// flag.CommandLine).
+type cli struct {
+	fs     *flag.FlagSet
+	o      *options
+	groups []flagGroup
+	ours   map[string]*flagDef
+}
+
+func newCLI(fs *flag.FlagSet, o *options) *cli {
+	// Errors and usage are printed by parse, in one line and our words.
+	fs.Init(progName, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	c := &cli{fs: fs, o: o, groups: flagGroups(o), ours: map[string]*flagDef{}}
+	for gi := range c.groups {
+		for fi := range c.groups[gi].flags {
+			d := &c.groups[gi].flags[fi]
+			switch v := d.value.(type) {
+			case *string:
+				fs.StringVar(v, d.name, *v, d.usage)
+			case *bool:
+				fs.BoolVar(v, d.name, *v, d.usage)
+			case *int:
+				fs.IntVar(v, d.name, *v, d.usage)
+			case *int64:
+				fs.Int64Var(v, d.name, *v, d.usage)
+			case flag.Value:
+				fs.Var(v, d.name, d.usage)
+			default:
+				panic(fmt.Sprintf("%s: flag --%s: value of unsupported type %T", progName, d.name, d.value))
+			}
+			c.ours[d.name] = d
+		}
+	}
+	return c
+}
+
+// parse parses args. stop reports that the program must exit now with
+// status code: after --help or --help-beam (0), or a malformed command
+// line (2, said in one line on stderr).
+func (c *cli) parse(args []string, stdout, stderr io.Writer) (code int, stop bool) {
+	err := c.fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		c.usage(stdout)
+		return 0, true
+	case err != nil:
+		fmt.Fprintf(stderr, "%s: %s\n", progName, c.parseError(err))
+		return 2, true
+	case c.fs.NArg() > 0:
+		fmt.Fprintf(stderr, "%s: unexpected argument %s: every setting is a flag (%s --help lists them)\n", progName, shown(c.fs.Arg(0)), progName)
+		return 2, true
+	case c.o.helpBeam:
+		c.beamUsage(stdout)
+		return 0, true
+	}
+	return 0, false
+}
+
+var (
+	undefinedRE   = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`)
+	needsArgRE    = regexp.MustCompile(`^flag needs an argument: -+(.*)$`)
+	invalidRE     = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-+([^:]+): (.*)$`)
+	genericErrors = map[string]bool{"parse error": true, "value out of range": true}
+)
+
+// parseError rewords package flag's parse errors: the flag as users type
+// it (--name), the value, and what the flag accepts.
+func (c *cli) parseError(err error) string {
+	msg := err.Error()
+	if m := undefinedRE.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("unknown flag --%s (%s --help lists the program's flags, %s --help-beam Beam's)", m[1], progName, progName)
+	}
+	if m := needsArgRE.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("--%s needs a value (%s --help lists the flags)", m[1], progName)
+	}
+	if m := invalidRE.FindStringSubmatch(msg); m != nil {
+		value, name, why := m[1], m[2], m[3]
+		if genericErrors[why] {
+			why = "want " + c.kind(name)
+		}
+		return fmt.Sprintf("--%s %s: %s", name, shown(value), why)
+	}
+	return msg
+}
+
+// kind says what a flag's type accepts.
+func (c *cli) kind(name string) string {
+	f := c.fs.Lookup(name)
+	if f == nil {
+		return "a valid value"
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return "a valid value"
+	}
+	switch g.Get().(type) {
+	case bool:
+		return "true or false"
+	case int, int64, uint, uint64:
+		return "a whole number"
+	case float64:
+		return "a number"
+	}
+	return "a valid value"
+}
+
+// check runs every flag's check and the checks of flag combinations,
+// returning one line per problem.
+func (c *cli) check() []string {
+	var bad []string
+	for _, g := range c.groups {
+		for i := range g.flags {
+			d := &g.flags[i]
+			if d.check == nil {
+				continue
+			}
+			if err := d.check(); err != nil {
+				bad = append(bad, c.named(d, err.Error()))
+			}
+		}
+	}
+	return append(bad, checkCombinations(c.o)...)
+}
+
+// named prefixes msg with the flag and its value: "--fe x: msg".
+func (c *cli) named(d *flagDef, msg string) string {
+	v := c.fs.Lookup(d.name).Value.String()
+	if d.repeatable || strings.Contains(v, "@") { // a list, or maybe a password
+		return "--" + d.name + ": " + msg
+	}
+	return "--" + d.name + " " + shown(v) + ": " + msg
+}
+
+// shown quotes a value for an error line when it would not read as one word.
+func shown(v string) string {
+	if v == "" || strings.ContainsAny(v, " \t\n\"'\\") || !strconv.IsPrint(rune(v[0])) {
+		return strconv.Quote(v)
+	}
+	return v
+}
+
+// writeError tells dorisio.Write's construction error (msg, the text of
+// its panic) in terms of the flags that fed the refused settings: one line
+// per refused setting.
+func (c *cli) writeError(msg string) []string {
+	msg = strings.TrimPrefix(msg, "dorisio.Write: ")
+	type cut struct {
+		at int
+		d  *flagDef
+	}
+	var cuts []cut
+	for _, d := range c.ours {
+		if d.feeds == "" {
+			continue
+		}
+		for i := 0; ; {
+			j := strings.Index(msg[i:], d.feeds)
+			if j < 0 {
+				break
+			}
+			at := i + j
+			if at == 0 || strings.HasSuffix(msg[:at], "; ") {
+				cuts = append(cuts, cut{at, d})
+			}
+			i = at + len(d.feeds)
+		}
+	}
+	sort.Slice(cuts, func(i, j int) bool { return cuts[i].at < cuts[j].at })
+	var lines []string
+	if len(cuts) == 0 || cuts[0].at > 0 {
+		end := len(msg)
+		if len(cuts) > 0 {
+			end = cuts[0].at
+		}
+		lines = append(lines, "dorisio.Write: "+strings.TrimSuffix(msg[:end], "; "))
+	}
+	for k, ct := range cuts {
+		end := len(msg)
+		if k+1 < len(cuts) {
+			end = cuts[k+1].at
+		}
+		seg := strings.TrimSuffix(msg[ct.at:end], "; ")
+		// "WithMaxBatchBytes(-5): must be > 0" -> "must be > 0": the
+		// setting's own echo of the value gives way to the flag's, except
+		// for a list, where it says which element.
+		why := seg
+		if _, rest, ok := strings.Cut(seg, ": "); ok && !ct.d.repeatable {
+			why = rest
+		} else if !ok {
+			why = strings.TrimSpace(strings.TrimPrefix(seg, ct.d.feeds))
+		}
+		lines = append(lines, c.named(ct.d, why)+" (dorisio.Write's "+ct.d.feeds+")")
+	}
+	return lines
+}
+
+const usageHead = `Usage: load [flags]
+
+load writes rows into Apache Doris with dorisio.Write (two-phase-commit Stream
+Load, exactly once) on a Beam runner, prism in this process by default. With no
+flags it starts an embedded Doris-compatible server, loads 200,000 synthetic
+events into 4 tables and checks that each row arrived exactly once.
+`
+
+const usageTail = `
+Beam's runner flags are accepted too (--runner, --endpoint, --environment_type,
+--job_name, and Dataflow's --project, --region, --staging_location, ...):
+load --help-beam lists them.
+
+Examples:
+  load --rows 1000000 --tables 8
+  DORIS_PASSWORD=... load --fe http://fe:8030 --user loader --db demo --table events --tables 4
+  load --input 'data/*.csv' --table people --ddl 'demo.people(id BIGINT, name VARCHAR(32))'
+  load --fe http://fe:8030 --runner=universal --endpoint=localhost:8073 --environment_type=LOOPBACK
+
+Exit status: 0 done, 1 the job failed, 2 a flag or setting was refused.
+`
+
+// usageWidth is where --help wraps its lines.
+const usageWidth = 100
+
+func (c *cli) usage(w io.Writer) {
+	fmt.Fprint(w, usageHead)
+	for _, g := range c.groups {
+		fmt.Fprintf(w, "\n%s:\n", g.title)
+		for _, d := range g.flags {
+			printFlag(w, c.fs.Lookup(d.name))
+		}
+	}
+	fmt.Fprint(w, usageTail)
+}
+
+// beamUsage lists the flags registered by Beam and its runners: every flag
+// of the set that is not the program's own.
+func (c *cli) beamUsage(w io.Writer) {
+	fmt.Fprintf(w, "Beam's flags, accepted by %s besides its own (%s --help):\n\n", progName, progName)
+	c.fs.VisitAll(func(f *flag.Flag) {
+		if c.ours[f.Name] == nil {
+			printFlag(w, f)
+		}
+	})
+}
+
+// printFlag prints "  --name value   usage (default x)", wrapped.
+func printFlag(w io.Writer, f *flag.Flag) {
+	const indent = 26
+	arg, usage := flag.UnquoteUsage(f)
+	head := "  --" + f.Name
+	if len(f.Name) == 1 {
+		head = "  -" + f.Name
+	}
+	if arg != "" {
+		head += " " + arg
+	}
+	if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" {
+		usage += " (default " + f.DefValue + ")"
+	}
+	lines := wrap(usage, usageWidth-indent)
+	if len(head) >= indent-1 {
+		fmt.Fprintln(w, head)
+	} else {
+		fmt.Fprintf(w, "%-*s%s\n", indent, head, lines[0])
+		lines = lines[1:]
+	}
+	for _, l := range lines {
+		fmt.Fprintf(w, "%*s%s\n", indent, "", l)
+	}
+}
+
+// wrap breaks text into lines of at most width bytes at spaces.
+func wrap(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		if line != "" && len(line)+1+len(word) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += word
+	}
+	return append(lines, line)
+}

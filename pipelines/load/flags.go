@@ -1,0 +1,226 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/dorisbeam/dorisbeam/dorisio"
+)
+
+// options are the program's own flags. Their defaults are set here, once:
+// the usage text prints them from the registered flags.
+type options struct {
+	fe, be, user, passwordEnv, db, table, labelPrefix string
+	input, format, ddl, compression, delivery, sink   string
+	rows, batchBytes, batchRows, chunkBytes           int64
+	tables, loadsInFlight                             int
+	countOnly, verbose, helpBeam                      bool
+	cpuProfile                                        string
+	headers                                           headerFlags
+}
+
+func defaultOptions() *options {
+	return &options{
+		user: "root", passwordEnv: "DORIS_PASSWORD", db: "demo", table: "events", tables: 4,
+		rows: 200_000, format: "csv", chunkBytes: 64 << 20,
+		batchBytes: dorisio.DefaultMaxBatchBytes, batchRows: dorisio.DefaultMaxBatchRows,
+		loadsInFlight: dorisio.DefaultLoadsInFlight, compression: "none",
+		delivery: "exactly-once", sink: "doris", headers: headerFlags{},
+	}
+}
+
+// flagGroups declares every flag of the program, in the order --help shows
+// them. To add a flag: one line in the group it belongs to, with its check.
+func flagGroups(o *options) []flagGroup {
+	return []flagGroup{connectionFlags(o), inputFlags(o), loadingFlags(o), outputFlags(o)}
+}
+
+func connectionFlags(o *options) flagGroup {
+	return flagGroup{"Connection", []flagDef{
+		{name: "fe", value: &o.fe, feeds: "Config.FEs", check: baseURLs(&o.fe),
+			usage: "Doris FE HTTP `URLs`, comma-separated, e.g. http://fe1:8030,http://fe2:8030 (the FE's HTTP port, 8030 by default, not the MySQL port 9030); empty starts an embedded Doris-compatible server"},
+		{name: "be", value: &o.be, feeds: "Config.BEs", check: baseURLs(&o.be),
+			usage: "BE HTTP `URLs` to load to directly, comma-separated (e.g. http://be1:8040), for clusters whose FE redirects to addresses this machine cannot reach"},
+		{name: "user", value: &o.user, feeds: "Config.User", check: nonEmpty(&o.user, "a Doris user name"),
+			usage: "Doris `user`; it needs LOAD on the tables (see integration/README.md for every privilege)"},
+		{name: "password-env", value: &o.passwordEnv, feeds: "Config.PasswordEnv", check: envName(&o.passwordEnv),
+			usage: "environment `variable` holding the Doris password, read by each worker from its own environment (never a flag: ps and the pipeline would show it); unset where the job is launched means no password, said on stderr"},
+		{name: "db", value: &o.db, feeds: "Config.Database", check: nonEmpty(&o.db, "a Doris database name"),
+			usage: "Doris `database`"},
+		{name: "count-only", value: &o.countOnly,
+			usage: "the embedded server counts rows without storing them (benchmarks)"},
+	}}
+}
+
+func inputFlags(o *options) flagGroup {
+	return flagGroup{"Input", []flagDef{
+		{name: "input", value: &o.input,
+			usage: "`glob` of local CSV or JSON-lines files to load into --table, instead of synthetic rows"},
+		{name: "format", value: &o.format, feeds: "WithFormat", check: oneOf(&o.format, "csv", "json"),
+			usage: "`format` of the rows: csv or json (JSON lines)"},
+		{name: "table", value: &o.table, feeds: "Config.Table", check: nonEmpty(&o.table, "a table name"),
+			usage: "`table` to load; synthetic rows go to <table>_0 .. <table>_N-1"},
+		{name: "tables", value: &o.tables, check: atLeast(&o.tables, 1),
+			usage: "`N` synthetic tables"},
+		{name: "rows", value: &o.rows, check: atLeast(&o.rows, 0),
+			usage: "synthetic `rows` to generate (without --input)"},
+		{name: "ddl", value: &o.ddl,
+			usage: "with --input and the embedded server: the table's `schema`, e.g. 'demo.events(id BIGINT, name VARCHAR(32))'"},
+		{name: "chunk-bytes", value: &o.chunkBytes, check: atLeast(&o.chunkBytes, 1),
+			usage: "`bytes` of a file read as one element group (files are read in newline-aligned chunks)"},
+	}}
+}
+
+func loadingFlags(o *options) flagGroup {
+	return flagGroup{"Loading", []flagDef{
+		{name: "delivery", value: &o.delivery, feeds: "WithDelivery", check: oneOf(&o.delivery, "exactly-once", "at-least-once"),
+			usage: "`guarantee`: exactly-once (two-phase commit) or at-least-once (plain loads)"},
+		{name: "label-prefix", value: &o.labelPrefix, feeds: "Config.LabelPrefix",
+			usage: "stable label `prefix` of this job (Flink connector: sink.label-prefix); a re-run aborts what a crashed run left precommitted. Empty: a fresh prefix per run"},
+		{name: "batch-bytes", value: &o.batchBytes, feeds: "WithMaxBatchBytes",
+			usage: "max `bytes` per load (sink.buffer-flush.max-bytes); 67108864 is 64 MiB"},
+		{name: "batch-rows", value: &o.batchRows, feeds: "WithMaxBatchRows",
+			usage: "max `rows` per load (sink.buffer-flush.max-rows)"},
+		{name: "loads-in-flight", value: &o.loadsInFlight, feeds: "WithLoadsInFlight",
+			usage: "`N` loads uploading at once per worker thread"},
+		{name: "compression", value: &o.compression, feeds: "WithCompression", check: oneOf(&o.compression, "none", "gz", "lz4"),
+			usage: "compress load bodies with `kind` (Stream Load compress_type): none, gz or lz4"},
+		{name: "header", value: o.headers, feeds: "WithLoadHeader", repeatable: true,
+			usage: "Stream Load header `name=value` sent with every load, e.g. max_filter_ratio=0.01 (repeatable)"},
+	}}
+}
+
+func outputFlags(o *options) flagGroup {
+	return flagGroup{"Output", []flagDef{
+		{name: "sink", value: &o.sink, check: oneOf(&o.sink, "doris", "noop"),
+			usage: "`sink` of the rows: doris, or noop to measure the pipeline without writing (benchmarks)"},
+		{name: "cpuprofile", value: &o.cpuProfile,
+			usage: "write a CPU profile of the run to `file`"},
+		{name: "v", value: &o.verbose,
+			usage: "verbose: the runner's log and the full failure text (plan dump, stack) on stderr"},
+		{name: "help-beam", value: &o.helpBeam,
+			usage: "list Beam's runner flags and exit"},
+	}}
+}
+
+// checkCombinations checks what no single flag can: flags that only mean
+// something together.
+func checkCombinations(o *options) []string {
+	var bad []string
+	if o.ddl != "" && (o.input == "" || o.fe != "") {
+		bad = append(bad, "--ddl describes the embedded server's table for --input; it needs --input and no --fe")
+	}
+	if o.input != "" && o.fe == "" && o.ddl == "" {
+		bad = append(bad, fmt.Sprintf("--input with the embedded server needs --ddl, the table's schema, e.g. --ddl '%s.%s(id BIGINT, name VARCHAR(32))'", o.db, o.table))
+	}
+	if o.be != "" && o.fe == "" {
+		bad = append(bad, "--be needs --fe: the embedded server has its own BEs")
+	}
+	if o.countOnly && o.fe != "" {
+		bad = append(bad, "--count-only is a mode of the embedded server; it cannot apply with --fe")
+	}
+	return bad
+}
+
+func oneOf(p *string, allowed ...string) func() error {
+	return func() error {
+		if slices.Contains(allowed, *p) {
+			return nil
+		}
+		return fmt.Errorf("want %s", orList(allowed))
+	}
+}
+
+func orList(words []string) string {
+	if len(words) == 1 {
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+func nonEmpty(p *string, what string) func() error {
+	return func() error {
+		if strings.TrimSpace(*p) == "" {
+			return fmt.Errorf("want %s", what)
+		}
+		return nil
+	}
+}
+
+func atLeast[T int | int64](p *T, least T) func() error {
+	return func() error {
+		if *p < least {
+			return fmt.Errorf("want %d or more", least)
+		}
+		return nil
+	}
+}
+
+var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func envName(p *string) func() error {
+	return func() error {
+		if *p != "" && !envNameRE.MatchString(*p) {
+			return errors.New("want the name of an environment variable, e.g. DORIS_PASSWORD (not the password itself)")
+		}
+		return nil
+	}
+}
+
+// baseURLs checks a comma-separated list of http(s)://host:port addresses.
+// It never repeats an element holding '@': that may be a password.
+func baseURLs(p *string) func() error {
+	return func() error {
+		if *p == "" {
+			return nil
+		}
+		for i, raw := range splitList(*p) {
+			if err := checkBaseURL(raw); err != nil {
+				return fmt.Errorf("element %d: %w", i+1, err)
+			}
+		}
+		return nil
+	}
+}
+
+func checkBaseURL(raw string) error {
+	const want = "want http://host:port or https://host:port"
+	if strings.Contains(raw, "@") {
+		return errors.New("holds user:password@; give the user with --user and the password with --password-env")
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		if raw == "" {
+			return errors.New(want + ", not an empty element")
+		}
+		if !strings.Contains(raw, "://") {
+			return fmt.Errorf("%s, e.g. http://%s", want, raw)
+		}
+		return errors.New(want)
+	}
+	return nil
+}
+
+// headerFlags is --header name=value, repeatable.
+type headerFlags map[string]string
+
+func (h headerFlags) String() string {
+	parts := make([]string, 0, len(h))
+	for _, k := range sortedKeys(h) {
+		parts = append(parts, k+"="+h[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+func (h headerFlags) Set(v string) error {
+	k, val, ok := strings.Cut(v, "=")
+	if !ok || strings.TrimSpace(k) == "" {
+		return errors.New("want name=value, e.g. max_filter_ratio=0.01")
+	}
+	h[strings.TrimSpace(k)] = val
+	return nil
+}
