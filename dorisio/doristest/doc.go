@@ -72,6 +72,13 @@
 //	        2006-01-02 15:04:05 and n fraction digits, extra digits
 //	        truncated: "2025-01-02 03:04:05.6789" in DATETIME(3) is
 //	        2025-01-02 03:04:05.678; DATETIME is DATETIME(0)
+//	ARRAY MAP STRUCT
+//	        declared ARRAY<T>, MAP<K,V>, STRUCT<f:T,...>; compact JSON: elements and map values in T's canonical text
+//	        (numbers and booleans bare, others as JSON strings, a value not of
+//	        its type null), map keys sorted, struct fields in declared order;
+//	        loaded from JSON values in JSON loads and JSON text in CSV cells
+//	JSON VARIANT
+//	        compact JSON with object keys sorted
 //	NULL    \N in Rows, null in the /doristest/rows JSON, nil in Scan
 //
 // INTEGER, BOOL, TEXT, DATEV2, DATETIMEV2 and DECIMALV3 are accepted as

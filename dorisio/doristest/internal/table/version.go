@@ -9,7 +9,7 @@ import (
 // DefaultVersion is the Doris version doristest plays unless told otherwise:
 // the default of integration/doris/docker-compose.yml (a test checks that
 // they agree).
-const DefaultVersion = "2.1.7"
+const DefaultVersion = "2.1.11"
 
 // Version is a Doris release (or master) whose behaviour the parser
 // follows where releases differ.
