@@ -167,7 +167,7 @@ func lifecycle(t *testing.T, fn *writeFn, elems []any) ([]CommitResult, error) {
 func buildWrite(t *testing.T, cfg Config, elem any, opts ...WriteOption) *write {
 	t.Helper()
 	_, s := beam.NewPipelineWithRoot()
-	w, err := newWrite(cfg, beam.Create(s, elem), opts)
+	w, err := newWrite(s, cfg, beam.Create(s, elem), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func abortLingeringOnce(ctx context.Context, c *streamload.Client, db, prefix, r
 	if lc.done {
 		return nil
 	}
-	aborted, err := c.AbortLingering(ctx, db, labelPrefixOf(prefix), runLabelPrefix(prefix, run))
+	aborted, err := c.AbortLingering(ctx, db, labelPrefixOf(prefix), runLabelPrefix(prefix, run), idLabelPrefix(prefix))
 	switch {
 	case errors.Is(err, streamload.ErrListingUnsupported):
 		slog.Warn("dorisio.Write: cannot list transactions to abort an earlier run's lingering ones; they expire at Doris' precommit timeout (stream_load_default_precommit_timeout_second, 1 h by default)",

@@ -40,7 +40,7 @@ func init() {
 // type, naming what is wrong.
 func Write(s beam.Scope, cfg Config, col beam.PCollection, opts ...WriteOption) beam.PCollection {
 	s = s.Scope("dorisio.Write")
-	w, err := newWrite(cfg, col, opts)
+	w, err := newWrite(s, cfg, col, opts)
 	if err != nil {
 		panic("dorisio.Write: " + err.Error())
 	}
@@ -62,7 +62,7 @@ type write struct {
 	commit *commitFn
 }
 
-func newWrite(cfg Config, col beam.PCollection, opts []WriteOption) (*write, error) {
+func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption) (*write, error) {
 	conn := newConnSpec(cfg) // once: a Config.Password gets one in-process handle
 	if err := cfg.validate(conn); err != nil {
 		return nil, err
@@ -106,7 +106,7 @@ func newWrite(cfg Config, col beam.PCollection, opts []WriteOption) (*write, err
 	}
 	return &write{
 		write: &writeFn{
-			Conn: conn, DB: cfg.Database, Table: cfg.Table, LabelPrefix: prefix, RunID: newRunID(),
+			Conn: conn, DB: cfg.Database, Table: cfg.Table, LabelPrefix: prefix, RunID: pipelineRunID(s),
 			AbortLingering: cfg.LabelPrefix != "", // a fresh prefix has nothing to clean
 			Headers:        headers, Opts: *o, Elem: beam.EncodedType{T: t},
 		},

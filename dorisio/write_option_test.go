@@ -34,7 +34,7 @@ func TestInvalidOptionsStopConstruction(t *testing.T) {
 	noTable := validConfig()
 	noTable.Table = ""
 	badPrefix := validConfig()
-	badPrefix.LabelPrefix = "has_underscore"
+	badPrefix.LabelPrefix = "has:colon"
 	credsInURL := validConfig()
 	credsInURL.FEs = []string{"http://root:hunter2@fe:8030"}
 	beConflict := validConfig()
@@ -61,7 +61,7 @@ func TestInvalidOptionsStopConstruction(t *testing.T) {
 			`WithLoadHeader("column_separator", ...): Write encodes dorisio.optRow itself`},
 		{"a buffer smaller than a batch", validConfig(), optRow{}, []WriteOption{WithMaxBatchBytes(100), WithMaxBufferedBytes(10)}, "WithMaxBufferedBytes(10) < MaxBatchBytes 100"},
 		{"no table for struct elements", noTable, optRow{}, nil, "Config.Table: empty; set it, or route elements with dorisio.Row"},
-		{"a prefix with an underscore", badPrefix, optRow{}, nil, `Config.LabelPrefix "has_underscore"`},
+		{"a prefix with the separator", badPrefix, optRow{}, nil, `Config.LabelPrefix "has:colon": want 1-48 of [-_A-Za-z0-9]`},
 		{"credentials inside an FE address, redacted", credsInURL, optRow{}, nil, `Config.FEs[0] "http://fe:8030": user-info in the URL is not allowed; use Config.User and Config.Password`},
 		{"a BE list together with BE discovery, before any worker starts", beConflict, optRow{}, nil, "Config.BEs and Config.DiscoverBEs are both set"},
 		{"two password sources", twoPasswords, optRow{}, nil, "set only one of Password, PasswordEnv and PasswordFile"},

@@ -335,7 +335,7 @@ func TestRetriedBundleCommitsEveryRowOnce(t *testing.T) {
 		wantRows(t, srv, "events", rowsOf(in))
 		// The discarded attempt's txns stay invisible until the next run
 		// with the same prefix aborts them (or Doris' precommit timeout).
-		aborted, err := w.write.client.AbortLingering(context.Background(), "demo", labelPrefixOf("retry1"), "")
+		aborted, err := w.write.client.AbortLingering(context.Background(), "demo", labelPrefixOf("retry1"))
 		if err != nil || len(aborted) != len(first) {
 			t.Fatalf("cleanup aborted %d txns (%v), want the first attempt's %d", len(aborted), err, len(first))
 		}
