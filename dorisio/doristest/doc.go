@@ -55,7 +55,7 @@
 //   - One FE, always master and always ready: no 503 health, no forwarding,
 //     no FE failover (PREPARE txns are never lost).
 //   - One account (WithAuth) with every privilege; privilege errors never
-//     occur. Tokens (`token`, `Auth-Token`) are not supported.
+//     occur, except SHOW TRANSACTION's under WithoutAdmin. Tokens (`token`, `Auth-Token`) are not supported.
 //   - Go's HTTP server sends `100 Continue` when the handler first reads the
 //     body, and answers any `Expect` value other than `100-continue` with
 //     417 itself. It also drops Content-Length when a request is chunked, so

@@ -8,7 +8,8 @@ import (
 //   - GET /doristest/rows?db=&table= → {"columns":[...],"rows":[[...]]}: the
 //     committed (VISIBLE) rows as strings, SQL NULL as JSON null.
 //   - GET /doristest/txns?db= → {"txns":[{"id":..,"db":..,"table":..,"label":..,
-//     "state":..,"reason":..,"rows":..,"bytes":..}]}, newest first.
+//     "state":..,"reason":..,"rows":..,"bytes":..}],"peak_running":N}, txns
+//     newest first; peak_running is Server.PeakRunningTxns.
 //   - No auth. Unknown database or table: HTTP 404 {"error":"..."}.
 
 func (s *Server) apiRows(w http.ResponseWriter, r *http.Request) {
@@ -48,5 +49,9 @@ func (s *Server) apiTxns(w http.ResponseWriter, r *http.Request) {
 		writeBody(w, 404, "application/json", jsonValue(map[string]string{"error": "no database " + db}))
 		return
 	}
-	writeBody(w, 200, "application/json", jsonValue(map[string][]Txn{"txns": publicTxns(rows)}))
+	peak, _ := s.txns.peakRunning(db)
+	writeBody(w, 200, "application/json", jsonValue(struct {
+		Txns        []Txn `json:"txns"`
+		PeakRunning int   `json:"peak_running"`
+	}{publicTxns(rows), peak}))
 }
