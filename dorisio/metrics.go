@@ -21,6 +21,8 @@ var (
 	alreadyCommitted = beam.NewCounter(metricsNamespace, "already_committed")
 	loadLatency      = beam.NewDistribution(metricsNamespace, "load_latency_ms")
 	commitLatency    = beam.NewDistribution(metricsNamespace, "commit_latency_ms")
+	openTxns         = beam.NewDistribution(metricsNamespace, "open_txns")
+	spilledBytes     = beam.NewCounter(metricsNamespace, "spilled_bytes")
 )
 
 func recordLoad(ctx context.Context, o loadOutcome) {
@@ -31,7 +33,11 @@ func recordLoad(ctx context.Context, o loadOutcome) {
 	loadsDone.Inc(ctx, 1)
 	loadRetries.Inc(ctx, int64(o.retries))
 	loadLatency.Update(ctx, o.latency.Milliseconds())
+	spilledBytes.Inc(ctx, o.spilled)
 }
+
+// recordBundle notes the most loads a bundle held open at once.
+func recordBundle(ctx context.Context, peakOpen int64) { openTxns.Update(ctx, peakOpen) }
 
 func recordCommit(ctx context.Context, r CommitResult, d time.Duration) {
 	commitsDone.Inc(ctx, 1)

@@ -287,7 +287,7 @@ func TestLingeringTransactionsOfTheSamePrefixAreAborted(t *testing.T) {
 	cfg.LabelPrefix = "job1"
 	in := events(30, func(i int) string { return "new" })
 	_, err := runPipeline(t, func(s beam.Scope) {
-		assertCommitted(s, Write(s, cfg, beam.CreateList(s, in)), 30)
+		assertCommitted(s, Write(s, cfg, beam.CreateList(s, in), WithAbortLingeringTxns()), 30)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -309,10 +309,8 @@ func TestRetriedBundleCommitsEveryRowOnce(t *testing.T) {
 	in := events(1000, shortName)
 	commitAll := func(t *testing.T, w *write, rs []CommitResult) {
 		t.Helper()
-		for _, r := range rs {
-			if err := w.commit.ProcessElement(context.Background(), r, func(CommitResult) {}); err != nil {
-				t.Fatal(err)
-			}
+		if _, err := commitBundle(w.commit, rs); err != nil {
+			t.Fatal(err)
 		}
 	}
 
@@ -396,11 +394,11 @@ func lifecycleFailingAfter(t *testing.T, fn *writeFn, elems []any, after int64, 
 		if fault == nil && srv.Stats().Loads >= after {
 			fault = srv.Inject(doristest.Fault{Kind: doristest.BackendDown, Endpoint: doristest.EndpointLoad})
 		}
-		if err := fn.ProcessElement(ctx, e, emit); err != nil {
+		if err := fn.ProcessElement(ctx, nil, e, emit); err != nil {
 			return out, err // runners call no FinishBundle after an error
 		}
 	}
-	return out, fn.FinishBundle(ctx, emit)
+	return out, fn.FinishBundle(ctx, nil, emit)
 }
 
 func TestCommitOfAnExpiredTransactionFailsNamingTheLoss(t *testing.T) {
@@ -413,7 +411,7 @@ func TestCommitOfAnExpiredTransactionFailsNamingTheLoss(t *testing.T) {
 	if n := srv.ExpirePrecommitted("demo"); n != 1 {
 		t.Fatalf("expired %d txns, want 1", n)
 	}
-	err = w.commit.ProcessElement(context.Background(), out[0], func(CommitResult) {})
+	_, err = commitBundle(w.commit, out)
 	if !errors.Is(err, ErrTxnAborted) {
 		t.Fatalf("commit of an expired txn: %v, want ErrTxnAborted", err)
 	}
@@ -428,7 +426,7 @@ func TestTeardownOfAnUnfinishedBundleAbortsItsLoads(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 	w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(100))
 	for _, e := range asElems(events(450, shortName)) {
-		if err := w.write.ProcessElement(context.Background(), e, func(CommitResult) {}); err != nil {
+		if err := w.write.ProcessElement(context.Background(), nil, e, func(CommitResult) {}); err != nil {
 			t.Fatal(err)
 		}
 	}
