@@ -33,6 +33,7 @@ func (b *batcher) abandon(ctx context.Context, cause error) error {
 type leftover struct {
 	table, label string
 	txnID, rows  int64
+	unknown      bool  // the load's outcome is unknown: it may hold no txn
 	err          error // why it could not be aborted
 }
 
@@ -41,11 +42,11 @@ func (l leftover) String() string {
 	if l.txnID > 0 {
 		s += fmt.Sprintf(", txn %d", l.txnID)
 	}
-	s += fmt.Sprintf(", %d rows)", l.rows)
-	if l.err != nil {
-		s += ": " + oneLine(l.err)
+	s += fmt.Sprintf(", %d rows", l.rows)
+	if l.unknown {
+		s += ", outcome unknown"
 	}
-	return s
+	return s + ")"
 }
 
 // abortPrecommitted aborts the transactions this bundle precommitted, and
@@ -94,7 +95,7 @@ func (b *batcher) abortPrecommitted(ctx context.Context) string {
 		// By label: aborts its PREPARE/PRECOMMITTED txn, if there is one.
 		actx, cancel := context.WithTimeout(ctx, time.Minute)
 		if err := b.ld.Abort(actx, b.db, 0, j.label); err != nil {
-			failed = append(failed, leftover{table: j.table, label: j.label, rows: j.rows, err: err})
+			failed = append(failed, leftover{table: j.table, label: j.label, rows: j.rows, unknown: true, err: err})
 		}
 		cancel()
 	}
@@ -109,8 +110,9 @@ func (b *batcher) abortPrecommitted(ctx context.Context) string {
 			rows += l.rows
 			ls[i] = l.String()
 		}
-		notes = append(notes, fmt.Sprintf("%d loads (%d rows) could not be aborted and stay uncommitted until Doris' precommit timeout "+
-			"(stream_load_default_precommit_timeout_second) or WithAbortLingeringTxns in the next run: %s", n, rows, strings.Join(ls, "; ")))
+		notes = append(notes, fmt.Sprintf("%d loads (%d rows) could not be aborted and stay uncommitted, invisible, until Doris' precommit timeout "+
+			"(stream_load_default_precommit_timeout_second) or WithAbortLingeringTxns in the next run: %s (first abort error: %s)",
+			n, rows, strings.Join(ls, "; "), oneLine(failed[0].err)))
 	}
 	if n := len(visible); n > 0 {
 		ls := make([]string, n)

@@ -23,4 +23,8 @@ var (
 	// ErrTxnAborted: a precommitted transaction was aborted before its
 	// commit (precommit timeout, manual abort). Its rows are lost.
 	ErrTxnAborted = streamload.ErrTxnAborted
+	// ErrTxnQuota: Doris' running-transaction quota
+	// (max_running_txn_num_per_db) kept a load out for longer than
+	// RetryPolicy.QuotaWait, or this bundle's own open loads fill it.
+	ErrTxnQuota = streamload.ErrTxnQuota
 )

@@ -34,6 +34,9 @@ func recordLoad(ctx context.Context, o loadOutcome) {
 	loadRetries.Inc(ctx, int64(o.retries))
 	loadLatency.Update(ctx, o.latency.Milliseconds())
 	spilledBytes.Inc(ctx, o.spilled)
+	if r.AlreadyCommitted { // an identity label an earlier attempt or run loaded
+		alreadyCommitted.Inc(ctx, 1)
+	}
 }
 
 // recordBundle notes the most loads a bundle held open at once.
