@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 )
@@ -60,6 +61,15 @@ func TestInvalidOptionsStopConstruction(t *testing.T) {
 		{"an encoding header with struct elements", validConfig(), optRow{}, []WriteOption{WithLoadHeader("column_separator", "|")},
 			`WithLoadHeader("column_separator", ...): Write encodes dorisio.optRow itself`},
 		{"a buffer smaller than a batch", validConfig(), optRow{}, []WriteOption{WithMaxBatchBytes(100), WithMaxBufferedBytes(10)}, "WithMaxBufferedBytes(10) < MaxBatchBytes 100"},
+		{"a zero open-transaction budget", validConfig(), optRow{}, []WriteOption{WithMaxOpenTxns(0)}, "WithMaxOpenTxns(0): must be > 0"},
+		{"a load cap below the batch size", validConfig(), optRow{}, []WriteOption{WithMaxBatchBytes(1 << 20), WithMaxLoadBytes(1000)},
+			"WithMaxLoadBytes(1000) < MaxBatchBytes 1048576: no load could hold a batch"},
+		{"an empty spool dir", validConfig(), optRow{}, []WriteOption{WithSpoolDir(" ")}, `WithSpoolDir(" "): empty; leave the option out for os.TempDir()`},
+		{"all-or-nothing with plain loads", validConfig(), optRow{}, []WriteOption{WithDelivery(AtLeastOnce), WithAllOrNothing()},
+			"WithAllOrNothing() with WithDelivery(AtLeastOnce)"},
+		{"lingering cleanup without a stable prefix", validConfig(), optRow{}, []WriteOption{WithAbortLingeringTxns()},
+			"WithAbortLingeringTxns() needs Config.LabelPrefix"},
+		{"a negative quota wait", validConfig(), optRow{}, []WriteOption{WithRetry(RetryPolicy{QuotaWait: -1})}, "WithRetry({MaxAttempts:0 InitialBackoff:0s MaxBackoff:0s QuotaWait:-1ns}): negative value"},
 		{"no table for struct elements", noTable, optRow{}, nil, "Config.Table: empty; set it, or route elements with dorisio.Row"},
 		{"a prefix with the separator", badPrefix, optRow{}, nil, `Config.LabelPrefix "has:colon": want 1-48 of [-_A-Za-z0-9]`},
 		{"credentials inside an FE address, redacted", credsInURL, optRow{}, nil, `Config.FEs[0] "http://fe:8030": user-info in the URL is not allowed; use Config.User and Config.Password`},
@@ -86,7 +96,13 @@ func TestValidOptionsConstruct(t *testing.T) {
 	if msg := constructionPanic(routed, Row{Table: "t", Data: []byte("1\n")},
 		WithFormat(JSON), WithCompression("gz"), WithMaxBatchRows(10), WithMaxBatchBytes(1<<20),
 		WithLoadsInFlight(3), WithDelivery(AtLeastOnce), WithStrictMode(true), WithColumns("id", "name"),
-		WithLoadHeader("column_separator", "|"), WithRetry(RetryPolicy{MaxAttempts: 2})); msg != "" {
+		WithLoadHeader("column_separator", "|"), WithRetry(RetryPolicy{MaxAttempts: 2, QuotaWait: time.Minute}),
+		WithMaxOpenTxns(50), WithMaxLoadBytes(100<<30), WithSpoolDir("/var/tmp")); msg != "" {
+		t.Fatalf("valid options panicked: %s", msg)
+	}
+	prefixed := validConfig()
+	prefixed.LabelPrefix = "orders_daily"
+	if msg := constructionPanic(prefixed, optRow{}, WithAllOrNothing(), WithAbortLingeringTxns()); msg != "" {
 		t.Fatalf("valid options panicked: %s", msg)
 	}
 }

@@ -282,6 +282,14 @@ func TestLingeringTransactionsOfTheSamePrefixAreAborted(t *testing.T) {
 	}
 	mine := precommit("job1", events(5, shortName))
 	other := precommit("job10", events(7, shortName))
+	underscored := precommit("job1_x", events(3, shortName))
+	// An identity label of the same prefix, left precommitted: a re-run
+	// settles it by label, so the cleanup must leave it alone.
+	idl := idLabel("job1", "events", "part-7")
+	w := buildWrite(t, configFor(srv, "events"), event{})
+	if _, err := w.write.client.Load(context.Background(), loadRequest("events", idl, []byte("1,\"x\"\n"))); err != nil {
+		t.Fatal(err)
+	}
 
 	cfg := configFor(srv, "events")
 	cfg.LabelPrefix = "job1"
@@ -299,10 +307,35 @@ func TestLingeringTransactionsOfTheSamePrefixAreAborted(t *testing.T) {
 	if states[mine.Label] != "ABORTED" {
 		t.Errorf("lingering txn %s of the same prefix is %s, want ABORTED", mine.Label, states[mine.Label])
 	}
-	if states[other.Label] != "PRECOMMITTED" {
-		t.Errorf("txn %s of prefix job10 is %s: cleanup of job1 must not touch it", other.Label, states[other.Label])
+	for _, l := range []string{other.Label, underscored.Label, idl} {
+		if states[l] != "PRECOMMITTED" {
+			t.Errorf("txn %s is %s: cleanup of job1's earlier runs must not touch it", l, states[l])
+		}
 	}
 	wantRows(t, srv, "events", rowsOf(in))
+}
+
+// Issue 10.1: the cleanup is opt-in; by default an earlier run's open
+// transactions are left to Doris' precommit timeout, since their commit
+// may still come (a redeployed streaming job, another job with the prefix).
+func TestWithoutTheOptionNoLingeringTransactionIsAborted(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+	cfg := configFor(srv, "events")
+	cfg.LabelPrefix = "job1"
+	first := buildWrite(t, cfg, event{})
+	out, err := lifecycle(t, first.write, asElems(events(5, shortName)))
+	if err != nil || len(out) != 1 {
+		t.Fatalf("precommit: %v, %d loads", err, len(out))
+	}
+	in := events(30, func(int) string { return "new" })
+	if _, err := runPipeline(t, func(s beam.Scope) { assertCommitted(s, Write(s, cfg, beam.CreateList(s, in)), 30) }); err != nil {
+		t.Fatal(err)
+	}
+	for _, tx := range srv.Txns("demo") {
+		if tx.Label == out[0].Label && tx.State != "PRECOMMITTED" {
+			t.Errorf("the earlier run's txn is %s without WithAbortLingeringTxns", tx.State)
+		}
+	}
 }
 
 func TestRetriedBundleCommitsEveryRowOnce(t *testing.T) {
