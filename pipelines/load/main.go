@@ -41,7 +41,6 @@ import (
 func init() {
 	register.Function2x0(summarize)
 	register.Function2x0(noopSink)
-	register.Function2x0(noopBytesSink)
 }
 
 type headerFlags map[string]string
@@ -60,10 +59,16 @@ type options struct {
 	fe, be, user, passwordEnv, db, table, labelPrefix string
 	input, format, ddl, compression, delivery, sink   string
 	rows, batchBytes, batchRows, chunkBytes           int64
-	tables, loadsInFlight                             int
-	countOnly                                         bool
+	tables, loadsInFlight, maxOpenTxns                int
+	maxLoadBytes                                      int64
+	countOnly, allOrNothing, abortLingering           bool
 	cpuProfile                                        string
 	headers                                           headerFlags
+
+	// Tests only: the embedded server's extra options, or a server to use
+	// instead of starting one (so that a run can be repeated against it).
+	serverOpts []doristest.Option
+	server     *doristest.Server
 }
 
 func parseFlags() *options {
@@ -85,7 +90,11 @@ func parseFlags() *options {
 	flag.IntVar(&o.loadsInFlight, "loads-in-flight", dorisio.DefaultLoadsInFlight, "loads uploading at once per worker thread")
 	flag.StringVar(&o.compression, "compression", "", "compress loads: gz or lz4")
 	flag.StringVar(&o.delivery, "delivery", "exactly-once", "exactly-once or at-least-once")
-	flag.StringVar(&o.labelPrefix, "label-prefix", "", "stable label prefix (enables aborting an earlier crashed run's transactions)")
+	flag.StringVar(&o.labelPrefix, "label-prefix", "", "stable label prefix: with --input a re-run skips the file ranges already loaded; with --abort-lingering it finds an earlier run's open transactions")
+	flag.IntVar(&o.maxOpenTxns, "max-open-txns", dorisio.DefaultMaxOpenTxns, "loads one bundle keeps open until its commit (dorisio.WithMaxOpenTxns); past half of it loads grow instead")
+	flag.Int64Var(&o.maxLoadBytes, "max-load-bytes", dorisio.DefaultMaxLoadBytes, "largest load a grown batch may become (dorisio.WithMaxLoadBytes; Doris' streaming_load_max_mb)")
+	flag.BoolVar(&o.allOrNothing, "all-or-nothing", false, "commit nothing until the whole write stage succeeded (dorisio.WithAllOrNothing)")
+	flag.BoolVar(&o.abortLingering, "abort-lingering", false, "abort the open transactions earlier runs with --label-prefix left (dorisio.WithAbortLingeringTxns); only when no other job writes with that prefix")
 	flag.StringVar(&o.sink, "sink", "doris", "doris, or noop to measure the pipeline without writing (benchmarks)")
 	flag.BoolVar(&o.countOnly, "count-only", false, "embedded server counts rows without storing them (benchmarks)")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
@@ -119,10 +128,12 @@ func run(ctx context.Context, o *options) error {
 	var srv *doristest.Server
 	if o.fe == "" {
 		var err error
-		if srv, err = startEmbedded(o); err != nil {
-			return err
+		if srv = o.server; srv == nil {
+			if srv, err = startEmbedded(o); err != nil {
+				return err
+			}
+			defer srv.Close()
 		}
-		defer srv.Close()
 		cfg.FEs, cfg.User, cfg.Password = []string{srv.URL}, srv.User, srv.Password
 		fmt.Printf("embedded Doris-compatible server at %s (database %s)\n", srv.URL, o.db)
 	} else {
@@ -139,11 +150,7 @@ func run(ctx context.Context, o *options) error {
 		return err
 	}
 	if o.sink == "noop" {
-		if o.input != "" {
-			beam.ParDo0(s, noopBytesSink, rows)
-		} else {
-			beam.ParDo0(s, noopSink, rows)
-		}
+		beam.ParDo0(s, noopSink, rows)
 	} else {
 		if o.input != "" {
 			cfg.Table = o.table
@@ -170,7 +177,7 @@ func run(ctx context.Context, o *options) error {
 	if err != nil {
 		return err
 	}
-	printSummary(pr, o, elapsed)
+	printSummary(pr, o, elapsed, srv)
 	if srv != nil && o.sink != "noop" {
 		// Counted apart from the pipeline, so that verify checks its reading too.
 		expected, err := expectedRows(o)
@@ -201,6 +208,13 @@ func writeOptions(o *options) []dorisio.WriteOption {
 	opts := []dorisio.WriteOption{
 		dorisio.WithMaxBatchBytes(o.batchBytes), dorisio.WithMaxBatchRows(o.batchRows),
 		dorisio.WithLoadsInFlight(o.loadsInFlight), dorisio.WithCompression(o.compression),
+		dorisio.WithMaxOpenTxns(o.maxOpenTxns), dorisio.WithMaxLoadBytes(o.maxLoadBytes),
+	}
+	if o.allOrNothing {
+		opts = append(opts, dorisio.WithAllOrNothing())
+	}
+	if o.abortLingering {
+		opts = append(opts, dorisio.WithAbortLingeringTxns())
 	}
 	if o.format == "json" {
 		opts = append(opts, dorisio.WithFormat(dorisio.JSON))
@@ -215,7 +229,7 @@ func writeOptions(o *options) []dorisio.WriteOption {
 }
 
 func startEmbedded(o *options) (*doristest.Server, error) {
-	opts := []doristest.Option{doristest.WithAuth("root", "local-"+fmt.Sprint(time.Now().UnixNano()))}
+	opts := append([]doristest.Option{doristest.WithAuth("root", "local-"+fmt.Sprint(time.Now().UnixNano()))}, o.serverOpts...)
 	if o.countOnly {
 		opts = append(opts, doristest.WithCountOnly())
 	}
@@ -233,8 +247,8 @@ func startEmbedded(o *options) (*doristest.Server, error) {
 	return doristest.NewServer(opts...), nil
 }
 
-// buildSource returns PCollection<dorisio.Row> (synthetic) or
-// PCollection<[]byte> (chunks of file rows).
+// buildSource returns PCollection<dorisio.Row>: synthetic events routed to
+// their tables, or one Row per file range, with the range's ID.
 func buildSource(s beam.Scope, o *options) (beam.PCollection, error) {
 	if o.input != "" {
 		ranges, err := fileRanges(o.input, o.chunkBytes)
@@ -261,11 +275,9 @@ func summarize(ctx context.Context, r dorisio.CommitResult) {
 
 var noopBytes = beam.NewCounter("load", "noop_bytes")
 
-// noopSink and noopBytesSink consume the rows without writing them: the
-// reference the benchmark divides Write's throughput by.
+// noopSink consumes the rows without writing them: the reference the
+// benchmark divides Write's throughput by.
 func noopSink(ctx context.Context, r dorisio.Row) { noopBytes.Inc(ctx, int64(len(r.Data))) }
-
-func noopBytesSink(ctx context.Context, b []byte) { noopBytes.Inc(ctx, int64(len(b))) }
 
 // tableNames lists the tables the job writes to.
 func tableNames(o *options) []string {
@@ -312,7 +324,7 @@ func progress(srv *doristest.Server, start time.Time) (stop func()) {
 	return func() { close(done) }
 }
 
-func printSummary(pr beam.PipelineResult, o *options, elapsed time.Duration) {
+func printSummary(pr beam.PipelineResult, o *options, elapsed time.Duration, srv *doristest.Server) {
 	q := pr.Metrics().Query(func(r metrics.SingleResult) bool {
 		return r.Namespace() == "dorisio" || r.Namespace() == "load"
 	})
@@ -338,6 +350,18 @@ func printSummary(pr beam.PipelineResult, o *options, elapsed time.Duration) {
 	for _, t := range tables {
 		fmt.Printf("  %s.%s: %d rows committed in %d loads\n", o.db, t, c["load/rows/"+t], c["load/loads/"+t])
 	}
+	var mostOpen int64
+	for _, d := range q.Distributions() {
+		if d.Namespace() == "dorisio" && d.Name() == "open_txns" {
+			mostOpen = max(mostOpen, d.Result().Max)
+		}
+	}
+	line := fmt.Sprintf("open loads: at most %d at once in a bundle (--max-open-txns %d), %d already committed (early commit or an earlier run), %.1f MB spilled",
+		mostOpen, o.maxOpenTxns, c["dorisio/already_committed"], float64(c["dorisio/spilled_bytes"])/1e6)
+	if srv != nil {
+		line += fmt.Sprintf("; server peak running txns %d", srv.PeakRunningTxns(o.db))
+	}
+	fmt.Println(line)
 }
 
 // verify checks, against the embedded server, that each table holds exactly
