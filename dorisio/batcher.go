@@ -185,8 +185,10 @@ var newline = []byte{'\n'}
 
 // addOwn loads one element with an ID on its own, as a plain load under
 // its identity label (label.go): visible at once, idempotent by label
-// across attempts and runs, outside the open-transaction budget.
-func (b *batcher) addOwn(table, id string, data []byte, rows int64) error {
+// across attempts and runs, outside the open-transaction budget. elem is
+// the element's own Row.Data: when data is that very slice, complete, it is
+// sent without a copy (Beam forbids changing an element once emitted).
+func (b *batcher) addOwn(table, id string, data, elem []byte, rows int64) error {
 	if err := b.err(); err != nil {
 		return err
 	}
@@ -203,13 +205,18 @@ func (b *batcher) addOwn(table, id string, data []byte, rows int64) error {
 		return fmt.Errorf("dorisio.Write: element with ID %q for %s.%s holds %d bytes, more than one load may (WithMaxLoadBytes %d, Doris' streaming_load_max_mb): split it into several IDs",
 			id, b.db, table, len(data), b.opts.MaxLoadBytes)
 	}
-	var body chunkBody
-	body.write(data, b.pool)
-	if data[len(data)-1] != '\n' {
-		body.write(newline, b.pool)
+	job := &loadJob{table: table, label: idLabel(b.prefix, table, id), id: id, rows: rows}
+	if len(elem) == len(data) && &elem[0] == &data[0] && data[len(data)-1] == '\n' {
+		job.body, job.bytes, job.release = streamload.NewBytesBody(data), int64(len(data)), func() {}
+	} else {
+		var body chunkBody
+		body.write(data, b.pool)
+		if data[len(data)-1] != '\n' {
+			body.write(newline, b.pool)
+		}
+		job.body, job.bytes, job.release = &body, body.n, func() { body.release(b.pool) }
 	}
-	b.start(&loadJob{table: table, label: idLabel(b.prefix, table, id), id: id, rows: rows, bytes: body.n,
-		body: &body, release: func() { body.release(b.pool) }})
+	b.start(job)
 	return b.err()
 }
 

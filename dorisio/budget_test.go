@@ -273,3 +273,40 @@ func TestMemoryStaysBoundedWithThousandsOfOneRowTables(t *testing.T) {
 	}
 	t.Logf("heap grew by %.1f MB for 4,000 one-row tables", float64(grown)/(1<<20))
 }
+
+// An identity element is its own load: sent as is when it is complete, or
+// completed with its final newline (copied) when not.
+func TestIdentityElementsAreLoadsOfTheirOwn(t *testing.T) {
+	ld := &fakeLoader{}
+	b := testBatcher(ld, WithMaxOpenTxns(1))
+	whole := []byte("1,\"a\"\n2,\"b\"\n")
+	cut := []byte("3,\"c\"\n4,\"d\"")
+	for i, data := range [][]byte{whole, cut} {
+		if err := b.addOwn("events", fmt.Sprintf("part-%d", i), data, data, 2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.add("events", []byte("5,\"e\"\n"), 1); err != nil {
+		t.Fatal(err)
+	}
+	out, err := b.finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	loads := ld.snapshot()
+	owned := 0
+	for _, l := range loads {
+		if l.owned {
+			owned++
+			if l.twoPhase || l.rows != 2 || !strings.HasPrefix(l.label, "job:id:events:") {
+				t.Errorf("identity load %+v: want a plain load of 2 rows under an identity label", l)
+			}
+		}
+	}
+	if owned != 2 || len(loads) != 3 || len(out) != 3 {
+		t.Errorf("%d identity loads of %d loads: want 2 of their own besides the batch", owned, len(loads))
+	}
+	if b.peakOpen.Load() > 2 {
+		t.Errorf("peak open %d", b.peakOpen.Load())
+	}
+}

@@ -195,7 +195,7 @@ func (fn *writeFn) ProcessElement(ctx context.Context, _ beam.BundleFinalization
 		return fn.failBundle(ctx, fmt.Errorf("dorisio.Write: %w", err))
 	}
 	if r, ok := elem.(Row); ok && r.ID != "" {
-		err = fn.batch.addOwn(table, r.ID, data, rows)
+		err = fn.batch.addOwn(table, r.ID, data, r.Data, rows)
 	} else {
 		err = fn.batch.add(table, data, rows)
 	}

@@ -26,8 +26,9 @@
 // PUT /api/{db}[/{tbl}]/_stream_load_2pc (auth checks, then 307 to a BE,
 // never reading the body), GET /api/{db}/get_load_state, GET /api/backends,
 // GET /api/health, POST /api/query/{ns}/{db} (SHOW TRANSACTION only),
-// POST /api/{db}/_cancel, and doristest's own GET /doristest/rows and
-// GET /doristest/txns. BE (Server.BackendURLs): stream load, 2PC,
+// POST /api/{db}/_cancel, and doristest's own GET /doristest/rows,
+// GET /doristest/count and GET /doristest/txns (with the peak of running
+// txns). BE (Server.BackendURLs): stream load, 2PC,
 // /api/_load_error_log and /api/health.
 //
 // Tables are declared as `db.name(col TYPE, ...) [UNIQUE KEY(col)]`

@@ -83,6 +83,8 @@ func TestRowsAndTxnsEndpoints(t *testing.T) {
 	wantEqual(t, "txns", do(t, s, "GET", s.URL+"/doristest/txns?db=demo", nil, "").body,
 		`{"txns":[{"id":1001,"db":"demo","table":"t","label":"a","state":"VISIBLE","reason":"","rows":2,"bytes":13}],"peak_running":1}`)
 	wantEqual(t, "unknown table", do(t, s, "GET", s.URL+"/doristest/rows?db=demo&table=x", nil, "").code, 404)
+	wantEqual(t, "count", do(t, s, "GET", s.URL+"/doristest/count?db=demo&table=t", nil, "").body, `{"count":2}`)
+	wantEqual(t, "count of an unknown table", do(t, s, "GET", s.URL+"/doristest/count?db=demo&table=x", nil, "").code, 404)
 }
 
 // §12.2.1: Doris 2.1/3.0 refuse SHOW TRANSACTION to a loader without ADMIN;

@@ -10,6 +10,8 @@ import (
 //   - GET /doristest/txns?db= → {"txns":[{"id":..,"db":..,"table":..,"label":..,
 //     "state":..,"reason":..,"rows":..,"bytes":..}],"peak_running":N}, txns
 //     newest first; peak_running is Server.PeakRunningTxns.
+//   - GET /doristest/count?db=&table= → {"count":N}: how many committed rows
+//     the table holds (RowCount; also in WithCountOnly mode).
 //   - No auth. Unknown database or table: HTTP 404 {"error":"..."}.
 
 func (s *Server) apiRows(w http.ResponseWriter, r *http.Request) {
@@ -54,4 +56,17 @@ func (s *Server) apiTxns(w http.ResponseWriter, r *http.Request) {
 		Txns        []Txn `json:"txns"`
 		PeakRunning int   `json:"peak_running"`
 	}{publicTxns(rows), peak}))
+}
+
+func (s *Server) apiCount(w http.ResponseWriter, r *http.Request) {
+	db, tbl := r.URL.Query().Get("db"), r.URL.Query().Get("table")
+	t := s.txns.table(db, tbl)
+	if t == nil {
+		writeBody(w, 404, "application/json", jsonValue(map[string]string{"error": "no table " + db + "." + tbl}))
+		return
+	}
+	s.txns.mu.Lock()
+	n := t.Count()
+	s.txns.mu.Unlock()
+	writeBody(w, 200, "application/json", jsonValue(map[string]int64{"count": n}))
 }

@@ -353,6 +353,8 @@ func (s *Server) serveFE(w http.ResponseWriter, r *http.Request) {
 		s.apiRows(w, r)
 	case r.URL.Path == "/doristest/txns" && r.Method == http.MethodGet:
 		s.apiTxns(w, r)
+	case r.URL.Path == "/doristest/count" && r.Method == http.MethodGet:
+		s.apiCount(w, r)
 	case p[0] != "api":
 		notFound(w)
 	case n == 4 && p[1] == "query" && r.Method == http.MethodPost:

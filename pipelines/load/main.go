@@ -178,15 +178,18 @@ func run(ctx context.Context, o *options) error {
 		return err
 	}
 	printSummary(pr, o, elapsed, srv)
-	if srv != nil && o.sink != "noop" {
-		// Counted apart from the pipeline, so that verify checks its reading too.
-		expected, err := expectedRows(o)
-		if err != nil {
-			return err
-		}
-		return verify(srv, o, expected)
+	if o.sink == "noop" {
+		return nil
 	}
-	return nil
+	// Counted apart from the pipeline, so that verify checks its reading too.
+	expected, err := expectedRows(o)
+	if err != nil {
+		return err
+	}
+	if srv == nil {
+		return verifyRemote(strings.Split(o.fe, ",")[0], o.db, expected)
+	}
+	return verify(srv, o, expected)
 }
 
 // passwordEnv returns the Config.PasswordEnv for --password-env name: name
