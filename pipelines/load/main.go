@@ -169,6 +169,15 @@ func run(ctx context.Context, o *options) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	// Against doris-local (doristest's API), the tables' counts before the
+	// run let it be verified like the embedded server's.
+	var rem *remote
+	var before map[string]int64
+	remoteOK := false
+	if srv == nil && o.sink != "noop" {
+		rem = newRemote(strings.Split(o.fe, ",")[0], o.db)
+		before, remoteOK = rem.counts(tableNames(o))
+	}
 	start := time.Now()
 	stop := progress(srv, start)
 	pr, err := beamx.RunWithMetrics(ctx, p)
@@ -187,7 +196,11 @@ func run(ctx context.Context, o *options) error {
 		return err
 	}
 	if srv == nil {
-		return verifyRemote(strings.Split(o.fe, ",")[0], o.db, expected)
+		if !remoteOK {
+			fmt.Println("verification: skipped (the FE is not a doristest server; count the rows in Doris)")
+			return nil
+		}
+		return rem.verify(before, expected)
 	}
 	return verify(srv, o, expected)
 }
