@@ -161,6 +161,31 @@ func TestTheBudgetReservesASlotForEveryOpenTable(t *testing.T) {
 	}
 }
 
+// Tables that appear one after the other (a file per table, sorted input)
+// find the quarter of the budget kept for late tables.
+func TestTablesArrivingOneAfterAnotherFitTheBudget(t *testing.T) {
+	ld := &fakeLoader{}
+	b := testBatcher(ld, WithMaxOpenTxns(8), WithMaxBatchRows(10), WithSpoolDir(t.TempDir()))
+	for _, table := range []string{"t0", "t1", "t2"} {
+		for i := 0; i < 1000; i++ {
+			if err := b.add(table, []byte(fmt.Sprintf("%d,\"x\"\n", i)), 1); err != nil {
+				t.Fatalf("table %s, row %d: %v", table, i, err)
+			}
+		}
+	}
+	if _, err := b.finish(); err != nil {
+		t.Fatal(err)
+	}
+	perTable := map[string]int64{}
+	loads := ld.snapshot()
+	for _, l := range loads {
+		perTable[l.table] += l.rows
+	}
+	if len(loads) > 8 || perTable["t0"] != 1000 || perTable["t1"] != 1000 || perTable["t2"] != 1000 {
+		t.Errorf("%d loads, rows per table %v: want ≤ 8 loads and 1000 rows each", len(loads), perTable)
+	}
+}
+
 func TestMoreTablesThanTheBudgetFailsNamingTheRemedies(t *testing.T) {
 	b := testBatcher(&fakeLoader{}, WithMaxOpenTxns(5))
 	var err error
@@ -241,7 +266,8 @@ func TestGrownBatchesAreSpilledAndTheirFilesRemoved(t *testing.T) {
 func TestMemoryStaysBoundedWithThousandsOfOneRowTables(t *testing.T) {
 	const bound = 8 << 20
 	ld := &fakeLoader{}
-	b := testBatcher(ld, WithMaxOpenTxns(5000), WithMaxBatchBytes(1<<20), WithMaxBufferedBytes(bound))
+	// Plain loads: no budget, so flushing is what keeps memory bounded.
+	b := testBatcher(ld, WithDelivery(AtLeastOnce), WithMaxBatchBytes(1<<20), WithMaxBufferedBytes(bound))
 	row := []byte("1,\"a row of about forty bytes, one per table\"\n")
 	var before, after runtime.MemStats
 	runtime.GC()

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -128,7 +129,7 @@ func TestSpilledLoadsResentAfterResetsLoadEveryRowOnce(t *testing.T) {
 	in, want := routedRows(20_000, tables)
 	q, err := runPipeline(t, func(s beam.Scope) {
 		res := Write(s, configFor(srv, ""), beam.CreateList(s, in), WithMaxOpenTxns(4), WithMaxBatchBytes(2048),
-			WithSpoolDir(spool), WithRetry(fastRetry))
+			WithSpoolDir(spool), WithRetry(RetryPolicy{MaxAttempts: 5, InitialBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond}))
 		assertCommitted(s, res, int64(len(in)))
 	})
 	if err != nil {
