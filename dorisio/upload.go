@@ -42,7 +42,7 @@ func (b *batcher) upload(j *loadJob) {
 func (b *batcher) load(j *loadJob) (*streamload.LoadResult, error) {
 	req := streamload.LoadRequest{
 		DB: b.db, Table: j.table, Label: j.label, TwoPhase: j.twoPhase, LabelOwned: j.id != "",
-		Headers: b.headers, Body: j.body, Compression: b.opts.Compression,
+		Headers: b.headers, Body: j.body, Compression: b.opts.Compression, SpoolDir: b.opts.SpoolDir,
 	}
 	var waitedSince time.Time
 	for wait := 1; ; wait++ {

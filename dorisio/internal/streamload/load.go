@@ -33,6 +33,9 @@ type LoadRequest struct {
 	// Compression is "", "gz" or "lz4" (LZ4 frame). The body is compressed
 	// once, so every retry sends the same bytes, and compress_type is set.
 	Compression string
+	// SpoolDir is where a compressed copy of the body is spooled once it
+	// outgrows memory ("" = os.TempDir()).
+	SpoolDir string
 	// LabelOwned says the label is this caller's across attempts and runs:
 	// it is derived from the rows' identity, and the same label always
 	// carries the same rows. Label Already Exists is then our own earlier
@@ -140,7 +143,7 @@ func (c *Client) Load(ctx context.Context, req LoadRequest) (*LoadResult, error)
 	}
 	body := req.Body
 	if req.Compression != "" {
-		cb, err := compressBody(body, req.Compression)
+		cb, err := compressBody(body, req.Compression, req.SpoolDir)
 		if err != nil {
 			return nil, &Error{Op: "load", DB: req.DB, Table: req.Table, Label: req.Label, Cause: err}
 		}
