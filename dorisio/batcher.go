@@ -122,19 +122,26 @@ func (b *batcher) err() error {
 	return b.firstErr
 }
 
-// add appends one element's encoded rows to its table's batch.
-func (b *batcher) add(table string, data []byte, rows int64) error {
+// accept returns the table of an element, "" for Config.Table, once the
+// bundle is known to be healthy.
+func (b *batcher) accept(table string) (string, error) {
 	if err := b.err(); err != nil {
-		return err
+		return "", err
 	}
 	if table == "" {
 		table = b.table
 	}
 	if table == "" {
-		return errors.New("dorisio.Write: element names no table and Config.Table is empty (set Row.Table)")
+		return "", errors.New("dorisio.Write: element names no table and Config.Table is empty (set Row.Table)")
 	}
-	if len(data) == 0 {
-		return nil
+	return table, nil
+}
+
+// add appends one element's encoded rows to its table's batch.
+func (b *batcher) add(table string, data []byte, rows int64) error {
+	table, err := b.accept(table)
+	if err != nil || len(data) == 0 {
+		return err
 	}
 	ob := b.open[table]
 	if ob != nil && ob.rows > 0 && b.wouldOverflow(ob, int64(len(data)), rows) && b.budget.canCut(b.started, len(b.open)) {
@@ -189,17 +196,9 @@ var newline = []byte{'\n'}
 // the element's own Row.Data: when data is that very slice, complete, it is
 // sent without a copy (Beam forbids changing an element once emitted).
 func (b *batcher) addOwn(table, id string, data, elem []byte, rows int64) error {
-	if err := b.err(); err != nil {
+	table, err := b.accept(table)
+	if err != nil || len(data) == 0 {
 		return err
-	}
-	if table == "" {
-		table = b.table
-	}
-	if table == "" {
-		return errors.New("dorisio.Write: element names no table and Config.Table is empty (set Row.Table)")
-	}
-	if len(data) == 0 {
-		return nil
 	}
 	if int64(len(data))+1 > b.opts.MaxLoadBytes {
 		return fmt.Errorf("dorisio.Write: element with ID %q for %s.%s holds %d bytes, more than one load may (WithMaxLoadBytes %d, Doris' streaming_load_max_mb): split it into several IDs",

@@ -81,6 +81,21 @@ func testBatcher(ld loader, opts ...WriteOption) *batcher {
 	return newBatcher(context.Background(), ld, pool, "demo", "", "job", "0badf00d", map[string]string{}, o)
 }
 
+// finishAll finishes b's bundle and returns the loads ld saw and their
+// rows per table.
+func finishAll(t *testing.T, b *batcher, ld *fakeLoader) ([]fakeLoad, map[string]int64) {
+	t.Helper()
+	if _, err := b.finish(); err != nil {
+		t.Fatal(err)
+	}
+	perTable := map[string]int64{}
+	loads := ld.snapshot()
+	for _, l := range loads {
+		perTable[l.table] += l.rows
+	}
+	return loads, perTable
+}
+
 func TestBudgetTargetsGrowAfterHalfTheBudget(t *testing.T) {
 	b := budget{max: 10, batchBytes: 100, batchRows: 10, loadBytes: 1000}
 	var got []string
@@ -143,14 +158,7 @@ func TestTheBudgetReservesASlotForEveryOpenTable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := b.finish(); err != nil {
-		t.Fatal(err)
-	}
-	perTable := map[string]int64{}
-	loads := ld.snapshot()
-	for _, l := range loads {
-		perTable[l.table] += l.rows
-	}
+	loads, perTable := finishAll(t, b, ld)
 	if len(loads) > 8 {
 		t.Errorf("%d loads, want ≤ 8", len(loads))
 	}
@@ -173,14 +181,7 @@ func TestTablesArrivingOneAfterAnotherFitTheBudget(t *testing.T) {
 			}
 		}
 	}
-	if _, err := b.finish(); err != nil {
-		t.Fatal(err)
-	}
-	perTable := map[string]int64{}
-	loads := ld.snapshot()
-	for _, l := range loads {
-		perTable[l.table] += l.rows
-	}
+	loads, perTable := finishAll(t, b, ld)
 	if len(loads) > 8 || perTable["t0"] != 1000 || perTable["t1"] != 1000 || perTable["t2"] != 1000 {
 		t.Errorf("%d loads, rows per table %v: want ≤ 8 loads and 1000 rows each", len(loads), perTable)
 	}

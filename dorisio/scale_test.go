@@ -38,6 +38,16 @@ func routedRows(n int, tables []string) ([]Row, map[string][][]string) {
 	return in, want
 }
 
+// wantTables checks that every table holds exactly its rows and that no
+// transaction is left open.
+func wantTables(t *testing.T, srv *doristest.Server, want map[string][][]string) {
+	t.Helper()
+	for tb, rows := range want {
+		wantRows(t, srv, tb, rows)
+	}
+	wantNoOpenTxns(t, srv)
+}
+
 func tableOpts(tables []string) []doristest.Option {
 	var opts []doristest.Option
 	for _, tb := range tables {
@@ -61,10 +71,7 @@ func TestAJobOfHundredsOfBatchesStaysWithinTheTransactionQuota(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for tb, rows := range want {
-		wantRows(t, srv, tb, rows)
-	}
-	wantNoOpenTxns(t, srv)
+	wantTables(t, srv, want)
 	if peak := srv.PeakRunningTxns("demo"); peak > DefaultMaxOpenTxns {
 		t.Errorf("peak running txns %d, over the quota of %d", peak, DefaultMaxOpenTxns)
 	}
@@ -135,10 +142,7 @@ func TestSpilledLoadsResentAfterResetsLoadEveryRowOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for tb, rows := range want {
-		wantRows(t, srv, tb, rows)
-	}
-	wantNoOpenTxns(t, srv)
+	wantTables(t, srv, want)
 	if resets.Hits() != 3 {
 		t.Errorf("%d resets hit, want 3", resets.Hits())
 	}
@@ -211,10 +215,7 @@ func TestIdentityRowsReRunAfterAFailedBundleLoadEveryRowOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for tb, rows := range want {
-		wantRows(t, srv, tb, rows)
-	}
-	wantNoOpenTxns(t, srv)
+	wantTables(t, srv, want)
 	if already := counter(q, "already_committed"); !onDirect() && visible > 0 && already == 0 {
 		t.Errorf("the failed run left %d rows visible, yet the re-run found no load already committed", visible)
 	}

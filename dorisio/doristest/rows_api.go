@@ -2,6 +2,8 @@ package doristest
 
 import (
 	"net/http"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest/internal/table"
 )
 
 // Behavior (doristest's own FE endpoints, not part of Doris):
@@ -14,11 +16,19 @@ import (
 //     the table holds (RowCount; also in WithCountOnly mode).
 //   - No auth. Unknown database or table: HTTP 404 {"error":"..."}.
 
-func (s *Server) apiRows(w http.ResponseWriter, r *http.Request) {
+// apiTable returns the table the request names, or answers 404 and nil.
+func (s *Server) apiTable(w http.ResponseWriter, r *http.Request) *table.Table {
 	db, tbl := r.URL.Query().Get("db"), r.URL.Query().Get("table")
 	t := s.txns.table(db, tbl)
 	if t == nil {
 		writeBody(w, 404, "application/json", jsonValue(map[string]string{"error": "no table " + db + "." + tbl}))
+	}
+	return t
+}
+
+func (s *Server) apiRows(w http.ResponseWriter, r *http.Request) {
+	t := s.apiTable(w, r)
+	if t == nil {
 		return
 	}
 	s.txns.mu.Lock()
@@ -59,10 +69,8 @@ func (s *Server) apiTxns(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) apiCount(w http.ResponseWriter, r *http.Request) {
-	db, tbl := r.URL.Query().Get("db"), r.URL.Query().Get("table")
-	t := s.txns.table(db, tbl)
+	t := s.apiTable(w, r)
 	if t == nil {
-		writeBody(w, 404, "application/json", jsonValue(map[string]string{"error": "no table " + db + "." + tbl}))
 		return
 	}
 	s.txns.mu.Lock()
