@@ -48,10 +48,13 @@ type batcher struct {
 	open     map[string]*openBatch
 	buffered int64 // chunk capacity of the open in-memory batches
 	started  int   // two-phase loads started: n of the budget
-	sem      chan struct{}
-	wg       sync.WaitGroup
-	ctx      context.Context // the bundle's, cancelled when it fails
-	cancel   context.CancelFunc
+	// The budget's batch size for tgtN loads started (per row: no recount).
+	tgtN              int
+	tgtBytes, tgtRows int64
+	sem               chan struct{}
+	wg                sync.WaitGroup
+	ctx               context.Context // the bundle's, cancelled when it fails
+	cancel            context.CancelFunc
 
 	pool *chunkPool
 
@@ -105,11 +108,21 @@ func newBatcher(ctx context.Context, ld loader, pool *chunkPool, db, table, pref
 		open:     map[string]*openBatch{},
 		sem:      make(chan struct{}, o.LoadsInFlight),
 		ctx:      ctx, cancel: cancel,
+		tgtN: -1,
 	}
 	if b.twoPhase {
 		b.budget.max = o.MaxOpenTxns
 	}
 	return b
+}
+
+// target is the size at which batches are cut now.
+func (b *batcher) target() (bytes, rows int64) {
+	if b.tgtN != b.started {
+		b.tgtN = b.started
+		b.tgtBytes, b.tgtRows = b.budget.target(b.started)
+	}
+	return b.tgtBytes, b.tgtRows
 }
 
 // err is the first upload error, if any: the bundle stops at the next element.
@@ -222,13 +235,13 @@ func (b *batcher) addOwn(table, id string, data, elem []byte, rows int64) error 
 // wouldOverflow reports whether adding n bytes and rows takes ob past the
 // size at which the budget cuts batches now.
 func (b *batcher) wouldOverflow(ob *openBatch, n, rows int64) bool {
-	maxBytes, maxRows := b.budget.target(b.started)
+	maxBytes, maxRows := b.target()
 	return ob.body.n+n > maxBytes || ob.rows+rows > maxRows
 }
 
 // reached reports whether ob is at the size at which batches are cut now.
 func (b *batcher) reached(ob *openBatch) bool {
-	maxBytes, maxRows := b.budget.target(b.started)
+	maxBytes, maxRows := b.target()
 	return ob.body.n >= maxBytes || ob.rows >= maxRows
 }
 
