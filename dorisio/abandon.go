@@ -23,7 +23,9 @@ func (b *batcher) abandon(ctx context.Context, cause error) error {
 		delete(b.open, t)
 	}
 	b.buffered = 0
-	if note := b.abortPrecommitted(ctx); note != "" {
+	// The aborts are tried even when the runner cancelled the bundle (each
+	// is bounded by its own timeout): they free the quota for everyone.
+	if note := b.abortPrecommitted(context.WithoutCancel(ctx)); note != "" {
 		return fmt.Errorf("%w; %s", cause, note)
 	}
 	return cause

@@ -130,9 +130,19 @@ func (fn *commitFn) FinishBundle(ctx context.Context, _ func(CommitResult)) erro
 		first = append(first, fmt.Sprintf("%s, first: %v", k, reasons[k]))
 		errs = append(errs, reasons[k])
 	}
-	return fmt.Errorf("dorisio.Write: committing %d of this bundle's loads (%d rows) failed: %s. Reasons: %s: %w",
-		len(failed), rows, listSome(labels, 50), strings.Join(first, "; "), errors.Join(errs...))
+	return &joinedError{errs: errs, msg: fmt.Sprintf("dorisio.Write: committing %d of this bundle's loads (%d rows) failed: %s. Reasons: %s",
+		len(failed), rows, listSome(labels, 50), strings.Join(first, "; "))}
 }
+
+// joinedError says msg (which quotes errs) and unwraps to errs, for
+// errors.Is and errors.As.
+type joinedError struct {
+	msg  string
+	errs []error
+}
+
+func (e *joinedError) Error() string   { return e.msg }
+func (e *joinedError) Unwrap() []error { return e.errs }
 
 // commitFailureKind names what a failed commit means for its rows.
 func commitFailureKind(err error) string {
