@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,13 +20,20 @@ type loader interface {
 	Abort(ctx context.Context, db string, txnID int64, label string) error
 }
 
-// batcher groups one bundle's encoded rows by table into loads of at most
-// MaxBatchRows/MaxBatchBytes and uploads them while the next batches fill,
-// at most LoadsInFlight at a time. Memory is bounded by MaxBufferedBytes
-// (open batches, all tables) plus LoadsInFlight batches being uploaded.
+// batcher groups one bundle's encoded rows by table into loads and uploads
+// them while the next batches fill, at most LoadsInFlight at a time.
 //
-// add and finish are called from the DoFn's goroutine only; uploads run on
-// their own goroutines and report through mu.
+// With two-phase commit it keeps within the bundle's open-transaction
+// budget (budget.go): batches are cut at MaxBatchRows/MaxBatchBytes at
+// first, then at growing sizes, and spilled to disk (spool.go) past
+// MaxBatchBytes. Memory is bounded by MaxBufferedBytes (chunk capacity of
+// the in-memory batches of all tables) + LoadsInFlight batches uploading
+// from memory + 64 KiB per spilled batch. Elements with an ID are loaded
+// on their own, as plain loads under their identity label, outside the
+// budget.
+//
+// add, addOwn and finish are called from the DoFn's goroutine only;
+// uploads run on their own goroutines and report through mu.
 type batcher struct {
 	ld       loader
 	db       string
@@ -34,27 +43,52 @@ type batcher struct {
 	headers  map[string]string
 	twoPhase bool
 	opts     *writeOptions
+	budget   budget
 
 	open     map[string]*openBatch
-	buffered int64
-	sem      chan struct{} // one slot per upload in flight
-	wg       sync.WaitGroup
-	ctx      context.Context
-	cancel   context.CancelFunc
+	buffered int64 // chunk capacity of the open in-memory batches
+	started  int   // two-phase loads started: n of the budget
+	// The budget's batch size for tgtN loads started (per row: no recount).
+	tgtN              int
+	tgtBytes, tgtRows int64
+	sem               chan struct{}
+	wg                sync.WaitGroup
+	ctx               context.Context // the bundle's, cancelled when it fails
+	cancel            context.CancelFunc
 
 	pool *chunkPool
 
-	mu        sync.Mutex // guards done, unsettled, firstErr
+	// Shared with uploads: this bundle's two-phase loads (they hold their
+	// txn until the commit after the bundle), those of them waiting on the
+	// quota (holding none), plain loads in flight, and the most txns the
+	// bundle held open at once.
+	holding, waiting atomic.Int64
+	plainInFlight    atomic.Int64
+	peakOpen         atomic.Int64
+
+	mu        sync.Mutex // guards done, failed, firstErr
 	done      []loadOutcome
-	unsettled []string // labels of 2PC loads that ended in an error: maybe precommitted
+	failedJob []*loadJob // loads that ended in an error
 	firstErr  error
-	failed    atomic.Bool // firstErr is set
+	hasErr    atomic.Bool // firstErr is set
 }
 
 type openBatch struct {
 	table string
-	body  chunkBody
+	body  batchBody
 	rows  int64
+}
+
+// loadJob is one load handed to an upload goroutine.
+type loadJob struct {
+	table, label string
+	id           string // the element's ID for identity loads, else ""
+	rows, bytes  int64
+	spilled      bool
+	twoPhase     bool
+	body         streamload.Body
+	release      func()
+	err          error // how the load failed (set by upload)
 }
 
 // loadOutcome is one finished load.
@@ -62,22 +96,38 @@ type loadOutcome struct {
 	result  CommitResult
 	latency time.Duration
 	retries int
+	spilled int64 // bytes the load sent from a spool file
 }
 
-func newBatcher(ld loader, pool *chunkPool, db, table, prefix, run string, headers map[string]string, o *writeOptions) *batcher {
-	ctx, cancel := context.WithCancel(context.Background())
-	return &batcher{
+func newBatcher(ctx context.Context, ld loader, pool *chunkPool, db, table, prefix, run string, headers map[string]string, o *writeOptions) *batcher {
+	ctx, cancel := context.WithCancel(ctx)
+	b := &batcher{
 		ld: ld, pool: pool, db: db, table: table, prefix: prefix, run: run, headers: headers, opts: o,
 		twoPhase: o.Delivery == ExactlyOnce,
+		budget:   budget{batchBytes: o.MaxBatchBytes, batchRows: o.MaxBatchRows, loadBytes: o.MaxLoadBytes},
 		open:     map[string]*openBatch{},
 		sem:      make(chan struct{}, o.LoadsInFlight),
 		ctx:      ctx, cancel: cancel,
+		tgtN: -1,
 	}
+	if b.twoPhase {
+		b.budget.max = o.MaxOpenTxns
+	}
+	return b
+}
+
+// target is the size at which batches are cut now.
+func (b *batcher) target() (bytes, rows int64) {
+	if b.tgtN != b.started {
+		b.tgtN = b.started
+		b.tgtBytes, b.tgtRows = b.budget.target(b.started)
+	}
+	return b.tgtBytes, b.tgtRows
 }
 
 // err is the first upload error, if any: the bundle stops at the next element.
 func (b *batcher) err() error {
-	if !b.failed.Load() { // per row: no lock on the happy path
+	if !b.hasErr.Load() { // per row: no lock on the happy path
 		return nil
 	}
 	b.mu.Lock()
@@ -85,115 +135,170 @@ func (b *batcher) err() error {
 	return b.firstErr
 }
 
-// add appends one element's encoded rows to its table's batch.
-func (b *batcher) add(table string, data []byte, rows int64) error {
+// accept returns the table of an element, "" for Config.Table, once the
+// bundle is known to be healthy.
+func (b *batcher) accept(table string) (string, error) {
 	if err := b.err(); err != nil {
-		return err
+		return "", err
 	}
 	if table == "" {
 		table = b.table
 	}
 	if table == "" {
-		return errors.New("dorisio.Write: element names no table and Config.Table is empty (set Row.Table)")
+		return "", errors.New("dorisio.Write: element names no table and Config.Table is empty (set Row.Table)")
 	}
-	if len(data) == 0 {
-		return nil
+	return table, nil
+}
+
+// add appends one element's encoded rows to its table's batch.
+func (b *batcher) add(table string, data []byte, rows int64) error {
+	table, err := b.accept(table)
+	if err != nil || len(data) == 0 {
+		return err
 	}
 	ob := b.open[table]
-	if ob != nil && ob.rows > 0 && (ob.body.n+int64(len(data)) > b.opts.MaxBatchBytes || ob.rows+rows > b.opts.MaxBatchRows) {
+	if ob != nil && ob.rows > 0 && b.wouldOverflow(ob, int64(len(data)), rows) && b.budget.canCut(b.started, len(b.open)) {
 		b.flush(ob)
 		ob = nil
 	}
 	if ob == nil {
+		if !b.budget.canOpen(b.started, len(b.open)) {
+			return b.tooManyTables(table)
+		}
 		ob = &openBatch{table: table}
 		b.open[table] = ob
 	}
-	before := ob.body.n
+	if ob.body.n+int64(len(data)) > b.opts.MaxLoadBytes {
+		return b.loadTooBig(ob, len(data))
+	}
+	before := ob.body.memAlloc()
 	ob.body.write(data, b.pool) // the encoder ended it with the load's line delimiter
 	ob.rows += rows
-	b.buffered += ob.body.n - before
-	if ob.body.n >= b.opts.MaxBatchBytes || ob.rows >= b.opts.MaxBatchRows {
+	b.buffered += ob.body.memAlloc() - before
+	switch {
+	case b.reached(ob) && b.budget.canCut(b.started, len(b.open)):
 		b.flush(ob)
+	case !ob.body.spilled() && ob.body.n > b.opts.MaxBatchBytes:
+		b.spill(ob) // a grown batch: keep MaxBatchBytes per batch in memory
 	}
 	for b.buffered > b.opts.MaxBufferedBytes {
-		b.flush(b.largest())
+		big := b.largestInMemory()
+		if big == nil {
+			break
+		}
+		if b.budget.canCut(b.started, len(b.open)) {
+			b.flush(big)
+		} else {
+			b.spill(big)
+		}
+	}
+	if ob.body.err != nil {
+		return b.fail(fmt.Errorf("dorisio.Write: table %s.%s: %w", b.db, table, ob.body.spoolErr()))
 	}
 	return b.err()
 }
 
-func (b *batcher) largest() *openBatch {
+// addOwn loads one element with an ID on its own, as a plain load under
+// its identity label (label.go): visible at once, idempotent by label
+// across attempts and runs, outside the open-transaction budget. elem is
+// the element's own Row.Data: when data is that very slice, complete, it is
+// sent without a copy (Beam forbids changing an element once emitted).
+func (b *batcher) addOwn(table, id string, data, elem []byte, rows int64) error {
+	table, err := b.accept(table)
+	if err != nil || len(data) == 0 {
+		return err
+	}
+	if int64(len(data)) > b.opts.MaxLoadBytes {
+		return fmt.Errorf("dorisio.Write: element with ID %q for %s.%s holds %d bytes, more than one load may (WithMaxLoadBytes %d, Doris' streaming_load_max_mb): split it into several IDs",
+			id, b.db, table, len(data), b.opts.MaxLoadBytes)
+	}
+	job := &loadJob{table: table, label: idLabel(b.prefix, table, id), id: id, rows: rows}
+	if len(elem) == len(data) && &elem[0] == &data[0] { // the encoder found it already terminated
+		job.body, job.bytes, job.release = streamload.NewBytesBody(data), int64(len(data)), func() {}
+	} else {
+		var body chunkBody
+		body.write(data, b.pool)
+		job.body, job.bytes, job.release = &body, body.n, func() { body.release(b.pool) }
+	}
+	b.start(job)
+	return b.err()
+}
+
+// wouldOverflow reports whether adding n bytes and rows takes ob past the
+// size at which the budget cuts batches now.
+func (b *batcher) wouldOverflow(ob *openBatch, n, rows int64) bool {
+	maxBytes, maxRows := b.target()
+	return ob.body.n+n > maxBytes || ob.rows+rows > maxRows
+}
+
+// reached reports whether ob is at the size at which batches are cut now.
+func (b *batcher) reached(ob *openBatch) bool {
+	maxBytes, maxRows := b.target()
+	return ob.body.n >= maxBytes || ob.rows >= maxRows
+}
+
+func (b *batcher) largestInMemory() *openBatch {
 	var big *openBatch
 	for _, ob := range b.open {
-		if big == nil || ob.body.n > big.body.n {
+		if !ob.body.spilled() && (big == nil || ob.body.memAlloc() > big.body.memAlloc()) {
 			big = ob
 		}
 	}
 	return big
 }
 
-// flush hands a batch to an upload goroutine, waiting for a free slot
-// (back-pressure: the bundle cannot outrun Doris by more than LoadsInFlight).
+func (b *batcher) spill(ob *openBatch) {
+	b.buffered -= ob.body.memAlloc()
+	ob.body.spill(b.opts.SpoolDir, b.pool)
+}
+
+// flush hands a batch to an upload goroutine.
 func (b *batcher) flush(ob *openBatch) {
 	delete(b.open, ob.table)
-	b.buffered -= ob.body.n
-	b.sem <- struct{}{}
-	b.wg.Add(1)
-	go b.upload(ob)
-}
-
-func (b *batcher) upload(ob *openBatch) {
-	defer b.wg.Done()
-	defer func() { <-b.sem }()
-	label := newLabel(b.prefix, b.run, ob.table)
-	start := time.Now()
-	res, err := b.ld.Load(b.ctx, streamload.LoadRequest{
-		DB: b.db, Table: ob.table, Label: label, TwoPhase: b.twoPhase,
-		Headers: b.headers, Body: &ob.body, Compression: b.opts.Compression,
-	})
-	b.pool.put(ob.body.chunks) // Load has returned: no attempt reads them any more
-	out := loadOutcome{latency: time.Since(start)}
-	if err == nil {
-		out.result = b.resultOf(ob, res)
-		out.retries = res.Attempts - 1
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.buffered -= ob.body.memAlloc()
+	spilled := ob.body.spilled()
+	body, release, err := ob.body.body(b.pool)
 	if err != nil {
-		if b.twoPhase {
-			// A cancelled or ambiguous load may still have precommitted.
-			b.unsettled = append(b.unsettled, label)
-		}
-		if b.firstErr == nil {
-			b.firstErr = err
-			b.failed.Store(true)
-			b.cancel() // stop the other uploads of this failing bundle
-		}
+		b.fail(fmt.Errorf("dorisio.Write: table %s.%s: %w", b.db, ob.table, err))
 		return
 	}
-	b.done = append(b.done, out)
+	if b.twoPhase {
+		b.started++
+	}
+	b.start(&loadJob{table: ob.table, label: newLabel(b.prefix, b.run, ob.table), rows: ob.rows, bytes: ob.body.n,
+		spilled: spilled, twoPhase: b.twoPhase, body: body, release: release})
 }
 
-func (b *batcher) resultOf(ob *openBatch, res *streamload.LoadResult) CommitResult {
-	r := CommitResult{
-		Database: b.db, Table: ob.table, Label: res.Label, TxnID: res.TxnID,
-		Rows: ob.rows, Bytes: ob.body.n,
-		LoadedRows: res.LoadedRows, FilteredRows: res.FilteredRows, UnselectedRows: res.UnselectedRows,
-		Committed: !b.twoPhase,
+// start uploads j on a goroutine once a slot is free (back-pressure: the
+// bundle cannot outrun Doris by more than LoadsInFlight loads).
+func (b *batcher) start(j *loadJob) {
+	b.sem <- struct{}{}
+	if j.twoPhase {
+		b.holding.Add(1)
+	} else {
+		b.plainInFlight.Add(1)
 	}
-	switch res.Settled {
-	case streamload.SettledPrecommitted, streamload.SettledCommitted:
-		// An earlier send of this very body was applied but its reply was
-		// lost; Doris reports no counters for it, so count what we sent.
-		r.LoadedRows, r.FilteredRows, r.UnselectedRows = ob.rows, 0, 0
-		if res.Settled == streamload.SettledCommitted {
-			r.Committed, r.AlreadyCommitted = true, true
-		}
+	if open := b.holding.Load() + b.plainInFlight.Load(); open > b.peakOpen.Load() {
+		b.peakOpen.Store(open) // only start writes it: no race between writers
 	}
-	return r
+	b.wg.Add(1)
+	go b.upload(j)
+}
+
+// fail records err as the bundle's error unless it already has one.
+func (b *batcher) fail(err error) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.firstErr == nil {
+		b.firstErr = err
+		b.hasErr.Store(true)
+		b.cancel() // stop the other uploads of this failing bundle
+	}
+	return b.firstErr
 }
 
 // finish uploads the remaining batches and waits for every upload. On error
-// the caller must abandon the bundle (abandon).
+// the caller must abandon the bundle (abandon.go).
 func (b *batcher) finish() ([]loadOutcome, error) {
 	tables := make([]string, 0, len(b.open))
 	for t := range b.open {
@@ -204,47 +309,52 @@ func (b *batcher) finish() ([]loadOutcome, error) {
 		if b.err() != nil {
 			break
 		}
-		b.flush(b.open[t])
+		b.flush(b.open[t]) // the budget reserved a slot for each open batch
 	}
 	b.wg.Wait()
-	b.cancel()
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.firstErr == nil {
+		b.cancel()
+	}
 	return b.done, b.firstErr
 }
 
-// abandon ends a failing bundle: it stops the uploads, waits for them, and
-// aborts what the bundle precommitted, returning cause with any abort
-// failure added.
-func (b *batcher) abandon(ctx context.Context, cause error) error {
-	b.cancel()
-	b.wg.Wait()
-	if err := b.abortPrecommitted(ctx); err != nil {
-		return fmt.Errorf("%w (and aborting this bundle's precommitted loads failed; they expire at Doris' precommit timeout: %v)", cause, err)
+// tooManyTables is the error of a table that cannot get an open batch
+// within the budget.
+func (b *batcher) tooManyTables(table string) error {
+	tables := make([]string, 0, len(b.open)+1)
+	for t := range b.open {
+		tables = append(tables, t)
 	}
-	return cause
+	slices.Sort(tables)
+	tables = append(tables, table)
+	return fmt.Errorf("dorisio.Write: this bundle writes to more tables than its open-transaction budget allows: "+
+		"WithMaxOpenTxns(%d) keeps one load open per table until the bundle commits, %d loads are started and %d tables "+
+		"have open batches, so table %s.%s cannot get one (tables of this bundle: %s). Raise WithMaxOpenTxns and Doris' "+
+		"max_running_txn_num_per_db to fit every bundle writing at once, route fewer tables per Write or per bundle, "+
+		"use WithDelivery(dorisio.AtLeastOnce), or give the elements IDs (Row.ID) so that each loads on its own",
+		b.budget.max, b.started, len(b.open), b.db, table, listSome(tables, 20))
 }
 
-// abortPrecommitted aborts the transactions this bundle precommitted, best
-// effort: a bundle that fails must not leave them holding the database's
-// running-transaction quota until the precommit timeout (design §2). It
-// returns the aborts that failed, joined.
-func (b *batcher) abortPrecommitted(ctx context.Context) error {
-	var errs []error
-	abort := func(txnID int64, label string) {
-		actx, cancel := context.WithTimeout(ctx, time.Minute)
-		defer cancel()
-		if err := b.ld.Abort(actx, b.db, txnID, label); err != nil {
-			errs = append(errs, err)
-		}
+// loadTooBig is the error of a batch that reached MaxLoadBytes and cannot
+// be cut.
+func (b *batcher) loadTooBig(ob *openBatch, n int) error {
+	if ob.rows == 0 {
+		return fmt.Errorf("dorisio.Write: an element for %s.%s holds %d bytes, more than one load may (WithMaxLoadBytes %d, Doris' streaming_load_max_mb)",
+			b.db, ob.table, n, b.opts.MaxLoadBytes)
 	}
-	for _, o := range b.done {
-		if r := o.result; !r.Committed && r.TxnID > 0 {
-			abort(r.TxnID, r.Label)
-		}
+	return fmt.Errorf("dorisio.Write: table %s.%s: a load of this bundle reached WithMaxLoadBytes(%d) (%d rows) and the open-transaction budget "+
+		"(WithMaxOpenTxns %d, %d loads started, %d tables with open batches) leaves no load to cut it into. Raise WithMaxOpenTxns "+
+		"(and Doris' max_running_txn_num_per_db), raise WithMaxLoadBytes up to Doris' streaming_load_max_mb, make bundles smaller, "+
+		"use WithDelivery(dorisio.AtLeastOnce), or give the elements IDs (Row.ID)",
+		b.db, ob.table, b.opts.MaxLoadBytes, ob.rows, b.budget.max, b.started, len(b.open))
+}
+
+// listSome joins up to n items, saying how many more there are.
+func listSome(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
 	}
-	for _, label := range b.unsettled {
-		abort(0, label) // by label: aborts its PREPARE/PRECOMMITTED txn, if any
-	}
-	return errors.Join(errs...)
+	return strings.Join(items[:n], ", ") + fmt.Sprintf(" and %d more", len(items)-n)
 }

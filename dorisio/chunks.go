@@ -6,27 +6,42 @@ import (
 	"sync"
 )
 
-// chunkSize is the unit of batch memory: batches grow by whole chunks, so
+// Batch memory is a list of chunks: a batch grows by whole chunks, so
 // filling a 64 MiB batch never copies what it already holds (as growing one
 // slice would), and finished batches hand their chunks back for reuse.
-const chunkSize = 1 << 20
+//
+// Chunks are allocated by what is written: a batch's first chunk is small
+// (firstChunkSize) and each next one twice the last, up to chunkSize. A
+// bundle writing one row to each of 4,000 tables then holds 4,000 small
+// chunks, not 4,000 MiB (issue 10.5), and the buffered total counts chunk
+// capacity, not length, so the MaxBufferedBytes bound holds whatever the
+// number of tables.
+const (
+	chunkSize      = 1 << 20
+	firstChunkSize = 4 << 10
+)
 
-// chunkPool recycles chunks between the batches of one DoFn instance.
+// chunkPool recycles full-size chunks between the batches of one DoFn
+// instance; smaller ones are left to the garbage collector.
 type chunkPool struct {
 	mu   sync.Mutex // guards free
 	free [][]byte
 	max  int // chunks kept at most
 }
 
-func (p *chunkPool) get() []byte {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if n := len(p.free); n > 0 {
-		c := p.free[n-1]
-		p.free = p.free[:n-1]
-		return c[:0]
+// get returns an empty chunk of capacity size.
+func (p *chunkPool) get(size int) []byte {
+	if size == chunkSize {
+		p.mu.Lock()
+		if n := len(p.free); n > 0 {
+			c := p.free[n-1]
+			p.free = p.free[:n-1]
+			p.mu.Unlock()
+			return c[:0]
+		}
+		p.mu.Unlock()
 	}
-	return make([]byte, 0, chunkSize)
+	return make([]byte, 0, size)
 }
 
 func (p *chunkPool) put(chunks [][]byte) {
@@ -36,15 +51,18 @@ func (p *chunkPool) put(chunks [][]byte) {
 		if len(p.free) >= p.max {
 			return
 		}
-		p.free = append(p.free, c)
+		if cap(c) == chunkSize {
+			p.free = append(p.free, c)
+		}
 	}
 }
 
-// chunkBody is a batch's bytes: a replayable Stream Load body
+// chunkBody is a batch's bytes in memory: a replayable Stream Load body
 // (streamload.Body) over a list of chunks.
 type chunkBody struct {
 	chunks [][]byte
-	n      int64
+	n      int64 // bytes written
+	alloc  int64 // capacity of the chunks: the memory the batch holds
 }
 
 // write appends p, taking new chunks from pool as needed.
@@ -53,14 +71,35 @@ func (b *chunkBody) write(p []byte, pool *chunkPool) {
 	for len(p) > 0 {
 		last := len(b.chunks) - 1
 		if last < 0 || len(b.chunks[last]) == cap(b.chunks[last]) {
-			b.chunks = append(b.chunks, pool.get())
+			b.chunks = append(b.chunks, pool.get(b.nextChunk(len(p))))
 			last++
+			b.alloc += int64(cap(b.chunks[last]))
 		}
 		c := b.chunks[last]
 		k := copy(c[len(c):cap(c)], p)
 		b.chunks[last] = c[:len(c)+k]
 		p = p[k:]
 	}
+}
+
+// nextChunk is the size of the next chunk when need more bytes are to be
+// written: twice the last chunk (firstChunkSize at first), or enough for
+// need, at most chunkSize.
+func (b *chunkBody) nextChunk(need int) int {
+	size := firstChunkSize
+	if n := len(b.chunks); n > 0 {
+		size = 2 * cap(b.chunks[n-1])
+	}
+	for size < need && size < chunkSize {
+		size *= 2
+	}
+	return min(size, chunkSize)
+}
+
+// release hands the chunks back to pool and empties the body.
+func (b *chunkBody) release(pool *chunkPool) {
+	pool.put(b.chunks)
+	*b = chunkBody{}
 }
 
 func (b *chunkBody) Open() (io.ReadCloser, error) {
@@ -73,6 +112,6 @@ func (b *chunkBody) Open() (io.ReadCloser, error) {
 
 func (b *chunkBody) Len() int64 { return b.n }
 
-// Close is a no-op: the batcher returns the chunks to its pool once the
-// load has finished, when no attempt can read them any more.
+// Close is a no-op: the batcher releases the chunks once the load has
+// finished, when no attempt can read them any more.
 func (b *chunkBody) Close() error { return nil }

@@ -6,6 +6,8 @@ package dorisio
 //     Stream Load: the rows are in Doris but invisible (PRECOMMITTED), under
 //     a label no other load uses. It emits one CommitResult per load when
 //     its bundle finishes; a bundle that fails aborts what it precommitted.
+//     (Elements with an ID are plain loads under their identity label:
+//     visible at once, and idempotent across attempts and runs by label.)
 //  2. A runner keeps the outputs of exactly one successful attempt of each
 //     bundle (Dataflow and prism discard a failed attempt's outputs, Flink
 //     and Spark batch materialise them behind the shuffle). The Reshuffle
@@ -13,7 +15,10 @@ package dorisio
 //     commit bundle sees the same committables.
 //  3. commitFn commits each transaction by id. Doris answers a repeated
 //     commit with "is already committed|visible, not pre-committed", which
-//     the client reports as success: commits are idempotent.
+//     the client reports as success: commits are idempotent. The same
+//     commits may already have been made by the bundle's finalization
+//     callback (early.go), which runs only once the runner has made the
+//     bundle's output durable, i.e. once step 2 holds.
 //  4. The transactions of a failed or discarded attempt are never committed:
 //     they are aborted by their bundle, by the lingering-transaction cleanup
 //     of the next run with the same label prefix, or by Doris' precommit
@@ -22,11 +27,15 @@ package dorisio
 // The one loss Doris can cause is a transaction aborted between precommit
 // and commit (precommit timeout, manual abort): commitFn then fails the job
 // with an error wrapping ErrTxnAborted that names the table, label, txn id,
-// rows and reason. Nothing is retried silently.
+// rows and reason. Nothing is retried silently. A commit bundle commits
+// every load it was given even after one fails, then fails naming each
+// failed one, so one bad transaction never leaves the others uncommitted.
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
@@ -37,7 +46,7 @@ import (
 type CommitResult struct {
 	Database, Table string
 	Label           string
-	TxnID           int64 // 0 for plain (AtLeastOnce) loads whose id Doris did not report
+	TxnID           int64 // 0 for plain loads whose id Doris did not report
 	Rows            int64 // rows sent in this load
 	Bytes           int64 // body bytes before compression
 	LoadedRows      int64 // as counted by Doris
@@ -45,8 +54,11 @@ type CommitResult struct {
 	UnselectedRows  int64 // dropped by the "where" header
 	// Committed is true once the rows are committed (always, in Write's output).
 	Committed bool
-	// AlreadyCommitted is true when the commit found the transaction already
-	// committed: a retried commit, or a load settled after a lost reply.
+	// AlreadyCommitted is true when the commit step found the transaction
+	// already committed: by the early commit of the bundle's finalization
+	// (the default), by a retried commit, or after a reply was lost; for an
+	// element with an ID, when its label was already loaded by an earlier
+	// attempt or run. The rows are in once either way.
 	AlreadyCommitted bool
 }
 
@@ -56,6 +68,13 @@ type commitFn struct {
 	Retry RetryPolicy
 
 	client *streamload.Client
+	failed []commitFailure // this bundle's
+}
+
+// commitFailure is a load a commit bundle could not commit.
+type commitFailure struct {
+	r   CommitResult
+	err error
 }
 
 func (fn *commitFn) Setup(ctx context.Context) error {
@@ -64,8 +83,8 @@ func (fn *commitFn) Setup(ctx context.Context) error {
 	return err
 }
 
-// ProcessElement commits r's transaction. An error fails the bundle; a
-// runner that retries it commits again, which is safe (step 3 above).
+// ProcessElement commits r's transaction. A failure is kept for
+// FinishBundle, so the bundle's other loads are committed too.
 func (fn *commitFn) ProcessElement(ctx context.Context, r CommitResult, emit func(CommitResult)) error {
 	if r.Committed {
 		emit(r)
@@ -74,12 +93,68 @@ func (fn *commitFn) ProcessElement(ctx context.Context, r CommitResult, emit fun
 	start := time.Now()
 	already, err := fn.client.Commit(ctx, r.Database, r.TxnID, r.Label)
 	if err != nil {
-		return fmt.Errorf("dorisio.Write: committing %d rows into %s.%s: %w", r.Rows, r.Database, r.Table, err)
+		fn.failed = append(fn.failed, commitFailure{r, err})
+		return nil
 	}
 	r.Committed, r.AlreadyCommitted = true, already
 	recordCommit(ctx, r, time.Since(start))
 	emit(r)
 	return nil
+}
+
+// FinishBundle fails the bundle if any commit failed, naming every failed
+// load (count, rows, labels, txns) and the first reason of each kind. A
+// runner that retries the bundle commits again, which is safe (step 3).
+func (fn *commitFn) FinishBundle(ctx context.Context, _ func(CommitResult)) error {
+	failed := fn.failed
+	fn.failed = nil
+	if len(failed) == 0 {
+		return nil
+	}
+	var rows int64
+	labels := make([]string, len(failed))
+	reasons := map[string]error{}
+	var kinds []string
+	for i, f := range failed {
+		rows += f.r.Rows
+		labels[i] = fmt.Sprintf("%s.%s %s (txn %d, %d rows)", f.r.Database, f.r.Table, f.r.Label, f.r.TxnID, f.r.Rows)
+		k := commitFailureKind(f.err)
+		if _, seen := reasons[k]; !seen {
+			reasons[k] = f.err
+			kinds = append(kinds, k)
+		}
+	}
+	var first []string
+	var errs []error
+	for _, k := range kinds {
+		first = append(first, fmt.Sprintf("%s, first: %v", k, reasons[k]))
+		errs = append(errs, reasons[k])
+	}
+	return &joinedError{errs: errs, msg: fmt.Sprintf("dorisio.Write: committing %d of this bundle's loads (%d rows) failed: %s. Reasons: %s",
+		len(failed), rows, listSome(labels, 50), strings.Join(first, "; "))}
+}
+
+// joinedError says msg (which quotes errs) and unwraps to errs, for
+// errors.Is and errors.As.
+type joinedError struct {
+	msg  string
+	errs []error
+}
+
+func (e *joinedError) Error() string   { return e.msg }
+func (e *joinedError) Unwrap() []error { return e.errs }
+
+// commitFailureKind names what a failed commit means for its rows.
+func commitFailureKind(err error) string {
+	switch {
+	case errors.Is(err, ErrTxnAborted):
+		return "aborted before commit (rows lost: load them again)"
+	case errors.Is(err, ErrOutcomeUnknown):
+		return "outcome unknown (committing again is safe)"
+	case errors.Is(err, ErrAuth):
+		return "credentials or privileges refused"
+	}
+	return "refused by Doris"
 }
 
 func (fn *commitFn) Teardown() {

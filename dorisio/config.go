@@ -53,12 +53,14 @@ type Config struct {
 	// dorisio.Row.
 	Table string
 
-	// LabelPrefix starts every load label, followed by "_". It may hold
-	// letters, digits and '-' (no '_' or ':', so no prefix is a prefix of
-	// another's labels), at most 48 characters. Empty means a fresh prefix per
-	// pipeline construction ("dorisio-<12 hex>"). Set it to a stable value per
-	// job to let a re-run abort the transactions a crashed run left
-	// precommitted (see "Lingering transactions" in the package doc).
+	// LabelPrefix starts every load label, followed by ':'. It may hold
+	// letters, digits, '-' and '_' (the characters Doris allows in a label,
+	// but ':', which is the separator, so no prefix is a prefix of another's
+	// labels), at most 48 characters; the Flink connector calls it
+	// sink.label-prefix. Empty means a fresh prefix per pipeline construction
+	// ("dorisio-<12 hex>"). Set it to a stable value per job so that elements
+	// with an ID (Row.ID) keep their labels across re-runs, and so that
+	// WithAbortLingeringTxns can find what a crashed run left open.
 	LabelPrefix string
 }
 
@@ -86,7 +88,7 @@ func (c Config) validate(conn connSpec) error {
 		return fmt.Errorf("Config.Database: empty")
 	}
 	if c.LabelPrefix != "" && !validPrefix(c.LabelPrefix) {
-		return fmt.Errorf("Config.LabelPrefix %q: want 1-%d of [A-Za-z0-9-]", c.LabelPrefix, maxPrefixLen)
+		return fmt.Errorf("Config.LabelPrefix %q: want 1-%d of [-_A-Za-z0-9] (':' separates the prefix from the rest of each label)", c.LabelPrefix, maxPrefixLen)
 	}
 	return nil
 }

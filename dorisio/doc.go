@@ -19,46 +19,92 @@
 // Reshuffle, the commit stage commits each transaction by id; a repeated
 // commit is recognised and counted once. A runner keeps the outputs of one
 // successful attempt per bundle, so a retried bundle's loads are committed
-// and the failed attempt's are not (the failing bundle aborts them, or the
-// next run's cleanup, or Doris' precommit timeout does). Row data is never
-// shuffled: only the small CommitResults are.
+// and the failed attempt's are not (the failing bundle aborts them, or
+// Doris' precommit timeout does). Row data is never shuffled: only the
+// small CommitResults are.
 //
-// Guarantee per runner, as tested in this repository: prism (the default
-// local runner) and direct: exactly-once (a failed bundle fails the job and
-// its precommitted loads are aborted). Dataflow, and Flink/Spark in batch
-// mode: exactly-once by the argument above (not run here). Flink streaming:
-// at-least-once after a restore from checkpoint, because Go has no stable
-// input and labels are random per load.
+// A bundle keeps at most WithMaxOpenTxns loads open (default 20): past half
+// of them it makes bigger loads rather than more, spilled to disk
+// (WithSpoolDir) up to WithMaxLoadBytes. So a job of any size stays within
+// Doris' max_running_txn_num_per_db; a bundle that writes to more tables
+// than its budget fails, saying so. When Doris still refuses a load for its
+// transaction quota (other jobs), the load waits and is resent with the same
+// label (RetryPolicy.QuotaWait) instead of failing.
 //
-// Commit runs after the whole precommit stage of a batch pipeline has
-// finished. Doris aborts precommitted transactions after
-// stream_load_default_precommit_timeout_second (3600 s by default): a job
-// whose precommit stage takes longer must raise it, or commits fail with
-// ErrTxnAborted, loudly, naming the lost rows.
+// Where the runner finalizes bundles (beam.BundleFinalization), a bundle's
+// loads are committed as soon as its output is durable, before the commit
+// stage, which stays as the backstop. Then a job that fails partway may
+// leave its finished bundles' loads visible, and a plain re-run loads them
+// again; WithAllOrNothing turns early commit off (nothing is visible until
+// the whole precommit stage succeeded; the job must then fit the quota and
+// the precommit timeout). On Beam Go v2.77 early commit is rare: prism
+// finalizes a stage only when Write reads straight from a shuffle (not when
+// it is fused after its producer), and the SDK runs only the first
+// finalized bundle of each reused plan.
+//
+// Guarantee per runner, in plain words:
+//   - prism (the default local runner): exactly-once. A batch stage runs as
+//     one bundle, so all its loads stay open until the stage ends: the stage
+//     must finish within Doris' precommit timeout
+//     (stream_load_default_precommit_timeout_second, 1 h by default), or
+//     commits fail with ErrTxnAborted naming the lost rows. Rows with an ID
+//     have no such limit.
+//   - Dataflow batch and streaming: exactly-once (retried bundles' outputs
+//     are discarded, shuffle output is durable). Not run in this
+//     repository's tests.
+//   - Flink batch: at-least-once without IDs: Beam's Flink translator turns
+//     the Reshuffle into a pipelined rebalance, so a re-executed precommit
+//     task loads its rows again under new labels.
+//   - Spark batch: at-least-once without IDs: a lost executor's repartition
+//     is recomputed, loading again.
+//   - Flink streaming: at-least-once without IDs after a restore from a
+//     checkpoint (elements are replayed into new labels).
+//   - direct: exactly-once (one bundle, no retries; no finalization).
+//   - A crash and a re-run with the same LabelPrefix: exactly-once for rows
+//     with an ID; at-least-once without (what the crashed run committed is
+//     loaded again).
 //
 // WithDelivery(AtLeastOnce) sends plain loads instead, visible at once, with
 // no Reshuffle and no commit stage.
 //
+// # Identity
+//
+// A Row with a non-empty ID (a file range, a partition/offset range) is
+// loaded on its own, as a plain load, under a label derived from
+// (LabelPrefix, table, ID): the same in every retry and every re-run. Doris
+// then deduplicates it: a re-run finds the label loaded and skips it
+// (CommitResult.AlreadyCommitted); a load a crashed run left open is
+// aborted by label and sent again. This is exactly-once across crashes,
+// needs no transaction window, and needs neither ADMIN nor SHOW
+// TRANSACTION. The same ID must always carry the same rows. Doris keeps
+// stream-load labels for streaming_label_keep_max_second (12 h), and on busy
+// databases fewer than label_num_threshold (2000) finished ones: a re-run
+// later than that loads again.
+//
 // # Labels
 //
-// Every load has its own label, <prefix>_<run>_<table>_<32 hex>, reused for
-// every in-process retry of that load so Doris can deduplicate it. The
-// prefix is Config.LabelPrefix, or a fresh "dorisio-<12 hex>" per pipeline
-// construction; the run is 8 hex digits drawn at each construction. A load
-// whose reply is lost (connection reset, proxy error page, timeout) is never
-// resent blindly: the client reads the label's state with get_load_state
-// first and adopts the earlier send when Doris has it.
+// Every load has its own label, reused for every in-process retry of that
+// load so Doris can deduplicate it: <prefix>:<run>:<table>:<32 hex> for
+// batched rows, <prefix>:id:<table>:<32 hex of the table and ID> for rows
+// with an ID. The prefix is Config.LabelPrefix ([-_A-Za-z0-9], at most 48;
+// ':' is the separator, so no prefix matches another's labels), or a fresh
+// "dorisio-<12 hex>" per pipeline construction; the run is 8 hex digits
+// drawn once per pipeline, shared by all its Writes. A load whose reply is
+// lost (connection reset, proxy error page, timeout) is never resent
+// blindly: the client reads the label's state with get_load_state first and
+// adopts the earlier send when Doris has it.
 //
 // # Lingering transactions
 //
-// With a stable Config.LabelPrefix, each worker process, before its first
-// load, lists the PREPARE and PRECOMMITTED transactions whose label starts
-// with "<prefix>_" (SHOW TRANSACTION over the FE's /api/query) and aborts
-// those of other runs: they belong to an earlier run of the same job that
-// crashed before committing. The current run's labels and other prefixes'
-// labels are never touched, so never run two jobs with the same prefix at
-// once. Where listing is refused (privileges, cloud mode), a warning is
-// logged and such transactions expire at the precommit timeout.
+// A run that crashed after precommitting leaves transactions that hold the
+// quota until Doris' precommit timeout. WithAbortLingeringTxns makes each
+// worker process abort, before its first load, the PREPARE and PRECOMMITTED
+// transactions of the prefix's other runs (SHOW TRANSACTION over the FE's
+// /api/query, which Doris 2.1/3.0 allow only with ADMIN; without it a
+// warning is logged). It never touches this run's labels, any other
+// prefix's, or identity labels. It is off by default: use it only when no
+// other job, and no in-place update of this job, writes with the prefix, as
+// their commits may still come.
 //
 // # Errors
 //
@@ -66,7 +112,9 @@
 // option and value. At run time every error names the database, table,
 // label, transaction id when known, HTTP status and Doris' own words, and
 // for rejected rows the first lines of Doris' error log; passwords never
-// appear. An address that is not a clean http(s)://host:port is refused
+// appear. A failed bundle's error also names every load it leaves open or
+// could not abort; a failed commit bundle names every load it could not
+// commit. An address that is not a clean http(s)://host:port is refused
 // without being shown when it could hold a password.
 //
 // What works where:
@@ -91,8 +139,9 @@
 //
 // # Contexts
 //
-// Loads run with their bundle; a bundle that fails cancels its other
-// loads and aborts what it precommitted before returning its error.
+// Loads run under their bundle's context: a bundle the runner cancels stops
+// its uploads; a bundle that fails cancels its other loads and aborts what
+// it precommitted before returning its error.
 //
 // Every HTTP call ends as soon as its context does, and is bounded phase
 // by phase (WithHTTPTimeouts): connecting (10s), sending the body without
@@ -108,9 +157,11 @@
 //   - counters rows, bytes (before compression), filtered_rows and loads,
 //     counted when a load returns (precommitted with ExactlyOnce: a job
 //     that fails before its commit stage counted rows it did not commit);
-//     retries (in-process resends of a load); commits and
-//     already_committed (commits that found their transaction committed);
-//   - distributions load_latency_ms and commit_latency_ms;
+//     retries (in-process resends of a load); commits; already_committed
+//     (loads found committed: early commit, a retried commit, an identity
+//     label loaded before); spilled_bytes (batch bytes spilled to disk);
+//   - distributions load_latency_ms, commit_latency_ms and open_txns (per
+//     bundle, the most loads it held open at once);
 //   - per table, counters named "rows:<db>.<table>", "bytes:<db>.<table>"
 //     and "loads:<db>.<table>", e.g. "rows:demo.events" (Beam metrics carry
 //     no labels, so the table is part of the name).

@@ -36,8 +36,9 @@ var (
 	// already committed: its rows are in the table. Marker
 	// [dorisio:txn-committed].
 	ErrTxnCommitted = streamload.ErrTxnCommitted
-	// ErrTxnQuota: Doris refused to begin a transaction because the
-	// database holds too many running ones (max_running_txn_num_per_db).
+	// ErrTxnQuota: Doris' running-transaction quota
+	// (max_running_txn_num_per_db) kept a load out for longer than
+	// RetryPolicy.QuotaWait, or this bundle's own open loads fill it.
 	// Marker [dorisio:txn-quota].
 	ErrTxnQuota = streamload.ErrTxnQuota
 	// ErrTxnForgotten: a commit was retried after Doris forgot the

@@ -161,27 +161,61 @@ func counter(q metrics.QueryResults, name string) int64 {
 	return n
 }
 
-// lifecycle drives one writeFn bundle by hand, as a runner does; it
-// returns the bundle's emitted results and error.
+// lifecycle drives one writeFn bundle by hand, as a runner without bundle
+// finalization does; it returns the bundle's emitted results and error.
 func lifecycle(t *testing.T, fn *writeFn, elems []any) ([]CommitResult, error) {
 	t.Helper()
-	ctx := context.Background()
+	return lifecycleWith(context.Background(), fn, nil, elems)
+}
+
+// lifecycleWith drives one bundle under ctx, offering bf (nil: none).
+func lifecycleWith(ctx context.Context, fn *writeFn, bf beam.BundleFinalization, elems []any) ([]CommitResult, error) {
 	var out []CommitResult
 	emit := func(r CommitResult) { out = append(out, r) }
 	for _, e := range elems {
-		if err := fn.ProcessElement(ctx, e, emit); err != nil {
+		if err := fn.ProcessElement(ctx, bf, e, emit); err != nil {
 			return out, err // runners call no FinishBundle after an error
 		}
 	}
-	err := fn.FinishBundle(ctx, emit)
+	err := fn.FinishBundle(ctx, bf, emit)
 	return out, err
+}
+
+// finalizer records bundle finalization callbacks, as a runner's harness.
+type finalizer struct{ callbacks []func() error }
+
+func (f *finalizer) RegisterCallback(_ time.Duration, cb func() error) {
+	f.callbacks = append(f.callbacks, cb)
+}
+
+// finalize runs the callbacks, as a runner does once the bundle's output
+// is durable.
+func (f *finalizer) finalize() {
+	for _, cb := range f.callbacks {
+		_ = cb()
+	}
+	f.callbacks = nil
+}
+
+// commitBundle runs one commit-stage bundle by hand and returns its
+// results and error.
+func commitBundle(fn *commitFn, rs []CommitResult) ([]CommitResult, error) {
+	ctx := context.Background()
+	var out []CommitResult
+	emit := func(r CommitResult) { out = append(out, r) }
+	for _, r := range rs {
+		if err := fn.ProcessElement(ctx, r, emit); err != nil {
+			return out, err
+		}
+	}
+	return out, fn.FinishBundle(ctx, emit)
 }
 
 // buildWrite constructs Write's DoFns as Write would, set up for direct calls.
 func buildWrite(t *testing.T, cfg Config, elem any, opts ...WriteOption) *write {
 	t.Helper()
 	_, s := beam.NewPipelineWithRoot()
-	w, err := newWrite(cfg, beam.Create(s, elem), opts)
+	w, err := newWrite(s, cfg, beam.Create(s, elem), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package dorisio
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
 
 	"github.com/google/uuid"
@@ -9,25 +10,40 @@ import (
 // Labels are Doris' idempotency keys: ^[-_A-Za-z0-9:]{1,128}$, unique per
 // database, reusable only after ABORTED (protocol §5.4, §8).
 //
-// A label is <prefix>_<run>_<table part>_<32 hex>. The prefix cannot
-// contain '_', so "job4_..." is never matched by the prefix "job42" (cleanup
-// of one job's lingering transactions never touches another's, design §6).
-// The run is 8 hex digits drawn when the pipeline is constructed: the
-// lingering-transaction cleanup leaves the current run's labels alone, so it
-// can run on every worker at any time. The table part is the table name
-// with every character outside [-_A-Za-z0-9] replaced by '-', cut to
-// maxTablePart: it is there for people reading SHOW TRANSACTION; uniqueness
-// comes from the random id. 48 + 1 + 8 + 1 + 32 + 1 + 32 = 123 ≤ 128.
+// The separator is ':', which a prefix may not hold, so the labels of
+// prefix "job4" ("job4:...") are never matched by prefix "job42" or
+// "job4_x": the lingering cleanup of one job never reaches another's.
+//
+//   - Random labels (elements without identity):
+//     <prefix>:<run>:<table part>:<32 hex>. The run is 8 hex digits drawn
+//     once per pipeline (runid.go), so the cleanup can leave every Write of
+//     the current pipeline alone.
+//   - Identity labels (Row.ID): <prefix>:id:<table part>:<32 hex of
+//     sha256(table + "\x00" + ID)>. The same (prefix, table, ID) gives the
+//     same label in every attempt and every run; "id" can never be a run
+//     (runs are 8 hex digits).
+//
+// The table part is the table name with every character outside
+// [-_A-Za-z0-9] replaced by '-', cut to maxTablePart: it is there for people
+// reading SHOW TRANSACTION; uniqueness comes from the hex part.
+// Longest: 48 + 1 + 8 + 1 + 32 + 1 + 32 = 123 ≤ 128.
 
-const maxTablePart = 32
+const (
+	maxTablePart = 32
+	labelSep     = ":"
+	idRun        = "id" // the run part of identity labels
+)
 
+// validPrefix reports whether p is a Config.LabelPrefix: 1-48 of
+// [-_A-Za-z0-9] (Flink users write underscores in sink.label-prefix; ':' is
+// the separator).
 func validPrefix(p string) bool {
 	if len(p) == 0 || len(p) > maxPrefixLen {
 		return false
 	}
 	for i := 0; i < len(p); i++ {
 		c := p[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
 			return false
 		}
 	}
@@ -37,7 +53,7 @@ func validPrefix(p string) bool {
 // defaultPrefix is unique per pipeline construction.
 func defaultPrefix() string { return "dorisio-" + randomHex(12) }
 
-// newRunID names one construction of a pipeline.
+// newRunID names one run of a pipeline.
 func newRunID() string { return randomHex(8) }
 
 // randomHex is n ≤ 32 random hex digits.
@@ -47,10 +63,13 @@ func randomHex(n int) string {
 }
 
 // labelPrefixOf is what every label of a prefix starts with, separator included.
-func labelPrefixOf(prefix string) string { return prefix + "_" }
+func labelPrefixOf(prefix string) string { return prefix + labelSep }
 
-// runLabelPrefix is what every label of one run starts with.
-func runLabelPrefix(prefix, run string) string { return prefix + "_" + run + "_" }
+// runLabelPrefix is what every random label of one run starts with.
+func runLabelPrefix(prefix, run string) string { return prefix + labelSep + run + labelSep }
+
+// idLabelPrefix is what every identity label of a prefix starts with.
+func idLabelPrefix(prefix string) string { return runLabelPrefix(prefix, idRun) }
 
 func tablePart(table string) string {
 	b := []byte(table)
@@ -70,5 +89,12 @@ func tablePart(table string) string {
 
 // newLabel returns a fresh label for one load of table in a run.
 func newLabel(prefix, run, table string) string {
-	return runLabelPrefix(prefix, run) + tablePart(table) + "_" + randomHex(32)
+	return runLabelPrefix(prefix, run) + tablePart(table) + labelSep + randomHex(32)
+}
+
+// idLabel is the label of the load of the element with identity id in
+// table: the same in every attempt and every run with the same prefix.
+func idLabel(prefix, table, id string) string {
+	sum := sha256.Sum256([]byte(table + "\x00" + id))
+	return idLabelPrefix(prefix) + tablePart(table) + labelSep + hex.EncodeToString(sum[:16])
 }

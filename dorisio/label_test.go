@@ -2,21 +2,28 @@ package dorisio
 
 import (
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 )
 
 var dorisLabel = regexp.MustCompile(`^[-_A-Za-z0-9:]{1,128}$`) // protocol §8
 
 func TestLabelsAreValidForAnyTableName(t *testing.T) {
-	prefix := strings.Repeat("p", maxPrefixLen)
+	prefix := strings.Repeat("p_", maxPrefixLen/2)
 	for _, table := range []string{"t", "events_2026", "weird.table name/ü", strings.Repeat("x", 300), ""} {
-		l := newLabel(prefix, "0123abcd", table)
-		if !dorisLabel.MatchString(l) {
-			t.Errorf("newLabel(%q) = %q: not a valid Doris label", table, l)
-		}
-		if !strings.HasPrefix(l, labelPrefixOf(prefix)) {
-			t.Errorf("newLabel(%q) = %q: lacks prefix", table, l)
+		for kind, l := range map[string]string{
+			"random":   newLabel(prefix, "0123abcd", table),
+			"identity": idLabel(prefix, table, "s3://bucket/part-0001.csv|1024|17|0|1024 ü"),
+		} {
+			if !dorisLabel.MatchString(l) {
+				t.Errorf("%s label for table %q = %q: not a valid Doris label", kind, table, l)
+			}
+			if !strings.HasPrefix(l, labelPrefixOf(prefix)) {
+				t.Errorf("%s label for table %q = %q: lacks prefix", kind, table, l)
+			}
 		}
 	}
 	if newLabel("p", "r", "t") == newLabel("p", "r", "t") {
@@ -24,17 +31,73 @@ func TestLabelsAreValidForAnyTableName(t *testing.T) {
 	}
 }
 
-func TestOnePrefixNeverMatchesAnothersLabels(t *testing.T) {
-	other := newLabel("job42", newRunID(), "t")
-	if strings.HasPrefix(other, labelPrefixOf("job4")) {
-		t.Errorf("label %q of prefix job42 matches prefix job4's cleanup pattern %q", other, labelPrefixOf("job4"))
+func TestIdentityLabelsAreTheSameInEveryRunAndDifferPerTableAndID(t *testing.T) {
+	a := idLabel("nightly", "events", "part-1|100|5|0|100")
+	if b := idLabel("nightly", "events", "part-1|100|5|0|100"); a != b {
+		t.Errorf("the same element got %q and %q", a, b)
 	}
-	for _, bad := range []string{"", "a_b", "a:b", "a.b", strings.Repeat("a", maxPrefixLen+1)} {
+	for _, other := range []string{
+		idLabel("nightly", "events", "part-1|100|5|0|99"),
+		idLabel("nightly", "events2", "part-1|100|5|0|100"),
+		idLabel("nightly2", "events", "part-1|100|5|0|100"),
+		// table + ID are hashed with a separator: no shift makes a twin.
+		idLabel("nightly", "event", "s\x00part-1|100|5|0|100"),
+	} {
+		if other == a {
+			t.Errorf("different elements share the label %q", a)
+		}
+	}
+	if !strings.HasPrefix(a, idLabelPrefix("nightly")) || strings.HasPrefix(newLabel("nightly", newRunID(), "events"), idLabelPrefix("nightly")) {
+		t.Errorf("identity and random labels are not told apart by %q", idLabelPrefix("nightly"))
+	}
+}
+
+func TestOnePrefixNeverMatchesAnothersLabels(t *testing.T) {
+	for _, pair := range [][2]string{{"job4", "job42"}, {"job4", "job4_x"}, {"orders_daily", "orders_daily2"}, {"a_b", "a_bc"}} {
+		short, long := pair[0], pair[1]
+		for _, l := range []string{newLabel(long, newRunID(), "t"), idLabel(long, "t", "x")} {
+			if strings.HasPrefix(l, labelPrefixOf(short)) {
+				t.Errorf("label %q of prefix %s matches prefix %s's pattern %q", l, long, short, labelPrefixOf(short))
+			}
+		}
+	}
+	for _, good := range []string{"orders_daily", "a-b_c", "X", strings.Repeat("a", maxPrefixLen), defaultPrefix()} {
+		if !validPrefix(good) {
+			t.Errorf("validPrefix(%q) = false", good)
+		}
+	}
+	for _, bad := range []string{"", "a:b", "a.b", "a b", "ü", strings.Repeat("a", maxPrefixLen+1)} {
 		if validPrefix(bad) {
 			t.Errorf("validPrefix(%q) = true", bad)
 		}
 	}
-	if !validPrefix(defaultPrefix()) {
-		t.Errorf("default prefix %q is invalid", defaultPrefix())
+}
+
+func TestConfigLabelPrefixSaysWhatIsAllowed(t *testing.T) {
+	cfg := Config{FEs: []string{"http://fe:8030"}, User: "u", Database: "d", Table: "t", LabelPrefix: "job:1"}
+	err := cfg.validate(newConnSpec(cfg))
+	want := `Config.LabelPrefix "job:1": want 1-48 of [-_A-Za-z0-9] (':' separates the prefix from the rest of each label)`
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %q", err, want)
 	}
+	cfg.LabelPrefix = "orders_daily"
+	if err := cfg.validate(newConnSpec(cfg)); err != nil {
+		t.Errorf("orders_daily refused: %v", err)
+	}
+}
+
+func TestTwoWritesOfOnePipelineShareTheRunID(t *testing.T) {
+	p, s := beam.NewPipelineWithRoot()
+	a, b := pipelineRunID(s), pipelineRunID(s.Scope("inner"))
+	if a != b {
+		t.Fatalf("two scopes of one pipeline got run ids %q and %q (did beam.Scope lose its graph field?)", a, b)
+	}
+	if scopeGraph(s) == nil {
+		t.Fatal("beam.Scope has no *graph.Graph field named real any more: run ids fall back to one per Write")
+	}
+	_, s2 := beam.NewPipelineWithRoot()
+	if c := pipelineRunID(s2); c == a {
+		t.Errorf("two pipelines share the run id %q", c)
+	}
+	runtime.KeepAlive(p)
 }

@@ -10,14 +10,18 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
-// Lingering transactions (design §6): a run of a job that crashed after
-// precommitting leaves PRECOMMITTED transactions that hold the database's
-// running-transaction quota for up to the precommit timeout. With a stable
-// Config.LabelPrefix, each worker process aborts, before its first load, the
-// PREPARE/PRECOMMITTED transactions whose labels carry the prefix but not
-// this run's id. It never touches another prefix (labels are
-// "<prefix>_<run>_...", and '_' cannot occur in a prefix) nor this run's own
-// loads, so it is safe on every worker, at any time, any number of times.
+// Lingering transactions (design §6), with WithAbortLingeringTxns: a run of
+// a job that crashed after precommitting leaves PRECOMMITTED transactions
+// that hold the database's running-transaction quota for up to the
+// precommit timeout. Each worker process then aborts, before its first
+// load, the PREPARE/PRECOMMITTED transactions whose labels carry the prefix
+// ("<prefix>:") but neither this run's id ("<prefix>:<run>:", shared by
+// every Write of the pipeline) nor the identity marker ("<prefix>:id:", a
+// re-run settles those by label itself). It never touches another prefix
+// (':' cannot occur in a prefix). It is opt-in because it cannot tell a
+// crashed run from a live one: another job, or an in-place update of this
+// one, writing with the same prefix would lose commits that may still come
+// (issue 10.1).
 
 // cleanups holds one cleanup per (db, prefix, run) in this process.
 var cleanups sync.Map // key string -> *lingeringCleanup
@@ -37,7 +41,7 @@ func abortLingeringOnce(ctx context.Context, c *streamload.Client, db, prefix, r
 	if lc.done {
 		return nil
 	}
-	aborted, err := c.AbortLingering(ctx, db, labelPrefixOf(prefix), runLabelPrefix(prefix, run))
+	aborted, err := c.AbortLingering(ctx, db, labelPrefixOf(prefix), runLabelPrefix(prefix, run), idLabelPrefix(prefix))
 	switch {
 	case errors.Is(err, streamload.ErrListingUnsupported):
 		slog.Warn("dorisio.Write: cannot list transactions to abort an earlier run's lingering ones; they expire at Doris' precommit timeout (stream_load_default_precommit_timeout_second, 1 h by default)",

@@ -22,6 +22,8 @@ var (
 	alreadyCommitted = beam.NewCounter(metricsNamespace, "already_committed")
 	loadLatency      = beam.NewDistribution(metricsNamespace, "load_latency_ms")
 	commitLatency    = beam.NewDistribution(metricsNamespace, "commit_latency_ms")
+	openTxns         = beam.NewDistribution(metricsNamespace, "open_txns")
+	spilledBytes     = beam.NewCounter(metricsNamespace, "spilled_bytes")
 )
 
 func recordLoad(ctx context.Context, o loadOutcome) {
@@ -39,10 +41,18 @@ func recordLoad(ctx context.Context, o loadOutcome) {
 	beam.NewCounter(metricsNamespace, perTable("rows", table)).Inc(ctx, r.LoadedRows)
 	beam.NewCounter(metricsNamespace, perTable("bytes", table)).Inc(ctx, r.Bytes)
 	beam.NewCounter(metricsNamespace, perTable("loads", table)).Inc(ctx, 1)
+
+	spilledBytes.Inc(ctx, o.spilled)
+	if r.AlreadyCommitted { // an identity label an earlier attempt or run loaded
+		alreadyCommitted.Inc(ctx, 1)
+	}
 }
 
 // perTable names a table's counter: "rows:demo.events".
 func perTable(metric, table string) string { return metric + ":" + table }
+
+// recordBundle notes the most loads a bundle held open at once.
+func recordBundle(ctx context.Context, peakOpen int64) { openTxns.Update(ctx, peakOpen) }
 
 func recordCommit(ctx context.Context, r CommitResult, d time.Duration) {
 	commitsDone.Inc(ctx, 1)

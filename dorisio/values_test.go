@@ -166,7 +166,7 @@ func TestStructOptionsThatContradictTheFieldsAreRefused(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, s := beam.NewPipelineWithRoot()
-			_, err := newWrite(configFor(srv, "users"), beam.Create(s, tc.elem), tc.opts)
+			_, err := newWrite(s, configFor(srv, "users"), beam.Create(s, tc.elem), tc.opts)
 			wantErr(t, err, tc.want)
 		})
 	}

@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register.DoFn3x1[context.Context, beam.X, func(CommitResult), error](&writeFn{})
+	register.DoFn4x1[context.Context, beam.BundleFinalization, beam.X, func(CommitResult), error](&writeFn{})
 	register.DoFn3x1[context.Context, CommitResult, func(CommitResult), error](&commitFn{})
 	register.Emitter1[CommitResult]()
 	beam.RegisterType(reflect.TypeOf((*CommitResult)(nil)).Elem())
@@ -40,7 +40,7 @@ func init() {
 // type, naming what is wrong.
 func Write(s beam.Scope, cfg Config, col beam.PCollection, opts ...WriteOption) beam.PCollection {
 	s = s.Scope("dorisio.Write")
-	w, err := newWrite(cfg, col, opts)
+	w, err := newWrite(s, cfg, col, opts)
 	if err != nil {
 		panic("dorisio.Write: " + err.Error())
 	}
@@ -62,7 +62,7 @@ type write struct {
 	commit *commitFn
 }
 
-func newWrite(cfg Config, col beam.PCollection, opts []WriteOption) (*write, error) {
+func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption) (*write, error) {
 	conn := newConnSpec(cfg) // once: a Config.Password gets one in-process handle
 	if err := cfg.validate(conn); err != nil {
 		return nil, err
@@ -93,13 +93,15 @@ func newWrite(cfg Config, col beam.PCollection, opts []WriteOption) (*write, err
 	}
 	prefix := cfg.LabelPrefix
 	if prefix == "" {
+		if o.AbortLingering {
+			return nil, fmt.Errorf("WithAbortLingeringTxns() needs Config.LabelPrefix: a fresh prefix per construction has nothing of earlier runs to abort")
+		}
 		prefix = defaultPrefix()
 	}
 	return &write{
 		write: &writeFn{
-			Conn: conn, DB: cfg.Database, Table: cfg.Table, LabelPrefix: prefix, RunID: newRunID(),
-			AbortLingering: cfg.LabelPrefix != "", // a fresh prefix has nothing to clean
-			Headers:        headers, Opts: *o, Elem: beam.EncodedType{T: t},
+			Conn: conn, DB: cfg.Database, Table: cfg.Table, LabelPrefix: prefix, RunID: pipelineRunID(s),
+			Headers: headers, Opts: *o, Elem: beam.EncodedType{T: t},
 		},
 		commit: &commitFn{Conn: conn, Retry: o.Retry},
 	}, nil
@@ -132,21 +134,23 @@ func newClient(c connSpec, rp RetryPolicy) (*streamload.Client, error) {
 
 // writeFn is the precommit stage: it batches a bundle's rows per table,
 // loads each batch (precommitted with ExactlyOnce) and emits one
-// CommitResult per load when the bundle finishes.
+// CommitResult per load when the bundle finishes. Unless AllOrNothing, it
+// also asks the runner to commit the bundle's loads once the bundle's
+// output is durable (early.go).
 type writeFn struct {
-	Conn           connSpec
-	DB, Table      string
-	LabelPrefix    string
-	RunID          string // this pipeline construction's part of every label
-	AbortLingering bool   // abort earlier runs' open transactions of LabelPrefix at Setup
-	Headers        map[string]string
-	Opts           writeOptions
-	Elem           beam.EncodedType
+	Conn        connSpec
+	DB, Table   string
+	LabelPrefix string
+	RunID       string // this pipeline's part of every random label
+	Headers     map[string]string
+	Opts        writeOptions
+	Elem        beam.EncodedType
 
 	client *streamload.Client
 	enc    elemEncoder
 	pool   *chunkPool
 	batch  *batcher // the current bundle's; nil between bundles
+	early  earlyCommits
 }
 
 func (fn *writeFn) Setup(ctx context.Context) error {
@@ -155,27 +159,41 @@ func (fn *writeFn) Setup(ctx context.Context) error {
 		return fmt.Errorf("dorisio.Write: %w", err)
 	}
 	fn.enc = enc
+	if d := fn.Opts.SpoolDir; d != "" {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			return fmt.Errorf("dorisio.Write: WithSpoolDir(%q): not a directory on this worker (%v)", d, err)
+		}
+	}
 	// Keep enough chunks for a full set of buffered and uploading batches.
 	fn.pool = &chunkPool{max: int((fn.Opts.MaxBufferedBytes + int64(fn.Opts.LoadsInFlight)*fn.Opts.MaxBatchBytes) / chunkSize)}
 	fn.client, err = newClient(fn.Conn, fn.Opts.Retry)
 	if err == nil {
 		err = checkColumns(ctx, fn.client, fn.DB, fn.Table, fn.enc)
 	}
-	if err != nil || !fn.AbortLingering {
+	if err != nil || !fn.Opts.AbortLingering {
 		return err
 	}
 	return abortLingeringOnce(ctx, fn.client, fn.DB, fn.LabelPrefix, fn.RunID)
 }
 
-func (fn *writeFn) ProcessElement(ctx context.Context, elem beam.X, _ func(CommitResult)) error {
+// ProcessElement takes the bundle finalization only so that the runner
+// offers it to FinishBundle (beam-go.md §2: Beam sets RequestsFinalization
+// from ProcessElement's signature alone).
+func (fn *writeFn) ProcessElement(ctx context.Context, _ beam.BundleFinalization, elem beam.X, _ func(CommitResult)) error {
 	if fn.batch == nil {
-		fn.batch = newBatcher(fn.client, fn.pool, fn.DB, fn.Table, fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
+		// Uploads run under the bundle's context: a cancelled bundle stops them.
+		fn.batch = newBatcher(ctx, fn.client, fn.pool, fn.DB, fn.Table, fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
 	}
 	table, data, rows, err := fn.enc.encode(elem)
 	if err != nil {
 		return fn.failBundle(ctx, fmt.Errorf("dorisio.Write: table %s.%s: %w", fn.DB, fn.Table, err))
 	}
-	if err := fn.batch.add(table, data, rows); err != nil {
+	if r, ok := elem.(Row); ok && r.ID != "" {
+		err = fn.batch.addOwn(table, r.ID, data, r.Data, rows)
+	} else {
+		err = fn.batch.add(table, data, rows)
+	}
+	if err != nil {
 		return fn.failBundle(ctx, err)
 	}
 	return nil
@@ -190,28 +208,35 @@ func (fn *writeFn) failBundle(ctx context.Context, err error) error {
 	return b.abandon(ctx, err)
 }
 
-func (fn *writeFn) FinishBundle(ctx context.Context, emit func(CommitResult)) error {
+func (fn *writeFn) FinishBundle(ctx context.Context, bf beam.BundleFinalization, emit func(CommitResult)) error {
 	b := fn.batch
 	fn.batch = nil
 	if b == nil {
-		return nil // empty bundle
+		fn.finalizeLater(bf, nil) // empty bundle
+		return nil
 	}
 	outcomes, err := b.finish()
 	if err != nil {
 		return b.abandon(ctx, err)
 	}
+	var precommitted []CommitResult
 	for _, o := range outcomes {
 		recordLoad(ctx, o)
 		emit(o.result)
+		if !o.result.Committed {
+			precommitted = append(precommitted, o.result)
+		}
 	}
+	recordBundle(ctx, b.peakOpen.Load())
+	fn.finalizeLater(bf, precommitted)
 	return nil
 }
 
 // Teardown abandons a bundle that never finished: another step of a fused
 // bundle failed, and the runner tore the DoFn down without FinishBundle.
 // Runners that skip Teardown too (prism after a failure) leave those loads
-// to the next run's lingering-transaction cleanup or Doris' precommit
-// timeout.
+// to Doris' precommit timeout, or to the next run's lingering-transaction
+// cleanup (WithAbortLingeringTxns).
 func (fn *writeFn) Teardown() {
 	if fn.batch != nil {
 		b := fn.batch

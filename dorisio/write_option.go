@@ -57,6 +57,11 @@ type writeOptions struct {
 	TimeZone         string // time.Time fields are written in this zone (WithTimeZone)
 	TimeZoneSet      bool   // WithTimeZone was given: send the timezone header for pre-encoded rows too
 	Timeouts         HTTPTimeouts
+	MaxOpenTxns      int
+	MaxLoadBytes     int64
+	SpoolDir         string
+	AllOrNothing     bool
+	AbortLingering   bool
 
 	errs []string // construction errors, reported together by Write
 }
@@ -68,6 +73,13 @@ type RetryPolicy struct {
 	MaxAttempts    int           // attempts including the first; default 5
 	InitialBackoff time.Duration // default 500ms
 	MaxBackoff     time.Duration // default 30s
+	// QuotaWait is how long a load refused by Doris' running-transaction
+	// quota (ErrTxnQuota) keeps being resent, with the same label and a
+	// jittered backoff from InitialBackoff up to MaxBackoff, while other
+	// transactions end: default 10m, or the load's timeout (WithLoadTimeout)
+	// if shorter. A bundle whose own open loads already fill the quota fails
+	// at once: only its own commit could free them.
+	QuotaWait time.Duration
 }
 
 // Defaults, chosen for Doris: it wants few large loads (too many small ones
@@ -76,6 +88,13 @@ const (
 	DefaultMaxBatchRows  = 1_000_000
 	DefaultMaxBatchBytes = 64 << 20
 	DefaultLoadsInFlight = 2
+	// DefaultMaxOpenTxns: 50 bundles writing at once fit Doris' default
+	// max_running_txn_num_per_db of 1000.
+	DefaultMaxOpenTxns = 20
+	// DefaultMaxLoadBytes is Doris 2.x's streaming_load_max_mb (10 GB).
+	DefaultMaxLoadBytes = 10 << 30
+	// DefaultQuotaWait bounds the wait on Doris' running-transaction quota.
+	DefaultQuotaWait = 10 * time.Minute
 )
 
 func defaultWriteOptions() *writeOptions {
@@ -84,6 +103,8 @@ func defaultWriteOptions() *writeOptions {
 		MaxBatchRows:  DefaultMaxBatchRows,
 		MaxBatchBytes: DefaultMaxBatchBytes,
 		LoadsInFlight: DefaultLoadsInFlight,
+		MaxOpenTxns:   DefaultMaxOpenTxns,
+		MaxLoadBytes:  DefaultMaxLoadBytes,
 		Headers:       map[string]string{},
 		TimeZone:      defaultTimeZone,
 	}
@@ -144,6 +165,70 @@ func WithMaxBufferedBytes(n int64) WriteOption {
 // MaxBufferedBytes + LoadsInFlight × MaxBatchBytes.
 func WithLoadsInFlight(n int) WriteOption {
 	return positive("WithLoadsInFlight", n, func(o *writeOptions) { o.LoadsInFlight = n })
+}
+
+// WithMaxOpenTxns bounds the two-phase-commit loads one bundle starts, and
+// so keeps open until its commit (default 20 per bundle: 50 bundles writing
+// at once fit Doris' default max_running_txn_num_per_db of 1000; Flink's
+// connector holds one per table per subtask). Past half the budget the
+// bundle makes bigger loads, not more: the batch limits double with each
+// load, up to MaxLoadBytes, spilled to WithSpoolDir. A bundle that writes
+// to more tables than the budget fails, saying so. Ignored with
+// AtLeastOnce and for elements with an ID (their loads are not held open).
+func WithMaxOpenTxns(n int) WriteOption {
+	return positive("WithMaxOpenTxns", n, func(o *writeOptions) { o.MaxOpenTxns = n })
+}
+
+// WithMaxLoadBytes caps the body of one load, before compression, when the
+// open-transaction budget grows loads past MaxBatchBytes (default 10 GiB,
+// Doris 2.x's BE streaming_load_max_mb; 3.0 and later allow 100 GB). A
+// bundle whose batch reaches it with no budget left to cut it fails.
+func WithMaxLoadBytes(n int64) WriteOption {
+	return positive("WithMaxLoadBytes", n, func(o *writeOptions) { o.MaxLoadBytes = n })
+}
+
+// WithSpoolDir sets the directory where batches grown past MaxBatchBytes
+// are spilled (default os.TempDir() on each worker). Disk use is bounded by
+// WithMaxOpenTxns × MaxLoadBytes per bundle; each file is removed when its
+// load ends.
+func WithSpoolDir(dir string) WriteOption {
+	return func(o *writeOptions) {
+		if strings.TrimSpace(dir) == "" {
+			o.fail("WithSpoolDir(%q): empty; leave the option out for os.TempDir()", dir)
+			return
+		}
+		o.SpoolDir = dir
+	}
+}
+
+// WithAllOrNothing turns off the early commit of each bundle's loads (by
+// Beam's bundle finalization, the default): nothing this Write loads
+// becomes visible until its whole precommit stage has succeeded, so a job
+// whose Write fails leaves nothing of it behind and a plain re-run is
+// exactly-once (per Write: another Write of the pipeline that finished
+// first has committed its rows). The job must then fit
+// Doris' running-transaction quota (max_running_txn_num_per_db, shared by
+// every bundle's open loads) and its precommit timeout
+// (stream_load_default_precommit_timeout_second, 1 h by default).
+// Requires ExactlyOnce.
+func WithAllOrNothing() WriteOption {
+	return func(o *writeOptions) { o.AllOrNothing = true }
+}
+
+// WithAbortLingeringTxns makes each worker, before its first load, abort
+// the PREPARE and PRECOMMITTED transactions of Config.LabelPrefix left by
+// other runs (StarRocks' connector calls it
+// sink.exactly-once.enable-abort-lingering-txn; default off). Use it to
+// free the transaction quota after a crash, and only when no other job, and
+// no in-place update of this job, writes with this prefix: their commits
+// may still come. It never touches this run's loads (every Write of this
+// pipeline shares the run) nor labels of elements with an ID (a re-run
+// settles those itself). It lists transactions with SHOW TRANSACTION, which
+// Doris 2.1/3.0 allow only with ADMIN; without it a warning is logged and
+// the transactions expire at the precommit timeout. Requires
+// Config.LabelPrefix.
+func WithAbortLingeringTxns() WriteOption {
+	return func(o *writeOptions) { o.AbortLingering = true }
 }
 
 // WithCompression compresses each load: "gz" or "lz4" (Stream Load
@@ -287,6 +372,10 @@ func WithRetry(p RetryPolicy) WriteOption {
 			o.fail("WithRetry(%+v): negative value", p)
 			return
 		}
+		if p.QuotaWait < 0 {
+			o.fail("WithRetry(%+v): negative value", p)
+			return
+		}
 		if p.MaxBackoff > 0 && p.InitialBackoff > p.MaxBackoff {
 			o.fail("WithRetry(%+v): InitialBackoff > MaxBackoff", p)
 			return
@@ -336,5 +425,14 @@ func (o *writeOptions) finish() {
 	}
 	if o.MaxBufferedBytes < o.MaxBatchBytes {
 		o.fail("WithMaxBufferedBytes(%d) < MaxBatchBytes %d: a batch could never fill", o.MaxBufferedBytes, o.MaxBatchBytes)
+	}
+	if o.MaxLoadBytes < o.MaxBatchBytes {
+		o.fail("WithMaxLoadBytes(%d) < MaxBatchBytes %d: no load could hold a batch", o.MaxLoadBytes, o.MaxBatchBytes)
+	}
+	if o.AllOrNothing && o.Delivery != ExactlyOnce {
+		o.fail("WithAllOrNothing() with WithDelivery(AtLeastOnce): plain loads are visible at once; all-or-nothing needs ExactlyOnce")
+	}
+	if o.Retry.QuotaWait == 0 {
+		o.Retry.QuotaWait = DefaultQuotaWait
 	}
 }

@@ -35,7 +35,7 @@ func TestInvalidOptionsStopConstruction(t *testing.T) {
 	noTable := validConfig()
 	noTable.Table = ""
 	badPrefix := validConfig()
-	badPrefix.LabelPrefix = "has_underscore"
+	badPrefix.LabelPrefix = "has:colon"
 	credsInURL := validConfig()
 	credsInURL.FEs = []string{"http://root:hunter2@fe:8030"}
 	beConflict := validConfig()
@@ -62,8 +62,17 @@ func TestInvalidOptionsStopConstruction(t *testing.T) {
 		{"an encoding header with struct elements", validConfig(), optRow{}, []WriteOption{WithLoadHeader("column_separator", "|")},
 			`WithLoadHeader("column_separator", ...): Write encodes dorisio.optRow itself`},
 		{"a buffer smaller than a batch", validConfig(), optRow{}, []WriteOption{WithMaxBatchBytes(100), WithMaxBufferedBytes(10)}, "WithMaxBufferedBytes(10) < MaxBatchBytes 100"},
+		{"a zero open-transaction budget", validConfig(), optRow{}, []WriteOption{WithMaxOpenTxns(0)}, "WithMaxOpenTxns(0): must be > 0"},
+		{"a load cap below the batch size", validConfig(), optRow{}, []WriteOption{WithMaxBatchBytes(1 << 20), WithMaxLoadBytes(1000)},
+			"WithMaxLoadBytes(1000) < MaxBatchBytes 1048576: no load could hold a batch"},
+		{"an empty spool dir", validConfig(), optRow{}, []WriteOption{WithSpoolDir(" ")}, `WithSpoolDir(" "): empty; leave the option out for os.TempDir()`},
+		{"all-or-nothing with plain loads", validConfig(), optRow{}, []WriteOption{WithDelivery(AtLeastOnce), WithAllOrNothing()},
+			"WithAllOrNothing() with WithDelivery(AtLeastOnce)"},
+		{"lingering cleanup without a stable prefix", validConfig(), optRow{}, []WriteOption{WithAbortLingeringTxns()},
+			"WithAbortLingeringTxns() needs Config.LabelPrefix"},
+		{"a negative quota wait", validConfig(), optRow{}, []WriteOption{WithRetry(RetryPolicy{QuotaWait: -1})}, "WithRetry({MaxAttempts:0 InitialBackoff:0s MaxBackoff:0s QuotaWait:-1ns}): negative value"},
 		{"no table for struct elements", noTable, optRow{}, nil, "Config.Table: empty; set it, or route elements with dorisio.Row"},
-		{"a prefix with an underscore", badPrefix, optRow{}, nil, `Config.LabelPrefix "has_underscore"`},
+		{"a prefix with the separator", badPrefix, optRow{}, nil, `Config.LabelPrefix "has:colon": want 1-48 of [-_A-Za-z0-9]`},
 		{"credentials inside an FE address, never shown", credsInURL, optRow{}, nil, "dorisio.Write: Config.FEs[0] (not shown: it contains '@', where a user:password would sit): want http://host:port or https://host:port (a path prefix is allowed) with no user-info; credentials go in Config.User and Config.Password"},
 		{"a BE list together with BE discovery, before any worker starts", beConflict, optRow{}, nil, "Config.BEs and Config.DiscoverBEs are both set"},
 		{"two password sources", twoPasswords, optRow{}, nil, "set only one of Password, PasswordEnv and PasswordFile"},
@@ -88,8 +97,14 @@ func TestValidOptionsConstruct(t *testing.T) {
 	if msg := constructionPanic(routed, Row{Table: "t", Data: []byte("1\n")},
 		WithFormat(JSON), WithCompression("gz"), WithMaxBatchRows(10), WithMaxBatchBytes(1<<20),
 		WithLoadsInFlight(3), WithDelivery(AtLeastOnce), WithStrictMode(true), WithColumns("id", "name"),
-		WithLoadHeader("column_separator", "|"), WithRetry(RetryPolicy{MaxAttempts: 2}),
-		WithHTTPTimeouts(HTTPTimeouts{Connect: time.Second, Header: time.Minute})); msg != "" {
+		WithLoadHeader("column_separator", "|"), WithRetry(RetryPolicy{MaxAttempts: 2, QuotaWait: time.Minute}),
+		WithHTTPTimeouts(HTTPTimeouts{Connect: time.Second, Header: time.Minute}),
+		WithMaxOpenTxns(50), WithMaxLoadBytes(100<<30), WithSpoolDir("/var/tmp")); msg != "" {
+		t.Fatalf("valid options panicked: %s", msg)
+	}
+	prefixed := validConfig()
+	prefixed.LabelPrefix = "orders_daily"
+	if msg := constructionPanic(prefixed, optRow{}, WithAllOrNothing(), WithAbortLingeringTxns()); msg != "" {
 		t.Fatalf("valid options panicked: %s", msg)
 	}
 }

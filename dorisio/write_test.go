@@ -283,12 +283,20 @@ func TestLingeringTransactionsOfTheSamePrefixAreAborted(t *testing.T) {
 	}
 	mine := precommit("job1", events(5, shortName))
 	other := precommit("job10", events(7, shortName))
+	underscored := precommit("job1_x", events(3, shortName))
+	// An identity label of the same prefix, left precommitted: a re-run
+	// settles it by label, so the cleanup must leave it alone.
+	idl := idLabel("job1", "events", "part-7")
+	w := buildWrite(t, configFor(srv, "events"), event{})
+	if _, err := w.write.client.Load(context.Background(), loadRequest("events", idl, []byte("1,\"x\"\n"))); err != nil {
+		t.Fatal(err)
+	}
 
 	cfg := configFor(srv, "events")
 	cfg.LabelPrefix = "job1"
 	in := events(30, func(i int) string { return "new" })
 	_, err := runPipeline(t, func(s beam.Scope) {
-		assertCommitted(s, Write(s, cfg, beam.CreateList(s, in)), 30)
+		assertCommitted(s, Write(s, cfg, beam.CreateList(s, in), WithAbortLingeringTxns()), 30)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -300,20 +308,43 @@ func TestLingeringTransactionsOfTheSamePrefixAreAborted(t *testing.T) {
 	if states[mine.Label] != "ABORTED" {
 		t.Errorf("lingering txn %s of the same prefix is %s, want ABORTED", mine.Label, states[mine.Label])
 	}
-	if states[other.Label] != "PRECOMMITTED" {
-		t.Errorf("txn %s of prefix job10 is %s: cleanup of job1 must not touch it", other.Label, states[other.Label])
+	for _, l := range []string{other.Label, underscored.Label, idl} {
+		if states[l] != "PRECOMMITTED" {
+			t.Errorf("txn %s is %s: cleanup of job1's earlier runs must not touch it", l, states[l])
+		}
 	}
 	wantRows(t, srv, "events", rowsOf(in))
+}
+
+// Issue 10.1: the cleanup is opt-in; by default an earlier run's open
+// transactions are left to Doris' precommit timeout, since their commit
+// may still come (a redeployed streaming job, another job with the prefix).
+func TestWithoutTheOptionNoLingeringTransactionIsAborted(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+	cfg := configFor(srv, "events")
+	cfg.LabelPrefix = "job1"
+	first := buildWrite(t, cfg, event{})
+	out, err := lifecycle(t, first.write, asElems(events(5, shortName)))
+	if err != nil || len(out) != 1 {
+		t.Fatalf("precommit: %v, %d loads", err, len(out))
+	}
+	in := events(30, func(int) string { return "new" })
+	if _, err := runPipeline(t, func(s beam.Scope) { assertCommitted(s, Write(s, cfg, beam.CreateList(s, in)), 30) }); err != nil {
+		t.Fatal(err)
+	}
+	for _, tx := range srv.Txns("demo") {
+		if tx.Label == out[0].Label && tx.State != "PRECOMMITTED" {
+			t.Errorf("the earlier run's txn is %s without WithAbortLingeringTxns", tx.State)
+		}
+	}
 }
 
 func TestRetriedBundleCommitsEveryRowOnce(t *testing.T) {
 	in := events(1000, shortName)
 	commitAll := func(t *testing.T, w *write, rs []CommitResult) {
 		t.Helper()
-		for _, r := range rs {
-			if err := w.commit.ProcessElement(context.Background(), r, func(CommitResult) {}); err != nil {
-				t.Fatal(err)
-			}
+		if _, err := commitBundle(w.commit, rs); err != nil {
+			t.Fatal(err)
 		}
 	}
 
@@ -336,7 +367,7 @@ func TestRetriedBundleCommitsEveryRowOnce(t *testing.T) {
 		wantRows(t, srv, "events", rowsOf(in))
 		// The discarded attempt's txns stay invisible until the next run
 		// with the same prefix aborts them (or Doris' precommit timeout).
-		aborted, err := w.write.client.AbortLingering(context.Background(), "demo", labelPrefixOf("retry1"), "")
+		aborted, err := w.write.client.AbortLingering(context.Background(), "demo", labelPrefixOf("retry1"))
 		if err != nil || len(aborted) != len(first) {
 			t.Fatalf("cleanup aborted %d txns (%v), want the first attempt's %d", len(aborted), err, len(first))
 		}
@@ -397,11 +428,11 @@ func lifecycleFailingAfter(t *testing.T, fn *writeFn, elems []any, after int64, 
 		if fault == nil && srv.Stats().Loads >= after {
 			fault = srv.Inject(doristest.Fault{Kind: doristest.BackendDown, Endpoint: doristest.EndpointLoad})
 		}
-		if err := fn.ProcessElement(ctx, e, emit); err != nil {
+		if err := fn.ProcessElement(ctx, nil, e, emit); err != nil {
 			return out, err // runners call no FinishBundle after an error
 		}
 	}
-	return out, fn.FinishBundle(ctx, emit)
+	return out, fn.FinishBundle(ctx, nil, emit)
 }
 
 func TestCommitOfAnExpiredTransactionFailsNamingTheLoss(t *testing.T) {
@@ -414,7 +445,7 @@ func TestCommitOfAnExpiredTransactionFailsNamingTheLoss(t *testing.T) {
 	if n := srv.ExpirePrecommitted("demo"); n != 1 {
 		t.Fatalf("expired %d txns, want 1", n)
 	}
-	err = w.commit.ProcessElement(context.Background(), out[0], func(CommitResult) {})
+	_, err = commitBundle(w.commit, out)
 	if !errors.Is(err, ErrTxnAborted) {
 		t.Fatalf("commit of an expired txn: %v, want ErrTxnAborted", err)
 	}
@@ -429,7 +460,7 @@ func TestTeardownOfAnUnfinishedBundleAbortsItsLoads(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 	w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(100))
 	for _, e := range asElems(events(450, shortName)) {
-		if err := w.write.ProcessElement(context.Background(), e, func(CommitResult) {}); err != nil {
+		if err := w.write.ProcessElement(context.Background(), nil, e, func(CommitResult) {}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -26,8 +26,9 @@
 // PUT /api/{db}[/{tbl}]/_stream_load_2pc (auth checks, then 307 to a BE,
 // never reading the body), GET /api/{db}/get_load_state, GET /api/backends,
 // GET /api/health, POST /api/query/{ns}/{db} (SHOW TRANSACTION only),
-// POST /api/{db}/_cancel, GET /api/{db}/{tbl}/_schema, and doristest's own GET /doristest/rows and
-// GET /doristest/txns. BE (Server.BackendURLs): stream load, 2PC,
+// POST /api/{db}/_cancel, GET /api/{db}/{tbl}/_schema, and doristest's own
+// GET /doristest/rows, GET /doristest/count and GET /doristest/txns (with
+// the peak of running txns). BE (Server.BackendURLs): stream load, 2PC,
 // /api/_load_error_log and /api/health.
 //
 // Loads are CSV or JSON, optionally gz or lz4 compressed, checked against
@@ -121,7 +122,7 @@
 //   - One FE, always master and always ready: no 503 health, no forwarding,
 //     no FE failover (PREPARE txns are never lost).
 //   - One account (WithAuth) with every privilege; privilege errors never
-//     occur. Tokens (`token`, `Auth-Token`) are not supported.
+//     occur, except SHOW TRANSACTION's under WithoutAdmin. Tokens (`token`, `Auth-Token`) are not supported.
 //   - Go's HTTP server sends `100 Continue` when the handler first reads the
 //     body, and answers any `Expect` value other than `100-continue` with
 //     417 itself. It also drops Content-Length when a request is chunked, so

@@ -21,6 +21,7 @@ type config struct {
 	loadTimeout      time.Duration
 	labelRetention   time.Duration
 	runningTxnQuota  int
+	withoutAdmin     bool
 	fakeClock        *FakeClock
 	addr             string
 	logger           *slog.Logger
@@ -108,7 +109,9 @@ func WithCountOnly() Option {
 
 // WithPrecommitTimeout sets after how long a PRECOMMITTED txn is aborted
 // with reason `timeout by txn manager` (FE
-// stream_load_default_precommit_timeout_second). Default 3600 s.
+// stream_load_default_precommit_timeout_second). Default 3600 s. On the
+// real clock the sweep runs every 30 s like the FE's, or every second when
+// d is under a minute.
 func WithPrecommitTimeout(d time.Duration) Option {
 	return func(c *config) {
 		if d <= 0 {
@@ -150,6 +153,16 @@ func WithRunningTxnQuota(n int) Option {
 		}
 		c.runningTxnQuota = n
 	}
+}
+
+// WithoutAdmin plays a least-privilege loader on Doris 2.1/3.0, which lacks
+// ADMIN: SHOW TRANSACTION over /api/query is refused with `Access denied;
+// you need (at least one of) the (Admin_priv) privilege(s) for this
+// operation` (protocol §12.2.1), as those versions refuse it. Loads, 2PC
+// commit and abort (by txn id or label) and get_load_state still work: they
+// need LOAD only. Default: the account has every privilege.
+func WithoutAdmin() Option {
+	return func(c *config) { c.withoutAdmin = true }
 }
 
 // WithClock drives the server's timers from c instead of real time; the

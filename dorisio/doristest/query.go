@@ -23,6 +23,9 @@ import (
 //     strings, unset times null, LIKE/STATUS rows newest first.
 //   - Answers the streamed shape (pretty, no count) unless `X-Doris-Stream:
 //     false`, which gives the buffered envelope capped at `limit` (1000).
+//   - WithoutAdmin: a parsed SHOW TRANSACTION is refused with 2.1/3.0's
+//     `Access denied; you need (at least one of) the (Admin_priv)
+//     privilege(s) for this operation`.
 //   - Anything else: {"msg":"Error","code":1,"data":"Failed to execute sql:
 //     java.sql.SQLException: (conn=N) errCode = 2, detailMessage = <text>","count":0}.
 
@@ -110,6 +113,9 @@ func (s *Server) showTransaction(sessionDB, stmt string) (rows []string, errText
 	}
 	if m[2] == "" {
 		return nil, "Missing transaction id"
+	}
+	if s.cfg.withoutAdmin {
+		return nil, "Access denied; you need (at least one of) the (Admin_priv) privilege(s) for this operation"
 	}
 	const whereHelp = "Where clause should looks like one of them: id = 123 or label =/like 'label' or status = 'prepare/precommitted/committed/visible/aborted'"
 	wm := whereRE.FindStringSubmatch(strings.TrimSpace(m[2]))

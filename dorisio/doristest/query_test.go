@@ -81,6 +81,22 @@ func TestRowsAndTxnsEndpoints(t *testing.T) {
 	wantEqual(t, "rows", do(t, s, "GET", s.URL+"/doristest/rows?db=demo&table=t", nil, "").body,
 		`{"columns":["id","name"],"rows":[["1","alice"],["2",null]]}`)
 	wantEqual(t, "txns", do(t, s, "GET", s.URL+"/doristest/txns?db=demo", nil, "").body,
-		`{"txns":[{"id":1001,"db":"demo","table":"t","label":"a","state":"VISIBLE","reason":"","rows":2,"bytes":13}]}`)
+		`{"txns":[{"id":1001,"db":"demo","table":"t","label":"a","state":"VISIBLE","reason":"","rows":2,"bytes":13}],"peak_running":1}`)
 	wantEqual(t, "unknown table", do(t, s, "GET", s.URL+"/doristest/rows?db=demo&table=x", nil, "").code, 404)
+	wantEqual(t, "count", do(t, s, "GET", s.URL+"/doristest/count?db=demo&table=t", nil, "").body, `{"count":2}`)
+	wantEqual(t, "count of an unknown table", do(t, s, "GET", s.URL+"/doristest/count?db=demo&table=x", nil, "").code, 404)
+}
+
+// §12.2.1: Doris 2.1/3.0 refuse SHOW TRANSACTION to a loader without ADMIN;
+// what a loader needs (loads, abort by label, get_load_state) still works.
+func TestWithoutAdminRefusesShowTransactionOnly(t *testing.T) {
+	s := newServer(t, WithTable(demoDDL), WithoutAdmin())
+	streamLoad(t, s, "demo", "t", hdr{"label": "job:1", "two_phase_commit": "true"}, "1\ta\n")
+	got := do(t, s, "POST", s.URL+"/api/query/default_cluster/demo", nil, `{"stmt":"SHOW TRANSACTION FROM `+"`demo`"+` WHERE LABEL LIKE 'job:%'"}`).body
+	want := `errCode = 2, detailMessage = Access denied; you need (at least one of) the (Admin_priv) privilege(s) for this operation","count":0}`
+	if !strings.HasPrefix(got, `{"msg":"Error","code":1,"data":"Failed to execute sql: `) || !strings.HasSuffix(got, want) {
+		t.Errorf("SHOW TRANSACTION without ADMIN answered %s", got)
+	}
+	wantEqual(t, "abort by label", field(t, twoPC(t, s, "demo", hdr{"label": "job:1", "txn_operation": "abort"}), "status"), "Success")
+	wantEqual(t, "state", state(t, s, "job:1"), "ABORTED")
 }

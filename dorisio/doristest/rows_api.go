@@ -2,20 +2,33 @@ package doristest
 
 import (
 	"net/http"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest/internal/table"
 )
 
 // Behavior (doristest's own FE endpoints, not part of Doris):
 //   - GET /doristest/rows?db=&table= → {"columns":[...],"rows":[[...]]}: the
 //     committed (VISIBLE) rows as strings, SQL NULL as JSON null.
 //   - GET /doristest/txns?db= → {"txns":[{"id":..,"db":..,"table":..,"label":..,
-//     "state":..,"reason":..,"rows":..,"bytes":..}]}, newest first.
+//     "state":..,"reason":..,"rows":..,"bytes":..}],"peak_running":N}, txns
+//     newest first; peak_running is Server.PeakRunningTxns.
+//   - GET /doristest/count?db=&table= → {"count":N}: how many committed rows
+//     the table holds (RowCount; also in WithCountOnly mode).
 //   - No auth. Unknown database or table: HTTP 404 {"error":"..."}.
 
-func (s *Server) apiRows(w http.ResponseWriter, r *http.Request) {
+// apiTable returns the table the request names, or answers 404 and nil.
+func (s *Server) apiTable(w http.ResponseWriter, r *http.Request) *table.Table {
 	db, tbl := r.URL.Query().Get("db"), r.URL.Query().Get("table")
 	t := s.txns.table(db, tbl)
 	if t == nil {
 		writeBody(w, 404, "application/json", jsonValue(map[string]string{"error": "no table " + db + "." + tbl}))
+	}
+	return t
+}
+
+func (s *Server) apiRows(w http.ResponseWriter, r *http.Request) {
+	t := s.apiTable(w, r)
+	if t == nil {
 		return
 	}
 	s.txns.mu.Lock()
@@ -48,5 +61,20 @@ func (s *Server) apiTxns(w http.ResponseWriter, r *http.Request) {
 		writeBody(w, 404, "application/json", jsonValue(map[string]string{"error": "no database " + db}))
 		return
 	}
-	writeBody(w, 200, "application/json", jsonValue(map[string][]Txn{"txns": publicTxns(rows)}))
+	peak, _ := s.txns.peakRunning(db)
+	writeBody(w, 200, "application/json", jsonValue(struct {
+		Txns        []Txn `json:"txns"`
+		PeakRunning int   `json:"peak_running"`
+	}{publicTxns(rows), peak}))
+}
+
+func (s *Server) apiCount(w http.ResponseWriter, r *http.Request) {
+	t := s.apiTable(w, r)
+	if t == nil {
+		return
+	}
+	s.txns.mu.Lock()
+	n := t.Count()
+	s.txns.mu.Unlock()
+	writeBody(w, 200, "application/json", jsonValue(map[string]int64{"count": n}))
 }

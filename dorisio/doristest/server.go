@@ -134,7 +134,7 @@ func NewServer(opts ...Option) *Server {
 
 func (s *Server) tick() {
 	defer close(s.tickDone)
-	t := time.NewTicker(30 * time.Second) // transaction_clean_interval_second
+	t := time.NewTicker(sweepInterval(s.cfg.precommitTimeout))
 	defer t.Stop()
 	for {
 		select {
@@ -147,6 +147,17 @@ func (s *Server) tick() {
 }
 
 func (s *Server) sweep() { s.txns.sweep() }
+
+// sweepInterval is the FE's transaction_clean_interval_second (30 s), or 1 s
+// when the precommit timeout is under a minute: a server playing a small
+// cluster (`-precommit-timeout 5s`) then aborts late txns within a second
+// of their deadline, stricter than a real FE, never laxer.
+func sweepInterval(precommit time.Duration) time.Duration {
+	if precommit < time.Minute {
+		return time.Second
+	}
+	return 30 * time.Second
+}
 
 // Close shuts the FE and BEs down, waiting for requests in flight; every 2 s
 // it logs the loads it is still waiting on.
@@ -315,6 +326,16 @@ type Stats struct {
 	Aborts            int64 // txns that reached ABORTED
 	BackendBodyBytes  int64 // load body bytes received by BEs
 	FrontendBodyBytes int64 // body bytes received by the FE: stays 0 with a client that honours 100-continue
+	TxnQuotaRefusals  int64 // loads refused with `current running txns on db ... larger than limit` (WithRunningTxnQuota)
+}
+
+// PeakRunningTxns returns the most transactions db held at once in the
+// states Doris counts against max_running_txn_num_per_db (PREPARE,
+// PRECOMMITTED, COMMITTED), since the server started; 0 for an unknown
+// database.
+func (s *Server) PeakRunningTxns(db string) int {
+	n, _ := s.txns.peakRunning(db)
+	return n
 }
 
 // Stats returns the counters so far.
@@ -333,6 +354,8 @@ func (s *Server) serveFE(w http.ResponseWriter, r *http.Request) {
 		s.apiRows(w, r)
 	case r.URL.Path == "/doristest/txns" && r.Method == http.MethodGet:
 		s.apiTxns(w, r)
+	case r.URL.Path == "/doristest/count" && r.Method == http.MethodGet:
+		s.apiCount(w, r)
 	case p[0] != "api":
 		notFound(w)
 	case n == 4 && p[1] == "query" && r.Method == http.MethodPost:

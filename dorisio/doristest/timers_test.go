@@ -81,6 +81,12 @@ func TestRunningTxnQuota(t *testing.T) {
 	s.Advance(0) // the sweep publishes the COMMITTED txn
 	wantEqual(t, "published", state(t, s, "b"), "VISIBLE")
 	wantEqual(t, "after the sweep", field(t, streamLoad(t, s, "demo", "t", hdr{"label": "c"}, "1\ta\n"), "Status"), "Success")
+	wantEqual(t, "refusals", s.Stats().TxnQuotaRefusals, int64(1))
+	wantEqual(t, "peak", s.PeakRunningTxns("demo"), 2)
+	wantEqual(t, "peak of an unknown db", s.PeakRunningTxns("nodb"), 0)
+	if api := do(t, s, "GET", s.URL+"/doristest/txns?db=demo", nil, "").body; !strings.HasSuffix(api, `"peak_running":2}`) {
+		t.Errorf("txns API: %s, want peak_running 2", api)
+	}
 }
 
 func TestMisusePanics(t *testing.T) {

@@ -69,6 +69,7 @@ type database struct {
 	txns    map[int64]*txn
 	labels  map[string][]*txn // ascending txn id
 	running int               // PREPARE + PRECOMMITTED + COMMITTED
+	peak    int               // the most running at once
 }
 
 // txnMgr owns all databases, tables and txns of one server.
@@ -177,6 +178,7 @@ func (m *txnMgr) begin(dbName, tbl, label string, timeout time.Duration) (*txn, 
 			message: fmt.Sprintf("[LABEL_ALREADY_EXISTS]TStatus: errCode = 2, detailMessage = Label [%s] has already been used, relate to txn [%d], status [%s].", label, t.id, t.state)}
 	}
 	if db.running >= m.cfg.runningTxnQuota {
+		m.stats.TxnQuotaRefusals++
 		return nil, &beginError{status: "Fail", message: feAnalysisErr +
 			fmt.Sprintf("current running txns on db %d is %d, larger than limit %d", db.id, db.running, m.cfg.runningTxnQuota)}
 	}
@@ -186,6 +188,7 @@ func (m *txnMgr) begin(dbName, tbl, label string, timeout time.Duration) (*txn, 
 	db.txns[t.id] = t
 	db.labels[label] = append(db.labels[label], t)
 	db.running++
+	db.peak = max(db.peak, db.running)
 	m.stats.Loads++
 	return t, nil
 }
@@ -454,6 +457,18 @@ func (m *txnMgr) txns(dbName string, keep func(*txn) bool) (rows []txnRow, ok bo
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].ID > rows[j].ID })
 	return rows, true
+}
+
+// peakRunning is the most PREPARE+PRECOMMITTED+COMMITTED txns db held at
+// once; ok is false for an unknown database.
+func (m *txnMgr) peakRunning(dbName string) (peak int, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	db := m.dbs[dbName]
+	if db == nil {
+		return 0, false
+	}
+	return db.peak, true
 }
 
 // addBytes counts body bytes received by a BE (be=true) or the FE. It is

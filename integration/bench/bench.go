@@ -74,17 +74,20 @@ type Result struct {
 	GzipRowsPerSecRuns []float64 `json:"gzip_rows_per_s_runs,omitempty"`
 
 	// rss_10x
-	RSSRows         int64     `json:"rss_rows_1x"`
-	RSSRows10x      int64     `json:"rss_rows_10x"`
-	RSSBatchBytes   int64     `json:"rss_batch_bytes,omitempty"`
-	RSS1xBytes      int64     `json:"rss_1x_bytes"`
-	RSS10xBytes     int64     `json:"rss_10x_bytes"`
-	RSS1xBytesRuns  []int64   `json:"rss_1x_bytes_runs"`
-	RSS10xBytesRuns []int64   `json:"rss_10x_bytes_runs"`
-	Write10xRowsSec float64   `json:"write_10x_rows_per_s"`
-	NoopRSSBytes    int64     `json:"noop_rss_bytes"`
-	GzipRSSBytes    int64     `json:"gzip_rss_bytes,omitempty"`
-	Write10xRuns    []float64 `json:"write_10x_rows_per_s_runs"`
+	RSSRows         int64   `json:"rss_rows_1x"`
+	RSSRows10x      int64   `json:"rss_rows_10x"`
+	RSSBatchBytes   int64   `json:"rss_batch_bytes,omitempty"`
+	RSS1xBytes      int64   `json:"rss_1x_bytes"`
+	RSS10xBytes     int64   `json:"rss_10x_bytes"`
+	RSS1xBytesRuns  []int64 `json:"rss_1x_bytes_runs"`
+	RSS10xBytesRuns []int64 `json:"rss_10x_bytes_runs"`
+	Write10xRowsSec float64 `json:"write_10x_rows_per_s"`
+	NoopRSSBytes    int64   `json:"noop_rss_bytes"`
+	// PeakOpenTxns is the most loads a bundle of the 10× run held open at
+	// once (pipelines/load's "open loads" line): bounded by the budget.
+	PeakOpenTxns int64     `json:"peak_open_txns"`
+	GzipRSSBytes int64     `json:"gzip_rss_bytes,omitempty"`
+	Write10xRuns []float64 `json:"write_10x_rows_per_s_runs"`
 
 	// client_vs_rawput
 	CSVBytes             int64     `json:"csv_bytes"`
@@ -210,6 +213,7 @@ type pipelineRun struct {
 	avgLoadMB            float64
 	perTable             map[string]int64 // loads per table
 	maxRSS               int64            // bytes
+	peakOpen             int64            // most loads a bundle held open
 	wall                 time.Duration
 }
 
@@ -217,6 +221,7 @@ var (
 	summaryRE = regexp.MustCompile(`summary: (\d+) rows committed into (\d+) table\(s\) of \S+ in ([\d.]+)s: (\d+) rows/s, ([\d.]+) MB/s, (\d+) loads \(avg ([\d.]+) MB\)`)
 	noopRE    = regexp.MustCompile(`noop sink: (\d+) rows, ([\d.]+) MB in ([\d.]+)s: (\d+) rows/s, ([\d.]+) MB/s`)
 	tableRE   = regexp.MustCompile(`(?m)^  \S+\.(\S+): (\d+) rows committed in (\d+) loads$`)
+	openRE    = regexp.MustCompile(`open loads: at most (\d+) at once`)
 )
 
 // runLoad runs the pipelines/load binary and parses its summary.
@@ -262,6 +267,9 @@ func (b *bencher) runLoad(ctx context.Context, kind string, rows int64, args ...
 		r.avgLoadMB, _ = strconv.ParseFloat(m[7], 64)
 		for _, t := range tableRE.FindAllStringSubmatch(out, -1) {
 			r.perTable[t[1]], _ = strconv.ParseInt(t[3], 10, 64)
+		}
+		if m := openRE.FindStringSubmatch(out); m != nil {
+			r.peakOpen, _ = strconv.ParseInt(m[1], 10, 64)
 		}
 	}
 	if r.rows != rows {
@@ -378,6 +386,9 @@ func (b *bencher) pipelines(ctx context.Context, res *Result) error {
 	res.NoopRSSBytes = medianInt(rss(noops))
 	res.Write10xRuns = rps(bigs)
 	res.Write10xRowsSec = median(res.Write10xRuns)
+	for _, r := range bigs {
+		res.PeakOpenTxns = max(res.PeakOpenTxns, r.peakOpen)
+	}
 	return nil
 }
 
@@ -532,7 +543,7 @@ func PrintTable(w io.Writer, r *Result) {
 		fmt.Fprintf(w, "gzip:  %.0f rows/s, %.1f MB/s (uncompressed) vs plain %.0f rows/s, %.1f MB/s: %.2f× plain; peak RSS %.0f MB\n",
 			r.GzipRowsPerSec, r.GzipMBPerSec, r.WriteRowsPerSec, r.WriteMBPerSec, r.GzipVsPlain, float64(r.GzipRSSBytes)/1e6)
 	}
-	fmt.Fprintf(w, "10× write: %.0f rows/s; noop peak RSS %.0f MB\n", r.Write10xRowsSec, float64(r.NoopRSSBytes)/1e6)
+	fmt.Fprintf(w, "10× write: %.0f rows/s, at most %d loads open at once in a bundle; noop peak RSS %.0f MB\n", r.Write10xRowsSec, r.PeakOpenTxns, float64(r.NoopRSSBytes)/1e6)
 	fmt.Fprintf(w, "runs: write %v rows/s; noop %v; client-mem %v MB/s; raw-mem %v\n",
 		fmtFloats(r.WriteRowsPerSecRuns, 0), fmtFloats(r.NoopRowsPerSecRuns, 0), fmtFloats(r.ClientMemMBPerSecRun, 1), fmtFloats(r.RawMemMBPerSecRuns, 1))
 }

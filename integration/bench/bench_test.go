@@ -46,7 +46,7 @@ func TestBenchSmall(t *testing.T) {
 		"write_rows_per_s", "noop_rows_per_s", "client_mem_mb_per_s", "rawput_mem_mb_per_s",
 		"client_file_mb_per_s", "rawput_file_mb_per_s", "rss_1x_bytes", "rss_10x_bytes",
 		"rows", "runs", "loads_per_table", "avg_load_mb", "gzip_rows_per_s", "gzip_mb_per_s",
-		"go_version", "gomaxprocs", "timestamp",
+		"go_version", "gomaxprocs", "timestamp", "peak_open_txns",
 	} {
 		v, ok := m[k]
 		if !ok {
@@ -81,6 +81,9 @@ func TestSummaryRegexps(t *testing.T) {
 	}
 	if m := tableRE.FindAllStringSubmatch(out, -1); len(m) != 1 || m[0][1] != "events_0" || m[0][3] != "1" {
 		t.Errorf("table regexp: %q", m)
+	}
+	if m := openRE.FindStringSubmatch("open loads: at most 4 at once in a bundle (--max-open-txns 20), 0 already committed"); m == nil || m[1] != "4" {
+		t.Errorf("open-loads regexp: %q", m)
 	}
 	noop := "noop sink: 1000000 rows, 60.4 MB in 0.57s: 1758839 rows/s, 106.2 MB/s\n"
 	if m := noopRE.FindStringSubmatch(noop); m == nil || m[4] != "1758839" || m[5] != "106.2" {

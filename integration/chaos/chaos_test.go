@@ -12,8 +12,9 @@ import (
 func TestMain(m *testing.M) { ptest.Main(m) }
 
 // fixedSeeds between them fire every server fault kind of the catalogue,
-// the precommit timeout, and both kinds of bundle failure followed by a
-// re-run (the test checks that they did).
+// the precommit timeout, both kinds of bundle failure followed by a re-run
+// (with random and identity labels), spilled loads, quota back-pressure and
+// two Writes of one prefix (the test checks that they did).
 var fixedSeeds = seedRange(1, 40)
 
 func seedRange(first, n int64) []int64 {
@@ -37,7 +38,7 @@ func TestEveryRowCommittedExactlyOnceUnderRandomFaults(t *testing.T) {
 		}
 		t.Logf("seed %d: %s in %d run(s), %.2fs; fired %v", seed, rep.Outcome, rep.Runs, rep.Duration.Seconds(), rep.Fired)
 	}
-	want := []string{"PrecommitExpiry", "poison-bundle", "outage"}
+	want := []string{"PrecommitExpiry", "poison-bundle", "outage", "SpilledLoads", "QuotaWait", "IdentitySkipped", "TwoWrites"}
 	for _, k := range scenario.Kinds {
 		want = append(want, k.String())
 	}

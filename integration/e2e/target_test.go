@@ -36,7 +36,7 @@ type target interface {
 	// rows returns the committed rows of this run in table as "id,name".
 	rows(t *testing.T, table string) []string
 	// openTxns lists PREPARE/PRECOMMITTED txns whose label starts with
-	// prefix+"_".
+	// prefix+":".
 	openTxns(t *testing.T, prefix string) []string
 	// server is the local server, or nil against a real Doris.
 	server() *doristest.Server
@@ -113,7 +113,7 @@ func (l *local) rows(t *testing.T, table string) []string {
 func (l *local) openTxns(t *testing.T, prefix string) []string {
 	var out []string
 	for _, tx := range l.srv.Txns(e2eDB) {
-		if strings.HasPrefix(tx.Label, prefix+"_") && (tx.State == "PREPARE" || tx.State == "PRECOMMITTED") {
+		if strings.HasPrefix(tx.Label, prefix+":") && (tx.State == "PREPARE" || tx.State == "PRECOMMITTED") {
 			out = append(out, fmt.Sprintf("%s %s", tx.Label, tx.State))
 		}
 	}
@@ -147,7 +147,7 @@ func (r *realDoris) rows(t *testing.T, table string) []string {
 
 func (r *realDoris) openTxns(t *testing.T, prefix string) []string {
 	t.Helper()
-	meta, data := r.query(t, fmt.Sprintf("SHOW TRANSACTION WHERE LABEL LIKE '%s_%%'", prefix))
+	meta, data := r.query(t, fmt.Sprintf("SHOW TRANSACTION WHERE LABEL LIKE '%s:%%'", prefix))
 	li, si := -1, -1
 	for i, m := range meta {
 		switch m {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/dorisbeam/dorisbeam/dorisio"
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 )
 
 // options are the program's own flags. Their defaults are set here, once:
@@ -17,10 +18,17 @@ type options struct {
 	fe, be, user, passwordEnv, db, table, labelPrefix string
 	input, format, ddl, compression, delivery, sink   string
 	rows, batchBytes, batchRows, chunkBytes           int64
-	tables, loadsInFlight                             int
+	tables, loadsInFlight, maxOpenTxns                int
+	maxLoadBytes                                      int64
 	countOnly, verbose, helpBeam                      bool
+	allOrNothing, abortLingering                      bool
 	cpuProfile                                        string
 	headers                                           headerFlags
+
+	// Tests only: the embedded server's extra options, or a server to use
+	// instead of starting one (so that a run can be repeated against it).
+	serverOpts []doristest.Option
+	server     *doristest.Server
 }
 
 func defaultOptions() *options {
@@ -29,6 +37,7 @@ func defaultOptions() *options {
 		rows: 200_000, format: "csv", chunkBytes: 64 << 20,
 		batchBytes: dorisio.DefaultMaxBatchBytes, batchRows: dorisio.DefaultMaxBatchRows,
 		loadsInFlight: dorisio.DefaultLoadsInFlight, compression: "none",
+		maxOpenTxns: dorisio.DefaultMaxOpenTxns, maxLoadBytes: dorisio.DefaultMaxLoadBytes,
 		delivery: "exactly-once", sink: "doris", headers: headerFlags{},
 	}
 }
@@ -80,13 +89,21 @@ func loadingFlags(o *options) flagGroup {
 		{name: "delivery", value: &o.delivery, feeds: "WithDelivery", check: oneOf(&o.delivery, "exactly-once", "at-least-once"),
 			usage: "`guarantee`: exactly-once (two-phase commit) or at-least-once (plain loads)"},
 		{name: "label-prefix", value: &o.labelPrefix, feeds: "Config.LabelPrefix",
-			usage: "stable label `prefix` of this job (Flink connector: sink.label-prefix); a re-run aborts what a crashed run left precommitted. Empty: a fresh prefix per run"},
+			usage: "stable label `prefix` of this job (Flink connector: sink.label-prefix): with --input a re-run skips the file ranges already loaded; with --abort-lingering it finds an earlier run's open transactions. Empty: a fresh prefix per run"},
 		{name: "batch-bytes", value: &o.batchBytes, feeds: "WithMaxBatchBytes",
 			usage: "max `bytes` per load (sink.buffer-flush.max-bytes); 67108864 is 64 MiB"},
 		{name: "batch-rows", value: &o.batchRows, feeds: "WithMaxBatchRows",
 			usage: "max `rows` per load (sink.buffer-flush.max-rows)"},
 		{name: "loads-in-flight", value: &o.loadsInFlight, feeds: "WithLoadsInFlight",
 			usage: "`N` loads uploading at once per worker thread"},
+		{name: "max-open-txns", value: &o.maxOpenTxns, feeds: "WithMaxOpenTxns",
+			usage: "`N` loads one bundle keeps open until their commit; past half of it loads grow instead (Doris' max_running_txn_num_per_db bounds all of them)"},
+		{name: "max-load-bytes", value: &o.maxLoadBytes, feeds: "WithMaxLoadBytes",
+			usage: "largest load, in `bytes`, a grown batch may become (Doris' streaming_load_max_mb)"},
+		{name: "all-or-nothing", value: &o.allOrNothing, feeds: "WithAllOrNothing",
+			usage: "commit nothing until the whole write stage succeeded (the job must then fit Doris' quota and precommit timeout)"},
+		{name: "abort-lingering", value: &o.abortLingering, feeds: "WithAbortLingeringTxns",
+			usage: "abort the open transactions earlier runs with --label-prefix left; only when no other job writes with that prefix"},
 		{name: "compression", value: &o.compression, feeds: "WithCompression", check: oneOf(&o.compression, "none", "gz", "lz4"),
 			usage: "compress load bodies with `kind` (Stream Load compress_type): none, gz or lz4"},
 		{name: "header", value: o.headers, feeds: "WithLoadHeader", repeatable: true,

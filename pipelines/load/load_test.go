@@ -4,14 +4,19 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math/rand"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+	"github.com/dorisbeam/dorisbeam/dorisio"
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 )
 
 func TestMain(m *testing.M) { ptest.Main(m) }
@@ -82,8 +87,15 @@ func TestFileRangesPartitionTheRows(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []byte
+		ids := map[string]bool{}
 		for _, r := range ranges {
-			if err := (&readRangeFn{}).ProcessElement(context.Background(), r, func(b []byte) { got = append(got, b...) }); err != nil {
+			if err := (&readRangeFn{}).ProcessElement(context.Background(), r, func(row dorisio.Row) {
+				if ids[row.ID] || row.ID != r.ID() {
+					t.Fatalf("range %+v emitted ID %q (twice: %v)", r, row.ID, ids[row.ID])
+				}
+				ids[row.ID] = true
+				got = append(got, row.Data...)
+			}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -125,5 +137,86 @@ func TestPasswordEnvUnsetIsSaid(t *testing.T) {
 	warn.Reset()
 	if got := passwordEnv("LOAD_TEST_PW", &warn); got != "LOAD_TEST_PW" || warn.Len() != 0 {
 		t.Errorf("set: PasswordEnv %q, warning %q", got, warn.String())
+	}
+}
+
+// captureStdout runs f and returns what it printed.
+func captureStdout(t *testing.T, f func() error) (string, error) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stdout
+	os.Stdout = w
+	done := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(r)
+		done <- string(b)
+	}()
+	ferr := f()
+	os.Stdout = old
+	w.Close()
+	return <-done, ferr
+}
+
+// Issue 8 (scaled down from 300,000 rows): 300 batches' worth in one prism
+// bundle with a budget of 10 fit a server whose quota is 20 and whose
+// precommit timeout is 5 s.
+func TestManyBatchesInOneBundleFitASmallCluster(t *testing.T) {
+	o := defaultTestOptions()
+	o.rows, o.tables, o.batchRows, o.maxOpenTxns = 30_000, 1, 100, 10
+	o.serverOpts = []doristest.Option{doristest.WithRunningTxnQuota(20), doristest.WithPrecommitTimeout(5 * time.Second)}
+	out, err := captureStdout(t, func() error { return runWithin(t, o) })
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "verification: counts match") {
+		t.Errorf("output lacks the verification:\n%s", out)
+	}
+	for _, re := range []string{`open loads: at most (\d+) at once in a bundle \(--max-open-txns 10\)`, `server peak running txns (\d+)`} {
+		m := regexp.MustCompile(re).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("output lacks %s:\n%s", re, out)
+		}
+		if n, _ := strconv.Atoi(m[1]); n > 10 || n < 1 {
+			t.Errorf("%s: %d, want 1-10 (the budget)", re, n)
+		}
+	}
+}
+
+// Issue 8.3 (scaled down from ~2,000 ranges): every file range is its own
+// load under its identity label; a re-run with the same prefix skips them
+// all and the table still holds each row once.
+func TestFileRangesLoadOnceAcrossReRunsUnderASmallCluster(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.csv")
+	var b bytes.Buffer
+	for i := 0; i < 60_000; i++ {
+		fmt.Fprintf(&b, "%d,\"name %d\"\n", i, i%977)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := doristest.NewServer(doristest.WithTable("demo.people(id BIGINT, name VARCHAR(32))"),
+		doristest.WithRunningTxnQuota(20), doristest.WithPrecommitTimeout(5*time.Second))
+	defer srv.Close()
+	o := defaultTestOptions()
+	o.input, o.table, o.chunkBytes, o.batchBytes, o.maxOpenTxns = path, "people", 16384, 16384, 10
+	o.labelPrefix, o.server = "people_daily", srv
+	ranges := (int64(b.Len()) + o.chunkBytes - 1) / o.chunkBytes
+	for run := 1; run <= 2; run++ {
+		out, err := captureStdout(t, func() error { return runWithin(t, o) })
+		if err != nil {
+			t.Fatalf("run %d: %v\n%s", run, err, out)
+		}
+		if !strings.Contains(out, "verification: counts match: 60000 rows") {
+			t.Errorf("run %d:\n%s", run, out)
+		}
+		if want := fmt.Sprintf("%d already committed", map[int]int64{1: 0, 2: ranges}[run]); !strings.Contains(out, want) {
+			t.Errorf("run %d: output lacks %q (%d ranges):\n%s", run, want, ranges, out)
+		}
+	}
+	if peak := srv.PeakRunningTxns("demo"); peak > 20 {
+		t.Errorf("peak running txns %d over the quota of 20", peak)
 	}
 }

@@ -18,9 +18,8 @@ import (
 
 func init() {
 	register.DoFn3x1[context.Context, Shard, func(dorisio.Row), error](&genFn{})
-	register.DoFn3x1[context.Context, FileRange, func([]byte), error](&readRangeFn{})
+	register.DoFn3x1[context.Context, FileRange, func(dorisio.Row), error](&readRangeFn{})
 	register.Emitter1[dorisio.Row]()
-	register.Emitter1[[]byte]()
 	beam.RegisterType(reflect.TypeOf((*Shard)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*FileRange)(nil)).Elem())
 }
@@ -73,9 +72,19 @@ func (fn *genFn) ProcessElement(ctx context.Context, sh Shard, emit func(dorisio
 // FileRange is a byte range of a local file. Reading it yields the complete
 // rows that start inside it: a range begins after the first newline at or
 // after Start-1 (unless Start is 0) and ends with the row that crosses End.
+// Size and MtimeNs are the file's when the job was built: with the path
+// and the range they make the range's identity.
 type FileRange struct {
-	Path       string
-	Start, End int64
+	Path          string
+	Start, End    int64
+	Size, MtimeNs int64
+}
+
+// ID is the range's identity, the dorisio.Row.ID of its rows: the same
+// file (path, size, modification time) and range always hold the same rows,
+// so a re-run with the same --label-prefix skips the ranges already loaded.
+func (r FileRange) ID() string {
+	return fmt.Sprintf("%s|%d|%d|%d|%d", r.Path, r.Size, r.MtimeNs, r.Start, r.End-r.Start)
 }
 
 // fileRanges expands glob and splits each file into ranges of chunk bytes.
@@ -89,25 +98,26 @@ func fileRanges(glob string, chunk int64) ([]FileRange, error) {
 	}
 	var out []FileRange
 	for _, p := range paths {
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs // the same file from any working directory
+		}
 		st, err := os.Stat(p)
 		if err != nil {
 			return nil, err
 		}
 		for s := int64(0); s < st.Size(); s += chunk {
-			out = append(out, FileRange{Path: p, Start: s, End: min(s+chunk, st.Size())})
+			out = append(out, FileRange{Path: p, Start: s, End: min(s+chunk, st.Size()), Size: st.Size(), MtimeNs: st.ModTime().UnixNano()})
 		}
 	}
 	return out, nil
 }
 
-// readRangeFn emits a range's rows as []byte elements of at most
-// maxElemBytes (plus one row), each holding many complete rows: the fast
-// path of dorisio.Write.
+// readRangeFn emits a range's rows as one dorisio.Row with the range's ID:
+// dorisio.Write loads it on its own under a label derived from the ID
+// (one load per range), exactly once across re-runs.
 type readRangeFn struct{}
 
-const maxElemBytes = 4 << 20
-
-func (fn *readRangeFn) ProcessElement(ctx context.Context, r FileRange, emit func([]byte)) error {
+func (fn *readRangeFn) ProcessElement(ctx context.Context, r FileRange, emit func(dorisio.Row)) error {
 	f, err := os.Open(r.Path)
 	if err != nil {
 		return err
@@ -131,8 +141,7 @@ func (fn *readRangeFn) ProcessElement(ctx context.Context, r FileRange, emit fun
 		}
 		pos += int64(len(skipped))
 	}
-	elemCap := int(min(maxElemBytes, r.End-r.Start) + 64<<10)
-	buf := make([]byte, 0, elemCap)
+	buf := make([]byte, 0, r.End-r.Start+64<<10)
 	var rows int64
 	for pos < r.End {
 		line, err := br.ReadSlice('\n')
@@ -146,10 +155,6 @@ func (fn *readRangeFn) ProcessElement(ctx context.Context, r FileRange, emit fun
 		if len(line) > 0 {
 			rows++
 		}
-		if len(buf) >= maxElemBytes {
-			emit(buf)
-			buf = make([]byte, 0, elemCap)
-		}
 		if err == io.EOF {
 			break
 		}
@@ -158,7 +163,7 @@ func (fn *readRangeFn) ProcessElement(ctx context.Context, r FileRange, emit fun
 		}
 	}
 	if len(buf) > 0 {
-		emit(buf)
+		emit(dorisio.Row{ID: r.ID(), Data: buf})
 	}
 	rowsProduced.Add(rows)
 	rowsRead.Inc(ctx, rows)

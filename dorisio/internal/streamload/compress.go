@@ -13,14 +13,16 @@ import (
 const compressSpoolThreshold = 64 << 20
 
 // compressBody compresses body once into a new replayable Body, so retries
-// resend the same compressed bytes. The caller closes the result.
-func compressBody(body Body, kind string) (Body, error) {
+// resend the same compressed bytes; past compressSpoolThreshold the copy is
+// spooled to a file in dir ("" = os.TempDir()). The caller closes the
+// result.
+func compressBody(body Body, kind, dir string) (Body, error) {
 	src, err := body.Open()
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
-	buf := NewBodyBuffer(compressSpoolThreshold, "")
+	buf := NewBodyBuffer(compressSpoolThreshold, dir)
 	var zw io.WriteCloser
 	switch kind {
 	case "gz":

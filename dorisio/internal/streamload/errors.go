@@ -33,13 +33,26 @@ var (
 	// TRANSACTION can tell whether the earlier commit happened. Terminal:
 	// retrying cannot learn more; check the table for the load's rows.
 	ErrTxnForgotten = errors.New("transaction forgotten by Doris")
-	// ErrTxnQuota: Doris refused to begin a txn because the database holds
-	// too many running ones (max_running_txn_num_per_db).
-	ErrTxnQuota = errors.New("running-transaction quota reached")
 	// ErrListingUnsupported: the FE refused to list transactions (privileges,
 	// cloud mode, old FE).
 	ErrListingUnsupported = errors.New("listing transactions unsupported")
+	// ErrTxnQuota: Doris refused to begin the txn because the database's
+	// running txns (or the table's publishing txns) are at their limit
+	// (Error.Quota says which). Nothing was begun and the label is free:
+	// loading again with the same label once other txns end is safe.
+	ErrTxnQuota = errors.New("transaction quota reached")
 )
+
+// TxnQuota is what a quota refusal says (§4, §8): "current running txns on
+// db <ID> is <Running>, larger than limit <Limit>" (FE
+// max_running_txn_num_per_db; PREPARE, PRECOMMITTED and COMMITTED txns
+// count) or "current committed txns on table <ID> ..." (FE
+// max_publishing_txn_num_per_table).
+type TxnQuota struct {
+	Scope          string // "db" or "table"
+	ID             int64  // Doris' id of the database or table
+	Running, Limit int64
+}
 
 const (
 	maxBodyExcerpt = 2048
@@ -108,7 +121,8 @@ type Error struct {
 	ErrorLog          []string // first lines of the ErrorURL log, when it was reachable
 	ExistingJobStatus string
 	Attempts          int
-	Kind              error // one of the sentinels, or nil
+	Kind              error     // one of the sentinels, or nil
+	Quota             *TxnQuota // set with Kind ErrTxnQuota
 	Cause             error
 	next              string // the user's next step
 	parsed            bool   // Status/Message came from a parsed Doris answer: Error() skips the body

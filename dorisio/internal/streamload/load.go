@@ -33,6 +33,18 @@ type LoadRequest struct {
 	// Compression is "", "gz" or "lz4" (LZ4 frame). The body is compressed
 	// once, so every retry sends the same bytes, and compress_type is set.
 	Compression string
+	// SpoolDir is where a compressed copy of the body is spooled once it
+	// outgrows memory ("" = os.TempDir()).
+	SpoolDir string
+	// LabelOwned says the label is this caller's across attempts and runs:
+	// it is derived from the rows' identity, and the same label always
+	// carries the same rows. Label Already Exists is then our own earlier
+	// load, even from an earlier run (owned.go): FINISHED means the rows are
+	// in (Settled "committed"); RUNNING is polled until it ends; a txn left
+	// PRECOMMITTED (plain loads), or PREPARE past Retry.StatePollTimeout, is
+	// aborted by label and the body resent under the same label. This needs
+	// only get_load_state and abort by label: no ADMIN, no SHOW TRANSACTION.
+	LabelOwned bool
 }
 
 // LoadResult describes a load that happened.
@@ -111,9 +123,14 @@ func CheckCompression(kind string) error {
 //     settle it (or ctx ended after the request was sent). A txn may exist:
 //     check LoadState on the label before loading the rows under another
 //     label; with TwoPhase, Abort by label is safe if the rows are not wanted.
+//   - ErrTxnQuota: the database's running-txn quota (or the table's
+//     publishing quota) is reached; nothing was begun, Error.Quota has the
+//     numbers. Returned at once, not retried: the caller decides how long
+//     to wait, as only it knows how many of the running txns are its own.
+//     Loading again with the same label is safe.
 //   - "giving up after N attempts: ...": every attempt failed with a
-//     retryable answer (connection refused, txn quota, -235...); the label
-//     is unused or ABORTED, so loading again with the same label is safe.
+//     retryable answer (connection refused, -235...); the label is unused
+//     or ABORTED, so loading again with the same label is safe.
 //   - any other *Error: Doris refused the request (bad header, table,
 //     label); no txn remains.
 //
@@ -131,7 +148,7 @@ func (c *Client) Load(ctx context.Context, req LoadRequest) (*LoadResult, error)
 	}
 	body := req.Body
 	if req.Compression != "" {
-		cb, err := compressBody(body, req.Compression)
+		cb, err := compressBody(body, req.Compression, req.SpoolDir)
 		if err != nil {
 			return nil, &Error{Op: "load", DB: req.DB, Table: req.Table, Label: req.Label, Cause: err}
 		}
@@ -241,6 +258,12 @@ func (l *loadCall) run(ctx context.Context) (*LoadResult, error) {
 			if ctx.Err() != nil {
 				return nil, l.ctxErr(ctx.Err())
 			}
+			if l.req.LabelOwned && state == StatePrepare {
+				if next, res, err = l.reclaim(ctx, err, state); next == stepDone {
+					return res, err
+				}
+				continue
+			}
 			return nil, l.unknownErr(err, fmt.Errorf("the label's state could not settle it: %w", serr))
 		}
 		switch state {
@@ -248,6 +271,12 @@ func (l *loadCall) run(ctx context.Context) (*LoadResult, error) {
 			// The earlier send committed: the rows are in, once.
 			return l.settled(SettledCommitted, 0), nil
 		case StatePrecommitted:
+			if !l.req.TwoPhase && l.req.LabelOwned {
+				if next, res, err = l.reclaim(ctx, err, state); next == stepDone {
+					return res, err
+				}
+				continue
+			}
 			if !l.req.TwoPhase {
 				e := l.unknownErr(err, errors.New("the label is PRECOMMITTED but this load is not two-phase"))
 				e.next = "another writer uses this label; abort it or choose another label"
@@ -308,7 +337,7 @@ func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 	case actSuccess:
 		return l.answered(r), stepDone, nil
 	case actLabelExists:
-		return l.labelExists(resp, r)
+		return l.labelExists(ctx, resp, r)
 	case actRetry:
 		return nil, stepRetry, l.newErr(resp, r, nil, errors.New(v.reason))
 	case actResolve:
@@ -332,6 +361,9 @@ func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 		}
 	case v.kind == ErrAuth:
 		e.next = "check Config.User, Config.Password and the LOAD privilege on " + l.req.DB + "." + l.req.Table
+	case v.kind == ErrTxnQuota:
+		e.Quota = parseTxnQuota(r.Message)
+		e.next = "load again with the same label once other transactions of the database have ended, or raise max_running_txn_num_per_db; nothing was begun"
 	case f != nil:
 		e.next = f.next
 	default:
@@ -341,14 +373,21 @@ func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 }
 
 // labelExists handles Label Already Exists: ours after an ambiguous send of
-// this call (adopt or done), someone else's otherwise.
-func (l *loadCall) labelExists(resp *response, r loadResponse) (*LoadResult, step, error) {
+// this call, or always for an owned label (adopt, done, or reclaim), someone
+// else's otherwise.
+func (l *loadCall) labelExists(ctx context.Context, resp *response, r loadResponse) (*LoadResult, step, error) {
 	txn := relatedTxn(r.Message)
-	if l.ambiguous {
+	if l.ambiguous || l.req.LabelOwned {
 		switch r.ExistingJobStatus {
 		case jobPrecommitted:
 			if l.req.TwoPhase && txn > 0 {
 				return l.settled(SettledPrecommitted, txn), stepDone, nil
+			}
+			if l.req.LabelOwned {
+				// A plain load cannot adopt a precommitted txn: an earlier
+				// run crashed before committing it. Free the label, resend.
+				next, res, err := l.reclaim(ctx, l.newErr(resp, r, ErrLabelExists, nil), StatePrecommitted)
+				return res, next, err
 			}
 		case jobFinished:
 			return l.settled(SettledCommitted, txn), stepDone, nil

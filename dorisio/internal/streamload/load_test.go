@@ -177,7 +177,6 @@ func TestLoadDataQualityFailureCarriesTheErrorLog(t *testing.T) {
 // Fails whose cause is transient are retried with the same label (§4, §10).
 func TestLoadRetriesTransientFailsWithTheSameLabel(t *testing.T) {
 	tests := []struct{ name, first string }{
-		{"too many running txns", "[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = current running txns on db 10012 is 1000, larger than limit 1000"},
 		{"too many tablet versions (-235)", "[E-235]failed to init rowset builder. version count: 2001, exceed limit: 2000, tablet: 1234. Please reduce the frequency of loading data or adjust the max_tablet_version_num or time_series_max_tablet_version_num in be.conf to a larger value."},
 		{"BE without an FE master heartbeat", "[E-240]Have not get FE Master heartbeat yet"},
 	}
@@ -204,11 +203,34 @@ func TestLoadRetriesTransientFailsWithTheSameLabel(t *testing.T) {
 	}
 }
 
+// The txn quota is back-pressure the caller owns: Load returns it at once,
+// with the numbers, instead of burning its attempts on it (issue 8.4).
+func TestLoadReturnsTheTxnQuotaAtOnceWithItsNumbers(t *testing.T) {
+	var be beCounter
+	beSrv := server(t, func(w http.ResponseWriter, r *http.Request) {
+		be.note(r)
+		io.WriteString(w, loadBody(-1, "q", "true", "Fail", "", "[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = current running txns on db 10012 is 20, larger than limit 20", 0, 0, ""))
+	})
+	fe := feRedirecting(t, beSrv, nil)
+	c, ft := newClient(t, []string{fe.URL}, nil)
+	_, err := c.Load(context.Background(), loadReq("q", true, "1\n"))
+	e := mustKind(t, err, ErrTxnQuota)
+	if be.count() != 1 || len(ft.slept()) != 0 {
+		t.Errorf("BE hits %d, sleeps %v: the quota must be returned at once", be.count(), ft.slept())
+	}
+	if e.Quota == nil || *e.Quota != (TxnQuota{Scope: "db", ID: 10012, Running: 20, Limit: 20}) {
+		t.Errorf("Quota = %+v", e.Quota)
+	}
+	if !strings.Contains(err.Error(), "larger than limit 20") || !strings.Contains(err.Error(), "nothing was begun") {
+		t.Errorf("error text %q", err)
+	}
+}
+
 func TestLoadGivesUpAfterMaxAttempts(t *testing.T) {
 	var be beCounter
 	beSrv := server(t, func(w http.ResponseWriter, r *http.Request) {
 		be.note(r)
-		io.WriteString(w, loadBody(-1, "q", "false", "Fail", "", "[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = current running txns on db 1 is 9, larger than limit 9", 0, 0, ""))
+		io.WriteString(w, loadBody(-1, "q", "false", "Fail", "", "[E-240]Have not get FE Master heartbeat yet", 0, 0, ""))
 	})
 	fe := feRedirecting(t, beSrv, nil)
 	c, ft := newClient(t, []string{fe.URL}, func(c *Config) { c.Retry.MaxAttempts = 3 })
@@ -356,15 +378,15 @@ func (s cancelOnSleep) Sleep(ctx context.Context, _ time.Duration) error {
 
 func TestLoadCancelledWhileBackingOffStillQuotesDorisLastAnswer(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	const quota = "current running txns on db 10012 is 1000, larger than limit 1000"
+	const versions = "version count: 2001, exceed limit: 2000, tablet: 1234"
 	beSrv := server(t, func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, loadBody(-1, "busy", "false", "Fail", "", "[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = "+quota, 0, 0, ""))
+		io.WriteString(w, loadBody(-1, "busy", "false", "Fail", "", "[E-235]failed to init rowset builder. "+versions, 0, 0, ""))
 	})
 	fe := feRedirecting(t, beSrv, nil)
 	c, _ := newClient(t, []string{fe.URL}, func(c *Config) { c.Sleeper = cancelOnSleep{cancel} })
 	_, err := c.Load(ctx, loadReq("busy", false, "1\n"))
 	e := mustKind(t, err, nil)
-	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), quota) || e.Label != "busy" {
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), versions) || e.Label != "busy" {
 		t.Errorf("error %q should wrap context.Canceled, name the label and quote Doris' last answer", err)
 	}
 }

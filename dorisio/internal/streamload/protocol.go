@@ -60,7 +60,22 @@ var (
 	reAlreadyAborted   = regexp.MustCompile(`is already aborted[.,] abort reason: ?(.*)$`)
 	reCouldNotAbort    = regexp.MustCompile(`is already (COMMITTED|VISIBLE), could not abort`)
 	reTxnNotFound      = regexp.MustCompile(`transaction \[\d+\] not found`)
+	// Txn quota texts (§4, §8).
+	reTxnQuota = regexp.MustCompile(`current (?:running|committed) txns on (db|table) (\d+) is (\d+), larger than limit (\d+)`)
 )
+
+// parseTxnQuota reads a quota refusal; nil when msg is none.
+func parseTxnQuota(msg string) *TxnQuota {
+	m := reTxnQuota.FindStringSubmatch(msg)
+	if m == nil {
+		return nil
+	}
+	q := &TxnQuota{Scope: m[1]}
+	q.ID, _ = strconv.ParseInt(m[2], 10, 64)
+	q.Running, _ = strconv.ParseInt(m[3], 10, 64)
+	q.Limit, _ = strconv.ParseInt(m[4], 10, 64)
+	return q
+}
 
 // action is what the client does with an answer.
 type action int
@@ -196,9 +211,11 @@ func classifyLoadBody(r loadResponse) verdict {
 	case containsAny(msg, "NOT_AUTHORIZED", "no valid Basic authorization", "Access denied"):
 		// fatal: credentials or privileges (§2).
 		return verdict{actFatal, ErrAuth, "credentials or privileges refused"}
-	case containsAny(msg, "current running txns on db", "current committed txns on table"):
-		// retry same label: txn quota, begin refused, label free (§4, §10.5).
-		return verdict{actRetry, nil, "too many running or publishing txns"}
+	case reTxnQuota.MatchString(msg):
+		// fatal for this call, retry same label later: txn quota, begin refused,
+		// label free (§4, §10.5). The caller owns the wait: only it knows how
+		// many of the running txns are its own (Error.Quota).
+		return verdict{actFatal, ErrTxnQuota, "the transaction quota is reached"}
 	case containsAny(msg, "E-235", "err=-235", "version count", "too many versions"):
 		// retry same label: too many tablet versions, load rolled back (§4, §10.6).
 		return verdict{actRetry, nil, "too many tablet versions (-235): loads too frequent"}

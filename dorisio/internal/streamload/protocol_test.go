@@ -44,7 +44,9 @@ func TestClassifyLoadAnswers(t *testing.T) {
 		{"an unqualified-data stop is data quality", loadBody(-1, "l", "false", "Fail", "", "[DATA_QUALITY_ERROR]Encountered unqualified data, stop processing. Please check if the source data matches the schema, and consider disabling strict mode or increasing max_filter_ratio.", 0, 1, ""), actFatal, ErrDataQuality},
 		{"a 2.0 too-many-filtered-rows is data quality", loadBody(-1, "l", "false", "Fail", "", "[INTERNAL_ERROR]too many filtered rows", 0, 1, ""), actFatal, ErrDataQuality},
 		{"a cut-short body is retried with the same label", loadBody(-1, "l", "false", "Fail", "", "[NETWORK_ERROR]receive body don't equal with body bytes", 0, 0, ""), actRetry, nil},
-		{"a committed-txn quota is retried", loadBody(-1, "l", "false", "Fail", "", "[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = current committed txns on table 1 is 500, larger than limit 500", 0, 0, ""), actRetry, nil},
+		{"a committed-txn quota is the txn quota", loadBody(-1, "l", "false", "Fail", "", "[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = current committed txns on table 1 is 500, larger than limit 500", 0, 0, ""), actFatal, ErrTxnQuota},
+		{"a running-txn quota is the txn quota", loadBody(-1, "l", "false", "Fail", "", "[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = current running txns on db 10012 is 1000, larger than limit 1000", 0, 0, ""), actFatal, ErrTxnQuota},
+		{"a 2.0 running-txn quota (no TStatus) is the txn quota", loadBody(-1, "l", "false", "Fail", "", "[ANALYSIS_ERROR]errCode = 2, detailMessage = current running txns on db 10012 is 100, larger than limit 100", 0, 0, ""), actFatal, ErrTxnQuota},
 		{"an old -235 wrapped text is retried", loadBody(-1, "l", "false", "Fail", "", "[INTERNAL_ERROR]tablet writer write failed, tablet_id=1, txn_id=2, err=-235", 0, 0, ""), actRetry, nil},
 		{"a timeout out of range is fatal, not an RPC timeout", loadBody(-1, "l", "false", "Fail", "", "[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = Invalid timeout: 0. Timeout should be higher than Config.min_load_timeout_second: 1", 0, 0, ""), actFatal, nil},
 		{"a bad strict_mode is fatal", loadBody(-1, "l", "false", "Fail", "", "[INVALID_ARGUMENT]Invalid strict mode format. Must be bool type", 0, 0, ""), actFatal, nil},
@@ -195,5 +197,19 @@ func TestParse2PCAnswers(t *testing.T) {
 				t.Errorf("outcome = %d, want %d", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestTxnQuotaNumbersAreRead(t *testing.T) {
+	for msg, want := range map[string]TxnQuota{
+		"[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = current running txns on db 10012 is 1000, larger than limit 1000": {"db", 10012, 1000, 1000},
+		"[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = current committed txns on table 77 is 501, larger than limit 500": {"table", 77, 501, 500},
+	} {
+		if got := parseTxnQuota(msg); got == nil || *got != want {
+			t.Errorf("parseTxnQuota(%q) = %+v, want %+v", msg, got, want)
+		}
+	}
+	if q := parseTxnQuota("[E-235]too many versions"); q != nil {
+		t.Errorf("a -235 text parsed as quota %+v", q)
 	}
 }

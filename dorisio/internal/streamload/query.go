@@ -199,17 +199,18 @@ func parseTxnRows(m map[string]json.RawMessage) ([]Txn, error) {
 // AbortLingering aborts every PREPARE or PRECOMMITTED txn of db whose label
 // starts with labelPrefix (§12.5), then lists again until none remains, in
 // at most a few rounds. labelPrefix must include its separator (e.g.
-// "job42_"), so that it cannot match another job's labels ("job420_..."): a
+// "job42:"), so that it cannot match another job's labels ("job420:..."): a
 // label without the prefix is never touched.
 //
 // It returns the txns it aborted. A txn found COMMITTED when aborting is
 // left alone (its rows are in). PREPARE txns may belong to a load still
 // running with the same prefix: call this only when no writer with this
-// prefix is alive, except the one whose labels start with exceptPrefix
-// ("" = none), which is left alone. Errors: ErrListingUnsupported when listing is refused
-// (nothing was aborted by that round); the first abort error otherwise.
-// Cancelling ctx stops between or during aborts; calling again is safe.
-func (c *Client) AbortLingering(ctx context.Context, db, labelPrefix, exceptPrefix string) ([]Txn, error) {
+// prefix is alive, except those whose labels start with one of
+// exceptPrefixes, which are left alone. Errors: ErrListingUnsupported when
+// listing is refused (nothing was aborted by that round); the first abort
+// error otherwise. Cancelling ctx stops between or during aborts; calling
+// again is safe.
+func (c *Client) AbortLingering(ctx context.Context, db, labelPrefix string, exceptPrefixes ...string) ([]Txn, error) {
 	var aborted []Txn
 	skip := map[int64]bool{} // committed txns found while aborting
 	for round := 1; round <= maxLingerRounds; round++ {
@@ -220,7 +221,7 @@ func (c *Client) AbortLingering(ctx context.Context, db, labelPrefix, exceptPref
 		var todo []Txn
 		for _, t := range txns {
 			if !skip[t.ID] && // ListTransactions lists only labels with the prefix
-				(exceptPrefix == "" || !strings.HasPrefix(t.Label, exceptPrefix)) &&
+				!hasAnyPrefix(t.Label, exceptPrefixes) &&
 				(t.Status == StatePrepare || t.Status == StatePrecommitted) {
 				todo = append(todo, t)
 			}
@@ -244,4 +245,14 @@ func (c *Client) AbortLingering(ctx context.Context, db, labelPrefix, exceptPref
 	return aborted, &Error{Op: "abort", DB: db, Label: labelPrefix + "*",
 		Cause: fmt.Errorf("PREPARE/PRECOMMITTED txns with this prefix remain after %d rounds", maxLingerRounds),
 		next:  "another writer with this label prefix may be running; stop it and retry"}
+}
+
+// hasAnyPrefix reports whether s starts with one of the non-empty prefixes.
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if p != "" && strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }

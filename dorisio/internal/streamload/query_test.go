@@ -110,6 +110,33 @@ func TestAbortLingeringAbortsOnlyRunningTxnsOfThePrefix(t *testing.T) {
 	}
 }
 
+// SHOW TRANSACTION's LIKE must not be trusted with '_' (a wildcard in SQL's
+// LIKE): a prefix holding '_' still reaches only its own labels, and the
+// except prefixes (this run, identity labels) are left alone.
+func TestAbortLingeringWithAnUnderscorePrefixSparesOtherPrefixesAndExceptions(t *testing.T) {
+	f := &fakeTxnDB{rows: []Txn{
+		{ID: 1, Label: "a_b:0badf00d:t:1", Status: "PRECOMMITTED"}, // an earlier run: aborted
+		{ID: 2, Label: "a_b:c0ffee00:t:2", Status: "PRECOMMITTED"}, // this run
+		{ID: 3, Label: "a_b:id:t:3", Status: "PRECOMMITTED"},       // an identity label
+		{ID: 4, Label: "aXb:0badf00d:t:4", Status: "PRECOMMITTED"}, // '_' read as a wildcard would match
+		{ID: 5, Label: "a_bc:0badf00d:t:5", Status: "PREPARE"},     // a longer prefix
+	}}
+	fe := f.start(t)
+	c, _ := newClient(t, []string{fe}, nil)
+	aborted, err := c.AbortLingering(context.Background(), "db1", "a_b:", "a_b:c0ffee00:", "a_b:id:")
+	if err != nil {
+		t.Fatalf("AbortLingering: %v", record(err))
+	}
+	if len(aborted) != 1 || aborted[0].ID != 1 {
+		t.Errorf("aborted %+v, want only txn 1", aborted)
+	}
+	for _, id := range f.aborts {
+		if id != 1 {
+			t.Errorf("aborted txn %d, which is outside the prefix or excepted", id)
+		}
+	}
+}
+
 func TestListTransactionsRefusedIsErrListingUnsupported(t *testing.T) {
 	for _, refusal := range []string{
 		"Failed to execute sql: java.sql.SQLSyntaxErrorException: (conn=57) errCode = 2, detailMessage = Access denied; you need (at least one of) the (Admin_priv) privilege(s) for this operation",

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 	"github.com/dorisbeam/dorisbeam/dorisio"
@@ -18,6 +19,7 @@ func init() {
 	register.DoFn2x1[Shard, func(dorisio.Row), error](&genFn{})
 	register.Emitter1[dorisio.Row]()
 	register.Function1x0(discardResult)
+	register.Function1x1(oddTable)
 	beam.RegisterType(reflect.TypeOf((*Shard)(nil)).Elem())
 }
 
@@ -32,23 +34,51 @@ type Shard struct {
 	// of this shard: a bundle failure fused with Write's precommit stage,
 	// after some of the bundle's loads may have been precommitted.
 	FailAt int64
+	// ChunkRows > 0 emits the rows in Row elements of ChunkRows rows, each
+	// with an ID naming its table, shard and chunk: the same ID always
+	// carries the same rows.
+	ChunkRows int64
 }
 
-// genFn emits a shard's rows as dorisio.Row, one element per row.
+// genFn emits a shard's rows as dorisio.Row, one element per row, or in
+// chunks with an identity.
 type genFn struct{}
 
 func (fn *genFn) ProcessElement(sh Shard, emit func(dorisio.Row)) error {
+	var chunk []byte
+	first := sh.First
 	for i := int64(0); i < sh.Count; i++ {
 		if sh.FailAt > 0 && i == sh.FailAt {
 			return fmt.Errorf("chaos: injected bundle failure in table %s after %d rows of shard %d", sh.Table, i, sh.First)
 		}
 		id := sh.First + i
-		emit(dorisio.Row{Table: sh.Table, Data: rowCSV(id)})
+		n := int64(1)
 		if sh.Dup > 0 && id%sh.Dup == 0 {
-			emit(dorisio.Row{Table: sh.Table, Data: rowCSV(id)})
+			n = 2
+		}
+		for ; n > 0; n-- {
+			if sh.ChunkRows == 0 {
+				emit(dorisio.Row{Table: sh.Table, Data: rowCSV(id)})
+				continue
+			}
+			chunk = append(chunk, rowCSV(id)...)
+		}
+		if sh.ChunkRows > 0 && (id-sh.First+1)%sh.ChunkRows == 0 {
+			emit(dorisio.Row{Table: sh.Table, ID: fmt.Sprintf("%s/%d-%d", sh.Table, first, id), Data: chunk})
+			chunk, first = nil, id+1
 		}
 	}
+	if len(chunk) > 0 {
+		emit(dorisio.Row{Table: sh.Table, ID: fmt.Sprintf("%s/%d-%d", sh.Table, first, sh.First+sh.Count-1), Data: chunk})
+	}
 	return nil
+}
+
+// oddTable sends rows of tables t1, t3, ... to the second Write.
+func oddTable(r dorisio.Row) int {
+	var n int
+	fmt.Sscanf(r.Table, "t%d", &n)
+	return n % 2
 }
 
 func rowCSV(id int64) []byte {
@@ -84,30 +114,49 @@ func expected(shards []Shard) map[string]map[string]int {
 
 func discardResult(dorisio.CommitResult) {}
 
-// runPipeline builds Create(shards) → genFn → dorisio.Write and runs it on
-// in-process prism, bounded by timeout: prism can hang (beam-go.md §4).
-func runPipeline(ctx context.Context, srv *doristest.Server, prefix string, shards []Shard, opts []dorisio.WriteOption, timeout time.Duration) error {
+// runPipeline builds Create(shards) → genFn → dorisio.Write (or two
+// Writes with the same prefix, the second after a Reshuffle) and runs it on
+// in-process prism, bounded by timeout: prism can hang (beam-go.md §4). It
+// returns the run's dorisio counters.
+func runPipeline(ctx context.Context, srv *doristest.Server, prefix string, shards []Shard, twoWrites bool, opts []dorisio.WriteOption, timeout time.Duration) (map[string]int64, error) {
 	p, s := beam.NewPipelineWithRoot()
 	rows := beam.ParDo(s, &genFn{}, beam.CreateList(s, shards))
 	cfg := dorisio.Config{
 		FEs: []string{srv.URL}, User: srv.User, Password: srv.Password,
 		Database: db, LabelPrefix: prefix,
 	}
-	beam.ParDo0(s, discardResult, dorisio.Write(s, cfg, rows, opts...))
+	if twoWrites {
+		parts := beam.Partition(s, 2, oddTable, rows)
+		beam.ParDo0(s, discardResult, dorisio.Write(s, cfg, parts[0], opts...))
+		beam.ParDo0(s, discardResult, dorisio.Write(s, cfg, beam.Reshuffle(s, parts[1]), opts...))
+	} else {
+		beam.ParDo0(s, discardResult, dorisio.Write(s, cfg, rows, opts...))
+	}
 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	done := make(chan error, 1)
+	type result struct {
+		counters map[string]int64
+		err      error
+	}
+	done := make(chan result, 1)
 	go func() {
-		_, err := prism.Execute(ctx, p)
-		done <- err
+		pr, err := prism.Execute(ctx, p)
+		counters := map[string]int64{}
+		if err == nil && pr != nil {
+			q := pr.Metrics().Query(func(r metrics.SingleResult) bool { return r.Namespace() == "dorisio" })
+			for _, c := range q.Counters() {
+				counters[c.Name()] += c.Result()
+			}
+		}
+		done <- result{counters, err}
 	}()
 	select {
-	case err := <-done:
-		return err
+	case r := <-done:
+		return r.counters, r.err
 	case <-ctx.Done():
 		// prism ignores cancellation in some hangs; the goroutine is
 		// abandoned, and the caller reports the run as failed.
-		return fmt.Errorf("%w: pipeline did not finish within %v", errTimeout, timeout)
+		return nil, fmt.Errorf("%w: pipeline did not finish within %v", errTimeout, timeout)
 	}
 }

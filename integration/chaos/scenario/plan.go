@@ -2,10 +2,17 @@
 // dorisio.Write on in-process prism loads a known multiset of rows into
 // several tables of a doristest server while the server injects a random
 // schedule of faults from its catalogue, and the scenario itself fails
-// bundles after precommit or fires the precommit timeout mid-job. It then
-// checks what a user would check: every input row committed exactly once,
-// or (only when Doris aborted a precommitted txn) a job error naming the
-// lost load; and no PREPARE/PRECOMMITTED txn left behind.
+// bundles after precommit or fires the precommit timeout mid-job. Plans may
+// also shrink the open-transaction budget so that loads grow and spill to
+// disk, send rows with identity (Row.ID), split the tables over two Writes
+// with the same label prefix and the lingering cleanup on, or start with
+// another job holding the whole transaction quota. It then checks what a
+// user would check: every input row committed exactly once (after a failed
+// run and a re-run: exactly once with identity or WithAllOrNothing, and
+// otherwise the input plus exactly what the failed run had committed, as
+// early commit allows), or (only when Doris aborted a precommitted txn) a
+// job error naming the lost load; no PREPARE/PRECOMMITTED txn and no spool
+// file left behind.
 //
 // A seed fully determines the plan (tables, rows, options, faults, mode);
 // the interleaving with the network does not, so a seed reproduces the same
@@ -58,10 +65,27 @@ type Plan struct {
 	LoadsInFlight int
 	Compression   string
 	Mode          Mode
-	// Trigger is how many PRECOMMITTED txns must exist before the
-	// PrecommitExpiry or Outage action fires.
+	// Trigger is how many PRECOMMITTED txns (identity rows: loads) must
+	// exist before the PrecommitExpiry or Outage action fires.
 	Trigger int
 	Faults  []doristest.Fault
+	// Budget > 0 is WithMaxOpenTxns, with batches of BatchBytes and a spool
+	// dir: the budget is reached, loads grow past BatchBytes and spill.
+	Budget     int
+	BatchBytes int64
+	// Identity sends each shard's rows as Row elements of ChunkRows rows
+	// with an ID: each is its own load under its identity label.
+	Identity  bool
+	ChunkRows int64
+	// AllOrNothing turns early commit off (dorisio.WithAllOrNothing).
+	AllOrNothing bool
+	// TwoWrites splits the tables over two Writes with the same label
+	// prefix, the second after a Reshuffle.
+	TwoWrites bool
+	// QuotaHold > 0 is the server's running-transaction quota; another job
+	// holds all of it when the run starts and releases it once a load of
+	// the run was refused (back-pressure, issue 8.4).
+	QuotaHold int
 }
 
 // NewPlan draws a plan from seed.
@@ -120,6 +144,31 @@ func NewPlan(seed int64) Plan {
 		p.Shards[i].FailAt = 1 + r.Int64N(p.Shards[i].Count-1)
 	}
 	p.Faults = drawFaults(r, p)
+	twoPC := p.Delivery == dorisio.ExactlyOnce
+	if twoPC && r.IntN(3) == 0 {
+		// A quarter of the budget is kept for tables that appear late; the
+		// shards arrive table after table, so that quarter must hold them.
+		p.Budget = 4*nt + r.IntN(3)
+		p.BatchBytes = 256 << r.IntN(3)
+	}
+	if r.IntN(4) == 0 {
+		p.Identity, p.ChunkRows = true, 5+r.Int64N(40)
+		if p.Mode == PrecommitExpiry {
+			p.Mode = Normal // identity loads are never precommitted
+		}
+		for i := range p.Shards {
+			p.Shards[i].ChunkRows = p.ChunkRows
+		}
+	}
+	p.AllOrNothing = twoPC && r.IntN(4) == 0
+	p.TwoWrites = r.IntN(5) == 0
+	if r.IntN(6) == 0 {
+		budget := dorisio.DefaultMaxOpenTxns
+		if p.Budget > 0 {
+			budget = p.Budget
+		}
+		p.QuotaHold = budget + r.IntN(3) // the run's own loads fit once the holder is gone
+	}
 	return p
 }
 
@@ -185,8 +234,25 @@ func (p Plan) String() string {
 	if comp == "" {
 		comp = "none"
 	}
-	return fmt.Sprintf("seed %d: %d BE(s), %d tables, %d shards, ~%d rows, %v, batch %d rows, %d in flight, compression %s, mode %v (trigger %d), faults [%s]",
-		p.Seed, p.Backends, len(p.Tables), len(p.Shards), rows, p.Delivery, p.BatchRows, p.LoadsInFlight, comp, p.Mode, p.Trigger, strings.Join(fs, "; "))
+	var extra []string
+	if p.Budget > 0 {
+		extra = append(extra, fmt.Sprintf("budget %d with %d-byte batches (spilled)", p.Budget, p.BatchBytes))
+	}
+	if p.Identity {
+		extra = append(extra, fmt.Sprintf("identity rows in chunks of %d", p.ChunkRows))
+	}
+	if p.AllOrNothing {
+		extra = append(extra, "all-or-nothing")
+	}
+	if p.TwoWrites {
+		extra = append(extra, "two Writes, one prefix")
+	}
+	if p.QuotaHold > 0 {
+		extra = append(extra, fmt.Sprintf("quota %d held by another job at start", p.QuotaHold))
+	}
+	return fmt.Sprintf("seed %d: %d BE(s), %d tables, %d shards, ~%d rows, %v, batch %d rows, %d in flight, compression %s, mode %v (trigger %d), faults [%s], [%s]",
+		p.Seed, p.Backends, len(p.Tables), len(p.Shards), rows, p.Delivery, p.BatchRows, p.LoadsInFlight, comp, p.Mode, p.Trigger,
+		strings.Join(fs, "; "), strings.Join(extra, "; "))
 }
 
 func faultString(f doristest.Fault) string {
@@ -204,17 +270,30 @@ func faultString(f doristest.Fault) string {
 	return s
 }
 
-func (p Plan) writeOptions() []dorisio.WriteOption {
+// writeOptions are the options of the plan's Writes; spool is their spool
+// dir. Re-runs rely on the lingering cleanup (a failed run's precommitted
+// loads), which is safe here: one job per prefix, runs never overlap.
+func (p Plan) writeOptions(spool string) []dorisio.WriteOption {
 	opts := []dorisio.WriteOption{
 		dorisio.WithDelivery(p.Delivery),
 		dorisio.WithMaxBatchRows(p.BatchRows),
 		dorisio.WithLoadsInFlight(p.LoadsInFlight),
 		dorisio.WithCompression(p.Compression),
 		dorisio.WithRetry(retryPolicy),
+		dorisio.WithAbortLingeringTxns(),
+		dorisio.WithSpoolDir(spool),
+	}
+	if p.Budget > 0 {
+		opts = append(opts, dorisio.WithMaxOpenTxns(p.Budget), dorisio.WithMaxBatchBytes(p.BatchBytes))
+	}
+	if p.AllOrNothing {
+		opts = append(opts, dorisio.WithAllOrNothing())
 	}
 	return opts
 }
 
 // retryPolicy: more attempts than maxFaultHits, with short backoffs so a
-// scenario takes well under a second of retry waits.
-var retryPolicy = dorisio.RetryPolicy{MaxAttempts: maxFaultHits + 4, InitialBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond}
+// scenario takes well under a second of retry waits; the quota wait ends
+// well before the pipeline timeout.
+var retryPolicy = dorisio.RetryPolicy{MaxAttempts: maxFaultHits + 4, InitialBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond,
+	QuotaWait: 30 * time.Second}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -17,8 +18,13 @@ import (
 // Report is the result of one seeded scenario.
 type Report struct {
 	// Fired counts what happened, by name: server fault kinds by their
-	// handles' hits, "PrecommitExpiry" by txns aborted, "PoisonBundle" and
-	// "Outage" by job runs they failed.
+	// handles' hits, "PrecommitExpiry" by txns aborted, "poison-bundle" and
+	// "outage" by job runs they failed, "SpilledLoads" by runs that spilled,
+	// "QuotaWait" by loads the quota refused, "IdentitySkipped" by identity
+	// loads a re-run found already loaded, "CommittedBeforeFailure" by
+	// failed runs that left committed loads behind (early commit, or the
+	// other of two Writes), "TwoWrites" by scenarios with two Writes of one
+	// prefix.
 	Fired map[string]int
 	// Outcome says how the scenario ended when it passed.
 	Outcome  string
@@ -74,11 +80,23 @@ func Run(ctx context.Context, seed int64, o Options) (rep Report) {
 	for _, t := range p.Tables {
 		opts = append(opts, doristest.WithTable(fmt.Sprintf("%s.%s(id BIGINT NOT NULL, name VARCHAR(16))", db, t)))
 	}
+	if p.QuotaHold > 0 {
+		opts = append(opts, doristest.WithRunningTxnQuota(p.QuotaHold))
+	}
 	srv := doristest.NewServer(opts...)
 	defer srv.Close()
+	spool, err := os.MkdirTemp("", "chaos-spool-")
+	if err != nil {
+		rep.Err = err
+		return rep
+	}
+	defer os.RemoveAll(spool)
 
-	s := &scenario{p: p, srv: srv, o: o, logf: logf, rep: &rep, prefix: fmt.Sprintf("chaos-%d", seed)}
+	s := &scenario{p: p, srv: srv, o: o, logf: logf, rep: &rep, prefix: fmt.Sprintf("chaos-%d", seed), spool: spool}
 	outcome, err := s.run(ctx)
+	if p.TwoWrites {
+		rep.Fired["TwoWrites"]++
+	}
 	rep.Outcome, rep.Err = outcome, err
 	if err != nil {
 		logf("FAIL: %v", err)
@@ -95,10 +113,20 @@ type scenario struct {
 	logf   func(string, ...any)
 	rep    *Report
 	prefix string
+	spool  string
 }
 
 func (s *scenario) run(ctx context.Context) (string, error) {
 	p, srv := s.p, s.srv
+	// Another job holds the whole quota (before any fault is injected)
+	// until a load of this run is refused.
+	var holder *quotaHolder
+	if p.QuotaHold > 0 {
+		var err error
+		if holder, err = holdQuota(ctx, srv, p.Tables[0], p.QuotaHold); err != nil {
+			return "", fmt.Errorf("holding the quota: %v", err)
+		}
+	}
 	handles := make([]*doristest.FaultHandle, len(p.Faults))
 	for i, f := range p.Faults {
 		handles[i] = srv.Inject(f)
@@ -111,7 +139,7 @@ func (s *scenario) run(ctx context.Context) (string, error) {
 	}()
 
 	// The action of PrecommitExpiry and Outage, fired by a watcher once
-	// Trigger loads are precommitted.
+	// Trigger loads are precommitted (identity rows: loaded).
 	var outage *doristest.FaultHandle
 	expired := 0
 	wctx, stopWatch := context.WithCancel(ctx)
@@ -120,7 +148,7 @@ func (s *scenario) run(ctx context.Context) (string, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if !s.waitPrecommitted(wctx, p.Trigger) {
+			if !s.waitLoaded(wctx, p.Trigger) {
 				return
 			}
 			if p.Mode == PrecommitExpiry {
@@ -130,13 +158,28 @@ func (s *scenario) run(ctx context.Context) (string, error) {
 			}
 		}()
 	}
-	err := runPipeline(ctx, srv, s.prefix, p.Shards, p.writeOptions(), s.o.PipelineTimeout)
+	if holder != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			holder.releaseOnRefusal(wctx, srv)
+		}()
+	}
+	counters, err := runPipeline(ctx, srv, s.prefix, p.Shards, p.TwoWrites, p.writeOptions(s.spool), s.o.PipelineTimeout)
 	stopWatch()
 	wg.Wait()
 	s.rep.Runs++
+	if holder != nil {
+		if rerr := holder.release(ctx); rerr != nil {
+			return "", fmt.Errorf("releasing the held quota: %v", rerr)
+		}
+		s.rep.Fired["QuotaWait"] += int(srv.Stats().TxnQuotaRefusals)
+		s.logf("the quota refused %d load attempt(s) while another job held it", srv.Stats().TxnQuotaRefusals)
+	}
 	if errors.Is(err, errTimeout) {
 		return "", err
 	}
+	s.noteCounters(counters)
 	srv.Advance(time.Second) // publish what a Publish Timeout left COMMITTED
 	if err != nil {
 		s.logf("run 1 failed: %s", oneLine(err))
@@ -155,7 +198,10 @@ func (s *scenario) run(ctx context.Context) (string, error) {
 			outage.Remove()
 			s.logf("outage began after the last load")
 		}
-		if err := s.checkExactlyOnce(); err != nil {
+		if err := s.checkExactlyOnce(nil); err != nil {
+			return "", err
+		}
+		if err := s.checkSpoolEmpty(); err != nil {
 			return "", err
 		}
 		return "exactly-once", s.checkNoOpenTxns()
@@ -181,13 +227,26 @@ func (s *scenario) run(ctx context.Context) (string, error) {
 			s.logf("outage hit %d load attempt(s)", outage.Hits())
 			outage.Remove()
 		}
-		// Commits run only after every precommit bundle has finished (the
-		// Reshuffle), so a failed precommit bundle leaves nothing visible.
-		if err := s.checkNothingCommitted(); err != nil {
-			return "", err
-		}
 		if err := s.waitQuiet(ctx); err != nil {
 			return "", err
+		}
+		// What the failed run left visible: with WithAllOrNothing nothing
+		// (commits wait for the whole precommit stage), unless the other of
+		// two Writes finished (all-or-nothing is per Write); with early
+		// commit the loads of its finalized bundles; with identity whatever
+		// it had loaded, which the re-run then skips.
+		left := s.committed()
+		if p.AllOrNothing && !p.Identity && !p.TwoWrites {
+			if err := s.checkNothingCommitted(); err != nil {
+				return "", err
+			}
+		}
+		if err := s.checkNoDuplicates(); err != nil {
+			return "", err
+		}
+		if n := rowsIn(left); n > 0 && !p.Identity {
+			s.rep.Fired["CommittedBeforeFailure"]++
+			s.logf("the failed run left %d rows committed (early commit, or the other Write finished)", n)
 		}
 		s.logf("open txns after the failed run: %d", len(s.openTxns()))
 		shards := append([]Shard(nil), p.Shards...)
@@ -197,33 +256,60 @@ func (s *scenario) run(ctx context.Context) (string, error) {
 		if err := s.rerun(ctx, shards); err != nil {
 			return "", err
 		}
-		if err := s.checkExactlyOnce(); err != nil {
+		outcome := "failed, re-run with the same prefix: exactly-once"
+		var extra map[string]map[string]int
+		switch {
+		case p.Identity:
+			outcome = "failed, re-run with identity labels: exactly-once"
+		case rowsIn(left) > 0:
+			// Random labels: the re-run loads every input row again, so the
+			// table holds the input plus exactly what the failed run committed.
+			extra = left
+			outcome = "failed after committing some loads, re-run: input + what it committed"
+		}
+		if err := s.checkExactlyOnce(extra); err != nil {
 			return "", err
 		}
-		return "failed, re-run with the same prefix: exactly-once", s.checkNoOpenTxns()
+		if err := s.checkSpoolEmpty(); err != nil {
+			return "", err
+		}
+		return outcome, s.checkNoOpenTxns()
 	}
 	return "", fmt.Errorf("job failed although no fault can explain it (mode %v): %v", p.Mode, err)
 }
 
 func (s *scenario) rerun(ctx context.Context, shards []Shard) error {
-	err := runPipeline(ctx, s.srv, s.prefix, shards, s.p.writeOptions(), s.o.PipelineTimeout)
+	counters, err := runPipeline(ctx, s.srv, s.prefix, shards, s.p.TwoWrites, s.p.writeOptions(s.spool), s.o.PipelineTimeout)
 	s.rep.Runs++
 	s.srv.Advance(time.Second)
 	if err != nil {
 		return fmt.Errorf("re-run with the same label prefix failed: %v", err)
 	}
+	s.noteCounters(counters)
+	if s.p.Identity {
+		s.rep.Fired["IdentitySkipped"] += int(counters["already_committed"])
+	}
 	s.logf("re-run with label prefix %s succeeded", s.prefix)
 	return nil
 }
 
-// waitPrecommitted polls the txn list until n txns are PRECOMMITTED.
-func (s *scenario) waitPrecommitted(ctx context.Context, n int) bool {
+// noteCounters records what a run's dorisio counters show.
+func (s *scenario) noteCounters(c map[string]int64) {
+	if c["spilled_bytes"] > 0 {
+		s.rep.Fired["SpilledLoads"]++
+		s.logf("%d bytes of loads were sent from spool files", c["spilled_bytes"])
+	}
+}
+
+// waitLoaded polls the txn list until n txns are PRECOMMITTED (identity
+// rows, which are plain loads: PRECOMMITTED or VISIBLE).
+func (s *scenario) waitLoaded(ctx context.Context, n int) bool {
 	tick := time.NewTicker(2 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		c := 0
 		for _, t := range s.srv.Txns(db) {
-			if t.State == "PRECOMMITTED" {
+			if t.State == "PRECOMMITTED" || (s.p.Identity && t.State == "VISIBLE") {
 				c++
 			}
 		}
@@ -320,8 +406,38 @@ func (s *scenario) committed() map[string]map[string]int {
 	return out
 }
 
-func (s *scenario) checkExactlyOnce() error {
+// checkSpoolEmpty: every spool file was removed when its load ended or its
+// bundle was abandoned.
+func (s *scenario) checkSpoolEmpty() error {
+	files, err := os.ReadDir(s.spool)
+	if err != nil {
+		return err
+	}
+	if len(files) > 0 {
+		return fmt.Errorf("%d spool file(s) left in the spool dir", len(files))
+	}
+	return nil
+}
+
+func rowsIn(m map[string]map[string]int) int {
+	n := 0
+	for _, rows := range m {
+		for _, c := range rows {
+			n += c
+		}
+	}
+	return n
+}
+
+// checkExactlyOnce: every table holds its input rows once, plus extra
+// (what an earlier failed run committed) when given.
+func (s *scenario) checkExactlyOnce(extra map[string]map[string]int) error {
 	want, got := expected(s.p.Shards), s.committed()
+	for t, rows := range extra {
+		for row, n := range rows {
+			want[t][row] += n
+		}
+	}
 	var bad []string
 	for _, t := range s.p.Tables {
 		var lost, doubled, foreign int

@@ -8,7 +8,11 @@
 //
 // Flags: -addr, -user, -password or -password-env (the name of an environment
 // variable holding the password; unlike -password it does not show in ps),
-// -backends, -count-only, -table (repeatable), -v.
+// -backends, -count-only, -table (repeatable), -running-txn-quota and
+// -precommit-timeout (to play a small cluster on the real clock:
+// `-running-txn-quota 20 -precommit-timeout 5s`), -without-admin (refuse
+// SHOW TRANSACTION as Doris 2.1/3.0 do for a loader without ADMIN), -v.
+// GET /doristest/txns?db=NAME reports the peak number of running txns.
 package main
 
 import (
@@ -19,6 +23,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 )
@@ -40,6 +45,9 @@ func run(args []string) int {
 	passwordEnv := fs.String("password-env", "", "read the accepted password from environment variable `NAME` instead")
 	backends := fs.Int("backends", 1, "number of BEs (each on a random port of the FE host)")
 	countOnly := fs.Bool("count-only", false, "tables count rows and bytes without storing them (benchmarks)")
+	quota := fs.Int("running-txn-quota", 1000, "max_running_txn_num_per_db: PREPARE+PRECOMMITTED+COMMITTED txns a database may hold")
+	precommit := fs.Duration("precommit-timeout", 3600*time.Second, "stream_load_default_precommit_timeout_second: PRECOMMITTED txns older than this are aborted (checked every 30 s, as the FE does, or every second when shorter than a minute)")
+	withoutAdmin := fs.Bool("without-admin", false, "refuse SHOW TRANSACTION as Doris 2.1/3.0 do for a loader without ADMIN")
 	verbose := fs.Bool("v", false, "log requests at debug level to stderr")
 	var tables tableFlags
 	fs.Var(&tables, "table", "create a table: `'db.name(col TYPE, ...) [UNIQUE KEY(col)]'` (repeatable)")
@@ -61,6 +69,14 @@ func run(args []string) int {
 		return 2
 	}
 	opts = append(opts, doristest.WithBackends(*backends))
+	if *quota < 1 || *precommit <= 0 {
+		fmt.Fprintf(os.Stderr, "doris-local: -running-txn-quota %d and -precommit-timeout %v: must be > 0\n", *quota, *precommit)
+		return 2
+	}
+	opts = append(opts, doristest.WithRunningTxnQuota(*quota), doristest.WithPrecommitTimeout(*precommit))
+	if *withoutAdmin {
+		opts = append(opts, doristest.WithoutAdmin())
+	}
 	if *user == "" {
 		fmt.Fprintln(os.Stderr, "doris-local: -user must not be empty")
 		return 2

@@ -113,11 +113,60 @@ func TestDorisLocalRejectsBadFlags(t *testing.T) {
 		{"stray arguments are a usage error", []string{"extra"}, 2},
 		{"an unset -password-env variable is a usage error", []string{"-password-env", "DORIS_LOCAL_SURELY_UNSET"}, 2},
 		{"-password with -password-env is a usage error", []string{"-password", "x", "-password-env", "HOME"}, 2},
+		{"a zero txn quota is a usage error", []string{"-running-txn-quota", "0"}, 2},
+		{"a zero precommit timeout is a usage error", []string{"-precommit-timeout", "0s"}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := run(tc.args); got != tc.want {
 				t.Errorf("exit %d, want %d", got, tc.want)
 			}
 		})
+	}
+}
+
+// -running-txn-quota and -precommit-timeout play a small cluster on the real
+// clock; the txns API reports the peak of running txns.
+func TestDorisLocalPlaysASmallCluster(t *testing.T) {
+	dl := startBuilt(t, []string{"-addr", "127.0.0.1:0", "-running-txn-quota", "1", "-precommit-timeout", "1s",
+		"-table", "demo.t(id BIGINT)"}, nil)
+	client := &http.Client{Transport: &http.Transport{ExpectContinueTimeout: 10 * time.Second}}
+	load := func(label string) string {
+		req, _ := http.NewRequest(http.MethodPut, dl.URL+"/api/demo/t/_stream_load", strings.NewReader("1\n"))
+		req.SetBasicAuth("root", "")
+		req.Header.Set("Expect", "100-continue")
+		req.Header.Set("label", label)
+		req.Header.Set("two_phase_commit", "true")
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	if b := load("a"); !strings.Contains(b, `"Status": "Success"`) {
+		t.Fatalf("first load: %s", b)
+	}
+	if b := load("b"); !strings.Contains(b, "current running txns on db 10001 is 1, larger than limit 1") {
+		t.Fatalf("second load within the quota of 1: %s", b)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := http.Get(dl.URL + "/doristest/txns?db=demo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if strings.Contains(string(b), `"timeout by txn manager"`) {
+			if !strings.Contains(string(b), `"peak_running":1`) {
+				t.Errorf("txns API %s: want peak_running 1", b)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the precommitted txn was not aborted within 10s of a 1s precommit timeout: %s", b)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

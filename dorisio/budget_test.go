@@ -1,0 +1,347 @@
+package dorisio
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+)
+
+// fakeLoader answers every load with success, recording it; it keeps no
+// body bytes, so a test can measure the batcher's own memory.
+type fakeLoader struct {
+	mu    sync.Mutex // guards loads, next
+	loads []fakeLoad
+	next  int64
+}
+
+type fakeLoad struct {
+	table, label    string
+	twoPhase, owned bool
+	rows, bytes     int64
+	fromFile        bool
+}
+
+func (f *fakeLoader) Load(_ context.Context, req streamload.LoadRequest) (*streamload.LoadResult, error) {
+	r, err := req.Body.Open()
+	if err != nil {
+		return nil, err
+	}
+	_, isFile := r.(*os.File)
+	var rows, n int64
+	buf := make([]byte, 32<<10)
+	for {
+		k, err := r.Read(buf)
+		rows += int64(bytes.Count(buf[:k], []byte{'\n'}))
+		n += int64(k)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			r.Close()
+			return nil, err
+		}
+	}
+	r.Close()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.next++
+	f.loads = append(f.loads, fakeLoad{table: req.Table, label: req.Label, twoPhase: req.TwoPhase, owned: req.LabelOwned,
+		rows: rows, bytes: n, fromFile: isFile})
+	return &streamload.LoadResult{DB: req.DB, Table: req.Table, Label: req.Label, TxnID: f.next, Status: "Success",
+		LoadedRows: rows, Attempts: 1}, nil
+}
+
+func (f *fakeLoader) Abort(context.Context, string, int64, string) error { return nil }
+
+func (f *fakeLoader) snapshot() []fakeLoad {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]fakeLoad(nil), f.loads...)
+}
+
+// testBatcher builds a batcher as writeFn does, over ld.
+func testBatcher(ld loader, opts ...WriteOption) *batcher {
+	o := defaultWriteOptions()
+	for _, opt := range opts {
+		opt(o)
+	}
+	o.finish()
+	if len(o.errs) > 0 {
+		panic(strings.Join(o.errs, "; "))
+	}
+	pool := &chunkPool{max: int((o.MaxBufferedBytes + int64(o.LoadsInFlight)*o.MaxBatchBytes) / chunkSize)}
+	return newBatcher(context.Background(), ld, pool, "demo", "", "job", "0badf00d", map[string]string{}, o)
+}
+
+// finishAll finishes b's bundle and returns the loads ld saw and their
+// rows per table.
+func finishAll(t *testing.T, b *batcher, ld *fakeLoader) ([]fakeLoad, map[string]int64) {
+	t.Helper()
+	if _, err := b.finish(); err != nil {
+		t.Fatal(err)
+	}
+	perTable := map[string]int64{}
+	loads := ld.snapshot()
+	for _, l := range loads {
+		perTable[l.table] += l.rows
+	}
+	return loads, perTable
+}
+
+func TestBudgetTargetsGrowAfterHalfTheBudget(t *testing.T) {
+	b := budget{max: 10, batchBytes: 100, batchRows: 10, loadBytes: 1000}
+	var got []string
+	for n := 0; n < 10; n++ {
+		bytes, rows := b.target(n)
+		got = append(got, fmt.Sprintf("%d/%d", bytes, rows))
+	}
+	want := "100/10 100/10 100/10 100/10 100/10 200/20 400/40 800/80 1000/100 1000/100"
+	if strings.Join(got, " ") != want {
+		t.Errorf("targets %s\nwant    %s", strings.Join(got, " "), want)
+	}
+	if (budget{batchBytes: 100, batchRows: 10, loadBytes: 1000}).growth(500) != 1 {
+		t.Error("without a budget (plain loads) batches never grow")
+	}
+}
+
+// 300,000 rows at 100 rows per batch are 3,000 batches' worth; with a
+// budget of 10 the bundle makes at most 10 loads, growing ones, and loses
+// no row.
+func TestOneBundleNeverStartsMoreLoadsThanItsBudget(t *testing.T) {
+	ld := &fakeLoader{}
+	b := testBatcher(ld, WithMaxOpenTxns(10), WithMaxBatchRows(100), WithSpoolDir(t.TempDir()))
+	row := []byte("12345,\"some name\"\n")
+	for i := 0; i < 300_000; i++ {
+		if err := b.add("events", row, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := b.finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	loads := ld.snapshot()
+	var rows int64
+	var sizes []int64
+	for _, l := range loads {
+		rows += l.rows
+		sizes = append(sizes, l.rows)
+		if !l.twoPhase {
+			t.Errorf("load %s is not two-phase", l.label)
+		}
+	}
+	if len(loads) > 10 || len(out) != len(loads) || rows != 300_000 {
+		t.Fatalf("%d loads (%d results) holding %d rows, want ≤ 10 loads holding 300000", len(loads), len(out), rows)
+	}
+	if b.peakOpen.Load() != int64(len(loads)) {
+		t.Errorf("peak open %d, want %d (every load stays open until the commit)", b.peakOpen.Load(), len(loads))
+	}
+	t.Logf("load sizes in rows: %v", sizes)
+}
+
+// With several tables each open batch keeps a slot reserved: a bundle
+// over 4 tables still never exceeds the budget, and every table's rows
+// arrive.
+func TestTheBudgetReservesASlotForEveryOpenTable(t *testing.T) {
+	ld := &fakeLoader{}
+	b := testBatcher(ld, WithMaxOpenTxns(8), WithMaxBatchRows(50), WithSpoolDir(t.TempDir()))
+	for i := 0; i < 40_000; i++ {
+		if err := b.add(fmt.Sprintf("t%d", i%4), []byte(fmt.Sprintf("%d,\"x\"\n", i)), 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	loads, perTable := finishAll(t, b, ld)
+	if len(loads) > 8 {
+		t.Errorf("%d loads, want ≤ 8", len(loads))
+	}
+	for i := 0; i < 4; i++ {
+		if n := perTable[fmt.Sprintf("t%d", i)]; n != 10_000 {
+			t.Errorf("table t%d got %d rows, want 10000", i, n)
+		}
+	}
+}
+
+// Tables that appear one after the other (a file per table, sorted input)
+// find the quarter of the budget kept for late tables.
+func TestTablesArrivingOneAfterAnotherFitTheBudget(t *testing.T) {
+	ld := &fakeLoader{}
+	b := testBatcher(ld, WithMaxOpenTxns(8), WithMaxBatchRows(10), WithSpoolDir(t.TempDir()))
+	for _, table := range []string{"t0", "t1", "t2"} {
+		for i := 0; i < 1000; i++ {
+			if err := b.add(table, []byte(fmt.Sprintf("%d,\"x\"\n", i)), 1); err != nil {
+				t.Fatalf("table %s, row %d: %v", table, i, err)
+			}
+		}
+	}
+	loads, perTable := finishAll(t, b, ld)
+	if len(loads) > 8 || perTable["t0"] != 1000 || perTable["t1"] != 1000 || perTable["t2"] != 1000 {
+		t.Errorf("%d loads, rows per table %v: want ≤ 8 loads and 1000 rows each", len(loads), perTable)
+	}
+}
+
+func TestMoreTablesThanTheBudgetFailsNamingTheRemedies(t *testing.T) {
+	b := testBatcher(&fakeLoader{}, WithMaxOpenTxns(5))
+	var err error
+	for i := 0; i < 8 && err == nil; i++ {
+		err = b.add(fmt.Sprintf("t%d", i), []byte("1,\"a\"\n"), 1)
+	}
+	if err == nil {
+		t.Fatal("8 tables fit a budget of 5")
+	}
+	for _, want := range []string{"WithMaxOpenTxns(5)", "table demo.t5 cannot get one", "t0, t1, t2, t3, t4, t5",
+		"max_running_txn_num_per_db", "fewer tables", "AtLeastOnce", "Row.ID"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	_ = b.abandon(context.Background(), err)
+}
+
+func TestABatchAtMaxLoadBytesWithNoSlotLeftFails(t *testing.T) {
+	b := testBatcher(&fakeLoader{}, WithMaxOpenTxns(1), WithMaxBatchBytes(1000), WithMaxLoadBytes(4000), WithSpoolDir(t.TempDir()))
+	var err error
+	for i := 0; i < 1000 && err == nil; i++ {
+		err = b.add("events", []byte("0123456789\n"), 1)
+	}
+	if err == nil || !strings.Contains(err.Error(), "reached WithMaxLoadBytes(4000)") || !strings.Contains(err.Error(), "leaves no load to cut it into") {
+		t.Fatalf("err = %v", err)
+	}
+	_ = b.abandon(context.Background(), err)
+}
+
+// Batches grown past MaxBatchBytes live in spool files, which are read by
+// the loads and removed when they end, or when the bundle is abandoned.
+func TestGrownBatchesAreSpilledAndTheirFilesRemoved(t *testing.T) {
+	dir := t.TempDir()
+	ld := &fakeLoader{}
+	b := testBatcher(ld, WithMaxOpenTxns(2), WithMaxBatchBytes(4096), WithSpoolDir(dir))
+	row := bytes.Repeat([]byte("x"), 99)
+	row = append(row, '\n')
+	for i := 0; i < 2000; i++ {
+		if err := b.add("events", row, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if files, _ := os.ReadDir(dir); len(files) != 1 {
+		t.Errorf("%d spool files while the grown batch is open, want 1", len(files))
+	}
+	out, err := b.finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spilled int64
+	for _, o := range out {
+		spilled += o.spilled
+	}
+	loads := ld.snapshot()
+	if len(loads) != 2 || !(loads[0].fromFile || loads[1].fromFile) || loads[0].rows+loads[1].rows != 2000 || spilled == 0 {
+		t.Errorf("loads %+v, %d bytes spilled: want 2 loads of 2000 rows in all, the grown one from its spool file", loads, spilled)
+	}
+	if files, _ := os.ReadDir(dir); len(files) != 0 {
+		t.Errorf("%d spool files left after the bundle", len(files))
+	}
+
+	b = testBatcher(ld, WithMaxOpenTxns(2), WithMaxBatchBytes(4096), WithSpoolDir(dir))
+	for i := 0; i < 2000; i++ {
+		if err := b.add("events", row, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = b.abandon(context.Background(), fmt.Errorf("a fused step failed"))
+	if files, _ := os.ReadDir(dir); len(files) != 0 {
+		t.Errorf("%d spool files left after an abandoned bundle", len(files))
+	}
+}
+
+// Issue 10.5: one row in each of 4,000 tables must not hold a MiB per
+// table. The batcher's heap stays within MaxBufferedBytes plus the loads in
+// flight, whatever the number of tables.
+func TestMemoryStaysBoundedWithThousandsOfOneRowTables(t *testing.T) {
+	const bound = 8 << 20
+	ld := &fakeLoader{}
+	// Plain loads: no budget, so flushing is what keeps memory bounded.
+	b := testBatcher(ld, WithDelivery(AtLeastOnce), WithMaxBatchBytes(1<<20), WithMaxBufferedBytes(bound))
+	row := []byte("1,\"a row of about forty bytes, one per table\"\n")
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := 0; i < 4000; i++ {
+		if err := b.add(fmt.Sprintf("table_%04d", i), row, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	grown := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	limit := int64(bound + 2*(1<<20) + 4<<20) // buffered + loads in flight + bookkeeping of 4,000 open batches
+	if grown > limit {
+		t.Errorf("heap grew by %d MB for 4,000 one-row tables, over the %d MB bound", grown>>20, limit>>20)
+	}
+	if b.buffered > bound {
+		t.Errorf("buffered %d bytes, over MaxBufferedBytes %d", b.buffered, bound)
+	}
+	if _, err := b.finish(); err != nil {
+		t.Fatal(err)
+	}
+	var rows int64
+	for _, l := range ld.snapshot() {
+		rows += l.rows
+	}
+	if rows != 4000 {
+		t.Errorf("%d rows loaded, want 4000", rows)
+	}
+	t.Logf("heap grew by %.1f MB for 4,000 one-row tables", float64(grown)/(1<<20))
+}
+
+// An identity element is its own load: sent as is when it is complete, or
+// completed with its final newline by the encoder (a copy) when not.
+func TestIdentityElementsAreLoadsOfTheirOwn(t *testing.T) {
+	ld := &fakeLoader{}
+	b := testBatcher(ld, WithMaxOpenTxns(1))
+	enc, err := newElemEncoder(rowType, defaultWriteOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := Row{Table: "events", ID: "part-0", Data: []byte("1,\"a\"\n2,\"b\"\n")}
+	cut := Row{Table: "events", ID: "part-1", Data: []byte("3,\"c\"\n4,\"d\"")}
+	for _, r := range []Row{whole, cut} {
+		table, data, rows, err := enc.encode(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.addOwn(table, r.ID, data, r.Data, rows); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.add("events", []byte("5,\"e\"\n"), 1); err != nil {
+		t.Fatal(err)
+	}
+	out, err := b.finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	loads := ld.snapshot()
+	owned := 0
+	for _, l := range loads {
+		if l.owned {
+			owned++
+			if l.twoPhase || l.rows != 2 || !strings.HasPrefix(l.label, "job:id:events:") {
+				t.Errorf("identity load %+v: want a plain load of 2 rows under an identity label", l)
+			}
+		}
+	}
+	if owned != 2 || len(loads) != 3 || len(out) != 3 {
+		t.Errorf("%d identity loads of %d loads: want 2 of their own besides the batch", owned, len(loads))
+	}
+	if b.peakOpen.Load() > 2 {
+		t.Errorf("peak open %d", b.peakOpen.Load())
+	}
+}

@@ -1,0 +1,184 @@
+package dorisio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+)
+
+var fastRetry = RetryPolicy{MaxAttempts: 3, InitialBackoff: 5 * time.Millisecond, MaxBackoff: 20 * time.Millisecond}
+
+// holdTxns precommits n one-row loads of another job, which hold n of the
+// database's running transactions until committed.
+func holdTxns(t *testing.T, srv *doristest.Server, n int) (*write, []CommitResult) {
+	t.Helper()
+	cfg := configFor(srv, "events")
+	cfg.LabelPrefix = "otherjob"
+	w := buildWrite(t, cfg, event{}, WithMaxBatchRows(1), WithMaxOpenTxns(2*n)) // n loads, before any grows
+	out, err := lifecycle(t, w.write, asElems(events(n, shortName)))
+	if err != nil || len(out) != n {
+		t.Fatalf("holding %d txns: %v, %d loads", n, err, len(out))
+	}
+	return w, out
+}
+
+// Issue 8.4: the quota is back-pressure. A load refused because other
+// transactions fill the quota waits, with the same label, until they end.
+func TestALoadWaitsForTheQuotaWhileOtherTransactionsEnd(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")), doristest.WithRunningTxnQuota(3))
+	holder, held := holdTxns(t, srv, 3)
+	released := make(chan error, 1)
+	go func() {
+		// Once our load has been refused at least once, the other job commits.
+		for srv.Stats().TxnQuotaRefusals == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		_, err := commitBundle(holder.commit, held)
+		released <- err
+	}()
+	w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(10), WithMaxOpenTxns(2), WithRetry(fastRetry))
+	in := events(30, shortName)
+	out, err := lifecycle(t, w.write, asElems(in))
+	if err != nil {
+		t.Fatalf("the bundle failed instead of waiting for the quota: %v", err)
+	}
+	if err := <-released; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := commitBundle(w.commit, out); err != nil {
+		t.Fatal(err)
+	}
+	wantRows(t, srv, "events", append(rowsOf(events(3, shortName)), rowsOf(in)...))
+	if n := srv.Stats().TxnQuotaRefusals; n == 0 {
+		t.Error("no load was refused for the quota: the test proves nothing")
+	}
+	if peak := srv.PeakRunningTxns("demo"); peak > 3 {
+		t.Errorf("peak running txns %d over the quota of 3", peak)
+	}
+}
+
+// When the bundle's own open loads fill the quota, only its own commit
+// could make room: it fails at once, saying so, and aborts what it holds.
+func TestABundleWhoseOwnLoadsFillTheQuotaFailsAtOnce(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")), doristest.WithRunningTxnQuota(2))
+	w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(10), WithMaxOpenTxns(5), WithLoadsInFlight(1),
+		WithRetry(RetryPolicy{MaxAttempts: 3, InitialBackoff: time.Second, MaxBackoff: time.Second}))
+	start := time.Now()
+	_, err := lifecycle(t, w.write, asElems(events(100, shortName)))
+	if !errors.Is(err, ErrTxnQuota) {
+		t.Fatalf("err = %v, want ErrTxnQuota", err)
+	}
+	if d := time.Since(start); d > 900*time.Millisecond {
+		t.Errorf("failed after %v: it waited although waiting could not help", d)
+	}
+	for _, want := range []string{"limit of 2", "this bundle itself holds 2 open loads", "waiting cannot help",
+		"max_running_txn_num_per_db", "WithMaxOpenTxns (now 5)", "Row.ID", "aborted this bundle's 2 open loads (20 rows)"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	wantNoOpenTxns(t, srv)
+}
+
+func TestALoadKeptOutByTheQuotaPastQuotaWaitFails(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")), doristest.WithRunningTxnQuota(1))
+	holdTxns(t, srv, 1)
+	p := fastRetry
+	p.QuotaWait = 200 * time.Millisecond
+	w := buildWrite(t, configFor(srv, "events"), event{}, WithRetry(p))
+	_, err := lifecycle(t, w.write, asElems(events(5, shortName)))
+	if !errors.Is(err, ErrTxnQuota) {
+		t.Fatalf("err = %v, want ErrTxnQuota", err)
+	}
+	for _, want := range []string{"limit of 1", "waited 200ms", "this bundle holds 0 open loads", "max_running_txn_num_per_db"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "abort") {
+		t.Errorf("nothing was precommitted, yet the error speaks of aborting:\n%v", err)
+	}
+}
+
+// Issue 10.13: a load refused before anything began (a wrong password)
+// says nothing about aborting loads.
+func TestAWrongPasswordSaysNothingAboutAborting(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")), doristest.WithAuth("loader", "right"))
+	cfg := configFor(srv, "events")
+	cfg.Password = "wrong"
+	w := buildWrite(t, cfg, event{}, WithRetry(fastRetry))
+	_, err := lifecycle(t, w.write, asElems(events(5, shortName)))
+	if !errors.Is(err, ErrAuth) {
+		t.Fatalf("err = %v, want ErrAuth", err)
+	}
+	if strings.Contains(strings.ToLower(err.Error()), "abort") {
+		t.Errorf("a refused password speaks of aborting:\n%v", err)
+	}
+}
+
+// A failing bundle whose aborts fail too names every load it leaves open,
+// not only the first.
+func TestAFailedBundleNamesEveryLoadItCouldNotAbort(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+	w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(10), WithLoadsInFlight(1), WithRetry(fastRetry))
+	ctx := context.Background()
+	var err error
+	for i, e := range asElems(events(200, shortName)) {
+		if i == 35 {
+			// Once three loads are precommitted, every 2PC call and load
+			// finds its backend down.
+			waitPrecommitted(t, srv, 3)
+			h := srv.Inject(doristest.Fault{Kind: doristest.BackendDown})
+			defer h.Remove()
+		}
+		if err = w.write.ProcessElement(ctx, nil, e, func(CommitResult) {}); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		t.Fatal("the bundle did not fail")
+	}
+	var open []doristest.Txn
+	for _, tx := range srv.Txns("demo") {
+		if tx.State == "PRECOMMITTED" {
+			open = append(open, tx)
+		}
+	}
+	if len(open) != 3 {
+		t.Fatalf("%d txns left PRECOMMITTED, want the 3 the bundle could not abort", len(open))
+	}
+	if !strings.Contains(err.Error(), "loads (") || !strings.Contains(err.Error(), "rows) could not be aborted and stay uncommitted") {
+		t.Errorf("error does not count the loads left open:\n%v", err)
+	}
+	for _, tx := range open {
+		if !strings.Contains(err.Error(), tx.Label) || !strings.Contains(err.Error(), fmt.Sprintf("txn %d", tx.ID)) {
+			t.Errorf("error lacks the open load %s (txn %d):\n%v", tx.Label, tx.ID, err)
+		}
+	}
+}
+
+// waitPrecommitted waits until n txns of demo are PRECOMMITTED.
+func waitPrecommitted(t *testing.T, srv *doristest.Server, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c := 0
+		for _, tx := range srv.Txns("demo") {
+			if tx.State == "PRECOMMITTED" {
+				c++
+			}
+		}
+		if c >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d txns PRECOMMITTED after 10s, want %d", c, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

@@ -1,0 +1,280 @@
+package dorisio
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+)
+
+func init() {
+	register.DoFn2x1[idChunk, func(Row), error](&idRowsFn{})
+	register.Emitter1[Row]()
+	beam.RegisterType(reflect.TypeOf((*idChunk)(nil)).Elem())
+}
+
+// onDirect reports whether the pipeline tests run on the direct runner.
+func onDirect() bool { return *ptest.Runner == "direct" }
+
+// routedRows returns n rows spread over tables as Row elements, and what
+// each table must hold.
+func routedRows(n int, tables []string) ([]Row, map[string][][]string) {
+	var in []Row
+	want := map[string][][]string{}
+	for i := 0; i < n; i++ {
+		tb := tables[i%len(tables)]
+		in = append(in, Row{Table: tb, Data: fmt.Appendf(nil, "%d,\"r%d\"\n", i, i%1000)})
+		want[tb] = append(want[tb], []string{fmt.Sprint(i), fmt.Sprintf("r%d", i%1000)})
+	}
+	return in, want
+}
+
+// wantTables checks that every table holds exactly its rows and that no
+// transaction is left open.
+func wantTables(t *testing.T, srv *doristest.Server, want map[string][][]string) {
+	t.Helper()
+	for tb, rows := range want {
+		wantRows(t, srv, tb, rows)
+	}
+	wantNoOpenTxns(t, srv)
+}
+
+func tableOpts(tables []string) []doristest.Option {
+	var opts []doristest.Option
+	for _, tb := range tables {
+		opts = append(opts, doristest.WithTable(fmt.Sprintf(eventsDDL, tb)))
+	}
+	return opts
+}
+
+// Issue 8: a job of 100× the budget of loads at its batch size, over
+// several tables, in one prism bundle, against a server whose quota equals
+// the budget: every row exactly once, and never more transactions open
+// than the quota.
+func TestAJobOfHundredsOfBatchesStaysWithinTheTransactionQuota(t *testing.T) {
+	tables := []string{"t0", "t1", "t2", "t3"}
+	srv := startServer(t, append(tableOpts(tables), doristest.WithRunningTxnQuota(DefaultMaxOpenTxns))...)
+	in, want := routedRows(100*DefaultMaxOpenTxns*10+1000, tables) // 100 × 20 loads of 10 rows, and some
+	q, err := runPipeline(t, func(s beam.Scope) {
+		res := Write(s, configFor(srv, ""), beam.CreateList(s, in), WithMaxBatchRows(10))
+		assertCommitted(s, res, int64(len(in)))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTables(t, srv, want)
+	if peak := srv.PeakRunningTxns("demo"); peak > DefaultMaxOpenTxns {
+		t.Errorf("peak running txns %d, over the quota of %d", peak, DefaultMaxOpenTxns)
+	}
+	if loads := counter(q, "loads"); loads > DefaultMaxOpenTxns || loads < int64(len(tables)) {
+		t.Errorf("%d loads for %d batches' worth: want the budget's at most %d", loads, len(in)/10, DefaultMaxOpenTxns)
+	}
+}
+
+// Where the runner finalizes the bundle, its loads are committed before
+// the commit stage runs. prism v2.77 finalizes a stage only when its first
+// transform asks for it, so Write here reads straight from a Reshuffle.
+func TestPrismFinalizesAWriteThatHeadsItsStage(t *testing.T) {
+	if onDirect() {
+		t.Skip("the direct runner never finalizes bundles")
+	}
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+	in := events(1000, shortName)
+	q, err := runPipeline(t, func(s beam.Scope) {
+		res := Write(s, configFor(srv, "events"), beam.Reshuffle(s, beam.CreateList(s, in)), WithMaxBatchRows(100))
+		assertCommitted(s, res, 1000)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRows(t, srv, "events", rowsOf(in))
+	if loads, early := counter(q, "loads"), counter(q, "already_committed"); loads == 0 || early != loads {
+		t.Errorf("%d of %d loads were committed early by the bundle's finalization, want all", early, loads)
+	}
+}
+
+func TestEightTablesInABundleWithABudgetOfFiveFailsSayingSo(t *testing.T) {
+	tables := []string{"t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7"}
+	srv := startServer(t, tableOpts(tables)...)
+	in, _ := routedRows(800, tables)
+	_, err := runPipeline(t, func(s beam.Scope) {
+		Write(s, configFor(srv, ""), beam.CreateList(s, in), WithMaxOpenTxns(5))
+	})
+	if err == nil {
+		t.Fatal("8 tables fit a budget of 5")
+	}
+	for _, want := range []string{"more tables than its open-transaction budget allows", "WithMaxOpenTxns(5)",
+		"max_running_txn_num_per_db", "AtLeastOnce", "Row.ID"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the job's error lacks %q:\n%v", want, err)
+		}
+	}
+	wantNoOpenTxns(t, srv)
+	for _, tb := range tables {
+		if n := srv.RowCount("demo", tb); n != 0 {
+			t.Errorf("%s holds %d rows after the job failed", tb, n)
+		}
+	}
+}
+
+// Budget reached, bodies spilled to disk, connections reset mid-body: the
+// spooled bodies are resent and every row lands once; no spool file is left.
+func TestSpilledLoadsResentAfterResetsLoadEveryRowOnce(t *testing.T) {
+	tables := []string{"t0", "t1"}
+	srv := startServer(t, tableOpts(tables)...)
+	resets := srv.Inject(doristest.Fault{Kind: doristest.ResetMidBody, Endpoint: doristest.EndpointLoad, Count: 3})
+	spool := t.TempDir()
+	in, want := routedRows(20_000, tables)
+	q, err := runPipeline(t, func(s beam.Scope) {
+		res := Write(s, configFor(srv, ""), beam.CreateList(s, in), WithMaxOpenTxns(4), WithMaxBatchBytes(2048),
+			WithSpoolDir(spool), WithRetry(RetryPolicy{MaxAttempts: 5, InitialBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond}))
+		assertCommitted(s, res, int64(len(in)))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTables(t, srv, want)
+	if resets.Hits() != 3 {
+		t.Errorf("%d resets hit, want 3", resets.Hits())
+	}
+	if !onDirect() && counter(q, "spilled_bytes") == 0 {
+		t.Error("no load was spilled: the test proves nothing about spooled bodies")
+	}
+	if files, _ := os.ReadDir(spool); len(files) != 0 {
+		t.Errorf("%d spool files left", len(files))
+	}
+}
+
+// idChunk is a range of row ids of one table, loaded as one Row with an ID.
+type idChunk struct {
+	Table       string
+	First, Rows int
+	Fail        bool // fail the bundle instead of emitting this chunk
+}
+
+// idRowsFn emits each chunk as a Row with an ID: the rows of chunk "t0/40"
+// are always the same.
+type idRowsFn struct{}
+
+func (*idRowsFn) ProcessElement(c idChunk, emit func(Row)) error {
+	if c.Fail {
+		return fmt.Errorf("injected failure at chunk %s/%d", c.Table, c.First)
+	}
+	var data []byte
+	for i := c.First; i < c.First+c.Rows; i++ {
+		data = fmt.Appendf(data, "%d,\"r%d\"\n", i, i%1000)
+	}
+	emit(Row{Table: c.Table, ID: fmt.Sprintf("%s/%d", c.Table, c.First), Data: data})
+	return nil
+}
+
+func idChunks(tables []string, chunks, rows int, failAt int) ([]idChunk, map[string][][]string) {
+	var out []idChunk
+	want := map[string][][]string{}
+	for i := 0; i < chunks; i++ {
+		tb := tables[i%len(tables)]
+		c := idChunk{Table: tb, First: i * rows, Rows: rows, Fail: i == failAt}
+		out = append(out, c)
+		for id := c.First; id < c.First+rows; id++ {
+			want[tb] = append(want[tb], []string{fmt.Sprint(id), fmt.Sprintf("r%d", id%1000)})
+		}
+	}
+	return out, want
+}
+
+// Issue 8.3: elements with an ID are loaded under their identity label, so
+// a re-run with the same prefix after a failed run loads every row once,
+// whatever the failed run left visible.
+func TestIdentityRowsReRunAfterAFailedBundleLoadEveryRowOnce(t *testing.T) {
+	tables := []string{"t0", "t1"}
+	srv := startServer(t, tableOpts(tables)...)
+	cfg := configFor(srv, "")
+	cfg.LabelPrefix = "files_daily"
+	failing, _ := idChunks(tables, 60, 20, 45)
+	_, err := runPipeline(t, func(s beam.Scope) {
+		Write(s, cfg, beam.ParDo(s, &idRowsFn{}, beam.CreateList(s, failing)))
+	})
+	if err == nil || !strings.Contains(err.Error(), "injected failure") {
+		t.Fatalf("the first run: %v, want the injected failure", err)
+	}
+	visible := srv.RowCount("demo", "t0") + srv.RowCount("demo", "t1")
+	chunks, want := idChunks(tables, 60, 20, -1)
+	q, err := runPipeline(t, func(s beam.Scope) {
+		res := Write(s, cfg, beam.ParDo(s, &idRowsFn{}, beam.CreateList(s, chunks)))
+		assertCommitted(s, res, 60*20)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTables(t, srv, want)
+	if already := counter(q, "already_committed"); !onDirect() && visible > 0 && already == 0 {
+		t.Errorf("the failed run left %d rows visible, yet the re-run found no load already committed", visible)
+	}
+	t.Logf("the failed run left %d rows visible; the re-run skipped %d loads", visible, counter(q, "already_committed"))
+}
+
+// Issue 13.8: without ADMIN (SHOW TRANSACTION refused), a crashed run's
+// identity load left PRECOMMITTED is aborted by label and loaded again.
+func TestIdentityRowsNeedNoAdminToCleanUpACrashedRun(t *testing.T) {
+	tables := []string{"t0"}
+	srv := startServer(t, append(tableOpts(tables), doristest.WithoutAdmin())...)
+	cfg := configFor(srv, "")
+	cfg.LabelPrefix = "nightly"
+	chunks, want := idChunks(tables, 10, 30, -1)
+	// A crashed earlier run (say of an older version that used two-phase
+	// commit) precommitted the first chunk under its identity label.
+	w := buildWrite(t, cfg, Row{})
+	var crashed []byte
+	for id := 0; id < 30; id++ {
+		crashed = fmt.Appendf(crashed, "%d,\"r%d\"\n", id, id)
+	}
+	label := idLabel("nightly", "t0", "t0/0")
+	if _, err := w.write.client.Load(context.Background(), loadRequest("t0", label, crashed)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := runPipeline(t, func(s beam.Scope) {
+		assertCommitted(s, Write(s, cfg, beam.ParDo(s, &idRowsFn{}, beam.CreateList(s, chunks))), 300)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRows(t, srv, "t0", want["t0"])
+	wantNoOpenTxns(t, srv)
+}
+
+// Issue 10.1: two Writes of one pipeline with the same prefix and the
+// lingering cleanup on never abort each other's loads.
+func TestTwoWritesWithTheSamePrefixAndCleanupLoadBothTablesOnce(t *testing.T) {
+	for run := 0; run < 3; run++ {
+		srv := startServer(t, tableOpts([]string{"t1", "t2"})...)
+		in := events(3000, shortName)
+		c1, c2 := configFor(srv, "t1"), configFor(srv, "t2")
+		c1.LabelPrefix, c2.LabelPrefix = "nightly", "nightly"
+		_, err := runPipeline(t, func(s beam.Scope) {
+			rows := beam.CreateList(s, in)
+			assertCommitted(s, Write(s, c1, rows, WithMaxBatchRows(50), WithAbortLingeringTxns()), 3000)
+			assertCommitted(s, Write(s, c2, beam.Reshuffle(s, rows), WithMaxBatchRows(50), WithAbortLingeringTxns()), 3000)
+		})
+		if err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		wantRows(t, srv, "t1", rowsOf(in))
+		wantRows(t, srv, "t2", rowsOf(in))
+		wantNoOpenTxns(t, srv)
+	}
+}
+
+// loadRequest is a two-phase load of CSV rows, as an older run would send.
+func loadRequest(table, label string, data []byte) streamload.LoadRequest {
+	return streamload.LoadRequest{DB: "demo", Table: table, Label: label, TwoPhase: true,
+		Headers: formatHeaders(CSV), Body: streamload.NewBytesBody(data)}
+}

@@ -1,0 +1,157 @@
+package dorisio
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+)
+
+// upload runs one load on its own goroutine and records its outcome.
+func (b *batcher) upload(j *loadJob) {
+	defer b.wg.Done()
+	defer func() { <-b.sem }()
+	start := time.Now()
+	res, err := b.load(j)
+	j.release() // Load has returned: no attempt reads the body any more
+	if !j.twoPhase {
+		b.plainInFlight.Add(-1)
+	}
+	if err != nil {
+		j.err = err
+		b.mu.Lock()
+		b.failedJob = append(b.failedJob, j)
+		b.mu.Unlock()
+		b.fail(err)
+		return
+	}
+	out := loadOutcome{result: b.resultOf(j, res), latency: time.Since(start), retries: res.Attempts - 1}
+	if j.spilled {
+		out.spilled = j.bytes
+	}
+	b.mu.Lock()
+	b.done = append(b.done, out)
+	b.mu.Unlock()
+}
+
+// load sends j, waiting while Doris refuses it for its running-transaction
+// quota (issue 8.4: the quota is back-pressure, not a failure).
+func (b *batcher) load(j *loadJob) (*streamload.LoadResult, error) {
+	req := streamload.LoadRequest{
+		DB: b.db, Table: j.table, Label: j.label, TwoPhase: j.twoPhase, LabelOwned: j.id != "",
+		Headers: b.headers, Body: j.body, Compression: b.opts.Compression, SpoolDir: b.opts.SpoolDir,
+	}
+	var waitedSince time.Time
+	for wait := 1; ; wait++ {
+		res, err := b.ld.Load(b.ctx, req)
+		var e *streamload.Error
+		if err == nil || !errors.Is(err, streamload.ErrTxnQuota) || !errors.As(err, &e) {
+			return res, err
+		}
+		// Nothing was begun: this load holds no txn while it waits.
+		own := b.holding.Load() - b.waiting.Load()
+		if j.twoPhase {
+			own--
+		}
+		if q := e.Quota; q != nil && q.Scope == "db" && own >= q.Limit {
+			return nil, b.quotaErr(j, e, own, 0)
+		}
+		if waitedSince.IsZero() {
+			waitedSince = time.Now()
+		}
+		limit := b.quotaWait()
+		if time.Since(waitedSince) >= limit {
+			return nil, b.quotaErr(j, e, own, limit)
+		}
+		if err := b.sleepOnQuota(j, wait); err != nil {
+			return nil, fmt.Errorf("dorisio.Write: cancelled while waiting for Doris' transaction quota to load %d rows into %s.%s (label %s): %w (after: %w)",
+				j.rows, b.db, j.table, j.label, err, e)
+		}
+	}
+}
+
+// quotaWait is RetryPolicy.QuotaWait, or the load's timeout if shorter.
+func (b *batcher) quotaWait() time.Duration {
+	d := b.opts.Retry.QuotaWait
+	if d <= 0 {
+		d = DefaultQuotaWait
+	}
+	if s, err := strconv.Atoi(b.headers["timeout"]); err == nil && s > 0 {
+		d = min(d, time.Duration(s)*time.Second)
+	}
+	return d
+}
+
+// sleepOnQuota backs off before resending a load refused for the quota:
+// InitialBackoff doubling up to MaxBackoff, with equal jitter so that many
+// bundles do not retry in step. It returns the bundle ctx's error if the
+// bundle ends meanwhile.
+func (b *batcher) sleepOnQuota(j *loadJob, wait int) error {
+	lo, hi := b.opts.Retry.InitialBackoff, b.opts.Retry.MaxBackoff
+	if lo <= 0 {
+		lo = 500 * time.Millisecond
+	}
+	if hi <= 0 {
+		hi = 30 * time.Second
+	}
+	d := lo
+	for i := 1; i < wait && d < hi; i++ {
+		d *= 2
+	}
+	d = min(d, hi)
+	d = d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+	if j.twoPhase {
+		b.waiting.Add(1)
+		defer b.waiting.Add(-1)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-b.ctx.Done():
+		return b.ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// quotaErr is the error of a load the quota kept out: waited is how long it
+// waited (0: waiting could not help).
+func (b *batcher) quotaErr(j *loadJob, e *streamload.Error, own int64, waited time.Duration) error {
+	limit := "the limit"
+	if q := e.Quota; q != nil {
+		limit = fmt.Sprintf("the limit of %d (Doris' max_running_txn_num_per_db; %d running)", q.Limit, q.Running)
+		if q.Scope == "table" {
+			limit = fmt.Sprintf("the limit of %d publishing txns on the table (Doris' max_publishing_txn_num_per_table; %d running)", q.Limit, q.Running)
+		}
+	}
+	why := fmt.Sprintf("this bundle itself holds %d open loads, so no other commit can make room: waiting cannot help", own)
+	if waited > 0 {
+		why = fmt.Sprintf("waited %v for other transactions to end (RetryPolicy.QuotaWait, or the load's timeout); this bundle holds %d open loads", waited, own)
+	}
+	return fmt.Errorf("dorisio.Write: loading %d rows into %s.%s (label %s): the database's transactions are at %s; %s. "+
+		"Raise max_running_txn_num_per_db, lower WithMaxOpenTxns (now %d), run fewer bundles in parallel, or give the elements IDs (Row.ID): %w",
+		j.rows, b.db, j.table, j.label, limit, why, b.opts.MaxOpenTxns, e)
+}
+
+func (b *batcher) resultOf(j *loadJob, res *streamload.LoadResult) CommitResult {
+	r := CommitResult{
+		Database: b.db, Table: j.table, Label: res.Label, TxnID: res.TxnID,
+		Rows: j.rows, Bytes: j.bytes,
+		LoadedRows: res.LoadedRows, FilteredRows: res.FilteredRows, UnselectedRows: res.UnselectedRows,
+		Committed: !j.twoPhase,
+	}
+	switch res.Settled {
+	case streamload.SettledPrecommitted, streamload.SettledCommitted:
+		// An earlier send of this very body (or, for an identity label, an
+		// earlier run) was applied but its reply was lost; Doris reports no
+		// counters for it, so count what we sent.
+		r.LoadedRows, r.FilteredRows, r.UnselectedRows = j.rows, 0, 0
+		if res.Settled == streamload.SettledCommitted {
+			r.Committed, r.AlreadyCommitted = true, true
+		}
+	}
+	return r
+}
