@@ -244,7 +244,7 @@ func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backen
 	}
 	var src io.Reader = body
 	if f := s.faults.take(StallBody, EndpointLoad, be.index, tbl, res.label); f != nil {
-		src = &stallReader{r: body, left: max(r.ContentLength/2, 1), wait: func() {
+		src = &stallReader{r: body, left: max(min(r.ContentLength/2, 1<<20), 1), wait: func() {
 			t := time.NewTimer(f.f.Delay)
 			defer t.Stop()
 			select {

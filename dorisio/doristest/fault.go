@@ -59,9 +59,10 @@ const (
 	// FE first, then on the BE (direct-to-BE loads); with Backend n only BE
 	// n hangs.
 	Hang
-	// StallBody: the BE begins the load, reads up to half of the body, then
-	// stops reading for Delay (zero: 2 s) before it reads on: a BE whose
-	// pipe stalled. A client that gave up meanwhile leaves a body cut
+	// StallBody: the BE begins the load, reads half of the body (at most 1
+	// MiB, so that the rest cannot hide in socket buffers), then stops
+	// reading for Delay (zero: 2 s) before it reads on: a BE whose pipe
+	// stalled. A client that gave up meanwhile leaves a body cut
 	// short, and the txn is aborted (`[NETWORK_ERROR]receive body don't
 	// equal with body bytes`); a patient client's load succeeds.
 	StallBody
