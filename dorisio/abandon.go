@@ -10,7 +10,7 @@ import (
 
 // abandon ends a failing bundle: it stops the uploads, waits for them,
 // drops the batches not yet sent (and their spool files), and aborts what
-// the bundle precommitted (design §2: a bundle that fails must not leave
+// the bundle precommitted (docs/design.md, "Stages": a bundle that fails must not leave
 // its loads holding the database's running-transaction quota). It returns
 // cause followed by what the bundle leaves behind: every transaction it
 // could not abort, by label, txn and rows; loads already visible; and

@@ -1,6 +1,6 @@
 package dorisio
 
-// The open-transaction budget (issue 8.1, design §2b): with two-phase
+// The open-transaction budget (issue 8.1; docs/design.md, "Open-transaction budget per bundle"): with two-phase
 // commit, every load a bundle starts stays open (PRECOMMITTED, counted by
 // Doris against max_running_txn_num_per_db) until the commit after the
 // bundle. prism runs a whole batch stage as one bundle, so without a bound a

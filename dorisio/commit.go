@@ -1,6 +1,6 @@
 package dorisio
 
-// Why this is exactly-once (design §2):
+// Why this is exactly-once (docs/design.md, "Stages" and "Guarantees per runner"):
 //
 //  1. The precommit stage (writeFn) loads each batch as a two-phase-commit
 //     Stream Load: the rows are in Doris but invisible (PRECOMMITTED), under

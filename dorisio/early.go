@@ -11,7 +11,7 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
-// Early commit (issue 8.2, design §2b): a runner calls a bundle's
+// Early commit (issue 8.2; docs/design.md, "Early commit by bundle finalization"): a runner calls a bundle's
 // finalization callbacks once it has made the bundle's output durable
 // (prism right after persisting it, Dataflow after committing it, Flink
 // streaming when the covering checkpoint completes). From then on the
@@ -39,7 +39,7 @@ const (
 	// while waiting for their callback; older ones are left to the commit
 	// stage. Beam Go v2.77 keeps a plan's first finalizer in its DoFns after
 	// running it, so a reused plan's later callbacks are registered where the
-	// harness never looks and never run (design.md); this keeps what those
+	// harness never looks and never run (docs/design.md); this keeps what those
 	// callbacks would have committed from piling up.
 	maxPendingEarly = 16
 )

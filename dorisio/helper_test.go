@@ -120,7 +120,7 @@ func wantNoOpenTxns(t *testing.T, srv *doristest.Server) {
 	}
 }
 
-// pipelineTimeout bounds every pipeline run: prism can hang (beam-go.md §4).
+// pipelineTimeout bounds every pipeline run: prism v2.77 can hang on some timer patterns.
 const pipelineTimeout = 2 * time.Minute
 
 // runPipeline builds and runs a pipeline on the test runner (prism by

@@ -10,7 +10,7 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
-// Lingering transactions (design §6), with WithAbortLingeringTxns: a run of
+// Lingering transactions (docs/design.md, "Lingering transactions"), with WithAbortLingeringTxns: a run of
 // a job that crashed after precommitting leaves PRECOMMITTED transactions
 // that hold the database's running-transaction quota for up to the
 // precommit timeout. Each worker process then aborts, before its first

@@ -177,7 +177,7 @@ func (fn *writeFn) Setup(ctx context.Context) error {
 }
 
 // ProcessElement takes the bundle finalization only so that the runner
-// offers it to FinishBundle (beam-go.md §2: Beam sets RequestsFinalization
+// offers it to FinishBundle (Beam sets RequestsFinalization
 // from ProcessElement's signature alone).
 func (fn *writeFn) ProcessElement(ctx context.Context, _ beam.BundleFinalization, elem beam.X, _ func(CommitResult)) error {
 	if fn.batch == nil {
@@ -201,7 +201,7 @@ func (fn *writeFn) ProcessElement(ctx context.Context, _ beam.BundleFinalization
 
 // failBundle ends a bundle that fails in ProcessElement. A runner calls no
 // FinishBundle after an error, so this is where the bundle's uploads are
-// stopped and its precommitted loads aborted (design §2).
+// stopped and its precommitted loads aborted (docs/design.md, "Stages").
 func (fn *writeFn) failBundle(ctx context.Context, err error) error {
 	b := fn.batch
 	fn.batch = nil

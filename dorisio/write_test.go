@@ -192,7 +192,7 @@ func TestWriteWindowedInput(t *testing.T) {
 		stamped := beam.ParDo(s, stampEvent, beam.CreateList(s, in))
 		windowed := beam.WindowInto(s, window.NewFixedWindows(10*time.Second), stamped)
 		res := Write(s, configFor(srv, "events"), windowed, WithMaxBatchRows(128))
-		// FinishBundle output is in the global window (beam-go.md §5), so
+		// FinishBundle output is in the global window (Beam initialises its emitters with the global window), so
 		// the results can be summed without re-windowing.
 		assertCommitted(s, res, 600)
 	})

@@ -41,7 +41,7 @@ func committedRows(r dorisio.CommitResult) int64 {
 
 func filteredRows(r dorisio.CommitResult) int64 { return r.FilteredRows }
 
-// pipelineTimeout bounds every pipeline run: prism can hang (beam-go.md §4).
+// pipelineTimeout bounds every pipeline run: prism v2.77 can hang on some timer patterns.
 const pipelineTimeout = 2 * time.Minute
 
 func runPipeline(t *testing.T, build func(s beam.Scope)) error {

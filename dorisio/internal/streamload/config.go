@@ -2,7 +2,7 @@
 // labels and two-phase commit, the FE→BE redirect done by hand, replayable
 // bodies, label-state settling of unknown outcomes, 2PC commit/abort and the
 // lingering-transaction cleanup. The wire contract is
-// shared/reference/doris-protocol.md; section numbers in comments (§n) refer
+// docs/protocol.md (in this repository); section numbers in comments (§n) refer
 // to it.
 //
 // A Client is safe for concurrent use by multiple goroutines.

@@ -10,7 +10,7 @@ package streamload
 //     happened; GET get_load_state decides before anything is resent.
 //   - "fatal": resending cannot help; the caller gets a typed error.
 //
-// Sections (§n) refer to shared/reference/doris-protocol.md.
+// Sections (§n) refer to docs/protocol.md.
 
 import (
 	"bytes"

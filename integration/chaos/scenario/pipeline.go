@@ -116,7 +116,7 @@ func discardResult(dorisio.CommitResult) {}
 
 // runPipeline builds Create(shards) → genFn → dorisio.Write (or two
 // Writes with the same prefix, the second after a Reshuffle) and runs it on
-// in-process prism, bounded by timeout: prism can hang (beam-go.md §4). It
+// in-process prism, bounded by timeout: prism v2.77 can hang on some timer patterns. It
 // returns the run's dorisio counters.
 func runPipeline(ctx context.Context, srv *doristest.Server, prefix string, shards []Shard, twoWrites bool, opts []dorisio.WriteOption, timeout time.Duration) (map[string]int64, error) {
 	p, s := beam.NewPipelineWithRoot()

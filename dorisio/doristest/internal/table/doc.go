@@ -13,7 +13,7 @@
 // # Rows
 //
 // A source row goes through these steps, in the order the BE runs them
-// (doris-protocol.md §3, §4):
+// (docs/protocol.md §3, §4):
 //
 //  1. CSV: the field count must equal the source columns (the `columns` header, else the
 //     table columns plus `hidden_columns`), else the row is filtered. Empty lines are skipped
