@@ -14,6 +14,9 @@ import (
 // package are safe for concurrent Open calls.
 type Body interface {
 	Open() (io.ReadCloser, error)
+	// Len is the body's length; -1 for a body whose length is only known
+	// once it is read (a decompressing stream), which is sent with
+	// Transfer-Encoding: chunked (§1.3 step 5).
 	Len() int64
 	// Close releases memory or the spool file. Open fails afterwards.
 	Close() error

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -138,5 +139,61 @@ func TestAFileShorterThanItsSectionFailsTheLoadInsteadOfSendingLess(t *testing.T
 	record(err)
 	if serr := <-got; serr == nil || !errors.Is(serr, io.ErrUnexpectedEOF) {
 		t.Fatalf("the BE read the short body with %v, want an unexpected EOF (not a complete body)", serr)
+	}
+}
+
+// streamBody is a body of unknown length, as a decompressing stream is.
+type streamBody []byte
+
+func (b streamBody) Open() (io.ReadCloser, error) {
+	return io.NopCloser(io.MultiReader(bytes.NewReader(b[:len(b)/2]), bytes.NewReader(b[len(b)/2:]))), nil
+}
+func (b streamBody) Len() int64   { return -1 }
+func (b streamBody) Close() error { return nil }
+
+func TestABodyOfUnknownLengthIsSentChunkedAndAgainOnARetry(t *testing.T) {
+	var mu sync.Mutex // guards chunked
+	var chunked []bool
+	rec, h := bodyEcho(t, 1)
+	be := server(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		chunked = append(chunked, len(r.TransferEncoding) == 1 && r.TransferEncoding[0] == "chunked" && r.ContentLength == -1)
+		h(w, r)
+	})
+	c, _ := newClient(t, []string{feRedirecting(t, be, nil).URL}, nil)
+	want := bytes.Repeat([]byte("1,a\n"), 50000)
+	req := loadReq("stream-1", false, "")
+	req.Body = streamBody(want)
+	if _, err := c.Load(context.Background(), req); err != nil {
+		t.Fatal(record(err))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if rec.count() != 2 || !bytes.Equal(rec.body, want) || len(chunked) != 2 || !chunked[0] || !chunked[1] {
+		t.Fatalf("BE hits %d, chunked %v, body %d bytes: want 2 chunked sends of %d bytes", rec.count(), chunked, len(rec.body), len(want))
+	}
+}
+
+func TestACompressedBodyIsSentAsItIsWithItsCompressType(t *testing.T) {
+	rec, h := bodyEcho(t, 0)
+	be := server(t, h)
+	c, _ := newClient(t, []string{feRedirecting(t, be, nil).URL}, nil)
+	req := loadReq("bz2-1", false, "BZh9 not really bzip2")
+	req.Compressed = "bz2"
+	if _, err := c.Load(context.Background(), req); err != nil {
+		t.Fatal(record(err))
+	}
+	if got := rec.headers.Get("compress_type"); got != "bz2" || string(rec.body) != "BZh9 not really bzip2" {
+		t.Fatalf("compress_type %q, body %q: want bz2 and the body unchanged", got, rec.body)
+	}
+	req.Label, req.Compression = "bz2-2", "gz"
+	_, err := c.Load(context.Background(), req)
+	if err == nil || !strings.Contains(err.Error(), "not compressed again") {
+		t.Fatalf("Compressed with Compression: err %v", record(err))
+	}
+	req.Label, req.Compression, req.Compressed = "zst-1", "", "zstd"
+	if _, err := c.Load(context.Background(), req); err == nil || !strings.Contains(err.Error(), "decompress other forms") {
+		t.Fatalf("Compressed zstd: err %v", record(err))
 	}
 }
