@@ -140,6 +140,12 @@ func WithLineDelimiter(delim string) WriteOption {
 	}
 }
 
+// ParseSeparator decodes a column_separator or line_delimiter in Doris'
+// notation, as its FE does: "\x" and hex digits are bytes ("\x01",
+// "\x0d0a"); otherwise "\t", "\n", "\r" and "\\" are unescaped and every
+// other byte stands for itself ("||").
+func ParseSeparator(v string) ([]byte, error) { return textfmt.DecodeSeparator(v) }
+
 // fileHeaders are the headers of every load of WriteFiles, and the scanner
 // that cuts its files into records, checked against the user's headers.
 func fileHeaders(o *writeOptions) (map[string]string, recordScanner, error) {
