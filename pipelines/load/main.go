@@ -124,9 +124,11 @@ func run(ctx context.Context, o *options) error {
 	}
 	start := time.Now()
 	files := dorisio.FilesProgress()
-	stop := progress(srv, start)
+	var stop func()
 	if o.input != "" {
 		stop = fileProgress(os.Stderr, stderrIsTerminal(), start, files)
+	} else {
+		stop = progress(srv, start)
 	}
 	pr, err := beamx.RunWithMetrics(ctx, p)
 	stop()
