@@ -99,8 +99,9 @@ func WithFileCompression(kind string) WriteOption {
 }
 
 // WithRangeBytes sets the size of the ranges WriteFiles cuts a plain file
-// into (default 64 MiB): each range is one load, ends at a record boundary,
-// and keeps its identity (path, size, modification time, offset, length)
+// into (default 64 MiB; a file's first ranges are smaller, 4 MiB doubling
+// up to it, so that its first load starts early): each range is one load,
+// ends at a record boundary, and keeps its identity (path, size, modification time, offset, length)
 // across runs. Keep it, and the format options, the same between a run and
 // its re-run: other ranges are other loads. WriteFiles only.
 func WithRangeBytes(n int64) WriteOption {
@@ -118,25 +119,24 @@ func WithRangeBytes(n int64) WriteOption {
 // (default ","; "\t", "|", "\x01" for hex bytes). For WriteFiles and
 // pre-encoded elements; Write's struct encoding uses ",".
 func WithColumnSeparator(sep string) WriteOption {
-	return func(o *writeOptions) {
-		if _, err := textfmt.DecodeSeparator(sep); err != nil {
-			o.fail("WithColumnSeparator(%q): %v", sep, err)
-			return
-		}
-		WithLoadHeader("column_separator", sep)(o)
-	}
+	return separatorHeader("WithColumnSeparator", "column_separator", sep)
 }
 
 // WithLineDelimiter sets the line_delimiter in Doris' notation (default
 // "\n"; "\r\n" for CRLF files, "\x02"). For WriteFiles and pre-encoded
 // elements.
 func WithLineDelimiter(delim string) WriteOption {
+	return separatorHeader("WithLineDelimiter", "line_delimiter", delim)
+}
+
+// separatorHeader is the option that sets header to v, a separator.
+func separatorHeader(option, header, v string) WriteOption {
 	return func(o *writeOptions) {
-		if _, err := textfmt.DecodeSeparator(delim); err != nil {
-			o.fail("WithLineDelimiter(%q): %v", delim, err)
+		if _, err := textfmt.DecodeSeparator(v); err != nil {
+			o.fail("%s(%q): %v", option, v, err)
 			return
 		}
-		WithLoadHeader("line_delimiter", delim)(o)
+		WithLoadHeader(header, v)(o)
 	}
 }
 

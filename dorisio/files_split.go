@@ -14,12 +14,16 @@ type fileRange struct {
 }
 
 // splitWindow is how much of a file the splitter reads at once; a record
-// longer than that grows the window.
+// longer than that grows the window. A file's first range is at most
+// splitWindow too, and each next one twice the last up to rangeBytes, so
+// that the first load starts after 4 MiB of reading, not after a whole
+// range (measured: 64 MiB take 40 ms to scan, 7% of a 520 MB load).
 const splitWindow = 4 << 20
 
 // splitter reads a file once, from its start, and cuts it into ranges of
-// about rangeBytes that end at record boundaries (recordScanner): the same
-// file and settings always give the same ranges. The first headerLines
+// about rangeBytes (the first ones smaller: splitWindow, doubling) that end
+// at record boundaries (recordScanner): the same file and settings always
+// give the same ranges. The first headerLines
 // records (empty ones included, as Doris' skip_lines counts them) belong to
 // no range.
 type splitter struct {
@@ -50,6 +54,7 @@ func (sp *splitter) split(r io.Reader, size int64, emit func(fileRange) error) e
 		records    int64
 		skip       = sp.headerLines
 		eof        bool
+		target     = min(sp.rangeBytes, splitWindow) // the size at which the next range is cut
 	)
 	cut := func(end int64, bufEnd int) error {
 		fr := fileRange{Start: rangeStart, End: end, Records: records}
@@ -110,10 +115,11 @@ func (sp *splitter) split(r io.Reader, size int64, emit func(fileRange) error) e
 				records++
 			}
 			pos = next
-			if off+int64(next)-rangeStart >= sp.rangeBytes {
+			if off+int64(next)-rangeStart >= target {
 				if err := cut(off+int64(next), next); err != nil {
 					return err
 				}
+				target = min(2*target, sp.rangeBytes)
 			}
 		}
 		if eof && pos >= len(buf) {

@@ -64,7 +64,7 @@ func (b *bencher) filesVsCurl(ctx context.Context, res *Result, feURL, password,
 	if curl != "" {
 		res.CurlMBPerSec = median(res.CurlMBPerSecRuns)
 		res.FileVsCurl = ratio(res.FilesMBPerSec, res.CurlMBPerSec)
-		res.ClientVsCurl = ratio(res.ClientMemMBPerSec, res.CurlMBPerSec)
+		res.ClientVsCurl = ratio(res.ClientMemMBPerSec, res.ClientCurlMBPerSec)
 	}
 	return nil
 }
