@@ -308,6 +308,7 @@ func (fn *fileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 		rangeBytes: fn.Opts.Files.RangeBytes, headerLines: fn.Opts.Files.HeaderLines, keep: !local,
 	}
 	check := func(fi os.FileInfo) error { return f.changed(fi.Size(), fi.ModTime().UnixNano()) }
+	var loadErr error // the bundle's load error, which stops the reading
 	err = sp.split(r, f.Size, func(fr fileRange) error {
 		j := &loadJob{table: fn.Table, id: f.rangeID(fr.Start, fr.End), rows: fr.Records, bytes: fr.End - fr.Start}
 		if local {
@@ -316,12 +317,16 @@ func (fn *fileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 			j.body = streamload.NewBytesBody(fr.Data)
 		}
 		j.loaded = noteLoaded(fr.End - fr.Start)
-		return fn.batch.startOwn(j)
+		loadErr = fn.batch.startOwn(j)
+		return loadErr
 	})
-	if err != nil && !strings.HasPrefix(err.Error(), "dorisio.") {
-		err = fmt.Errorf("dorisio.WriteFiles: reading file %s: %w", f.Path, err)
+	switch {
+	case loadErr != nil:
+		return loadErr
+	case err != nil:
+		return fmt.Errorf("dorisio.WriteFiles: reading file %s: %w", f.Path, err)
 	}
-	return err
+	return nil
 }
 
 // fileCompression is a file's compression: the option, or by extension.

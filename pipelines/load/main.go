@@ -1,5 +1,7 @@
-// Command load is the example pipeline: it writes synthetic events, or the
-// rows of CSV / JSON-lines files, into Apache Doris with dorisio.Write.
+// Command load is the example pipeline: it writes synthetic events into
+// Apache Doris with dorisio.Write, or loads CSV / JSON-lines files with
+// dorisio.WriteFiles (--input: exactly once across a crash and a re-run
+// with the same --label-prefix).
 //
 // With no flags it starts an embedded Doris-compatible server
 // (dorisio/doristest), loads 200,000 synthetic events into 4 tables, prints
