@@ -89,6 +89,14 @@ type loadJob struct {
 	body         streamload.Body
 	release      func()
 	err          error // how the load failed (set by upload)
+
+	// For WriteFiles' file ranges: headers instead of the batcher's, the
+	// body's own compression (sent as compress_type), and a callback when
+	// the load has succeeded (on the upload's goroutine). rows < 0: not
+	// counted before the load (a compressed file), taken from Doris' answer.
+	headers    map[string]string
+	compressed string
+	loaded     func(CommitResult)
 }
 
 // loadOutcome is one finished load.
@@ -204,15 +212,11 @@ func (b *batcher) add(table string, data []byte, rows int64) error {
 // the element's own Row.Data: when data is that very slice, complete, it is
 // sent without a copy (Beam forbids changing an element once emitted).
 func (b *batcher) addOwn(table, id string, data, elem []byte, rows int64) error {
-	table, err := b.accept(table)
-	if err != nil || len(data) == 0 {
+	if len(data) == 0 {
+		_, err := b.accept(table)
 		return err
 	}
-	if int64(len(data)) > b.opts.MaxLoadBytes {
-		return fmt.Errorf("dorisio.Write: element with ID %q for %s.%s holds %d bytes, more than one load may (WithMaxLoadBytes %d, Doris' streaming_load_max_mb): split it into several IDs",
-			id, b.db, table, len(data), b.opts.MaxLoadBytes)
-	}
-	job := &loadJob{table: table, label: idLabel(b.prefix, table, id), id: id, rows: rows}
+	job := &loadJob{table: table, id: id, rows: rows}
 	if len(elem) == len(data) && &elem[0] == &data[0] { // the encoder found it already terminated
 		job.body, job.bytes, job.release = streamload.NewBytesBody(data), int64(len(data)), func() {}
 	} else {
@@ -220,7 +224,32 @@ func (b *batcher) addOwn(table, id string, data, elem []byte, rows int64) error 
 		body.write(data, b.pool)
 		job.body, job.bytes, job.release = &body, body.n, func() { body.release(b.pool) }
 	}
-	b.start(job)
+	return b.startOwn(job)
+}
+
+// startOwn loads j, whose id, body, bytes and rows are set, on its own
+// under its identity label: addOwn's elements and WriteFiles' file ranges.
+// j.release, if set, runs once the load has ended.
+func (b *batcher) startOwn(j *loadJob) error {
+	table, err := b.accept(j.table)
+	if err != nil {
+		if j.release != nil {
+			j.release()
+		}
+		return err
+	}
+	if j.bytes > b.opts.MaxLoadBytes {
+		if j.release != nil {
+			j.release()
+		}
+		return fmt.Errorf("dorisio.Write: element with ID %q for %s.%s holds %d bytes, more than one load may (WithMaxLoadBytes %d, Doris' streaming_load_max_mb): split it into several IDs",
+			j.id, b.db, table, j.bytes, b.opts.MaxLoadBytes)
+	}
+	if j.release == nil {
+		j.release = func() {}
+	}
+	j.table, j.label = table, idLabel(b.prefix, table, j.id)
+	b.start(j)
 	return b.err()
 }
 

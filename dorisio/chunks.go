@@ -1,9 +1,10 @@
 package dorisio
 
 import (
-	"bytes"
 	"io"
 	"sync"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
 // Batch memory is a list of chunks: a batch grows by whole chunks, so
@@ -103,11 +104,8 @@ func (b *chunkBody) release(pool *chunkPool) {
 }
 
 func (b *chunkBody) Open() (io.ReadCloser, error) {
-	rs := make([]io.Reader, len(b.chunks))
-	for i, c := range b.chunks {
-		rs[i] = bytes.NewReader(c)
-	}
-	return io.NopCloser(io.MultiReader(rs...)), nil
+	// The client sends the chunks as they are, without copying them.
+	return streamload.NewSlicesReader(b.chunks), nil
 }
 
 func (b *chunkBody) Len() int64 { return b.n }

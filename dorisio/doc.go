@@ -81,6 +81,24 @@
 // databases fewer than label_num_threshold (2000) finished ones: a re-run
 // later than that loads again.
 //
+// # Files
+//
+// WriteFiles loads CSV and JSON-lines files, found through Beam's
+// io/filesystem registry (local paths; gs://, s3:// and memfs:// where the
+// program imports those filesystems), into one table. It reads each file
+// once from its start and cuts it into ranges of whole records (a quoted
+// value holding line breaks is never split; RFC 4180 quoting by default,
+// DorisCSV for backslash escapes), and loads each range on its own with
+// the identity (path, size, modification time, offset, length): a crashed
+// run re-run with the same LabelPrefix loads only the ranges that are not
+// in yet, every record exactly once. Local ranges go from the file to the
+// socket by sendfile(2); a compressed file is one load (gz, lz4 and bz2 as
+// they are with Doris' compress_type; zstd decompressed on the worker).
+// Header lines are skipped once per file. A pattern that matches nothing,
+// an unreadable file, or a file that changes while it loads fail the job,
+// naming the pattern or file. FilesProgress tells a program that runs the
+// job in its own process how far it is.
+//
 // # Labels
 //
 // Every load has its own label, reused for every in-process retry of that

@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/memfs"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
@@ -70,4 +71,30 @@ func ExampleRow() {
 	fmt.Println("clicks:", srv.RowCount("demo", "clicks"), "views:", srv.RowCount("demo", "views"))
 	// Output:
 	// clicks: 2 views: 1
+}
+
+// Load CSV files, exactly once across re-runs: each file is cut into ranges
+// of whole records, each loaded under a label of its identity. memfs stands
+// in for gs:// or local paths here.
+func ExampleWriteFiles() {
+	srv := doristest.NewServer(doristest.WithTable("demo.notes(id BIGINT, body VARCHAR(64))"))
+	defer srv.Close()
+	memfs.Write("memfs://export/notes.csv", []byte("id,body\n1,\"two\nlines\"\n2,\"say \"\"hi\"\"\"\n"))
+
+	cfg := dorisio.Config{FEs: []string{srv.URL}, User: srv.User, Password: srv.Password,
+		Database: "demo", Table: "notes", LabelPrefix: "notes_daily"}
+	for run := 1; run <= 2; run++ { // the second run finds every range loaded
+		p, s := beam.NewPipelineWithRoot()
+		dorisio.WriteFiles(s, cfg, []string{"memfs://export/*.csv"}, dorisio.WithHeaderLines(1))
+		if err := beamx.Run(context.Background(), p); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	for _, row := range srv.Rows("demo", "notes") {
+		fmt.Printf("%q\n", row)
+	}
+	// Unordered output:
+	// ["1" "two\nlines"]
+	// ["2" "say \"hi\""]
 }

@@ -29,6 +29,9 @@ func (b *batcher) upload(j *loadJob) {
 		return
 	}
 	out := loadOutcome{result: b.resultOf(j, res), latency: time.Since(start), retries: res.Attempts - 1}
+	if j.loaded != nil {
+		j.loaded(out.result)
+	}
 	if j.spilled {
 		out.spilled = j.bytes
 	}
@@ -43,6 +46,12 @@ func (b *batcher) load(j *loadJob) (*streamload.LoadResult, error) {
 	req := streamload.LoadRequest{
 		DB: b.db, Table: j.table, Label: j.label, TwoPhase: j.twoPhase, LabelOwned: j.id != "",
 		Headers: b.headers, Body: j.body, Compression: b.opts.Compression, SpoolDir: b.opts.SpoolDir,
+	}
+	if j.headers != nil {
+		req.Headers = j.headers
+	}
+	if j.compressed != "" {
+		req.Compressed, req.Compression = j.compressed, "" // already compressed: sent as it is
 	}
 	var waitedSince time.Time
 	for wait := 1; ; wait++ {
@@ -143,12 +152,15 @@ func (b *batcher) resultOf(j *loadJob, res *streamload.LoadResult) CommitResult 
 		LoadedRows: res.LoadedRows, FilteredRows: res.FilteredRows, UnselectedRows: res.UnselectedRows,
 		Committed: !j.twoPhase,
 	}
+	if j.rows < 0 { // not counted before the load: as Doris counted them
+		r.Rows = res.TotalRows
+	}
 	switch res.Settled {
 	case streamload.SettledPrecommitted, streamload.SettledCommitted:
 		// An earlier send of this very body (or, for an identity label, an
 		// earlier run) was applied but its reply was lost; Doris reports no
 		// counters for it, so count what we sent.
-		r.LoadedRows, r.FilteredRows, r.UnselectedRows = j.rows, 0, 0
+		r.LoadedRows, r.FilteredRows, r.UnselectedRows = max(j.rows, 0), 0, 0
 		if res.Settled == streamload.SettledCommitted {
 			r.Committed, r.AlreadyCommitted = true, true
 		}

@@ -62,6 +62,7 @@ type writeOptions struct {
 	SpoolDir         string
 	AllOrNothing     bool
 	AbortLingering   bool
+	Files            fileOptions // WriteFiles only (files_option.go)
 
 	errs []string // construction errors, reported together by Write
 }
@@ -107,6 +108,7 @@ func defaultWriteOptions() *writeOptions {
 		MaxLoadBytes:  DefaultMaxLoadBytes,
 		Headers:       map[string]string{},
 		TimeZone:      defaultTimeZone,
+		Files:         defaultFileOptions(),
 	}
 }
 

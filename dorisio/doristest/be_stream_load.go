@@ -1,6 +1,7 @@
 package doristest
 
 import (
+	"compress/bzip2"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -30,7 +31,7 @@ import (
 //   - Faults of the body phase: ResetMidBody; StallBody (reads up to half,
 //     pauses for Delay, then reads on: a client gone by then leaves a body
 //     cut short, which aborts the txn).
-//   - Body phase: read, decompress (gz, lz4 frame), parse; filtered rows
+//   - Body phase: read, decompress (gz, lz4 frame, bz2), parse; filtered rows
 //     beyond max_filter_ratio → Fail `[DATA_QUALITY_ERROR]too many filtered
 //     rows` with ErrorURL; failures abort the txn and report
 //     NumberLoadedRows 0.
@@ -163,8 +164,8 @@ func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backen
 	}
 	ct := strings.ToLower(strings.TrimSpace(h.Get("compress_type")))
 	switch ct {
-	case "", "gz", "lz4", "lz4frame":
-	case "lzo", "bz2", "lz4_block", "lzop", "snappy_block", "deflate":
+	case "", "gz", "lz4", "lz4frame", "bz2":
+	case "lzo", "lz4_block", "lzop", "snappy_block", "deflate":
 		fail("[NOT_IMPLEMENTED_ERROR]doristest does not support compress_type " + h.Get("compress_type"))
 		return
 	default:
@@ -263,6 +264,8 @@ func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backen
 		src = zr
 	case "lz4", "lz4frame":
 		src = lz4.NewReader(src)
+	case "bz2":
+		src = bzip2.NewReader(src)
 	}
 	batch, perr := spec.Parse(src, s.cfg.countOnly)
 	res.recvMs = since(recvStart)

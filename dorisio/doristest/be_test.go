@@ -170,6 +170,8 @@ func TestBEBodies(t *testing.T) {
 	}{
 		{"a gzip body is decompressed", hdr{"compress_type": "GZ"}, gz.String(), 1},
 		{"an lz4 frame body is decompressed", hdr{"compress_type": "lz4"}, lz.String(), 1},
+		// bzip2 -c of "4\tbz2\n" (the standard library has no bzip2 writer)
+		{"a bzip2 body is decompressed", hdr{"compress_type": "bz2"}, "\x42\x5a\x68\x39\x31\x41\x59\x26\x53\x59\x1a\x68\x0a\xff\x00\x00\x01\xc9\x80\x00\x30\x14\x00\x10\x00\x00\x10\x20\x00\x21\x80\x0c\x02\x4d\x6e\xe2\xee\x48\xa7\x0a\x12\x03\x4d\x01\x5f\xe0", 1},
 		{"an empty 2PC body is a successful empty load", hdr{"two_phase_commit": "true"}, "", 0},
 		{"a CSV with \\x separators and skip_lines", hdr{"column_separator": `\x01`, "skip_lines": "1"}, "header\n3\x01x\n", 1},
 	} {
@@ -184,7 +186,7 @@ func TestBEBodies(t *testing.T) {
 			}
 		})
 	}
-	wantEqual(t, "rows", s.Rows("demo", "t"), [][]string{{"1", "gz"}, {"2", "lz4"}, {"3", "x"}})
+	wantEqual(t, "rows", s.Rows("demo", "t"), [][]string{{"1", "gz"}, {"2", "lz4"}, {"4", "bz2"}, {"3", "x"}})
 
 	// Chunked bodies and gzip replies.
 	req, _ := http.NewRequest("PUT", s.BackendURLs()[0]+"/api/demo/t/_stream_load", io.MultiReader(strings.NewReader("4\tchunked\n")))

@@ -31,7 +31,7 @@
 // the peak of running txns). BE (Server.BackendURLs): stream load, 2PC,
 // /api/_load_error_log and /api/health.
 //
-// Loads are CSV or JSON, optionally gz or lz4 compressed, checked against
+// Loads are CSV or JSON, optionally gz, lz4 or bz2 compressed, checked against
 // the column types; rows become visible when their transaction is VISIBLE.
 //
 // # Tables
@@ -128,7 +128,7 @@
 //     417 itself. It also drops Content-Length when a request is chunked, so
 //     the "both set" error of §1.3 cannot happen.
 //   - Group commit, formats other than CSV/JSON and compressions other than
-//     gz/lz4 frame answer Fail with a `[NOT_IMPLEMENTED_ERROR]doristest ...`
+//     gz/lz4 frame/bz2 answer Fail with a `[NOT_IMPLEMENTED_ERROR]doristest ...`
 //     message. No `redirect-policy`, no cloud mode, no http_stream.
 //   - COMMITTED becomes VISIBLE immediately (no publish delay) unless a
 //     PublishTimeout fault is active; times in responses (LoadTimeMs, ...)

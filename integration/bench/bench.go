@@ -41,7 +41,7 @@ type Config struct {
 }
 
 func defaultConfig() Config {
-	return Config{Rows: 2_000_000, Tables: 4, Runs: 3, RSSFactor: 10, RSSBatchBytes: 8 << 20, CSVMB: 256, Out: "bench.json", Timeout: 15 * time.Minute}
+	return Config{Rows: 2_000_000, Tables: 4, Runs: 3, RSSFactor: 10, RSSBatchBytes: 8 << 20, CSVMB: 512, Out: "bench.json", Timeout: 15 * time.Minute}
 }
 
 // Result is what bench.json holds.
@@ -102,6 +102,21 @@ type Result struct {
 	ClientFileMBPerRuns  []float64 `json:"client_file_mb_per_s_runs"`
 	RawFileMBPerSecRuns  []float64 `json:"rawput_file_mb_per_s_runs"`
 
+	// file_vs_curl and client_vs_curl: curl -T of the CSV file, the
+	// independent client, against WriteFiles (pipelines/load --input) of
+	// the same file and the client's one load from memory.
+	FileVsCurl       float64   `json:"file_vs_curl"`
+	ClientVsCurl     float64   `json:"client_vs_curl"`
+	CurlMBPerSec     float64   `json:"curl_mb_per_s"`
+	FilesMBPerSec    float64   `json:"files_mb_per_s"`
+	CurlMBPerSecRuns []float64 `json:"curl_mb_per_s_runs"`
+	// curl -T interleaved with the client's runs (client_vs_curl's divisor).
+	ClientCurlMBPerSec     float64   `json:"client_curl_mb_per_s"`
+	ClientCurlMBPerSecRuns []float64 `json:"client_curl_mb_per_s_runs"`
+	FilesMBPerSecRuns      []float64 `json:"files_mb_per_s_runs"`
+	FilesRSSBytes          int64     `json:"files_peak_rss_bytes"`
+	CurlSkipped            string    `json:"curl_skipped,omitempty"`
+
 	GoVersion  string  `json:"go_version"`
 	GOMAXPROCS int     `json:"gomaxprocs"`
 	NumCPU     int     `json:"num_cpu"`
@@ -132,7 +147,8 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Result, error) {
 		Rows: cfg.Rows, Tables: cfg.Tables, Runs: cfg.Runs,
 		GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(),
 		Timestamp: time.Now().UTC().Format(time.RFC3339),
-		Targets:   map[string]string{"write_vs_noop": ">= 0.8", "client_vs_rawput": ">= 0.9", "rss_10x": "<= 1.3"},
+		Targets: map[string]string{"write_vs_noop": ">= 0.8", "client_vs_rawput": ">= 0.9", "rss_10x": "<= 1.3",
+			"file_vs_curl": ">= 0.9", "client_vs_curl": ">= 0.9"},
 	}
 	fmt.Fprintf(log, "building pipelines/load, doris-local and the client benchmark in %s\n", dir)
 	if err := b.build(ctx); err != nil {
@@ -408,9 +424,11 @@ func (b *bencher) client(ctx context.Context, res *Result) error {
 	defer cancel()
 	password := fmt.Sprintf("bench-%d", time.Now().UnixNano())
 	// The password travels by environment, not argv (which ps shows).
-	srv, err := proc.StartDorisLocal(ctx, b.localBin,
-		[]string{"-addr", "127.0.0.1:0", "-count-only", "-password-env", "BENCH_PASSWORD", "-table", fmt.Sprintf(synth.EventsDDL, "demo", "events")},
-		[]string{"BENCH_PASSWORD=" + password})
+	args := []string{"-addr", "127.0.0.1:0", "-count-only", "-password-env", "BENCH_PASSWORD", "-table", fmt.Sprintf(synth.EventsDDL, "demo", "events")}
+	for _, t := range fileTables(b.cfg.Runs) {
+		args = append(args, "-table", fmt.Sprintf(synth.EventsDDL, "demo", t))
+	}
+	srv, err := proc.StartDorisLocal(ctx, b.localBin, args, []string{"BENCH_PASSWORD=" + password})
 	if err != nil {
 		return err
 	}
@@ -453,7 +471,10 @@ func (b *bencher) client(ctx context.Context, res *Result) error {
 	res.ClientVsRawPut = ratio(res.ClientMemMBPerSec, res.RawMemMBPerSec)
 	res.ClientFileVsRawFile = ratio(res.ClientFileMBPerSec, res.RawFileMBPerSec)
 	res.ClientFileVsRawMem = ratio(res.ClientFileMBPerSec, res.RawMemMBPerSec)
-	return nil
+	// clientbench's own curl runs, interleaved with the client's: client_vs_curl.
+	res.ClientCurlMBPerSecRuns = mbps["curl"]
+	res.ClientCurlMBPerSec = median(mbps["curl"])
+	return b.filesVsCurl(ctx, res, feURL, password, csvPath)
 }
 
 // writeCSV writes at least size bytes of synthetic event rows, the shape
@@ -535,6 +556,15 @@ func PrintTable(w io.Writer, r *Result) {
 		"client_vs_rawput", r.ClientVsRawPut, "≥ 0.9", r.ClientMemMBPerSec, r.RawMemMBPerSec, float64(r.CSVBytes)/1e6, mark(r.ClientVsRawPut >= 0.9))
 	fmt.Fprintf(w, "%-18s %8.3f %8s  spooled-file body %.1f MB/s / raw PUT from the file %.1f MB/s\n",
 		"  (file body)", r.ClientFileVsRawFile, "", r.ClientFileMBPerSec, r.RawFileMBPerSec)
+	if r.CurlSkipped != "" {
+		fmt.Fprintf(w, "%-18s %8s %8s  %s; WriteFiles %.1f MB/s\n", "file_vs_curl", "skipped", "≥ 0.9", r.CurlSkipped, r.FilesMBPerSec)
+		fmt.Fprintf(w, "%-18s %8s %8s  %s\n", "client_vs_curl", "skipped", "≥ 0.9", r.CurlSkipped)
+	} else {
+		fmt.Fprintf(w, "%-18s %8.3f %8s  WriteFiles (pipelines/load --input) %.1f MB/s / curl -T %.1f MB/s, %.0f MB CSV; WriteFiles peak RSS %.0f MB  [%s]\n",
+			"file_vs_curl", r.FileVsCurl, "≥ 0.9", r.FilesMBPerSec, r.CurlMBPerSec, float64(r.CSVBytes)/1e6, float64(r.FilesRSSBytes)/1e6, mark(r.FileVsCurl >= 0.9))
+		fmt.Fprintf(w, "%-18s %8.3f %8s  client %.1f MB/s from memory / curl -T %.1f MB/s, interleaved runs  [%s]\n",
+			"client_vs_curl", r.ClientVsCurl, "≥ 0.9", r.ClientMemMBPerSec, r.ClientCurlMBPerSec, mark(r.ClientVsCurl >= 0.9))
+	}
 	fmt.Fprintf(w, "%-18s %8.3f %8s  peak RSS %.0f MB at %d rows / %.0f MB at %d rows  [%s]\n",
 		"rss_10x", r.RSS10x, "≤ 1.3", float64(r.RSS10xBytes)/1e6, r.RSSRows10x, float64(r.RSS1xBytes)/1e6, r.RSSRows, mark(r.RSS10x <= 1.3))
 	fmt.Fprintln(w)
@@ -544,8 +574,9 @@ func PrintTable(w io.Writer, r *Result) {
 			r.GzipRowsPerSec, r.GzipMBPerSec, r.WriteRowsPerSec, r.WriteMBPerSec, r.GzipVsPlain, float64(r.GzipRSSBytes)/1e6)
 	}
 	fmt.Fprintf(w, "10× write: %.0f rows/s, at most %d loads open at once in a bundle; noop peak RSS %.0f MB\n", r.Write10xRowsSec, r.PeakOpenTxns, float64(r.NoopRSSBytes)/1e6)
-	fmt.Fprintf(w, "runs: write %v rows/s; noop %v; client-mem %v MB/s; raw-mem %v\n",
-		fmtFloats(r.WriteRowsPerSecRuns, 0), fmtFloats(r.NoopRowsPerSecRuns, 0), fmtFloats(r.ClientMemMBPerSecRun, 1), fmtFloats(r.RawMemMBPerSecRuns, 1))
+	fmt.Fprintf(w, "runs: write %v rows/s; noop %v; client-mem %v MB/s; raw-mem %v; WriteFiles %v; curl %v\n",
+		fmtFloats(r.WriteRowsPerSecRuns, 0), fmtFloats(r.NoopRowsPerSecRuns, 0), fmtFloats(r.ClientMemMBPerSecRun, 1), fmtFloats(r.RawMemMBPerSecRuns, 1),
+		fmtFloats(r.FilesMBPerSecRuns, 1), fmtFloats(r.CurlMBPerSecRuns, 1))
 }
 
 func fmtFloats(xs []float64, prec int) string {

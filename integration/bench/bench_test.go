@@ -46,7 +46,7 @@ func TestBenchSmall(t *testing.T) {
 		"write_rows_per_s", "noop_rows_per_s", "client_mem_mb_per_s", "rawput_mem_mb_per_s",
 		"client_file_mb_per_s", "rawput_file_mb_per_s", "rss_1x_bytes", "rss_10x_bytes",
 		"rows", "runs", "loads_per_table", "avg_load_mb", "gzip_rows_per_s", "gzip_mb_per_s",
-		"go_version", "gomaxprocs", "timestamp", "peak_open_txns",
+		"go_version", "gomaxprocs", "timestamp", "peak_open_txns", "files_mb_per_s", "files_peak_rss_bytes",
 	} {
 		v, ok := m[k]
 		if !ok {
@@ -59,6 +59,20 @@ func TestBenchSmall(t *testing.T) {
 	}
 	if res.LoadsPerTable < 1 {
 		t.Errorf("loads per table = %v, want ≥ 1", res.LoadsPerTable)
+	}
+	if res.CurlSkipped == "" && (res.FileVsCurl <= 0 || res.ClientVsCurl <= 0 || len(res.CurlMBPerSecRuns) != cfg.Runs) {
+		t.Errorf("curl is installed but file_vs_curl %v, client_vs_curl %v, curl runs %v", res.FileVsCurl, res.ClientVsCurl, res.CurlMBPerSecRuns)
+	}
+}
+
+// Where curl is absent the table says so instead of printing ratios.
+func TestTheTableSaysWhyTheCurlRatiosAreSkipped(t *testing.T) {
+	var b strings.Builder
+	PrintTable(&b, &Result{CurlSkipped: "curl is not installed: file_vs_curl and client_vs_curl skipped", FilesMBPerSec: 812.5})
+	for _, want := range []string{"file_vs_curl        skipped", "client_vs_curl      skipped", "curl is not installed", "WriteFiles 812.5 MB/s"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
 	}
 }
 

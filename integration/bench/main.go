@@ -15,6 +15,12 @@
 //     -csv-mb MB into a count-only doris-local, divided by MB/s of a bare
 //     net/http PUT of the same bytes to the same server and route (FE, 307
 //     followed by hand with Expect: 100-continue, then the BE) (target ≥ 0.9).
+//   - file_vs_curl: MB/s of pipelines/load --input (dorisio.WriteFiles) of
+//     the -csv-mb CSV file (512 MB by default) into a count-only doris-local,
+//     divided by MB/s of curl -T of the same file to the same server (target
+//     ≥ 0.9); client_vs_curl: the Stream Load client's one load of that file
+//     from memory divided by the same curl figure (target ≥ 0.9). Interleaved
+//     runs, medians; skipped, saying so, where curl is not installed.
 //   - rss_10x: peak RSS (the child's rusage maxrss) of the write pipeline at
 //     -rss-factor × -rss-rows divided by peak RSS at -rss-rows (default
 //     -rows) (target ≤ 1.3). Memory is bounded by the batch buffers, so the
@@ -43,7 +49,7 @@ func main() {
 	flag.Int64Var(&cfg.RSSRows, "rss-rows", 0, "1× rows of rss_10x (default: -rows, reusing the write runs)")
 	flag.IntVar(&cfg.RSSFactor, "rss-factor", cfg.RSSFactor, "row multiplier of the large RSS run")
 	flag.Int64Var(&cfg.RSSBatchBytes, "rss-batch-bytes", cfg.RSSBatchBytes, "--batch-bytes of the RSS runs, small enough that the 1× run fills the bounded buffers (0: Write's default, reusing the write runs)")
-	flag.Int64Var(&cfg.CSVMB, "csv-mb", cfg.CSVMB, "size in MB of the CSV file of the client-vs-raw-PUT measurement")
+	flag.Int64Var(&cfg.CSVMB, "csv-mb", cfg.CSVMB, "size in MB of the CSV file of the client-vs-raw-PUT, client-vs-curl and file-vs-curl measurements")
 	flag.BoolVar(&cfg.SkipGzip, "skip-gzip", false, "skip the gzip pipeline runs")
 	flag.StringVar(&cfg.Out, "out", cfg.Out, "where to write the JSON results")
 	flag.StringVar(&cfg.WorkDir, "workdir", "", "directory for binaries and the CSV file (default: a temp dir, removed at the end)")

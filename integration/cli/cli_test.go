@@ -179,6 +179,12 @@ func TestRefusedFlagsSayTheFlagTheValueAndWhatIsAccepted(t *testing.T) {
 			"load: --be needs --fe: the embedded server has its own BEs"},
 		{"a glob that matches nothing", []string{"--input", matches, "--ddl", "demo.events(id BIGINT)"},
 			`load: --input "` + matches + `" matches no file`},
+		{"an unknown CSV dialect", []string{"--input", "x.csv", "--ddl", "demo.events(id BIGINT)", "--csv-dialect", "excel"},
+			"load: --csv-dialect excel: want rfc4180 or doris"},
+		{"a file flag without --input", []string{"--header-lines", "1"},
+			"load: --header-lines describes the files of --input; it needs --input"},
+		{"a batching flag with --input", []string{"--input", "x.csv", "--ddl", "demo.events(id BIGINT)", "--batch-rows", "5"},
+			"load: --batch-rows does not apply to --input: each load is a range of a file (--chunk-bytes), loaded on its own under its identity label and visible at once"},
 		{"a table schema the embedded server cannot parse", []string{"--input", "x.csv", "--ddl", "demo.events(id BOGUS)"},
 			`load: --ddl "demo.events(id BOGUS)": doristest: …`},
 	} {

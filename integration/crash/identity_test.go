@@ -17,22 +17,30 @@ const (
 	filePrefix = "files_daily"
 )
 
-// writeFile writes fileRows rows "id,name" to a CSV file.
-func writeFile(t *testing.T) string {
+// writeFiles writes fileRows rows "id,name" into four CSV files, some
+// values quoted across lines, and returns their glob.
+func writeFiles(t *testing.T) string {
 	t.Helper()
-	var b bytes.Buffer
-	for i := 0; i < fileRows; i++ {
-		fmt.Fprintf(&b, "%d,\"name %d\"\n", i, i%977)
+	dir := t.TempDir()
+	const files = 4
+	for f := 0; f < files; f++ {
+		var b bytes.Buffer
+		for i := f * fileRows / files; i < (f+1)*fileRows/files; i++ {
+			if i%10 == 0 {
+				fmt.Fprintf(&b, "%d,\"name %d\nsecond line, \"\"quoted\"\"\"\n", i, i%977)
+				continue
+			}
+			fmt.Fprintf(&b, "%d,\"name %d\"\n", i, i%977)
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("part-%d.csv", f)), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	path := filepath.Join(t.TempDir(), "files.csv")
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return filepath.Join(dir, "part-*.csv")
 }
 
-// filePipeline loads path into demo.files, one load per 4 KiB range, each
-// under its identity label.
+// filePipeline loads the files of glob path into demo.files (RFC 4180, the
+// default), one load per range of about 4 KiB, each under its identity label.
 func filePipeline(ctx context.Context, bin, path string, srv *server) (*exec.Cmd, *bytes.Buffer) {
 	cmd := exec.CommandContext(ctx, bin, "--fe", srv.url, "--label-prefix", filePrefix, "--input", path,
 		"--table", "files", "--chunk-bytes", "4096", "--loads-in-flight", "1")
@@ -46,7 +54,7 @@ func filePipeline(ctx context.Context, bin, path string, srv *server) (*exec.Cmd
 // every row exactly once.
 func TestKilledFileLoadRerunLoadsEveryRowOnce(t *testing.T) {
 	loadBin, localBin := binaries(t)
-	path := writeFile(t)
+	path := writeFiles(t)
 	seed := uint64(20261130)
 	r := rand.New(rand.NewPCG(seed, 2))
 	t.Logf("seed %d", seed)

@@ -98,6 +98,8 @@ func (c *cli) parse(args []string, stdout, stderr io.Writer) (code int, stop boo
 		c.beamUsage(stdout)
 		return 0, true
 	}
+	c.o.given = map[string]bool{}
+	c.fs.Visit(func(f *flag.Flag) { c.o.given[f.Name] = true })
 	return 0, false
 }
 
@@ -188,6 +190,10 @@ func shown(v string) string {
 // its panic) in terms of the flags that fed the refused settings: one line
 // per refused setting.
 func (c *cli) writeError(msg string) []string {
+	transform := "dorisio.Write"
+	if rest, ok := strings.CutPrefix(msg, "dorisio.WriteFiles: "); ok {
+		transform, msg = "dorisio.WriteFiles", rest
+	}
 	msg = strings.TrimPrefix(msg, "dorisio.Write: ")
 	type cut struct {
 		at int
@@ -217,7 +223,7 @@ func (c *cli) writeError(msg string) []string {
 		if len(cuts) > 0 {
 			end = cuts[0].at
 		}
-		lines = append(lines, "dorisio.Write: "+strings.TrimSuffix(msg[:end], "; "))
+		lines = append(lines, transform+": "+strings.TrimSuffix(msg[:end], "; "))
 	}
 	for k, ct := range cuts {
 		end := len(msg)
@@ -234,7 +240,7 @@ func (c *cli) writeError(msg string) []string {
 		} else if !ok {
 			why = strings.TrimSpace(strings.TrimPrefix(seg, ct.d.feeds))
 		}
-		lines = append(lines, c.named(ct.d, why)+" (dorisio.Write's "+ct.d.feeds+")")
+		lines = append(lines, c.named(ct.d, why)+" ("+transform+"'s "+ct.d.feeds+")")
 	}
 	return lines
 }
@@ -256,6 +262,7 @@ Examples:
   load --rows 1000000 --tables 8
   DORIS_PASSWORD=... load --fe http://fe:8030 --user loader --db demo --table events --tables 4
   load --input 'data/*.csv' --table people --ddl 'demo.people(id BIGINT, name VARCHAR(32))'
+  load --fe http://fe:8030 --input 'gs://bucket/export/*.csv.gz' --table people --header-lines 1 --label-prefix people_daily
   load --fe http://fe:8030 --runner=universal --endpoint=localhost:8073 --environment_type=LOOPBACK
 
 Exit status: 0 done, 1 the job failed, 2 a flag or setting was refused.

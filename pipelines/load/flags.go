@@ -17,6 +17,9 @@ import (
 type options struct {
 	fe, be, user, passwordEnv, db, table, labelPrefix string
 	input, format, ddl, compression, delivery, sink   string
+	csvDialect, columnSeparator, lineDelimiter        string
+	fileCompression                                   string
+	headerLines                                       int
 	rows, batchBytes, batchRows, chunkBytes           int64
 	tables, loadsInFlight, maxOpenTxns                int
 	maxLoadBytes                                      int64
@@ -24,6 +27,10 @@ type options struct {
 	allOrNothing, abortLingering                      bool
 	cpuProfile                                        string
 	headers                                           headerFlags
+
+	// given holds the flags set on the command line (cli.parse), for the
+	// checks of flags that cannot apply together.
+	given map[string]bool
 
 	// Tests only: the embedded server's extra options, or a server to use
 	// instead of starting one (so that a run can be repeated against it).
@@ -39,6 +46,7 @@ func defaultOptions() *options {
 		loadsInFlight: dorisio.DefaultLoadsInFlight, compression: "none",
 		maxOpenTxns: dorisio.DefaultMaxOpenTxns, maxLoadBytes: dorisio.DefaultMaxLoadBytes,
 		delivery: "exactly-once", sink: "doris", headers: headerFlags{},
+		csvDialect: string(dorisio.RFC4180), columnSeparator: ",", fileCompression: "auto",
 	}
 }
 
@@ -68,7 +76,7 @@ func connectionFlags(o *options) flagGroup {
 func inputFlags(o *options) flagGroup {
 	return flagGroup{"Input", []flagDef{
 		{name: "input", value: &o.input,
-			usage: "`glob` of local CSV or JSON-lines files to load into --table, instead of synthetic rows"},
+			usage: "`glob` (or several, comma-separated) of CSV or JSON-lines files to load into --table with dorisio.WriteFiles, instead of synthetic rows: local paths or gs://; each file is cut into ranges of whole records, each range one load under a label of its identity, so a re-run with the same --label-prefix loads only what is missing"},
 		{name: "format", value: &o.format, feeds: "WithFormat", check: oneOf(&o.format, "csv", "json"),
 			usage: "`format` of the rows: csv or json (JSON lines)"},
 		{name: "table", value: &o.table, feeds: "Config.Table", check: nonEmpty(&o.table, "a table name"),
@@ -79,8 +87,18 @@ func inputFlags(o *options) flagGroup {
 			usage: "synthetic `rows` to generate (without --input)"},
 		{name: "ddl", value: &o.ddl,
 			usage: "with --input and the embedded server: the table's `schema`, e.g. 'demo.events(id BIGINT, name VARCHAR(32))'"},
-		{name: "chunk-bytes", value: &o.chunkBytes, check: atLeast(&o.chunkBytes, 1),
-			usage: "`bytes` of a file read as one element group (files are read in newline-aligned chunks)"},
+		{name: "chunk-bytes", value: &o.chunkBytes, feeds: "WithRangeBytes", check: atLeast(&o.chunkBytes, 1),
+			usage: "with --input: `bytes` of a range of a file, one load (it ends at the first record end past it; --batch-bytes if smaller); keep it between a run and its re-run"},
+		{name: "csv-dialect", value: &o.csvDialect, feeds: "WithCSVDialect", check: oneOf(&o.csvDialect, string(dorisio.RFC4180), string(dorisio.DorisCSV)),
+			usage: "how --input's CSV quotes values: `dialect` rfc4180 (spreadsheets, most exporters: \"\" inside quotes, backslash literal) or doris (backslash escapes, as dorisio.Write writes); a quoted value holding newlines is never split"},
+		{name: "header-lines", value: &o.headerLines, feeds: "WithHeaderLines", check: atLeast(&o.headerLines, 0),
+			usage: "`N` header records to skip at the start of each --input CSV file (once per file, not per load)"},
+		{name: "column-separator", value: &o.columnSeparator, feeds: "WithColumnSeparator", check: separator(&o.columnSeparator),
+			usage: "--input CSV column `separator` in Doris' notation (\\t, |, \\x01)"},
+		{name: "line-delimiter", value: &o.lineDelimiter, feeds: "WithLineDelimiter", check: separator(&o.lineDelimiter),
+			usage: "--input line `delimiter` in Doris' notation (\\r\\n for CRLF files); default \\n"},
+		{name: "file-compression", value: &o.fileCompression, feeds: "WithFileCompression", check: oneOf(&o.fileCompression, "auto", "none", "gz", "lz4", "bz2", "zstd"),
+			usage: "how --input files are compressed: `kind` auto (by extension: .gz .lz4 .bz2 .zst), none, gz, lz4, bz2 or zstd; a compressed file is one load (gz, lz4, bz2 sent as they are; zstd decompressed on the way)"},
 	}}
 }
 
@@ -140,7 +158,18 @@ func checkCombinations(o *options) []string {
 	if o.countOnly && o.fe != "" {
 		bad = append(bad, "--count-only is a mode of the embedded server; it cannot apply with --fe")
 	}
-	return bad
+	return append(bad, checkInputFlags(o)...)
+}
+
+// separator checks a separator in Doris' notation; empty is the default.
+func separator(p *string) func() error {
+	return func() error {
+		if *p == "" {
+			return nil
+		}
+		_, err := dorisio.ParseSeparator(*p)
+		return err
+	}
 }
 
 func oneOf(p *string, allowed ...string) func() error {

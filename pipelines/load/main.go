@@ -1,5 +1,7 @@
-// Command load is the example pipeline: it writes synthetic events, or the
-// rows of CSV / JSON-lines files, into Apache Doris with dorisio.Write.
+// Command load is the example pipeline: it writes synthetic events into
+// Apache Doris with dorisio.Write, or loads CSV / JSON-lines files with
+// dorisio.WriteFiles (--input: exactly once across a crash and a re-run
+// with the same --label-prefix).
 //
 // With no flags it starts an embedded Doris-compatible server
 // (dorisio/doristest), loads 200,000 synthetic events into 4 tables, prints
@@ -82,18 +84,19 @@ func run(ctx context.Context, o *options) error {
 	}
 
 	p, s := beam.NewPipelineWithRoot()
-	rows, err := buildSource(s, o)
-	if err != nil {
-		return err
-	}
-	if o.sink == "noop" {
-		beam.ParDo0(s, noopSink, rows)
-	} else {
-		if o.input != "" {
-			cfg.Table = o.table
+	if o.input != "" {
+		if err := checkInput(o); err != nil {
+			return &usageError{[]string{err.Error()}}
 		}
-		// The summary reads Write's own per-table metrics.
-		if _, err := write(s, cfg, rows, writeOptions(o)); err != nil {
+		cfg.Table = o.table
+		if err := writeFiles(s, cfg, o); err != nil {
+			return err
+		}
+	} else {
+		rows := buildSource(s, o)
+		if o.sink == "noop" {
+			beam.ParDo0(s, noopSink, rows)
+		} else if _, err := write(s, cfg, rows, writeOptions(o)); err != nil { // the summary reads Write's per-table metrics
 			return err
 		}
 	}
@@ -122,7 +125,13 @@ func run(ctx context.Context, o *options) error {
 		before, remoteOK = rem.counts(tableNames(o))
 	}
 	start := time.Now()
-	stop := progress(srv, start)
+	files := dorisio.FilesProgress()
+	var stop func()
+	if o.input != "" {
+		stop = fileProgress(os.Stderr, stderrIsTerminal(), start, files)
+	} else {
+		stop = progress(srv, start)
+	}
 	pr, err := beamx.RunWithMetrics(ctx, p)
 	stop()
 	elapsed := time.Since(start)
@@ -130,11 +139,14 @@ func run(ctx context.Context, o *options) error {
 		return &jobFailed{err}
 	}
 	printSummary(pr, o, elapsed, srv)
+	if o.input != "" {
+		printFilesSummary(files)
+	}
 	if o.sink == "noop" {
 		return nil
 	}
 	// Counted apart from the pipeline, so that verify checks its reading too.
-	expected, err := expectedRows(o)
+	expected, err := expectedRows(ctx, o)
 	if err != nil {
 		return err
 	}
@@ -236,19 +248,9 @@ func newEmbedded(o *options, opts []doristest.Option) (srv *doristest.Server, er
 }
 
 // buildSource returns PCollection<dorisio.Row>: synthetic events routed to
-// their tables, or one Row per file range, with the range's ID.
-func buildSource(s beam.Scope, o *options) (beam.PCollection, error) {
-	if o.input != "" {
-		ranges, err := fileRanges(o.input, o.chunkBytes)
-		if err != nil {
-			return beam.PCollection{}, &usageError{[]string{err.Error()}}
-		}
-		// Only the small range descriptors are shuffled, to spread the files
-		// over workers; the rows are read fused with the write.
-		rs := beam.Reshuffle(s, beam.CreateList(s, ranges))
-		return beam.ParDo(s, &readRangeFn{}, rs), nil
-	}
-	return beam.ParDo(s, &genFn{Table: o.table, Tables: o.tables}, beam.CreateList(s, shards(o.rows, 8))), nil
+// their tables (--input goes through dorisio.WriteFiles instead).
+func buildSource(s beam.Scope, o *options) beam.PCollection {
+	return beam.ParDo(s, &genFn{Table: o.table, Tables: o.tables}, beam.CreateList(s, shards(o.rows, 8)))
 }
 
 var noopBytes = beam.NewCounter("load", "noop_bytes")
@@ -266,10 +268,11 @@ func tableNames(o *options) []string {
 }
 
 // expectedRows is what each table must hold after the job; with --input it
-// reads every file again, so only verify calls it.
-func expectedRows(o *options) (map[string]int64, error) {
+// reads every file again and counts its records (not lines: a quoted value
+// may hold line breaks), so only verify calls it.
+func expectedRows(ctx context.Context, o *options) (map[string]int64, error) {
 	if o.input != "" {
-		n, err := countFileRows(o.input)
+		n, err := countInputRecords(ctx, o)
 		return map[string]int64{o.table: n}, err
 	}
 	m := map[string]int64{}

@@ -14,6 +14,9 @@ import (
 // package are safe for concurrent Open calls.
 type Body interface {
 	Open() (io.ReadCloser, error)
+	// Len is the body's length; -1 for a body whose length is only known
+	// once it is read (a decompressing stream), which is sent with
+	// Transfer-Encoding: chunked (§1.3 step 5).
 	Len() int64
 	// Close releases memory or the spool file. Open fails afterwards.
 	Close() error
@@ -35,7 +38,7 @@ func (m *bytesBody) Open() (io.ReadCloser, error) {
 	if m.closed {
 		return nil, errors.New("streamload: Open on a closed body")
 	}
-	return io.NopCloser(bytes.NewReader(m.b)), nil
+	return &sliceReader{bufs: [][]byte{m.b}}, nil
 }
 
 func (m *bytesBody) Len() int64 {
@@ -51,11 +54,25 @@ func (m *bytesBody) Close() error {
 	return nil
 }
 
-// fileBody is a Body backed by a spool file that it owns and removes on Close.
+// NewFileBody returns a Body over length bytes of the file at path from
+// offset, which the client sends by sendfile(2) where the OS allows it. Each
+// Open opens the file again, so a retry costs nothing; check, if not nil,
+// is given the opened file's FileInfo and may refuse a file that changed
+// since the section was measured (its error fails the load, naming it).
+// The file is not removed on Close.
+func NewFileBody(path string, offset, length int64, check func(os.FileInfo) error) Body {
+	return &fileBody{path: path, off: offset, size: length, check: check}
+}
+
+// fileBody is a Body over a section of a file: a spool file that it owns
+// and removes on Close, or a file of the caller's (NewFileBody).
 type fileBody struct {
 	mu     sync.Mutex // guards closed
 	path   string
+	off    int64
 	size   int64
+	owned  bool // a spool file: removed on Close
+	check  func(os.FileInfo) error
 	closed bool
 }
 
@@ -65,7 +82,27 @@ func (f *fileBody) Open() (io.ReadCloser, error) {
 	if f.closed {
 		return nil, errors.New("streamload: Open on a closed body")
 	}
-	return os.Open(f.path)
+	file, err := os.Open(f.path)
+	if err != nil {
+		return nil, err
+	}
+	if f.check != nil {
+		st, err := file.Stat()
+		if err == nil {
+			err = f.check(st)
+		}
+		if err != nil {
+			file.Close()
+			return nil, err
+		}
+	}
+	if f.off > 0 {
+		if _, err := file.Seek(f.off, io.SeekStart); err != nil {
+			file.Close()
+			return nil, err
+		}
+	}
+	return &fileSection{f: file, left: f.size}, nil
 }
 
 func (f *fileBody) Len() int64 { return f.size }
@@ -77,6 +114,9 @@ func (f *fileBody) Close() error {
 		return nil
 	}
 	f.closed = true
+	if !f.owned {
+		return nil
+	}
 	if err := os.Remove(f.path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("streamload: remove spool file: %w", err)
 	}
@@ -170,5 +210,5 @@ func (b *BodyBuffer) Body() (Body, error) {
 		return nil, fmt.Errorf("streamload: close spool file: %w", err)
 	}
 	b.file = nil
-	return &fileBody{path: name, size: b.n}, nil
+	return &fileBody{path: name, size: b.n, owned: true}, nil
 }

@@ -33,6 +33,10 @@ type LoadRequest struct {
 	// Compression is "", "gz" or "lz4" (LZ4 frame). The body is compressed
 	// once, so every retry sends the same bytes, and compress_type is set.
 	Compression string
+	// Compressed says Body is already compressed, as "gz", "lz4" (frame) or
+	// "bz2" (a compressed file loaded as it is): compress_type is sent and
+	// the body goes unchanged. Not together with Compression.
+	Compressed string
 	// SpoolDir is where a compressed copy of the body is spooled once it
 	// outgrows memory ("" = os.TempDir()).
 	SpoolDir string
@@ -178,6 +182,16 @@ func loadHeaders(req LoadRequest) (map[string]string, error) {
 	}
 	if req.Compression != "" {
 		h["compress_type"] = req.Compression
+	}
+	switch req.Compressed {
+	case "":
+	case "gz", "lz4", "bz2": // §3 compress_type
+		if req.Compression != "" {
+			return nil, fmt.Errorf("Compressed %q and Compression %q: a compressed body is not compressed again", req.Compressed, req.Compression)
+		}
+		h["compress_type"] = req.Compressed
+	default:
+		return nil, fmt.Errorf("Compressed %q: want \"gz\", \"lz4\" or \"bz2\" (decompress other forms before loading)", req.Compressed)
 	}
 	seen := map[string]bool{}
 	for k, v := range req.Headers {

@@ -124,7 +124,7 @@ func (c *Client) sendOnce(ctx context.Context, req request, target *url.URL) (*h
 	trace := &httptrace.ClientTrace{
 		GotConn: func(i httptrace.GotConnInfo) {
 			conn = i.Conn
-			if req.expect && n > 0 {
+			if req.expect && n != 0 {
 				w.enter(phaseContinue)
 			} else {
 				w.enter(phaseSend)
@@ -149,7 +149,7 @@ func (c *Client) sendOnce(ctx context.Context, req request, target *url.URL) (*h
 			written: written.Load(), base: baseOf(target)}
 	}
 	var body io.ReadCloser = http.NoBody
-	if n > 0 {
+	if n != 0 {
 		r, err := req.body.Open()
 		if err != nil {
 			return nil, &sendError{err: fmt.Errorf("opening load body: %w", err), fatal: true}
@@ -161,7 +161,7 @@ func (c *Client) sendOnce(ctx context.Context, req request, target *url.URL) (*h
 		body.Close()
 		return nil, &sendError{err: fmt.Errorf("building request: %w", err), fatal: true}
 	}
-	hr.ContentLength = n // Content-Length, never chunked (§1.3 step 5)
+	hr.ContentLength = n // Content-Length; chunked only for a body of unknown length, -1 (§1.3 step 5)
 	hr.GetBody = nil     // never let net/http replay on its own
 	for k, v := range req.headers {
 		hr.Header[k] = []string{v} // exact names, as Doris documents them

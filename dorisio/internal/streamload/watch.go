@@ -146,6 +146,9 @@ func (w *watch) describe(hctx context.Context, method string, err error, mutates
 		where = "connecting to " + w.base
 	case phaseSend, phaseContinue:
 		where = fmt.Sprintf("sending the body to %s, %d of %d bytes sent", w.base, w.sent.Load(), w.total)
+		if w.total < 0 {
+			where = fmt.Sprintf("sending the body to %s, %d bytes sent", w.base, w.sent.Load())
+		}
 		if w.total == 0 {
 			where = "sending the request to " + w.base
 		}

@@ -11,7 +11,9 @@
 //
 //	result <mode> <run> <bytes> <seconds>
 //
-// with mode raw-mem, client-mem, raw-file or client-file.
+// with mode raw-mem, client-mem, raw-file, client-file, and curl (curl -T of
+// the file with the same headers, the independent client) where curl is
+// installed.
 package main
 
 import (
@@ -25,7 +27,9 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -63,6 +67,7 @@ type bench struct {
 	client                              *streamload.Client
 	spooled                             streamload.Body
 	seq                                 int
+	curlSecs                            float64 // the last curl run's time_total
 }
 
 func (b *bench) run(ctx context.Context, runs int) error {
@@ -106,6 +111,18 @@ func (b *bench) run(ctx context.Context, runs int) error {
 		}},
 		{"client-file", func(ctx context.Context) error { return b.clientLoad(ctx, b.spooled) }},
 	}
+	if curl, err := exec.LookPath("curl"); err == nil {
+		conf := filepath.Join(filepath.Dir(b.file), "clientbench-curl.conf")
+		// The password goes in a config file, not argv (which ps shows).
+		if err := os.WriteFile(conf, []byte(fmt.Sprintf("user = \"%s:%s\"\n", b.user, b.password)), 0o600); err != nil {
+			return err
+		}
+		defer os.Remove(conf)
+		modes = append(modes, struct {
+			name string
+			fn   func(context.Context) error
+		}{"curl", func(ctx context.Context) error { return b.curlPut(ctx, curl, conf) }})
+	}
 	// Warm both paths (connections, page cache) with one untimed load each.
 	for _, m := range modes[:2] {
 		if err := m.fn(ctx); err != nil {
@@ -118,7 +135,11 @@ func (b *bench) run(ctx context.Context, runs int) error {
 			if err := m.fn(ctx); err != nil {
 				return fmt.Errorf("%s run %d: %w", m.name, r, err)
 			}
-			fmt.Printf("result %s %d %d %.6f\n", m.name, r, len(b.data), time.Since(start).Seconds())
+			secs := time.Since(start).Seconds()
+			if m.name == "curl" {
+				secs = b.curlSecs // curl's own time, without starting the process
+			}
+			fmt.Printf("result %s %d %d %.6f\n", m.name, r, len(b.data), secs)
 		}
 	}
 	return nil
@@ -193,6 +214,31 @@ func (b *bench) rawPut(ctx context.Context, open func() (io.ReadCloser, error)) 
 		return nil
 	}
 	return fmt.Errorf("more than 2 redirects from %s", redact(b.fe))
+}
+
+// curlPut loads the file with curl -T through the FE's redirect
+// (--location-trusted keeps the credentials on the 307), with the client's
+// headers, and notes curl's own time.
+func (b *bench) curlPut(ctx context.Context, curl, conf string) error {
+	args := []string{"-sS", "-K", conf, "--location-trusted", "-T", b.file, "-H", "Expect: 100-continue",
+		"-H", "label: " + b.label("curl"), "-o", "-", "-w", "\n%{http_code} %{size_upload} %{time_total}"}
+	for k, v := range csvHeaders {
+		args = append(args, "-H", k+": "+v)
+	}
+	out, err := exec.CommandContext(ctx, curl, append(args, b.fe+"/api/"+b.db+"/"+b.table+"/_stream_load")...).Output()
+	if err != nil {
+		return fmt.Errorf("curl: %w", err)
+	}
+	i := bytes.LastIndexByte(bytes.TrimRight(out, "\n"), '\n')
+	f := strings.Fields(string(out[i+1:]))
+	if i < 0 || len(f) != 3 || f[0] != "200" || !bytes.Contains(out[:i], []byte(`"Status": "Success"`)) {
+		return fmt.Errorf("curl answered %q", truncate(out))
+	}
+	if f[1] != fmt.Sprint(len(b.data)) {
+		return fmt.Errorf("curl sent %s bytes, want %d", f[1], len(b.data))
+	}
+	b.curlSecs, err = strconv.ParseFloat(f[2], 64)
+	return err
 }
 
 func truncate(b []byte) string {

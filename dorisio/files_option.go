@@ -1,0 +1,197 @@
+package dorisio
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/textfmt"
+)
+
+// CSVDialect is how a CSV file quotes its values, for WriteFiles.
+type CSVDialect string
+
+const (
+	// RFC4180 is the CSV that spreadsheets and most exporters write: a value
+	// may be enclosed in '"', a '"' inside it is doubled, and a backslash is
+	// an ordinary character. WriteFiles sends enclose '"', escape '"' (Doris
+	// then unescapes only doubled quotes, protocol §3, §13) and
+	// trim_double_quotes true. The default of WriteFiles. Doris 2.1 and
+	// 3.0 then trim a '"' pair left at both ends of a value once more, so a
+	// value that itself begins and ends with '"' ("""x""") loads without
+	// them; DorisCSV files keep them.
+	RFC4180 CSVDialect = "rfc4180"
+	// DorisCSV is Doris' own quoting, which Write produces: a value may be
+	// enclosed in '"', and a backslash makes the next character literal,
+	// inside enclosed values and out (C:\temp\new loads as C:tempnew).
+	// WriteFiles sends enclose '"', escape '\' and trim_double_quotes true.
+	DorisCSV CSVDialect = "doris"
+)
+
+// File options of WriteFiles: defaults and the names WriteFiles reports.
+const (
+	// DefaultRangeBytes is the size of the ranges WriteFiles cuts a file
+	// into, each one load.
+	DefaultRangeBytes = 64 << 20
+)
+
+// fileOptions are the options only WriteFiles reads.
+type fileOptions struct {
+	Dialect     CSVDialect
+	HeaderLines int
+	Compression string // "auto", "none", "gz", "lz4", "bz2", "zstd"
+	RangeBytes  int64
+	Given       []string // the file options given, for Write's refusal
+}
+
+func defaultFileOptions() fileOptions {
+	return fileOptions{Dialect: RFC4180, Compression: "auto", RangeBytes: DefaultRangeBytes}
+}
+
+func (o *writeOptions) fileOption(name string) { o.Files.Given = append(o.Files.Given, name) }
+
+// WithCSVDialect says how WriteFiles' CSV files quote their values:
+// RFC4180 (the default: doubled quotes, backslash literal) or DorisCSV
+// (backslash escapes). It chooses the enclose, escape and
+// trim_double_quotes headers, and how files are cut into whole records:
+// a quoted value holding line delimiters is never split. WriteFiles only.
+func WithCSVDialect(d CSVDialect) WriteOption {
+	return func(o *writeOptions) {
+		o.fileOption(fmt.Sprintf("WithCSVDialect(%q)", string(d)))
+		if d != RFC4180 && d != DorisCSV {
+			o.fail("WithCSVDialect(%q): want dorisio.RFC4180 or dorisio.DorisCSV", string(d))
+			return
+		}
+		o.Files.Dialect = d
+	}
+}
+
+// WithHeaderLines skips the first n records of every CSV file (a header
+// line), once per file whatever the number of ranges it is cut into
+// (Doris' skip_lines, which a load of a range would apply to every range).
+// Default 0. WriteFiles only.
+func WithHeaderLines(n int) WriteOption {
+	return func(o *writeOptions) {
+		o.fileOption(fmt.Sprintf("WithHeaderLines(%d)", n))
+		if n < 0 {
+			o.fail("WithHeaderLines(%d): must be ≥ 0", n)
+			return
+		}
+		o.Files.HeaderLines = n
+	}
+}
+
+// WithFileCompression says how WriteFiles' files are compressed: "auto"
+// (the default: by extension, .gz, .lz4, .bz2, .zst or .zstd; other files
+// are plain), "none", "gz", "lz4" (LZ4 frame), "bz2" or "zstd". A compressed
+// file is one load. gz, lz4 and bz2 are sent as they are, with Doris'
+// compress_type; zstd, which Doris does not take, is decompressed on the
+// worker and streamed. WriteFiles only.
+func WithFileCompression(kind string) WriteOption {
+	return func(o *writeOptions) {
+		o.fileOption(fmt.Sprintf("WithFileCompression(%q)", kind))
+		switch kind {
+		case "auto", "none", "gz", "lz4", "bz2", "zstd":
+			o.Files.Compression = kind
+		default:
+			o.fail("WithFileCompression(%q): want auto, none, gz, lz4, bz2 or zstd", kind)
+		}
+	}
+}
+
+// WithRangeBytes sets the size of the ranges WriteFiles cuts a plain file
+// into (default 64 MiB; a file's first ranges are smaller, 4 MiB doubling
+// up to it, so that its first load starts early): each range is one load,
+// ends at a record boundary, and keeps its identity (path, size, modification time, offset, length)
+// across runs. Keep it, and the format options, the same between a run and
+// its re-run: other ranges are other loads. WriteFiles only.
+func WithRangeBytes(n int64) WriteOption {
+	return func(o *writeOptions) {
+		o.fileOption(fmt.Sprintf("WithRangeBytes(%d)", n))
+		if n <= 0 {
+			o.fail("WithRangeBytes(%d): must be > 0", n)
+			return
+		}
+		o.Files.RangeBytes = n
+	}
+}
+
+// WithColumnSeparator sets the CSV column_separator in Doris' notation
+// (default ","; "\t", "|", "\x01" for hex bytes). For WriteFiles and
+// pre-encoded elements; Write's struct encoding uses ",".
+func WithColumnSeparator(sep string) WriteOption {
+	return separatorHeader("WithColumnSeparator", "column_separator", sep)
+}
+
+// WithLineDelimiter sets the line_delimiter in Doris' notation (default
+// "\n"; "\r\n" for CRLF files, "\x02"). For WriteFiles and pre-encoded
+// elements.
+func WithLineDelimiter(delim string) WriteOption {
+	return separatorHeader("WithLineDelimiter", "line_delimiter", delim)
+}
+
+// separatorHeader is the option that sets header to v, a separator.
+func separatorHeader(option, header, v string) WriteOption {
+	return func(o *writeOptions) {
+		if _, err := textfmt.DecodeSeparator(v); err != nil {
+			o.fail("%s(%q): %v", option, v, err)
+			return
+		}
+		WithLoadHeader(header, v)(o)
+	}
+}
+
+// ParseSeparator decodes a column_separator or line_delimiter in Doris'
+// notation, as its FE does: "\x" and hex digits are bytes ("\x01",
+// "\x0d0a"); otherwise "\t", "\n", "\r" and "\\" are unescaped and every
+// other byte stands for itself ("||").
+func ParseSeparator(v string) ([]byte, error) { return textfmt.DecodeSeparator(v) }
+
+// fileHeaders are the headers of every load of WriteFiles, and the scanner
+// that cuts its files into records, checked against the user's headers.
+func fileHeaders(o *writeOptions) (map[string]string, recordScanner, error) {
+	var sc recordScanner
+	headers := formatHeaders(o.Format)
+	for _, h := range []string{"enclose", "escape", "trim_double_quotes", "skip_lines"} {
+		if _, set := o.Headers[h]; set {
+			why := "WithCSVDialect chooses how values are quoted, and WriteFiles cuts files by it"
+			if h == "skip_lines" {
+				why = "use WithHeaderLines, which skips them once per file, not once per load"
+			}
+			return nil, sc, fmt.Errorf("WithLoadHeader(%q, ...): %s", h, why)
+		}
+	}
+	for k, v := range o.Headers {
+		headers[k] = v
+	}
+	sc.delim = []byte{'\n'}
+	if v, ok := headers["line_delimiter"]; ok {
+		d, err := textfmt.DecodeSeparator(v)
+		if err != nil {
+			return nil, sc, fmt.Errorf("line_delimiter %q: %v", v, err)
+		}
+		sc.delim = d
+	}
+	if o.Format == JSON {
+		if o.Files.HeaderLines > 0 {
+			return nil, sc, fmt.Errorf("WithHeaderLines(%d): JSON lines have no header", o.Files.HeaderLines)
+		}
+		if _, set := headers["strip_outer_array"]; set {
+			return nil, sc, fmt.Errorf("WithLoadHeader(\"strip_outer_array\", ...): WriteFiles reads JSON lines (one object per line), which it can cut into ranges")
+		}
+		return headers, sc, nil
+	}
+	sep, err := textfmt.DecodeSeparator(headers["column_separator"])
+	if err != nil {
+		return nil, sc, fmt.Errorf("column_separator %q: %v", headers["column_separator"], err)
+	}
+	sc.sep, sc.enclose = sep, '"'
+	if o.Files.Dialect == RFC4180 {
+		headers["escape"], sc.escape = `"`, '"'
+	} else {
+		headers["escape"], sc.escape = `\`, '\\'
+	}
+	if strings.ContainsRune(string(sep)+string(sc.delim), '"') {
+		return nil, sc, fmt.Errorf("column_separator %q and line_delimiter %q: may not hold '\"', the enclose character", headers["column_separator"], headers["line_delimiter"])
+	}
+	return headers, sc, nil
+}

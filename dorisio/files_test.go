@@ -1,0 +1,291 @@
+package dorisio
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/memfs"
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/klauspost/compress/zstd"
+)
+
+const docsDDL = "demo.docs(id BIGINT NOT NULL, body VARCHAR(255))"
+
+// awkward is a value with everything that breaks naive CSV splitting.
+func awkward(i int) string {
+	switch i % 5 {
+	case 0:
+		return fmt.Sprintf("plain %d", i)
+	case 1:
+		return fmt.Sprintf("line one %d\nline two, with a comma\nthree", i)
+	case 2:
+		return fmt.Sprintf(`say "hi" %d, C:\temp\new\`, i)
+	case 3:
+		return fmt.Sprintf("crlf\r\ninside %d é 日本", i)
+	}
+	// Not quotes at both ends: Doris 2.1/3.0 trim such a pair twice in an
+	// RFC 4180 file (see RFC4180).
+	return fmt.Sprintf(`"%d" quoted first`, i)
+}
+
+func docRows(n int) [][]string {
+	out := make([][]string, n)
+	for i := range out {
+		out[i] = []string{fmt.Sprint(i), awkward(i)}
+	}
+	return out
+}
+
+// rfc4180File is rows as encoding/csv writes them (RFC 4180), with a header.
+func rfc4180File(t *testing.T, rows [][]string, crlf bool) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.UseCRLF = crlf
+	if err := w.Write([]string{"id", "body"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteAll(rows); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// dorisCSVFile is rows in Doris' backslash dialect, every value enclosed.
+func dorisCSVFile(rows [][]string) []byte {
+	var b bytes.Buffer
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+	for _, row := range rows {
+		fmt.Fprintf(&b, "%s,\"%s\"\n", row[0], r.Replace(row[1]))
+	}
+	return b.Bytes()
+}
+
+func jsonLinesFile(t *testing.T, rows [][]string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	for _, row := range rows {
+		line, err := json.Marshal(map[string]string{"id": row[0], "body": row[1]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+func writeFile(t *testing.T, dir, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// loadFiles runs WriteFiles over patterns and checks its output: every
+// result committed, with the records they report adding up to want.
+func loadFiles(t *testing.T, cfg Config, patterns []string, want int64, opts ...WriteOption) error {
+	t.Helper()
+	_, err := runPipeline(t, func(s beam.Scope) {
+		assertCommitted(s, WriteFiles(s, cfg, patterns, opts...), want)
+	})
+	return err
+}
+
+func TestWriteFilesLoadsEveryCSVRecordExactlyOnceInBothDialects(t *testing.T) {
+	rows := docRows(600)
+	// encoding/csv's CRLF mode writes every line break in a value as CRLF.
+	crlfRows := make([][]string, len(rows))
+	for i, r := range rows {
+		crlfRows[i] = []string{r[0], strings.ReplaceAll(strings.ReplaceAll(r[1], "\r\n", "\n"), "\n", "\r\n")}
+	}
+	quoted := append(rows, []string{"600", `"quotes at both ends"`}) // kept by the Doris dialect
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want [][]string
+		opts []WriteOption
+	}{
+		{"RFC 4180 with a header line", rfc4180File(t, rows, false), rows, []WriteOption{WithHeaderLines(1)}},
+		{"RFC 4180 with CRLF records and a header line", rfc4180File(t, rows, true), crlfRows, []WriteOption{WithHeaderLines(1), WithLineDelimiter(`\r\n`)}},
+		{"the Doris dialect", dorisCSVFile(quoted), quoted, []WriteOption{WithCSVDialect(DorisCSV)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := startServer(t, doristest.WithTable(docsDDL))
+			cfg := configFor(srv, "docs")
+			cfg.LabelPrefix = "files_test"
+			path := writeFile(t, t.TempDir(), "docs.csv", tc.data)
+			// Small ranges: dozens of loads, most boundaries next to quoted newlines.
+			opts := append([]WriteOption{WithRangeBytes(300)}, tc.opts...)
+			if err := loadFiles(t, cfg, []string{path}, int64(len(tc.want)), opts...); err != nil {
+				t.Fatal(err)
+			}
+			wantRows(t, srv, "docs", tc.want)
+			if n := len(srv.Txns("demo")); n < 50 {
+				t.Errorf("%d loads, want the file cut into dozens of ranges", n)
+			}
+		})
+	}
+}
+
+func TestWriteFilesLoadsJSONLinesFromMemfsAndLocalFiles(t *testing.T) {
+	rows := docRows(300)
+	srv := startServer(t, doristest.WithTable(docsDDL))
+	cfg := configFor(srv, "docs")
+	memfs.Write("memfs://in/a.json", jsonLinesFile(t, rows[:150]))
+	local := writeFile(t, t.TempDir(), "b.json", jsonLinesFile(t, rows[150:]))
+	if err := loadFiles(t, cfg, []string{"memfs://in/*.json", local}, int64(len(rows)), WithFormat(JSON), WithRangeBytes(1000)); err != nil {
+		t.Fatal(err)
+	}
+	wantRows(t, srv, "docs", rows)
+}
+
+func TestWriteFilesLoadsCompressedFilesOnceEach(t *testing.T) {
+	rows := docRows(400)
+	dir := t.TempDir()
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(rfc4180File(t, rows[:200], false))
+	zw.Close()
+	writeFile(t, dir, "a.csv.gz", gz.Bytes())
+	enc, _ := zstd.NewWriter(nil)
+	writeFile(t, dir, "b.csv.zst", enc.EncodeAll(rfc4180File(t, rows[200:], false), nil))
+	srv := startServer(t, doristest.WithTable(docsDDL))
+	cfg := configFor(srv, "docs")
+	cfg.LabelPrefix = "compressed"
+	// The record counts of compressed files come from Doris' answer.
+	if err := loadFiles(t, cfg, []string{filepath.Join(dir, "*")}, int64(len(rows)), WithHeaderLines(1), WithRangeBytes(100)); err != nil {
+		t.Fatal(err)
+	}
+	wantRows(t, srv, "docs", rows)
+	if n := len(srv.Txns("demo")); n != 2 {
+		t.Errorf("%d loads, want one per compressed file", n)
+	}
+}
+
+func TestAReRunOfWriteFilesLoadsNothingTwice(t *testing.T) {
+	rows := docRows(500)
+	srv := startServer(t, doristest.WithTable(docsDDL))
+	cfg := configFor(srv, "docs")
+	cfg.LabelPrefix = "rerun"
+	dir := t.TempDir()
+	writeFile(t, dir, "a.csv", rfc4180File(t, rows[:250], false))
+	writeFile(t, dir, "b.csv", rfc4180File(t, rows[250:], false))
+	for run := 1; run <= 2; run++ {
+		var q, err = runPipeline(t, func(s beam.Scope) {
+			assertCommitted(s, WriteFiles(s, cfg, []string{filepath.Join(dir, "*.csv")}, WithHeaderLines(1), WithRangeBytes(2000)), int64(len(rows)))
+		})
+		if err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		wantRows(t, srv, "docs", rows)
+		loads, already := counter(q, "loads"), counter(q, "already_committed")
+		if run == 2 && (loads == 0 || already != loads) {
+			t.Errorf("re-run: %d loads, %d found already loaded: want every range found loaded", loads, already)
+		}
+	}
+}
+
+func TestWriteFilesFailsNamingAPatternWithoutFilesAndAnUnreadableFile(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(docsDDL))
+	dir := t.TempDir()
+	if err := os.Symlink(filepath.Join(dir, "gone.csv"), filepath.Join(dir, "dangling.csv")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ pattern, want string }{
+		{filepath.Join(dir, "*.tsv"), fmt.Sprintf("pattern %q matches no file", filepath.Join(dir, "*.tsv"))},
+		{filepath.Join(dir, "dangling.csv"), "file " + filepath.Join(dir, "dangling.csv")},
+	} {
+		err := loadFiles(t, configFor(srv, "docs"), []string{tc.pattern}, 0)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("pattern %s: err %v, want it to say %q", tc.pattern, err, tc.want)
+		}
+	}
+	if n := len(srv.Txns("demo")); n != 0 {
+		t.Errorf("%d loads begun", n)
+	}
+}
+
+// A file that grows while its ranges load fails the job naming it; once it
+// is back as it was listed, a re-run loads each record once.
+func TestAFileThatChangesWhileItLoadsFailsNamingItAndLoadsNothingTwice(t *testing.T) {
+	rows := docRows(2000)
+	data := rfc4180File(t, rows, false)
+	path := writeFile(t, t.TempDir(), "growing.csv", data)
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := startServer(t, doristest.WithTable(docsDDL))
+	cfg := configFor(srv, "docs")
+	cfg.LabelPrefix = "changing"
+	stall := srv.Inject(doristest.Fault{Kind: doristest.StallBody, Endpoint: doristest.EndpointLoad, Count: 1, Delay: 500 * time.Millisecond})
+	go func() {
+		if stall.Wait(context.Background()) == nil { // the first range is loading: the file grows
+			f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			f.WriteString("9999,appended\n")
+			f.Close()
+		}
+	}()
+	opts := []WriteOption{WithHeaderLines(1), WithRangeBytes(16 << 10), WithLoadsInFlight(1)}
+	err = loadFiles(t, cfg, []string{path}, int64(len(rows)), opts...)
+	if err == nil || !strings.Contains(err.Error(), "file "+path+" changed while it was loaded") {
+		t.Fatalf("err %v: want the file named as changed", err)
+	}
+	loaded := len(srv.Rows("demo", "docs"))
+	if loaded == 0 || loaded >= len(rows) {
+		t.Fatalf("%d rows loaded before the change was seen, want some but not all", loaded)
+	}
+	// The file as it was listed again: the ranges loaded before are skipped.
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, st.ModTime(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if err := loadFiles(t, cfg, []string{path}, int64(len(rows)), opts...); err != nil {
+		t.Fatal(err)
+	}
+	wantRows(t, srv, "docs", rows)
+}
+
+func TestWriteFilesRefusesOptionsThatDoNotApplyAndWriteRefusesFileOptions(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(docsDDL))
+	for _, tc := range []struct {
+		opt  WriteOption
+		want string
+	}{
+		{WithMaxBatchBytes(1 << 20), "WithMaxBatchBytes: does not apply to WriteFiles"},
+		{WithAllOrNothing(), "WithAllOrNothing(): does not apply to WriteFiles"},
+		{WithLoadHeader("skip_lines", "1"), "use WithHeaderLines"},
+		{WithLoadHeader("escape", `\`), "WithCSVDialect chooses"},
+		{WithRangeBytes(0), "WithRangeBytes(0): must be > 0"},
+		{WithCSVDialect("excel"), `WithCSVDialect("excel"): want dorisio.RFC4180 or dorisio.DorisCSV`},
+	} {
+		_, s := beam.NewPipelineWithRoot()
+		_, err := newFileLoad(s, configFor(srv, "docs"), []string{"/tmp/x.csv"}, []WriteOption{tc.opt})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("err %v, want %q", err, tc.want)
+		}
+	}
+	_, s := beam.NewPipelineWithRoot()
+	if _, err := newFileLoad(s, configFor(srv, "docs"), []string{"nofs://bucket/x.csv"}, nil); err == nil || !strings.Contains(err.Error(), `"nofs" not registered`) {
+		t.Errorf("unknown scheme: %v", err)
+	}
+	_, err := newWrite(s, configFor(srv, "docs"), beam.Create(s, event{}), []WriteOption{WithHeaderLines(1)})
+	if err == nil || !strings.Contains(err.Error(), "WithHeaderLines(1): a file option") {
+		t.Errorf("Write with a file option: %v", err)
+	}
+}

@@ -1,0 +1,157 @@
+package dorisio
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// splitCase is a file and the records Doris reads in it, each with its
+// delimiter: the records joined are the file.
+type splitCase struct {
+	name    string
+	scanner recordScanner
+	header  int      // header records (WithHeaderLines)
+	records []string // in order; "" never (an empty record is just its delimiter)
+}
+
+func rfc(sep, delim string) recordScanner {
+	return recordScanner{sep: []byte(sep), delim: []byte(delim), enclose: '"', escape: '"'}
+}
+
+func dorisDialect() recordScanner {
+	return recordScanner{sep: []byte(","), delim: []byte("\n"), enclose: '"', escape: '\\'}
+}
+
+var splitCases = []splitCase{
+	{"quoted values hold newlines, commas and doubled quotes", rfc(",", "\n"), 0, []string{
+		"1,\"first line\nsecond line, with comma\nthird\"\n", "2,\"a \"\"quoted\"\" word\"\n", "3,plain\n", "4,\"\"\n"}},
+	{"CRLF records with a quoted CRLF", rfc(",", "\r\n"), 0, []string{
+		"1,\"a\r\nb\"\r\n", "2,c\r\n", "3,\"\r\n\"\r\n"}},
+	{"a missing final newline", rfc(",", "\n"), 0, []string{"1,a\n", "2,\"b\nc\""}},
+	{"a header line, quoted across lines itself", rfc(",", "\n"), 1, []string{
+		"\"id\",\"name\nof it\"\n", "1,a\n", "2,\"b\"\n"}},
+	{"an empty file", rfc(",", "\n"), 0, nil},
+	{"a file of only a header", rfc(",", "\n"), 1, []string{"id,name\n"}},
+	{"multi-byte UTF-8 everywhere", rfc(",", "\n"), 0, []string{
+		"1,\"héllo\nwörld\"\n", "2,日本語\n", "3,\"ü,ß\n€\"\n", "4,😀\n"}},
+	{"empty lines are records Doris skips", rfc(",", "\n"), 0, []string{"1,a\n", "\n", "\n", "2,b\n"}},
+	{"a quote inside a plain value is a character", rfc(",", "\n"), 0, []string{"1,a\"b\n", "2,c\n", "3,\"d\"\n"}},
+	{"a backslash before a closing quote is a character in RFC 4180", rfc(",", "\n"), 0, []string{"4,\"x\\\"\n", "5,y\n"}},
+	{"text after a closing quote runs on to the separator", rfc(",", "\n"), 0, []string{"1,\"a\"b,\"c\nd\"\n", "2,e\n"}},
+	{"an unterminated quoted value runs to the end of the file", rfc(",", "\n"), 0, []string{"1,a\n", "2,\"b\n3,c\n"}},
+	{"a multi-byte separator and delimiter", rfc("||", "##"), 0, []string{"1||\"a##b||c\"##", "2||d##", "3||\"\"\"##\"##"}},
+	{"the Doris dialect: backslash escapes inside quotes", dorisDialect(), 0, []string{
+		"1,\"x\\\"y\nz\"\n", "2,\"C:\\\\temp\\\\\"\n", "3,\"a\"\"b\n\"\n", "4,b\\\n"}},
+	{"JSON lines", recordScanner{delim: []byte("\n")}, 0, []string{"{\"a\":1}\n", "{\"a\":\"b,\\\"c\"}\n", "\n", "{\"a\":\"é\"}"}},
+	{"CSV without quoting (a quote is text)", recordScanner{sep: []byte("\t"), delim: []byte("\n")}, 0, []string{"1\t\"a\n", "2\tb\"\n"}},
+}
+
+// TestRangesAreWholeRecordsForEveryRangeSize cuts each file with every range
+// size from 1 byte to past its end, through windows of many sizes (every
+// record split across reads somewhere), and checks that the ranges cover
+// the records after the header exactly, each ending where a record ends,
+// with the right record counts and, when kept, bytes.
+func TestRangesAreWholeRecordsForEveryRangeSize(t *testing.T) {
+	for _, tc := range splitCases {
+		t.Run(tc.name, func(t *testing.T) {
+			data := []byte(strings.Join(tc.records, ""))
+			ends := map[int64]bool{}
+			var off, bodyStart, want int64
+			for i, r := range tc.records {
+				off += int64(len(r))
+				if i < tc.header {
+					bodyStart = off
+					continue
+				}
+				ends[off] = true
+				if !isEmptyRecord(r, tc.scanner.delim) {
+					want++
+				}
+			}
+			for _, window := range []int64{1, 2, 3, 5, 8, 13, 64, splitWindow} {
+				for rb := int64(1); rb <= int64(len(data))+1; rb++ {
+					sp := &splitter{sc: tc.scanner, rangeBytes: rb, headerLines: tc.header, keep: true, window: window}
+					var got []fileRange
+					err := sp.split(iotest.HalfReader(bytes.NewReader(data)), int64(len(data)), func(fr fileRange) error {
+						got = append(got, fr)
+						return nil
+					})
+					if err != nil {
+						t.Fatalf("window %d, range %d: %v", window, rb, err)
+					}
+					if msg := checkRanges(data, got, ends, bodyStart, want, rb); msg != "" {
+						t.Fatalf("window %d, range %d bytes: %s\nranges %v", window, rb, msg, got)
+					}
+				}
+			}
+		})
+	}
+}
+
+func isEmptyRecord(r string, delim []byte) bool { return r == string(delim) }
+
+func checkRanges(data []byte, got []fileRange, ends map[int64]bool, bodyStart, want, rb int64) string {
+	var records int64
+	next := bodyStart
+	for i, fr := range got {
+		if fr.Start < next {
+			return fmt.Sprintf("range %d starts at %d, inside the previous one (ends %d)", i, fr.Start, next)
+		}
+		if fr.Start > next && !allEmpty(data[next:fr.Start]) {
+			return fmt.Sprintf("bytes [%d, %d) of records belong to no range", next, fr.Start)
+		}
+		if !ends[fr.End] {
+			return fmt.Sprintf("range %d ends at %d, not at the end of a record", i, fr.End)
+		}
+		if i < len(got)-1 && fr.End-fr.Start < rb {
+			return fmt.Sprintf("range %d is %d bytes, under the range size", i, fr.End-fr.Start)
+		}
+		if !bytes.Equal(fr.Data, data[fr.Start:fr.End]) {
+			return fmt.Sprintf("range %d keeps %q, not its bytes %q", i, fr.Data, data[fr.Start:fr.End])
+		}
+		records += fr.Records
+		next = fr.End
+	}
+	if next < int64(len(data)) && !allEmpty(data[next:]) {
+		return fmt.Sprintf("the end of the file [%d, %d) is in no range", next, len(data))
+	}
+	if records != want {
+		return fmt.Sprintf("%d records in the ranges, want %d", records, want)
+	}
+	return ""
+}
+
+// allEmpty reports whether b holds only empty records (delimiters): what
+// the splitter may leave out of every range.
+func allEmpty(b []byte) bool { return len(bytes.Trim(b, "\r\n#")) == 0 }
+
+func TestAFileThatIsNotTheListedSizeIsRefused(t *testing.T) {
+	sp := &splitter{sc: rfc(",", "\n"), rangeBytes: 4}
+	emit := func(fileRange) error { return nil }
+	if err := sp.split(strings.NewReader("1,a\n2,b\n"), 6, emit); err == nil || !strings.Contains(err.Error(), "more than the 6 bytes") {
+		t.Errorf("a longer file: %v", err)
+	}
+	if err := sp.split(strings.NewReader("1,a\n"), 8, emit); err == nil || !strings.Contains(err.Error(), "ended after 4 of the 8 bytes") {
+		t.Errorf("a shorter file: %v", err)
+	}
+}
+
+// BenchmarkSplitQuotedCSV measures the splitter on rows shaped like the
+// benchmark's events (two quoted fields each): go test -bench Split.
+func BenchmarkSplitQuotedCSV(b *testing.B) {
+	var buf bytes.Buffer
+	for i := 0; buf.Len() < 64<<20; i++ {
+		fmt.Fprintf(&buf, "%d,2026-08-20 22:13:20,%d,\"click\",%d.00,\"note %d\"\n", i, i%100003, i%10000, i%997)
+	}
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		sp := &splitter{sc: rfc(",", "\n"), rangeBytes: 64 << 20}
+		if err := sp.split(bytes.NewReader(data), int64(len(data)), func(fileRange) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/dorisbeam/dorisbeam/dorisio"
+
+	// --input gs://... (credentials from the environment, as for Beam's
+	// textio). s3:// needs the s3 filesystem imported, which this program
+	// leaves out: it would add the AWS SDK to every build.
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"
+)
+
+// The --input path: a thin command over dorisio.WriteFiles.
+
+// inputPatterns are --input's comma-separated globs.
+func inputPatterns(o *options) []string {
+	var out []string
+	for _, p := range strings.Split(o.input, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// checkInput refuses, before the job starts, a local glob that matches no
+// file; other filesystems are listed by the job (WriteFiles fails naming
+// the pattern).
+func checkInput(o *options) error {
+	for _, p := range inputPatterns(o) {
+		if strings.Contains(p, "://") {
+			continue
+		}
+		m, err := filepath.Glob(p)
+		if err != nil {
+			return fmt.Errorf("--input %q: %w", p, err)
+		}
+		if len(m) == 0 {
+			return fmt.Errorf("--input %q matches no file", p)
+		}
+	}
+	return nil
+}
+
+// fileOptions are WriteFiles' options from the flags. A load is a range of
+// about --chunk-bytes, or --batch-bytes if smaller (the flag that sizes
+// loads elsewhere).
+func fileOptions(o *options) []dorisio.WriteOption {
+	opts := []dorisio.WriteOption{
+		dorisio.WithRangeBytes(min(o.chunkBytes, o.batchBytes)),
+		dorisio.WithLoadsInFlight(o.loadsInFlight), dorisio.WithMaxLoadBytes(o.maxLoadBytes),
+		dorisio.WithCSVDialect(dorisio.CSVDialect(o.csvDialect)), dorisio.WithHeaderLines(o.headerLines),
+		dorisio.WithFileCompression(o.fileCompression),
+	}
+	if o.format == "json" {
+		opts = append(opts, dorisio.WithFormat(dorisio.JSON))
+	} else {
+		opts = append(opts, dorisio.WithColumnSeparator(o.columnSeparator))
+	}
+	if o.lineDelimiter != "" {
+		opts = append(opts, dorisio.WithLineDelimiter(o.lineDelimiter))
+	}
+	if o.compression != "none" {
+		opts = append(opts, dorisio.WithCompression(o.compression))
+	}
+	for k, v := range o.headers {
+		opts = append(opts, dorisio.WithLoadHeader(k, v))
+	}
+	return opts
+}
+
+// writeFiles is dorisio.WriteFiles, with its construction panic (a refused
+// setting) returned as an error told in terms of flags.
+func writeFiles(s beam.Scope, cfg dorisio.Config, o *options) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg, ok := r.(string)
+			if !ok || !strings.HasPrefix(msg, "dorisio.WriteFiles: ") {
+				panic(r)
+			}
+			err = &writeRefused{msg}
+		}
+	}()
+	dorisio.WriteFiles(s, cfg, inputPatterns(o), fileOptions(o)...)
+	return nil
+}
+
+// inputOnlyIgnored are the flags that shape batches of rows, which do not
+// apply to --input: its loads are the files' ranges.
+var inputOnlyIgnored = []string{"batch-rows", "max-open-txns", "all-or-nothing", "abort-lingering", "delivery", "rows", "tables"}
+
+// checkInputFlags refuses flags given with --input that cannot apply.
+func checkInputFlags(o *options) []string {
+	var bad []string
+	if o.input == "" {
+		for _, f := range []string{"csv-dialect", "header-lines", "column-separator", "line-delimiter", "file-compression"} {
+			if o.given[f] {
+				bad = append(bad, fmt.Sprintf("--%s describes the files of --input; it needs --input", f))
+			}
+		}
+		return bad
+	}
+	for _, f := range inputOnlyIgnored {
+		if o.given[f] {
+			bad = append(bad, fmt.Sprintf("--%s does not apply to --input: each load is a range of a file (--chunk-bytes), loaded on its own under its identity label and visible at once", f))
+		}
+	}
+	if o.sink == "noop" {
+		bad = append(bad, "--sink noop measures synthetic rows; --input loads files with dorisio.WriteFiles")
+	}
+	if o.format == "json" && o.headerLines > 0 {
+		bad = append(bad, "--header-lines: JSON lines have no header")
+	}
+	return bad
+}
+
+// progressSince is WriteFiles' progress in this process since base (a run
+// of this program's tests may follow another in one process).
+func progressSince(base dorisio.FileProgress) dorisio.FileProgress {
+	p := dorisio.FilesProgress()
+	return dorisio.FileProgress{
+		Files: p.Files - base.Files, Bytes: p.Bytes - base.Bytes,
+		LoadedBytes: p.LoadedBytes - base.LoadedBytes, LoadedRecords: p.LoadedRecords - base.LoadedRecords,
+		Loads: p.Loads - base.Loads, AlreadyLoaded: p.AlreadyLoaded - base.AlreadyLoaded,
+	}
+}
+
+// fileProgress shows WriteFiles' progress while the job runs: a live line
+// on a terminal, a plain line every 5 s otherwise (a log, a pipe).
+func fileProgress(w io.Writer, tty bool, start time.Time, base dorisio.FileProgress) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	every := 5 * time.Second
+	if tty {
+		every = 200 * time.Millisecond
+	}
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				if tty {
+					fmt.Fprint(w, "\r\033[K") // the summary follows on stdout
+				}
+				return
+			case <-t.C:
+				line := progressLine(progressSince(base), time.Since(start))
+				if tty {
+					fmt.Fprintf(w, "\r\033[K%s", line)
+				} else {
+					fmt.Fprintln(w, line)
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// progressLine says what is loaded, how fast, and what is left.
+func progressLine(p dorisio.FileProgress, elapsed time.Duration) string {
+	secs := elapsed.Seconds()
+	rate := float64(p.LoadedBytes) / 1e6 / max(secs, 1e-3)
+	line := fmt.Sprintf("progress %5.1fs: %s of %s (%d files) loaded, %d records, %.1f MB/s", secs, mb(p.LoadedBytes), mb(p.Bytes), p.Files, p.LoadedRecords, rate)
+	if p.Bytes > 0 {
+		line += fmt.Sprintf(", %.0f%%", 100*float64(p.LoadedBytes)/float64(p.Bytes))
+	}
+	if left := p.Bytes - p.LoadedBytes; rate > 0 && left > 0 && p.LoadedBytes > 0 {
+		line += fmt.Sprintf(", ETA %s", (time.Duration(float64(left)/1e6/rate) * time.Second).Round(time.Second))
+	}
+	if p.AlreadyLoaded > 0 {
+		line += fmt.Sprintf(" (%d ranges found loaded by an earlier run)", p.AlreadyLoaded)
+	}
+	return line
+}
+
+func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
+
+// stderrIsTerminal reports whether stderr is a terminal (a live line) or
+// not (plain lines).
+func stderrIsTerminal() bool {
+	st, err := os.Stderr.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// printFilesSummary adds the files' line to the summary.
+func printFilesSummary(base dorisio.FileProgress) {
+	p := progressSince(base)
+	fmt.Printf("files: %d files, %s in %d ranges, %d records; %d ranges found loaded by an earlier run (same --label-prefix)\n",
+		p.Files, mb(p.Bytes), p.Loads, p.LoadedRecords, p.AlreadyLoaded)
+}
