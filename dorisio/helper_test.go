@@ -120,6 +120,18 @@ func wantNoOpenTxns(t *testing.T, srv *doristest.Server) {
 	}
 }
 
+// skipRaceInFailingJobTeardown skips a test whose job fails while other
+// bundles still write, under the race detector: Beam Go v2.77's harness
+// races with itself there (harness/datamgr.go: dataWriter.send calls Recv
+// on the data stream after an EOF while DataChannel.read does too), which
+// the detector reports in the test. The test runs without -race in CI.
+func skipRaceInFailingJobTeardown(t *testing.T) {
+	t.Helper()
+	if raceDetector {
+		t.Skip("under -race: Beam v2.77's harness races with itself when a failed job tears down bundles still writing (datamgr.go dataWriter.send)")
+	}
+}
+
 // pipelineTimeout bounds every pipeline run: prism v2.77 can hang on some timer patterns.
 const pipelineTimeout = 2 * time.Minute
 

@@ -1,0 +1,5 @@
+//go:build !race
+
+package dorisio
+
+const raceDetector = false
