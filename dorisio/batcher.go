@@ -88,7 +88,8 @@ type loadJob struct {
 	twoPhase     bool
 	body         streamload.Body
 	release      func()
-	err          error // how the load failed (set by upload)
+	windows      []LoadWindow // a stream batch's (stream_batch.go)
+	err          error        // how the load failed (set by upload)
 }
 
 // loadOutcome is one finished load.

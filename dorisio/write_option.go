@@ -62,6 +62,10 @@ type writeOptions struct {
 	SpoolDir         string
 	AllOrNothing     bool
 	AbortLingering   bool
+	// Stream batching (stream_option.go).
+	Stream        streamMode
+	FlushInterval time.Duration
+	Shards        int
 
 	errs []string // construction errors, reported together by Write
 }
@@ -107,6 +111,8 @@ func defaultWriteOptions() *writeOptions {
 		MaxLoadBytes:  DefaultMaxLoadBytes,
 		Headers:       map[string]string{},
 		TimeZone:      defaultTimeZone,
+		FlushInterval: DefaultFlushInterval,
+		Shards:        1,
 	}
 }
 
