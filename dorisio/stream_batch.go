@@ -94,7 +94,10 @@ func writeStream(s beam.Scope, w *write, col beam.PCollection) beam.PCollection 
 	chunks = beam.WindowInto(s, window.NewGlobalWindows(), chunks)
 	pre := beam.ParDo(s.Scope("Precommit"), w.stream, chunks)
 	if identity.IsValid() {
-		pre = beam.Flatten(s, pre, beam.ParDo(s.Scope("PrecommitIdentity"), w.write, identity))
+		// writeFn emits in FinishBundle: its results are in the global
+		// window, as the batching stage's; the graph must say so to flatten.
+		own := beam.WindowInto(s, window.NewGlobalWindows(), beam.ParDo(s.Scope("PrecommitIdentity"), w.write, identity))
+		pre = beam.Flatten(s, pre, own)
 	}
 	return pre
 }
@@ -178,22 +181,32 @@ func (fn *streamBatchFn) ProcessElement(ctx context.Context, ts beam.EventTime, 
 		return fn.fail(ctx, fn.stateErr(key, "reading", err))
 	}
 	n := int64(len(chunk) - h.data)
+	full := func(rows, bytes int64) bool { return rows >= fn.Opts.MaxBatchRows || bytes >= fn.Opts.MaxBatchBytes }
 	if !m.empty() && (m.Bytes+n > fn.Opts.MaxBatchBytes || m.Rows+h.rows > fn.Opts.MaxBatchRows) {
-		if m, err = fn.flush(sp, b, key, m); err != nil {
+		if m, err = fn.flush(sp, b, key, m, nil); err != nil {
 			return fn.fail(ctx, err)
 		}
 	}
-	if err := fn.Chunks.Add(sp, chunk); err != nil {
-		return fn.fail(ctx, fn.stateErr(key, "adding to", err))
-	}
-	if m.empty() {
+	switch {
+	case m.empty() && full(h.rows, n):
+		// A batch of this chunk alone: loaded without going through the bag.
+		// (Beam Go v2.77 reads a bag cleared and added to within one call as
+		// if the clear had not happened: a bag is read at most once a call.)
+		_, err = fn.flush(sp, b, key, m, [][]byte{chunk})
+	case m.empty():
 		fn.Flush.Set(tp, flushAt(ts, fn.Opts.FlushInterval).ToTime())
-	}
-	m.Rows, m.Bytes = m.Rows+h.rows, m.Bytes+n
-	if m.Rows >= fn.Opts.MaxBatchRows || m.Bytes >= fn.Opts.MaxBatchBytes {
-		_, err = fn.flush(sp, b, key, m)
-	} else if err = fn.Meta.Write(sp, m); err != nil {
-		err = fn.stateErr(key, "writing", err)
+		fallthrough
+	default:
+		if err = fn.Chunks.Add(sp, chunk); err != nil {
+			err = fn.stateErr(key, "adding to", err)
+			break
+		}
+		m.Rows, m.Bytes = m.Rows+h.rows, m.Bytes+n
+		if full(m.Rows, m.Bytes) {
+			_, err = fn.flush(sp, b, key, m, nil)
+		} else if err = fn.Meta.Write(sp, m); err != nil {
+			err = fn.stateErr(key, "writing", err)
+		}
 	}
 	if err != nil {
 		return fn.fail(ctx, err)
@@ -225,18 +238,22 @@ func (fn *streamBatchFn) OnTimer(ctx context.Context, _ beam.EventTime, sp state
 	if m.empty() {
 		return b.err()
 	}
-	if _, err := fn.flush(sp, b, key, m); err != nil {
+	if _, err := fn.flush(sp, b, key, m, nil); err != nil {
 		return fn.fail(ctx, err)
 	}
 	return b.err()
 }
 
 // flush loads the key's batch as one load and empties it; it returns the
-// key's state after.
-func (fn *streamBatchFn) flush(sp state.Provider, b *batcher, key string, m batchMeta) (batchMeta, error) {
-	chunks, _, err := fn.Chunks.Read(sp)
-	if err != nil {
-		return m, fn.stateErr(key, "reading", err)
+// key's state after. The batch is the bag's chunks, or alone (not added
+// to the bag) when given.
+func (fn *streamBatchFn) flush(sp state.Provider, b *batcher, key string, m batchMeta, alone [][]byte) (batchMeta, error) {
+	chunks := alone
+	if alone == nil {
+		var err error
+		if chunks, _, err = fn.Chunks.Read(sp); err != nil {
+			return m, fn.stateErr(key, "reading", err)
+		}
 	}
 	table := keyTable(key)
 	body, err := assembleBatch(chunks)
@@ -245,8 +262,10 @@ func (fn *streamBatchFn) flush(sp state.Provider, b *batcher, key string, m batc
 	}
 	shard, _, _ := strings.Cut(key, ":")
 	id := shard + "|" + strconv.FormatInt(m.Seq, 10) + "|" + body.hash
-	if err := fn.Chunks.Clear(sp); err != nil {
-		return m, fn.stateErr(key, "clearing", err)
+	if alone == nil {
+		if err := fn.Chunks.Clear(sp); err != nil {
+			return m, fn.stateErr(key, "clearing", err)
+		}
 	}
 	next := batchMeta{Seq: m.Seq + 1}
 	if err := fn.Meta.Write(sp, next); err != nil {

@@ -3,6 +3,7 @@ package dorisio
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,7 +20,7 @@ func init() {
 	register.DoFn3x0[beam.EventTime, []byte, func(event)](&tickRowsFn{})
 	register.Emitter1[event]()
 	register.DoFn1x0[CommitResult](&logResultsFn{})
-	register.Function1x1(csvEventToRow)
+	register.Function1x1(csvIdentityRow)
 }
 
 // tickRowsFn turns each tick of periodic.Impulse into PerTick events whose
@@ -112,8 +113,6 @@ func TestPeriodicSourceMakesAtMostOneLoadPerFlushInterval(t *testing.T) {
 	}
 	t.Logf("%d loads (per-bundle loading made 200 in this setup)", loads)
 }
-
-func csvEventToRow(line string) Row { return Row{Data: []byte(line)} }
 
 // A test stream across 10 s windows with late rows: the window closes
 // (watermark past it) before rows of it arrive. Every row is loaded once,
@@ -228,6 +227,44 @@ func TestStreamBatchesAreCutByEventTimeAge(t *testing.T) {
 	}
 }
 
+// A chunk that fills a batch on its own right after the batch before it
+// was cut by size is loaded once. (Beam Go v2.77 reads a bag that was
+// cleared and then added to within one call as if it had not been
+// cleared: the batch was loaded with the rows of the one before it again.)
+func TestAChunkFillingABatchRightAfterASizeCutIsLoadedOnce(t *testing.T) {
+	requirePrism(t, "TestStream, state and timers")
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+	stream := teststream.NewConfig()
+	if err := stream.AddElements(0, "0,a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := stream.AdvanceWatermark(10); err != nil {
+		t.Fatal(err)
+	}
+	if err := stream.AddElements(20, "1,b", "2,b", "3,b", "4,b"); err != nil {
+		t.Fatal(err)
+	}
+	if err := stream.AdvanceWatermarkToInfinity(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := runPipelineWithin(t, time.Minute, func(s beam.Scope) {
+		res := Write(s, configFor(srv, "events"), teststream.Create(s, stream), WithMaxBatchRows(4))
+		logResults(t, s, res)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRows(t, srv, "events", [][]string{{"0", "a"}, {"1", "b"}, {"2", "b"}, {"3", "b"}, {"4", "b"}})
+	var sizes []int
+	for _, r := range loggedResults(t) {
+		sizes = append(sizes, int(r.Rows))
+	}
+	sort.Ints(sizes)
+	if fmt.Sprint(sizes) != "[1 4]" {
+		t.Errorf("loads of %v rows, want [1 4]", sizes)
+	}
+}
+
 // Bounded input with stream batching on: batches are cut by size
 // (MaxBatchRows), and the end of the input loads the rest.
 func TestStreamBatchingOfBoundedInputCutsBySize(t *testing.T) {
@@ -252,4 +289,139 @@ func TestStreamBatchingOfBoundedInputCutsBySize(t *testing.T) {
 			t.Errorf("load %s holds %d rows, more than MaxBatchRows 100", r.Label, r.Rows)
 		}
 	}
+}
+
+// csvIdentityRow makes a Row of "table|id|csv": with an ID when id is
+// not empty.
+func csvIdentityRow(s string) Row {
+	parts := strings.SplitN(s, "|", 3)
+	return Row{Table: parts[0], ID: parts[1], Data: []byte(parts[2])}
+}
+
+// Shards: each table's rows are spread over WithShards batches, each
+// loaded on its own. Six bundles of rows per table (the test stream makes
+// one bundle per watermark step) go to 3 shards in turn: 2 or 3 loads per
+// table at the end of the input (one per shard that got rows), where one
+// shard would make 1.
+func TestShardsSpreadATablesRowsOverSeveralBatches(t *testing.T) {
+	requirePrism(t, "TestStream, state and timers")
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "t0")), doristest.WithTable(fmt.Sprintf(eventsDDL, "t1")))
+	stream := teststream.NewConfig()
+	want := map[string][][]string{}
+	for step := 0; step < 6; step++ {
+		var rows []string
+		for i := 0; i < 10; i++ {
+			id, table := step*10+i, fmt.Sprintf("t%d", i%2)
+			rows = append(rows, fmt.Sprintf("%s||%d,s%d", table, id, step))
+			want[table] = append(want[table], []string{fmt.Sprint(id), fmt.Sprintf("s%d", step)})
+		}
+		if err := stream.AddElementList(int64(step*100), rows); err != nil {
+			t.Fatal(err)
+		}
+		if err := stream.AdvanceWatermark(int64(step*100 + 50)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := stream.AdvanceWatermarkToInfinity(); err != nil {
+		t.Fatal(err)
+	}
+	q, err := runPipelineWithin(t, time.Minute, func(s beam.Scope) {
+		rows := beam.ParDo(s, csvIdentityRow, teststream.Create(s, stream))
+		Write(s, configFor(srv, ""), rows, WithShards(3), WithFlushInterval(time.Minute))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for table, rows := range want {
+		wantRows(t, srv, table, rows)
+		if loads := counter(q, "loads:demo."+table); loads < 2 || loads > 3 {
+			t.Errorf("%d loads into %s: want 2 or 3 (one per shard that got rows)", loads, table)
+		}
+	}
+	wantNoOpenTxns(t, srv)
+}
+
+// Rows with an ID are not batched: each is loaded on its own under its
+// identity label (exactly once across runs); the other rows are batched.
+func TestRowsWithAnIDAreLoadedOnTheirOwnBesideStreamBatches(t *testing.T) {
+	requirePrism(t, "TestStream, state and timers")
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+	stream := teststream.NewConfig()
+	if err := stream.AddElements(1000, "events|part-1|1,a\n2,b", "events||3,c", "events||4,d", "events|part-2|5,e"); err != nil {
+		t.Fatal(err)
+	}
+	if err := stream.AdvanceWatermarkToInfinity(); err != nil {
+		t.Fatal(err)
+	}
+	cfg := configFor(srv, "")
+	cfg.LabelPrefix = "job7"
+	_, err := runPipelineWithin(t, time.Minute, func(s beam.Scope) {
+		res := Write(s, cfg, beam.ParDo(s, csvIdentityRow, teststream.Create(s, stream)))
+		logResults(t, s, res)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRows(t, srv, "events", [][]string{{"1", "a"}, {"2", "b"}, {"3", "c"}, {"4", "d"}, {"5", "e"}})
+	wantNoOpenTxns(t, srv)
+	byLabel := map[string]int64{}
+	for _, r := range loggedResults(t) {
+		byLabel[r.Label] = r.Rows
+	}
+	want := map[string]int64{idLabel("job7", "events", "part-1"): 2, idLabel("job7", "events", "part-2"): 1}
+	for l, rows := range want {
+		if byLabel[l] != rows {
+			t.Errorf("identity load %s: %d rows, want %d (results %v)", l, byLabel[l], rows, byLabel)
+		}
+		delete(byLabel, l)
+	}
+	if len(byLabel) != 1 {
+		t.Errorf("other loads %v: want the one batch of rows 3 and 4", byLabel)
+	}
+	for l, rows := range byLabel {
+		if rows != 2 || strings.Contains(l, ":id:") {
+			t.Errorf("batch load %s of %d rows: want 2 rows under a run label", l, rows)
+		}
+	}
+}
+
+// A stream batch whose load is applied but whose reply is lost, and one
+// whose commit reply is lost, are settled by their labels: rows once.
+func TestStreamBatchesSurviveLostRepliesOnceEach(t *testing.T) {
+	requirePrism(t, "TestStream, state and timers")
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+	load := srv.Inject(doristest.Fault{Kind: doristest.LoseReply, Endpoint: doristest.EndpointLoad, Count: 1})
+	commit := srv.Inject(doristest.Fault{Kind: doristest.LoseReply, Endpoint: doristest.Endpoint2PC, Count: 1})
+	stream := teststream.NewConfig()
+	var want [][]string
+	for step := 0; step < 3; step++ {
+		var rows []string
+		for i := 0; i < 4; i++ {
+			id := step*4 + i
+			rows = append(rows, fmt.Sprintf("%d,s%d", id, step))
+			want = append(want, []string{fmt.Sprint(id), fmt.Sprintf("s%d", step)})
+		}
+		if err := stream.AddElementList(int64(step*1000), rows); err != nil {
+			t.Fatal(err)
+		}
+		if err := stream.AdvanceWatermark(int64(step*1000 + 999)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := stream.AdvanceWatermarkToInfinity(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := runPipelineWithin(t, time.Minute, func(s beam.Scope) {
+		res := Write(s, configFor(srv, "events"), teststream.Create(s, stream), WithFlushInterval(500*time.Millisecond),
+			WithRetry(RetryPolicy{InitialBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond}))
+		assertCommitted(s, res, 12)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if load.Hits() != 1 || commit.Hits() != 1 {
+		t.Fatalf("faults fired %d (load) and %d (commit) times, want 1 each", load.Hits(), commit.Hits())
+	}
+	wantRows(t, srv, "events", want)
+	wantNoOpenTxns(t, srv)
 }
