@@ -9,7 +9,12 @@
 //	go run ./pipelines/load
 //	go run ./pipelines/load --rows 1000000 --tables 8
 //	go run ./pipelines/load --input 'data/*.csv' --table events --ddl 'demo.events(id BIGINT, name VARCHAR(32))'
+//	go run ./pipelines/load --stream --duration 10s --rate 2000 --flush-interval 2s
 //	DORIS_PASSWORD=... go run ./pipelines/load --fe http://fe:8030 --user loader --db demo --table events
+//
+// --stream writes an unbounded synthetic stream instead (--rate rows per
+// second for --duration) with dorisio.Write's stream batching, and adds
+// loads per second and the latency from event to visible to the summary.
 //
 // It runs on prism by default; --runner, --endpoint and --environment_type
 // are Beam's own flags, so the same binary submits to a job server
@@ -93,8 +98,12 @@ func run(ctx context.Context, o *options) error {
 			cfg.Table = o.table
 		}
 		// The summary reads Write's own per-table metrics.
-		if _, err := write(s, cfg, rows, writeOptions(o)); err != nil {
+		results, err := write(s, cfg, rows, writeOptions(o))
+		if err != nil {
 			return err
+		}
+		if o.stream {
+			beam.ParDo0(s, &latencyFn{}, results)
 		}
 	}
 
@@ -202,6 +211,9 @@ func writeOptions(o *options) []dorisio.WriteOption {
 	for k, v := range o.headers {
 		opts = append(opts, dorisio.WithLoadHeader(k, v))
 	}
+	// Write ignores them without stream batching (bounded input), but
+	// checks them: a bad value is refused whatever the mode.
+	opts = append(opts, dorisio.WithFlushInterval(o.flushInterval), dorisio.WithShards(o.shards))
 	return opts
 }
 
@@ -238,6 +250,9 @@ func newEmbedded(o *options, opts []doristest.Option) (srv *doristest.Server, er
 // buildSource returns PCollection<dorisio.Row>: synthetic events routed to
 // their tables, or one Row per file range, with the range's ID.
 func buildSource(s beam.Scope, o *options) (beam.PCollection, error) {
+	if o.stream {
+		return streamSource(s, o), nil
+	}
 	if o.input != "" {
 		ranges, err := fileRanges(o.input, o.chunkBytes)
 		if err != nil {
@@ -268,6 +283,9 @@ func tableNames(o *options) []string {
 // expectedRows is what each table must hold after the job; with --input it
 // reads every file again, so only verify calls it.
 func expectedRows(o *options) (map[string]int64, error) {
+	if o.stream {
+		return expectedStreamRows(o), nil
+	}
 	if o.input != "" {
 		n, err := countFileRows(o.input)
 		return map[string]int64{o.table: n}, err
@@ -340,6 +358,9 @@ func printSummary(pr beam.PipelineResult, o *options, elapsed time.Duration, srv
 		line += fmt.Sprintf("; server peak running txns %d", srv.PeakRunningTxns(o.db))
 	}
 	fmt.Println(line)
+	if o.stream {
+		printStreamSummary(c, o, elapsed)
+	}
 }
 
 // verify checks, against the embedded server, that each table holds exactly
