@@ -179,8 +179,11 @@ func TestStreamAcrossWindowsLoadsLateRowsInTheirWindow(t *testing.T) {
 // The flush interval is event time: rows are batched by how far the
 // watermark has gone, not by wall-clock time. A test stream runs in no
 // time, yet its batches follow its watermark: rows at 1 s and 1.6 s share
-// the batch that the watermark passing 3 s (1 s + 2 s) loads; rows at 4 s
-// are loaded at the end of the input.
+// the batch that the watermark passing 3 s (1 s + 2 s) loads, although a
+// minute of processing time passed between them; rows at 4 s are loaded
+// at the end of the input. (A source whose watermark stalls holds its
+// batch: measured with a source that held its watermark 8 s after
+// emitting, the rows became visible after 8 s with a 1 s interval.)
 func TestStreamBatchesAreCutByEventTimeAge(t *testing.T) {
 	requirePrism(t, "TestStream, state and timers")
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
@@ -202,7 +205,8 @@ func TestStreamBatchesAreCutByEventTimeAge(t *testing.T) {
 		}
 	}
 	add(1000, 5)
-	advance(1500) // batch age 0.5 s: kept
+	advance(1500)                        // batch age 0.5 s: kept
+	stream.AdvanceProcessingTime(60_000) // a minute of wall time, the watermark still: kept
 	add(1600, 5)
 	advance(3500) // the first row is 2.5 s old: one load of 10 rows
 	add(4000, 3)
