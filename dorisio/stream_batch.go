@@ -18,8 +18,8 @@ package dorisio
 // Each flushed batch is ONE load, made by the bundle that flushed it, with
 // two-phase commit (ExactlyOnce) and committed after the Reshuffle by the
 // same commit stage as per-bundle loads; with AtLeastOnce a plain load.
-// Rows with an ID (Row.ID) are not batched: they are loaded on their own,
-// as without stream batching.
+// Rows with an ID (Row.ID) are not batched: streamChunkFn hands them to a
+// writeFn, which loads each on its own as without stream batching.
 //
 // The state-and-timer shape is the one measured to work on prism v2.77
 // (docs/design.md, "Stream batching"); prism hangs or loses data on others:
@@ -83,31 +83,18 @@ import (
 // writeStream is Write's precommit part with stream batching: it returns
 // the CommitResults of the loads, committed or precommitted.
 func writeStream(s beam.Scope, w *write, col beam.PCollection) beam.PCollection {
-	var identity beam.PCollection
-	if col.Type().Type() == rowType {
-		// Rows with an ID are their own loads already: load them per
-		// bundle, under their identity labels (exactly once across runs).
-		parts := beam.Partition(s, 2, rowHasID, col)
-		col, identity = parts[0], parts[1]
-	}
-	chunks := beam.ParDo(s.Scope("Batch"), w.chunk, col)
+	chunks, identity := beam.ParDo2(s.Scope("Batch"), w.chunk, col)
 	chunks = beam.WindowInto(s, window.NewGlobalWindows(), chunks)
 	pre := beam.ParDo(s.Scope("Precommit"), w.stream, chunks)
-	if identity.IsValid() {
-		// writeFn emits in FinishBundle: its results are in the global
-		// window, as the batching stage's; the graph must say so to flatten.
+	if col.Type().Type() == rowType {
+		// Rows with an ID are their own loads already: loaded per bundle,
+		// under their identity labels (exactly once across runs). writeFn
+		// emits in FinishBundle, in the global window as the batching
+		// stage does; the graph must say so to flatten.
 		own := beam.WindowInto(s, window.NewGlobalWindows(), beam.ParDo(s.Scope("PrecommitIdentity"), w.write, identity))
 		pre = beam.Flatten(s, pre, own)
 	}
 	return pre
-}
-
-// rowHasID sends rows with an ID to partition 1.
-func rowHasID(r Row) int {
-	if r.ID != "" {
-		return 1
-	}
-	return 0
 }
 
 // batchMeta is a batch's size, in state next to its chunks, and the

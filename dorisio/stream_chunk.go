@@ -110,7 +110,8 @@ type chunkID struct {
 
 // streamChunkFn encodes and routes elements and emits chunks: when one
 // reaches the chunk size, when the bundle's chunks together pass
-// MaxBufferedBytes, and at the end of the bundle. A chunk carries the
+// MaxBufferedBytes, and at the end of the bundle. Rows with an ID go to
+// its second output, unbatched. A chunk carries the
 // timestamp of its oldest row, so the batch it starts is aged from that row.
 type streamChunkFn struct {
 	Conn  connSpec
@@ -144,14 +145,18 @@ func (fn *streamChunkFn) Setup(ctx context.Context) error {
 	return nil
 }
 
-func (fn *streamChunkFn) StartBundle(_ context.Context, _ func(beam.EventTime, string, []byte)) {
+func (fn *streamChunkFn) StartBundle(_ context.Context, _ func(beam.EventTime, string, []byte), _ func(Row)) {
 	fn.pending, fn.buffered = map[chunkID]*pendingChunk{}, 0
 	if fn.next == nil {
 		fn.next = map[string]int{}
 	}
 }
 
-func (fn *streamChunkFn) ProcessElement(ctx context.Context, w beam.Window, ts beam.EventTime, elem beam.X, emit func(beam.EventTime, string, []byte)) error {
+func (fn *streamChunkFn) ProcessElement(ctx context.Context, w beam.Window, ts beam.EventTime, elem beam.X, emit func(beam.EventTime, string, []byte), own func(Row)) error {
+	if r, ok := elem.(Row); ok && r.ID != "" {
+		own(r) // loaded on its own under its identity label (stream_batch.go)
+		return nil
+	}
 	table, data, rows, err := fn.enc.encode(elem)
 	if err != nil {
 		return fmt.Errorf("dorisio.Write: table %s.%s: %w", fn.DB, fn.Table, err)
@@ -224,7 +229,7 @@ func (fn *streamChunkFn) emitChunk(id chunkID, c *pendingChunk, emit func(beam.E
 
 // FinishBundle emits the bundle's remaining chunks. Their timestamps are
 // set explicitly: FinishBundle output would otherwise be at the epoch.
-func (fn *streamChunkFn) FinishBundle(_ context.Context, emit func(beam.EventTime, string, []byte)) error {
+func (fn *streamChunkFn) FinishBundle(_ context.Context, emit func(beam.EventTime, string, []byte), _ func(Row)) error {
 	for id, c := range fn.pending {
 		fn.emitChunk(id, c, emit)
 	}

@@ -114,11 +114,12 @@ func (ss *streamStage) chunk(t *testing.T, w beam.Window, rows ...string) []byte
 	var out [][]byte
 	emit := func(_ beam.EventTime, _ string, c []byte) { out = append(out, c) }
 	fn := ss.w.chunk
-	fn.StartBundle(context.Background(), emit)
-	if err := fn.ProcessElement(context.Background(), w, mtime.ZeroTimestamp, strings.Join(rows, "\n")+"\n", emit); err != nil {
+	own := func(Row) { t.Fatal("a chunk's row went to the identity output") }
+	fn.StartBundle(context.Background(), emit, own)
+	if err := fn.ProcessElement(context.Background(), w, mtime.ZeroTimestamp, strings.Join(rows, "\n")+"\n", emit, own); err != nil {
 		t.Fatal(err)
 	}
-	if err := fn.FinishBundle(context.Background(), emit); err != nil {
+	if err := fn.FinishBundle(context.Background(), emit, own); err != nil {
 		t.Fatal(err)
 	}
 	if len(out) != 1 {

@@ -27,10 +27,10 @@ func init() {
 	beam.RegisterType(reflect.TypeOf((*LoadWindow)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*Row)(nil)).Elem())
 	// Stream batching (stream_batch.go, stream_chunk.go).
-	register.DoFn5x1[context.Context, beam.Window, beam.EventTime, beam.X, func(beam.EventTime, string, []byte), error](&streamChunkFn{})
+	register.DoFn6x1[context.Context, beam.Window, beam.EventTime, beam.X, func(beam.EventTime, string, []byte), func(Row), error](&streamChunkFn{})
 	register.Emitter3[beam.EventTime, string, []byte]()
+	register.Emitter1[Row]()
 	register.DoFn7x1[context.Context, beam.EventTime, state.Provider, timers.Provider, string, []byte, func(CommitResult), error](&streamBatchFn{})
-	register.Function1x1(rowHasID)
 	beam.RegisterType(reflect.TypeOf((*batchMeta)(nil)).Elem())
 }
 
