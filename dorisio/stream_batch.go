@@ -198,7 +198,17 @@ func (fn *streamBatchFn) ProcessElement(ctx context.Context, ts beam.EventTime, 
 	if err != nil {
 		return fn.fail(ctx, err)
 	}
-	return b.err()
+	return fn.uploadErr(ctx, b)
+}
+
+// uploadErr fails the bundle if one of its loads failed: the runner calls
+// no FinishBundle after an error, so the bundle's precommitted loads are
+// aborted here.
+func (fn *streamBatchFn) uploadErr(ctx context.Context, b *batcher) error {
+	if err := b.err(); err != nil {
+		return fn.fail(ctx, err)
+	}
+	return nil
 }
 
 // flushAt is when the timer of a batch starting at ts fires: ts + the
@@ -213,22 +223,22 @@ func flushAt(ts beam.EventTime, interval time.Duration) mtime.Time {
 	return at
 }
 
-// OnTimer loads the key's batch, if one is buffered: the timer is never
-// cleared (that re-fires forever on prism), so it also fires after its
-// batch was loaded by size.
+// OnTimer loads the key's batch, if one is buffered. The timer is never
+// cleared (a cleared processing-time timer re-fires forever on prism; the
+// stage keeps to the shape measured to work), so it also fires after its
+// batch was loaded by size, and then does nothing.
 func (fn *streamBatchFn) OnTimer(ctx context.Context, _ beam.EventTime, sp state.Provider, _ timers.Provider, key string, _ timers.Context, _ func(CommitResult)) error {
 	b := fn.bundle(ctx)
 	m, _, err := fn.Meta.Read(sp)
 	if err != nil {
 		return fn.fail(ctx, fn.stateErr(key, "reading", err))
 	}
-	if m.empty() {
-		return b.err()
+	if !m.empty() {
+		if _, err := fn.flush(sp, b, key, m, nil); err != nil {
+			return fn.fail(ctx, err)
+		}
 	}
-	if _, err := fn.flush(sp, b, key, m, nil); err != nil {
-		return fn.fail(ctx, err)
-	}
-	return b.err()
+	return fn.uploadErr(ctx, b)
 }
 
 // flush loads the key's batch as one load and empties it; it returns the

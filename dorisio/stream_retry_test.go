@@ -253,7 +253,8 @@ func TestTwoBatchesOfTheSameRowsAreBothLoaded(t *testing.T) {
 	wantRows(t, srv, "events", [][]string{{"7", "same"}, {"7", "same"}})
 }
 
-// A bundle whose second batch fails to load aborts the first one it
+// A bundle whose second batch fails to load fails at its next element
+// (the runner then calls no FinishBundle) and aborts the first batch it
 // precommitted; its retry loads both batches again, the first under its
 // now aborted label, which Doris lets a load reuse. Rows once.
 func TestAFailedBatchingBundleAbortsItsLoadsAndItsRetryLoadsThemOnce(t *testing.T) {
@@ -262,14 +263,19 @@ func TestAFailedBatchingBundleAbortsItsLoadsAndItsRetryLoadsThemOnce(t *testing.
 		WithRetry(RetryPolicy{MaxAttempts: 2, InitialBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
 	a := ss.chunk(t, window.GlobalWindow{}, "1,a", "2,b")
 	b := ss.chunk(t, window.GlobalWindow{}, "3,c", "4,d")
-	// The first load goes through; the second finds the backend down.
+	c := ss.chunk(t, window.GlobalWindow{}, "5,e")
+	// The first load goes through; the second finds the backend down; the
+	// third chunk, which fills no batch, comes after that load has failed.
 	var fault *doristest.FaultHandle
 	_, err := ss.attemptWith(false, func(i int) {
-		if i == 1 {
+		switch i {
+		case 1:
 			waitFor(t, func() bool { return len(txnsByState(srv)["PRECOMMITTED"]) == 1 })
 			fault = srv.Inject(doristest.Fault{Kind: doristest.BackendDown, Endpoint: doristest.EndpointLoad})
+		case 2:
+			waitFor(t, func() bool { return ss.w.stream.batch.err() != nil })
 		}
-	}, a, b)
+	}, a, b, c)
 	fault.Remove()
 	if err == nil {
 		t.Fatal("the bundle did not fail although its second load could not be made")
@@ -278,15 +284,15 @@ func TestAFailedBatchingBundleAbortsItsLoadsAndItsRetryLoadsThemOnce(t *testing.
 		t.Errorf("error does not say the bundle aborted its load: %v", err)
 	}
 	wantNoOpenTxns(t, srv)
-	got, err := ss.attempt(false, a, b)
-	if err != nil || len(got) != 2 {
+	got, err := ss.attempt(true, a, b, c)
+	if err != nil || len(got) != 3 {
 		t.Fatalf("retry: %d results, %v", len(got), err)
 	}
 	ss.st.commit()
 	if _, err := commitBundle(ss.w.commit, got); err != nil {
 		t.Fatal(err)
 	}
-	wantRows(t, srv, "events", [][]string{{"1", "a"}, {"2", "b"}, {"3", "c"}, {"4", "d"}})
+	wantRows(t, srv, "events", [][]string{{"1", "a"}, {"2", "b"}, {"3", "c"}, {"4", "d"}, {"5", "e"}})
 	wantNoOpenTxns(t, srv)
 }
 
