@@ -111,8 +111,8 @@ type chunkID struct {
 // streamChunkFn encodes and routes elements and emits chunks: when one
 // reaches the chunk size, when the bundle's chunks together pass
 // MaxBufferedBytes, and at the end of the bundle. Rows with an ID go to
-// its second output, unbatched. A chunk carries the
-// timestamp of its oldest row, so the batch it starts is aged from that row.
+// its second output, unbatched. A chunk carries the timestamp of its
+// oldest row, so the batch it starts is aged from that row.
 type streamChunkFn struct {
 	Conn  connSpec
 	DB    string
@@ -169,6 +169,9 @@ func (fn *streamChunkFn) ProcessElement(ctx context.Context, w beam.Window, ts b
 	}
 	if len(data) == 0 {
 		return nil
+	}
+	if int64(len(data)) > fn.Opts.MaxLoadBytes {
+		return elementTooBig(fn.DB, table, len(data), fn.Opts.MaxLoadBytes)
 	}
 	id := chunkID{key: fn.keyFor(table), window: windowOf(w)}
 	c := fn.pending[id]

@@ -305,3 +305,17 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 	}
 }
+
+// An element larger than one load may be fails its bundle, naming the
+// table, its size and the limit; nothing of it is loaded.
+func TestAStreamElementLargerThanALoadFailsSayingSo(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+	ss := buildStream(t, srv, "events", WithMaxBatchBytes(64), WithMaxLoadBytes(100))
+	fn := ss.w.chunk
+	emit := func(beam.EventTime, string, []byte) { t.Error("a chunk was emitted") }
+	fn.StartBundle(context.Background(), emit, func(Row) {})
+	err := fn.ProcessElement(context.Background(), window.GlobalWindow{}, mtime.ZeroTimestamp, "1,"+strings.Repeat("x", 200)+"\n", emit, func(Row) {})
+	if err == nil || !strings.Contains(err.Error(), "an element for demo.events holds 203 bytes, more than one load may (WithMaxLoadBytes 100") {
+		t.Errorf("error %v", err)
+	}
+}
