@@ -75,6 +75,16 @@ func loggedResults(t *testing.T) []CommitResult {
 	return append([]CommitResult(nil), resultLog.byKey[t.Name()]...)
 }
 
+// loadSizes is the rows of t's logged loads, in order: "[3 10]".
+func loadSizes(t *testing.T) string {
+	var sizes []int
+	for _, r := range loggedResults(t) {
+		sizes = append(sizes, int(r.Rows))
+	}
+	sort.Ints(sizes)
+	return fmt.Sprint(sizes)
+}
+
 // idRange is events 0 .. n-1 as the server renders them, with name(i).
 func idRange(n int, name func(i int) string) [][]string {
 	out := make([][]string, n)
@@ -221,12 +231,7 @@ func TestStreamBatchesAreCutByEventTimeAge(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantRows(t, srv, "events", idRange(13, func(int) string { return "x" }))
-	var sizes []int
-	for _, r := range loggedResults(t) {
-		sizes = append(sizes, int(r.Rows))
-	}
-	sort.Ints(sizes)
-	if fmt.Sprint(sizes) != "[3 10]" {
+	if sizes := loadSizes(t); sizes != "[3 10]" {
 		t.Errorf("loads of %v rows: want one of 10 (cut when the watermark passed 3 s) and one of 3 (the end of the input)", sizes)
 	}
 }
@@ -259,12 +264,7 @@ func TestAChunkFillingABatchRightAfterASizeCutIsLoadedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantRows(t, srv, "events", [][]string{{"0", "a"}, {"1", "b"}, {"2", "b"}, {"3", "b"}, {"4", "b"}})
-	var sizes []int
-	for _, r := range loggedResults(t) {
-		sizes = append(sizes, int(r.Rows))
-	}
-	sort.Ints(sizes)
-	if fmt.Sprint(sizes) != "[1 4]" {
+	if sizes := loadSizes(t); sizes != "[1 4]" {
 		t.Errorf("loads of %v rows, want [1 4]", sizes)
 	}
 }
