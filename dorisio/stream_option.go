@@ -95,6 +95,16 @@ func (o *writeOptions) streaming(col beam.PCollection) (bool, error) {
 	return on, nil
 }
 
+// stateRunner refuses Beam's direct runner when Beam's --runner names it:
+// it has no state or timers, and fails a batching stage with a nil-pointer
+// panic deep in its plan.
+func stateRunner() error {
+	if r := *runners.Runner; r == "direct" || r == "DirectRunner" {
+		return fmt.Errorf("stream batching (WithStreamBatching, on by default for an unbounded input) needs a runner with state and timers (prism, Dataflow, Flink); --runner=%s has none: use prism, or WithStreamBatching(false) for a bounded input", r)
+	}
+	return nil
+}
+
 // prismNoSplit is the pipeline experiment that turns off prism's dynamic
 // splitting of slow bundles.
 const prismNoSplit = "prism_disable_sdf_split"

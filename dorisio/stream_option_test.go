@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/teststream"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/periodic"
 )
@@ -75,3 +76,18 @@ func TestUnboundedInputTurnsStreamBatchingOn(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Beam's direct runner has no state or timers: a Write that would batch
+// across bundles is refused at construction, saying what to do, instead of
+// the direct runner's nil-pointer panic when it runs.
+func TestStreamBatchingOnTheDirectRunnerIsRefused(t *testing.T) {
+	defer func(r string) { *runners.Runner = r }(*runners.Runner)
+	*runners.Runner = "direct"
+	got := constructionPanic(validConfig(), optRow{}, WithStreamBatching(true))
+	if want := "dorisio.Write: stream batching (WithStreamBatching, on by default for an unbounded input) needs a runner with state and timers (prism, Dataflow, Flink); --runner=direct has none"; !strings.HasPrefix(got, want) {
+		t.Errorf("panic %q, want it to start %q", got, want)
+	}
+	if got := constructionPanic(validConfig(), optRow{}); got != "" {
+		t.Errorf("a bounded input without stream batching was refused on direct: %s", got)
+	}
+}

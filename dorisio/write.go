@@ -50,6 +50,9 @@ func init() {
 func Write(s beam.Scope, cfg Config, col beam.PCollection, opts ...WriteOption) beam.PCollection {
 	s = s.Scope("dorisio.Write")
 	w, err := newWrite(s, cfg, col, opts)
+	if err == nil && w.stream != nil {
+		err = stateRunner()
+	}
 	if err != nil {
 		panic("dorisio.Write: " + err.Error())
 	}
