@@ -20,7 +20,7 @@ import (
 // kept as Dataflow streaming keeps it: a bundle's state changes and its
 // output are kept together if it commits and dropped together if it does
 // not, and a retried bundle reads the state from before the failed attempt
-// (beam-go.md §6: prism never retries, so retries are simulated).
+// (prism never retries a bundle, so retries are simulated here).
 
 // fakeState is a runner's Value and Bag state of one key.
 type fakeState struct {

@@ -164,8 +164,8 @@ func input(s beam.Scope, shards []Shard, stepMillis int64) (beam.PCollection, er
 
 // runPipeline builds the shards' input (input) → genFn → dorisio.Write (or
 // two Writes with the same prefix, the second after a Reshuffle) and runs
-// it on in-process prism, bounded by timeout: prism can hang (beam-go.md
-// §4). It returns the run's dorisio counters.
+// it on in-process prism, bounded by timeout: prism v2.77 can hang on some
+// timer patterns. It returns the run's dorisio counters.
 func runPipeline(ctx context.Context, srv *doristest.Server, prefix string, shards []Shard, stepMillis int64, twoWrites bool, opts []dorisio.WriteOption, timeout time.Duration) (map[string]int64, error) {
 	p, s := beam.NewPipelineWithRoot()
 	rows, err := input(s, shards, stepMillis)
