@@ -162,10 +162,11 @@ func input(s beam.Scope, shards []Shard, stepMillis int64) (beam.PCollection, er
 	return beam.ParDo(s, &genFn{}, beam.ParDo(s, decodeShard, teststream.Create(s, c))), nil
 }
 
-// runPipeline builds the shards' input (input) → genFn → dorisio.Write (or
-// two Writes with the same prefix, the second after a Reshuffle) and runs
-// it on in-process prism, bounded by timeout: prism v2.77 can hang on some
-// timer patterns. It returns the run's dorisio counters.
+// runPipeline builds Create(shards) → genFn → dorisio.Write (or two
+// Writes with the same prefix, the second after a Reshuffle) and runs it on
+// in-process prism, bounded by timeout: prism v2.77 can hang on some timer patterns. It
+// returns the run's dorisio counters.
+// With stepMillis > 0 the shards come from a test stream instead (input).
 func runPipeline(ctx context.Context, srv *doristest.Server, prefix string, shards []Shard, stepMillis int64, twoWrites bool, opts []dorisio.WriteOption, timeout time.Duration) (map[string]int64, error) {
 	p, s := beam.NewPipelineWithRoot()
 	rows, err := input(s, shards, stepMillis)
