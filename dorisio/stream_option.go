@@ -35,10 +35,11 @@ const DefaultFlushInterval = 5 * time.Second
 // reaches MaxBatchRows or MaxBatchBytes, or when it is WithFlushInterval
 // old; without it, each bundle makes its own loads. Default: on for an
 // unbounded input (a streaming source: many small bundles would otherwise
-// make many small loads), off for a bounded one, which it costs a shuffle of
-// the row data. It needs a runner with state and timers (prism, Dataflow,
-// Flink); see "Streaming" in the package doc. The Flink connector batches
-// this way always (one load per checkpoint).
+// make many small loads), off for a bounded one (batching across bundles
+// costs a shuffle of the rows; a batch stage's bundles are big already).
+// It needs a runner with state and timers (prism, Dataflow, Flink; Write
+// refuses --runner=direct); see "Streaming" in the package doc. The Flink
+// connector batches this way always (one load per checkpoint).
 func WithStreamBatching(on bool) WriteOption {
 	return func(o *writeOptions) {
 		o.Stream = streamOff
