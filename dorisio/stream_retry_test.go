@@ -319,3 +319,23 @@ func TestAStreamElementLargerThanALoadFailsSayingSo(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// With AtLeastOnce a batch is a plain load, visible at once; a retried
+// bundle forming the same batch finds its label loaded and counts it once.
+func TestAnAtLeastOnceBatchRetriedIsLoadedOnce(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+	ss := buildStream(t, srv, "events", WithDelivery(AtLeastOnce))
+	a := ss.chunk(t, window.GlobalWindow{}, "1,a", "2,b")
+	lost, err := ss.attempt(true, a)
+	if err != nil || len(lost) != 1 || !lost[0].Committed {
+		t.Fatalf("first attempt: %v, %v", lost, err)
+	}
+	got, err := ss.attempt(true, a)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("retry: %v, %v", got, err)
+	}
+	if !got[0].Committed || !got[0].AlreadyCommitted || got[0].Label != lost[0].Label {
+		t.Errorf("retry result %+v: want the first attempt's label, already committed", got[0])
+	}
+	wantRows(t, srv, "events", [][]string{{"1", "a"}, {"2", "b"}})
+}
