@@ -63,6 +63,10 @@ type writeOptions struct {
 	AllOrNothing     bool
 	AbortLingering   bool
 	Files            fileOptions // WriteFiles only (files_option.go)
+	// Stream batching (stream_option.go).
+	Stream        streamMode
+	FlushInterval time.Duration
+	Shards        int
 
 	errs []string // construction errors, reported together by Write
 }
@@ -109,6 +113,8 @@ func defaultWriteOptions() *writeOptions {
 		Headers:       map[string]string{},
 		TimeZone:      defaultTimeZone,
 		Files:         defaultFileOptions(),
+		FlushInterval: DefaultFlushInterval,
+		Shards:        1,
 	}
 }
 
@@ -176,7 +182,9 @@ func WithLoadsInFlight(n int) WriteOption {
 // bundle makes bigger loads, not more: the batch limits double with each
 // load, up to MaxLoadBytes, spilled to WithSpoolDir. A bundle that writes
 // to more tables than the budget fails, saying so. Ignored with
-// AtLeastOnce and for elements with an ID (their loads are not held open).
+// AtLeastOnce, for elements with an ID (their loads are not held open) and
+// with stream batching (each batch is one load, cut by size and age; see
+// "Streaming" in the package doc).
 func WithMaxOpenTxns(n int) WriteOption {
 	return positive("WithMaxOpenTxns", n, func(o *writeOptions) { o.MaxOpenTxns = n })
 }
