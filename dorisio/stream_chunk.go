@@ -224,8 +224,12 @@ func (fn *streamChunkFn) emitChunk(id chunkID, c *pendingChunk, emit func(beam.E
 	emit(c.minTs, c.key, c.buf[off:])
 	fn.buffered -= int64(cap(c.buf))
 	delete(fn.pending, id)
+	fn.nextShard(keyTable(c.key))
+}
+
+// nextShard turns table's next chunk to its next shard.
+func (fn *streamChunkFn) nextShard(table string) {
 	if fn.Opts.Shards > 1 {
-		table := keyTable(c.key)
 		fn.next[table] = (fn.next[table] + 1) % fn.Opts.Shards
 	}
 }
