@@ -133,15 +133,22 @@
 // appear. A failed bundle's error also names every load it leaves open or
 // could not abort; a failed commit bundle names every load it could not
 // commit. An address that is not a clean http(s)://host:port is refused
-// without being shown when it could hold a password.
+// without being shown when it could hold a password. Data an error quotes (a
+// row, Doris' message, body and error log) is Go-quoted, so every error text
+// is valid UTF-8 (a runner sends it as a protobuf string) and unquotes to
+// the data; a "[dorisio:" inside it is written "[dorisio\x3a", so data never
+// forges a marker.
 //
 // What works where:
 //   - The error of running a pipeline (beam.Run, ptest.Run, a runner's job
 //     status) is text: the runner flattens it, so errors.Is and errors.As
-//     return false on it. Use KindOf(err): it reads the stable marker that
-//     every dorisio error text carries, "[dorisio:<kind>]", where kind is
+//     return false on it. Use KindOf(err): it reads the stable markers that
+//     the errors of Doris calls carry, "[dorisio:<kind>]", where kind is
 //     outcome-unknown, data-quality, auth, label-exists, txn-aborted,
-//     txn-committed, txn-quota, txn-forgotten, or error (no kind).
+//     txn-committed, txn-quota, txn-forgotten, or error (no kind). A text
+//     with several markers (a bundle that lost one load and could not settle
+//     another) is classified by the most severe, rows lost first (KindOf
+//     lists the order).
 //   - An error a dorisio call returns in your own process (a DoFn of yours
 //     calling into this package, tests) keeps its type: *Error (errors.As)
 //     and the sentinels ErrOutcomeUnknown, ErrDataQuality, ErrAuth,

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/colname"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
 // A struct element is one row. Its exported fields are the load's columns,
@@ -139,7 +140,7 @@ func (e *structEncoder) encode(elem any) (string, []byte, int64, error) {
 			dst, err = appendNonFinite(dst, fv.Float(), e.format), nil
 		}
 		if err != nil {
-			return "", nil, 0, fmt.Errorf("field %s (column %s) of element %s: %w", fe.goName, fe.column, describe(elem), err)
+			return "", nil, 0, fmt.Errorf("field %s (column %s) of element %s: %w", fe.goName, fe.column, describe(elem), dataError{err})
 		}
 	}
 	if isJSON {
@@ -159,8 +160,9 @@ func appendNull(dst []byte, f Format) []byte {
 	return append(dst, `\N`...)
 }
 
-// describe renders an element for an error message, bounded: the user must
-// be able to find the row, and the message must stay readable.
+// describe renders an element for an error message, quoted (valid UTF-8
+// whatever its bytes, no marker) and bounded: the user must be able to
+// find the row, and the message must stay readable.
 func describe(elem any) string {
 	s := fmt.Sprintf("%+v", elem)
 	const max = 200
@@ -171,5 +173,13 @@ func describe(elem any) string {
 		}
 		s = s[:cut] + "…"
 	}
-	return s
+	return streamload.QuoteData(s)
 }
+
+// dataError is an error about a value: its text may hold the user's data
+// (a MarshalText error, a decimal's text), so it is shown with no marker
+// and as valid UTF-8.
+type dataError struct{ err error }
+
+func (e dataError) Error() string { return streamload.ValidText(streamload.Neutralize(e.err.Error())) }
+func (e dataError) Unwrap() error { return e.err }

@@ -171,6 +171,10 @@ type fileSpec struct {
 type matchFn struct{}
 
 func (fn *matchFn) ProcessElement(ctx context.Context, pattern string, emit func(fileSpec)) error {
+	return validErr(fn.match(ctx, pattern, emit)) // paths may hold any byte
+}
+
+func (fn *matchFn) match(ctx context.Context, pattern string, emit func(fileSpec)) error {
 	fs, err := filesystem.New(ctx, pattern)
 	if err != nil {
 		return fmt.Errorf("dorisio.WriteFiles: pattern %q: %w", pattern, err)
@@ -269,10 +273,10 @@ func (fn *fileLoadFn) FinishBundle(ctx context.Context, bf beam.BundleFinalizati
 	}
 	for _, f := range files {
 		if err := fn.loadFile(ctx, f); err != nil {
-			return fn.failBundle(ctx, err)
+			return validErr(fn.failBundle(ctx, err)) // paths may hold any byte
 		}
 	}
-	return fn.writeFn.FinishBundle(ctx, bf, emit)
+	return validErr(fn.writeFn.FinishBundle(ctx, bf, emit))
 }
 
 func (fn *fileLoadFn) Teardown() {

@@ -123,11 +123,11 @@ func newClient(c connSpec, rp RetryPolicy) (*streamload.Client, error) {
 		if c.TLSCAFile != "" {
 			pem, err := os.ReadFile(c.TLSCAFile)
 			if err != nil {
-				return nil, fmt.Errorf("dorisio: reading Config.TLSCAFile: %w", err)
+				return nil, validErr(fmt.Errorf("dorisio: reading Config.TLSCAFile: %w", err))
 			}
 			pool := x509.NewCertPool()
 			if !pool.AppendCertsFromPEM(pem) {
-				return nil, fmt.Errorf("dorisio: Config.TLSCAFile %s holds no PEM certificate", c.TLSCAFile)
+				return nil, fmt.Errorf("dorisio: Config.TLSCAFile %q holds no PEM certificate", c.TLSCAFile)
 			}
 			tc.RootCAs = pool
 		}
