@@ -198,8 +198,6 @@
 //
 // # Values
 //
-// Every value lands as given, or the bundle fails with an error naming the
-// table, the field, its column and the row; nothing becomes NULL silently.
 // Struct fields: bool, integers, floats (plain decimal text; NaN and ±Inf
 // only into FLOAT/DOUBLE columns), string, []byte and TextMarshaler (UTF-8
 // only), time.Time (converted to WithTimeZone's zone, default UTC, and sent
@@ -207,9 +205,37 @@
 // Decimal and *big.Rat/Float/Int (exact decimal text), and with
 // WithFormat(JSON) slices, arrays, maps, nested structs and json.RawMessage
 // for ARRAY, MAP, STRUCT, JSON and VARIANT columns. Pointers are nullable.
-// At Setup Write reads the table's columns from the FE (GET
-// /api/{db}/{table}/_schema, SELECT privilege) and fails if a field names a
-// column the table lacks; where the FE cannot answer it logs a warning.
+//
+// Doris converts each value's text to its column's type. In its default,
+// non-strict mode a conversion that fails stores NULL (or filters the row of
+// a NOT NULL column); some it does not even see as failing ("1.5" into an INT
+// column is 1 on current versions). So at Setup Write reads the table's
+// columns from the FE (GET /api/{db}/{table}/_schema, SELECT privilege): a
+// field naming a column the table lacks, or of a type no value of fits its
+// column (a time.Time into INT), fails there; and each value is checked
+// against its column's type before it is sent. The bundle fails, naming the
+// table, the field, its column and type, and the row, for an integer outside
+// TINYINT..LARGEINT's range (unsigned too), a float with a fraction into an
+// integer column, a time.Time or text with a time of day into DATE, text
+// Doris would not read as the column's type (accepted: the forms every
+// version reads the same: whole numbers, plain decimal text, floats with an
+// exponent, nan and inf for FLOAT/DOUBLE, 0, 1, true and false for BOOLEAN,
+// YYYY-MM-DD, YYYY/M/D or YYYYMMDD for DATE, and for DATETIME those followed
+// by HH:MM:SS[.ffffff] and an optional Z or +HH:MM), and a number with more
+// integer digits than DECIMAL(p,s) holds once Doris has rounded it to s
+// fraction digits (half up).
+//
+// Not checked here: the length of CHAR(n)/VARCHAR(n) values (the FE's schema
+// does not report n; Doris filters a longer value's row itself, so the load
+// fails with ErrDataQuality naming the column), DATETIME(n)'s fraction digits
+// (Doris truncates them), values inside ARRAY, MAP, STRUCT and JSON columns,
+// columns of other types (HLL, BITMAP, IPV4, ...), pre-encoded rows ([]byte,
+// string, Row) and WriteFiles' files, and every field when the FE does not
+// answer the schema request (a warning is logged: an FE without the endpoint,
+// no SELECT privilege, a proxy). For those, Doris' own rules apply:
+// WithStrictMode(true) makes Doris filter a row whose value does not convert,
+// so the load fails with ErrDataQuality (within WithMaxFilterRatio) instead
+// of storing NULL. Write's own checks do not depend on strict mode.
 // Pre-encoded rows are joined and counted by the load's line_delimiter.
 //
 // # Testing

@@ -305,7 +305,14 @@ func WithColumns(cols ...string) WriteOption {
 // as unselected.
 func WithWhere(expr string) WriteOption { return WithLoadHeader("where", expr) }
 
-// WithStrictMode sets strict_mode (Doris default false).
+// WithStrictMode sets Stream Load's strict_mode (default: Doris' own,
+// false). In strict mode Doris filters a row whose value does not convert to
+// its column's type, so the load fails with ErrDataQuality (unless
+// WithMaxFilterRatio allows the share), where non-strict mode stores NULL.
+// Write checks struct fields against the table's columns either way (see
+// "Values" in the package doc); strict mode covers what it does not check:
+// pre-encoded rows, WriteFiles' files, and fields when the table's schema
+// could not be read.
 func WithStrictMode(on bool) WriteOption {
 	return WithLoadHeader("strict_mode", strconv.FormatBool(on))
 }
