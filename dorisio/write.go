@@ -189,7 +189,11 @@ func (fn *writeFn) ProcessElement(ctx context.Context, _ beam.BundleFinalization
 	}
 	table, data, rows, err := fn.enc.encode(elem)
 	if err != nil {
-		return fn.failBundle(ctx, fmt.Errorf("dorisio.Write: table %s.%s: %w", fn.DB, fn.Table, err))
+		where := "table " + fn.DB + "." + fn.Table
+		if fn.Table == "" {
+			where = "database " + fn.DB // rows routed by Row.Table
+		}
+		return fn.failBundle(ctx, fmt.Errorf("dorisio.Write: %s: %w", where, err))
 	}
 	if r, ok := elem.(Row); ok && r.ID != "" {
 		err = fn.batch.addOwn(table, r.ID, data, r.Data, rows)

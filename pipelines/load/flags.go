@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/internal/dorisname"
 )
 
 // options are the program's own flags. Their defaults are set here, once:
@@ -64,7 +64,7 @@ func connectionFlags(o *options) flagGroup {
 			usage: "BE HTTP `URLs` to load to directly, comma-separated (e.g. http://be1:8040), for clusters whose FE redirects to addresses this machine cannot reach"},
 		{name: "user", value: &o.user, feeds: "Config.User", check: nonEmpty(&o.user, "a Doris user name"),
 			usage: "Doris `user`; it needs LOAD on the tables (see integration/README.md for every privilege)"},
-		{name: "password-env", value: &o.passwordEnv, feeds: "Config.PasswordEnv", check: envName(&o.passwordEnv),
+		{name: "password-env", value: &o.passwordEnv, feeds: "Config.PasswordEnv", check: envName(&o.passwordEnv), unshown: true,
 			usage: "environment `variable` holding the Doris password, read by each worker from its own environment (never a flag: ps and the pipeline would show it); unset where the job is launched means no password, said on stderr"},
 		{name: "db", value: &o.db, feeds: "Config.Database", check: nonEmpty(&o.db, "a Doris database name"),
 			usage: "Doris `database`"},
@@ -206,12 +206,10 @@ func atLeast[T int | int64](p *T, least T) func() error {
 	}
 }
 
-var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
 func envName(p *string) func() error {
 	return func() error {
-		if *p != "" && !envNameRE.MatchString(*p) {
-			return errors.New("want the name of an environment variable, e.g. DORIS_PASSWORD (not the password itself)")
+		if *p != "" && !dorisname.IsEnvVar(*p) {
+			return errors.New("want the name of an environment variable, e.g. DORIS_PASSWORD, not the password itself (the value is not shown)")
 		}
 		return nil
 	}

@@ -40,6 +40,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/internal/dorisname"
 	"github.com/dorisbeam/dorisbeam/internal/synth"
 )
 
@@ -163,7 +164,9 @@ func run(ctx context.Context, o *options) error {
 // passwordEnv returns the Config.PasswordEnv for --password-env name: name
 // if the variable is set here, else "" (no password: passwordless root is
 // the usual development setup), saying so on warn so that a forgotten
-// export is not silent. It never prints the value.
+// export is not silent. It never prints the value, and prints the name
+// only when it is plainly one (upper case): it may be the password given
+// in the wrong place.
 func passwordEnv(name string, warn io.Writer) string {
 	if name == "" {
 		return ""
@@ -171,7 +174,11 @@ func passwordEnv(name string, warn io.Writer) string {
 	if _, ok := os.LookupEnv(name); ok {
 		return name
 	}
-	fmt.Fprintf(warn, "load: %s is not set: connecting without a password (export %s=... on the launcher and the workers, or name another variable with --password-env)\n", name, name)
+	if dorisname.ShowEnvVar(name) {
+		fmt.Fprintf(warn, "load: %s is not set: connecting without a password (export %s=... on the launcher and the workers, or name another variable with --password-env)\n", name, name)
+	} else {
+		fmt.Fprintf(warn, "load: the variable named by --password-env (not shown: it is not an upper-case name, and may be the password itself) is not set: connecting without a password (export it on the launcher and the workers, or name another variable with --password-env)\n")
+	}
 	return ""
 }
 
