@@ -187,6 +187,7 @@ func (fn *matchFn) match(ctx context.Context, pattern string, emit func(fileSpec
 	if len(paths) == 0 {
 		return fmt.Errorf("dorisio.WriteFiles: pattern %q matches no file", pattern)
 	}
+	files := 0
 	for _, p := range paths {
 		if !strings.Contains(p, "://") {
 			if abs, err := filepath.Abs(p); err == nil {
@@ -203,6 +204,10 @@ func (fn *matchFn) match(ctx context.Context, pattern string, emit func(fileSpec
 		filesListed.Add(1)
 		bytesListed.Add(spec.Size)
 		emit(spec)
+		files++
+	}
+	if files == 0 {
+		return fmt.Errorf("dorisio.WriteFiles: pattern %q matches only directories; give files, or a glob of them (dir/*.csv)", pattern)
 	}
 	return nil
 }

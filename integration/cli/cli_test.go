@@ -137,7 +137,11 @@ func TestHelpBeamListsBeamsFlagsAndExitsZero(t *testing.T) {
 // value and what is accepted, exit status 2, nothing on stdout (nothing
 // started), no panic or stack.
 func TestRefusedFlagsSayTheFlagTheValueAndWhatIsAccepted(t *testing.T) {
-	matches := filepath.Join(t.TempDir(), "none-*.csv")
+	dir := t.TempDir()
+	matches := filepath.Join(dir, "none-*.csv")
+	if err := os.Symlink(filepath.Join(dir, "gone.csv"), filepath.Join(dir, "dangling.csv")); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		args []string
@@ -181,6 +185,14 @@ func TestRefusedFlagsSayTheFlagTheValueAndWhatIsAccepted(t *testing.T) {
 			"load: --be needs --fe: the embedded server has its own BEs"},
 		{"a glob that matches nothing", []string{"--input", matches, "--ddl", "demo.events(id BIGINT)"},
 			`load: --input "` + matches + `" matches no file`},
+		{"a directory as --input", []string{"--input", dir, "--ddl", "demo.events(id BIGINT)"},
+			`load: --input "` + dir + `" matches only directories (` + dir + `): give files, or a glob of them such as ` + filepath.Join(dir, "*.csv")},
+		{"a file that cannot be read", []string{"--input", filepath.Join(dir, "dangling.csv"), "--ddl", "demo.events(id BIGINT)"},
+			`load: --input "` + filepath.Join(dir, "dangling.csv") + `": file ` + filepath.Join(dir, "dangling.csv") + ` cannot be read: no such file or directory`},
+		{"a database name Doris refuses, blamed on --db", []string{"--db", "a/b"},
+			"load: --db a/b: not a name Doris takes: Doris names start with a letter, then letters, digits, '-' or '_' (FeNameFormat; letters beyond ASCII need the FE's enable_unicode_name_support)"},
+		{"a table name Doris refuses", []string{"--table", "my events"},
+			`load: --table "my events": not a name Doris takes: Doris names start with a letter, …`},
 		{"an unknown CSV dialect", []string{"--input", "x.csv", "--ddl", "demo.events(id BIGINT)", "--csv-dialect", "excel"},
 			"load: --csv-dialect excel: want rfc4180 or doris"},
 		{"a file flag without --input", []string{"--header-lines", "1"},

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,8 +33,9 @@ func inputPatterns(o *options) []string {
 }
 
 // checkInput refuses, before the job starts, a local glob that matches no
-// file; other filesystems are listed by the job (WriteFiles fails naming
-// the pattern).
+// file, only directories, or a file that cannot be read; other filesystems
+// are listed by the job (WriteFiles fails naming the pattern). WriteFiles
+// skips the directories a glob matches besides files.
 func checkInput(o *options) error {
 	for _, p := range inputPatterns(o) {
 		if strings.Contains(p, "://") {
@@ -44,6 +47,28 @@ func checkInput(o *options) error {
 		}
 		if len(m) == 0 {
 			return fmt.Errorf("--input %q matches no file", p)
+		}
+		dirs := 0
+		for _, path := range m {
+			f, err := os.Open(path)
+			var st os.FileInfo
+			if err == nil {
+				st, err = f.Stat()
+				f.Close()
+			}
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			switch {
+			case err != nil:
+				return fmt.Errorf("--input %q: file %s cannot be read: %v", p, shown(path), err)
+			case st.IsDir():
+				dirs++
+			}
+		}
+		if dirs == len(m) {
+			return fmt.Errorf("--input %q matches only directories (%s): give files, or a glob of them such as %s", p, shown(m[0]), shown(filepath.Join(m[0], "*.csv")))
 		}
 	}
 	return nil

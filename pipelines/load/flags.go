@@ -66,7 +66,7 @@ func connectionFlags(o *options) flagGroup {
 			usage: "Doris `user`; it needs LOAD on the tables (see integration/README.md for every privilege)"},
 		{name: "password-env", value: &o.passwordEnv, feeds: "Config.PasswordEnv", check: envName(&o.passwordEnv), unshown: true,
 			usage: "environment `variable` holding the Doris password, read by each worker from its own environment (never a flag: ps and the pipeline would show it); unset where the job is launched means no password, said on stderr"},
-		{name: "db", value: &o.db, feeds: "Config.Database", check: nonEmpty(&o.db, "a Doris database name"),
+		{name: "db", value: &o.db, feeds: "Config.Database", check: dorisName(&o.db, dorisname.Database),
 			usage: "Doris `database`"},
 		{name: "count-only", value: &o.countOnly,
 			usage: "the embedded server counts rows without storing them (benchmarks)"},
@@ -79,7 +79,7 @@ func inputFlags(o *options) flagGroup {
 			usage: "`glob` (or several, comma-separated) of CSV or JSON-lines files to load into --table with dorisio.WriteFiles, instead of synthetic rows: local paths or gs://; each file is cut into ranges of whole records, each range one load under a label of its identity, so a re-run with the same --label-prefix loads only what is missing"},
 		{name: "format", value: &o.format, feeds: "WithFormat", check: oneOf(&o.format, "csv", "json"),
 			usage: "`format` of the rows: csv or json (JSON lines)"},
-		{name: "table", value: &o.table, feeds: "Config.Table", check: nonEmpty(&o.table, "a table name"),
+		{name: "table", value: &o.table, feeds: "Config.Table", check: dorisName(&o.table, dorisname.Table),
 			usage: "`table` to load; synthetic rows go to <table>_0 .. <table>_N-1"},
 		{name: "tables", value: &o.tables, check: atLeast(&o.tables, 1),
 			usage: "`N` synthetic tables"},
@@ -192,6 +192,17 @@ func nonEmpty(p *string, what string) func() error {
 	return func() error {
 		if strings.TrimSpace(*p) == "" {
 			return fmt.Errorf("want %s", what)
+		}
+		return nil
+	}
+}
+
+// dorisName checks a database or table name by Doris' rule, before the
+// embedded server is asked to create it.
+func dorisName(p *string, rule func(string) error) func() error {
+	return func() error {
+		if err := rule(*p); err != nil {
+			return fmt.Errorf("not a name Doris takes: %v", err)
 		}
 		return nil
 	}
