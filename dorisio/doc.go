@@ -91,7 +91,9 @@
 // DorisCSV for backslash escapes), and loads each range on its own with
 // the identity (path, size, modification time, offset, length): a crashed
 // run re-run with the same LabelPrefix loads only the ranges that are not
-// in yet, every record exactly once. Local ranges go from the file to the
+// in yet, every record exactly once, as long as the files, the range size
+// and the format options are unchanged (a touched file, or another
+// WithRangeBytes, is loaded again: see WriteFiles). Local ranges go from the file to the
 // socket by sendfile(2); a compressed file is one load (gz, lz4 and bz2 as
 // they are with Doris' compress_type; zstd decompressed on the worker).
 // Header lines are skipped once per file. A pattern that matches nothing,

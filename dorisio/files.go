@@ -57,7 +57,17 @@ func init() {
 // doc; Doris keeps labels 12 h by default). A file that changes size or
 // modification time between the listing and its loads fails the job,
 // naming it; what was loaded of it before is not loaded again by a re-run
-// of the unchanged file, and a changed file is a new file.
+// of the unchanged file.
+//
+// That holds only while nothing that decides the ranges changes between the
+// runs: the file itself (a file touched or rewritten, even with the same
+// bytes, has another modification time: it is a new file, and all of it
+// loads again), WithRangeBytes, and the options that decide where records
+// end (WithFormat, WithCSVDialect, WithColumnSeparator, WithLineDelimiter,
+// WithHeaderLines, WithFileCompression). A re-run that changes one of them
+// cuts other ranges, under other labels, and loads their records again
+// whatever the earlier run loaded: nothing can detect it, as Doris answers
+// only for a label it is asked about.
 //
 // A range of a local file is sent from the file by sendfile(2): no copy
 // through the worker's memory, and retries read the file again. Ranges of

@@ -109,6 +109,18 @@ func TestHelpShowsTheProgramsFlagsByGroupAndExitsZero(t *testing.T) {
 			!strings.Contains(flat, "not the MySQL port 9030") {
 			t.Errorf("%s: defaults or the port hint missing:\n%s", arg, r.stdout)
 		}
+		// What a re-run skips, said where the flags are (review finding 3:
+		// "a re-run skips the file ranges already loaded" was not true after
+		// a touch or with another --chunk-bytes).
+		flat := strings.Join(strings.Fields(r.stdout), " ")
+		for _, want := range []string{
+			"A range's identity, and so its label, is (path, size, modification time, offset, length): a re-run with another --chunk-bytes cuts other ranges and loads every file again",
+			"a re-run with the same prefix, --chunk-bytes and format flags skips the ranges already loaded of files unchanged since (same path, size and modification time; a touched or rewritten file is a new file and loads again whole)",
+		} {
+			if !strings.Contains(flat, want) {
+				t.Errorf("%s: the help does not say %q", arg, want)
+			}
+		}
 		// Beam's own flags are named in one line, never listed.
 		for _, beamFlag := range []string{"  --runner", "  --staging_location", "  --worker_binary", "  --project"} {
 			if strings.Contains(r.stdout, "\n"+beamFlag) {
@@ -199,6 +211,8 @@ func TestRefusedFlagsSayTheFlagTheValueAndWhatIsAccepted(t *testing.T) {
 			"load: --header-lines describes the files of --input; it needs --input"},
 		{"a batching flag with --input", []string{"--input", "x.csv", "--ddl", "demo.events(id BIGINT)", "--batch-rows", "5"},
 			"load: --batch-rows does not apply to --input: each load is a range of a file (--chunk-bytes), loaded on its own under its identity label and visible at once"},
+		{"--batch-bytes with --input: only --chunk-bytes sizes ranges", []string{"--input", "x.csv", "--ddl", "demo.events(id BIGINT)", "--batch-bytes", "5000"},
+			"load: --batch-bytes does not apply to --input: each load is a range of a file (--chunk-bytes), loaded on its own under its identity label and visible at once"},
 		{"a table schema the embedded server cannot parse", []string{"--input", "x.csv", "--ddl", "demo.events(id BOGUS)"},
 			`load: --ddl "demo.events(id BOGUS)": doristest: …`},
 	} {

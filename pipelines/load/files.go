@@ -75,11 +75,11 @@ func checkInput(o *options) error {
 }
 
 // fileOptions are WriteFiles' options from the flags. A load is a range of
-// about --chunk-bytes, or --batch-bytes if smaller (the flag that sizes
-// loads elsewhere).
+// about --chunk-bytes, and only that flag sizes it: the ranges, and so
+// their labels, must be the same in a re-run.
 func fileOptions(o *options) []dorisio.WriteOption {
 	opts := []dorisio.WriteOption{
-		dorisio.WithRangeBytes(min(o.chunkBytes, o.batchBytes)),
+		dorisio.WithRangeBytes(o.chunkBytes),
 		dorisio.WithLoadsInFlight(o.loadsInFlight), dorisio.WithMaxLoadBytes(o.maxLoadBytes),
 		dorisio.WithCSVDialect(dorisio.CSVDialect(o.csvDialect)), dorisio.WithHeaderLines(o.headerLines),
 		dorisio.WithFileCompression(o.fileCompression),
@@ -119,7 +119,7 @@ func writeFiles(s beam.Scope, cfg dorisio.Config, o *options) (err error) {
 
 // inputOnlyIgnored are the flags that shape batches of rows, which do not
 // apply to --input: its loads are the files' ranges.
-var inputOnlyIgnored = []string{"batch-rows", "max-open-txns", "all-or-nothing", "abort-lingering", "delivery", "rows", "tables"}
+var inputOnlyIgnored = []string{"batch-rows", "batch-bytes", "max-open-txns", "all-or-nothing", "abort-lingering", "delivery", "rows", "tables"}
 
 // checkInputFlags refuses flags given with --input that cannot apply.
 func checkInputFlags(o *options) []string {
@@ -219,6 +219,6 @@ func stderrIsTerminal() bool {
 // printFilesSummary adds the files' line to the summary.
 func printFilesSummary(base dorisio.FileProgress) {
 	p := progressSince(base)
-	fmt.Printf("files: %d files, %s in %d ranges, %d records; %d ranges found loaded by an earlier run (same --label-prefix)\n",
+	fmt.Printf("files: %d files, %s in %d ranges, %d records; %d ranges found loaded by an earlier run (same --label-prefix and --chunk-bytes, files unchanged)\n",
 		p.Files, mb(p.Bytes), p.Loads, p.LoadedRecords, p.AlreadyLoaded)
 }

@@ -76,7 +76,7 @@ func connectionFlags(o *options) flagGroup {
 func inputFlags(o *options) flagGroup {
 	return flagGroup{"Input", []flagDef{
 		{name: "input", value: &o.input,
-			usage: "`glob` (or several, comma-separated) of CSV or JSON-lines files to load into --table with dorisio.WriteFiles, instead of synthetic rows: local paths or gs://; each file is cut into ranges of whole records, each range one load under a label of its identity, so a re-run with the same --label-prefix loads only what is missing"},
+			usage: "`glob` (or several, comma-separated) of CSV or JSON-lines files to load into --table with dorisio.WriteFiles, instead of synthetic rows: local paths or gs://; each file is cut into ranges of whole records (--chunk-bytes), each range one load under a label of its identity, so a re-run of unchanged files with the same --label-prefix and --chunk-bytes loads only what is missing"},
 		{name: "format", value: &o.format, feeds: "WithFormat", check: oneOf(&o.format, "csv", "json"),
 			usage: "`format` of the rows: csv or json (JSON lines)"},
 		{name: "table", value: &o.table, feeds: "Config.Table", check: dorisName(&o.table, dorisname.Table),
@@ -88,7 +88,7 @@ func inputFlags(o *options) flagGroup {
 		{name: "ddl", value: &o.ddl,
 			usage: "with --input and the embedded server: the table's `schema`, e.g. 'demo.events(id BIGINT, name VARCHAR(32))'"},
 		{name: "chunk-bytes", value: &o.chunkBytes, feeds: "WithRangeBytes", check: atLeast(&o.chunkBytes, 1),
-			usage: "with --input: `bytes` of a range of a file, one load (it ends at the first record end past it; --batch-bytes if smaller); keep it between a run and its re-run"},
+			usage: "with --input: `bytes` of a range of a file, one load (it ends at the first record end past it). A range's identity, and so its label, is (path, size, modification time, offset, length): a re-run with another --chunk-bytes cuts other ranges and loads every file again, so keep it between a run and its re-run"},
 		{name: "csv-dialect", value: &o.csvDialect, feeds: "WithCSVDialect", check: oneOf(&o.csvDialect, string(dorisio.RFC4180), string(dorisio.DorisCSV)),
 			usage: "how --input's CSV quotes values: `dialect` rfc4180 (spreadsheets, most exporters: \"\" inside quotes, backslash literal) or doris (backslash escapes, as dorisio.Write writes); a quoted value holding newlines is never split"},
 		{name: "header-lines", value: &o.headerLines, feeds: "WithHeaderLines", check: atLeast(&o.headerLines, 0),
@@ -107,7 +107,7 @@ func loadingFlags(o *options) flagGroup {
 		{name: "delivery", value: &o.delivery, feeds: "WithDelivery", check: oneOf(&o.delivery, "exactly-once", "at-least-once"),
 			usage: "`guarantee`: exactly-once (two-phase commit) or at-least-once (plain loads)"},
 		{name: "label-prefix", value: &o.labelPrefix, feeds: "Config.LabelPrefix",
-			usage: "stable label `prefix` of this job (Flink connector: sink.label-prefix): with --input a re-run skips the file ranges already loaded; with --abort-lingering it finds an earlier run's open transactions. Empty: a fresh prefix per run"},
+			usage: "stable label `prefix` of this job (Flink connector: sink.label-prefix): with --input, a re-run with the same prefix, --chunk-bytes and format flags skips the ranges already loaded of files unchanged since (same path, size and modification time; a touched or rewritten file is a new file and loads again whole), within Doris' label retention (12 h); with --abort-lingering it finds an earlier run's open transactions. Empty: a fresh prefix per run"},
 		{name: "batch-bytes", value: &o.batchBytes, feeds: "WithMaxBatchBytes",
 			usage: "max `bytes` per load (sink.buffer-flush.max-bytes); 67108864 is 64 MiB"},
 		{name: "batch-rows", value: &o.batchRows, feeds: "WithMaxBatchRows",

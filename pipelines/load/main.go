@@ -1,7 +1,7 @@
 // Command load is the example pipeline: it writes synthetic events into
 // Apache Doris with dorisio.Write, or loads CSV / JSON-lines files with
 // dorisio.WriteFiles (--input: exactly once across a crash and a re-run
-// with the same --label-prefix).
+// with the same --label-prefix and --chunk-bytes, of files unchanged since).
 //
 // With no flags it starts an embedded Doris-compatible server
 // (dorisio/doristest), loads 200,000 synthetic events into 4 tables, prints
