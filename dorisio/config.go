@@ -48,6 +48,7 @@ type Config struct {
 	// /api/backends?is_alive=true.
 	DiscoverBEs bool
 
+	// User is the Doris user (HTTP Basic authentication: no ':').
 	User         string
 	Password     string `json:"-"`
 	PasswordEnv  string
@@ -58,7 +59,9 @@ type Config struct {
 	// TLSInsecureSkipVerify disables certificate checks (logged as a warning).
 	TLSInsecureSkipVerify bool
 
-	// Database is the Doris database (required).
+	// Database is the Doris database (required). It and Table must be
+	// names Doris takes: a letter, then letters, digits, '-' or '_' (a
+	// database at most 64 characters).
 	Database string
 	// Table is the target table. Leave it empty to route each element with
 	// dorisio.Row.
