@@ -166,7 +166,7 @@ func (e *structEncoder) encode(elem any) (string, []byte, int64, error) {
 			if fe.colType != "" {
 				col += " " + fe.colType
 			}
-			return "", nil, 0, fmt.Errorf("field %s (column %s) of element %s: %w", fe.goName, col, describe(elem), dataError{err})
+			return "", nil, 0, fmt.Errorf("field %s (column %s) of element %s: %w", fe.goName, col, describe(elem), dataError(err))
 		}
 	}
 	if isJSON {
@@ -201,11 +201,3 @@ func describe(elem any) string {
 	}
 	return streamload.QuoteData(s)
 }
-
-// dataError is an error about a value: its text may hold the user's data
-// (a MarshalText error, a decimal's text), so it is shown with no marker
-// and as valid UTF-8.
-type dataError struct{ err error }
-
-func (e dataError) Error() string { return streamload.ValidText(streamload.Neutralize(e.err.Error())) }
-func (e dataError) Unwrap() error { return e.err }

@@ -95,10 +95,26 @@ func validErr(err error) error {
 	if err == nil || utf8.ValidString(err.Error()) {
 		return err
 	}
-	return validTextError{err}
+	return textError{err: err}
 }
 
-type validTextError struct{ err error }
+// dataError wraps an error about a value: its text may hold the user's
+// data (a MarshalText error, a decimal's text), so it is shown with no
+// marker and as valid UTF-8.
+func dataError(err error) error { return textError{err: err, data: true} }
 
-func (e validTextError) Error() string { return streamload.ValidText(e.err.Error()) }
-func (e validTextError) Unwrap() error { return e.err }
+// textError shows err's text as valid UTF-8, and without markers if data.
+type textError struct {
+	err  error
+	data bool
+}
+
+func (e textError) Error() string {
+	t := e.err.Error()
+	if e.data {
+		t = streamload.Neutralize(t)
+	}
+	return streamload.ValidText(t)
+}
+
+func (e textError) Unwrap() error { return e.err }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/textfmt"
 )
 
 // Checks of struct field values against the table's column types, read at
@@ -377,20 +378,11 @@ func parseDecimalText(b []byte) (decimalText, bool) {
 		b = b[1:]
 	}
 	i, f, _ := bytes.Cut(b, []byte{'.'})
-	if len(i) == 0 && len(f) == 0 || !allDigits(i) || !allDigits(f) {
+	if len(i) == 0 && len(f) == 0 || !textfmt.IsDigits(i) || !textfmt.IsDigits(f) {
 		return d, false
 	}
 	d.int, d.frac = bytes.TrimLeft(i, "0"), f
 	return d, true
-}
-
-func allDigits(b []byte) bool {
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // checkDecimalText checks that plain decimal text fits DECIMAL(p,s) once
@@ -450,7 +442,7 @@ func checkDateText(b []byte, col colType, quote bool) error {
 	}
 	var y, mo, d, h, mi, sec int
 	var frac, rest []byte
-	if len(t) >= 8 && allDigits(t[:8]) && (len(t) == 8 || len(t) == 14 && allDigits(t)) {
+	if len(t) >= 8 && textfmt.IsDigits(t[:8]) && (len(t) == 8 || len(t) == 14 && textfmt.IsDigits(t)) {
 		y, mo, d = num(t[:4]), num(t[4:6]), num(t[6:8])
 		if len(t) == 14 {
 			h, mi, sec = num(t[8:10]), num(t[10:12]), num(t[12:14])
@@ -498,7 +490,7 @@ func digitsUpTo(b []byte, n int) []byte {
 
 // parseDate reads YYYY-M[M]-D[D] or YYYY/M[M]/D[D] and returns what follows.
 func parseDate(t []byte) (y, m, d int, rest []byte, ok bool) {
-	if len(t) < 8 || !allDigits(t[:4]) || (t[4] != '-' && t[4] != '/') {
+	if len(t) < 8 || !textfmt.IsDigits(t[:4]) || (t[4] != '-' && t[4] != '/') {
 		return 0, 0, 0, nil, false
 	}
 	sep := t[4]
@@ -516,12 +508,12 @@ func parseDate(t []byte) (y, m, d int, rest []byte, ok bool) {
 // parseClock reads HH:MM[:SS[.digits]] and returns the fraction digits and
 // what follows.
 func parseClock(s []byte) (h, m, sec int, frac, rest []byte, ok bool) {
-	if len(s) < 5 || s[2] != ':' || !allDigits(s[:2]) || !allDigits(s[3:5]) {
+	if len(s) < 5 || s[2] != ':' || !textfmt.IsDigits(s[:2]) || !textfmt.IsDigits(s[3:5]) {
 		return 0, 0, 0, nil, nil, false
 	}
 	h, m = num(s[:2]), num(s[3:5])
 	s = s[5:]
-	if len(s) >= 3 && s[0] == ':' && allDigits(s[1:3]) {
+	if len(s) >= 3 && s[0] == ':' && textfmt.IsDigits(s[1:3]) {
 		sec = num(s[1:3])
 		s = s[3:]
 		if len(s) > 0 && s[0] == '.' {
@@ -539,7 +531,7 @@ func validZone(z []byte) bool {
 	if string(z) == "Z" {
 		return true
 	}
-	return len(z) == 6 && (z[0] == '+' || z[0] == '-') && z[3] == ':' && allDigits(z[1:3]) && allDigits(z[4:6])
+	return len(z) == 6 && (z[0] == '+' || z[0] == '-') && z[3] == ':' && textfmt.IsDigits(z[1:3]) && textfmt.IsDigits(z[4:6])
 }
 
 func daysIn(y, m int) int {
