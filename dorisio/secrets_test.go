@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -17,14 +18,41 @@ import (
 // commonest mistake: PasswordEnv: os.Getenv("DORIS_PW")) never shows in an
 // error, a log line or the serialized pipeline (review finding 5).
 
-// captureLogs sends slog's output to a buffer for the test.
-func captureLogs(t *testing.T) *bytes.Buffer {
+// captureLogs sends slog's output to a buffer for the test (prism logs
+// through slog too, from its own goroutines).
+func captureLogs(t *testing.T) *logBuffer {
 	t.Helper()
-	var buf bytes.Buffer
+	buf := &logBuffer{}
 	old := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	slog.SetDefault(slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	t.Cleanup(func() { slog.SetDefault(old) })
-	return &buf
+	return buf
+}
+
+// logBuffer is a bytes.Buffer safe for concurrent use.
+type logBuffer struct {
+	mu sync.Mutex // guards b
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func (l *logBuffer) Len() int { return len(l.String()) }
+
+func (l *logBuffer) Reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b.Reset()
 }
 
 // Values that cannot be a variable's name or a path here are refused at
