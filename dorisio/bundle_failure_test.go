@@ -66,7 +66,7 @@ func TestAFailingMarshalTextFailsTheBundleAndLoadsNothing(t *testing.T) {
 	}
 	elems[250] = ratedEvent{ID: 250, Rating: -1}
 	_, err := lifecycle(t, w.write, elems)
-	want := "dorisio.Write: table demo.events: field ratedEvent.Rating (column name) of element {ID:250 Rating:-1}: MarshalText: rating -1 is negative"
+	want := "dorisio.Write: table demo.events: field ratedEvent.Rating (column name VARCHAR) of element \"{ID:250 Rating:-1}\": MarshalText: rating -1 is negative"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("err = %v, want it to contain %q", err, want)
 	}

@@ -2,13 +2,18 @@ package dorisio
 
 import (
 	"crypto/tls"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+	"github.com/dorisbeam/dorisbeam/internal/dorisname"
 	"github.com/google/uuid"
 )
 
@@ -18,8 +23,14 @@ import (
 // The password never travels inside the serialized pipeline. Give it in one
 // of three ways:
 //   - PasswordEnv: the name of an environment variable read on each worker
-//     (the way for Dataflow, Flink and any remote worker);
-//   - PasswordFile: a file read on each worker (a mounted secret);
+//     (the way for Dataflow, Flink and any remote worker). The name travels
+//     with the pipeline, so it must look like one, [A-Za-z_][A-Za-z0-9_]*:
+//     anything else is refused without being shown (it may be the password
+//     given in the wrong field), and errors show the name only when it is an
+//     upper-case one such as DORIS_PASSWORD;
+//   - PasswordFile: a file read on each worker (a mounted secret). Its path
+//     travels with the pipeline: it must be absolute, or name a file that
+//     exists where the pipeline is built; errors show it only when absolute;
 //   - Password: kept in this process's memory only and looked up by an opaque
 //     handle, so it works where the workers run inside the launching process
 //     (prism and direct, loopback environment) and fails with a clear error
@@ -37,6 +48,7 @@ type Config struct {
 	// /api/backends?is_alive=true.
 	DiscoverBEs bool
 
+	// User is the Doris user (HTTP Basic authentication: no ':').
 	User         string
 	Password     string `json:"-"`
 	PasswordEnv  string
@@ -47,7 +59,9 @@ type Config struct {
 	// TLSInsecureSkipVerify disables certificate checks (logged as a warning).
 	TLSInsecureSkipVerify bool
 
-	// Database is the Doris database (required).
+	// Database is the Doris database (required). It and Table must be
+	// names Doris takes: a letter, then letters, digits, '-' or '_' (a
+	// database at most 64 characters).
 	Database string
 	// Table is the target table. Leave it empty to route each element with
 	// dorisio.Row.
@@ -84,8 +98,27 @@ func (c Config) validate(conn connSpec) error {
 	if n > 1 {
 		return fmt.Errorf("Config: set only one of Password, PasswordEnv and PasswordFile")
 	}
+	if c.PasswordEnv != "" && !dorisname.IsEnvVar(c.PasswordEnv) {
+		return fmt.Errorf("Config.PasswordEnv (not shown: it may be the password itself): want the name of an environment variable, [A-Za-z_][A-Za-z0-9_]* such as DORIS_PASSWORD; the password goes in that variable on each worker")
+	}
+	if c.PasswordFile != "" && !filepath.IsAbs(c.PasswordFile) {
+		if _, err := os.Stat(c.PasswordFile); err != nil {
+			return fmt.Errorf("Config.PasswordFile (not shown: it may be the password itself): not an absolute path, and no such file here; want the absolute path of the file each worker reads the password from, such as /var/run/secrets/doris/password")
+		}
+	}
+	if strings.Contains(c.User, ":") {
+		return fmt.Errorf("Config.User (not shown: it may hold a password): holds ':', which HTTP Basic authentication cannot carry in a user name; give the user alone, and the password in Config.Password, PasswordEnv or PasswordFile")
+	}
 	if c.Database == "" {
 		return fmt.Errorf("Config.Database: empty")
+	}
+	if err := dorisname.Database(c.Database); err != nil {
+		return fmt.Errorf("Config.Database %s: %v", streamload.QuoteData(c.Database), err)
+	}
+	if c.Table != "" {
+		if err := dorisname.Table(c.Table); err != nil {
+			return fmt.Errorf("Config.Table %s: %v", streamload.QuoteData(c.Table), err)
+		}
 	}
 	if c.LabelPrefix != "" && !validPrefix(c.LabelPrefix) {
 		return fmt.Errorf("Config.LabelPrefix %q: want 1-%d of [-_A-Za-z0-9] (':' separates the prefix from the rest of each label)", c.LabelPrefix, maxPrefixLen)
@@ -141,13 +174,27 @@ func (s connSpec) password() (string, error) {
 	case "env":
 		v, ok := os.LookupEnv(arg)
 		if !ok {
-			return "", fmt.Errorf("dorisio: environment variable %s (Config.PasswordEnv) is not set on this worker", arg)
+			name := "the environment variable named by Config.PasswordEnv"
+			if dorisname.ShowEnvVar(arg) {
+				name = "environment variable " + arg + " (Config.PasswordEnv)"
+			}
+			return "", fmt.Errorf("dorisio: %s is not set on this worker; set it where the workers run (see the README's \"The password on remote workers\")", name)
 		}
 		return v, nil
 	case "file":
 		b, err := os.ReadFile(arg)
 		if err != nil {
-			return "", fmt.Errorf("dorisio: reading Config.PasswordFile: %w", err)
+			// The path is shown only when it is plainly one: the OS error
+			// repeats it, and a password given as the path must not show.
+			name := "the file named by Config.PasswordFile"
+			if filepath.IsAbs(arg) {
+				name = "Config.PasswordFile " + strconv.Quote(arg)
+			}
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return "", fmt.Errorf("dorisio: reading %s on this worker: %v", name, err)
 		}
 		return strings.TrimRight(string(b), "\r\n"), nil
 	case "mem":

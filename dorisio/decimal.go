@@ -13,7 +13,9 @@ import (
 // into a double. Build one with ParseDecimal, or convert a string you trust
 // (Write checks it again and fails the bundle, naming the field and the row,
 // on text that is not a decimal number). Doris rounds extra fraction digits
-// to the column's scale and filters a value with too many integer digits.
+// to the column's scale, half up; a value with more integer digits than the
+// column holds fails the bundle, naming the field (see "Values" in the
+// package doc).
 //
 // Fields of type *big.Rat, *big.Float and *big.Int are written as exact
 // decimal text too; a *big.Rat with no finite decimal expansion (1/3) is an

@@ -138,7 +138,9 @@
 // DorisCSV for backslash escapes), and loads each range on its own with
 // the identity (path, size, modification time, offset, length): a crashed
 // run re-run with the same LabelPrefix loads only the ranges that are not
-// in yet, every record exactly once. Local ranges go from the file to the
+// in yet, every record exactly once, as long as the files, the range size
+// and the format options are unchanged (a touched file, or another
+// WithRangeBytes, is loaded again: see WriteFiles). Local ranges go from the file to the
 // socket by sendfile(2); a compressed file is one load (gz, lz4 and bz2 as
 // they are with Doris' compress_type; zstd decompressed on the worker).
 // Header lines are skipped once per file. A pattern that matches nothing,
@@ -180,15 +182,22 @@
 // appear. A failed bundle's error also names every load it leaves open or
 // could not abort; a failed commit bundle names every load it could not
 // commit. An address that is not a clean http(s)://host:port is refused
-// without being shown when it could hold a password.
+// without being shown when it could hold a password. Data an error quotes (a
+// row, Doris' message, body and error log) is Go-quoted, so every error text
+// is valid UTF-8 (a runner sends it as a protobuf string) and unquotes to
+// the data; a "[dorisio:" inside it is written "[dorisio\x3a", so data never
+// forges a marker.
 //
 // What works where:
 //   - The error of running a pipeline (beam.Run, ptest.Run, a runner's job
 //     status) is text: the runner flattens it, so errors.Is and errors.As
-//     return false on it. Use KindOf(err): it reads the stable marker that
-//     every dorisio error text carries, "[dorisio:<kind>]", where kind is
+//     return false on it. Use KindOf(err): it reads the stable markers that
+//     the errors of Doris calls carry, "[dorisio:<kind>]", where kind is
 //     outcome-unknown, data-quality, auth, label-exists, txn-aborted,
-//     txn-committed, txn-quota, txn-forgotten, or error (no kind).
+//     txn-committed, txn-quota, txn-forgotten, or error (no kind). A text
+//     with several markers (a bundle that lost one load and could not settle
+//     another) is classified by the most severe, rows lost first (KindOf
+//     lists the order).
 //   - An error a dorisio call returns in your own process (a DoFn of yours
 //     calling into this package, tests) keeps its type: *Error (errors.As)
 //     and the sentinels ErrOutcomeUnknown, ErrDataQuality, ErrAuth,
@@ -238,8 +247,6 @@
 //
 // # Values
 //
-// Every value lands as given, or the bundle fails with an error naming the
-// table, the field, its column and the row; nothing becomes NULL silently.
 // Struct fields: bool, integers, floats (plain decimal text; NaN and ±Inf
 // only into FLOAT/DOUBLE columns), string, []byte and TextMarshaler (UTF-8
 // only), time.Time (converted to WithTimeZone's zone, default UTC, and sent
@@ -247,9 +254,37 @@
 // Decimal and *big.Rat/Float/Int (exact decimal text), and with
 // WithFormat(JSON) slices, arrays, maps, nested structs and json.RawMessage
 // for ARRAY, MAP, STRUCT, JSON and VARIANT columns. Pointers are nullable.
-// At Setup Write reads the table's columns from the FE (GET
-// /api/{db}/{table}/_schema, SELECT privilege) and fails if a field names a
-// column the table lacks; where the FE cannot answer it logs a warning.
+//
+// Doris converts each value's text to its column's type. In its default,
+// non-strict mode a conversion that fails stores NULL (or filters the row of
+// a NOT NULL column); some it does not even see as failing ("1.5" into an INT
+// column is 1 on current versions). So at Setup Write reads the table's
+// columns from the FE (GET /api/{db}/{table}/_schema, SELECT privilege): a
+// field naming a column the table lacks, or of a type no value of fits its
+// column (a time.Time into INT), fails there; and each value is checked
+// against its column's type before it is sent. The bundle fails, naming the
+// table, the field, its column and type, and the row, for an integer outside
+// TINYINT..LARGEINT's range (unsigned too), a float with a fraction into an
+// integer column, a time.Time or text with a time of day into DATE, text
+// Doris would not read as the column's type (accepted: the forms every
+// version reads the same: whole numbers, plain decimal text, floats with an
+// exponent, nan and inf for FLOAT/DOUBLE, 0, 1, true and false for BOOLEAN,
+// YYYY-MM-DD, YYYY/M/D or YYYYMMDD for DATE, and for DATETIME those followed
+// by HH:MM:SS[.ffffff] and an optional Z or +HH:MM), and a number with more
+// integer digits than DECIMAL(p,s) holds once Doris has rounded it to s
+// fraction digits (half up).
+//
+// Not checked here: the length of CHAR(n)/VARCHAR(n) values (the FE's schema
+// does not report n; Doris filters a longer value's row itself, so the load
+// fails with ErrDataQuality naming the column), DATETIME(n)'s fraction digits
+// (Doris truncates them), values inside ARRAY, MAP, STRUCT and JSON columns,
+// columns of other types (HLL, BITMAP, IPV4, ...), pre-encoded rows ([]byte,
+// string, Row) and WriteFiles' files, and every field when the FE does not
+// answer the schema request (a warning is logged: an FE without the endpoint,
+// no SELECT privilege, a proxy). For those, Doris' own rules apply:
+// WithStrictMode(true) makes Doris filter a row whose value does not convert,
+// so the load fails with ErrDataQuality (within WithMaxFilterRatio) instead
+// of storing NULL. Write's own checks do not depend on strict mode.
 // Pre-encoded rows are joined and counted by the load's line_delimiter.
 //
 // # Testing

@@ -7,7 +7,9 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/textfmt"
+	"github.com/dorisbeam/dorisbeam/internal/dorisname"
 )
 
 // Row routes pre-encoded rows to a table of Config.Database. Use it when one
@@ -77,9 +79,10 @@ func newElemEncoder(t reflect.Type, o *writeOptions) (elemEncoder, error) {
 // (the fast path) and Row. Rows are joined and counted by the load's line
 // delimiter, as Doris splits them.
 type chunkEncoder struct {
-	delim []byte
-	row   bool   // elements are Row
-	buf   []byte // strings, and chunks that need their final delimiter, are copied here
+	delim   []byte
+	row     bool   // elements are Row
+	buf     []byte // strings, and chunks that need their final delimiter, are copied here
+	checked string // the last Row.Table found to be a name Doris takes
 }
 
 func (e *chunkEncoder) encode(elem any) (string, []byte, int64, error) {
@@ -91,6 +94,12 @@ func (e *chunkEncoder) encode(elem any) (string, []byte, int64, error) {
 		b = v // passed as is and never kept
 	case Row:
 		table, b = v.Table, v.Data
+		if table != "" && table != e.checked {
+			if err := dorisname.Table(table); err != nil {
+				return "", nil, 0, fmt.Errorf("Row.Table %s: %v", streamload.QuoteData(table), err)
+			}
+			e.checked = table
+		}
 	case string:
 		b, owned = append(e.buf[:0], v...), true
 	default: // a named string type

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/colname"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
 // A struct element is one row. Its exported fields are the load's columns,
@@ -23,12 +24,18 @@ type fieldEnc struct {
 	column string // Doris column name
 	goName string // Type.Field, for errors
 	index  []int
-	enc    appendFunc // CSV or JSON form of the non-nil value
-	ptr    bool       // field is a pointer: nil is NULL
-	deref  bool       // enc takes the pointed-to value
-	// floatColumn is set when the table says the column is FLOAT or DOUBLE
-	// (checkSchema): only then are NaN and ±Inf written (Doris parses
-	// "nan"/"inf"); elsewhere they are an error, never a silent NULL.
+	typ    reflect.Type // the field's type, pointer removed
+	enc    appendFunc   // CSV or JSON form of the non-nil value
+	ptr    bool         // field is a pointer: nil is NULL
+	deref  bool         // enc takes the pointed-to value
+	// Set at Setup from the table's schema (checkColumns), when the FE
+	// answers: the column's type as the FE names it, and the check of the
+	// written value against it (nil: every value lands as given).
+	colType string
+	check   valueCheck
+	// floatColumn is set when the table says the column is FLOAT or DOUBLE:
+	// only then are NaN and ±Inf written (Doris parses "nan"/"inf");
+	// elsewhere they are an error, never a silent NULL.
 	floatColumn bool
 }
 
@@ -78,11 +85,21 @@ func structFields(t reflect.Type, vc valueCtx) ([]fieldEnc, error) {
 		}
 		enc, err := valueEncoder(ft, vc)
 		if err != nil {
-			return nil, fmt.Errorf("field %s.%s: %w", f.Owner, f.Name, err)
+			return nil, fmt.Errorf("field %v.%s: %w", f.Owner, f.Name, err)
 		}
-		out = append(out, fieldEnc{column: f.Column, goName: f.Owner.Name() + "." + f.Name, index: f.Index, enc: enc, ptr: ptr, deref: deref})
+		out = append(out, fieldEnc{column: f.Column, goName: typeName(f.Owner) + "." + f.Name, index: f.Index, typ: ft, enc: enc, ptr: ptr, deref: deref})
 	}
 	return out, nil
+}
+
+// typeName names a struct type for messages: its name, or for a type with
+// none (an anonymous struct; a struct Beam rebuilt because it was not
+// registered with beam.RegisterType) its literal.
+func typeName(t reflect.Type) string {
+	if t.Name() != "" {
+		return t.Name()
+	}
+	return t.String()
 }
 
 func quoteColumn(n string) string {
@@ -133,13 +150,23 @@ func (e *structEncoder) encode(elem any) (string, []byte, int64, error) {
 				fv = fv.Elem()
 			}
 		}
+		start := len(dst)
 		var err error
 		dst, err = fe.enc(dst, fv)
-		if errors.Is(err, errNonFinite) && fe.floatColumn {
+		switch {
+		case errors.Is(err, errNonFinite) && fe.floatColumn:
 			dst, err = appendNonFinite(dst, fv.Float(), e.format), nil
+		case errors.Is(err, errNonFinite) && fe.colType != "":
+			err = fmt.Errorf("%v cannot be stored in a %s column: only FLOAT and DOUBLE columns take NaN and ±Inf (Doris would store NULL)", fv.Float(), fe.colType)
+		case err == nil && fe.check != nil:
+			err = fe.check(fv, dst[start:])
 		}
 		if err != nil {
-			return "", nil, 0, fmt.Errorf("field %s (column %s) of element %s: %w", fe.goName, fe.column, describe(elem), err)
+			col := fe.column
+			if fe.colType != "" {
+				col += " " + fe.colType
+			}
+			return "", nil, 0, fmt.Errorf("field %s (column %s) of element %s: %w", fe.goName, col, describe(elem), dataError(err))
 		}
 	}
 	if isJSON {
@@ -159,8 +186,9 @@ func appendNull(dst []byte, f Format) []byte {
 	return append(dst, `\N`...)
 }
 
-// describe renders an element for an error message, bounded: the user must
-// be able to find the row, and the message must stay readable.
+// describe renders an element for an error message, quoted (valid UTF-8
+// whatever its bytes, no marker) and bounded: the user must be able to
+// find the row, and the message must stay readable.
 func describe(elem any) string {
 	s := fmt.Sprintf("%+v", elem)
 	const max = 200
@@ -171,5 +199,5 @@ func describe(elem any) string {
 		}
 		s = s[:cut] + "…"
 	}
-	return s
+	return streamload.QuoteData(s)
 }

@@ -2,12 +2,17 @@ package dorisio
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/big"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 )
 
 type encEvent struct {
@@ -302,6 +307,45 @@ func TestParseDecimal(t *testing.T) {
 	for _, bad := range []string{"", "-", "1.2.3", "1e", "abc", "1,5", "NaN", "1e99999"} {
 		if _, err := ParseDecimal(bad); err == nil {
 			t.Errorf("ParseDecimal(%q) succeeded", bad)
+		}
+	}
+}
+
+// sharedChunks emits two chunks of rows that share one backing array, as a
+// reader that cuts a buffer into pieces does: the first ends without its
+// line delimiter, right where the second begins.
+func sharedChunks(_ []byte, emit func([]byte)) {
+	buf := []byte("1,a2,b")
+	emit(buf[0:3:6]) // capacity reaches into the second chunk
+	emit(buf[3:6])
+}
+
+func init() { register.Function2x0(sharedChunks) }
+
+// The encoder adds a missing final delimiter in its own buffer, never in
+// the user's: appending to the element would overwrite whatever follows it
+// in its backing array (here, the next chunk's first byte).
+func TestAddingTheFinalDelimiterNeverWritesIntoTheUsersSlice(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+	_, err := runPipeline(t, func(s beam.Scope) {
+		Write(s, configFor(srv, "events"), beam.ParDo(s, sharedChunks, beam.Impulse(s)))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRows(t, srv, "events", [][]string{{"1", "a"}, {"2", "b"}})
+
+	for _, elem := range []any{[]byte("1,a"), Row{Data: []byte("1,a")}} {
+		buf := []byte("1,aXYZ")
+		switch elem.(type) {
+		case []byte:
+			elem = buf[:3]
+		case Row:
+			elem = Row{Data: buf[:3]}
+		}
+		_, out, _, err := encoderFor(t, reflect.TypeOf(elem)).encode(elem)
+		if err != nil || string(out) != "1,a\n" || string(buf) != "1,aXYZ" {
+			t.Errorf("%T: encode = %q, %v; the user's array is now %q, want 1,aXYZ", elem, out, err, buf)
 		}
 	}
 }

@@ -52,7 +52,7 @@ var (
 
 // errNonFinite marks NaN or ±Inf; the struct encoder decides with the
 // table's column type.
-var errNonFinite = errors.New("NaN and ±Inf can only be loaded into FLOAT or DOUBLE columns (Doris stores NULL, or filters the row in strict mode, for any other type); the table's schema could not confirm this column is one")
+var errNonFinite = errors.New("NaN and ±Inf can only be loaded into FLOAT or DOUBLE columns (Doris stores NULL, or filters the row in strict mode, for any other type); and the table's schema could not be read to say whether this column is one")
 
 func isBigNumber(t reflect.Type) bool { return t == bigRatType || t == bigFloatType || t == bigIntType }
 

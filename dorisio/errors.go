@@ -2,6 +2,7 @@ package dorisio
 
 import (
 	"errors"
+	"unicode/utf8"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
@@ -49,31 +50,71 @@ var (
 	ErrTxnForgotten = streamload.ErrTxnForgotten
 )
 
-// sentinels in the order KindOf tries them with errors.Is.
-var sentinels = []error{ErrTxnForgotten, ErrTxnAborted, ErrTxnCommitted, ErrDataQuality, ErrAuth,
-	ErrLabelExists, ErrTxnQuota, ErrOutcomeUnknown}
+// sentinels are the kinds, the most severe first (see KindOf).
+var sentinels = streamload.KindsBySeverity()
 
-// KindOf classifies err as one of the sentinels above, or nil.
+// KindOf classifies err as one of the sentinels above, or nil: the most
+// severe kind that err holds, so that an error naming several loads says
+// the worst that happened to any of them. From the most severe:
 //
-// In the process that got the error it uses the error itself: the kind of
-// the outermost *Error, else errors.Is. Where only text survives (the error
-// a runner returns from running a pipeline is flattened to text), it reads
-// the first "[dorisio:<kind>]" marker in err's text: outcome-unknown,
-// data-quality, auth, label-exists, txn-aborted, txn-committed, txn-quota,
-// txn-forgotten, or error (a dorisio error of no kind: KindOf returns nil).
+//  1. ErrTxnAborted, ErrTxnForgotten: rows are lost, or may be;
+//  2. ErrDataQuality: Doris refused rows;
+//  3. ErrAuth: no load can work until the user or privileges change;
+//  4. ErrTxnQuota: Doris' transaction quota kept loads out;
+//  5. ErrTxnCommitted: an abort found the rows already committed;
+//  6. ErrLabelExists: a label belonged to another transaction;
+//  7. ErrOutcomeUnknown: an outcome could not be settled; committing or
+//     loading again with the same label is safe.
+//
+// In the process that got the error it looks at the error itself (every
+// *Error and sentinel in its chain, errors.Is) and at its text. Where only
+// text survives (the error a runner returns from running a pipeline is
+// flattened to text), it reads the "[dorisio:<kind>]" markers in the text:
+// txn-aborted, txn-forgotten, data-quality, auth, txn-quota,
+// txn-committed, label-exists, outcome-unknown, or error (a dorisio error of
+// no kind). Data quoted in an error (a row, Doris' answer) never holds a
+// marker: its "[dorisio:" is written "[dorisio\x3a".
 func KindOf(err error) error {
 	if err == nil {
 		return nil
 	}
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Kind
-	}
+	inText, _ := streamload.KindInText(err.Error())
 	for _, s := range sentinels {
-		if errors.Is(err, s) {
+		if s == inText || errors.Is(err, s) {
 			return s
 		}
 	}
-	kind, _ := streamload.KindInText(err.Error())
-	return kind
+	return nil
 }
+
+// validErr returns err with a text that is valid UTF-8: a runner sends an
+// error's text as a protobuf string, and a worker whose error is not UTF-8
+// is dropped (prism: "SDK worker disconnected"). File paths may hold any
+// byte; data is quoted where it is put in a message (streamload.QuoteData).
+func validErr(err error) error {
+	if err == nil || utf8.ValidString(err.Error()) {
+		return err
+	}
+	return textError{err: err}
+}
+
+// dataError wraps an error about a value: its text may hold the user's
+// data (a MarshalText error, a decimal's text), so it is shown with no
+// marker and as valid UTF-8.
+func dataError(err error) error { return textError{err: err, data: true} }
+
+// textError shows err's text as valid UTF-8, and without markers if data.
+type textError struct {
+	err  error
+	data bool
+}
+
+func (e textError) Error() string {
+	t := e.err.Error()
+	if e.data {
+		t = streamload.Neutralize(t)
+	}
+	return streamload.ValidText(t)
+}
+
+func (e textError) Unwrap() error { return e.err }

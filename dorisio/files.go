@@ -57,7 +57,17 @@ func init() {
 // doc; Doris keeps labels 12 h by default). A file that changes size or
 // modification time between the listing and its loads fails the job,
 // naming it; what was loaded of it before is not loaded again by a re-run
-// of the unchanged file, and a changed file is a new file.
+// of the unchanged file.
+//
+// That holds only while nothing that decides the ranges changes between the
+// runs: the file itself (a file touched or rewritten, even with the same
+// bytes, has another modification time: it is a new file, and all of it
+// loads again), WithRangeBytes, and the options that decide where records
+// end (WithFormat, WithCSVDialect, WithColumnSeparator, WithLineDelimiter,
+// WithHeaderLines, WithFileCompression). A re-run that changes one of them
+// cuts other ranges, under other labels, and loads their records again
+// whatever the earlier run loaded: nothing can detect it, as Doris answers
+// only for a label it is asked about.
 //
 // A range of a local file is sent from the file by sendfile(2): no copy
 // through the worker's memory, and retries read the file again. Ranges of
@@ -171,6 +181,10 @@ type fileSpec struct {
 type matchFn struct{}
 
 func (fn *matchFn) ProcessElement(ctx context.Context, pattern string, emit func(fileSpec)) error {
+	return validErr(fn.match(ctx, pattern, emit)) // paths may hold any byte
+}
+
+func (fn *matchFn) match(ctx context.Context, pattern string, emit func(fileSpec)) error {
 	fs, err := filesystem.New(ctx, pattern)
 	if err != nil {
 		return fmt.Errorf("dorisio.WriteFiles: pattern %q: %w", pattern, err)
@@ -183,6 +197,7 @@ func (fn *matchFn) ProcessElement(ctx context.Context, pattern string, emit func
 	if len(paths) == 0 {
 		return fmt.Errorf("dorisio.WriteFiles: pattern %q matches no file", pattern)
 	}
+	files := 0
 	for _, p := range paths {
 		if !strings.Contains(p, "://") {
 			if abs, err := filepath.Abs(p); err == nil {
@@ -199,6 +214,10 @@ func (fn *matchFn) ProcessElement(ctx context.Context, pattern string, emit func
 		filesListed.Add(1)
 		bytesListed.Add(spec.Size)
 		emit(spec)
+		files++
+	}
+	if files == 0 {
+		return fmt.Errorf("dorisio.WriteFiles: pattern %q matches only directories; give files, or a glob of them (dir/*.csv)", pattern)
 	}
 	return nil
 }
@@ -269,10 +288,10 @@ func (fn *fileLoadFn) FinishBundle(ctx context.Context, bf beam.BundleFinalizati
 	}
 	for _, f := range files {
 		if err := fn.loadFile(ctx, f); err != nil {
-			return fn.failBundle(ctx, err)
+			return validErr(fn.failBundle(ctx, err)) // paths may hold any byte
 		}
 	}
-	return fn.writeFn.FinishBundle(ctx, bf, emit)
+	return validErr(fn.writeFn.FinishBundle(ctx, bf, emit))
 }
 
 func (fn *fileLoadFn) Teardown() {

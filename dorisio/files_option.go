@@ -101,9 +101,11 @@ func WithFileCompression(kind string) WriteOption {
 // WithRangeBytes sets the size of the ranges WriteFiles cuts a plain file
 // into (default 64 MiB; a file's first ranges are smaller, 4 MiB doubling
 // up to it, so that its first load starts early): each range is one load,
-// ends at a record boundary, and keeps its identity (path, size, modification time, offset, length)
-// across runs. Keep it, and the format options, the same between a run and
-// its re-run: other ranges are other loads. WriteFiles only.
+// ends at a record boundary, and keeps its identity (path, size,
+// modification time, offset, length) across runs. The size decides where
+// ranges end, so it is part of their identity: keep it, and the format
+// options, the same between a run and its re-run, or every range is another
+// load and the files load again. WriteFiles only.
 func WithRangeBytes(n int64) WriteOption {
 	return func(o *writeOptions) {
 		o.fileOption(fmt.Sprintf("WithRangeBytes(%d)", n))

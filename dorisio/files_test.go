@@ -198,7 +198,7 @@ func TestAReRunOfWriteFilesLoadsNothingTwice(t *testing.T) {
 	}
 }
 
-func TestWriteFilesFailsNamingAPatternWithoutFilesAndAnUnreadableFile(t *testing.T) {
+func TestWriteFilesFailsNamingAPatternWithoutFilesOrWithOnlyDirectoriesAndAnUnreadableFile(t *testing.T) {
 	skipRaceInFailingJobTeardown(t)
 	srv := startServer(t, doristest.WithTable(docsDDL))
 	dir := t.TempDir()
@@ -208,6 +208,8 @@ func TestWriteFilesFailsNamingAPatternWithoutFilesAndAnUnreadableFile(t *testing
 	for _, tc := range []struct{ pattern, want string }{
 		{filepath.Join(dir, "*.tsv"), fmt.Sprintf("pattern %q matches no file", filepath.Join(dir, "*.tsv"))},
 		{filepath.Join(dir, "dangling.csv"), "file " + filepath.Join(dir, "dangling.csv")},
+		// A directory: nothing to load, said (review finding 15: nothing loaded, no error).
+		{dir, fmt.Sprintf("pattern %q matches only directories", dir)},
 	} {
 		err := loadFiles(t, configFor(srv, "docs"), []string{tc.pattern}, 0)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

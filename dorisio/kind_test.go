@@ -77,7 +77,7 @@ func TestKindOfARunErrorFindsTheSentinel(t *testing.T) {
 	}
 }
 
-func TestKindOfUsesTheErrorItselfFirstThenTheMarker(t *testing.T) {
+func TestKindOfUsesTheErrorAndItsMarkers(t *testing.T) {
 	inner := &Error{Op: "get_load_state", Kind: ErrAuth}
 	outer := &Error{Op: "commit", Kind: ErrOutcomeUnknown, Cause: inner}
 	tests := []struct {
@@ -86,10 +86,10 @@ func TestKindOfUsesTheErrorItselfFirstThenTheMarker(t *testing.T) {
 		want error
 	}{
 		{"nil", nil, nil},
-		{"an *Error: its own kind, not its cause's", fmt.Errorf("dorisio.Write: %w", outer), ErrOutcomeUnknown},
+		{"an *Error and its cause: the more severe kind", fmt.Errorf("dorisio.Write: %w", outer), ErrAuth},
 		{"an unclassified *Error", &Error{Op: "load"}, nil},
 		{"a joined sentinel", errors.Join(ErrAuth, errors.New("backend discovery")), ErrAuth},
-		{"flattened text: the first marker", errors.New("job failed: caused by: " + outer.Error()), ErrOutcomeUnknown},
+		{"flattened text: the more severe marker", errors.New("job failed: caused by: " + outer.Error()), ErrAuth},
 		{"flattened text of each kind", errors.New("x " + (&Error{Op: "commit", Kind: ErrTxnCommitted}).Error()), ErrTxnCommitted},
 		{"the quota marker", errors.New("[dorisio:txn-quota] doris load"), ErrTxnQuota},
 		{"the label-exists marker", errors.New("... [dorisio:label-exists] doris load"), ErrLabelExists},
@@ -108,6 +108,33 @@ func TestKindOfUsesTheErrorItselfFirstThenTheMarker(t *testing.T) {
 		if got := KindOf(errors.New(text)); got != k {
 			t.Errorf("the marker of %v reads back as %v (%q)", k, got, text)
 		}
+	}
+}
+
+// Two loads whose commits meet a proxy's 502s while Doris aborts both
+// (precommit timeout): every row is lost, and KindOf says so although
+// outcome-unknown comes first in the text (review finding 8).
+func TestKindOfSaysRowsAreLostWhenCommitsAlsoFailedUnsettled(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+	h := srv.Inject(doristest.Fault{Kind: doristest.Proxy502, Endpoint: doristest.Endpoint2PC, Count: 5})
+	onHit(h, func() { srv.ExpirePrecommitted("demo") })
+	_, err := runPipeline(t, func(s beam.Scope) {
+		Write(s, configFor(srv, "events"), beam.CreateList(s, events(20, shortName)), WithMaxBatchRows(10), WithAllOrNothing(),
+			WithRetry(RetryPolicy{InitialBackoff: 50 * time.Millisecond, MaxBackoff: 100 * time.Millisecond}))
+	})
+	if err == nil {
+		t.Fatal("the pipeline succeeded")
+	}
+	if n := srv.RowCount("demo", "events"); n != 0 {
+		t.Fatalf("%d rows committed; the test wants every load aborted", n)
+	}
+	if !strings.Contains(err.Error(), "[dorisio:txn-aborted]") {
+		// prism may split the commit stage into bundles and report only the
+		// first that failed (review finding 9); direct runs it as one.
+		t.Skipf("the runner's error names no aborted load, only: %s", KindOf(err))
+	}
+	if got := KindOf(err); got != ErrTxnAborted {
+		t.Errorf("KindOf = %v, want ErrTxnAborted: no row is in the table; the run failed with:\n%v", got, err)
 	}
 }
 

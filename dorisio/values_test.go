@@ -234,7 +234,7 @@ func TestInvalidUTF8FailsNamingFieldAndRow(t *testing.T) {
 		t.Run(string(f), func(t *testing.T) {
 			srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 			err := writeAll(t, srv, "events", []rawText{{1, []byte("ok")}, {2, []byte{0xff, 0xfe, 'a'}}}, WithFormat(f))
-			wantErr(t, err, "table demo.events: field rawText.Raw (column name) of element {ID:2", "invalid UTF-8 at byte 0 (0xff)")
+			wantErr(t, err, "table demo.events: field rawText.Raw (column name VARCHAR) of element \"{ID:2", "invalid UTF-8 at byte 0 (0xff)")
 			wantRows(t, srv, "events", nil)
 		})
 	}
@@ -279,7 +279,7 @@ func TestOneInstantIsOneStoredValue(t *testing.T) {
 		// Year 9999 in UTC-5 is year 10000 in UTC. (Beam itself cannot carry
 		// a time.Time outside years 0..9999.)
 		err := writeAll(t, srv, "t", []stamped{{1, time.Date(9999, 12, 31, 23, 0, 0, 0, time.FixedZone("UTC-5", -5*3600))}})
-		wantErr(t, err, "field stamped.At (column at) of element {ID:1", "outside Doris' DATE/DATETIME range")
+		wantErr(t, err, "field stamped.At (column at DATETIME) of element \"{ID:1", "outside Doris' DATE/DATETIME range")
 	})
 }
 
@@ -301,7 +301,7 @@ func TestNaNAndInfLandInDoubleColumnsOnly(t *testing.T) {
 			mustWrite(t, srv, "m", []measured{{1, math.NaN(), 1}, {2, math.Inf(1), 2}, {3, math.Inf(-1), 3}}, WithFormat(f))
 			wantRows(t, srv, "m", [][]string{{"1", "nan", "1.00"}, {"2", "inf", "2.00"}, {"3", "-inf", "3.00"}})
 			err := writeAll(t, srv, "m", []measured{{4, 1, math.NaN()}}, WithFormat(f))
-			wantErr(t, err, "field measured.D (column d) of element {ID:4", "NaN and ±Inf can only be loaded into FLOAT or DOUBLE columns")
+			wantErr(t, err, "field measured.D (column d DECIMAL(10,2)) of element \"{ID:4", "NaN cannot be stored in a DECIMAL(10,2) column: only FLOAT and DOUBLE columns take NaN and ±Inf")
 		})
 	}
 }

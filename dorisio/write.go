@@ -153,11 +153,11 @@ func newClient(c connSpec, rp RetryPolicy) (*streamload.Client, error) {
 		if c.TLSCAFile != "" {
 			pem, err := os.ReadFile(c.TLSCAFile)
 			if err != nil {
-				return nil, fmt.Errorf("dorisio: reading Config.TLSCAFile: %w", err)
+				return nil, validErr(fmt.Errorf("dorisio: reading Config.TLSCAFile: %w", err))
 			}
 			pool := x509.NewCertPool()
 			if !pool.AppendCertsFromPEM(pem) {
-				return nil, fmt.Errorf("dorisio: Config.TLSCAFile %s holds no PEM certificate", c.TLSCAFile)
+				return nil, fmt.Errorf("dorisio: Config.TLSCAFile %q holds no PEM certificate", c.TLSCAFile)
 			}
 			tc.RootCAs = pool
 		}
@@ -219,7 +219,11 @@ func (fn *writeFn) ProcessElement(ctx context.Context, _ beam.BundleFinalization
 	}
 	table, data, rows, err := fn.enc.encode(elem)
 	if err != nil {
-		return fn.failBundle(ctx, fmt.Errorf("dorisio.Write: table %s.%s: %w", fn.DB, fn.Table, err))
+		where := "table " + fn.DB + "." + fn.Table
+		if fn.Table == "" {
+			where = "database " + fn.DB // rows routed by Row.Table
+		}
+		return fn.failBundle(ctx, fmt.Errorf("dorisio.Write: %s: %w", where, err))
 	}
 	if r, ok := elem.(Row); ok && r.ID != "" {
 		err = fn.batch.addOwn(table, r.ID, data, r.Data, rows)

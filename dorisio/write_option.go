@@ -1,12 +1,16 @@
 package dorisio
 
 import (
+	"bytes"
 	"fmt"
+	"log/slog"
+	"math"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/textfmt"
 )
 
 // Format is the Stream Load body format Write produces.
@@ -149,14 +153,19 @@ func WithFormat(f Format) WriteOption {
 }
 
 // WithMaxBatchRows caps the rows of one load (default 1,000,000; the Flink
-// connector's sink.buffer-flush.max-rows).
+// connector's sink.buffer-flush.max-rows). With ExactlyOnce it is where
+// loads start: once a bundle has started half its WithMaxOpenTxns loads, the
+// row and byte caps double with each further load (bigger loads rather than
+// more open transactions), so a load may then hold more rows than this.
 func WithMaxBatchRows(n int64) WriteOption {
 	return positive("WithMaxBatchRows", n, func(o *writeOptions) { o.MaxBatchRows = n })
 }
 
 // WithMaxBatchBytes caps the bytes of one load before compression (default
 // 64 MiB; the Flink connector's sink.buffer-flush.max-bytes). A single
-// pre-encoded element larger than this is sent as a load of its own.
+// pre-encoded element larger than this is sent as a load of its own. With
+// ExactlyOnce it is where loads start: past half of WithMaxOpenTxns the caps
+// double with each load, up to WithMaxLoadBytes.
 func WithMaxBatchBytes(n int64) WriteOption {
 	return positive("WithMaxBatchBytes", n, func(o *writeOptions) { o.MaxBatchBytes = n })
 }
@@ -290,8 +299,43 @@ func WithLoadHeader(name, value string) WriteOption {
 			o.fail("WithLoadHeader(%q, ...): %v", name, err)
 			return
 		}
+		if err := checkHeaderValue(key, value); err != nil {
+			o.fail("WithLoadHeader(%q, %q): %v", name, value, err)
+			return
+		}
 		o.Headers[key] = value
 	}
+}
+
+// maxStreamLoadTimeout is Doris' default max_stream_load_timeout_second
+// (protocol §3, §8): a load with a longer timeout is refused unless the FE's
+// setting was raised.
+const maxStreamLoadTimeout = 259200
+
+// checkHeaderValue refuses the values of the headers Doris parses that it
+// would refuse on every load (protocol §3).
+func checkHeaderValue(key, value string) error {
+	switch key {
+	case "timeout":
+		n, err := strconv.ParseInt(value, 10, 32)
+		if err != nil || n < 1 {
+			return fmt.Errorf("want whole seconds, at least 1 (Doris' min_load_timeout_second)")
+		}
+		if n > maxStreamLoadTimeout {
+			slog.Warn("dorisio: a load timeout above Doris' default max_stream_load_timeout_second (259200 s, 3 days): every load fails with \"Invalid timeout\" unless the FE's setting was raised",
+				"timeout_s", n)
+		}
+	case "max_filter_ratio":
+		r, err := strconv.ParseFloat(value, 64)
+		if err != nil || !(r >= 0 && r <= 1) {
+			return fmt.Errorf("want a number within [0, 1]")
+		}
+	case "strict_mode":
+		if !strings.EqualFold(value, "true") && !strings.EqualFold(value, "false") {
+			return fmt.Errorf("want true or false")
+		}
+	}
+	return nil
 }
 
 // WithColumns sets the Stream Load "columns" header for pre-encoded rows, to
@@ -313,7 +357,14 @@ func WithColumns(cols ...string) WriteOption {
 // as unselected.
 func WithWhere(expr string) WriteOption { return WithLoadHeader("where", expr) }
 
-// WithStrictMode sets strict_mode (Doris default false).
+// WithStrictMode sets Stream Load's strict_mode (default: Doris' own,
+// false). In strict mode Doris filters a row whose value does not convert to
+// its column's type, so the load fails with ErrDataQuality (unless
+// WithMaxFilterRatio allows the share), where non-strict mode stores NULL.
+// Write checks struct fields against the table's columns either way (see
+// "Values" in the package doc); strict mode covers what it does not check:
+// pre-encoded rows, WriteFiles' files, and fields when the table's schema
+// could not be read.
 func WithStrictMode(on bool) WriteOption {
 	return WithLoadHeader("strict_mode", strconv.FormatBool(on))
 }
@@ -322,7 +373,7 @@ func WithStrictMode(on bool) WriteOption {
 // for data quality before failing the load (Doris default 0).
 func WithMaxFilterRatio(r float64) WriteOption {
 	return func(o *writeOptions) {
-		if r < 0 || r > 1 {
+		if !(r >= 0 && r <= 1) { // NaN too
 			o.fail("WithMaxFilterRatio(%v): must be within [0, 1]", r)
 			return
 		}
@@ -352,11 +403,21 @@ func WithDeleteSign() WriteOption {
 	return WithLoadHeader("hidden_columns", "__DORIS_DELETE_SIGN__")
 }
 
-// WithLoadTimeout sets the Stream Load "timeout" in whole seconds.
+// WithLoadTimeout sets Stream Load's "timeout" in whole seconds: how long
+// Doris lets one load run before it aborts it (the Flink connector passes
+// it as sink.properties.timeout). Default: Doris' own,
+// stream_load_default_timeout_second (259200 s, 3 days, on 2.0 and later).
+// Doris refuses a timeout above its max_stream_load_timeout_second (259200 s
+// unless the FE's setting was raised): a longer one is logged as a warning
+// at construction. It also bounds RetryPolicy.QuotaWait.
 func WithLoadTimeout(d time.Duration) WriteOption {
 	return func(o *writeOptions) {
 		if d < time.Second {
 			o.fail("WithLoadTimeout(%v): must be at least 1s", d)
+			return
+		}
+		if d/time.Second > math.MaxInt32 {
+			o.fail("WithLoadTimeout(%v): more seconds than Doris' timeout header holds", d)
 			return
 		}
 		WithLoadHeader("timeout", strconv.FormatInt(int64(d/time.Second), 10))(o)
@@ -438,6 +499,20 @@ func (o *writeOptions) finish() {
 	}
 	if o.MaxLoadBytes < o.MaxBatchBytes {
 		o.fail("WithMaxLoadBytes(%d) < MaxBatchBytes %d: no load could hold a batch", o.MaxLoadBytes, o.MaxBatchBytes)
+	}
+	if o.Format == CSV {
+		sep, delim := ",", `\n`
+		if v, ok := o.Headers["column_separator"]; ok {
+			sep = v
+		}
+		if v, ok := o.Headers["line_delimiter"]; ok {
+			delim = v
+		}
+		s, errS := textfmt.DecodeSeparator(sep)
+		d, errD := textfmt.DecodeSeparator(delim)
+		if errS == nil && errD == nil && len(d) > 0 && bytes.Contains(s, d) {
+			o.fail("column_separator %q and line_delimiter %q: the separator holds the line delimiter, and Doris cuts lines first, so no row would have two columns", sep, delim)
+		}
 	}
 	if o.AllOrNothing && o.Delivery != ExactlyOnce {
 		o.fail("WithAllOrNothing() with WithDelivery(AtLeastOnce): plain loads are visible at once; all-or-nothing needs ExactlyOnce")

@@ -2,6 +2,7 @@ package dorisio
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -106,5 +107,61 @@ func TestValidOptionsConstruct(t *testing.T) {
 	prefixed.LabelPrefix = "orders_daily"
 	if msg := constructionPanic(prefixed, optRow{}, WithAllOrNothing(), WithAbortLingeringTxns()); msg != "" {
 		t.Fatalf("valid options panicked: %s", msg)
+	}
+}
+
+// Values that could only fail at run time stop construction (review finding
+// 14: each was accepted, and failed every load, or loaded nothing).
+func TestOptionsThatCanOnlyFailLaterStopConstruction(t *testing.T) {
+	tests := []struct {
+		name string
+		elem any
+		opts []WriteOption
+		want string
+	}{
+		{"a NaN filter ratio", optRow{}, []WriteOption{WithMaxFilterRatio(math.NaN())}, "dorisio.Write: WithMaxFilterRatio(NaN): must be within [0, 1]"},
+		{"a timeout that is not seconds", "1,a", []WriteOption{WithLoadHeader("timeout", "abc")},
+			`dorisio.Write: WithLoadHeader("timeout", "abc"): want whole seconds, at least 1 (Doris' min_load_timeout_second)`},
+		{"a zero timeout", "1,a", []WriteOption{WithLoadHeader("timeout", "0")}, `WithLoadHeader("timeout", "0"): want whole seconds`},
+		{"a filter ratio header above one", "1,a", []WriteOption{WithLoadHeader("max_filter_ratio", "2")},
+			`dorisio.Write: WithLoadHeader("max_filter_ratio", "2"): want a number within [0, 1]`},
+		{"a strict mode that is not a bool", "1,a", []WriteOption{WithLoadHeader("strict_mode", "yes")}, `WithLoadHeader("strict_mode", "yes"): want true or false`},
+		{"a column separator equal to the line delimiter", "1,a", []WriteOption{WithLoadHeader("column_separator", `\n`)},
+			`dorisio.Write: column_separator "\\n" and line_delimiter "\\n": the separator holds the line delimiter`},
+		{"a column separator holding the line delimiter", "1,a", []WriteOption{WithColumnSeparator(`\x0102`), WithLineDelimiter(`\x02`)},
+			`column_separator "\\x0102" and line_delimiter "\\x02": the separator holds the line delimiter`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := constructionPanic(validConfig(), tc.elem, tc.opts...); !strings.Contains(got, tc.want) {
+				t.Errorf("panic = %q, want it to contain %q", got, tc.want)
+			}
+		})
+	}
+	t.Run("WriteFiles too", func(t *testing.T) {
+		defer func() {
+			if r := fmt.Sprint(recover()); !strings.Contains(r, `dorisio.WriteFiles: column_separator "|" and line_delimiter "|"`) {
+				t.Errorf("panic = %q", r)
+			}
+		}()
+		_, s := beam.NewPipelineWithRoot()
+		WriteFiles(s, validConfig(), []string{"/tmp/x.csv"}, WithColumnSeparator("|"), WithLineDelimiter("|"))
+	})
+}
+
+// A load timeout above Doris' default max_stream_load_timeout_second is
+// accepted (the FE's setting may be raised) and warned about at
+// construction, naming the setting.
+func TestALoadTimeoutAboveDorisMaximumIsWarnedAbout(t *testing.T) {
+	logs := captureLogs(t)
+	if msg := constructionPanic(validConfig(), optRow{}, WithLoadTimeout(1000*time.Hour)); msg != "" {
+		t.Fatalf("refused: %s", msg)
+	}
+	if w := logs.String(); !strings.Contains(w, "max_stream_load_timeout_second (259200 s, 3 days)") || !strings.Contains(w, "timeout_s=3600000") {
+		t.Errorf("warning: %q", w)
+	}
+	logs.Reset()
+	if msg := constructionPanic(validConfig(), optRow{}, WithLoadTimeout(72*time.Hour)); msg != "" || logs.Len() != 0 {
+		t.Errorf("3 days: panic %q, log %q", msg, logs.String())
 	}
 }

@@ -110,6 +110,18 @@ func TestHelpShowsTheProgramsFlagsByGroupAndExitsZero(t *testing.T) {
 			!strings.Contains(flat, "not the MySQL port 9030") {
 			t.Errorf("%s: defaults or the port hint missing:\n%s", arg, r.stdout)
 		}
+		// What a re-run skips, said where the flags are (review finding 3:
+		// "a re-run skips the file ranges already loaded" was not true after
+		// a touch or with another --chunk-bytes).
+		flat := strings.Join(strings.Fields(r.stdout), " ")
+		for _, want := range []string{
+			"A range's identity, and so its label, is (path, size, modification time, offset, length): a re-run with another --chunk-bytes cuts other ranges and loads every file again",
+			"a re-run with the same prefix, --chunk-bytes and format flags skips the ranges already loaded of files unchanged since (same path, size and modification time; a touched or rewritten file is a new file and loads again whole)",
+		} {
+			if !strings.Contains(flat, want) {
+				t.Errorf("%s: the help does not say %q", arg, want)
+			}
+		}
 		// Beam's own flags are named in one line, never listed.
 		for _, beamFlag := range []string{"  --runner", "  --staging_location", "  --worker_binary", "  --project"} {
 			if strings.Contains(r.stdout, "\n"+beamFlag) {
@@ -138,7 +150,11 @@ func TestHelpBeamListsBeamsFlagsAndExitsZero(t *testing.T) {
 // value and what is accepted, exit status 2, nothing on stdout (nothing
 // started), no panic or stack.
 func TestRefusedFlagsSayTheFlagTheValueAndWhatIsAccepted(t *testing.T) {
-	matches := filepath.Join(t.TempDir(), "none-*.csv")
+	dir := t.TempDir()
+	matches := filepath.Join(dir, "none-*.csv")
+	if err := os.Symlink(filepath.Join(dir, "gone.csv"), filepath.Join(dir, "dangling.csv")); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		args []string
@@ -172,14 +188,24 @@ func TestRefusedFlagsSayTheFlagTheValueAndWhatIsAccepted(t *testing.T) {
 			"load: --header strict_mode: want name=value, e.g. max_filter_ratio=0.01"},
 		{"a header Write sets itself, refused by dorisio.Write", []string{"--header", "format=json"},
 			`load: --header: WithLoadHeader("format", ...): reserved: …`},
-		{"a password given as the variable's name", []string{"--password-env", "hunter 2"},
-			`load: --password-env "hunter 2": want the name of an environment variable, e.g. DORIS_PASSWORD (not the password itself)`},
+		{"a password given as the variable's name, not repeated", []string{"--password-env", "hunter 2"},
+			`load: --password-env: want the name of an environment variable, e.g. DORIS_PASSWORD, not the password itself (the value is not shown)`},
+		{"a password with a dash given as the variable's name, not repeated", []string{"--password-env", "Zq9-Long-Secret-777"},
+			`load: --password-env: want the name of an environment variable, e.g. DORIS_PASSWORD, not the password itself (the value is not shown)`},
 		{"a stray argument", []string{"--rows", "10", "extra"},
 			"load: unexpected argument extra: every setting is a flag (load --help lists them)"},
 		{"--be without --fe", []string{"--be", "http://be:8040"},
 			"load: --be needs --fe: the embedded server has its own BEs"},
 		{"a glob that matches nothing", []string{"--input", matches, "--ddl", "demo.events(id BIGINT)"},
 			`load: --input "` + matches + `" matches no file`},
+		{"a directory as --input", []string{"--input", dir, "--ddl", "demo.events(id BIGINT)"},
+			`load: --input "` + dir + `" matches only directories (` + dir + `): give files, or a glob of them such as ` + filepath.Join(dir, "*.csv")},
+		{"a file that cannot be read", []string{"--input", filepath.Join(dir, "dangling.csv"), "--ddl", "demo.events(id BIGINT)"},
+			`load: --input "` + filepath.Join(dir, "dangling.csv") + `": file ` + filepath.Join(dir, "dangling.csv") + ` cannot be read: no such file or directory`},
+		{"a database name Doris refuses, blamed on --db", []string{"--db", "a/b"},
+			"load: --db a/b: not a name Doris takes: Doris names start with a letter, then letters, digits, '-' or '_' (FeNameFormat; letters beyond ASCII need the FE's enable_unicode_name_support)"},
+		{"a table name Doris refuses", []string{"--table", "my events"},
+			`load: --table "my events": not a name Doris takes: Doris names start with a letter, …`},
 		{"an unknown CSV dialect", []string{"--input", "x.csv", "--ddl", "demo.events(id BIGINT)", "--csv-dialect", "excel"},
 			"load: --csv-dialect excel: want rfc4180 or doris"},
 		{"a file flag without --input", []string{"--header-lines", "1"},
@@ -198,6 +224,8 @@ func TestRefusedFlagsSayTheFlagTheValueAndWhatIsAccepted(t *testing.T) {
 			"load: --flush-interval 0s: must be at least 1ms (event time has millisecond resolution) (dorisio.Write's WithFlushInterval)"},
 		{"no shards, refused by dorisio.Write", []string{"--shards", "0"},
 			"load: --shards 0: must be > 0 (dorisio.Write's WithShards)"},
+		{"--batch-bytes with --input: only --chunk-bytes sizes ranges", []string{"--input", "x.csv", "--ddl", "demo.events(id BIGINT)", "--batch-bytes", "5000"},
+			"load: --batch-bytes does not apply to --input: each load is a range of a file (--chunk-bytes), loaded on its own under its identity label and visible at once"},
 		{"a table schema the embedded server cannot parse", []string{"--input", "x.csv", "--ddl", "demo.events(id BOGUS)"},
 			`load: --ddl "demo.events(id BOGUS)": doristest: …`},
 	} {

@@ -33,6 +33,9 @@ type flagDef struct {
 	feeds string
 	// repeatable flags are not echoed in errors: their value is a list.
 	repeatable bool
+	// unshown flags are never echoed: their value may be a password given
+	// in the wrong place.
+	unshown bool
 }
 
 // flagGroup is a titled block of --help.
@@ -177,7 +180,7 @@ func (c *cli) check() []string {
 // named prefixes msg with the flag and its value: "--fe x: msg".
 func (c *cli) named(d *flagDef, msg string) string {
 	v := c.fs.Lookup(d.name).Value.String()
-	if d.repeatable || strings.Contains(v, "@") { // a list, or maybe a password
+	if d.repeatable || d.unshown || strings.Contains(v, "@") { // a list, or maybe a password
 		return "--" + d.name + ": " + msg
 	}
 	return "--" + d.name + " " + shown(v) + ": " + msg

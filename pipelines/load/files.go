@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,8 +33,9 @@ func inputPatterns(o *options) []string {
 }
 
 // checkInput refuses, before the job starts, a local glob that matches no
-// file; other filesystems are listed by the job (WriteFiles fails naming
-// the pattern).
+// file, only directories, or a file that cannot be read; other filesystems
+// are listed by the job (WriteFiles fails naming the pattern). WriteFiles
+// skips the directories a glob matches besides files.
 func checkInput(o *options) error {
 	for _, p := range inputPatterns(o) {
 		if strings.Contains(p, "://") {
@@ -45,16 +48,38 @@ func checkInput(o *options) error {
 		if len(m) == 0 {
 			return fmt.Errorf("--input %q matches no file", p)
 		}
+		dirs := 0
+		for _, path := range m {
+			f, err := os.Open(path)
+			var st os.FileInfo
+			if err == nil {
+				st, err = f.Stat()
+				f.Close()
+			}
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			switch {
+			case err != nil:
+				return fmt.Errorf("--input %q: file %s cannot be read: %v", p, shown(path), err)
+			case st.IsDir():
+				dirs++
+			}
+		}
+		if dirs == len(m) {
+			return fmt.Errorf("--input %q matches only directories (%s): give files, or a glob of them such as %s", p, shown(m[0]), shown(filepath.Join(m[0], "*.csv")))
+		}
 	}
 	return nil
 }
 
 // fileOptions are WriteFiles' options from the flags. A load is a range of
-// about --chunk-bytes, or --batch-bytes if smaller (the flag that sizes
-// loads elsewhere).
+// about --chunk-bytes, and only that flag sizes it: the ranges, and so
+// their labels, must be the same in a re-run.
 func fileOptions(o *options) []dorisio.WriteOption {
 	opts := []dorisio.WriteOption{
-		dorisio.WithRangeBytes(min(o.chunkBytes, o.batchBytes)),
+		dorisio.WithRangeBytes(o.chunkBytes),
 		dorisio.WithLoadsInFlight(o.loadsInFlight), dorisio.WithMaxLoadBytes(o.maxLoadBytes),
 		dorisio.WithCSVDialect(dorisio.CSVDialect(o.csvDialect)), dorisio.WithHeaderLines(o.headerLines),
 		dorisio.WithFileCompression(o.fileCompression),
@@ -94,7 +119,7 @@ func writeFiles(s beam.Scope, cfg dorisio.Config, o *options) (err error) {
 
 // inputOnlyIgnored are the flags that shape batches of rows, which do not
 // apply to --input: its loads are the files' ranges.
-var inputOnlyIgnored = []string{"batch-rows", "max-open-txns", "all-or-nothing", "abort-lingering", "delivery", "rows", "tables"}
+var inputOnlyIgnored = []string{"batch-rows", "batch-bytes", "max-open-txns", "all-or-nothing", "abort-lingering", "delivery", "rows", "tables"}
 
 // checkInputFlags refuses flags given with --input that cannot apply.
 func checkInputFlags(o *options) []string {
@@ -194,6 +219,6 @@ func stderrIsTerminal() bool {
 // printFilesSummary adds the files' line to the summary.
 func printFilesSummary(base dorisio.FileProgress) {
 	p := progressSince(base)
-	fmt.Printf("files: %d files, %s in %d ranges, %d records; %d ranges found loaded by an earlier run (same --label-prefix)\n",
+	fmt.Printf("files: %d files, %s in %d ranges, %d records; %d ranges found loaded by an earlier run (same --label-prefix and --chunk-bytes, files unchanged)\n",
 		p.Files, mb(p.Bytes), p.Loads, p.LoadedRecords, p.AlreadyLoaded)
 }

@@ -77,7 +77,7 @@ func TestRFC4180RecordsWithQuotedNewlinesLoadByteEqualInSmallRanges(t *testing.T
 	srv := doristest.NewServer(doristest.WithTable("demo.docs(id BIGINT, body VARCHAR(200))"))
 	defer srv.Close()
 	out := fileRun(t, srv, path, func(o *options) {
-		o.csvDialect, o.chunkBytes, o.batchBytes = "rfc4180", 300, 250
+		o.csvDialect, o.chunkBytes = "rfc4180", 250
 	})
 	wantTable(t, srv, rows)
 	if !strings.Contains(out, "counts match: 2000 rows") {
@@ -101,7 +101,7 @@ func TestTwentyMultiLineRecordsLoadIntact(t *testing.T) {
 	}
 	srv := doristest.NewServer(doristest.WithTable("demo.docs(id BIGINT, body VARCHAR(200))"))
 	defer srv.Close()
-	fileRun(t, srv, path, func(o *options) { o.chunkBytes, o.batchBytes = 300, 250 })
+	fileRun(t, srv, path, func(o *options) { o.chunkBytes = 250 })
 	wantTable(t, srv, rows)
 }
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/internal/dorisname"
 )
 
 // options are the program's own flags. Their defaults are set here, once:
@@ -72,9 +72,9 @@ func connectionFlags(o *options) flagGroup {
 			usage: "BE HTTP `URLs` to load to directly, comma-separated (e.g. http://be1:8040), for clusters whose FE redirects to addresses this machine cannot reach"},
 		{name: "user", value: &o.user, feeds: "Config.User", check: nonEmpty(&o.user, "a Doris user name"),
 			usage: "Doris `user`; it needs LOAD on the tables (see integration/README.md for every privilege)"},
-		{name: "password-env", value: &o.passwordEnv, feeds: "Config.PasswordEnv", check: envName(&o.passwordEnv),
+		{name: "password-env", value: &o.passwordEnv, feeds: "Config.PasswordEnv", check: envName(&o.passwordEnv), unshown: true,
 			usage: "environment `variable` holding the Doris password, read by each worker from its own environment (never a flag: ps and the pipeline would show it); unset where the job is launched means no password, said on stderr"},
-		{name: "db", value: &o.db, feeds: "Config.Database", check: nonEmpty(&o.db, "a Doris database name"),
+		{name: "db", value: &o.db, feeds: "Config.Database", check: dorisName(&o.db, dorisname.Database),
 			usage: "Doris `database`"},
 		{name: "count-only", value: &o.countOnly,
 			usage: "the embedded server counts rows without storing them (benchmarks)"},
@@ -84,10 +84,10 @@ func connectionFlags(o *options) flagGroup {
 func inputFlags(o *options) flagGroup {
 	return flagGroup{"Input", []flagDef{
 		{name: "input", value: &o.input,
-			usage: "`glob` (or several, comma-separated) of CSV or JSON-lines files to load into --table with dorisio.WriteFiles, instead of synthetic rows: local paths or gs://; each file is cut into ranges of whole records, each range one load under a label of its identity, so a re-run with the same --label-prefix loads only what is missing"},
+			usage: "`glob` (or several, comma-separated) of CSV or JSON-lines files to load into --table with dorisio.WriteFiles, instead of synthetic rows: local paths or gs://; each file is cut into ranges of whole records (--chunk-bytes), each range one load under a label of its identity, so a re-run of unchanged files with the same --label-prefix and --chunk-bytes loads only what is missing"},
 		{name: "format", value: &o.format, feeds: "WithFormat", check: oneOf(&o.format, "csv", "json"),
 			usage: "`format` of the rows: csv or json (JSON lines)"},
-		{name: "table", value: &o.table, feeds: "Config.Table", check: nonEmpty(&o.table, "a table name"),
+		{name: "table", value: &o.table, feeds: "Config.Table", check: dorisName(&o.table, dorisname.Table),
 			usage: "`table` to load; synthetic rows go to <table>_0 .. <table>_N-1"},
 		{name: "tables", value: &o.tables, check: atLeast(&o.tables, 1),
 			usage: "`N` synthetic tables"},
@@ -96,7 +96,7 @@ func inputFlags(o *options) flagGroup {
 		{name: "ddl", value: &o.ddl,
 			usage: "with --input and the embedded server: the table's `schema`, e.g. 'demo.events(id BIGINT, name VARCHAR(32))'"},
 		{name: "chunk-bytes", value: &o.chunkBytes, feeds: "WithRangeBytes", check: atLeast(&o.chunkBytes, 1),
-			usage: "with --input: `bytes` of a range of a file, one load (it ends at the first record end past it; --batch-bytes if smaller); keep it between a run and its re-run"},
+			usage: "with --input: `bytes` of a range of a file, one load (it ends at the first record end past it). A range's identity, and so its label, is (path, size, modification time, offset, length): a re-run with another --chunk-bytes cuts other ranges and loads every file again, so keep it between a run and its re-run"},
 		{name: "csv-dialect", value: &o.csvDialect, feeds: "WithCSVDialect", check: oneOf(&o.csvDialect, string(dorisio.RFC4180), string(dorisio.DorisCSV)),
 			usage: "how --input's CSV quotes values: `dialect` rfc4180 (spreadsheets, most exporters: \"\" inside quotes, backslash literal) or doris (backslash escapes, as dorisio.Write writes); a quoted value holding newlines is never split"},
 		{name: "header-lines", value: &o.headerLines, feeds: "WithHeaderLines", check: atLeast(&o.headerLines, 0),
@@ -115,7 +115,7 @@ func loadingFlags(o *options) flagGroup {
 		{name: "delivery", value: &o.delivery, feeds: "WithDelivery", check: oneOf(&o.delivery, "exactly-once", "at-least-once"),
 			usage: "`guarantee`: exactly-once (two-phase commit) or at-least-once (plain loads)"},
 		{name: "label-prefix", value: &o.labelPrefix, feeds: "Config.LabelPrefix",
-			usage: "stable label `prefix` of this job (Flink connector: sink.label-prefix): with --input a re-run skips the file ranges already loaded; with --abort-lingering it finds an earlier run's open transactions. Empty: a fresh prefix per run"},
+			usage: "stable label `prefix` of this job (Flink connector: sink.label-prefix): with --input, a re-run with the same prefix, --chunk-bytes and format flags skips the ranges already loaded of files unchanged since (same path, size and modification time; a touched or rewritten file is a new file and loads again whole), within Doris' label retention (12 h); with --abort-lingering it finds an earlier run's open transactions. Empty: a fresh prefix per run"},
 		{name: "batch-bytes", value: &o.batchBytes, feeds: "WithMaxBatchBytes",
 			usage: "max `bytes` per load (sink.buffer-flush.max-bytes); 67108864 is 64 MiB"},
 		{name: "batch-rows", value: &o.batchRows, feeds: "WithMaxBatchRows",
@@ -235,6 +235,17 @@ func nonEmpty(p *string, what string) func() error {
 	}
 }
 
+// dorisName checks a database or table name by Doris' rule, before the
+// embedded server is asked to create it.
+func dorisName(p *string, rule func(string) error) func() error {
+	return func() error {
+		if err := rule(*p); err != nil {
+			return fmt.Errorf("not a name Doris takes: %v", err)
+		}
+		return nil
+	}
+}
+
 func atLeast[T int | int64](p *T, least T) func() error {
 	return func() error {
 		if *p < least {
@@ -244,12 +255,10 @@ func atLeast[T int | int64](p *T, least T) func() error {
 	}
 }
 
-var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
 func envName(p *string) func() error {
 	return func() error {
-		if *p != "" && !envNameRE.MatchString(*p) {
-			return errors.New("want the name of an environment variable, e.g. DORIS_PASSWORD (not the password itself)")
+		if *p != "" && !dorisname.IsEnvVar(*p) {
+			return errors.New("want the name of an environment variable, e.g. DORIS_PASSWORD, not the password itself (the value is not shown)")
 		}
 		return nil
 	}

@@ -84,6 +84,11 @@ func TestPasswordEnvUnsetIsSaid(t *testing.T) {
 		!strings.Contains(w, "without a password") || !strings.Contains(w, "--password-env") {
 		t.Errorf("unset: warning %q", w)
 	}
+	warn.Reset()
+	if got := passwordEnv("Sup3rS3cretPw", &warn); got != "" || strings.Contains(warn.String(), "Sup3r") ||
+		!strings.Contains(warn.String(), "the variable named by --password-env (not shown") {
+		t.Errorf("unset, not plainly a name: PasswordEnv %q, warning %q", got, warn.String())
+	}
 	t.Setenv("LOAD_TEST_PW", "s3cret")
 	warn.Reset()
 	if got := passwordEnv("LOAD_TEST_PW", &warn); got != "LOAD_TEST_PW" || warn.Len() != 0 {

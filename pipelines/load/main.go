@@ -1,7 +1,7 @@
 // Command load is the example pipeline: it writes synthetic events into
 // Apache Doris with dorisio.Write, or loads CSV / JSON-lines files with
 // dorisio.WriteFiles (--input: exactly once across a crash and a re-run
-// with the same --label-prefix).
+// with the same --label-prefix and --chunk-bytes, of files unchanged since).
 //
 // With no flags it starts an embedded Doris-compatible server
 // (dorisio/doristest), loads 200,000 synthetic events into 4 tables, prints
@@ -45,6 +45,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/internal/dorisname"
 	"github.com/dorisbeam/dorisbeam/internal/synth"
 )
 
@@ -175,7 +176,9 @@ func run(ctx context.Context, o *options) error {
 // passwordEnv returns the Config.PasswordEnv for --password-env name: name
 // if the variable is set here, else "" (no password: passwordless root is
 // the usual development setup), saying so on warn so that a forgotten
-// export is not silent. It never prints the value.
+// export is not silent. It never prints the value, and prints the name
+// only when it is plainly one (upper case): it may be the password given
+// in the wrong place.
 func passwordEnv(name string, warn io.Writer) string {
 	if name == "" {
 		return ""
@@ -183,7 +186,11 @@ func passwordEnv(name string, warn io.Writer) string {
 	if _, ok := os.LookupEnv(name); ok {
 		return name
 	}
-	fmt.Fprintf(warn, "load: %s is not set: connecting without a password (export %s=... on the launcher and the workers, or name another variable with --password-env)\n", name, name)
+	if dorisname.ShowEnvVar(name) {
+		fmt.Fprintf(warn, "load: %s is not set: connecting without a password (export %s=... on the launcher and the workers, or name another variable with --password-env)\n", name, name)
+	} else {
+		fmt.Fprintf(warn, "load: the variable named by --password-env (not shown: it is not an upper-case name, and may be the password itself) is not set: connecting without a password (export it on the launcher and the workers, or name another variable with --password-env)\n")
+	}
 	return ""
 }
 

@@ -221,7 +221,8 @@ func cleanBases(field string, in []string) ([]string, error) {
 		case u.Hostname() == "":
 			return nil, fmt.Errorf("%s %q: missing host; %s", name, s, want)
 		case u.RawQuery != "" || u.Fragment != "" || u.ForceQuery || strings.Contains(s, "#"):
-			return nil, fmt.Errorf("%s %q: a base URL has no query or fragment; %s", name, s, want)
+			// Not shown: a query may carry a password (?password=...).
+			return nil, fmt.Errorf("%s (not shown: a query or fragment may hold a password): a base URL has no query or fragment; %s", name, want)
 		}
 		if p := u.Port(); p != "" {
 			if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {

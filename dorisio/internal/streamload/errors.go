@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Sentinel kinds. An *Error unwraps to at most one of them, so errors.Is works
@@ -61,50 +63,101 @@ const (
 
 // Markers: every Error's text starts with "[dorisio:<kind>] ", so that a
 // program that only gets the text back (a runner flattens errors) can still
-// classify it. The names are stable.
+// classify it. The names are stable. The list is in order of severity, the
+// most severe first: rows lost (txn-aborted, txn-forgotten), rows refused
+// (data-quality), then what stops every load (auth, txn-quota), then what
+// is settled (txn-committed, label-exists), then outcome-unknown. A text
+// holding several markers (a bundle that lost one load and could not settle
+// another) is classified by the most severe.
 var markers = []struct {
 	kind error
 	name string
 }{
-	{ErrOutcomeUnknown, "outcome-unknown"},
+	{ErrTxnAborted, "txn-aborted"},
+	{ErrTxnForgotten, "txn-forgotten"},
 	{ErrDataQuality, "data-quality"},
 	{ErrAuth, "auth"},
-	{ErrLabelExists, "label-exists"},
-	{ErrTxnAborted, "txn-aborted"},
-	{ErrTxnCommitted, "txn-committed"},
 	{ErrTxnQuota, "txn-quota"},
-	{ErrTxnForgotten, "txn-forgotten"},
+	{ErrTxnCommitted, "txn-committed"},
+	{ErrLabelExists, "label-exists"},
+	{ErrOutcomeUnknown, "outcome-unknown"},
+}
+
+// KindsBySeverity are the kinds of the markers, the most severe first.
+func KindsBySeverity() []error {
+	out := make([]error, len(markers))
+	for i, m := range markers {
+		out[i] = m.kind
+	}
+	return out
 }
 
 // MarkerUnclassified names an Error of no kind.
 const MarkerUnclassified = "error"
 
+// markerStart opens every marker; QuoteData keeps it out of quoted data.
+const markerStart = "[dorisio:"
+
 // Marker returns the "[dorisio:<name>]" marker of kind (nil: unclassified).
 func Marker(kind error) string {
 	for _, m := range markers {
 		if m.kind == kind {
-			return "[dorisio:" + m.name + "]"
+			return markerStart + m.name + "]"
 		}
 	}
-	return "[dorisio:" + MarkerUnclassified + "]"
+	return markerStart + MarkerUnclassified + "]"
 }
 
 // reMarker finds a marker in text.
 var reMarker = regexp.MustCompile(`\[dorisio:([a-z-]+)\]`)
 
-// KindInText returns the kind of the first marker in text: found is false
-// when there is none, kind is nil for an unclassified one.
+// KindInText returns the most severe kind among the markers in text (see
+// markers): found is false when there is none, kind is nil when every
+// marker is unclassified.
 func KindInText(text string) (kind error, found bool) {
-	m := reMarker.FindStringSubmatch(text)
-	if m == nil {
-		return nil, false
-	}
-	for _, k := range markers {
-		if k.name == m[1] {
-			return k.kind, true
+	best := len(markers)
+	for _, m := range reMarker.FindAllStringSubmatch(text, -1) {
+		found = true
+		for i, k := range markers {
+			if k.name == m[1] && i < best {
+				best = i
+			}
 		}
 	}
-	return nil, true
+	if best < len(markers) {
+		return markers[best].kind, true
+	}
+	return nil, found
+}
+
+// QuoteData quotes text that came from outside (a row, Doris' answer) for
+// an error message: Go-quoted, so it is valid UTF-8 whatever its bytes, and
+// with the ':' of any "[dorisio:" in it written \x3a, so that no data can
+// forge a marker. Unquoting the result gives the text back.
+func QuoteData(s string) string { return Neutralize(strconv.Quote(s)) }
+
+// Neutralize writes the ':' of every "[dorisio:" in s as \x3a, for text
+// from outside that is shown unquoted.
+func Neutralize(s string) string { return strings.ReplaceAll(s, markerStart, `[dorisio\x3a`) }
+
+// ValidText returns s with every byte that is not part of valid UTF-8
+// written as \xNN: a runner sends an error's text in a protobuf string,
+// which must be UTF-8 (prism drops the worker otherwise).
+func ValidText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }
 
 // Error describes one failed operation. It never contains the password or
@@ -154,13 +207,13 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, ": HTTP %d", e.HTTPStatus)
 	}
 	if e.Status != "" {
-		fmt.Fprintf(&b, ", status %q", e.Status)
+		fmt.Fprintf(&b, ", status %s", QuoteData(e.Status))
 	}
 	if e.ExistingJobStatus != "" {
-		fmt.Fprintf(&b, ", ExistingJobStatus %q", e.ExistingJobStatus)
+		fmt.Fprintf(&b, ", ExistingJobStatus %s", QuoteData(e.ExistingJobStatus))
 	}
 	if e.Message != "" {
-		fmt.Fprintf(&b, ", message %q", e.Message)
+		fmt.Fprintf(&b, ", message %s", QuoteData(e.Message))
 	}
 	if e.Cause != nil {
 		cause := e.Cause.Error()
@@ -171,19 +224,19 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, ": %s", cause)
 	}
 	if len(e.ErrorLog) > 0 {
-		fmt.Fprintf(&b, "; error log: %q", strings.Join(e.ErrorLog, " | "))
+		fmt.Fprintf(&b, "; error log: %s", QuoteData(strings.Join(e.ErrorLog, " | ")))
 	}
 	if e.ErrorURL != "" {
-		fmt.Fprintf(&b, "; full error log (unreachable from here): %s", e.ErrorURL)
+		fmt.Fprintf(&b, "; full error log (unreachable from here): %s", Neutralize(e.ErrorURL))
 	}
 	if e.Body != "" && !e.parsed && !strings.Contains(e.Message, strings.TrimSpace(e.Body)) {
-		fmt.Fprintf(&b, "; body: %q", e.Body)
+		fmt.Fprintf(&b, "; body: %s", QuoteData(e.Body))
 	}
 	if e.next != "" {
 		b.WriteString(". Next: ")
 		b.WriteString(e.next)
 	}
-	return b.String()
+	return ValidText(b.String())
 }
 
 // Unwrap returns the kind and the cause.

@@ -6,14 +6,37 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
+	"strings"
 )
 
 // Column is one visible column of a table, as the FE's schema endpoint
 // lists it: its name and the FE's type name (INT, VARCHAR, DOUBLE,
-// DECIMAL128, DATETIMEV2, ARRAY, ...).
+// DECIMAL128, DATETIMEV2, ARRAY, ...), and for DECIMAL types their
+// precision and scale (Doris TableSchemaAction; the FE reports no length of
+// CHAR/VARCHAR and no precision of DATETIMEV2).
 type Column struct {
-	Name string `json:"name"`
-	Type string `json:"type"`
+	Name      string    `json:"name"`
+	Type      string    `json:"type"`
+	Precision schemaInt `json:"precision"` // DECIMAL only; 0 when not reported
+	Scale     schemaInt `json:"scale"`     // DECIMAL only
+}
+
+// schemaInt is a number the FE writes as a JSON string ("10") or number.
+type schemaInt int
+
+func (n *schemaInt) UnmarshalJSON(b []byte) error {
+	s := strings.Trim(string(b), `"`)
+	if s == "" || s == "null" {
+		*n = 0
+		return nil
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("not a whole number: %s", b)
+	}
+	*n = schemaInt(v)
+	return nil
 }
 
 // TableColumns reads the visible columns of db.table from

@@ -23,6 +23,8 @@ func TestMalformedAddressesAreRefusedWithoutAnyPartOfThePassword(t *testing.T) {
 		{"the suite's password, scheme forgotten", "loader:" + testPassword + "@fe:8030", secretForms()},
 		{"the suite's password with a slash", "http://loader:" + strings.Replace(testPassword, "-", "/", 1) + "@fe:8030", []string{"s3cr3t", "P@ss"}},
 		{"a password with a hash", "http://loader:ab#cd@fe:8030", []string{"ab#cd", "#cd"}},
+		{"a password in a query", "http://fe:8030/?password=Sup3rS3cret", []string{"Sup3rS3cret", "password="}},
+		{"a password in a fragment", "http://fe:8030/#Sup3rS3cret", []string{"Sup3rS3cret"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

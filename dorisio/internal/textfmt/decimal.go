@@ -27,7 +27,7 @@ func PlainDecimal(s string) (string, error) {
 		if e != "" && (e[0] == '+' || e[0] == '-') {
 			neg, e = e[0] == '-', e[1:]
 		}
-		if e == "" || len(e) > 4 || !isDigits(e) {
+		if e == "" || len(e) > 4 || !IsDigits(e) {
 			return bad()
 		}
 		for _, c := range e {
@@ -38,7 +38,7 @@ func PlainDecimal(s string) (string, error) {
 		}
 	}
 	ip, fp, _ := strings.Cut(mant, ".")
-	if ip+fp == "" || !isDigits(ip) || !isDigits(fp) {
+	if ip+fp == "" || !IsDigits(ip) || !IsDigits(fp) {
 		return bad()
 	}
 	if exp == 0 && !strings.ContainsAny(body, "eE") {
@@ -68,7 +68,8 @@ func PlainDecimal(s string) (string, error) {
 	return sign + ip + "." + fp, nil
 }
 
-func isDigits(s string) bool {
+// IsDigits reports whether s holds only ASCII digits (true when empty).
+func IsDigits[T string | []byte](s T) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
 			return false

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/textfmt"
 )
 
 // Conversions that depend on the load (its time zone) or that follow
@@ -39,7 +41,7 @@ func parseOffset(z []byte) (int, bool) {
 		return 0, false
 	}
 	d := bytes.ReplaceAll(z[1:], []byte{':'}, nil)
-	if (len(d) != 2 && len(d) != 4) || !allDigits(d) || (len(z) == 6 && z[3] != ':') {
+	if (len(d) != 2 && len(d) != 4) || !textfmt.IsDigits(d) || (len(z) == 6 && z[3] != ':') {
 		return 0, false
 	}
 	h, m := int(d[0]-'0')*10+int(d[1]-'0'), 0

@@ -186,15 +186,6 @@ func splitSign(v []byte) ([]byte, bool) {
 	return v, false
 }
 
-func allDigits(v []byte) bool {
-	for _, c := range v {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 func trimZeros(v []byte) []byte {
 	for len(v) > 1 && v[0] == '0' {
 		v = v[1:]
@@ -204,7 +195,7 @@ func trimZeros(v []byte) []byte {
 
 func appendLargeInt(dst []byte, v []byte) ([]byte, convStatus) {
 	digits, neg := splitSign(v)
-	if len(digits) == 0 || !allDigits(digits) {
+	if len(digits) == 0 || !textfmt.IsDigits(digits) {
 		return dst, convBad
 	}
 	digits = trimZeros(digits)
@@ -229,7 +220,7 @@ func appendDecimal(dst []byte, t Type, v []byte) ([]byte, convStatus) {
 	if i := bytes.IndexByte(body, '.'); i >= 0 {
 		intPart, frac = body[:i], body[i+1:]
 	}
-	if len(intPart)+len(frac) == 0 || !allDigits(intPart) || !allDigits(frac) {
+	if len(intPart)+len(frac) == 0 || !textfmt.IsDigits(intPart) || !textfmt.IsDigits(frac) {
 		return dst, convBad
 	}
 	// digits = integer part + exactly Scale fraction digits.
@@ -300,7 +291,7 @@ func appendDateTime(dst []byte, t Type, v []byte) ([]byte, convStatus) {
 		return n, i-start >= min
 	}
 	ok := true
-	if len(v) >= 8 && allDigits(v[:8]) && (len(v) == 8 || v[8] == ' ' || v[8] == 'T') {
+	if len(v) >= 8 && textfmt.IsDigits(v[:8]) && (len(v) == 8 || v[8] == ' ' || v[8] == 'T') {
 		y, _ = num(4, 4)
 		mo, _ = num(2, 2)
 		d, _ = num(2, 2)

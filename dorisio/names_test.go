@@ -1,0 +1,60 @@
+package dorisio
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+)
+
+// Database and table names Doris refuses stop construction, saying Doris'
+// rule (review finding 14: "a/b" and "my table" were accepted and failed
+// at run time with the local server's DDL parser's words).
+func TestNamesDorisRefusesStopConstruction(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  func(*Config)
+		want string
+	}{
+		{"a database with a slash", func(c *Config) { c.Database = "a/b" },
+			`dorisio.Write: Config.Database "a/b": Doris names start with a letter, then letters, digits, '-' or '_'`},
+		{"a database starting with a digit", func(c *Config) { c.Database = "1db" }, `Config.Database "1db": Doris names start with a letter`},
+		{"a database name too long", func(c *Config) { c.Database = "d" + strings.Repeat("x", 64) }, "65 characters; Doris takes at most 64"},
+		{"a table with a space", func(c *Config) { c.Table = "my table" }, `dorisio.Write: Config.Table "my table": Doris names start with a letter`},
+		{"a table with a dot", func(c *Config) { c.Table = "demo.events" }, `Config.Table "demo.events": Doris names start with a letter`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := validConfig()
+			tc.set(&cfg)
+			if msg := constructionPanic(cfg, optRow{}); !strings.Contains(msg, tc.want) {
+				t.Errorf("panic = %q, want it to contain %q", msg, tc.want)
+			}
+		})
+	}
+	cfg := validConfig()
+	cfg.Database, cfg.Table = "sales-2024_eu", "订单_v2"
+	if msg := constructionPanic(cfg, optRow{}); msg != "" {
+		t.Errorf("names Doris takes were refused: %s", msg)
+	}
+}
+
+// A Row naming a table Doris refuses fails its bundle, saying so, with the
+// name quoted (valid UTF-8 whatever its bytes).
+func TestARowNamingATableDorisRefusesFailsTheBundle(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+	cfg := configFor(srv, "")
+	for _, table := range []string{"my table", "caf\xe9"} {
+		_, err := runPipeline(t, func(s beam.Scope) {
+			Write(s, cfg, beam.CreateList(s, []Row{{Table: "events", Data: []byte("1,a\n")}, {Table: table, Data: []byte("2,b\n")}}))
+		})
+		wantErr(t, err, "dorisio.Write: database demo: Row.Table "+strconv.Quote(table)+": ", "Doris names start with a letter")
+		if err != nil && !utf8.ValidString(err.Error()) {
+			t.Errorf("the error is not UTF-8: %q", err)
+		}
+	}
+	wantRows(t, srv, "events", nil)
+}
