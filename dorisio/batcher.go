@@ -32,6 +32,9 @@ type loader interface {
 // on their own, as plain loads under their identity label, outside the
 // budget.
 //
+// Loads are numbered in the order they are cut, and a table's plain loads
+// are sent one after another in that order (order.go).
+//
 // add, addOwn and finish are called from the DoFn's goroutine only;
 // uploads run on their own goroutines and report through mu.
 type batcher struct {
@@ -51,6 +54,8 @@ type batcher struct {
 	// The budget's batch size for tgtN loads started (per row: no recount).
 	tgtN              int
 	tgtBytes, tgtRows int64
+	seq               int                      // loads started, the next load's number
+	plainTail         map[string]chan struct{} // per table: closed when its last plain load has ended
 	sem               chan struct{}
 	wg                sync.WaitGroup
 	ctx               context.Context // the bundle's, cancelled when it fails
@@ -90,6 +95,10 @@ type loadJob struct {
 	release      func()
 	err          error // how the load failed (set by upload)
 
+	seq   int           // the order the bundle started it in
+	after chan struct{} // plain loads: closed when the table's previous plain load has ended
+	ended chan struct{} // plain loads: closed when this one has ended
+
 	// For WriteFiles' file ranges: headers instead of the batcher's, the
 	// body's own compression (sent as compress_type), and a callback when
 	// the load has succeeded (on the upload's goroutine). rows < 0: not
@@ -101,6 +110,7 @@ type loadJob struct {
 
 // loadOutcome is one finished load.
 type loadOutcome struct {
+	seq     int // the load's number in its bundle
 	result  CommitResult
 	latency time.Duration
 	retries int
@@ -111,11 +121,12 @@ func newBatcher(ctx context.Context, ld loader, pool *chunkPool, db, table, pref
 	ctx, cancel := context.WithCancel(ctx)
 	b := &batcher{
 		ld: ld, pool: pool, db: db, table: table, prefix: prefix, run: run, headers: headers, opts: o,
-		twoPhase: o.Delivery == ExactlyOnce,
-		budget:   budget{batchBytes: o.MaxBatchBytes, batchRows: o.MaxBatchRows, loadBytes: o.MaxLoadBytes},
-		open:     map[string]*openBatch{},
-		sem:      make(chan struct{}, o.LoadsInFlight),
-		ctx:      ctx, cancel: cancel,
+		twoPhase:  o.Delivery == ExactlyOnce,
+		budget:    budget{batchBytes: o.MaxBatchBytes, batchRows: o.MaxBatchRows, loadBytes: o.MaxLoadBytes},
+		open:      map[string]*openBatch{},
+		plainTail: map[string]chan struct{}{},
+		sem:       make(chan struct{}, o.LoadsInFlight),
+		ctx:       ctx, cancel: cancel,
 		tgtN: -1,
 	}
 	if b.twoPhase {
@@ -299,9 +310,17 @@ func (b *batcher) flush(ob *openBatch) {
 }
 
 // start uploads j on a goroutine once a slot is free (back-pressure: the
-// bundle cannot outrun Doris by more than LoadsInFlight loads).
+// bundle cannot outrun Doris by more than LoadsInFlight loads, waiting ones
+// included). A plain load waits for its table's previous plain load: it is
+// visible once it returns, so a table's plain loads go one after another.
 func (b *batcher) start(j *loadJob) {
 	b.sem <- struct{}{}
+	j.seq = b.seq
+	b.seq++
+	if !j.twoPhase {
+		j.after, j.ended = b.plainTail[j.table], make(chan struct{})
+		b.plainTail[j.table] = j.ended
+	}
 	if j.twoPhase {
 		b.holding.Add(1)
 	} else {
@@ -346,6 +365,7 @@ func (b *batcher) finish() ([]loadOutcome, error) {
 	if b.firstErr == nil {
 		b.cancel()
 	}
+	slices.SortFunc(b.done, func(x, y loadOutcome) int { return x.seq - y.seq })
 	return b.done, b.firstErr
 }
 

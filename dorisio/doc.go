@@ -15,9 +15,9 @@
 // fused with whatever produces the rows: per bundle and per table it streams
 // batches of rows into two-phase-commit Stream Loads (two_phase_commit:
 // true), which leave the rows in Doris but invisible (PRECOMMITTED), and
-// emits one CommitResult per load when the bundle finishes. After the
-// Reshuffle, the commit stage commits each transaction by id; a repeated
-// commit is recognised and counted once. A runner keeps the outputs of one
+// emits its loads when the bundle finishes, per table in the order it cut
+// them. After the Reshuffle, the commit stage commits each transaction by
+// id (see Order); a repeated commit is recognised and counted once. A runner keeps the outputs of one
 // successful attempt per bundle, so a retried bundle's loads are committed
 // and the failed attempt's are not (the failing bundle aborts them, or
 // Doris' precommit timeout does). Row data is never shuffled: only the
@@ -66,6 +66,24 @@
 //
 // WithDelivery(AtLeastOnce) sends plain loads instead, visible at once, with
 // no Reshuffle and no commit stage.
+//
+// # Order
+//
+// Beam gives no order across bundles. Within a bundle, a table's rows
+// become visible in the order they arrived: with ExactlyOnce the commit
+// stage commits a table's loads one after another in the order the bundle
+// cut them (a load only once every earlier one is committed or known
+// lost), and plain loads (AtLeastOnce, rows with an ID), visible once they
+// return, are sent one after another per table. Different tables load and
+// commit at the same time. So a later upsert, or a delete
+// (WithDeleteSign), of a key in a UNIQUE KEY table wins over an earlier one
+// of the same bundle. Rows with an ID are visible once loaded while the
+// other rows of their table wait for the commit: between the two there is
+// no order. WriteFiles loads a file's ranges one after another, in file
+// order. For order across bundles (a runner that splits the input into
+// many bundles, a Reshuffle before Write, streaming), give the rows a
+// sequence column and use WithSequenceColumn: Doris then keeps, per key,
+// the row with the highest sequence value whatever order the loads land in.
 //
 // # Identity
 //

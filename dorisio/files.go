@@ -272,7 +272,11 @@ func (fn *fileLoadFn) FinishBundle(ctx context.Context, bf beam.BundleFinalizati
 			return fn.failBundle(ctx, err)
 		}
 	}
-	return fn.writeFn.FinishBundle(ctx, bf, emit)
+	groups, err := fn.finishBundle(ctx, bf)
+	for _, g := range groups {
+		loadResults(g, emit)
+	}
+	return err
 }
 
 func (fn *fileLoadFn) Teardown() {

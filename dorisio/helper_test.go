@@ -180,10 +180,11 @@ func lifecycle(t *testing.T, fn *writeFn, elems []any) ([]CommitResult, error) {
 	return lifecycleWith(context.Background(), fn, nil, elems)
 }
 
-// lifecycleWith drives one bundle under ctx, offering bf (nil: none).
+// lifecycleWith drives one bundle under ctx, offering bf (nil: none). The
+// results are the bundle's loads, per table in the order it cut them.
 func lifecycleWith(ctx context.Context, fn *writeFn, bf beam.BundleFinalization, elems []any) ([]CommitResult, error) {
 	var out []CommitResult
-	emit := func(r CommitResult) { out = append(out, r) }
+	emit := func(g tableLoads) { out = append(out, g.Loads...) }
 	for _, e := range elems {
 		if err := fn.ProcessElement(ctx, bf, e, emit); err != nil {
 			return out, err // runners call no FinishBundle after an error
@@ -209,19 +210,31 @@ func (f *finalizer) finalize() {
 	f.callbacks = nil
 }
 
-// commitBundle runs one commit-stage bundle by hand and returns its
-// results and error.
+// commitBundle runs one commit-stage bundle by hand over the loads rs (in
+// the order a precommit bundle cut them) and returns its results and error.
 func commitBundle(fn *commitFn, rs []CommitResult) ([]CommitResult, error) {
 	ctx := context.Background()
 	var out []CommitResult
 	emit := func(r CommitResult) { out = append(out, r) }
-	for _, r := range rs {
-		if err := fn.ProcessElement(ctx, r, emit); err != nil {
+	for _, g := range byTable(rs) {
+		if err := fn.ProcessElement(ctx, g, emit); err != nil {
 			return out, err
 		}
 	}
 	return out, fn.FinishBundle(ctx, emit)
 }
+
+// byTable groups loads by table as a precommit bundle emits them.
+func byTable(rs []CommitResult) []tableLoads {
+	outcomes := make([]loadOutcome, len(rs))
+	for i, r := range rs {
+		outcomes[i] = loadOutcome{seq: i, result: r}
+	}
+	return groupByTable(outcomes)
+}
+
+// dropLoads is an emitter for precommit bundles whose output a test ignores.
+func dropLoads(tableLoads) {}
 
 // buildWrite constructs Write's DoFns as Write would, set up for direct calls.
 func buildWrite(t *testing.T, cfg Config, elem any, opts ...WriteOption) *write {

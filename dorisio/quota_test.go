@@ -136,7 +136,7 @@ func TestAFailedBundleNamesEveryLoadItCouldNotAbort(t *testing.T) {
 			h := srv.Inject(doristest.Fault{Kind: doristest.BackendDown})
 			defer h.Remove()
 		}
-		if err = w.write.ProcessElement(ctx, nil, e, func(CommitResult) {}); err != nil {
+		if err = w.write.ProcessElement(ctx, nil, e, dropLoads); err != nil {
 			break
 		}
 	}

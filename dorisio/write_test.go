@@ -417,7 +417,7 @@ func lifecycleFailingAfter(t *testing.T, fn *writeFn, elems []any, after int64, 
 	t.Helper()
 	ctx := context.Background()
 	var out []CommitResult
-	emit := func(r CommitResult) { out = append(out, r) }
+	emit := func(g tableLoads) { out = append(out, g.Loads...) }
 	var fault *doristest.FaultHandle
 	defer func() {
 		if fault != nil {
@@ -460,7 +460,7 @@ func TestTeardownOfAnUnfinishedBundleAbortsItsLoads(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 	w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(100))
 	for _, e := range asElems(events(450, shortName)) {
-		if err := w.write.ProcessElement(context.Background(), nil, e, func(CommitResult) {}); err != nil {
+		if err := w.write.ProcessElement(context.Background(), nil, e, dropLoads); err != nil {
 			t.Fatal(err)
 		}
 	}
