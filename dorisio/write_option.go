@@ -81,6 +81,12 @@ type RetryPolicy struct {
 	// if shorter. A bundle whose own open loads already fill the quota fails
 	// at once: only its own commit could free them.
 	QuotaWait time.Duration
+	// TwoPCTimeout bounds one commit or abort of a two-phase load
+	// (_stream_load_2pc) as a whole, its attempts, backoffs and label-state
+	// questions included: default 2m. A silent FE then fails a commit within
+	// it, naming the phase the last attempt stopped in, instead of holding
+	// the stage for MaxAttempts × the 60s answer wait.
+	TwoPCTimeout time.Duration
 }
 
 // Defaults, chosen for Doris: it wants few large loads (too many small ones
@@ -374,7 +380,7 @@ func WithRetry(p RetryPolicy) WriteOption {
 			o.fail("WithRetry(%+v): negative value", p)
 			return
 		}
-		if p.QuotaWait < 0 {
+		if p.QuotaWait < 0 || p.TwoPCTimeout < 0 {
 			o.fail("WithRetry(%+v): negative value", p)
 			return
 		}
