@@ -83,9 +83,10 @@ type RetryPolicy struct {
 	QuotaWait time.Duration
 	// TwoPCTimeout bounds one commit or abort of a two-phase load
 	// (_stream_load_2pc) as a whole, its attempts, backoffs and label-state
-	// questions included: default 2m. A silent FE then fails a commit within
-	// it, naming the phase the last attempt stopped in, instead of holding
-	// the stage for MaxAttempts × the 60s answer wait.
+	// questions included, and the aborts of a failed bundle together (they
+	// run at the same time): default 2m. A silent FE then fails a commit
+	// within it, naming the phase the last attempt stopped in, instead of
+	// holding the stage for MaxAttempts × the 60s answer wait.
 	TwoPCTimeout time.Duration
 }
 
@@ -102,6 +103,9 @@ const (
 	DefaultMaxLoadBytes = 10 << 30
 	// DefaultQuotaWait bounds the wait on Doris' running-transaction quota.
 	DefaultQuotaWait = 10 * time.Minute
+	// DefaultTwoPCTimeout bounds one commit or abort, retries included, and
+	// the aborts of a failed bundle together.
+	DefaultTwoPCTimeout = 2 * time.Minute
 )
 
 func defaultWriteOptions() *writeOptions {

@@ -124,8 +124,8 @@ func (c *Client) forgotten(db string, txnID int64, label string, r twoPCResponse
 // 0) through PUT {fe}/api/{db}/_stream_load_2pc (§1.4, §5.2).
 //
 // nil means the txn is aborted: now, earlier (a repeated abort), or Doris
-// does not know it and its label (when given) is ABORTED or UNKNOWN:
-// nothing is left to abort. Kind ErrTxnCommitted means the txn, or its
+// does not know it and its label (when given) is ABORTED or UNKNOWN, or
+// the database does not exist: nothing is left to abort. Kind ErrTxnCommitted means the txn, or its
 // label's txn, is COMMITTED/VISIBLE: its rows are in. Kind ErrOutcomeUnknown
 // means every attempt lost its answer, or "not found" could not be settled
 // by the label's state; Abort is idempotent, so calling it again is safe.
@@ -143,7 +143,7 @@ func (c *Client) abort(ctx context.Context, db string, txnID int64, label string
 		return e
 	}
 	switch r.outcome {
-	case tpcSuccess, tpcAlreadyAborted:
+	case tpcSuccess, tpcAlreadyAborted, tpcNoDatabase:
 		return nil
 	case tpcCouldNotAbort, tpcAlreadyCommitted:
 		return c.txnErr("abort", db, txnID, label, r, ErrTxnCommitted, nil, "the rows of this txn are already loaded; do not load them again")

@@ -132,6 +132,9 @@ func TestAbortOutcomesFollowTheSpec(t *testing.T) {
 		{"abort by a label whose txn is VISIBLE is ErrTxnCommitted", 0, twoPCBody("ANALYSIS_ERROR", pre+"running transaction not found, label=job42_x"), "VISIBLE", ErrTxnCommitted},
 		{"abort by a label whose txn is ABORTED is success", 0, twoPCBody("ANALYSIS_ERROR", pre+"running transaction not found, label=job42_x"), "ABORTED", nil},
 		{"an FE refusing the password is ErrAuth", 42, `{"msg":"Unauthorized","code":401,"data":"Access denied for user 'loader@10.1.2.3' (using password: YES)","count":0}`, "", ErrAuth},
+		// Review finding 10: no txn can exist in a database that does not.
+		{"abort by label in an unknown database is success", 0, twoPCBody("ANALYSIS_ERROR", "TStatus: errCode = 7, detailMessage = unknown database, database=nodb"), "", nil},
+		{"abort by id in an unknown database is success", 42, twoPCBody("ANALYSIS_ERROR", pre+"Unknown database 'nodb'"), "", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
