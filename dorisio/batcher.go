@@ -55,7 +55,7 @@ type batcher struct {
 	tgtN              int
 	tgtBytes, tgtRows int64
 	seq               int                      // loads started, the next load's number
-	plainTail         map[string]chan struct{} // per table: closed when its last plain load has ended
+	plainTail         map[string]chan struct{} // per order (loadJob.order): closed when its last plain load has ended
 	sem               chan struct{}
 	wg                sync.WaitGroup
 	ctx               context.Context // the bundle's, cancelled when it fails
@@ -96,7 +96,8 @@ type loadJob struct {
 	err          error // how the load failed (set by upload)
 
 	seq   int           // the order the bundle started it in
-	after chan struct{} // plain loads: closed when the table's previous plain load has ended
+	order string        // plain loads wait for the previous one of the same order: "" is the table's
+	after chan struct{} // plain loads: closed when the previous one of the same order has ended
 	ended chan struct{} // plain loads: closed when this one has ended
 
 	// For WriteFiles' file ranges: headers instead of the batcher's, the
@@ -318,8 +319,12 @@ func (b *batcher) start(j *loadJob) {
 	j.seq = b.seq
 	b.seq++
 	if !j.twoPhase {
-		j.after, j.ended = b.plainTail[j.table], make(chan struct{})
-		b.plainTail[j.table] = j.ended
+		key := j.order
+		if key == "" {
+			key = "table:" + j.table
+		}
+		j.after, j.ended = b.plainTail[key], make(chan struct{})
+		b.plainTail[key] = j.ended
 	}
 	if j.twoPhase {
 		b.holding.Add(1)

@@ -80,7 +80,7 @@
 // of the same bundle. Rows with an ID are visible once loaded while the
 // other rows of their table wait for the commit: between the two there is
 // no order. WriteFiles loads a file's ranges one after another, in file
-// order. For order across bundles (a runner that splits the input into
+// order, and different files side by side. For order across bundles (a runner that splits the input into
 // many bundles, a Reshuffle before Write, streaming), give the rows a
 // sequence column and use WithSequenceColumn: Doris then keeps, per key,
 // the row with the highest sequence value whatever order the loads land in.

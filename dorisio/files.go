@@ -314,7 +314,9 @@ func (fn *fileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 	check := func(fi os.FileInfo) error { return f.changed(fi.Size(), fi.ModTime().UnixNano()) }
 	var loadErr error // the bundle's load error, which stops the reading
 	err = sp.split(r, f.Size, func(fr fileRange) error {
-		j := &loadJob{table: fn.Table, id: f.rangeID(fr.Start, fr.End), rows: fr.Records, bytes: fr.End - fr.Start}
+		// A file's ranges land in file order; files, which no order
+		// relates (they come through a Reshuffle), load side by side.
+		j := &loadJob{table: fn.Table, id: f.rangeID(fr.Start, fr.End), rows: fr.Records, bytes: fr.End - fr.Start, order: "file:" + f.Path}
 		if local {
 			j.body = streamload.NewFileBody(f.Path, fr.Start, fr.End-fr.Start, check)
 		} else {

@@ -1,6 +1,7 @@
 package dorisio
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"reflect"
@@ -164,4 +165,35 @@ func (s *slowLoader) Load(ctx context.Context, req streamload.LoadRequest) (*str
 	s.order = append(s.order, fakeLoad{table: req.Table, label: req.Label})
 	s.mu.Unlock()
 	return res, err
+}
+
+// WriteFiles loads a file's ranges in file order: a key updated later in
+// the file holds its later value (a big first range and a small last one
+// loaded side by side made the first land last).
+func TestWriteFilesLoadsAFilesRangesInFileOrder(t *testing.T) {
+	const keys = 200
+	srv := startServer(t, doristest.WithTable(uniqueDDL))
+	var data []byte
+	for k := 0; k < keys; k++ {
+		data = fmt.Appendf(data, "%d,old\n", k)
+	}
+	for k := 0; len(data) < 4<<20; k++ {
+		data = fmt.Appendf(data, "%d,filler\n", 1_000_000+k)
+	}
+	for k := 0; k < keys; k++ {
+		data = fmt.Appendf(data, "%d,new\n", k)
+	}
+	path := writeFile(t, t.TempDir(), "upserts.csv", data)
+	if err := loadFiles(t, configFor(srv, "u"), []string{path}, int64(bytes.Count(data, []byte{'\n'})), WithRangeBytes(4<<20)); err != nil {
+		t.Fatal(err)
+	}
+	stale := 0
+	for _, r := range srv.Rows("demo", "u") {
+		if r[1] == "old" {
+			stale++
+		}
+	}
+	if stale > 0 {
+		t.Errorf("%d of %d keys hold the value of an earlier range of the file", stale, keys)
+	}
 }
