@@ -25,7 +25,7 @@ func (b *batcher) abandon(ctx context.Context, cause error) error {
 	b.cancel()
 	b.wg.Wait()
 	for t, ob := range b.open {
-		ob.body.discard(b.pool)
+		ob.body.discard(b.pool, b.spoolFiles)
 		delete(b.open, t)
 	}
 	b.buffered = 0

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -48,20 +49,19 @@ type batcher struct {
 	opts     *writeOptions
 	budget   budget
 
-	open     map[string]*openBatch
-	buffered int64 // chunk capacity of the open in-memory batches
-	started  int   // two-phase loads started: n of the budget
-	// The budget's batch size for tgtN loads started (per row: no recount).
-	tgtN              int
-	tgtBytes, tgtRows int64
-	seq               int                      // loads started, the next load's number
-	plainTail         map[string]chan struct{} // per order (loadJob.order): closed when its last plain load has ended
-	sem               chan struct{}
-	wg                sync.WaitGroup
-	ctx               context.Context // the bundle's, cancelled when it fails
-	cancel            context.CancelFunc
+	open      map[string]*openBatch
+	buffered  int64                    // memory the open batches hold (chunk capacity)
+	started   int                      // two-phase loads started: n of the budget
+	cuts      map[string]int           // per table, the loads cut before its open batch (the budget's growth)
+	seq       int                      // loads started, the next load's number
+	plainTail map[string]chan struct{} // per order (loadJob.order): closed when its last plain load has ended
+	sem       chan struct{}
+	wg        sync.WaitGroup
+	ctx       context.Context // the bundle's, cancelled when it fails
+	cancel    context.CancelFunc
 
-	pool *chunkPool
+	pool       *chunkPool
+	spoolFiles *spoolFiles // of the open batches
 
 	// Shared with uploads: this bundle's two-phase loads (they hold their
 	// txn until the commit after the bundle), those of them waiting on the
@@ -82,6 +82,8 @@ type openBatch struct {
 	table string
 	body  batchBody
 	rows  int64
+	// The size at which the budget cuts this batch (budget.target).
+	maxBytes, maxRows int64
 }
 
 // loadJob is one load handed to an upload goroutine.
@@ -125,24 +127,17 @@ func newBatcher(ctx context.Context, ld loader, pool *chunkPool, db, table, pref
 		twoPhase:  o.Delivery == ExactlyOnce,
 		budget:    budget{batchBytes: o.MaxBatchBytes, batchRows: o.MaxBatchRows, loadBytes: o.MaxLoadBytes},
 		open:      map[string]*openBatch{},
+		cuts:      map[string]int{},
 		plainTail: map[string]chan struct{}{},
 		sem:       make(chan struct{}, o.LoadsInFlight),
 		ctx:       ctx, cancel: cancel,
-		tgtN: -1,
 	}
 	if b.twoPhase {
 		b.budget.max = o.MaxOpenTxns
 	}
+	b.spoolFiles = &spoolFiles{}
+	runtime.AddCleanup(b, (*spoolFiles).removeAll, b.spoolFiles)
 	return b
-}
-
-// target is the size at which batches are cut now.
-func (b *batcher) target() (bytes, rows int64) {
-	if b.tgtN != b.started {
-		b.tgtN = b.started
-		b.tgtBytes, b.tgtRows = b.budget.target(b.started)
-	}
-	return b.tgtBytes, b.tgtRows
 }
 
 // err is the first upload error, if any: the bundle stops at the next element.
@@ -176,9 +171,14 @@ func (b *batcher) add(table string, data []byte, rows int64) error {
 	if err != nil || len(data) == 0 {
 		return err
 	}
+	n := int64(len(data))
 	ob := b.open[table]
-	if ob != nil && ob.rows > 0 && b.wouldOverflow(ob, int64(len(data)), rows) && b.budget.canCut(b.started, len(b.open)) {
+	if ob != nil && ob.rows > 0 && b.wouldOverflow(ob, n, rows) && b.canCut() {
 		b.flush(ob)
+		ob = nil
+	}
+	if ob != nil && ob.rows > 0 && ob.body.n+n > b.opts.MaxLoadBytes && b.budget.canCutFull(b.started, len(b.open)) {
+		b.flush(ob) // full: cut into the budget's kept half rather than fail
 		ob = nil
 	}
 	if ob == nil {
@@ -186,9 +186,10 @@ func (b *batcher) add(table string, data []byte, rows int64) error {
 			return b.tooManyTables(table)
 		}
 		ob = &openBatch{table: table}
+		ob.maxBytes, ob.maxRows = b.budget.target(b.cuts[table])
 		b.open[table] = ob
 	}
-	if ob.body.n+int64(len(data)) > b.opts.MaxLoadBytes {
+	if ob.body.n+n > b.opts.MaxLoadBytes {
 		return b.loadTooBig(ob, len(data))
 	}
 	before := ob.body.memAlloc()
@@ -196,27 +197,39 @@ func (b *batcher) add(table string, data []byte, rows int64) error {
 	ob.rows += rows
 	b.buffered += ob.body.memAlloc() - before
 	switch {
-	case b.reached(ob) && b.budget.canCut(b.started, len(b.open)):
+	case b.reached(ob) && b.canCut():
 		b.flush(ob)
 	case !ob.body.spilled() && ob.body.n > b.opts.MaxBatchBytes:
 		b.spill(ob) // a grown batch: keep MaxBatchBytes per batch in memory
 	}
-	for b.buffered > b.opts.MaxBufferedBytes {
-		big := b.largestInMemory()
-		if big == nil {
-			break
-		}
-		if b.budget.canCut(b.started, len(b.open)) {
-			b.flush(big)
-		} else {
-			b.spill(big)
-		}
-	}
+	b.relieve()
 	if ob.body.err != nil {
 		return b.fail(fmt.Errorf("dorisio.Write: table %s.%s: %w", b.db, table, ob.body.spoolErr()))
 	}
 	return b.err()
 }
+
+// relieve brings the memory of the open batches back under
+// MaxBufferedBytes, largest batch first: a batch at least half its target
+// size is cut (a load worth making) when the budget allows; any other is
+// spilled to disk. Cutting small batches instead made one load per row of
+// a bundle writing to thousands of tables (review finding 7).
+func (b *batcher) relieve() {
+	for b.buffered > b.opts.MaxBufferedBytes {
+		big := b.largestInMemory()
+		if big == nil {
+			return
+		}
+		if !big.body.spilled() && (2*big.body.n >= big.maxBytes || 2*big.rows >= big.maxRows) && b.canCut() {
+			b.flush(big)
+			continue
+		}
+		b.spill(big)
+	}
+}
+
+// canCut reports whether the budget lets the bundle cut a load now.
+func (b *batcher) canCut() bool { return b.budget.canCut(b.started, len(b.open)) }
 
 // addOwn loads one element with an ID on its own, as a plain load under
 // its identity label (label.go): visible at once, idempotent by label
@@ -266,31 +279,33 @@ func (b *batcher) startOwn(j *loadJob) error {
 }
 
 // wouldOverflow reports whether adding n bytes and rows takes ob past the
-// size at which the budget cuts batches now.
+// size at which the budget cuts it.
 func (b *batcher) wouldOverflow(ob *openBatch, n, rows int64) bool {
-	maxBytes, maxRows := b.target()
-	return ob.body.n+n > maxBytes || ob.rows+rows > maxRows
+	return ob.body.n+n > ob.maxBytes || ob.rows+rows > ob.maxRows
 }
 
-// reached reports whether ob is at the size at which batches are cut now.
+// reached reports whether ob is at the size at which the budget cuts it.
 func (b *batcher) reached(ob *openBatch) bool {
-	maxBytes, maxRows := b.target()
-	return ob.body.n >= maxBytes || ob.rows >= maxRows
+	return ob.body.n >= ob.maxBytes || ob.rows >= ob.maxRows
 }
 
+// largestInMemory is the open batch holding the most memory, nil when none
+// holds any.
 func (b *batcher) largestInMemory() *openBatch {
 	var big *openBatch
 	for _, ob := range b.open {
-		if !ob.body.spilled() && (big == nil || ob.body.memAlloc() > big.body.memAlloc()) {
+		if m := ob.body.memAlloc(); m > 0 && (big == nil || m > big.body.memAlloc()) {
 			big = ob
 		}
 	}
 	return big
 }
 
+// spill moves ob's rows in memory to its spool file.
 func (b *batcher) spill(ob *openBatch) {
-	b.buffered -= ob.body.memAlloc()
-	ob.body.spill(b.opts.SpoolDir, b.pool)
+	before := ob.body.memAlloc()
+	ob.body.spill(b.opts.SpoolDir, b.pool, b.spoolFiles)
+	b.buffered -= before - ob.body.memAlloc()
 }
 
 // flush hands a batch to an upload goroutine.
@@ -298,7 +313,7 @@ func (b *batcher) flush(ob *openBatch) {
 	delete(b.open, ob.table)
 	b.buffered -= ob.body.memAlloc()
 	spilled := ob.body.spilled()
-	body, release, err := ob.body.body(b.pool)
+	body, release, err := ob.body.body(b.pool, b.spoolFiles)
 	if err != nil {
 		b.fail(fmt.Errorf("dorisio.Write: table %s.%s: %w", b.db, ob.table, err))
 		return
@@ -306,6 +321,7 @@ func (b *batcher) flush(ob *openBatch) {
 	if b.twoPhase {
 		b.started++
 	}
+	b.cuts[ob.table]++
 	b.start(&loadJob{table: ob.table, label: newLabel(b.prefix, b.run, ob.table), rows: ob.rows, bytes: ob.body.n,
 		spilled: spilled, twoPhase: b.twoPhase, body: body, release: release})
 }

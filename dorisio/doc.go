@@ -23,13 +23,20 @@
 // Doris' precommit timeout does). Row data is never shuffled: only the
 // small CommitResults are.
 //
-// A bundle keeps at most WithMaxOpenTxns loads open (default 20): past half
-// of them it makes bigger loads rather than more, spilled to disk
-// (WithSpoolDir) up to WithMaxLoadBytes. So a job of any size stays within
-// Doris' max_running_txn_num_per_db; a bundle that writes to more tables
-// than its budget fails, saying so. When Doris still refuses a load for its
-// transaction quota (other jobs), the load waits and is resent with the same
-// label (RetryPolicy.QuotaWait) instead of failing.
+// A bundle keeps at most WithMaxOpenTxns loads open (default 20): a table's
+// loads are cut at the batch limits for its first quarter of the budget,
+// then grow (doubling, spilled to disk in WithSpoolDir, up to
+// WithMaxLoadBytes) rather than multiply, and half the budget is kept for
+// the last loads of the bundle's tables, so that half as many tables as
+// the budget always fit, whatever order they arrive in. So a bundle of any
+// size stays within Doris' max_running_txn_num_per_db; a bundle that
+// writes to more tables than its budget can hold fails, saying so. The
+// budget is per bundle: where a batch stage runs as many bundles at once,
+// or one after another before any commit (Dataflow batch), their open
+// loads add up until the stage ends (see the guarantees below). When
+// Doris still refuses a load for its transaction quota (other jobs), the
+// load waits and is resent with the same label (RetryPolicy.QuotaWait)
+// instead of failing.
 //
 // Where the runner finalizes bundles (beam.BundleFinalization), a bundle's
 // loads are committed as soon as its output is durable, before the commit

@@ -126,6 +126,72 @@ func TestEightTablesInABundleWithABudgetOfFiveFailsSayingSo(t *testing.T) {
 	}
 }
 
+// Review finding 7: 7 tables whose rows arrive one table after another (a
+// sorted export, a file per table) with the default budget of 20 failed:
+// the first table cut 14 loads and the 7th found none. Half the budget is
+// now kept for the tables' last loads.
+func TestSevenTablesArrivingOneAfterAnotherFitTheDefaultBudget(t *testing.T) {
+	const tables, perTable = 7, 5000
+	var names []string
+	var in []Row
+	want := map[string][][]string{}
+	for tb := 0; tb < tables; tb++ {
+		name := fmt.Sprintf("s%d", tb)
+		names = append(names, name)
+		for i := 0; i < perTable; i++ {
+			in = append(in, Row{Table: name, Data: fmt.Appendf(nil, "%d,\"x\"\n", i)})
+			want[name] = append(want[name], []string{fmt.Sprint(i), "x"})
+		}
+	}
+	srv := startServer(t, tableOpts(names)...)
+	q, err := runPipeline(t, func(s beam.Scope) {
+		Write(s, configFor(srv, ""), beam.CreateList(s, in), WithMaxBatchRows(100)) // default WithMaxOpenTxns(20)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTables(t, srv, want)
+	if loads := counter(q, "loads"); loads > DefaultMaxOpenTxns {
+		t.Errorf("%d loads, over the budget of %d", loads, DefaultMaxOpenTxns)
+	}
+}
+
+// Review finding 7: a bundle writing a few rows to each of 3,000 tables
+// under a small WithMaxBufferedBytes cut a load whenever memory was short,
+// one load per row (12,000 for 12,000 rows; or failed, with a budget of
+// 3,500, for want of loads). The batches are spilled instead: one load per
+// table.
+func TestThousandsOfSmallTablesUnderAMemoryBoundMakeOneLoadEach(t *testing.T) {
+	const tables, rowsPer = 3000, 4
+	srv := startServer(t, doristest.WithRunningTxnQuota(100_000), doristest.WithCountOnly())
+	for i := 0; i < tables; i++ {
+		srv.CreateTable(fmt.Sprintf("demo.m%d(id BIGINT, name VARCHAR(64))", i))
+	}
+	var in []Row
+	for r := 0; r < rowsPer; r++ {
+		for i := 0; i < tables; i++ {
+			in = append(in, Row{Table: fmt.Sprintf("m%d", i), Data: fmt.Appendf(nil, "%d,%060d\n", r, i)})
+		}
+	}
+	q, err := runPipeline(t, func(s beam.Scope) {
+		Write(s, configFor(srv, ""), beam.CreateList(s, in), WithSpoolDir(t.TempDir()),
+			WithMaxBatchBytes(256<<10), WithMaxBufferedBytes(256<<10), WithMaxOpenTxns(3500))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for i := 0; i < tables; i++ {
+		n += srv.RowCount("demo", fmt.Sprintf("m%d", i))
+	}
+	if n != tables*rowsPer {
+		t.Errorf("%d rows committed, want %d", n, tables*rowsPer)
+	}
+	if loads := counter(q, "loads"); loads != tables {
+		t.Errorf("%d loads for %d tables of %d rows: want one per table", loads, tables, rowsPer)
+	}
+}
+
 // Budget reached, bodies spilled to disk, connections reset mid-body: the
 // spooled bodies are resent and every row lands once; no spool file is left.
 func TestSpilledLoadsResentAfterResetsLoadEveryRowOnce(t *testing.T) {

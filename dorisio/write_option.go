@@ -153,21 +153,28 @@ func WithFormat(f Format) WriteOption {
 }
 
 // WithMaxBatchRows caps the rows of one load (default 1,000,000; the Flink
-// connector's sink.buffer-flush.max-rows).
+// connector's sink.buffer-flush.max-rows). With ExactlyOnce it caps a
+// table's first WithMaxOpenTxns/4 loads of a bundle; the budget doubles it
+// for each later one.
 func WithMaxBatchRows(n int64) WriteOption {
 	return positive("WithMaxBatchRows", n, func(o *writeOptions) { o.MaxBatchRows = n })
 }
 
 // WithMaxBatchBytes caps the bytes of one load before compression (default
-// 64 MiB; the Flink connector's sink.buffer-flush.max-bytes). A single
-// pre-encoded element larger than this is sent as a load of its own.
+// 64 MiB; the Flink connector's sink.buffer-flush.max-bytes), and the bytes
+// a batch keeps in memory. A single pre-encoded element larger than this is
+// sent as a load of its own. With ExactlyOnce it caps a table's first
+// WithMaxOpenTxns/4 loads of a bundle; the budget doubles it for each later
+// one (spilled to WithSpoolDir), up to WithMaxLoadBytes.
 func WithMaxBatchBytes(n int64) WriteOption {
 	return positive("WithMaxBatchBytes", n, func(o *writeOptions) { o.MaxBatchBytes = n })
 }
 
-// WithMaxBufferedBytes caps the bytes buffered for all tables of a bundle
-// before the largest open batch is sent early (default 2 × MaxBatchBytes). It
-// bounds memory when one bundle writes to many tables.
+// WithMaxBufferedBytes caps the memory the open batches of a bundle hold,
+// all tables together (default 2 × MaxBatchBytes). Past it the largest
+// batch is sent early if it is at least half its load size (and the budget
+// allows a load), else spilled to WithSpoolDir. It bounds memory when one
+// bundle writes to many tables.
 func WithMaxBufferedBytes(n int64) WriteOption {
 	return positive("WithMaxBufferedBytes", n, func(o *writeOptions) { o.MaxBufferedBytes = n })
 }
@@ -182,10 +189,12 @@ func WithLoadsInFlight(n int) WriteOption {
 // WithMaxOpenTxns bounds the two-phase-commit loads one bundle starts, and
 // so keeps open until its commit (default 20 per bundle: 50 bundles writing
 // at once fit Doris' default max_running_txn_num_per_db of 1000; Flink's
-// connector holds one per table per subtask). Past half the budget the
-// bundle makes bigger loads, not more: the batch limits double with each
-// load, up to MaxLoadBytes, spilled to WithSpoolDir. A bundle that writes
-// to more tables than the budget fails, saying so. Ignored with
+// connector holds one per table per subtask). The bundle makes bigger loads,
+// not more: a table's batch limits double with each load it cuts after its
+// first n/4, up to MaxLoadBytes, spilled to WithSpoolDir; and half the
+// budget is kept for the last loads of the bundle's tables, so n/2 tables
+// always fit, in any order. A bundle that writes to more tables than the
+// budget holds fails, saying so. Ignored with
 // AtLeastOnce and for elements with an ID (their loads are not held open).
 func WithMaxOpenTxns(n int) WriteOption {
 	return positive("WithMaxOpenTxns", n, func(o *writeOptions) { o.MaxOpenTxns = n })
@@ -199,8 +208,9 @@ func WithMaxLoadBytes(n int64) WriteOption {
 	return positive("WithMaxLoadBytes", n, func(o *writeOptions) { o.MaxLoadBytes = n })
 }
 
-// WithSpoolDir sets the directory where batches grown past MaxBatchBytes
-// are spilled (default os.TempDir() on each worker). Disk use is bounded by
+// WithSpoolDir sets the directory where batches grown past MaxBatchBytes,
+// or spilled to keep within MaxBufferedBytes, are written (default
+// os.TempDir() on each worker). Disk use is bounded by
 // WithMaxOpenTxns × MaxLoadBytes per bundle; each file is removed when its
 // load ends.
 func WithSpoolDir(dir string) WriteOption {
