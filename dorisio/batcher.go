@@ -95,7 +95,8 @@ type loadJob struct {
 	twoPhase     bool
 	body         streamload.Body
 	release      func()
-	err          error // how the load failed (set by upload)
+	windows      []LoadWindow // a stream batch's (stream_batch.go)
+	err          error        // how the load failed (set by upload)
 
 	seq   int           // the order the bundle started it in
 	order string        // plain loads wait for the previous one of the same order: "" is the table's
@@ -411,14 +412,19 @@ func (b *batcher) tooManyTables(table string) error {
 // be cut.
 func (b *batcher) loadTooBig(ob *openBatch, n int) error {
 	if ob.rows == 0 {
-		return fmt.Errorf("dorisio.Write: an element for %s.%s holds %d bytes, more than one load may (WithMaxLoadBytes %d, Doris' streaming_load_max_mb)",
-			b.db, ob.table, n, b.opts.MaxLoadBytes)
+		return elementTooBig(b.db, ob.table, n, b.opts.MaxLoadBytes)
 	}
 	return fmt.Errorf("dorisio.Write: table %s.%s: a load of this bundle reached WithMaxLoadBytes(%d) (%d rows) and the open-transaction budget "+
 		"(WithMaxOpenTxns %d, %d loads started, %d tables with open batches) leaves no load to cut it into. Raise WithMaxOpenTxns "+
 		"(and Doris' max_running_txn_num_per_db), raise WithMaxLoadBytes up to Doris' streaming_load_max_mb, make bundles smaller, "+
 		"use WithDelivery(dorisio.AtLeastOnce), or give the elements IDs (Row.ID)",
 		b.db, ob.table, b.opts.MaxLoadBytes, ob.rows, b.budget.max, b.started, len(b.open))
+}
+
+// elementTooBig is the error of an element larger than a load may be.
+func elementTooBig(db, table string, n int, maxLoad int64) error {
+	return fmt.Errorf("dorisio.Write: an element for %s.%s holds %d bytes, more than one load may (WithMaxLoadBytes %d, Doris' streaming_load_max_mb)",
+		db, table, n, maxLoad)
 }
 
 // listSome joins up to n items, saying how many more there are.

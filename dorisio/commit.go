@@ -39,6 +39,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
@@ -62,6 +63,51 @@ type CommitResult struct {
 	// element with an ID, when its label was already loaded by an earlier
 	// attempt or run. The rows are in once either way.
 	AlreadyCommitted bool
+	// Windows says which windows the load's rows came from, and how many
+	// rows of each, in window order, with stream batching (a batch may
+	// hold rows of several windows, late ones included). At most
+	// maxResultWindows entries: past that, the last one spans the rest. Nil
+	// for loads made per bundle.
+	Windows []LoadWindow
+}
+
+// LoadWindow is the part of a load's rows that came from one window.
+type LoadWindow struct {
+	// StartMillis and EndMillis bound the window, [start, end), in event
+	// time as Unix milliseconds (Beam's resolution); both are 0 for the
+	// global window. Start and End return them as time.Time.
+	StartMillis, EndMillis int64
+	Rows                   int64
+}
+
+// maxResultWindows bounds CommitResult.Windows.
+const maxResultWindows = 64
+
+// IsGlobal reports whether w is the global window.
+func (w LoadWindow) IsGlobal() bool { return w.StartMillis == 0 && w.EndMillis == 0 }
+
+// Start is the window's first instant (zero for the global window).
+func (w LoadWindow) Start() time.Time {
+	if w.IsGlobal() {
+		return time.Time{}
+	}
+	return time.UnixMilli(w.StartMillis).UTC()
+}
+
+// End is the instant after the window's last one (zero for the global
+// window).
+func (w LoadWindow) End() time.Time {
+	if w.IsGlobal() {
+		return time.Time{}
+	}
+	return time.UnixMilli(w.EndMillis).UTC()
+}
+
+func (w LoadWindow) String() string {
+	if w.IsGlobal() {
+		return fmt.Sprintf("global window: %d rows", w.Rows)
+	}
+	return fmt.Sprintf("[%s, %s): %d rows", w.Start().Format(time.RFC3339Nano), w.End().Format(time.RFC3339Nano), w.Rows)
 }
 
 // commitFn is the finalize stage: it commits each precommitted load, a

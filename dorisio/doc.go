@@ -57,16 +57,17 @@
 //     commits fail with ErrTxnAborted naming the lost rows. Rows with an ID
 //     have no such limit.
 //   - Dataflow batch and streaming: exactly-once (retried bundles' outputs
-//     are discarded, shuffle output is durable). Not run in this
-//     repository's tests.
+//     are discarded, shuffle output is durable; see Streaming for stream
+//     batches). Not run in this repository's tests.
 //   - Flink batch: at-least-once without IDs: Beam's Flink translator turns
 //     the Reshuffle into a pipelined rebalance, so a re-executed precommit
 //     task loads its rows again under new labels.
 //   - Spark batch: at-least-once without IDs: a lost executor's repartition
 //     is recomputed, loading again.
 //   - Flink streaming: at-least-once without IDs after a restore from a
-//     checkpoint (elements are replayed into new labels).
-//   - direct: exactly-once (one bundle, no retries; no finalization).
+//     checkpoint (elements are replayed into new batches; see Streaming).
+//   - direct: exactly-once (one bundle, no retries; no finalization). It
+//     has no state or timers: stream batching cannot run there.
 //   - A crash and a re-run with the same LabelPrefix: exactly-once for rows
 //     with an ID; at-least-once without (what the crashed run committed is
 //     loaded again).
@@ -91,6 +92,52 @@
 // many bundles, a Reshuffle before Write, streaming), give the rows a
 // sequence column and use WithSequenceColumn: Doris then keeps, per key,
 // the row with the highest sequence value whatever order the loads land in.
+//
+// # Streaming
+//
+// On an unbounded input (a streaming source) Write batches rows across
+// bundles: a streaming runner makes small bundles, and one load per bundle
+// would overload Doris (each load makes a new version of every tablet it
+// touches). Rows are batched per table, in the runner's state, and each
+// batch is loaded as one load when it reaches MaxBatchRows or
+// MaxBatchBytes, or when it is WithFlushInterval old (default 5s; the Flink
+// connector's checkpoint interval): a table gets at most one load per
+// interval, or WithShards loads for a busy table spread over n keys. A
+// Write on bounded input does this with WithStreamBatching(true);
+// WithStreamBatching(false) keeps per-bundle loads on unbounded input.
+//
+// It costs a shuffle of the rows (chunked per bundle) into the batching
+// stage, and needs a runner with state and timers (prism, Dataflow, Flink;
+// not direct). The age is in event time: a batch is loaded once the
+// watermark passes its first row's timestamp plus the interval, so the
+// end of the input, or a drain, loads whatever is buffered, and a source
+// whose watermark stalls (an idle partition) holds its batches until the
+// watermark moves. The batching runs in the global window: a batch never
+// waits for a window to close, late rows are loaded, and
+// CommitResult.Windows says which windows a load's rows came from. Rows
+// with an ID are not batched: they are loaded on their own, as always.
+//
+// Each batch is a two-phase load (ExactlyOnce) committed after the
+// Reshuffle, under a label derived from the run, the batch's shard,
+// sequence number (kept in state) and content. What that gives per runner:
+//   - prism: exactly-once within a run; a failure fails the job, and a
+//     re-run loads again what the failed run committed (unless rows have
+//     IDs).
+//   - Dataflow streaming: exactly-once. A retried bundle reads the state
+//     and input the failed attempt read, forms the same batch and finds its
+//     own label (it adopts the earlier attempt's precommitted load, or
+//     counts its committed one once); the failed attempt's output is
+//     discarded, so a load no kept output names is never committed.
+//   - Flink streaming: at-least-once after a restore: the replayed input is
+//     batched again, and a batch with other rows than before gets another
+//     label (a batch is never dropped as "already loaded"); the same rows
+//     find their label.
+//
+// Memory: batches live in the runner's state, not in worker memory; a
+// worker holds the batches it is loading (LoadsInFlight + 1, of at most
+// MaxBatchBytes each) and one bundle's chunks (at most MaxBufferedBytes).
+// The open-transaction budget (WithMaxOpenTxns) does not grow stream
+// batches; each holds one transaction until its commit stage bundle.
 //
 // # Identity
 //

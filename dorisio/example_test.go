@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/memfs"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/periodic"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
@@ -21,6 +24,12 @@ type Order struct {
 
 func init() {
 	beam.RegisterType(reflect.TypeOf((*Order)(nil)).Elem())
+	register.Function2x1(tickToOrder)
+}
+
+// tickToOrder stands for a streaming source's decoding.
+func tickToOrder(ts beam.EventTime, _ []byte) Order {
+	return Order{ID: int64(ts), Item: "tick", Amount: 1}
 }
 
 // Write structs into a table, exactly once: here into a local
@@ -97,4 +106,27 @@ func ExampleWriteFiles() {
 	// Unordered output:
 	// ["1" "two\nlines"]
 	// ["2" "say \"hi\""]
+}
+
+// Write an unbounded input (here a periodic source; in production Kafka or
+// Pub/Sub): rows are batched per table across bundles, in the runner's
+// state, and each batch is one load, at most every 10 s of event time per
+// table shard (or when it reaches MaxBatchRows/MaxBatchBytes), committed
+// once. Needs a runner with state and timers (prism, Dataflow, Flink).
+func ExampleWithFlushInterval() {
+	p, s := beam.NewPipelineWithRoot()
+	now := time.Now()
+	orders := beam.ParDo(s, tickToOrder, periodic.Impulse(s, now, now.Add(time.Hour), time.Second, false))
+	results := dorisio.Write(s, dorisio.Config{
+		FEs:         []string{"http://fe1:8030"},
+		User:        "loader",
+		PasswordEnv: "DORIS_PASSWORD",
+		Database:    "demo",
+		Table:       "orders",
+		LabelPrefix: "orders_stream",
+	}, orders, dorisio.WithFlushInterval(10*time.Second), dorisio.WithShards(2))
+	_ = results // CommitResult.Windows: the windows of each load's rows
+	if err := beamx.Run(context.Background(), p); err != nil {
+		fmt.Println(err)
+	}
 }

@@ -139,6 +139,13 @@ const pipelineTimeout = 2 * time.Minute
 // default) under pipelineTimeout, returning its error and metrics.
 func runPipeline(t *testing.T, build func(s beam.Scope)) (metrics.QueryResults, error) {
 	t.Helper()
+	return runPipelineWithin(t, pipelineTimeout, build)
+}
+
+// runPipelineWithin is runPipeline under timeout: the test fails if the
+// pipeline has not finished by then (prism hangs on some timer shapes).
+func runPipelineWithin(t *testing.T, timeout time.Duration, build func(s beam.Scope)) (metrics.QueryResults, error) {
+	t.Helper()
 	p, s := beam.NewPipelineWithRoot()
 	build(s)
 	type result struct {
@@ -157,8 +164,8 @@ func runPipeline(t *testing.T, build func(s beam.Scope)) (metrics.QueryResults, 
 	select {
 	case r := <-done:
 		return r.res, r.err
-	case <-time.After(pipelineTimeout):
-		t.Fatalf("pipeline did not finish within %v", pipelineTimeout)
+	case <-time.After(timeout):
+		t.Fatalf("pipeline did not finish within %v", timeout)
 		return metrics.QueryResults{}, nil
 	}
 }

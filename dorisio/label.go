@@ -22,6 +22,12 @@ import (
 //     sha256(table + "\x00" + ID)>. The same (prefix, table, ID) gives the
 //     same label in every attempt and every run; "id" can never be a run
 //     (runs are 8 hex digits).
+//   - Batch labels (stream batching, stream_batch.go): a batch is loaded as
+//     an identity load whose ID is its (shard, sequence number, content
+//     hash), under the run's part: <prefix>:<run>:<table part>:<32 hex of
+//     sha256(table + "\x00" + ID)>. A retried load of the same batch finds
+//     its own label; the run is visible so that the lingering cleanup spares
+//     this run's batches and aborts those a crashed earlier run left open.
 //
 // The table part is the table name with every character outside
 // [-_A-Za-z0-9] replaced by '-', cut to maxTablePart: it is there for people
@@ -95,6 +101,18 @@ func newLabel(prefix, run, table string) string {
 // idLabel is the label of the load of the element with identity id in
 // table: the same in every attempt and every run with the same prefix.
 func idLabel(prefix, table, id string) string {
+	return idLabelPrefix(prefix) + tablePart(table) + labelSep + identityHex(table, id)
+}
+
+// batchLabel is the label of the stream batch with identity id in table,
+// in a run: the same in every attempt of that run.
+func batchLabel(prefix, run, table, id string) string {
+	return runLabelPrefix(prefix, run) + tablePart(table) + labelSep + identityHex(table, id)
+}
+
+// identityHex is the unique part of an identity label: 32 hex digits of
+// sha256(table + "\x00" + id).
+func identityHex(table, id string) string {
 	sum := sha256.Sum256([]byte(table + "\x00" + id))
-	return idLabelPrefix(prefix) + tablePart(table) + labelSep + hex.EncodeToString(sum[:16])
+	return hex.EncodeToString(sum[:16])
 }

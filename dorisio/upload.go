@@ -177,7 +177,7 @@ func (b *batcher) resultOf(j *loadJob, res *streamload.LoadResult) CommitResult 
 		Database: b.db, Table: j.table, Label: res.Label, TxnID: res.TxnID,
 		Rows: j.rows, Bytes: j.bytes,
 		LoadedRows: res.LoadedRows, FilteredRows: res.FilteredRows, UnselectedRows: res.UnselectedRows,
-		Committed: !j.twoPhase,
+		Committed: !j.twoPhase, Windows: j.windows,
 	}
 	if j.rows < 0 { // not counted before the load: as Doris counted them
 		r.Rows = res.TotalRows

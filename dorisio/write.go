@@ -13,6 +13,8 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/state"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/timers"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
@@ -25,7 +27,14 @@ func init() {
 	register.Emitter1[tableLoads]()
 	beam.RegisterType(reflect.TypeOf((*CommitResult)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*tableLoads)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*LoadWindow)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*Row)(nil)).Elem())
+	// Stream batching (stream_batch.go, stream_chunk.go).
+	register.DoFn6x1[context.Context, beam.Window, beam.EventTime, beam.X, func(beam.EventTime, string, []byte), func(Row), error](&streamChunkFn{})
+	register.Emitter3[beam.EventTime, string, []byte]()
+	register.Emitter1[Row]()
+	register.DoFn7x1[context.Context, beam.EventTime, state.Provider, timers.Provider, string, []byte, func(tableLoads), error](&streamBatchFn{})
+	beam.RegisterType(reflect.TypeOf((*batchMeta)(nil)).Elem())
 }
 
 // Write loads the elements of col into Doris and returns a PCollection of
@@ -44,12 +53,20 @@ func init() {
 func Write(s beam.Scope, cfg Config, col beam.PCollection, opts ...WriteOption) beam.PCollection {
 	s = s.Scope("dorisio.Write")
 	w, err := newWrite(s, cfg, col, opts)
+	if err == nil && w.stream != nil {
+		err = stateRunner()
+	}
 	if err != nil {
 		panic("dorisio.Write: " + err.Error())
 	}
 	// One element per bundle and table, its loads in the order their rows
 	// arrived (order.go).
-	pre := beam.ParDo(s.Scope("Precommit"), w.write, col)
+	var pre beam.PCollection
+	if w.stream != nil {
+		pre = writeStream(s, w, col)
+	} else {
+		pre = beam.ParDo(s.Scope("Precommit"), w.write, col)
+	}
 	// Results are emitted in FinishBundle, which puts them in the global
 	// window whatever the input's windowing; say so in the graph too.
 	pre = beam.WindowInto(s, window.NewGlobalWindows(), pre)
@@ -72,6 +89,9 @@ func loadResults(g tableLoads, emit func(CommitResult)) {
 type write struct {
 	write  *writeFn
 	commit *commitFn
+	// With stream batching (stream_batch.go); nil otherwise.
+	chunk  *streamChunkFn
+	stream *streamBatchFn
 }
 
 func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption) (*write, error) {
@@ -113,13 +133,23 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 		}
 		prefix = defaultPrefix()
 	}
-	return &write{
+	streaming, err := o.streaming(col)
+	if err != nil {
+		return nil, err
+	}
+	run := pipelineRunID(s)
+	w := &write{
 		write: &writeFn{
-			Conn: conn, DB: cfg.Database, Table: cfg.Table, LabelPrefix: prefix, RunID: pipelineRunID(s),
+			Conn: conn, DB: cfg.Database, Table: cfg.Table, LabelPrefix: prefix, RunID: run,
 			Headers: headers, Opts: *o, Elem: beam.EncodedType{T: t},
 		},
 		commit: &commitFn{Conn: conn, Retry: o.Retry},
-	}, nil
+	}
+	if streaming {
+		w.chunk = &streamChunkFn{Conn: conn, DB: cfg.Database, Table: cfg.Table, Opts: *o, Elem: beam.EncodedType{T: t}}
+		w.stream = newStreamBatchFn(conn, cfg.Database, prefix, run, headers, o)
+	}
+	return w, nil
 }
 
 // newClient builds the Stream Load client on a worker: the password is

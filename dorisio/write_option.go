@@ -63,6 +63,10 @@ type writeOptions struct {
 	AllOrNothing     bool
 	AbortLingering   bool
 	Files            fileOptions // WriteFiles only (files_option.go)
+	// Stream batching (stream_option.go).
+	Stream        streamMode
+	FlushInterval time.Duration
+	Shards        int
 
 	errs []string // construction errors, reported together by Write
 }
@@ -119,6 +123,8 @@ func defaultWriteOptions() *writeOptions {
 		Headers:       map[string]string{},
 		TimeZone:      defaultTimeZone,
 		Files:         defaultFileOptions(),
+		FlushInterval: DefaultFlushInterval,
+		Shards:        1,
 	}
 }
 
@@ -194,8 +200,10 @@ func WithLoadsInFlight(n int) WriteOption {
 // first n/4, up to MaxLoadBytes, spilled to WithSpoolDir; and half the
 // budget is kept for the last loads of the bundle's tables, so n/2 tables
 // always fit, in any order. A bundle that writes to more tables than the
-// budget holds fails, saying so. Ignored with
-// AtLeastOnce and for elements with an ID (their loads are not held open).
+// budget holds fails, saying so. Ignored with AtLeastOnce, for elements
+// with an ID (their loads are not held open) and with stream batching (each
+// batch is one load, cut by size and age; see "Streaming" in the package
+// doc).
 func WithMaxOpenTxns(n int) WriteOption {
 	return positive("WithMaxOpenTxns", n, func(o *writeOptions) { o.MaxOpenTxns = n })
 }

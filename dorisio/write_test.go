@@ -132,7 +132,8 @@ func TestWritePreEncodedChunks(t *testing.T) {
 
 // A test stream that advances the watermark between its batches makes prism
 // run one bundle per batch: the same table then gets loads from several
-// bundles, each committed once.
+// bundles, each committed once. (Per-bundle loads: stream batching, the
+// default for this unbounded input, would make them one load.)
 func TestWriteManyBundlesPerTable(t *testing.T) {
 	requirePrism(t, "TestStream")
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
@@ -156,7 +157,7 @@ func TestWriteManyBundlesPerTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	q, err := runPipeline(t, func(s beam.Scope) {
-		res := Write(s, configFor(srv, "events"), teststream.Create(s, stream), WithLoadHeader("column_separator", `\t`))
+		res := Write(s, configFor(srv, "events"), teststream.Create(s, stream), WithLoadHeader("column_separator", `\t`), WithStreamBatching(false))
 		assertCommitted(s, res, 400)
 	})
 	if err != nil {

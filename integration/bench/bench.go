@@ -34,14 +34,22 @@ type Config struct {
 	RSSBatchBytes int64
 	CSVMB         int64
 	SkipGzip      bool
-	Out           string
-	WorkDir       string
-	Timeout       time.Duration
-	Verbose       bool
+	// The streaming example (pipelines/load --stream): a run offered Rows
+	// rows within one second, more than Write's stream batching takes,
+	// measures stream_rows_per_s; a run at NominalRate rows/s for
+	// NominalDuration measures the latency of a stream Write keeps up with.
+	NominalRate     int64
+	NominalDuration time.Duration
+	FlushInterval   time.Duration
+	Out             string
+	WorkDir         string
+	Timeout         time.Duration
+	Verbose         bool
 }
 
 func defaultConfig() Config {
-	return Config{Rows: 2_000_000, Tables: 4, Runs: 3, RSSFactor: 10, RSSBatchBytes: 8 << 20, CSVMB: 512, Out: "bench.json", Timeout: 15 * time.Minute}
+	return Config{Rows: 2_000_000, Tables: 4, Runs: 3, RSSFactor: 10, RSSBatchBytes: 8 << 20, CSVMB: 512, Out: "bench.json", Timeout: 15 * time.Minute,
+		NominalRate: 2000, NominalDuration: 10 * time.Second, FlushInterval: 2 * time.Second}
 }
 
 // Result is what bench.json holds.
@@ -116,6 +124,23 @@ type Result struct {
 	FilesMBPerSecRuns      []float64 `json:"files_mb_per_s_runs"`
 	FilesRSSBytes          int64     `json:"files_peak_rss_bytes"`
 	CurlSkipped            string    `json:"curl_skipped,omitempty"`
+	// The streaming example on prism (pipelines/load --stream, count-only
+	// server): saturated (Rows offered within one second) and at the
+	// nominal rate. Latency is from a row's event time to its load's
+	// commit, p50 and p99 over rows.
+	StreamRowsPerSec     float64   `json:"stream_rows_per_s"`
+	StreamRowsPerSecRuns []float64 `json:"stream_rows_per_s_runs"`
+	StreamLoadsPerSec    float64   `json:"stream_loads_per_s"`
+	StreamAvgLoadRows    int64     `json:"stream_avg_load_rows"`
+	StreamP50Ms          int64     `json:"stream_p50_ms"`
+	StreamP99Ms          int64     `json:"stream_p99_ms"`
+	StreamFlushMs        int64     `json:"stream_flush_interval_ms"`
+	NominalRate          int64     `json:"stream_nominal_rate"`
+	NominalSeconds       float64   `json:"stream_nominal_seconds"`
+	NominalLoadsPerSec   float64   `json:"stream_nominal_loads_per_s"`
+	NominalAvgLoadRows   int64     `json:"stream_nominal_avg_load_rows"`
+	NominalP50Ms         int64     `json:"stream_nominal_p50_ms"`
+	NominalP99Ms         int64     `json:"stream_nominal_p99_ms"`
 
 	GoVersion  string  `json:"go_version"`
 	GOMAXPROCS int     `json:"gomaxprocs"`
@@ -155,6 +180,9 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Result, error) {
 		return nil, err
 	}
 	if err := b.pipelines(ctx, res); err != nil {
+		return nil, err
+	}
+	if err := b.stream(ctx, res); err != nil {
 		return nil, err
 	}
 	if err := b.client(ctx, res); err != nil {
@@ -231,6 +259,10 @@ type pipelineRun struct {
 	maxRSS               int64            // bytes
 	peakOpen             int64            // most loads a bundle held open
 	wall                 time.Duration
+	// --stream runs only
+	loadsPerSec  float64
+	avgLoadRows  int64
+	p50Ms, p99Ms int64
 }
 
 var (
@@ -286,6 +318,16 @@ func (b *bencher) runLoad(ctx context.Context, kind string, rows int64, args ...
 		}
 		if m := openRE.FindStringSubmatch(out); m != nil {
 			r.peakOpen, _ = strconv.ParseInt(m[1], 10, 64)
+		}
+		if kind == "stream" {
+			m := streamRE.FindStringSubmatch(out)
+			if m == nil {
+				return nil, fmt.Errorf("load %s: no stream line in:\n%s", strings.Join(args, " "), tail(out))
+			}
+			r.loadsPerSec, _ = strconv.ParseFloat(m[1], 64)
+			r.avgLoadRows, _ = strconv.ParseInt(m[2], 10, 64)
+			r.p50Ms, _ = strconv.ParseInt(m[3], 10, 64)
+			r.p99Ms, _ = strconv.ParseInt(m[4], 10, 64)
 		}
 	}
 	if r.rows != rows {
@@ -574,6 +616,9 @@ func PrintTable(w io.Writer, r *Result) {
 			r.GzipRowsPerSec, r.GzipMBPerSec, r.WriteRowsPerSec, r.WriteMBPerSec, r.GzipVsPlain, float64(r.GzipRSSBytes)/1e6)
 	}
 	fmt.Fprintf(w, "10× write: %.0f rows/s, at most %d loads open at once in a bundle; noop peak RSS %.0f MB\n", r.Write10xRowsSec, r.PeakOpenTxns, float64(r.NoopRSSBytes)/1e6)
+	fmt.Fprintf(w, "stream (--stream, flush interval %d ms): saturated %.0f rows/s, %.2f loads/s of %d rows, event to visible p50 %d ms, p99 %d ms; at %d rows/s for %.0fs: %.2f loads/s of %d rows, p50 %d ms, p99 %d ms\n",
+		r.StreamFlushMs, r.StreamRowsPerSec, r.StreamLoadsPerSec, r.StreamAvgLoadRows, r.StreamP50Ms, r.StreamP99Ms,
+		r.NominalRate, r.NominalSeconds, r.NominalLoadsPerSec, r.NominalAvgLoadRows, r.NominalP50Ms, r.NominalP99Ms)
 	fmt.Fprintf(w, "runs: write %v rows/s; noop %v; client-mem %v MB/s; raw-mem %v; WriteFiles %v; curl %v\n",
 		fmtFloats(r.WriteRowsPerSecRuns, 0), fmtFloats(r.NoopRowsPerSecRuns, 0), fmtFloats(r.ClientMemMBPerSecRun, 1), fmtFloats(r.RawMemMBPerSecRuns, 1),
 		fmtFloats(r.FilesMBPerSecRuns, 1), fmtFloats(r.CurlMBPerSecRuns, 1))

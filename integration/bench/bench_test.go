@@ -22,7 +22,8 @@ func TestBenchSmall(t *testing.T) {
 	defer cancel()
 	dir := t.TempDir()
 	cfg := Config{Rows: 20_000, Tables: 2, Runs: 1, RSSFactor: 2, CSVMB: 4, SkipGzip: false,
-		Out: filepath.Join(dir, "bench.json"), WorkDir: filepath.Join(dir, "work"), Timeout: 4 * time.Minute}
+		Out: filepath.Join(dir, "bench.json"), WorkDir: filepath.Join(dir, "work"), Timeout: 4 * time.Minute,
+		NominalRate: 1000, NominalDuration: time.Second, FlushInterval: 500 * time.Millisecond}
 	var log strings.Builder
 	res, err := Run(ctx, cfg, &log)
 	if err != nil {
@@ -47,6 +48,8 @@ func TestBenchSmall(t *testing.T) {
 		"client_file_mb_per_s", "rawput_file_mb_per_s", "rss_1x_bytes", "rss_10x_bytes",
 		"rows", "runs", "loads_per_table", "avg_load_mb", "gzip_rows_per_s", "gzip_mb_per_s",
 		"go_version", "gomaxprocs", "timestamp", "peak_open_txns", "files_mb_per_s", "files_peak_rss_bytes",
+		"stream_rows_per_s", "stream_loads_per_s", "stream_avg_load_rows", "stream_p50_ms", "stream_p99_ms",
+		"stream_nominal_loads_per_s", "stream_nominal_p50_ms", "stream_nominal_p99_ms",
 	} {
 		v, ok := m[k]
 		if !ok {
@@ -98,6 +101,10 @@ func TestSummaryRegexps(t *testing.T) {
 	}
 	if m := openRE.FindStringSubmatch("open loads: at most 4 at once in a bundle (--max-open-txns 20), 0 already committed"); m == nil || m[1] != "4" {
 		t.Errorf("open-loads regexp: %q", m)
+	}
+	stream := "stream: 2000 rows/s for 10s, flush interval 2s, 1 shard(s) per table: 20 loads, 2.01 loads/s, avg 1000 rows (58.5 KB) per load; event to visible: p50 1021 ms, p99 2021 ms\n"
+	if m := streamRE.FindStringSubmatch(stream); m == nil || m[1] != "2.01" || m[2] != "1000" || m[3] != "1021" || m[4] != "2021" {
+		t.Errorf("stream regexp: %q", m)
 	}
 	noop := "noop sink: 1000000 rows, 60.4 MB in 0.57s: 1758839 rows/s, 106.2 MB/s\n"
 	if m := noopRE.FindStringSubmatch(noop); m == nil || m[4] != "1758839" || m[5] != "106.2" {

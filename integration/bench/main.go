@@ -28,8 +28,14 @@
 //     use -rss-batch-bytes (8 MiB) batches, which 2 M rows fill many times
 //     (with Write's 64 MiB default that takes about 5 M rows).
 //
-// Also: loads per table and average load size, and the gzip-compressed
-// write pipeline (--compression gz).
+// Also: loads per table and average load size, the gzip-compressed write
+// pipeline (--compression gz), and the streaming example (--stream):
+// stream_rows_per_s with -rows offered within one second (more than it
+// takes), and at -stream-rate for -stream-duration; each with loads per
+// second, rows per load and the latency from event to visible (p50, p99).
+// A stream run's rows/s is its rows over the pipeline's time, which
+// includes the last flush interval's tail.
+
 package main
 
 import (
@@ -51,6 +57,9 @@ func main() {
 	flag.Int64Var(&cfg.RSSBatchBytes, "rss-batch-bytes", cfg.RSSBatchBytes, "--batch-bytes of the RSS runs, small enough that the 1× run fills the bounded buffers (0: Write's default, reusing the write runs)")
 	flag.Int64Var(&cfg.CSVMB, "csv-mb", cfg.CSVMB, "size in MB of the CSV file of the client-vs-raw-PUT, client-vs-curl and file-vs-curl measurements")
 	flag.BoolVar(&cfg.SkipGzip, "skip-gzip", false, "skip the gzip pipeline runs")
+	flag.Int64Var(&cfg.NominalRate, "stream-rate", cfg.NominalRate, "rows per second of the nominal streaming run")
+	flag.DurationVar(&cfg.NominalDuration, "stream-duration", cfg.NominalDuration, "duration of the nominal streaming run")
+	flag.DurationVar(&cfg.FlushInterval, "stream-flush-interval", cfg.FlushInterval, "--flush-interval of the streaming runs")
 	flag.StringVar(&cfg.Out, "out", cfg.Out, "where to write the JSON results")
 	flag.StringVar(&cfg.WorkDir, "workdir", "", "directory for binaries and the CSV file (default: a temp dir, removed at the end)")
 	flag.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "deadline of the whole benchmark")

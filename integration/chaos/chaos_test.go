@@ -38,7 +38,7 @@ func TestEveryRowCommittedExactlyOnceUnderRandomFaults(t *testing.T) {
 		}
 		t.Logf("seed %d: %s in %d run(s), %.2fs; fired %v", seed, rep.Outcome, rep.Runs, rep.Duration.Seconds(), rep.Fired)
 	}
-	want := []string{"PrecommitExpiry", "poison-bundle", "outage", "SpilledLoads", "QuotaWait", "IdentitySkipped", "TwoWrites"}
+	want := []string{"PrecommitExpiry", "poison-bundle", "outage", "SpilledLoads", "QuotaWait", "IdentitySkipped", "TwoWrites", "Stream"}
 	for _, k := range scenario.Kinds {
 		want = append(want, k.String())
 	}
@@ -61,7 +61,7 @@ func joinLines(lines []string) string {
 // The command prints failing seeds and the final count line, and exits 1
 // when a seed fails; here with two passing seeds.
 func TestCommandPrintsTheCountLine(t *testing.T) {
-	if code := run(0, 1, 2, 1, 90*time.Second); code != 0 {
+	if code := run(0, 1, 2, 1, 90*time.Second, false); code != 0 {
 		t.Fatalf("exit status %d for seeds 1-2", code)
 	}
 }

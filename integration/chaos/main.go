@@ -3,6 +3,7 @@
 //
 //	go run ./integration/chaos -seeds 500        # seeds 1..500
 //	go run ./integration/chaos -seed 42          # one seed, verbosely
+//	go run ./integration/chaos -seeds 200 -stream  # every plan streaming
 //
 // It prints one line per failing seed and finally "N passed, N failed",
 // and exits with status 1 if any seed failed.
@@ -29,19 +30,20 @@ func main() {
 	one := flag.Int64("seed", 0, "run only this seed, verbosely (its plan, faults fired, errors, server log)")
 	parallel := flag.Int("parallel", 1, "scenarios run at once (1 or 2 suit a 2-core machine)")
 	timeout := flag.Duration("pipeline-timeout", 90*time.Second, "bound on each pipeline run")
+	stream := flag.Bool("stream", false, "make every seed's plan a streaming one (unbounded input, stream batching)")
 	flag.Parse()
 	beam.Init()
-	os.Exit(run(*one, *first, *seeds, *parallel, *timeout))
+	os.Exit(run(*one, *first, *seeds, *parallel, *timeout, *stream))
 }
 
-func run(one, first int64, seeds, parallel int, timeout time.Duration) int {
+func run(one, first int64, seeds, parallel int, timeout time.Duration, stream bool) int {
 	ctx := context.Background()
 	if one != 0 {
 		slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 		rep := scenario.Run(ctx, one, scenario.Options{
-			PipelineTimeout: timeout,
-			Logf:            func(f string, a ...any) { fmt.Printf(f+"\n", a...) },
-			ServerLogger:    slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+			PipelineTimeout: timeout, Stream: stream,
+			Logf:         func(f string, a ...any) { fmt.Printf(f+"\n", a...) },
+			ServerLogger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		})
 		fmt.Printf("seed %d: %d run(s) in %.2fs\n", one, rep.Runs, rep.Duration.Seconds())
 		if rep.Err != nil {
@@ -72,7 +74,7 @@ func run(one, first int64, seeds, parallel int, timeout time.Duration) int {
 		go func() {
 			defer wg.Done()
 			for seed := range next {
-				rep := scenario.Run(ctx, seed, scenario.Options{PipelineTimeout: timeout})
+				rep := scenario.Run(ctx, seed, scenario.Options{PipelineTimeout: timeout, Stream: stream})
 				mu.Lock()
 				for k, n := range rep.Fired {
 					fired[k] += n

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // progName is how usage and errors name the program, whatever its path.
@@ -68,6 +69,8 @@ func newCLI(fs *flag.FlagSet, o *options) *cli {
 				fs.IntVar(v, d.name, *v, d.usage)
 			case *int64:
 				fs.Int64Var(v, d.name, *v, d.usage)
+			case *time.Duration:
+				fs.DurationVar(v, d.name, *v, d.usage)
 			case flag.Value:
 				fs.Var(v, d.name, d.usage)
 			default:
@@ -147,6 +150,8 @@ func (c *cli) kind(name string) string {
 		return "a whole number"
 	case float64:
 		return "a number"
+	case time.Duration:
+		return "a duration such as 500ms or 10s"
 	}
 	return "a valid value"
 }
@@ -263,6 +268,7 @@ Examples:
   DORIS_PASSWORD=... load --fe http://fe:8030 --user loader --db demo --table events --tables 4
   load --input 'data/*.csv' --table people --ddl 'demo.people(id BIGINT, name VARCHAR(32))'
   load --fe http://fe:8030 --input 'gs://bucket/export/*.csv.gz' --table people --header-lines 1 --label-prefix people_daily
+  load --stream --duration 10s --rate 2000 --flush-interval 2s
   load --fe http://fe:8030 --runner=universal --endpoint=localhost:8073 --environment_type=LOOPBACK
 
 Exit status: 0 done, 1 the job failed, 2 a flag or setting was refused.

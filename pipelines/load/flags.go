@@ -7,7 +7,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 )
@@ -27,6 +29,11 @@ type options struct {
 	allOrNothing, abortLingering                      bool
 	cpuProfile                                        string
 	headers                                           headerFlags
+	// --stream (stream.go)
+	stream                  bool
+	duration, flushInterval time.Duration
+	rate                    int64
+	shards                  int
 
 	// given holds the flags set on the command line (cli.parse), for the
 	// checks of flags that cannot apply together.
@@ -47,13 +54,14 @@ func defaultOptions() *options {
 		maxOpenTxns: dorisio.DefaultMaxOpenTxns, maxLoadBytes: dorisio.DefaultMaxLoadBytes,
 		delivery: "exactly-once", sink: "doris", headers: headerFlags{},
 		csvDialect: string(dorisio.RFC4180), columnSeparator: ",", fileCompression: "auto",
+		duration: 10 * time.Second, rate: 2000, flushInterval: dorisio.DefaultFlushInterval, shards: 1,
 	}
 }
 
 // flagGroups declares every flag of the program, in the order --help shows
 // them. To add a flag: one line in the group it belongs to, with its check.
 func flagGroups(o *options) []flagGroup {
-	return []flagGroup{connectionFlags(o), inputFlags(o), loadingFlags(o), outputFlags(o)}
+	return []flagGroup{connectionFlags(o), inputFlags(o), loadingFlags(o), streamFlags(o), outputFlags(o)}
 }
 
 func connectionFlags(o *options) flagGroup {
@@ -129,6 +137,21 @@ func loadingFlags(o *options) flagGroup {
 	}}
 }
 
+func streamFlags(o *options) flagGroup {
+	return flagGroup{"Streaming", []flagDef{
+		{name: "stream", value: &o.stream,
+			usage: "write an unbounded synthetic stream (--rate rows per second for --duration) with stream batching, instead of --rows; the summary adds loads per second and the latency from event to visible"},
+		{name: "duration", value: &o.duration, check: atLeastDuration(&o.duration, time.Millisecond),
+			usage: "with --stream: how long the source produces rows (`duration`, e.g. 10s); the job then ends by itself"},
+		{name: "rate", value: &o.rate, check: atLeast(&o.rate, 1),
+			usage: "with --stream: `rows` per second"},
+		{name: "flush-interval", value: &o.flushInterval, feeds: "WithFlushInterval",
+			usage: "with --stream: the `age`, in event time, at which a batch is loaded unless it filled up before (the Flink connector's checkpoint interval)"},
+		{name: "shards", value: &o.shards, feeds: "WithShards",
+			usage: "with --stream: batches per table (`N`), for a table too busy for one load at a time"},
+	}}
+}
+
 func outputFlags(o *options) flagGroup {
 	return flagGroup{"Output", []flagDef{
 		{name: "sink", value: &o.sink, check: oneOf(&o.sink, "doris", "noop"),
@@ -158,6 +181,12 @@ func checkCombinations(o *options) []string {
 	if o.countOnly && o.fe != "" {
 		bad = append(bad, "--count-only is a mode of the embedded server; it cannot apply with --fe")
 	}
+	if o.stream && o.input != "" {
+		bad = append(bad, "--stream generates a synthetic stream; it cannot read --input")
+	}
+	if r := *runners.Runner; o.stream && (r == "direct" || r == "DirectRunner") {
+		bad = append(bad, "--stream needs a runner with state and timers (prism, the default; Dataflow; Flink): Beam's direct runner has none")
+	}
 	return append(bad, checkInputFlags(o)...)
 }
 
@@ -186,6 +215,15 @@ func orList(words []string) string {
 		return words[0]
 	}
 	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+func atLeastDuration(p *time.Duration, least time.Duration) func() error {
+	return func() error {
+		if *p < least {
+			return fmt.Errorf("want %v or more", least)
+		}
+		return nil
+	}
 }
 
 func nonEmpty(p *string, what string) func() error {

@@ -182,3 +182,51 @@ func TestFileRangesLoadOnceAcrossReRunsUnderASmallCluster(t *testing.T) {
 		t.Errorf("peak running txns %d over the quota of 20", peak)
 	}
 }
+
+// --stream (issue 12): an unbounded source for a few seconds, batched
+// across bundles: at most one load per table per flush interval (plus the
+// tail), every row once, and the stream line with loads per second and the
+// latency from event to visible.
+func TestStreamRunLoadsEveryRowOnceAtMostOneLoadPerInterval(t *testing.T) {
+	if r := *ptest.Runner; r != "" && r != "prism" {
+		t.Skipf("--stream needs state and timers, which only prism of the test runners has; -runner=%s", r)
+	}
+	o := defaultTestOptions()
+	o.stream, o.duration, o.rate, o.flushInterval, o.tables = true, 3*time.Second, 1500, time.Second, 2
+	out, err := captureStdout(t, func() error { return runWithin(t, o) })
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "verification: counts match: 4500 rows in 2 table(s)") {
+		t.Errorf("output lacks the verification of 4,500 rows:\n%s", out)
+	}
+	m := regexp.MustCompile(`stream: 1500 rows/s for 3s, flush interval 1s, 1 shard\(s\) per table: (\d+) loads, [\d.]+ loads/s, avg \d+ rows \([\d.]+ KB\) per load; event to visible: p50 (\d+) ms, p99 (\d+) ms`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("output lacks the stream line:\n%s", out)
+	}
+	loads, _ := strconv.Atoi(m[1])
+	p50, _ := strconv.Atoi(m[2])
+	p99, _ := strconv.Atoi(m[3])
+	if loads < 2 || loads > 2*(3+1) {
+		t.Errorf("%d loads into 2 tables over 3 s with a 1 s interval: want 2 to 8", loads)
+	}
+	if p50 <= 0 || p99 < p50 {
+		t.Errorf("latency p50 %d ms, p99 %d ms", p50, p99)
+	}
+}
+
+func TestLatencyPercentilesReadTheHistogram(t *testing.T) {
+	c := map[string]int64{}
+	for ms, rows := range map[int64]int64{10: 50, 100: 40, 1000: 9, 5000: 1} {
+		c["load/latency_le_"+strconv.FormatInt(latencyBucket(ms), 10)] += rows
+	}
+	p50, p99, ok := latencyPercentiles(c)
+	if !ok || p50 < 10 || p50 > 11 || p99 < 1000 || p99 > 1050 {
+		t.Errorf("p50 %d, p99 %d (ok %v): want ~10 and ~1000 within 5%%", p50, p99, ok)
+	}
+	for _, ms := range []int64{0, 1, 2, 7, 999, 1000, 123456} {
+		if b := latencyBucket(ms); b < ms || float64(b) > 1.05*float64(ms)+1 {
+			t.Errorf("bucket of %d ms is %d", ms, b)
+		}
+	}
+}

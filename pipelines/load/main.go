@@ -11,7 +11,12 @@
 //	go run ./pipelines/load
 //	go run ./pipelines/load --rows 1000000 --tables 8
 //	go run ./pipelines/load --input 'data/*.csv' --table events --ddl 'demo.events(id BIGINT, name VARCHAR(32))'
+//	go run ./pipelines/load --stream --duration 10s --rate 2000 --flush-interval 2s
 //	DORIS_PASSWORD=... go run ./pipelines/load --fe http://fe:8030 --user loader --db demo --table events
+//
+// --stream writes an unbounded synthetic stream instead (--rate rows per
+// second for --duration) with dorisio.Write's stream batching, and adds
+// loads per second and the latency from event to visible to the summary.
 //
 // It runs on prism by default; --runner, --endpoint and --environment_type
 // are Beam's own flags, so the same binary submits to a job server
@@ -96,8 +101,15 @@ func run(ctx context.Context, o *options) error {
 		rows := buildSource(s, o)
 		if o.sink == "noop" {
 			beam.ParDo0(s, noopSink, rows)
-		} else if _, err := write(s, cfg, rows, writeOptions(o)); err != nil { // the summary reads Write's per-table metrics
-			return err
+		} else {
+			// The summary reads Write's own per-table metrics.
+			results, err := write(s, cfg, rows, writeOptions(o))
+			if err != nil {
+				return err
+			}
+			if o.stream {
+				beam.ParDo0(s, &latencyFn{}, results)
+			}
 		}
 	}
 
@@ -214,6 +226,9 @@ func writeOptions(o *options) []dorisio.WriteOption {
 	for k, v := range o.headers {
 		opts = append(opts, dorisio.WithLoadHeader(k, v))
 	}
+	// Write ignores them without stream batching (bounded input), but
+	// checks them: a bad value is refused whatever the mode.
+	opts = append(opts, dorisio.WithFlushInterval(o.flushInterval), dorisio.WithShards(o.shards))
 	return opts
 }
 
@@ -248,8 +263,12 @@ func newEmbedded(o *options, opts []doristest.Option) (srv *doristest.Server, er
 }
 
 // buildSource returns PCollection<dorisio.Row>: synthetic events routed to
-// their tables (--input goes through dorisio.WriteFiles instead).
+// their tables, or a synthetic stream (--input goes through
+// dorisio.WriteFiles instead).
 func buildSource(s beam.Scope, o *options) beam.PCollection {
+	if o.stream {
+		return streamSource(s, o)
+	}
 	return beam.ParDo(s, &genFn{Table: o.table, Tables: o.tables}, beam.CreateList(s, shards(o.rows, 8)))
 }
 
@@ -271,6 +290,9 @@ func tableNames(o *options) []string {
 // reads every file again and counts its records (not lines: a quoted value
 // may hold line breaks), so only verify calls it.
 func expectedRows(ctx context.Context, o *options) (map[string]int64, error) {
+	if o.stream {
+		return expectedStreamRows(o), nil
+	}
 	if o.input != "" {
 		n, err := countInputRecords(ctx, o)
 		return map[string]int64{o.table: n}, err
@@ -343,6 +365,9 @@ func printSummary(pr beam.PipelineResult, o *options, elapsed time.Duration, srv
 		line += fmt.Sprintf("; server peak running txns %d", srv.PeakRunningTxns(o.db))
 	}
 	fmt.Println(line)
+	if o.stream {
+		printStreamSummary(c, o, elapsed)
+	}
 }
 
 // verify checks, against the embedded server, that each table holds exactly

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/teststream"
 	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 )
@@ -20,6 +22,7 @@ func init() {
 	register.Emitter1[dorisio.Row]()
 	register.Function1x0(discardResult)
 	register.Function1x1(oddTable)
+	register.Function1x2(decodeShard)
 	beam.RegisterType(reflect.TypeOf((*Shard)(nil)).Elem())
 }
 
@@ -114,13 +117,62 @@ func expected(shards []Shard) map[string]map[string]int {
 
 func discardResult(dorisio.CommitResult) {}
 
+// encodeShard is a shard as a test stream element (test streams take
+// built-in types only).
+func encodeShard(sh Shard) string {
+	return fmt.Sprintf("%s|%d|%d|%d|%d|%d", sh.Table, sh.First, sh.Count, sh.Dup, sh.FailAt, sh.ChunkRows)
+}
+
+func decodeShard(s string) (Shard, error) {
+	f := strings.Split(s, "|")
+	if len(f) != 6 {
+		return Shard{}, fmt.Errorf("chaos: bad shard %q", s)
+	}
+	var n [5]int64
+	for i := range n {
+		var err error
+		if n[i], err = strconv.ParseInt(f[i+1], 10, 64); err != nil {
+			return Shard{}, fmt.Errorf("chaos: bad shard %q: %v", s, err)
+		}
+	}
+	return Shard{Table: f[0], First: n[0], Count: n[1], Dup: n[2], FailAt: n[3], ChunkRows: n[4]}, nil
+}
+
+// input is the shards' rows: from a Create (bounded), or with stepMillis
+// > 0 from a test stream (unbounded) adding one shard per step, stepMillis
+// of event time apart, and advancing the watermark after each, so that the
+// rows arrive in many bundles.
+func input(s beam.Scope, shards []Shard, stepMillis int64) (beam.PCollection, error) {
+	if stepMillis == 0 {
+		return beam.ParDo(s, &genFn{}, beam.CreateList(s, shards)), nil
+	}
+	c := teststream.NewConfig()
+	for i, sh := range shards {
+		ts := int64(i) * stepMillis
+		if err := c.AddElements(ts, encodeShard(sh)); err != nil {
+			return beam.PCollection{}, err
+		}
+		if err := c.AdvanceWatermark(ts + stepMillis/2); err != nil {
+			return beam.PCollection{}, err
+		}
+	}
+	if err := c.AdvanceWatermarkToInfinity(); err != nil {
+		return beam.PCollection{}, err
+	}
+	return beam.ParDo(s, &genFn{}, beam.ParDo(s, decodeShard, teststream.Create(s, c))), nil
+}
+
 // runPipeline builds Create(shards) → genFn → dorisio.Write (or two
 // Writes with the same prefix, the second after a Reshuffle) and runs it on
 // in-process prism, bounded by timeout: prism v2.77 can hang on some timer patterns. It
 // returns the run's dorisio counters.
-func runPipeline(ctx context.Context, srv *doristest.Server, prefix string, shards []Shard, twoWrites bool, opts []dorisio.WriteOption, timeout time.Duration) (map[string]int64, error) {
+// With stepMillis > 0 the shards come from a test stream instead (input).
+func runPipeline(ctx context.Context, srv *doristest.Server, prefix string, shards []Shard, stepMillis int64, twoWrites bool, opts []dorisio.WriteOption, timeout time.Duration) (map[string]int64, error) {
 	p, s := beam.NewPipelineWithRoot()
-	rows := beam.ParDo(s, &genFn{}, beam.CreateList(s, shards))
+	rows, err := input(s, shards, stepMillis)
+	if err != nil {
+		return nil, err
+	}
 	cfg := dorisio.Config{
 		FEs: []string{srv.URL}, User: srv.User, Password: srv.Password,
 		Database: db, LabelPrefix: prefix,

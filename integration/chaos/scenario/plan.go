@@ -86,6 +86,14 @@ type Plan struct {
 	// holds all of it when the run starts and releases it once a load of
 	// the run was refused (back-pressure, issue 8.4).
 	QuotaHold int
+	// Stream makes the input unbounded (issue 12): a test stream adds one
+	// shard per step, StepMillis of event time apart, advancing the
+	// watermark after each, so the rows arrive in many bundles and Write
+	// batches them across bundles, loading a batch every FlushSteps steps
+	// (WithFlushInterval) or when it fills up (BatchRows, BatchBytes).
+	Stream     bool
+	StepMillis int64
+	FlushSteps int64
 }
 
 // NewPlan draws a plan from seed.
@@ -169,7 +177,43 @@ func NewPlan(seed int64) Plan {
 		}
 		p.QuotaHold = budget + r.IntN(3) // the run's own loads fit once the holder is gone
 	}
+	// Drawn last, so that the plans of seeds drawn before streaming existed
+	// keep every other choice.
+	if r.IntN(3) == 0 {
+		p.streaming(r)
+	}
 	return p
+}
+
+// streaming makes p a streaming plan.
+func (p *Plan) streaming(r *rand.Rand) {
+	p.Stream, p.StepMillis, p.FlushSteps = true, 100, 1+r.Int64N(4)
+	// Stream batches are committed as they are loaded: there is no end of
+	// the stage for all-or-nothing to wait for (Write refuses the pair).
+	p.AllOrNothing = false
+	switch {
+	case p.QuotaHold > 0 && p.Budget > 0:
+		// Tiny batches make many loads per bundle: a quota sized for the
+		// open-transaction budget (which stream batches do not use) could be
+		// filled by one bundle's own loads, which no wait can free.
+		p.QuotaHold = 0
+	case p.QuotaHold > 0:
+		// Room for every load the run can make: a cut per BatchRows rows
+		// (each row at most twice) and a timer flush per table and step.
+		var rows int64
+		for _, sh := range p.Shards {
+			rows += sh.Count
+		}
+		p.QuotaHold = max(p.QuotaHold, int(2*rows/p.BatchRows)+2*len(p.Shards)*len(p.Tables))
+	}
+}
+
+// ForceStream makes a plan streaming whatever its seed drew (chaos
+// -stream).
+func ForceStream(p *Plan, seed int64) {
+	if !p.Stream {
+		p.streaming(rand.New(rand.NewPCG(uint64(seed), 0x57_12ea)))
+	}
 }
 
 // Kinds is the server fault catalogue the scenarios draw from.
@@ -250,6 +294,9 @@ func (p Plan) String() string {
 	if p.QuotaHold > 0 {
 		extra = append(extra, fmt.Sprintf("quota %d held by another job at start", p.QuotaHold))
 	}
+	if p.Stream {
+		extra = append(extra, fmt.Sprintf("streaming: a shard per %d ms step, flush interval %d steps", p.StepMillis, p.FlushSteps))
+	}
 	return fmt.Sprintf("seed %d: %d BE(s), %d tables, %d shards, ~%d rows, %v, batch %d rows, %d in flight, compression %s, mode %v (trigger %d), faults [%s], [%s]",
 		p.Seed, p.Backends, len(p.Tables), len(p.Shards), rows, p.Delivery, p.BatchRows, p.LoadsInFlight, comp, p.Mode, p.Trigger,
 		strings.Join(fs, "; "), strings.Join(extra, "; "))
@@ -288,6 +335,9 @@ func (p Plan) writeOptions(spool string) []dorisio.WriteOption {
 	}
 	if p.AllOrNothing {
 		opts = append(opts, dorisio.WithAllOrNothing())
+	}
+	if p.Stream {
+		opts = append(opts, dorisio.WithFlushInterval(time.Duration(p.FlushSteps*p.StepMillis)*time.Millisecond))
 	}
 	return opts
 }

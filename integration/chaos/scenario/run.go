@@ -45,6 +45,8 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// ServerLogger receives the doristest server's log; nil discards it.
 	ServerLogger *slog.Logger
+	// Stream makes every plan a streaming one (Plan.Stream).
+	Stream bool
 }
 
 var errTimeout = errors.New("timeout")
@@ -60,6 +62,9 @@ func Run(ctx context.Context, seed int64, o Options) (rep Report) {
 	}
 	start := time.Now()
 	p := NewPlan(seed)
+	if o.Stream {
+		ForceStream(&p, seed)
+	}
 	rep = Report{Fired: map[string]int{}}
 	logf := func(format string, args ...any) {
 		line := fmt.Sprintf(format, args...)
@@ -97,6 +102,9 @@ func Run(ctx context.Context, seed int64, o Options) (rep Report) {
 	outcome, err := s.run(ctx)
 	if p.TwoWrites {
 		rep.Fired["TwoWrites"]++
+	}
+	if p.Stream {
+		rep.Fired["Stream"]++
 	}
 	rep.Outcome, rep.Err = outcome, err
 	if err != nil {
@@ -166,7 +174,7 @@ func (s *scenario) run(ctx context.Context) (string, error) {
 			holder.releaseOnRefusal(wctx, srv)
 		}()
 	}
-	counters, err := runPipeline(ctx, srv, s.prefix, p.Shards, p.TwoWrites, p.writeOptions(s.spool), s.o.PipelineTimeout)
+	counters, err := runPipeline(ctx, srv, s.prefix, p.Shards, s.stepMillis(), p.TwoWrites, p.writeOptions(s.spool), s.o.PipelineTimeout)
 	stopWatch()
 	wg.Wait()
 	s.rep.Runs++
@@ -280,7 +288,7 @@ func (s *scenario) run(ctx context.Context) (string, error) {
 }
 
 func (s *scenario) rerun(ctx context.Context, shards []Shard) error {
-	counters, err := runPipeline(ctx, s.srv, s.prefix, shards, s.p.TwoWrites, s.p.writeOptions(s.spool), s.o.PipelineTimeout)
+	counters, err := runPipeline(ctx, s.srv, s.prefix, shards, s.stepMillis(), s.p.TwoWrites, s.p.writeOptions(s.spool), s.o.PipelineTimeout)
 	s.rep.Runs++
 	s.srv.Advance(time.Second)
 	if err != nil {
@@ -292,6 +300,14 @@ func (s *scenario) rerun(ctx context.Context, shards []Shard) error {
 	}
 	s.logf("re-run with label prefix %s succeeded", s.prefix)
 	return nil
+}
+
+// stepMillis is the test stream's step of a streaming plan, 0 otherwise.
+func (s *scenario) stepMillis() int64 {
+	if s.p.Stream {
+		return s.p.StepMillis
+	}
+	return 0
 }
 
 // noteCounters records what a run's dorisio counters show.
@@ -310,7 +326,9 @@ func (s *scenario) waitLoaded(ctx context.Context, n int) bool {
 	for {
 		c := 0
 		for _, t := range s.srv.Txns(db) {
-			if t.State == "PRECOMMITTED" || (s.p.Identity && t.State == "VISIBLE") {
+			// Stream batches are committed soon after they are loaded:
+			// count the committed ones too.
+			if t.State == "PRECOMMITTED" || ((s.p.Identity || s.p.Stream) && t.State == "VISIBLE") {
 				c++
 			}
 		}
@@ -464,6 +482,16 @@ func (s *scenario) checkExactlyOnce(extra map[string]map[string]int) error {
 		}
 	}
 	if len(bad) > 0 {
+		for _, t := range s.srv.Txns(db) {
+			fmt.Printf("DEBUG txn %d %s %s %s rows=%d reason=%s\n", t.ID, t.Table, t.Label, t.State, t.Rows, t.Reason)
+		}
+		for _, t := range s.p.Tables {
+			for row, g := range got[t] {
+				if g > want[t][row] {
+					fmt.Printf("DEBUG dup %s %q x%d\n", t, row, g)
+				}
+			}
+		}
 		return fmt.Errorf("committed rows differ from the input: %s", strings.Join(bad, "; "))
 	}
 	return nil

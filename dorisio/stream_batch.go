@@ -1,0 +1,405 @@
+package dorisio
+
+// Stream batching (issue 12): loads cut across bundles by size and age.
+//
+// A streaming runner makes small bundles, and Write's per-bundle loads
+// would then be small and many (measured on prism: a periodic source of 10
+// rows every 50 ms made 200 loads in 10 s into one table; Doris wants few
+// large loads, and fails too-frequent small ones with -235). With stream
+// batching (WithStreamBatching, on by default for unbounded input) Write is:
+//
+//	rows ─▶ streamChunkFn ─▶ WindowInto(global) ─▶ streamBatchFn ─▶ Reshuffle ─▶ commitFn
+//	        encode, route to       │                 state per (table, shard):
+//	        (table, shard),        │                 chunks in a Bag, size and
+//	        chunk per bundle       │                 sequence number in a Value,
+//	        and window             │                 one event-time timer
+//	                               └ the chunk keeps its window (stream_chunk.go)
+//
+// Each flushed batch is ONE load, made by the bundle that flushed it, with
+// two-phase commit (ExactlyOnce) and committed after the Reshuffle by the
+// same commit stage as per-bundle loads; with AtLeastOnce a plain load.
+// Rows with an ID (Row.ID) are not batched: streamChunkFn hands them to a
+// writeFn, which loads each on its own as without stream batching.
+//
+// The state-and-timer shape is the one measured to work on prism v2.77
+// (docs/design.md, "Stream batching"); prism hangs or loses data on others:
+//
+//   - ONE timer family, in event time. A batch's timer is set when the
+//     batch starts, at its first chunk's timestamp + FlushInterval (capped at
+//     the end of the global window), never cleared: OnTimer loads whatever
+//     is buffered, and an empty fire (the batch was loaded by size) does
+//     nothing. Clear() inside OnTimer re-fires forever on prism; two timer
+//     families hang even unset; a processing-time timer loses data in
+//     non-global windows on prism and is ignored by Dataflow batch (the tail
+//     would be lost). Event time also makes the input's end, or a drain,
+//     load what is buffered: the watermark goes to +inf and every timer
+//     fires.
+//   - The age is event time: a batch is loaded when the watermark passes its
+//     first row's timestamp + FlushInterval. A source whose watermark stalls
+//     holds batches until it moves (or they fill up by size).
+//   - The batching stage runs in the global window: a batch never waits for
+//     a window to close, and late rows are loaded, not dropped.
+//   - BundleFinalization is not used: Beam Go v2.77 finalizes only the
+//     first bundle of each plan (docs/design.md); the commit stage commits.
+//
+// Labels (label.go): a batch is an identity load under
+// <prefix>:<run>:<table>:<hex of (shard, sequence number, content hash)>.
+// A retried bundle that forms the same batch (Dataflow streaming commits
+// state and output atomically, so a retry reads the same state and input)
+// finds its own label: the earlier attempt's precommitted txn is adopted,
+// or its visible load counted once. A batch formed with other rows (a Flink
+// restore replays input into other batches) gets another label and is
+// loaded: never dropped as "already loaded". The run keeps a new
+// submission's sequence 0 apart from an earlier one's.
+//
+// Memory: batches live in the runner's state (prism: in its own memory;
+// Dataflow: its state backend; Flink: the state backend), not in DoFn
+// fields. A worker holds the batches it is loading, at most LoadsInFlight
+// + 1 of MaxBatchBytes each, and streamChunkFn's chunks of one bundle, at
+// most MaxBufferedBytes.
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/mtime"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/state"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/timers"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+)
+
+// writeStream is Write's precommit part with stream batching: it returns
+// the CommitResults of the loads, committed or precommitted.
+func writeStream(s beam.Scope, w *write, col beam.PCollection) beam.PCollection {
+	chunks, identity := beam.ParDo2(s.Scope("Batch"), w.chunk, col)
+	chunks = beam.WindowInto(s, window.NewGlobalWindows(), chunks)
+	pre := beam.ParDo(s.Scope("Precommit"), w.stream, chunks)
+	if col.Type().Type() == rowType {
+		// Rows with an ID are their own loads already: loaded per bundle,
+		// under their identity labels (exactly once across runs). writeFn
+		// emits in FinishBundle, in the global window as the batching
+		// stage does; the graph must say so to flatten.
+		own := beam.WindowInto(s, window.NewGlobalWindows(), beam.ParDo(s.Scope("PrecommitIdentity"), w.write, identity))
+		pre = beam.Flatten(s, pre, own)
+	}
+	return pre
+}
+
+// batchMeta is a batch's size, in state next to its chunks, and the
+// sequence number of the key's next batch.
+type batchMeta struct {
+	Rows, Bytes int64
+	Seq         int64
+}
+
+func (m batchMeta) empty() bool { return m.Rows == 0 && m.Bytes == 0 }
+
+// streamBatchFn is the batching stage: keyed by "<shard>:<table>", it
+// keeps the key's current batch in state and loads it when it is full or
+// its timer fires. Loads run on the bundle's batcher, at most
+// LoadsInFlight at once; the bundle emits their CommitResults when it
+// finishes, and fails, aborting what it precommitted, if one fails.
+type streamBatchFn struct {
+	Conn        connSpec
+	DB          string
+	LabelPrefix string
+	RunID       string
+	Headers     map[string]string
+	Opts        writeOptions
+
+	Chunks state.Bag[[]byte]
+	Meta   state.Value[batchMeta]
+	Flush  timers.EventTime
+
+	client *streamload.Client
+	batch  *batcher // the current bundle's; nil between bundles
+}
+
+func newStreamBatchFn(conn connSpec, db, prefix, run string, headers map[string]string, o *writeOptions) *streamBatchFn {
+	return &streamBatchFn{
+		Conn: conn, DB: db, LabelPrefix: prefix, RunID: run, Headers: headers, Opts: *o,
+		Chunks: state.MakeBagState[[]byte]("chunks"),
+		Meta:   state.MakeValueState[batchMeta]("meta"),
+		Flush:  timers.InEventTime("flush"),
+	}
+}
+
+func (fn *streamBatchFn) Setup(ctx context.Context) error {
+	var err error
+	fn.client, err = newClient(fn.Conn, fn.Opts.Retry)
+	if err != nil || !fn.Opts.AbortLingering {
+		return err
+	}
+	return abortLingeringOnce(ctx, fn.client, fn.DB, fn.LabelPrefix, fn.RunID)
+}
+
+// bundle returns the current bundle's batcher. Loads run under the bundle's
+// context: a cancelled bundle stops them.
+func (fn *streamBatchFn) bundle(ctx context.Context) *batcher {
+	if fn.batch == nil {
+		fn.batch = newBatcher(ctx, fn.client, &chunkPool{}, fn.DB, "", fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
+	}
+	return fn.batch
+}
+
+// ProcessElement adds a chunk to its key's batch: the batch is loaded
+// first if the chunk would take it past MaxBatchRows/MaxBatchBytes, and
+// after if it reaches them. A batch's first chunk sets the key's timer.
+func (fn *streamBatchFn) ProcessElement(ctx context.Context, ts beam.EventTime, sp state.Provider, tp timers.Provider, key string, chunk []byte, _ func(tableLoads)) error {
+	b := fn.bundle(ctx)
+	h, err := parseChunk(chunk)
+	if err != nil {
+		return fn.fail(ctx, fmt.Errorf("dorisio.Write: table %s.%s: %w", fn.DB, keyTable(key), err))
+	}
+	m, _, err := fn.Meta.Read(sp)
+	if err != nil {
+		return fn.fail(ctx, fn.stateErr(key, "reading", err))
+	}
+	n := int64(len(chunk) - h.data)
+	full := func(rows, bytes int64) bool { return rows >= fn.Opts.MaxBatchRows || bytes >= fn.Opts.MaxBatchBytes }
+	if !m.empty() && (m.Bytes+n > fn.Opts.MaxBatchBytes || m.Rows+h.rows > fn.Opts.MaxBatchRows) {
+		if m, err = fn.flush(sp, b, key, m, nil); err != nil {
+			return fn.fail(ctx, err)
+		}
+	}
+	switch {
+	case m.empty() && full(h.rows, n):
+		// A batch of this chunk alone: loaded without going through the bag.
+		// (Beam Go v2.77 reads a bag cleared and added to within one call as
+		// if the clear had not happened: a bag is read at most once a call.)
+		_, err = fn.flush(sp, b, key, m, [][]byte{chunk})
+	case m.empty():
+		fn.Flush.Set(tp, flushAt(ts, fn.Opts.FlushInterval).ToTime())
+		fallthrough
+	default:
+		if err = fn.Chunks.Add(sp, chunk); err != nil {
+			err = fn.stateErr(key, "adding to", err)
+			break
+		}
+		m.Rows, m.Bytes = m.Rows+h.rows, m.Bytes+n
+		if full(m.Rows, m.Bytes) {
+			_, err = fn.flush(sp, b, key, m, nil)
+		} else if err = fn.Meta.Write(sp, m); err != nil {
+			err = fn.stateErr(key, "writing", err)
+		}
+	}
+	if err != nil {
+		return fn.fail(ctx, err)
+	}
+	return fn.uploadErr(ctx, b)
+}
+
+// uploadErr fails the bundle if one of its loads failed: the runner calls
+// no FinishBundle after an error, so the bundle's precommitted loads are
+// aborted here.
+func (fn *streamBatchFn) uploadErr(ctx context.Context, b *batcher) error {
+	if err := b.err(); err != nil {
+		return fn.fail(ctx, err)
+	}
+	return nil
+}
+
+// flushAt is when the timer of a batch starting at ts fires: ts + the
+// interval, capped at the end of the global window (where the batching
+// stage runs), past which no timer can be set.
+func flushAt(ts beam.EventTime, interval time.Duration) mtime.Time {
+	end := mtime.EndOfGlobalWindowTime
+	at := mtime.Time(ts) + mtime.Time(interval.Milliseconds())
+	if at > end || at < mtime.Time(ts) {
+		return end
+	}
+	return at
+}
+
+// OnTimer loads the key's batch, if one is buffered. The timer is never
+// cleared (a cleared processing-time timer re-fires forever on prism; the
+// stage keeps to the shape measured to work), so it also fires after its
+// batch was loaded by size, and then does nothing.
+func (fn *streamBatchFn) OnTimer(ctx context.Context, _ beam.EventTime, sp state.Provider, _ timers.Provider, key string, _ timers.Context, _ func(tableLoads)) error {
+	b := fn.bundle(ctx)
+	m, _, err := fn.Meta.Read(sp)
+	if err != nil {
+		return fn.fail(ctx, fn.stateErr(key, "reading", err))
+	}
+	if !m.empty() {
+		if _, err := fn.flush(sp, b, key, m, nil); err != nil {
+			return fn.fail(ctx, err)
+		}
+	}
+	return fn.uploadErr(ctx, b)
+}
+
+// flush loads the key's batch as one load and empties it; it returns the
+// key's state after. The batch is the bag's chunks, or alone (not added
+// to the bag) when given.
+func (fn *streamBatchFn) flush(sp state.Provider, b *batcher, key string, m batchMeta, alone [][]byte) (batchMeta, error) {
+	chunks := alone
+	if alone == nil {
+		var err error
+		if chunks, _, err = fn.Chunks.Read(sp); err != nil {
+			return m, fn.stateErr(key, "reading", err)
+		}
+	}
+	table := keyTable(key)
+	body, err := assembleBatch(chunks)
+	if err != nil {
+		return m, fmt.Errorf("dorisio.Write: table %s.%s: %w", fn.DB, table, err)
+	}
+	shard, _, _ := strings.Cut(key, ":")
+	id := shard + "|" + strconv.FormatInt(m.Seq, 10) + "|" + body.hash
+	if alone == nil {
+		if err := fn.Chunks.Clear(sp); err != nil {
+			return m, fn.stateErr(key, "clearing", err)
+		}
+	}
+	next := batchMeta{Seq: m.Seq + 1}
+	if err := fn.Meta.Write(sp, next); err != nil {
+		return m, fn.stateErr(key, "writing", err)
+	}
+	return next, b.loadBatch(table, id, body)
+}
+
+func (fn *streamBatchFn) stateErr(key, what string, err error) error {
+	return fmt.Errorf("dorisio.Write: table %s.%s: %s the stream batch's state (key %s): %w", fn.DB, keyTable(key), what, key, err)
+}
+
+// fail ends a bundle that fails in ProcessElement or OnTimer: it stops the
+// bundle's uploads and aborts what it precommitted (abandon.go); the runner
+// retries the bundle from the state before it (or, on prism, fails the
+// job).
+func (fn *streamBatchFn) fail(ctx context.Context, err error) error {
+	b := fn.batch
+	fn.batch = nil
+	if b == nil {
+		return err
+	}
+	return b.abandon(ctx, err)
+}
+
+// FinishBundle emits the bundle's loads, one element per table in the
+// order they were cut (order.go), as writeFn does.
+func (fn *streamBatchFn) FinishBundle(ctx context.Context, emit func(tableLoads)) error {
+	b := fn.batch
+	fn.batch = nil
+	if b == nil {
+		return nil
+	}
+	outcomes, err := b.finish()
+	if err != nil {
+		return b.abandon(ctx, err)
+	}
+	for _, o := range outcomes {
+		recordLoad(ctx, o)
+	}
+	for _, g := range groupByTable(outcomes) {
+		emit(g)
+	}
+	recordBundle(ctx, b.peakOpen.Load())
+	return nil
+}
+
+// Teardown abandons a bundle that never finished.
+func (fn *streamBatchFn) Teardown() {
+	if b := fn.batch; b != nil {
+		fn.batch = nil
+		if err := b.abandon(context.Background(), errors.New("bundle abandoned")); err != nil {
+			slog.Warn("dorisio.Write: a stream batching bundle was torn down before it finished", "err", err)
+		}
+	}
+	if fn.client != nil {
+		fn.client.Close()
+	}
+}
+
+// streamBatch is a batch ready to load.
+type streamBatch struct {
+	body    chunkBody // the chunks' rows, not copied
+	rows    int64
+	windows []LoadWindow
+	hash    string // of the rows, whatever the order of the chunks
+}
+
+// assembleBatch makes one load body of a batch's chunks, and what the load
+// reports: its rows per window, and a content hash that does not depend on
+// the order in which the runner returns the chunks.
+func assembleBatch(chunks [][]byte) (*streamBatch, error) {
+	sb := &streamBatch{}
+	sums := make([][sha256.Size]byte, len(chunks))
+	perWindow := map[LoadWindow]int64{}
+	for i, c := range chunks {
+		h, err := parseChunk(c)
+		if err != nil {
+			return nil, err
+		}
+		data := c[h.data:]
+		sb.body.chunks = append(sb.body.chunks, data)
+		sb.body.n += int64(len(data))
+		sb.rows += h.rows
+		perWindow[h.window] += h.rows
+		sums[i] = sha256.Sum256(c)
+	}
+	slices.SortFunc(sums, func(a, b [sha256.Size]byte) int { return bytes.Compare(a[:], b[:]) })
+	all := sha256.New()
+	for _, s := range sums {
+		all.Write(s[:])
+	}
+	sb.hash = hex.EncodeToString(all.Sum(nil)[:16])
+	sb.windows = resultWindows(perWindow)
+	return sb, nil
+}
+
+// resultWindows lists a load's windows in order, at most maxResultWindows:
+// the last entry then spans the rest.
+func resultWindows(perWindow map[LoadWindow]int64) []LoadWindow {
+	out := make([]LoadWindow, 0, len(perWindow))
+	for w, rows := range perWindow {
+		w.Rows = rows
+		out = append(out, w)
+	}
+	slices.SortFunc(out, func(a, b LoadWindow) int {
+		if c := cmp.Compare(a.StartMillis, b.StartMillis); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.EndMillis, b.EndMillis)
+	})
+	if len(out) <= maxResultWindows {
+		return out
+	}
+	rest := out[maxResultWindows-1]
+	for _, w := range out[maxResultWindows:] {
+		rest.StartMillis, rest.EndMillis = min(rest.StartMillis, w.StartMillis), max(rest.EndMillis, w.EndMillis)
+		rest.Rows += w.Rows
+	}
+	return append(out[:maxResultWindows-1], rest)
+}
+
+// loadBatch uploads one stream batch as a load of its own under its batch
+// label, owned (LoadRequest.LabelOwned): a resend after a lost reply, or a
+// retried bundle forming the same batch, finds its own earlier load and
+// adopts it (precommitted) or counts it once (loaded). Two-phase with
+// ExactlyOnce, plain with AtLeastOnce. Stream batches are cut by size and
+// age and not grown: the open-transaction budget does not apply, Doris'
+// quota does (upload.go waits on it).
+func (b *batcher) loadBatch(table, id string, sb *streamBatch) error {
+	if err := b.err(); err != nil {
+		return err
+	}
+	if sb.body.n == 0 {
+		return nil
+	}
+	b.start(&loadJob{table: table, label: batchLabel(b.prefix, b.run, table, id), id: id,
+		rows: sb.rows, bytes: sb.body.n, twoPhase: b.twoPhase, body: &sb.body, release: func() {}, windows: sb.windows})
+	return b.err()
+}

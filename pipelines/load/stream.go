@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/periodic"
+	"github.com/dorisbeam/dorisbeam/dorisio"
+	"github.com/dorisbeam/dorisbeam/internal/synth"
+)
+
+// --stream: an unbounded synthetic source (periodic.Impulse ticks, --rate
+// rows per second for --duration), written with dorisio.Write's stream
+// batching, and the latency of each row from its event (its tick) to
+// visible in Doris (its load's CommitResult after the commit).
+
+func init() {
+	register.DoFn4x1[context.Context, beam.EventTime, []byte, func(dorisio.Row), error](&tickFn{})
+	register.DoFn2x0[context.Context, dorisio.CommitResult](&latencyFn{})
+}
+
+// streamTick is the interval of the source's ticks, and of the fixed
+// windows its rows are in: each row's event time is its tick's, so a
+// load's CommitResult.Windows says how old its rows were when it became
+// visible. About 50 windows per flush interval (a result lists at most 64),
+// and at least 100 ms.
+func streamTick(flush time.Duration) time.Duration {
+	return max(100*time.Millisecond, (flush / 50).Truncate(time.Millisecond))
+}
+
+// streamSource is the rows of --rate per second for --duration, ticked.
+func streamSource(s beam.Scope, o *options) beam.PCollection {
+	tick := streamTick(o.flushInterval)
+	start := time.Now().Truncate(time.Millisecond)
+	ticks := periodic.Impulse(s, start, start.Add(o.duration), tick, true)
+	return beam.ParDo(s, &tickFn{Table: o.table, Tables: o.tables, Rate: o.rate,
+		StartMillis: start.UnixMilli(), TickMillis: tick.Milliseconds()}, ticks)
+}
+
+// streamRows is how many rows the stream makes: the rows of its ticks.
+func streamRows(o *options) int64 {
+	tick := streamTick(o.flushInterval)
+	return rowsBefore(int64(o.duration/tick), o.rate, tick.Milliseconds())
+}
+
+// rowsBefore is how many rows ticks 0 .. k-1 make at rate rows per second.
+func rowsBefore(k, rate, tickMillis int64) int64 { return k * tickMillis * rate / 1000 }
+
+// tickFn emits the rows of one tick: events rowsBefore(k) ..
+// rowsBefore(k+1)-1 of tick k, routed to their tables as genFn does.
+type tickFn struct {
+	Table                   string
+	Tables                  int
+	Rate                    int64
+	StartMillis, TickMillis int64
+
+	names []string
+}
+
+func (fn *tickFn) Setup() { fn.names = synth.TableNames(fn.Table, fn.Tables) }
+
+func (fn *tickFn) ProcessElement(ctx context.Context, ts beam.EventTime, _ []byte, emit func(dorisio.Row)) error {
+	k := (int64(ts) - fn.StartMillis) / fn.TickMillis
+	first, end := rowsBefore(k, fn.Rate, fn.TickMillis), rowsBefore(k+1, fn.Rate, fn.TickMillis)
+	n := int64(len(fn.names))
+	for id := first; id < end; id++ {
+		emit(dorisio.Row{Table: fn.names[id%n], Data: synth.AppendEvent(make([]byte, 0, 96), id)})
+	}
+	rowsProduced.Add(end - first)
+	rowsRead.Inc(ctx, end-first)
+	return nil
+}
+
+// Latency from event to visible, as a histogram in Beam counters (they
+// reach the summary from any runner): counter "latency_le_<ms>" counts the
+// rows whose latency was at most <ms> and more than the bucket below.
+// Buckets grow by 5%: a percentile is read to within 5%.
+const latencyNamespace = "load"
+
+func latencyBucket(ms int64) int64 {
+	if ms <= 1 {
+		return 1
+	}
+	b := int64(math.Ceil(math.Pow(1.05, math.Ceil(math.Log(float64(ms))/math.Log(1.05)))))
+	return max(b, ms)
+}
+
+// latencyFn records, for each committed load, its rows' latency: now (the
+// commit has returned) minus the event time of their window (their tick).
+type latencyFn struct{}
+
+func (latencyFn) ProcessElement(ctx context.Context, r dorisio.CommitResult) {
+	now := time.Now()
+	for _, w := range r.Windows {
+		if w.IsGlobal() {
+			continue
+		}
+		ms := max(0, now.Sub(w.Start()).Milliseconds())
+		beam.NewCounter(latencyNamespace, "latency_le_"+strconv.FormatInt(latencyBucket(ms), 10)).Inc(ctx, w.Rows)
+	}
+}
+
+// latencyPercentiles reads p50 and p99 (ms) from the latency counters.
+func latencyPercentiles(c map[string]int64) (p50, p99 int64, ok bool) {
+	type bucket struct{ le, n int64 }
+	var bs []bucket
+	var total int64
+	for name, n := range c {
+		v, found := strings.CutPrefix(name, latencyNamespace+"/latency_le_")
+		if !found {
+			continue
+		}
+		le, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			continue
+		}
+		bs = append(bs, bucket{le, n})
+		total += n
+	}
+	if total == 0 {
+		return 0, 0, false
+	}
+	sort.Slice(bs, func(i, j int) bool { return bs[i].le < bs[j].le })
+	at := func(q float64) int64 {
+		var cum int64
+		for _, b := range bs {
+			cum += b.n
+			if float64(cum) >= q*float64(total) {
+				return b.le
+			}
+		}
+		return bs[len(bs)-1].le
+	}
+	return at(0.50), at(0.99), true
+}
+
+// printStreamSummary prints the stream's line: loads per second, their
+// average size, and the latency from event to visible.
+func printStreamSummary(c map[string]int64, o *options, elapsed time.Duration) {
+	rows, bytes, loads := c["dorisio/rows"], c["dorisio/bytes"], c["dorisio/loads"]
+	line := fmt.Sprintf("stream: %d rows/s for %v, flush interval %v, %d shard(s) per table: %d loads, %.2f loads/s",
+		o.rate, o.duration, o.flushInterval, o.shards, loads, float64(loads)/elapsed.Seconds())
+	if loads > 0 {
+		line += fmt.Sprintf(", avg %d rows (%.1f KB) per load", rows/loads, float64(bytes)/float64(loads)/1e3)
+	}
+	if p50, p99, ok := latencyPercentiles(c); ok {
+		line += fmt.Sprintf("; event to visible: p50 %d ms, p99 %d ms", p50, p99)
+	}
+	fmt.Println(line)
+}
+
+// expectedStreamRows is what each table must hold after a --stream run.
+func expectedStreamRows(o *options) map[string]int64 {
+	n, m := streamRows(o), map[string]int64{}
+	for i, t := range synth.TableNames(o.table, o.tables) {
+		m[t] = synth.RowsPerTable(n, o.tables, i)
+	}
+	return m
+}
