@@ -36,9 +36,7 @@ package dorisio
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
@@ -115,6 +113,10 @@ func (w LoadWindow) String() string {
 type commitFn struct {
 	Conn  connSpec
 	Retry RetryPolicy
+	// ReportLost makes loads lost for good (lost.go) records for the job's
+	// final report instead of failures of their commit bundle: set for
+	// bounded input, whose commit stage ends.
+	ReportLost bool
 
 	client  *streamload.Client
 	pending []tableLoads // this bundle's
@@ -128,27 +130,35 @@ func (fn *commitFn) Setup(ctx context.Context) error {
 
 // ProcessElement takes one bundle's loads of one table; FinishBundle
 // commits them with the commit bundle's other tables at the same time.
-func (fn *commitFn) ProcessElement(ctx context.Context, g tableLoads, _ func(CommitResult)) error {
+func (fn *commitFn) ProcessElement(ctx context.Context, g tableLoads, _ func(CommitResult), _ func(lostLoads)) error {
 	fn.pending = append(fn.pending, g)
 	return nil
 }
 
 // FinishBundle commits the bundle's loads, tables at the same time and
 // each table's loads one after another, and emits the committed ones. It
-// commits every load it can even after one fails, then fails naming every
-// failed load (count, rows, labels, txns) and the first reason of each
-// kind; a table's loads after one whose commit may still happen are not
-// committed before it, and are named too. A runner that retries the bundle
-// commits again, which is safe (step 3).
-func (fn *commitFn) FinishBundle(ctx context.Context, emit func(CommitResult)) error {
+// commits every load it can even after one fails; a table's loads after
+// one whose commit may still happen wait for it (they are not committed
+// before it).
+//
+// Loads lost for good (aborted, forgotten: committing again cannot change
+// them) are emitted to lost when ReportLost, and the report after the stage
+// names them all (review finding 9: runners report only the first failed
+// bundle). Any other failure (outcome unknown, a refusal that leaves the
+// txn as it was) fails the bundle naming every failed load (count, rows,
+// labels, txns), lost ones included, and the first reason of each kind: a
+// runner that retries the bundle commits again, which is safe (step 3).
+func (fn *commitFn) FinishBundle(ctx context.Context, emit func(CommitResult), lost func(lostLoads)) error {
 	groups := fn.pending
 	fn.pending = nil
-	var failed []commitOutcome
+	var gone, failed []failedCommit
 	for _, table := range commitTables(ctx, fn.client, groups, func(err error) bool { return !lostForGood(err) }) {
 		for _, o := range table {
 			switch {
+			case o.err != nil && lostForGood(o.err):
+				gone = append(gone, failedCommit{R: o.r, Reason: o.err.Error(), err: o.err})
 			case o.err != nil || o.skipped:
-				failed = append(failed, o)
+				failed = append(failed, failedCommit{R: o.r, err: o.err})
 			default:
 				if o.took > 0 {
 					recordCommit(ctx, o.r, o.took)
@@ -157,63 +167,14 @@ func (fn *commitFn) FinishBundle(ctx context.Context, emit func(CommitResult)) e
 			}
 		}
 	}
-	if len(failed) == 0 {
+	if len(failed) == 0 && len(gone) > 0 && fn.ReportLost {
+		lost(lostLoads{Loads: gone})
 		return nil
 	}
-	return commitFailuresErr(failed)
-}
-
-// commitFailuresErr names every load of failed (count, rows, labels, txns)
-// and the first reason of each kind.
-func commitFailuresErr(failed []commitOutcome) error {
-	var rows int64
-	labels := make([]string, len(failed))
-	reasons := map[string]error{}
-	var kinds []string
-	for i, f := range failed {
-		rows += f.r.Rows
-		labels[i] = fmt.Sprintf("%s.%s %s (txn %d, %d rows)", f.r.Database, f.r.Table, f.r.Label, f.r.TxnID, f.r.Rows)
-		if f.skipped {
-			labels[i] += " not committed yet: an earlier load of its table is not"
-			continue
-		}
-		k := commitFailureKind(f.err)
-		if _, seen := reasons[k]; !seen {
-			reasons[k] = f.err
-			kinds = append(kinds, k)
-		}
+	if all := append(gone, failed...); len(all) > 0 {
+		return commitsFailed("committing %d of this bundle's loads (%d rows) failed", all)
 	}
-	var first []string
-	var errs []error
-	for _, k := range kinds {
-		first = append(first, fmt.Sprintf("%s, first: %v", k, reasons[k]))
-		errs = append(errs, reasons[k])
-	}
-	return &joinedError{errs: errs, msg: fmt.Sprintf("dorisio.Write: committing %d of this bundle's loads (%d rows) failed: %s. Reasons: %s",
-		len(failed), rows, listSome(labels, 50), strings.Join(first, "; "))}
-}
-
-// joinedError says msg (which quotes errs) and unwraps to errs, for
-// errors.Is and errors.As.
-type joinedError struct {
-	msg  string
-	errs []error
-}
-
-func (e *joinedError) Error() string   { return e.msg }
-func (e *joinedError) Unwrap() []error { return e.errs }
-
-// commitFailureKind names what a failed commit means for its rows.
-func commitFailureKind(err error) string {
-	switch {
-	case errors.Is(err, ErrTxnAborted):
-		return "aborted before commit (rows lost: load them again)"
-	case errors.Is(err, ErrOutcomeUnknown):
-		return "outcome unknown (committing again is safe)"
-	case errors.Is(err, ErrAuth):
-		return "credentials or privileges refused"
-	}
-	return "refused by Doris"
+	return nil
 }
 
 func (fn *commitFn) Teardown() {

@@ -203,9 +203,17 @@
 // label, transaction id when known, HTTP status and Doris' own words, and
 // for rejected rows the first lines of Doris' error log; passwords never
 // appear. A failed bundle's error also names every load it leaves open or
-// could not abort; a failed commit bundle names every load it could not
-// commit. An address that is not a clean http(s)://host:port is refused
-// without being shown when it could hold a password.
+// could not abort. Loads whose commit fails for good (ErrTxnAborted: rows
+// lost; ErrTxnForgotten) are named together: with bounded input the job
+// fails once, after the commit stage, naming every such load of the Write
+// (count, rows, labels, txns, reasons), whichever commit bundles met them;
+// with unbounded input, which has no end of the stage, their commit bundle
+// fails naming its own. A commit that may still succeed (outcome unknown,
+// a refusal that leaves the txn as it was) fails its bundle, naming every
+// load of the bundle not committed, so that a runner retries it (prism,
+// which does not, then fails the job with that bundle's error). An address
+// that is not a clean http(s)://host:port is refused without being shown
+// when it could hold a password.
 //
 // What works where:
 //   - The error of running a pipeline (beam.Run, ptest.Run, a runner's job

@@ -218,17 +218,33 @@ func (f *finalizer) finalize() {
 }
 
 // commitBundle runs one commit-stage bundle by hand over the loads rs (in
-// the order a precommit bundle cut them) and returns its results and error.
+// the order a precommit bundle cut them), then the report of lost loads,
+// as the pipeline does; it returns the committed results and the error
+// the job would fail with.
 func commitBundle(fn *commitFn, rs []CommitResult) ([]CommitResult, error) {
+	return commitStage(fn, rs)
+}
+
+// commitStage runs a commit stage of one bundle per element of bundles,
+// as prism does: the first bundle that fails fails the job; else the
+// report of the loads lost in every bundle does.
+func commitStage(fn *commitFn, bundles ...[]CommitResult) ([]CommitResult, error) {
 	ctx := context.Background()
 	var out []CommitResult
+	var lost lostLoads
 	emit := func(r CommitResult) { out = append(out, r) }
-	for _, g := range byTable(rs) {
-		if err := fn.ProcessElement(ctx, g, emit); err != nil {
+	lose := func(l lostLoads) { lost = mergeLost(lost, l) }
+	for _, rs := range bundles {
+		for _, g := range byTable(rs) {
+			if err := fn.ProcessElement(ctx, g, emit, lose); err != nil {
+				return out, err
+			}
+		}
+		if err := fn.FinishBundle(ctx, emit, lose); err != nil {
 			return out, err
 		}
 	}
-	return out, fn.FinishBundle(ctx, emit)
+	return out, failOnLost(lost)
 }
 
 // byTable groups loads by table as a precommit bundle emits them.

@@ -21,8 +21,13 @@ import (
 
 func init() {
 	register.DoFn4x1[context.Context, beam.BundleFinalization, beam.X, func(tableLoads), error](&writeFn{})
-	register.DoFn3x1[context.Context, tableLoads, func(CommitResult), error](&commitFn{})
+	register.DoFn4x1[context.Context, tableLoads, func(CommitResult), func(lostLoads), error](&commitFn{})
 	register.Function2x0(loadResults)
+	register.Function2x1(mergeLost)
+	register.Function1x1(failOnLost)
+	register.Emitter1[lostLoads]()
+	beam.RegisterType(reflect.TypeOf((*lostLoads)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*failedCommit)(nil)).Elem())
 	register.Emitter1[CommitResult]()
 	register.Emitter1[tableLoads]()
 	beam.RegisterType(reflect.TypeOf((*CommitResult)(nil)).Elem())
@@ -76,7 +81,11 @@ func Write(s beam.Scope, cfg Config, col beam.PCollection, opts ...WriteOption) 
 	// Exactly-once: this Reshuffle is the stable point. A runner keeps the
 	// committables of exactly one successful attempt of each precommit
 	// bundle, durably, before any commit runs (commit.go).
-	return beam.ParDo(s.Scope("Commit"), w.commit, beam.Reshuffle(s, pre))
+	committed, lost := beam.ParDo2(s.Scope("Commit"), w.commit, beam.Reshuffle(s, pre))
+	if w.commit.ReportLost {
+		reportLost(s, lost) // the job fails once, naming every lost load (lost.go)
+	}
+	return committed
 }
 
 // loadResults emits the results of a bundle's loads of one table.
@@ -145,6 +154,10 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 		},
 		commit: &commitFn{Conn: conn, Retry: o.Retry},
 	}
+	// A bounded input's commit stage ends: its lost loads are reported
+	// together after it (lost.go).
+	unbounded, known := isUnbounded(col)
+	w.commit.ReportLost = known && !unbounded
 	if streaming {
 		w.chunk = &streamChunkFn{Conn: conn, DB: cfg.Database, Table: cfg.Table, Opts: *o, Elem: beam.EncodedType{T: t}}
 		w.stream = newStreamBatchFn(conn, cfg.Database, prefix, run, headers, o)
