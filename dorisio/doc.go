@@ -245,7 +245,10 @@
 // by phase (WithHTTPTimeouts): connecting (10s), sending the body without
 // progress (60s), waiting for the answer after the body (10m for loads, 60s
 // for other calls) and reading it (60s). A call that hits one fails naming
-// the phase and the bytes sent.
+// the phase and the bytes sent. A commit or abort, its retries included,
+// ends within RetryPolicy.TwoPCTimeout (2m), and so do a failed bundle's
+// aborts together; Setup's read of the table's columns gives up after 10s
+// (logging a warning; the loads go on unchecked).
 //
 // # Metrics
 //

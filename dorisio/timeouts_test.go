@@ -1,7 +1,10 @@
 package dorisio
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -91,5 +94,50 @@ func TestACommitBundleCommitsItsTablesAtTheSameTime(t *testing.T) {
 		if !strings.Contains(err.Error(), r.Label) {
 			t.Errorf("error lacks load %s:\n%v", r.Label, err)
 		}
+	}
+}
+
+// Review finding 4c: Setup reads the table's columns for struct elements;
+// against an FE that accepts and never answers it waited a small call's
+// whole 60s answer wait, whatever the run's context said. It gives up after
+// 10s (a warning: the loads go on unchecked), and at once when its context
+// ends.
+func TestSetupAgainstASilentFEDoesNotWaitForIt(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { io.Copy(io.Discard, c); c.Close() }() // reads, never answers
+		}
+	}()
+	cfg := Config{FEs: []string{"http://" + ln.Addr().String()}, User: "u", Database: "demo", Table: "events"}
+	_, s := beam.NewPipelineWithRoot()
+	w, err := newWrite(s, cfg, beam.Create(s, event{}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.write.Teardown)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := w.write.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("Setup took %v after its context ended at 300ms", took)
+	}
+	start = time.Now()
+	if err := w.write.Setup(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took < schemaCheckTimeout-time.Second || took > schemaCheckTimeout+5*time.Second {
+		t.Errorf("Setup took %v against a silent FE; want its %v bound on the columns check", took, schemaCheckTimeout)
 	}
 }
