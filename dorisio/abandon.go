@@ -135,8 +135,11 @@ func (b *batcher) abortLeftovers(ctx context.Context) string {
 		for i, l := range visible {
 			ls[i] = l.label
 		}
-		notes = append(notes, fmt.Sprintf("%d plain loads (%d rows) of this bundle are already visible (identity loads are skipped by a re-run with the same label prefix; AtLeastOnce loads are not): %s",
-			n, sumRows(visible), listSome(ls, 50)))
+		why := "identity loads are skipped by a re-run with the same label prefix; AtLeastOnce loads are not"
+		if b.opts.AllOrNothing {
+			why = "rows with an ID are visible once loaded: WithAllOrNothing covers only rows without one; a re-run with the same label prefix skips these"
+		}
+		notes = append(notes, fmt.Sprintf("%d plain loads (%d rows) of this bundle are already visible (%s): %s", n, sumRows(visible), why, listSome(ls, 50)))
 	}
 	if n := len(unknownPlain); n > 0 {
 		ls := make([]string, n)

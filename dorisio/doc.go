@@ -42,9 +42,10 @@
 // loads are committed as soon as its output is durable, before the commit
 // stage, which stays as the backstop. Then a job that fails partway may
 // leave its finished bundles' loads visible, and a plain re-run loads them
-// again; WithAllOrNothing turns early commit off (nothing is visible until
-// the whole precommit stage succeeded; the job must then fit the quota and
-// the precommit timeout). On Beam Go v2.77 early commit is rare: prism
+// again; WithAllOrNothing turns early commit off (no row without an ID is
+// visible until the whole precommit stage succeeded; the job must then fit
+// the quota and the precommit timeout; rows with an ID are visible once
+// loaded, and a re-run skips them). On Beam Go v2.77 early commit is rare: prism
 // finalizes a stage only when Write reads straight from a shuffle (not when
 // it is fused after its producer), and the SDK runs only the first
 // finalized bundle of each reused plan.

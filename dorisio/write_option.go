@@ -232,11 +232,14 @@ func WithSpoolDir(dir string) WriteOption {
 }
 
 // WithAllOrNothing turns off the early commit of each bundle's loads (by
-// Beam's bundle finalization, the default): nothing this Write loads
-// becomes visible until its whole precommit stage has succeeded, so a job
-// whose Write fails leaves nothing of it behind and a plain re-run is
-// exactly-once (per Write: another Write of the pipeline that finished
-// first has committed its rows). The job must then fit
+// Beam's bundle finalization, the default): none of the rows without an ID
+// this Write loads becomes visible until its whole precommit stage has
+// succeeded, so a job whose Write fails leaves none of them behind and a
+// plain re-run is exactly-once (per Write: another Write of the pipeline
+// that finished first has committed its rows). Rows with an ID (Row.ID) are
+// not covered: each is a plain load, visible once loaded, and a re-run with
+// the same Config.LabelPrefix skips those already in, so they too are
+// loaded once over a failed run and its re-run. The job must then fit
 // Doris' running-transaction quota (max_running_txn_num_per_db, shared by
 // every bundle's open loads) and its precommit timeout
 // (stream_load_default_precommit_timeout_second, 1 h by default).
