@@ -66,8 +66,10 @@ func TestALoadWaitsForTheQuotaWhileOtherTransactionsEnd(t *testing.T) {
 // could make room: it fails at once, saying so, and aborts what it holds.
 func TestABundleWhoseOwnLoadsFillTheQuotaFailsAtOnce(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")), doristest.WithRunningTxnQuota(2))
+	// QuotaWait is short so that, were the bundle to wait anyway, the test
+	// fails in seconds rather than by the package's timeout.
 	w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(10), WithMaxOpenTxns(8), WithLoadsInFlight(1),
-		WithRetry(RetryPolicy{MaxAttempts: 3, InitialBackoff: time.Second, MaxBackoff: time.Second}))
+		WithRetry(RetryPolicy{MaxAttempts: 3, InitialBackoff: time.Second, MaxBackoff: time.Second, QuotaWait: 2 * time.Second}))
 	start := time.Now()
 	_, err := lifecycle(t, w.write, asElems(events(100, shortName)))
 	if !errors.Is(err, ErrTxnQuota) {

@@ -289,6 +289,26 @@ func TestIdentityRowsReRunAfterAFailedBundleLoadEveryRowOnce(t *testing.T) {
 }
 
 // Issue 13.8: without ADMIN (SHOW TRANSACTION refused), a crashed run's
+
+// The same ID in two tables is two loads, also when the tables' names agree
+// in the label's first 32 characters; re-runs with the same prefix, with
+// and without the lingering cleanup and with AtLeastOnce, load nothing
+// again (review: no test caught an identity label that ignored the table).
+func TestTheSameIDInTwoTablesIsTwoLoadsAcrossReruns(t *testing.T) {
+	const a, b = "orders_partitioned_by_day_2024_01_a", "orders_partitioned_by_day_2024_01_b"
+	srv := startServer(t, tableOpts([]string{a, b})...)
+	rows := []Row{{Table: a, ID: "p0:0-1", Data: []byte("1,\"a\"\n")}, {Table: b, ID: "p0:0-1", Data: []byte("1,\"b\"\n")}}
+	cfg := configFor(srv, "")
+	cfg.LabelPrefix = "same_id"
+	for i, opts := range [][]WriteOption{nil, nil, {WithAbortLingeringTxns()}, {WithDelivery(AtLeastOnce)}} {
+		if _, err := runPipeline(t, func(s beam.Scope) { Write(s, cfg, beam.CreateList(s, rows), opts...) }); err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		wantRows(t, srv, a, [][]string{{"1", "a"}})
+		wantRows(t, srv, b, [][]string{{"1", "b"}})
+	}
+}
+
 // identity load left PRECOMMITTED is aborted by label and loaded again.
 func TestIdentityRowsNeedNoAdminToCleanUpACrashedRun(t *testing.T) {
 	tables := []string{"t0"}
