@@ -43,7 +43,31 @@ func (c *Client) Commit(ctx context.Context, db string, txnID int64, label strin
 	ctx, cancel := c.twoPCDeadline(ctx, "commit")
 	defer cancel()
 	already, err := c.commit(ctx, db, txnID, label)
+	if errors.Is(err, ErrOutcomeUnknown) && label != "" && ctx.Err() == nil {
+		already, err = c.settleLostCommit(ctx, db, txnID, label, err)
+	}
 	return already, withDeadline(ctx, err)
+}
+
+// settleLostCommit asks the label's state once a commit lost its answer on
+// every attempt (a proxy's error pages, resets): the outcome is then known
+// when the txn has ended either way. COMMITTED or VISIBLE: committed, by
+// one of the attempts. ABORTED: the rows are lost (the precommit timeout
+// may have fired meanwhile), which a retry cannot change. Anything else, or
+// no answer, leaves the outcome unknown (lost).
+func (c *Client) settleLostCommit(ctx context.Context, db string, txnID int64, label string, lost error) (bool, error) {
+	state, err := c.LoadState(ctx, db, label)
+	switch {
+	case err != nil:
+		return false, lost
+	case state == StateCommitted || state == StateVisible:
+		return true, nil
+	case state == StateAborted:
+		return false, &Error{Op: "commit", DB: db, Label: label, TxnID: max(txnID, 0), Kind: ErrTxnAborted,
+			Cause: fmt.Errorf("every commit attempt lost its answer, then get_load_state said ABORTED: %w", lost),
+			next:  "the rows of this txn are lost (often the precommit timeout, 1 h by default): load them again under a new label"}
+	}
+	return false, lost
 }
 
 func (c *Client) commit(ctx context.Context, db string, txnID int64, label string) (alreadyDone bool, err error) {

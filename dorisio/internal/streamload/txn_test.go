@@ -170,3 +170,32 @@ func TestCommitGivesUpWithOutcomeUnknownWhenEveryReplyIsLost(t *testing.T) {
 		t.Errorf("err %q after %d hits", err, cl.hits)
 	}
 }
+
+// A commit that lost its answer on every attempt asks the label's state:
+// ABORTED (the precommit timeout fired meanwhile) is rows lost, not an
+// outcome unknown that "committing again" could settle (review finding 8's
+// scenario: two aborted txns reported as "committing again is safe").
+func TestACommitThatLostEveryAnswerIsSettledByTheLabelsState(t *testing.T) {
+	for _, tc := range []struct {
+		state    string
+		wantKind error
+		already  bool
+	}{{"ABORTED", ErrTxnAborted, false}, {"VISIBLE", nil, true}, {"PRECOMMITTED", ErrOutcomeUnknown, false}} {
+		t.Run(tc.state, func(t *testing.T) {
+			var cl twoPCCluster
+			fe := cl.start(t, tc.state, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(502) })
+			c, _ := newClient(t, []string{fe}, func(c *Config) { c.Retry.MaxAttempts = 3 })
+			already, err := c.Commit(context.Background(), "db1", 5, "l5")
+			if tc.wantKind == nil {
+				if err != nil || already != tc.already {
+					t.Fatalf("Commit: %v, already %v", err, already)
+				}
+				return
+			}
+			mustKind(t, err, tc.wantKind)
+			if tc.wantKind == ErrTxnAborted && !strings.Contains(err.Error(), "get_load_state said ABORTED") {
+				t.Errorf("error %q does not say how the loss was learned", err)
+			}
+		})
+	}
+}
