@@ -19,8 +19,8 @@ import (
 //
 // The aborts run even when the runner cancelled the bundle (they free the
 // quota for everyone), at most maxConcurrentAborts at once, and all of them
-// within one RetryPolicy.TwoPCTimeout (default 2m): a silent FE holds a
-// failed bundle that long, not a timeout per load.
+// within one deadline (abortDeadline): a silent FE holds a failed bundle
+// that long, not a timeout per load.
 func (b *batcher) abandon(ctx context.Context, cause error) error {
 	b.cancel()
 	b.wg.Wait()
@@ -29,9 +29,10 @@ func (b *batcher) abandon(ctx context.Context, cause error) error {
 		delete(b.open, t)
 	}
 	b.buffered = 0
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.abortDeadline())
+	deadline, which := b.abortDeadline(ctx)
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), deadline)
 	defer cancel()
-	if note := b.abortLeftovers(actx); note != "" {
+	if note := b.abortLeftovers(actx, fmt.Sprintf("the aborts' deadline of %v passed: %s", deadline, which)); note != "" {
 		return fmt.Errorf("%w; %s", cause, note)
 	}
 	return cause
@@ -40,12 +41,23 @@ func (b *batcher) abandon(ctx context.Context, cause error) error {
 // maxConcurrentAborts bounds the aborts a failing bundle sends at once.
 const maxConcurrentAborts = 8
 
-// abortDeadline is how long a failing bundle's aborts may take together.
-func (b *batcher) abortDeadline() time.Duration {
-	if d := b.opts.Retry.TwoPCTimeout; d > 0 {
-		return d
+// abortGraceAfterCancel bounds the aborts of a bundle the runner (or the
+// user, cancelling the run) cancelled: enough for a healthy FE, while a
+// cancelled run does not wait minutes on a silent one.
+const abortGraceAfterCancel = 10 * time.Second
+
+// abortDeadline is how long a failing bundle's aborts may take together,
+// and what sets it: RetryPolicy.TwoPCTimeout (default 2m), or
+// abortGraceAfterCancel if that is shorter and the bundle was cancelled.
+func (b *batcher) abortDeadline(ctx context.Context) (time.Duration, string) {
+	d := b.opts.Retry.TwoPCTimeout
+	if d <= 0 {
+		d = DefaultTwoPCTimeout
 	}
-	return DefaultTwoPCTimeout
+	if ctx.Err() != nil && abortGraceAfterCancel < d {
+		return abortGraceAfterCancel, "the bundle was cancelled"
+	}
+	return d, "RetryPolicy.TwoPCTimeout"
 }
 
 // leftover is a load of a failed bundle that is, or may be, in Doris.
@@ -74,7 +86,7 @@ func (l leftover) String() string {
 // only those may hold a txn, as Doris rolled back, or never began, every
 // load that failed otherwise (streamload.Load). It returns what the user
 // must know, or "".
-func (b *batcher) abortLeftovers(ctx context.Context) string {
+func (b *batcher) abortLeftovers(ctx context.Context, deadline string) string {
 	b.mu.Lock()
 	done, failedJobs := b.done, b.failedJob
 	b.mu.Unlock()
@@ -118,7 +130,7 @@ func (b *batcher) abortLeftovers(ctx context.Context) string {
 	}
 	late := ""
 	if ctx.Err() != nil {
-		late = fmt.Sprintf(" (the aborts' deadline of %v passed: RetryPolicy.TwoPCTimeout)", b.abortDeadline())
+		late = " (" + deadline + ")"
 	}
 	if n := len(stuck); n > 0 {
 		notes = append(notes, fmt.Sprintf("%d loads (%d rows) could not be aborted and stay uncommitted, invisible, until Doris' precommit timeout "+

@@ -218,3 +218,39 @@ func TestAllOrNothingSaysRowsWithAnIDAreVisibleAndARerunSkipsThem(t *testing.T) 
 	}
 	wantRows(t, srv, "narrow", [][]string{{"0", "ok"}, {"1", "ok"}, {"2", "ok"}, {"3", "ok"}, {"4", "ok"}, {"99", "good"}})
 }
+
+// A bundle the runner cancelled (the user cancelled the run) aborts for at
+// most abortGraceAfterCancel against a silent FE, not the 2m a failing
+// bundle gets: beam.Run on direct returned a minute after its context
+// ended (review finding 4).
+func TestACancelledBundleAbortsWithinAShortGrace(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+	w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(10), WithLoadsInFlight(1), WithMaxOpenTxns(100))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var err error
+	var cancelled time.Time
+	for i, e := range asElems(events(200, shortName)) {
+		if i == 35 {
+			waitPrecommitted(t, srv, 3)
+			hang := srv.Inject(doristest.Fault{Kind: doristest.Hang}) // every endpoint goes silent
+			onHit(hang, func() { cancelled = time.Now(); cancel() })
+		}
+		if err = w.write.ProcessElement(ctx, nil, e, dropLoads); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		err = w.write.FinishBundle(ctx, nil, dropLoads)
+	}
+	took := time.Since(cancelled)
+	if err == nil || ctx.Err() == nil {
+		t.Fatalf("the bundle was not cancelled: %v", err)
+	}
+	if took > abortGraceAfterCancel+5*time.Second {
+		t.Errorf("the cancelled bundle returned %v after its cancel; want its aborts cut at %v", took, abortGraceAfterCancel)
+	}
+	if want := "the aborts' deadline of 10s passed: the bundle was cancelled"; !strings.Contains(err.Error(), want) {
+		t.Errorf("error lacks %q:\n%v", want, err)
+	}
+}
