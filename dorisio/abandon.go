@@ -19,7 +19,8 @@ import (
 //
 // The aborts run even when the runner cancelled the bundle (they free the
 // quota for everyone), at most maxConcurrentAborts at once, and all of them
-// within one deadline (abortDeadline): a silent FE holds a failed bundle
+// within one RetryPolicy.TwoPCTimeout (default 2m), or abortGraceAfterCancel
+// once the runner cancels the bundle: a silent FE holds a failed bundle
 // that long, not a timeout per load.
 func (b *batcher) abandon(ctx context.Context, cause error) error {
 	b.cancel()
@@ -29,10 +30,13 @@ func (b *batcher) abandon(ctx context.Context, cause error) error {
 		delete(b.open, t)
 	}
 	b.buffered = 0
-	deadline, which := b.abortDeadline(ctx)
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), deadline)
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.twoPCTimeout())
 	defer cancel()
-	if note := b.abortLeftovers(actx, fmt.Sprintf("the aborts' deadline of %v passed: %s", deadline, which)); note != "" {
+	// Once the runner cancels the bundle, now or while the aborts run, they
+	// have abortGraceAfterCancel left at most.
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(abortGraceAfterCancel, cancel) })
+	defer stop()
+	if note := b.abortLeftovers(actx, func() string { return b.abortsCut(ctx) }); note != "" {
 		return fmt.Errorf("%w; %s", cause, note)
 	}
 	return cause
@@ -41,23 +45,26 @@ func (b *batcher) abandon(ctx context.Context, cause error) error {
 // maxConcurrentAborts bounds the aborts a failing bundle sends at once.
 const maxConcurrentAborts = 8
 
-// abortGraceAfterCancel bounds the aborts of a bundle the runner (or the
-// user, cancelling the run) cancelled: enough for a healthy FE, while a
-// cancelled run does not wait minutes on a silent one.
+// abortGraceAfterCancel bounds the aborts of a bundle once the runner (or
+// the user, cancelling the run) cancelled it: enough for a healthy FE,
+// while a cancelled run does not wait minutes on a silent one.
 const abortGraceAfterCancel = 10 * time.Second
 
-// abortDeadline is how long a failing bundle's aborts may take together,
-// and what sets it: RetryPolicy.TwoPCTimeout (default 2m), or
-// abortGraceAfterCancel if that is shorter and the bundle was cancelled.
-func (b *batcher) abortDeadline(ctx context.Context) (time.Duration, string) {
-	d := b.opts.Retry.TwoPCTimeout
-	if d <= 0 {
-		d = DefaultTwoPCTimeout
+// twoPCTimeout is RetryPolicy.TwoPCTimeout: how long a failing bundle's
+// aborts may take together.
+func (b *batcher) twoPCTimeout() time.Duration {
+	if d := b.opts.Retry.TwoPCTimeout; d > 0 {
+		return d
 	}
-	if ctx.Err() != nil && abortGraceAfterCancel < d {
-		return abortGraceAfterCancel, "the bundle was cancelled"
+	return DefaultTwoPCTimeout
+}
+
+// abortsCut says what cut a failing bundle's aborts short.
+func (b *batcher) abortsCut(ctx context.Context) string {
+	if ctx.Err() != nil && abortGraceAfterCancel < b.twoPCTimeout() {
+		return fmt.Sprintf("the aborts were cut %v after the runner cancelled the bundle", abortGraceAfterCancel)
 	}
-	return d, "RetryPolicy.TwoPCTimeout"
+	return fmt.Sprintf("the aborts' deadline of %v passed: RetryPolicy.TwoPCTimeout", b.twoPCTimeout())
 }
 
 // leftover is a load of a failed bundle that is, or may be, in Doris.
@@ -86,7 +93,7 @@ func (l leftover) String() string {
 // only those may hold a txn, as Doris rolled back, or never began, every
 // load that failed otherwise (streamload.Load). It returns what the user
 // must know, or "".
-func (b *batcher) abortLeftovers(ctx context.Context, deadline string) string {
+func (b *batcher) abortLeftovers(ctx context.Context, cut func() string) string {
 	b.mu.Lock()
 	done, failedJobs := b.done, b.failedJob
 	b.mu.Unlock()
@@ -130,7 +137,7 @@ func (b *batcher) abortLeftovers(ctx context.Context, deadline string) string {
 	}
 	late := ""
 	if ctx.Err() != nil {
-		late = " (" + deadline + ")"
+		late = " (" + cut() + ")"
 	}
 	if n := len(stuck); n > 0 {
 		notes = append(notes, fmt.Sprintf("%d loads (%d rows) could not be aborted and stay uncommitted, invisible, until Doris' precommit timeout "+

@@ -61,20 +61,28 @@ func TestAFailedBundleAgainstASilent2PCEndpointEndsWithinOneDeadline(t *testing.
 func TestACancelledBundleStillAbortsWhatItPrecommitted(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 	w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(10), WithLoadsInFlight(1), WithMaxOpenTxns(100))
+	// The fourth load hangs on the FE; the runner then cancels the bundle.
+	err := cancelAfterThreeLoads(t, srv, w, doristest.Fault{Kind: doristest.Hang, Endpoint: doristest.EndpointLoad})
+	wantNoOpenTxns(t, srv)
+	if !strings.Contains(err.Error(), "aborted this bundle's 3 open loads (30 rows)") {
+		t.Errorf("error does not say the loads were aborted:\n%v", err)
+	}
+}
+
+// cancelAfterThreeLoads runs a bundle of w whose context the runner
+// cancels once 3 loads are precommitted and a request then meets fault; it
+// returns the bundle's error.
+func cancelAfterThreeLoads(t *testing.T, srv *doristest.Server, w *write, fault doristest.Fault) error {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var err error
-	var hang *doristest.FaultHandle
 	for i, e := range asElems(events(200, shortName)) {
 		if i == 35 {
 			waitPrecommitted(t, srv, 3)
-			// The next load hangs on the FE; the runner then cancels the bundle.
-			hang = srv.Inject(doristest.Fault{Kind: doristest.Hang, Endpoint: doristest.EndpointLoad})
-			go func() {
-				if hang.Wait(context.Background()) == nil {
-					cancel()
-				}
-			}()
+			h := srv.Inject(fault)
+			t.Cleanup(h.Remove)
+			onHit(h, cancel)
 		}
 		if err = w.write.ProcessElement(ctx, nil, e, dropLoads); err != nil {
 			break
@@ -86,11 +94,7 @@ func TestACancelledBundleStillAbortsWhatItPrecommitted(t *testing.T) {
 	if err == nil || ctx.Err() == nil {
 		t.Fatalf("the bundle was not cancelled: %v", err)
 	}
-	hang.Remove()
-	wantNoOpenTxns(t, srv)
-	if !strings.Contains(err.Error(), "aborted this bundle's 3 open loads (30 rows)") {
-		t.Errorf("error does not say the loads were aborted:\n%v", err)
-	}
+	return err
 }
 
 // abortCounter is the client, counting the aborts a bundle sends.
@@ -219,38 +223,29 @@ func TestAllOrNothingSaysRowsWithAnIDAreVisibleAndARerunSkipsThem(t *testing.T) 
 	wantRows(t, srv, "narrow", [][]string{{"0", "ok"}, {"1", "ok"}, {"2", "ok"}, {"3", "ok"}, {"4", "ok"}, {"99", "good"}})
 }
 
-// A bundle the runner cancelled (the user cancelled the run) aborts for at
-// most abortGraceAfterCancel against a silent FE, not the 2m a failing
-// bundle gets: beam.Run on direct returned a minute after its context
-// ended (review finding 4).
+// A bundle the runner cancels (the user cancelled the run) aborts for at
+// most abortGraceAfterCancel more against a silent FE, not the 2m a failing
+// bundle gets: the run returned minutes after its context ended, and the
+// bundle went on aborting (review finding 4a, on direct). Here the bundle
+// fails, its aborts hang, and the runner cancels it a second later.
 func TestACancelledBundleAbortsWithinAShortGrace(t *testing.T) {
-	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
-	w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(10), WithLoadsInFlight(1), WithMaxOpenTxns(100))
+	srv := startServer(t, doristest.WithTable(narrowDDL))
+	hang := srv.Inject(doristest.Fault{Kind: doristest.Hang, Endpoint: doristest.Endpoint2PC})
+	w := buildWrite(t, configFor(srv, "narrow"), "", WithMaxBatchRows(10), WithLoadsInFlight(1), WithMaxOpenTxns(100))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var err error
-	var cancelled time.Time
-	for i, e := range asElems(events(200, shortName)) {
-		if i == 35 {
-			waitPrecommitted(t, srv, 3)
-			hang := srv.Inject(doristest.Fault{Kind: doristest.Hang}) // every endpoint goes silent
-			onHit(hang, func() { cancelled = time.Now(); cancel() })
-		}
-		if err = w.write.ProcessElement(ctx, nil, e, dropLoads); err != nil {
-			break
-		}
-	}
+	cancelled := make(chan time.Time, 1)
+	onHit(hang, func() { time.Sleep(time.Second); cancelled <- time.Now(); cancel() })
+	_, err := lifecycleWith(ctx, w.write, nil, narrowRows(30))
 	if err == nil {
-		err = w.write.FinishBundle(ctx, nil, dropLoads)
+		t.Fatal("the bundle succeeded")
 	}
-	took := time.Since(cancelled)
-	if err == nil || ctx.Err() == nil {
-		t.Fatalf("the bundle was not cancelled: %v", err)
+	if took := time.Since(<-cancelled); took > abortGraceAfterCancel+5*time.Second {
+		t.Errorf("the bundle returned %v after the runner cancelled it; want its aborts cut at %v", took, abortGraceAfterCancel)
 	}
-	if took > abortGraceAfterCancel+5*time.Second {
-		t.Errorf("the cancelled bundle returned %v after its cancel; want its aborts cut at %v", took, abortGraceAfterCancel)
-	}
-	if want := "the aborts' deadline of 10s passed: the bundle was cancelled"; !strings.Contains(err.Error(), want) {
-		t.Errorf("error lacks %q:\n%v", want, err)
+	for _, want := range []string{"3 loads (30 rows) could not be aborted", "the aborts were cut 10s after the runner cancelled the bundle"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
 	}
 }

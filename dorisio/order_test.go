@@ -50,13 +50,7 @@ func TestLaterUpsertsOfAKeyWinWithinABundle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			stale := 0
-			for _, r := range srv.Rows("demo", "u") {
-				if r[1] == "old" {
-					stale++
-				}
-			}
-			if stale > 0 {
+			if stale := rowsNamed(srv, "u", "old"); stale > 0 {
 				t.Errorf("%d of %d keys hold their earlier value: a later load was made visible before an earlier one", stale, keys)
 			}
 		})
@@ -92,13 +86,7 @@ func TestDeletedKeysStayDeletedWithinABundle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back := 0
-	for _, r := range srv.Rows("demo", "u") {
-		if r[1] == "inserted" {
-			back++
-		}
-	}
-	if back > 0 {
+	if back := rowsNamed(srv, "u", "inserted"); back > 0 {
 		t.Errorf("%d of %d deleted keys are in the table: the delete was made visible before the insert", back, keys)
 	}
 	if n := srv.RowCount("demo", "u"); n != filler {
@@ -187,13 +175,18 @@ func TestWriteFilesLoadsAFilesRangesInFileOrder(t *testing.T) {
 	if err := loadFiles(t, configFor(srv, "u"), []string{path}, int64(bytes.Count(data, []byte{'\n'})), WithRangeBytes(4<<20)); err != nil {
 		t.Fatal(err)
 	}
-	stale := 0
-	for _, r := range srv.Rows("demo", "u") {
-		if r[1] == "old" {
-			stale++
-		}
-	}
-	if stale > 0 {
+	if stale := rowsNamed(srv, "u", "old"); stale > 0 {
 		t.Errorf("%d of %d keys hold the value of an earlier range of the file", stale, keys)
 	}
+}
+
+// rowsNamed counts the rows of demo.table whose second column is name.
+func rowsNamed(srv *doristest.Server, table, name string) int {
+	n := 0
+	for _, r := range srv.Rows("demo", table) {
+		if r[1] == name {
+			n++
+		}
+	}
+	return n
 }
