@@ -19,7 +19,7 @@ import (
 //
 // The aborts run even when the runner cancelled the bundle (they free the
 // quota for everyone), at most maxConcurrentAborts at once, and all of them
-// within one RetryPolicy.TwoPCTimeout (default 2m), or abortGraceAfterCancel
+// within one RetryPolicy.TwoPCTimeout (default 90s), or abortGraceAfterCancel
 // once the runner cancels the bundle: a silent FE holds a failed bundle
 // that long, not a timeout per load.
 func (b *batcher) abandon(ctx context.Context, cause error) error {

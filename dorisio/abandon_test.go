@@ -224,7 +224,7 @@ func TestAllOrNothingSaysRowsWithAnIDAreVisibleAndARerunSkipsThem(t *testing.T) 
 }
 
 // A bundle the runner cancels (the user cancelled the run) aborts for at
-// most abortGraceAfterCancel more against a silent FE, not the 2m a failing
+// most abortGraceAfterCancel more against a silent FE, not the 90s a failing
 // bundle gets: the run returned minutes after its context ended, and the
 // bundle went on aborting (review finding 4a, on direct). Here the bundle
 // fails, its aborts hang, and the runner cancels it a second later.

@@ -247,7 +247,7 @@
 // progress (60s), waiting for the answer after the body (10m for loads, 60s
 // for other calls) and reading it (60s). A call that hits one fails naming
 // the phase and the bytes sent. A commit or abort, its retries included,
-// ends within RetryPolicy.TwoPCTimeout (2m), and so do a failed bundle's
+// ends within RetryPolicy.TwoPCTimeout (90s), and so do a failed bundle's
 // aborts together (sent at the same time; at most 10s more once the runner
 // cancels the bundle, so a cancelled run does not wait on a silent FE); Setup's read of
 // the table's columns gives up after 10s (logging a warning; the loads go

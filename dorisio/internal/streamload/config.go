@@ -86,8 +86,9 @@ type RetryPolicy struct {
 	// PREPARE after an unknown outcome. Default 5m.
 	StatePollTimeout time.Duration
 	// TwoPCTimeout bounds one Commit or Abort as a whole: every attempt,
-	// backoff and label-state question. Default 2m: a silent FE then fails
-	// a commit in 2 minutes, not MaxAttempts × the 60s answer wait.
+	// backoff and label-state question. Default 90s: one whole answer wait
+	// (60s) and time for quick retries; a silent FE then fails a commit in
+	// 90 seconds, not MaxAttempts × the 60s answer wait.
 	TwoPCTimeout time.Duration
 }
 
@@ -110,7 +111,7 @@ const (
 	defaultInitialBackoff = 500 * time.Millisecond
 	defaultMaxBackoff     = 30 * time.Second
 	defaultStatePoll      = 5 * time.Minute
-	defaultTwoPCTimeout   = 2 * time.Minute
+	defaultTwoPCTimeout   = 90 * time.Second
 )
 
 type realClock struct{}
