@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -15,20 +16,55 @@ import (
 // cause followed by what the bundle leaves behind: every transaction it
 // could not abort, by label, txn and rows; loads already visible; and
 // nothing about aborting when nothing was precommitted (issue 10.13).
+//
+// The aborts run even when the runner cancelled the bundle (they free the
+// quota for everyone), at most maxConcurrentAborts at once, and all of them
+// within one RetryPolicy.TwoPCTimeout (default 90s), or abortGraceAfterCancel
+// once the runner cancels the bundle: a silent FE holds a failed bundle
+// that long, not a timeout per load.
 func (b *batcher) abandon(ctx context.Context, cause error) error {
 	b.cancel()
 	b.wg.Wait()
 	for t, ob := range b.open {
-		ob.body.discard(b.pool)
+		ob.body.discard(b.pool, b.spoolFiles)
 		delete(b.open, t)
 	}
 	b.buffered = 0
-	// The aborts are tried even when the runner cancelled the bundle (each
-	// is bounded by its own timeout): they free the quota for everyone.
-	if note := b.abortPrecommitted(context.WithoutCancel(ctx)); note != "" {
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.twoPCTimeout())
+	defer cancel()
+	// Once the runner cancels the bundle, now or while the aborts run, they
+	// have abortGraceAfterCancel left at most.
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(abortGraceAfterCancel, cancel) })
+	defer stop()
+	if note := b.abortLeftovers(actx, func() string { return b.abortsCut(ctx) }); note != "" {
 		return fmt.Errorf("%w; %s", cause, note)
 	}
 	return cause
+}
+
+// maxConcurrentAborts bounds the aborts a failing bundle sends at once.
+const maxConcurrentAborts = 8
+
+// abortGraceAfterCancel bounds the aborts of a bundle once the runner (or
+// the user, cancelling the run) cancelled it: enough for a healthy FE,
+// while a cancelled run does not wait minutes on a silent one.
+const abortGraceAfterCancel = 10 * time.Second
+
+// twoPCTimeout is RetryPolicy.TwoPCTimeout: how long a failing bundle's
+// aborts may take together.
+func (b *batcher) twoPCTimeout() time.Duration {
+	if d := b.opts.Retry.TwoPCTimeout; d > 0 {
+		return d
+	}
+	return DefaultTwoPCTimeout
+}
+
+// abortsCut says what cut a failing bundle's aborts short.
+func (b *batcher) abortsCut(ctx context.Context) string {
+	if ctx.Err() != nil && abortGraceAfterCancel < b.twoPCTimeout() {
+		return fmt.Sprintf("the aborts were cut %v after the runner cancelled the bundle", abortGraceAfterCancel)
+	}
+	return fmt.Sprintf("the aborts' deadline of %v passed: RetryPolicy.TwoPCTimeout", b.twoPCTimeout())
 }
 
 // leftover is a load of a failed bundle that is, or may be, in Doris.
@@ -51,83 +87,125 @@ func (l leftover) String() string {
 	return s + ")"
 }
 
-// abortPrecommitted aborts the transactions this bundle precommitted, and
-// by label those whose load ended in an error (they may have precommitted),
-// best effort. It returns what the user must know, or "".
-func (b *batcher) abortPrecommitted(ctx context.Context) string {
-	var aborted, failed, visible []leftover
-	var abortedRows, visibleRows int64
-	try := func(l leftover) {
-		actx, cancel := context.WithTimeout(ctx, time.Minute)
-		defer cancel()
-		if err := b.ld.Abort(actx, b.db, l.txnID, l.label); err != nil {
-			l.err = err
-			failed = append(failed, l)
-			return
-		}
-		aborted = append(aborted, l)
-		abortedRows += l.rows
-	}
+// abortLeftovers aborts, best effort and all at once (at most
+// maxConcurrentAborts), the transactions this bundle precommitted (by txn
+// id) and, by label, those of its two-phase loads whose outcome is unknown:
+// only those may hold a txn, as Doris rolled back, or never began, every
+// load that failed otherwise (streamload.Load). It returns what the user
+// must know, or "".
+func (b *batcher) abortLeftovers(ctx context.Context, cut func() string) string {
 	b.mu.Lock()
 	done, failedJobs := b.done, b.failedJob
 	b.mu.Unlock()
+	var toAbort, visible, unknownPlain []leftover
 	for _, o := range done {
 		r := o.result
+		l := leftover{table: r.Table, label: r.Label, txnID: r.TxnID, rows: r.Rows}
 		switch {
 		case !r.Committed && r.TxnID > 0:
-			try(leftover{table: r.Table, label: r.Label, txnID: r.TxnID, rows: r.Rows})
+			toAbort = append(toAbort, l)
 		case r.Committed:
-			visible = append(visible, leftover{table: r.Table, label: r.Label, txnID: r.TxnID, rows: r.Rows})
-			visibleRows += r.Rows
+			visible = append(visible, l)
 		}
 	}
-	var unknown []string
-	var unknownRows int64
 	for _, j := range failedJobs {
-		// Only a load whose outcome is unknown may hold a txn: Doris rolled
-		// back, or never began, every other failure (streamload.Load).
 		if !errors.Is(j.err, ErrOutcomeUnknown) {
 			continue
 		}
-		if !j.twoPhase {
-			unknown = append(unknown, j.label)
-			unknownRows += j.rows
-			continue
+		l := leftover{table: j.table, label: j.label, rows: j.rows, unknown: true}
+		if j.twoPhase {
+			toAbort = append(toAbort, l) // by label: aborts its PREPARE/PRECOMMITTED txn, if there is one
+		} else {
+			unknownPlain = append(unknownPlain, l)
 		}
-		// By label: aborts its PREPARE/PRECOMMITTED txn, if there is one.
-		actx, cancel := context.WithTimeout(ctx, time.Minute)
-		if err := b.ld.Abort(actx, b.db, 0, j.label); err != nil {
-			failed = append(failed, leftover{table: j.table, label: j.label, rows: j.rows, unknown: true, err: err})
-		}
-		cancel()
 	}
+	b.abortAll(ctx, toAbort)
 	var notes []string
-	if n := len(aborted); n > 0 {
-		notes = append(notes, fmt.Sprintf("aborted this bundle's %d open loads (%d rows); nothing of them is visible", n, abortedRows))
-	}
-	if n := len(failed); n > 0 {
-		var rows int64
-		ls := make([]string, n)
-		for i, l := range failed {
-			rows += l.rows
-			ls[i] = l.String()
+	var aborted, stuck, stuckUnknown []leftover
+	for _, l := range toAbort {
+		switch {
+		case l.err == nil && !l.unknown:
+			aborted = append(aborted, l)
+		case l.err != nil && !l.unknown:
+			stuck = append(stuck, l)
+		case l.err != nil:
+			stuckUnknown = append(stuckUnknown, l)
 		}
+	}
+	if n, rows := len(aborted), sumRows(aborted); n > 0 {
+		notes = append(notes, fmt.Sprintf("aborted this bundle's %d open loads (%d rows); nothing of them is visible", n, rows))
+	}
+	late := ""
+	if ctx.Err() != nil {
+		late = " (" + cut() + ")"
+	}
+	if n := len(stuck); n > 0 {
 		notes = append(notes, fmt.Sprintf("%d loads (%d rows) could not be aborted and stay uncommitted, invisible, until Doris' precommit timeout "+
-			"(stream_load_default_precommit_timeout_second) or WithAbortLingeringTxns in the next run: %s (first abort error: %s)",
-			n, rows, strings.Join(ls, "; "), oneLine(failed[0].err)))
+			"(stream_load_default_precommit_timeout_second) or WithAbortLingeringTxns in the next run: %s (first abort error: %s)%s",
+			n, sumRows(stuck), joinLeftovers(stuck), oneLine(stuck[0].err), late))
+	}
+	if n := len(stuckUnknown); n > 0 {
+		notes = append(notes, fmt.Sprintf("%d loads (%d rows) whose outcome is unknown could not be aborted by label: if Doris began them, they stay "+
+			"uncommitted, invisible, until Doris' precommit timeout (stream_load_default_precommit_timeout_second) or WithAbortLingeringTxns in the next run: %s (first abort error: %s)%s",
+			n, sumRows(stuckUnknown), joinLeftovers(stuckUnknown), oneLine(stuckUnknown[0].err), late))
 	}
 	if n := len(visible); n > 0 {
 		ls := make([]string, n)
 		for i, l := range visible {
 			ls[i] = l.label
 		}
-		notes = append(notes, fmt.Sprintf("%d plain loads (%d rows) of this bundle are already visible (identity loads are skipped by a re-run with the same label prefix; AtLeastOnce loads are not): %s",
-			n, visibleRows, listSome(ls, 50)))
+		why := "identity loads are skipped by a re-run with the same label prefix; AtLeastOnce loads are not"
+		if b.opts.AllOrNothing {
+			why = "rows with an ID are visible once loaded: WithAllOrNothing covers only rows without one; a re-run with the same label prefix skips these"
+		}
+		notes = append(notes, fmt.Sprintf("%d plain loads (%d rows) of this bundle are already visible (%s): %s", n, sumRows(visible), why, listSome(ls, 50)))
 	}
-	if n := len(unknown); n > 0 {
-		notes = append(notes, fmt.Sprintf("%d plain loads (%d rows) ended with an unknown outcome and may be visible: %s", n, unknownRows, listSome(unknown, 50)))
+	if n := len(unknownPlain); n > 0 {
+		ls := make([]string, n)
+		for i, l := range unknownPlain {
+			ls[i] = l.label
+		}
+		notes = append(notes, fmt.Sprintf("%d plain loads (%d rows) ended with an unknown outcome and may be visible: %s", n, sumRows(unknownPlain), listSome(ls, 50)))
 	}
 	return strings.Join(notes, "; ")
+}
+
+// abortAll aborts every leftover (by txn id, or by label when its outcome
+// is unknown), at most maxConcurrentAborts at once, setting each one's err.
+func (b *batcher) abortAll(ctx context.Context, ls []leftover) {
+	sem := make(chan struct{}, maxConcurrentAborts)
+	var wg sync.WaitGroup
+	for i := range ls {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			ls[i].err = ctx.Err() // not sent: the deadline passed
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			ls[i].err = b.ld.Abort(ctx, b.db, ls[i].txnID, ls[i].label)
+		}()
+	}
+	wg.Wait()
+}
+
+func sumRows(ls []leftover) int64 {
+	var n int64
+	for _, l := range ls {
+		n += l.rows
+	}
+	return n
+}
+
+func joinLeftovers(ls []leftover) string {
+	s := make([]string, len(ls))
+	for i, l := range ls {
+		s[i] = l.String()
+	}
+	return strings.Join(s, "; ")
 }
 
 // oneLine keeps an error on one line, shortened.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -32,6 +33,9 @@ type loader interface {
 // on their own, as plain loads under their identity label, outside the
 // budget.
 //
+// Loads are numbered in the order they are cut, and a table's plain loads
+// are sent one after another in that order (order.go).
+//
 // add, addOwn and finish are called from the DoFn's goroutine only;
 // uploads run on their own goroutines and report through mu.
 type batcher struct {
@@ -45,18 +49,19 @@ type batcher struct {
 	opts     *writeOptions
 	budget   budget
 
-	open     map[string]*openBatch
-	buffered int64 // chunk capacity of the open in-memory batches
-	started  int   // two-phase loads started: n of the budget
-	// The budget's batch size for tgtN loads started (per row: no recount).
-	tgtN              int
-	tgtBytes, tgtRows int64
-	sem               chan struct{}
-	wg                sync.WaitGroup
-	ctx               context.Context // the bundle's, cancelled when it fails
-	cancel            context.CancelFunc
+	open      map[string]*openBatch
+	buffered  int64                    // memory the open batches hold (chunk capacity)
+	started   int                      // two-phase loads started: n of the budget
+	cuts      map[string]int           // per table, the loads cut before its open batch (the budget's growth)
+	seq       int                      // loads started, the next load's number
+	plainTail map[string]chan struct{} // per order (loadJob.order): closed when its last plain load has ended
+	sem       chan struct{}
+	wg        sync.WaitGroup
+	ctx       context.Context // the bundle's, cancelled when it fails
+	cancel    context.CancelFunc
 
-	pool *chunkPool
+	pool       *chunkPool
+	spoolFiles *spoolFiles // of the open batches
 
 	// Shared with uploads: this bundle's two-phase loads (they hold their
 	// txn until the commit after the bundle), those of them waiting on the
@@ -77,6 +82,8 @@ type openBatch struct {
 	table string
 	body  batchBody
 	rows  int64
+	// The size at which the budget cuts this batch (budget.target).
+	maxBytes, maxRows int64
 }
 
 // loadJob is one load handed to an upload goroutine.
@@ -91,6 +98,11 @@ type loadJob struct {
 	windows      []LoadWindow // a stream batch's (stream_batch.go)
 	err          error        // how the load failed (set by upload)
 
+	seq   int           // the order the bundle started it in
+	order string        // plain loads wait for the previous one of the same order: "" is the table's
+	after chan struct{} // plain loads: closed when the previous one of the same order has ended
+	ended chan struct{} // plain loads: closed when this one has ended
+
 	// For WriteFiles' file ranges: headers instead of the batcher's, the
 	// body's own compression (sent as compress_type), and a callback when
 	// the load has succeeded (on the upload's goroutine). rows < 0: not
@@ -102,6 +114,7 @@ type loadJob struct {
 
 // loadOutcome is one finished load.
 type loadOutcome struct {
+	seq     int // the load's number in its bundle
 	result  CommitResult
 	latency time.Duration
 	retries int
@@ -112,26 +125,20 @@ func newBatcher(ctx context.Context, ld loader, pool *chunkPool, db, table, pref
 	ctx, cancel := context.WithCancel(ctx)
 	b := &batcher{
 		ld: ld, pool: pool, db: db, table: table, prefix: prefix, run: run, headers: headers, opts: o,
-		twoPhase: o.Delivery == ExactlyOnce,
-		budget:   budget{batchBytes: o.MaxBatchBytes, batchRows: o.MaxBatchRows, loadBytes: o.MaxLoadBytes},
-		open:     map[string]*openBatch{},
-		sem:      make(chan struct{}, o.LoadsInFlight),
-		ctx:      ctx, cancel: cancel,
-		tgtN: -1,
+		twoPhase:  o.Delivery == ExactlyOnce,
+		budget:    budget{batchBytes: o.MaxBatchBytes, batchRows: o.MaxBatchRows, loadBytes: o.MaxLoadBytes},
+		open:      map[string]*openBatch{},
+		cuts:      map[string]int{},
+		plainTail: map[string]chan struct{}{},
+		sem:       make(chan struct{}, o.LoadsInFlight),
+		ctx:       ctx, cancel: cancel,
 	}
 	if b.twoPhase {
 		b.budget.max = o.MaxOpenTxns
 	}
+	b.spoolFiles = &spoolFiles{}
+	runtime.AddCleanup(b, (*spoolFiles).removeAll, b.spoolFiles)
 	return b
-}
-
-// target is the size at which batches are cut now.
-func (b *batcher) target() (bytes, rows int64) {
-	if b.tgtN != b.started {
-		b.tgtN = b.started
-		b.tgtBytes, b.tgtRows = b.budget.target(b.started)
-	}
-	return b.tgtBytes, b.tgtRows
 }
 
 // err is the first upload error, if any: the bundle stops at the next element.
@@ -165,9 +172,14 @@ func (b *batcher) add(table string, data []byte, rows int64) error {
 	if err != nil || len(data) == 0 {
 		return err
 	}
+	n := int64(len(data))
 	ob := b.open[table]
-	if ob != nil && ob.rows > 0 && b.wouldOverflow(ob, int64(len(data)), rows) && b.budget.canCut(b.started, len(b.open)) {
+	if ob != nil && ob.rows > 0 && b.wouldOverflow(ob, n, rows) && b.canCut() {
 		b.flush(ob)
+		ob = nil
+	}
+	if ob != nil && ob.rows > 0 && ob.body.n+n > b.opts.MaxLoadBytes && b.budget.canCutFull(b.started, len(b.open)) {
+		b.flush(ob) // full: cut into the budget's kept half rather than fail
 		ob = nil
 	}
 	if ob == nil {
@@ -175,9 +187,10 @@ func (b *batcher) add(table string, data []byte, rows int64) error {
 			return b.tooManyTables(table)
 		}
 		ob = &openBatch{table: table}
+		ob.maxBytes, ob.maxRows = b.budget.target(b.cuts[table])
 		b.open[table] = ob
 	}
-	if ob.body.n+int64(len(data)) > b.opts.MaxLoadBytes {
+	if ob.body.n+n > b.opts.MaxLoadBytes {
 		return b.loadTooBig(ob, len(data))
 	}
 	before := ob.body.memAlloc()
@@ -185,27 +198,39 @@ func (b *batcher) add(table string, data []byte, rows int64) error {
 	ob.rows += rows
 	b.buffered += ob.body.memAlloc() - before
 	switch {
-	case b.reached(ob) && b.budget.canCut(b.started, len(b.open)):
+	case b.reached(ob) && b.canCut():
 		b.flush(ob)
 	case !ob.body.spilled() && ob.body.n > b.opts.MaxBatchBytes:
 		b.spill(ob) // a grown batch: keep MaxBatchBytes per batch in memory
 	}
-	for b.buffered > b.opts.MaxBufferedBytes {
-		big := b.largestInMemory()
-		if big == nil {
-			break
-		}
-		if b.budget.canCut(b.started, len(b.open)) {
-			b.flush(big)
-		} else {
-			b.spill(big)
-		}
-	}
+	b.relieve()
 	if ob.body.err != nil {
 		return b.fail(fmt.Errorf("dorisio.Write: table %s.%s: %w", b.db, table, ob.body.spoolErr()))
 	}
 	return b.err()
 }
+
+// relieve brings the memory of the open batches back under
+// MaxBufferedBytes, largest batch first: a batch at least half its target
+// size is cut (a load worth making) when the budget allows; any other is
+// spilled to disk. Cutting small batches instead made one load per row of
+// a bundle writing to thousands of tables (review finding 7).
+func (b *batcher) relieve() {
+	for b.buffered > b.opts.MaxBufferedBytes {
+		big := b.largestInMemory()
+		if big == nil {
+			return
+		}
+		if !big.body.spilled() && (2*big.body.n >= big.maxBytes || 2*big.rows >= big.maxRows) && b.canCut() {
+			b.flush(big)
+			continue
+		}
+		b.spill(big)
+	}
+}
+
+// canCut reports whether the budget lets the bundle cut a load now.
+func (b *batcher) canCut() bool { return b.budget.canCut(b.started, len(b.open)) }
 
 // addOwn loads one element with an ID on its own, as a plain load under
 // its identity label (label.go): visible at once, idempotent by label
@@ -255,31 +280,33 @@ func (b *batcher) startOwn(j *loadJob) error {
 }
 
 // wouldOverflow reports whether adding n bytes and rows takes ob past the
-// size at which the budget cuts batches now.
+// size at which the budget cuts it.
 func (b *batcher) wouldOverflow(ob *openBatch, n, rows int64) bool {
-	maxBytes, maxRows := b.target()
-	return ob.body.n+n > maxBytes || ob.rows+rows > maxRows
+	return ob.body.n+n > ob.maxBytes || ob.rows+rows > ob.maxRows
 }
 
-// reached reports whether ob is at the size at which batches are cut now.
+// reached reports whether ob is at the size at which the budget cuts it.
 func (b *batcher) reached(ob *openBatch) bool {
-	maxBytes, maxRows := b.target()
-	return ob.body.n >= maxBytes || ob.rows >= maxRows
+	return ob.body.n >= ob.maxBytes || ob.rows >= ob.maxRows
 }
 
+// largestInMemory is the open batch holding the most memory, nil when none
+// holds any.
 func (b *batcher) largestInMemory() *openBatch {
 	var big *openBatch
 	for _, ob := range b.open {
-		if !ob.body.spilled() && (big == nil || ob.body.memAlloc() > big.body.memAlloc()) {
+		if m := ob.body.memAlloc(); m > 0 && (big == nil || m > big.body.memAlloc()) {
 			big = ob
 		}
 	}
 	return big
 }
 
+// spill moves ob's rows in memory to its spool file.
 func (b *batcher) spill(ob *openBatch) {
-	b.buffered -= ob.body.memAlloc()
-	ob.body.spill(b.opts.SpoolDir, b.pool)
+	before := ob.body.memAlloc()
+	ob.body.spill(b.opts.SpoolDir, b.pool, b.spoolFiles)
+	b.buffered -= before - ob.body.memAlloc()
 }
 
 // flush hands a batch to an upload goroutine.
@@ -287,7 +314,7 @@ func (b *batcher) flush(ob *openBatch) {
 	delete(b.open, ob.table)
 	b.buffered -= ob.body.memAlloc()
 	spilled := ob.body.spilled()
-	body, release, err := ob.body.body(b.pool)
+	body, release, err := ob.body.body(b.pool, b.spoolFiles)
 	if err != nil {
 		b.fail(fmt.Errorf("dorisio.Write: table %s.%s: %w", b.db, ob.table, err))
 		return
@@ -295,14 +322,27 @@ func (b *batcher) flush(ob *openBatch) {
 	if b.twoPhase {
 		b.started++
 	}
+	b.cuts[ob.table]++
 	b.start(&loadJob{table: ob.table, label: newLabel(b.prefix, b.run, ob.table), rows: ob.rows, bytes: ob.body.n,
 		spilled: spilled, twoPhase: b.twoPhase, body: body, release: release})
 }
 
 // start uploads j on a goroutine once a slot is free (back-pressure: the
-// bundle cannot outrun Doris by more than LoadsInFlight loads).
+// bundle cannot outrun Doris by more than LoadsInFlight loads, waiting ones
+// included). A plain load waits for its table's previous plain load: it is
+// visible once it returns, so a table's plain loads go one after another.
 func (b *batcher) start(j *loadJob) {
 	b.sem <- struct{}{}
+	j.seq = b.seq
+	b.seq++
+	if !j.twoPhase {
+		key := j.order
+		if key == "" {
+			key = "table:" + j.table
+		}
+		j.after, j.ended = b.plainTail[key], make(chan struct{})
+		b.plainTail[key] = j.ended
+	}
 	if j.twoPhase {
 		b.holding.Add(1)
 	} else {
@@ -347,6 +387,7 @@ func (b *batcher) finish() ([]loadOutcome, error) {
 	if b.firstErr == nil {
 		b.cancel()
 	}
+	slices.SortFunc(b.done, func(x, y loadOutcome) int { return x.seq - y.seq })
 	return b.done, b.firstErr
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
@@ -96,14 +97,16 @@ func finishAll(t *testing.T, b *batcher, ld *fakeLoader) ([]fakeLoad, map[string
 	return loads, perTable
 }
 
-func TestBudgetTargetsGrowAfterHalfTheBudget(t *testing.T) {
+// A table's loads are cut at the batch limits for its first quarter of the
+// budget, then double with each load it cuts, up to MaxLoadBytes.
+func TestATablesLoadsGrowAfterItsFirstQuarterOfTheBudget(t *testing.T) {
 	b := budget{max: 10, batchBytes: 100, batchRows: 10, loadBytes: 1000}
 	var got []string
-	for n := 0; n < 10; n++ {
-		bytes, rows := b.target(n)
+	for c := 0; c < 10; c++ {
+		bytes, rows := b.target(c)
 		got = append(got, fmt.Sprintf("%d/%d", bytes, rows))
 	}
-	want := "100/10 100/10 100/10 100/10 100/10 200/20 400/40 800/80 1000/100 1000/100"
+	want := "100/10 100/10 200/20 400/40 800/80 1000/100 1000/100 1000/100 1000/100 1000/100"
 	if strings.Join(got, " ") != want {
 		t.Errorf("targets %s\nwant    %s", strings.Join(got, " "), want)
 	}
@@ -261,14 +264,45 @@ func TestGrownBatchesAreSpilledAndTheirFilesRemoved(t *testing.T) {
 	}
 }
 
+// A bundle that ends without FinishBundle or Teardown (prism drops the
+// DoFns of a bundle a fused step failed) leaves no spool file once its
+// batcher is collected.
+func TestADroppedBundlesSpoolFilesGoWithIt(t *testing.T) {
+	dir := t.TempDir()
+	func() {
+		b := testBatcher(&fakeLoader{}, WithMaxOpenTxns(2), WithMaxBatchBytes(4096), WithSpoolDir(dir))
+		for i := 0; i < 3000; i++ {
+			if err := b.add(fmt.Sprintf("t%d", i%2), []byte(strings.Repeat("x", 99)+"\n"), 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b.wg.Wait() // its uploads end; the bundle itself is never finished
+	}()
+	if files, _ := os.ReadDir(dir); len(files) == 0 {
+		t.Fatal("no batch was spilled: the test proves nothing")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		runtime.GC()
+		files, _ := os.ReadDir(dir)
+		if len(files) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d spool files left 10s after the dropped bundle's batcher became garbage", len(files))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // Issue 10.5: one row in each of 4,000 tables must not hold a MiB per
 // table. The batcher's heap stays within MaxBufferedBytes plus the loads in
 // flight, whatever the number of tables.
 func TestMemoryStaysBoundedWithThousandsOfOneRowTables(t *testing.T) {
 	const bound = 8 << 20
 	ld := &fakeLoader{}
-	// Plain loads: no budget, so flushing is what keeps memory bounded.
-	b := testBatcher(ld, WithDelivery(AtLeastOnce), WithMaxBatchBytes(1<<20), WithMaxBufferedBytes(bound))
+	// Plain loads: no budget; spilling is what keeps memory bounded.
+	b := testBatcher(ld, WithDelivery(AtLeastOnce), WithMaxBatchBytes(1<<20), WithMaxBufferedBytes(bound), WithSpoolDir(t.TempDir()))
 	row := []byte("1,\"a row of about forty bytes, one per table\"\n")
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -299,6 +333,67 @@ func TestMemoryStaysBoundedWithThousandsOfOneRowTables(t *testing.T) {
 		t.Errorf("%d rows loaded, want 4000", rows)
 	}
 	t.Logf("heap grew by %.1f MB for 4,000 one-row tables", float64(grown)/(1<<20))
+}
+
+// A table's first chunk is small (4 KiB, doubling as the batch grows): one
+// row in each of 4,000 tables holds 16 MB of chunks, within a 64 MiB
+// bound, and nothing is spilled. With a MiB per first chunk the batches
+// would hold 4 GB, so all but 64 would go to disk.
+func TestOneRowTablesHoldSmallChunks(t *testing.T) {
+	dir := t.TempDir()
+	b := testBatcher(&fakeLoader{}, WithDelivery(AtLeastOnce), WithMaxBufferedBytes(64<<20), WithSpoolDir(dir))
+	for i := 0; i < 4000; i++ {
+		if err := b.add(fmt.Sprintf("table_%04d", i), []byte("1,\"one row\"\n"), 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spooled, _ := os.ReadDir(dir)
+	if b.buffered > 4000*(4<<10) || len(spooled) > 0 {
+		t.Errorf("4,000 one-row batches hold %d bytes of chunks and %d spilled: want at most 4 KiB each, none spilled", b.buffered, len(spooled))
+	}
+	if _, err := b.finish(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Spilled under memory pressure, thousands of tables' batches hold neither
+// a file descriptor nor a write buffer each: their files are open only
+// while written, their tails are counted in MaxBufferedBytes. Each table
+// is still one load.
+func TestSpilledBatchesOfThousandsOfTablesHoldNoFileOpen(t *testing.T) {
+	fds := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skip("no /proc/self/fd:", err)
+		}
+		return len(ents)
+	}
+	const tables = 3000
+	ld := &fakeLoader{}
+	dir := t.TempDir()
+	b := testBatcher(ld, WithMaxOpenTxns(3500), WithMaxBatchBytes(256<<10), WithMaxBufferedBytes(256<<10), WithSpoolDir(dir))
+	before := fds()
+	for r := 0; r < 4; r++ {
+		for i := 0; i < tables; i++ {
+			if err := b.add(fmt.Sprintf("m%d", i), fmt.Appendf(nil, "%d,%060d\n", r, i), 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	spooled, _ := os.ReadDir(dir)
+	if open := fds() - before; open > 10 || len(spooled) < tables/2 {
+		t.Errorf("%d spool files, %d more files open than before: want most tables spilled and no file held open", len(spooled), open)
+	}
+	if b.buffered > 256<<10 {
+		t.Errorf("%d bytes buffered, over MaxBufferedBytes", b.buffered)
+	}
+	loads, perTable := finishAll(t, b, ld)
+	if len(loads) != tables || perTable["m0"] != 4 || perTable["m2999"] != 4 {
+		t.Errorf("%d loads, %d and %d rows in m0 and m2999: want one load of 4 rows per table", len(loads), perTable["m0"], perTable["m2999"])
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("%d spool files left", len(left))
+	}
 }
 
 // An identity element is its own load: sent as is when it is complete, or

@@ -27,7 +27,7 @@ func TestABundleFailingInProcessElementAbortsItsPrecommittedLoads(t *testing.T) 
 			fault = srv.Inject(doristest.Fault{Kind: doristest.BackendDown, Endpoint: doristest.EndpointLoad})
 			t.Cleanup(fault.Remove)
 		}
-		if err = w.write.ProcessElement(ctx, nil, e, func(CommitResult) {}); err != nil {
+		if err = w.write.ProcessElement(ctx, nil, e, dropLoads); err != nil {
 			break // as a runner does: no FinishBundle after an error
 		}
 	}

@@ -4,8 +4,9 @@ package dorisio
 //
 //  1. The precommit stage (writeFn) loads each batch as a two-phase-commit
 //     Stream Load: the rows are in Doris but invisible (PRECOMMITTED), under
-//     a label no other load uses. It emits one CommitResult per load when
-//     its bundle finishes; a bundle that fails aborts what it precommitted.
+//     a label no other load uses. It emits its loads when its bundle
+//     finishes, one element per table holding them in the order they were
+//     cut (order.go); a bundle that fails aborts what it precommitted.
 //     (Elements with an ID are plain loads under their identity label:
 //     visible at once, and idempotent across attempts and runs by label.)
 //  2. A runner keeps the outputs of exactly one successful attempt of each
@@ -13,7 +14,8 @@ package dorisio
 //     and Spark batch materialise them behind the shuffle). The Reshuffle
 //     before this stage makes those committables durable, so a retried
 //     commit bundle sees the same committables.
-//  3. commitFn commits each transaction by id. Doris answers a repeated
+//  3. commitFn commits each transaction by id, a table's one after another
+//     in their order, different tables at the same time. Doris answers a repeated
 //     commit with "is already committed|visible, not pre-committed", which
 //     the client reports as success: commits are idempotent. The same
 //     commits may already have been made by the bundle's finalization
@@ -28,14 +30,13 @@ package dorisio
 // and commit (precommit timeout, manual abort): commitFn then fails the job
 // with an error wrapping ErrTxnAborted that names the table, label, txn id,
 // rows and reason. Nothing is retried silently. A commit bundle commits
-// every load it was given even after one fails, then fails naming each
+// every load it can even after one fails (a table's later loads wait only
+// for an earlier one whose commit may still happen), then fails naming each
 // failed one, so one bad transaction never leaves the others uncommitted.
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
@@ -107,19 +108,18 @@ func (w LoadWindow) String() string {
 	return fmt.Sprintf("[%s, %s): %d rows", w.Start().Format(time.RFC3339Nano), w.End().Format(time.RFC3339Nano), w.Rows)
 }
 
-// commitFn is the finalize stage: it commits each precommitted load.
+// commitFn is the finalize stage: it commits each precommitted load, a
+// table's loads in the order their bundle cut them (order.go).
 type commitFn struct {
 	Conn  connSpec
 	Retry RetryPolicy
+	// ReportLost makes loads lost for good (lost.go) records for the job's
+	// final report instead of failures of their commit bundle: set for
+	// bounded input, whose commit stage ends.
+	ReportLost bool
 
-	client *streamload.Client
-	failed []commitFailure // this bundle's
-}
-
-// commitFailure is a load a commit bundle could not commit.
-type commitFailure struct {
-	r   CommitResult
-	err error
+	client  *streamload.Client
+	pending []tableLoads // this bundle's
 }
 
 func (fn *commitFn) Setup(ctx context.Context) error {
@@ -128,78 +128,53 @@ func (fn *commitFn) Setup(ctx context.Context) error {
 	return err
 }
 
-// ProcessElement commits r's transaction. A failure is kept for
-// FinishBundle, so the bundle's other loads are committed too.
-func (fn *commitFn) ProcessElement(ctx context.Context, r CommitResult, emit func(CommitResult)) error {
-	if r.Committed {
-		emit(r)
-		return nil
-	}
-	start := time.Now()
-	already, err := fn.client.Commit(ctx, r.Database, r.TxnID, r.Label)
-	if err != nil {
-		fn.failed = append(fn.failed, commitFailure{r, err})
-		return nil
-	}
-	r.Committed, r.AlreadyCommitted = true, already
-	recordCommit(ctx, r, time.Since(start))
-	emit(r)
+// ProcessElement takes one bundle's loads of one table; FinishBundle
+// commits them with the commit bundle's other tables at the same time.
+func (fn *commitFn) ProcessElement(ctx context.Context, g tableLoads, _ func(CommitResult), _ func(lostLoads)) error {
+	fn.pending = append(fn.pending, g)
 	return nil
 }
 
-// FinishBundle fails the bundle if any commit failed, naming every failed
-// load (count, rows, labels, txns) and the first reason of each kind. A
+// FinishBundle commits the bundle's loads, tables at the same time and
+// each table's loads one after another, and emits the committed ones. It
+// commits every load it can even after one fails; a table's loads after
+// one whose commit may still happen wait for it (they are not committed
+// before it).
+//
+// Loads lost for good (aborted, forgotten: committing again cannot change
+// them) are emitted to lost when ReportLost, and the report after the stage
+// names them all (review finding 9: runners report only the first failed
+// bundle). Any other failure (outcome unknown, a refusal that leaves the
+// txn as it was) fails the bundle naming every failed load (count, rows,
+// labels, txns), lost ones included, and the first reason of each kind: a
 // runner that retries the bundle commits again, which is safe (step 3).
-func (fn *commitFn) FinishBundle(ctx context.Context, _ func(CommitResult)) error {
-	failed := fn.failed
-	fn.failed = nil
-	if len(failed) == 0 {
-		return nil
-	}
-	var rows int64
-	labels := make([]string, len(failed))
-	reasons := map[string]error{}
-	var kinds []string
-	for i, f := range failed {
-		rows += f.r.Rows
-		labels[i] = fmt.Sprintf("%s.%s %s (txn %d, %d rows)", f.r.Database, f.r.Table, f.r.Label, f.r.TxnID, f.r.Rows)
-		k := commitFailureKind(f.err)
-		if _, seen := reasons[k]; !seen {
-			reasons[k] = f.err
-			kinds = append(kinds, k)
+func (fn *commitFn) FinishBundle(ctx context.Context, emit func(CommitResult), lost func(lostLoads)) error {
+	groups := fn.pending
+	fn.pending = nil
+	var gone, failed []failedCommit
+	for _, table := range commitTables(ctx, fn.client, groups, func(err error) bool { return !lostForGood(err) }) {
+		for _, o := range table {
+			switch {
+			case o.err != nil && lostForGood(o.err):
+				gone = append(gone, failedCommit{R: o.r, Reason: o.err.Error(), err: o.err})
+			case o.err != nil || o.skipped:
+				failed = append(failed, failedCommit{R: o.r, err: o.err})
+			default:
+				if o.took > 0 {
+					recordCommit(ctx, o.r, o.took)
+				}
+				emit(o.r)
+			}
 		}
 	}
-	var first []string
-	var errs []error
-	for _, k := range kinds {
-		first = append(first, fmt.Sprintf("%s, first: %v", k, reasons[k]))
-		errs = append(errs, reasons[k])
+	if len(failed) == 0 && len(gone) > 0 && fn.ReportLost {
+		lost(lostLoads{Loads: gone})
+		return nil
 	}
-	return &joinedError{errs: errs, msg: fmt.Sprintf("dorisio.Write: committing %d of this bundle's loads (%d rows) failed: %s. Reasons: %s",
-		len(failed), rows, listSome(labels, 50), strings.Join(first, "; "))}
-}
-
-// joinedError says msg (which quotes errs) and unwraps to errs, for
-// errors.Is and errors.As.
-type joinedError struct {
-	msg  string
-	errs []error
-}
-
-func (e *joinedError) Error() string   { return e.msg }
-func (e *joinedError) Unwrap() []error { return e.errs }
-
-// commitFailureKind names what a failed commit means for its rows.
-func commitFailureKind(err error) string {
-	switch {
-	case errors.Is(err, ErrTxnAborted):
-		return "aborted before commit (rows lost: load them again)"
-	case errors.Is(err, ErrOutcomeUnknown):
-		return "outcome unknown (committing again is safe)"
-	case errors.Is(err, ErrAuth):
-		return "credentials or privileges refused"
+	if all := append(gone, failed...); len(all) > 0 {
+		return commitsFailed("committing %d of this bundle's loads (%d rows) failed", all)
 	}
-	return "refused by Doris"
+	return nil
 }
 
 func (fn *commitFn) Teardown() {

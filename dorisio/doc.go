@@ -15,29 +15,37 @@
 // fused with whatever produces the rows: per bundle and per table it streams
 // batches of rows into two-phase-commit Stream Loads (two_phase_commit:
 // true), which leave the rows in Doris but invisible (PRECOMMITTED), and
-// emits one CommitResult per load when the bundle finishes. After the
-// Reshuffle, the commit stage commits each transaction by id; a repeated
-// commit is recognised and counted once. A runner keeps the outputs of one
+// emits its loads when the bundle finishes, per table in the order it cut
+// them. After the Reshuffle, the commit stage commits each transaction by
+// id (see Order); a repeated commit is recognised and counted once. A runner keeps the outputs of one
 // successful attempt per bundle, so a retried bundle's loads are committed
 // and the failed attempt's are not (the failing bundle aborts them, or
 // Doris' precommit timeout does). Row data is never shuffled: only the
 // small CommitResults are.
 //
-// A bundle keeps at most WithMaxOpenTxns loads open (default 20): past half
-// of them it makes bigger loads rather than more, spilled to disk
-// (WithSpoolDir) up to WithMaxLoadBytes. So a job of any size stays within
-// Doris' max_running_txn_num_per_db; a bundle that writes to more tables
-// than its budget fails, saying so. When Doris still refuses a load for its
-// transaction quota (other jobs), the load waits and is resent with the same
-// label (RetryPolicy.QuotaWait) instead of failing.
+// A bundle keeps at most WithMaxOpenTxns loads open (default 20): a table's
+// loads are cut at the batch limits for its first quarter of the budget,
+// then grow (doubling, spilled to disk in WithSpoolDir, up to
+// WithMaxLoadBytes) rather than multiply, and half the budget is kept for
+// the last loads of the bundle's tables, so that half as many tables as
+// the budget always fit, whatever order they arrive in. So a bundle of any
+// size stays within Doris' max_running_txn_num_per_db; a bundle that
+// writes to more tables than its budget can hold fails, saying so. The
+// budget is per bundle: where a batch stage runs as many bundles at once,
+// or one after another before any commit (Dataflow batch), their open
+// loads add up until the stage ends (see the guarantees below). When
+// Doris still refuses a load for its transaction quota (other jobs), the
+// load waits and is resent with the same label (RetryPolicy.QuotaWait)
+// instead of failing.
 //
 // Where the runner finalizes bundles (beam.BundleFinalization), a bundle's
 // loads are committed as soon as its output is durable, before the commit
 // stage, which stays as the backstop. Then a job that fails partway may
 // leave its finished bundles' loads visible, and a plain re-run loads them
-// again; WithAllOrNothing turns early commit off (nothing is visible until
-// the whole precommit stage succeeded; the job must then fit the quota and
-// the precommit timeout). On Beam Go v2.77 early commit is rare: prism
+// again; WithAllOrNothing turns early commit off (no row without an ID is
+// visible until the whole precommit stage succeeded; the job must then fit
+// the quota and the precommit timeout; rows with an ID are visible once
+// loaded, and a re-run skips them). On Beam Go v2.77 early commit is rare: prism
 // finalizes a stage only when Write reads straight from a shuffle (not when
 // it is fused after its producer), and the SDK runs only the first
 // finalized bundle of each reused plan.
@@ -67,6 +75,24 @@
 //
 // WithDelivery(AtLeastOnce) sends plain loads instead, visible at once, with
 // no Reshuffle and no commit stage.
+//
+// # Order
+//
+// Beam gives no order across bundles. Within a bundle, a table's rows
+// become visible in the order they arrived: with ExactlyOnce the commit
+// stage commits a table's loads one after another in the order the bundle
+// cut them (a load only once every earlier one is committed or known
+// lost), and plain loads (AtLeastOnce, rows with an ID), visible once they
+// return, are sent one after another per table. Different tables load and
+// commit at the same time. So a later upsert, or a delete
+// (WithDeleteSign), of a key in a UNIQUE KEY table wins over an earlier one
+// of the same bundle. Rows with an ID are visible once loaded while the
+// other rows of their table wait for the commit: between the two there is
+// no order. WriteFiles loads a file's ranges one after another, in file
+// order, and different files side by side. For order across bundles (a runner that splits the input into
+// many bundles, a Reshuffle before Write, streaming), give the rows a
+// sequence column and use WithSequenceColumn: Doris then keeps, per key,
+// the row with the highest sequence value whatever order the loads land in.
 //
 // # Streaming
 //
@@ -180,13 +206,21 @@
 // label, transaction id when known, HTTP status and Doris' own words, and
 // for rejected rows the first lines of Doris' error log; passwords never
 // appear. A failed bundle's error also names every load it leaves open or
-// could not abort; a failed commit bundle names every load it could not
-// commit. An address that is not a clean http(s)://host:port is refused
-// without being shown when it could hold a password. Data an error quotes (a
-// row, Doris' message, body and error log) is Go-quoted, so every error text
-// is valid UTF-8 (a runner sends it as a protobuf string) and unquotes to
-// the data; a "[dorisio:" inside it is written "[dorisio\x3a", so data never
-// forges a marker.
+// could not abort. Loads whose commit fails for good (ErrTxnAborted: rows
+// lost; ErrTxnForgotten) are named together: with bounded input the job
+// fails once, after the commit stage, naming every such load of the Write
+// (count, rows, labels, txns, reasons), whichever commit bundles met them;
+// with unbounded input, which has no end of the stage, their commit bundle
+// fails naming its own. A commit that may still succeed (outcome unknown,
+// a refusal that leaves the txn as it was) fails its bundle, naming every
+// load of the bundle not committed, so that a runner retries it (prism,
+// which does not, then fails the job with that bundle's error). An address
+// that is not a clean http(s)://host:port is refused without being shown
+// when it could hold a password. Data an error quotes (a row, Doris'
+// message, body and error log) is Go-quoted, so every error text is valid
+// UTF-8 (a runner sends it as a protobuf string) and unquotes to the data;
+// a "[dorisio:" inside it is written "[dorisio\x3a", so data never forges a
+// marker.
 //
 // What works where:
 //   - The error of running a pipeline (beam.Run, ptest.Run, a runner's job
@@ -221,7 +255,12 @@
 // by phase (WithHTTPTimeouts): connecting (10s), sending the body without
 // progress (60s), waiting for the answer after the body (10m for loads, 60s
 // for other calls) and reading it (60s). A call that hits one fails naming
-// the phase and the bytes sent.
+// the phase and the bytes sent. A commit or abort, its retries included,
+// ends within RetryPolicy.TwoPCTimeout (90s), and so do a failed bundle's
+// aborts together (sent at the same time; at most 10s more once the runner
+// cancels the bundle, so a cancelled run does not wait on a silent FE); Setup's read of
+// the table's columns gives up after 10s (logging a warning; the loads go
+// on unchecked).
 //
 // # Metrics
 //

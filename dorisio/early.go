@@ -4,11 +4,11 @@ import (
 	"context"
 	"log/slog"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
 // Early commit (issue 8.2; docs/design.md, "Early commit by bundle finalization"): a runner calls a bundle's
@@ -49,15 +49,15 @@ const (
 type earlyCommits struct {
 	mu      sync.Mutex // guards next, pending
 	next    uint64
-	pending map[uint64][]CommitResult
+	pending map[uint64][]tableLoads
 }
 
 // add remembers loads and returns their key.
-func (e *earlyCommits) add(loads []CommitResult) uint64 {
+func (e *earlyCommits) add(loads []tableLoads) uint64 {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.pending == nil {
-		e.pending = map[uint64][]CommitResult{}
+		e.pending = map[uint64][]tableLoads{}
 	}
 	e.next++
 	e.pending[e.next] = loads
@@ -66,7 +66,7 @@ func (e *earlyCommits) add(loads []CommitResult) uint64 {
 }
 
 // take returns and forgets the loads of key.
-func (e *earlyCommits) take(key uint64) []CommitResult {
+func (e *earlyCommits) take(key uint64) []tableLoads {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	loads := e.pending[key]
@@ -74,19 +74,25 @@ func (e *earlyCommits) take(key uint64) []CommitResult {
 	return loads
 }
 
-// finalizeLater asks the runner to commit loads once it has made this
-// bundle's output durable. It registers a callback even when there is
-// nothing to commit: prism logs an SDK error for a finalizing DoFn whose
-// bundle registered none.
-func (fn *writeFn) finalizeLater(bf beam.BundleFinalization, loads []CommitResult) {
+// finalizeLater asks the runner to commit the bundle's precommitted loads
+// once it has made this bundle's output durable. It registers a callback
+// even when there is nothing to commit: prism logs an SDK error for a
+// finalizing DoFn whose bundle registered none.
+func (fn *writeFn) finalizeLater(bf beam.BundleFinalization, groups []tableLoads) {
 	if !usableFinalizer(bf) {
 		return // the direct runner passes a nil finalizer
 	}
-	if fn.Opts.AllOrNothing || len(loads) == 0 {
+	var precommitted []tableLoads
+	for _, g := range groups {
+		if slices.ContainsFunc(g.Loads, func(r CommitResult) bool { return !r.Committed }) {
+			precommitted = append(precommitted, g)
+		}
+	}
+	if fn.Opts.AllOrNothing || len(precommitted) == 0 {
 		bf.RegisterCallback(finalizeExpiry, func() error { return nil })
 		return
 	}
-	key := fn.early.add(loads)
+	key := fn.early.add(precommitted)
 	client := fn.client
 	bf.RegisterCallback(finalizeExpiry, func() error {
 		commitEarly(client, fn.early.take(key))
@@ -94,14 +100,18 @@ func (fn *writeFn) finalizeLater(bf beam.BundleFinalization, loads []CommitResul
 	})
 }
 
-// commitEarly commits loads by transaction id, logging failures.
-func commitEarly(c *streamload.Client, loads []CommitResult) {
+// commitEarly commits the loads of each table in their order, tables at
+// the same time, logging failures. A table's first failure leaves it and
+// its later loads to the commit stage, which commits them in order.
+func commitEarly(c committer, groups []tableLoads) {
 	ctx, cancel := context.WithTimeout(context.Background(), earlyCommitTimeout)
 	defer cancel()
-	for _, r := range loads {
-		if _, err := c.Commit(ctx, r.Database, r.TxnID, r.Label); err != nil {
-			slog.Warn("dorisio.Write: early commit of a finished bundle's load failed; the commit stage will commit it or report it",
-				"db", r.Database, "table", r.Table, "label", r.Label, "txn", r.TxnID, "rows", r.Rows, "err", err)
+	for _, table := range commitTables(ctx, c, groups, func(error) bool { return true }) {
+		for _, o := range table {
+			if r := o.r; o.err != nil {
+				slog.Warn("dorisio.Write: early commit of a finished bundle's load failed; the commit stage will commit it and the table's later loads, in order, or report it",
+					"db", r.Database, "table", r.Table, "label", r.Label, "txn", r.TxnID, "rows", r.Rows, "err", o.err)
+			}
 		}
 	}
 }

@@ -119,8 +119,8 @@ func TestACancelledBundleStopsItsUploads(t *testing.T) {
 	}
 }
 
-// A commit bundle commits every load it was given even after one fails,
-// then fails naming each failed one (issue 10.1).
+// A commit bundle commits every load it was given even after one fails for
+// good, and the job then fails naming each one (issue 10.1).
 func TestACommitBundleCommitsEveryLoadEvenAfterOneFails(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 	w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(10))
@@ -143,7 +143,7 @@ func TestACommitBundleCommitsEveryLoadEvenAfterOneFails(t *testing.T) {
 	if len(res) != 2 || srv.RowCount("demo", "events") != 20 {
 		t.Errorf("%d loads committed, %d rows visible; want the other 2 loads (20 rows) committed", len(res), srv.RowCount("demo", "events"))
 	}
-	for _, want := range []string{"committing 2 of this bundle's loads (20 rows) failed", lost[0].Label, lost[1].Label,
+	for _, want := range []string{"2 loads (20 rows) of this Write could not be committed, and never will be", lost[0].Label, lost[1].Label,
 		fmt.Sprintf("txn %d", lost[0].TxnID), fmt.Sprintf("txn %d", lost[1].TxnID), "aborted before commit (rows lost: load them again)", "User Abort"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)

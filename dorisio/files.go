@@ -291,7 +291,11 @@ func (fn *fileLoadFn) FinishBundle(ctx context.Context, bf beam.BundleFinalizati
 			return validErr(fn.failBundle(ctx, err)) // paths may hold any byte
 		}
 	}
-	return validErr(fn.writeFn.FinishBundle(ctx, bf, emit))
+	groups, err := fn.finishBundle(ctx, bf)
+	for _, g := range groups {
+		loadResults(g, emit)
+	}
+	return validErr(err)
 }
 
 func (fn *fileLoadFn) Teardown() {
@@ -329,7 +333,9 @@ func (fn *fileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 	check := func(fi os.FileInfo) error { return f.changed(fi.Size(), fi.ModTime().UnixNano()) }
 	var loadErr error // the bundle's load error, which stops the reading
 	err = sp.split(r, f.Size, func(fr fileRange) error {
-		j := &loadJob{table: fn.Table, id: f.rangeID(fr.Start, fr.End), rows: fr.Records, bytes: fr.End - fr.Start}
+		// A file's ranges land in file order; files, which no order
+		// relates (they come through a Reshuffle), load side by side.
+		j := &loadJob{table: fn.Table, id: f.rangeID(fr.Start, fr.End), rows: fr.Records, bytes: fr.End - fr.Start, order: "file:" + f.Path}
 		if local {
 			j.body = streamload.NewFileBody(f.Path, fr.Start, fr.End-fr.Start, check)
 		} else {

@@ -187,10 +187,11 @@ func lifecycle(t *testing.T, fn *writeFn, elems []any) ([]CommitResult, error) {
 	return lifecycleWith(context.Background(), fn, nil, elems)
 }
 
-// lifecycleWith drives one bundle under ctx, offering bf (nil: none).
+// lifecycleWith drives one bundle under ctx, offering bf (nil: none). The
+// results are the bundle's loads, per table in the order it cut them.
 func lifecycleWith(ctx context.Context, fn *writeFn, bf beam.BundleFinalization, elems []any) ([]CommitResult, error) {
 	var out []CommitResult
-	emit := func(r CommitResult) { out = append(out, r) }
+	emit := func(g tableLoads) { out = append(out, g.Loads...) }
 	for _, e := range elems {
 		if err := fn.ProcessElement(ctx, bf, e, emit); err != nil {
 			return out, err // runners call no FinishBundle after an error
@@ -216,19 +217,47 @@ func (f *finalizer) finalize() {
 	f.callbacks = nil
 }
 
-// commitBundle runs one commit-stage bundle by hand and returns its
-// results and error.
+// commitBundle runs one commit-stage bundle by hand over the loads rs (in
+// the order a precommit bundle cut them), then the report of lost loads,
+// as the pipeline does; it returns the committed results and the error
+// the job would fail with.
 func commitBundle(fn *commitFn, rs []CommitResult) ([]CommitResult, error) {
+	return commitStage(fn, rs)
+}
+
+// commitStage runs a commit stage of one bundle per element of bundles,
+// as prism does: the first bundle that fails fails the job; else the
+// report of the loads lost in every bundle does.
+func commitStage(fn *commitFn, bundles ...[]CommitResult) ([]CommitResult, error) {
 	ctx := context.Background()
 	var out []CommitResult
+	var lost lostLoads
 	emit := func(r CommitResult) { out = append(out, r) }
-	for _, r := range rs {
-		if err := fn.ProcessElement(ctx, r, emit); err != nil {
+	lose := func(l lostLoads) { lost = mergeLost(lost, l) }
+	for _, rs := range bundles {
+		for _, g := range byTable(rs) {
+			if err := fn.ProcessElement(ctx, g, emit, lose); err != nil {
+				return out, err
+			}
+		}
+		if err := fn.FinishBundle(ctx, emit, lose); err != nil {
 			return out, err
 		}
 	}
-	return out, fn.FinishBundle(ctx, emit)
+	return out, failOnLost(lost)
 }
+
+// byTable groups loads by table as a precommit bundle emits them.
+func byTable(rs []CommitResult) []tableLoads {
+	outcomes := make([]loadOutcome, len(rs))
+	for i, r := range rs {
+		outcomes[i] = loadOutcome{seq: i, result: r}
+	}
+	return groupByTable(outcomes)
+}
+
+// dropLoads is an emitter for precommit bundles whose output a test ignores.
+func dropLoads(tableLoads) {}
 
 // buildWrite constructs Write's DoFns as Write would, set up for direct calls.
 func buildWrite(t *testing.T, cfg Config, elem any, opts ...WriteOption) *write {

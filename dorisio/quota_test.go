@@ -19,7 +19,7 @@ func holdTxns(t *testing.T, srv *doristest.Server, n int) (*write, []CommitResul
 	t.Helper()
 	cfg := configFor(srv, "events")
 	cfg.LabelPrefix = "otherjob"
-	w := buildWrite(t, cfg, event{}, WithMaxBatchRows(1), WithMaxOpenTxns(2*n)) // n loads, before any grows
+	w := buildWrite(t, cfg, event{}, WithMaxBatchRows(1), WithMaxOpenTxns(4*n)) // n loads of a row: the table's first quarter of the budget
 	out, err := lifecycle(t, w.write, asElems(events(n, shortName)))
 	if err != nil || len(out) != n {
 		t.Fatalf("holding %d txns: %v, %d loads", n, err, len(out))
@@ -66,8 +66,10 @@ func TestALoadWaitsForTheQuotaWhileOtherTransactionsEnd(t *testing.T) {
 // could make room: it fails at once, saying so, and aborts what it holds.
 func TestABundleWhoseOwnLoadsFillTheQuotaFailsAtOnce(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")), doristest.WithRunningTxnQuota(2))
-	w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(10), WithMaxOpenTxns(5), WithLoadsInFlight(1),
-		WithRetry(RetryPolicy{MaxAttempts: 3, InitialBackoff: time.Second, MaxBackoff: time.Second}))
+	// QuotaWait is short so that, were the bundle to wait anyway, the test
+	// fails in seconds rather than by the package's timeout.
+	w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(10), WithMaxOpenTxns(8), WithLoadsInFlight(1),
+		WithRetry(RetryPolicy{MaxAttempts: 3, InitialBackoff: time.Second, MaxBackoff: time.Second, QuotaWait: 2 * time.Second}))
 	start := time.Now()
 	_, err := lifecycle(t, w.write, asElems(events(100, shortName)))
 	if !errors.Is(err, ErrTxnQuota) {
@@ -77,7 +79,7 @@ func TestABundleWhoseOwnLoadsFillTheQuotaFailsAtOnce(t *testing.T) {
 		t.Errorf("failed after %v: it waited although waiting could not help", d)
 	}
 	for _, want := range []string{"limit of 2", "this bundle itself holds 2 open loads", "waiting cannot help",
-		"max_running_txn_num_per_db", "WithMaxOpenTxns (now 5)", "Row.ID", "aborted this bundle's 2 open loads (20 rows)"} {
+		"max_running_txn_num_per_db", "WithMaxOpenTxns (now 8)", "Row.ID", "aborted this bundle's 2 open loads (20 rows)"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
@@ -136,7 +138,7 @@ func TestAFailedBundleNamesEveryLoadItCouldNotAbort(t *testing.T) {
 			h := srv.Inject(doristest.Fault{Kind: doristest.BackendDown})
 			defer h.Remove()
 		}
-		if err = w.write.ProcessElement(ctx, nil, e, func(CommitResult) {}); err != nil {
+		if err = w.write.ProcessElement(ctx, nil, e, dropLoads); err != nil {
 			break
 		}
 	}

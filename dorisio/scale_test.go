@@ -126,6 +126,72 @@ func TestEightTablesInABundleWithABudgetOfFiveFailsSayingSo(t *testing.T) {
 	}
 }
 
+// Review finding 7: 7 tables whose rows arrive one table after another (a
+// sorted export, a file per table) with the default budget of 20 failed:
+// the first table cut 14 loads and the 7th found none. Half the budget is
+// now kept for the tables' last loads.
+func TestSevenTablesArrivingOneAfterAnotherFitTheDefaultBudget(t *testing.T) {
+	const tables, perTable = 7, 5000
+	var names []string
+	var in []Row
+	want := map[string][][]string{}
+	for tb := 0; tb < tables; tb++ {
+		name := fmt.Sprintf("s%d", tb)
+		names = append(names, name)
+		for i := 0; i < perTable; i++ {
+			in = append(in, Row{Table: name, Data: fmt.Appendf(nil, "%d,\"x\"\n", i)})
+			want[name] = append(want[name], []string{fmt.Sprint(i), "x"})
+		}
+	}
+	srv := startServer(t, tableOpts(names)...)
+	q, err := runPipeline(t, func(s beam.Scope) {
+		Write(s, configFor(srv, ""), beam.CreateList(s, in), WithMaxBatchRows(100)) // default WithMaxOpenTxns(20)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTables(t, srv, want)
+	if loads := counter(q, "loads"); loads > DefaultMaxOpenTxns {
+		t.Errorf("%d loads, over the budget of %d", loads, DefaultMaxOpenTxns)
+	}
+}
+
+// Review finding 7: a bundle writing a few rows to each of 3,000 tables
+// under a small WithMaxBufferedBytes cut a load whenever memory was short,
+// one load per row (12,000 for 12,000 rows; or failed, with a budget of
+// 3,500, for want of loads). The batches are spilled instead: one load per
+// table.
+func TestThousandsOfSmallTablesUnderAMemoryBoundMakeOneLoadEach(t *testing.T) {
+	const tables, rowsPer = 3000, 4
+	srv := startServer(t, doristest.WithRunningTxnQuota(100_000), doristest.WithCountOnly())
+	for i := 0; i < tables; i++ {
+		srv.CreateTable(fmt.Sprintf("demo.m%d(id BIGINT, name VARCHAR(64))", i))
+	}
+	var in []Row
+	for r := 0; r < rowsPer; r++ {
+		for i := 0; i < tables; i++ {
+			in = append(in, Row{Table: fmt.Sprintf("m%d", i), Data: fmt.Appendf(nil, "%d,%060d\n", r, i)})
+		}
+	}
+	q, err := runPipeline(t, func(s beam.Scope) {
+		Write(s, configFor(srv, ""), beam.CreateList(s, in), WithSpoolDir(t.TempDir()),
+			WithMaxBatchBytes(256<<10), WithMaxBufferedBytes(256<<10), WithMaxOpenTxns(3500))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for i := 0; i < tables; i++ {
+		n += srv.RowCount("demo", fmt.Sprintf("m%d", i))
+	}
+	if n != tables*rowsPer {
+		t.Errorf("%d rows committed, want %d", n, tables*rowsPer)
+	}
+	if loads := counter(q, "loads"); loads != tables {
+		t.Errorf("%d loads for %d tables of %d rows: want one per table", loads, tables, rowsPer)
+	}
+}
+
 // Budget reached, bodies spilled to disk, connections reset mid-body: the
 // spooled bodies are resent and every row lands once; no spool file is left.
 func TestSpilledLoadsResentAfterResetsLoadEveryRowOnce(t *testing.T) {
@@ -223,6 +289,26 @@ func TestIdentityRowsReRunAfterAFailedBundleLoadEveryRowOnce(t *testing.T) {
 }
 
 // Issue 13.8: without ADMIN (SHOW TRANSACTION refused), a crashed run's
+
+// The same ID in two tables is two loads, also when the tables' names agree
+// in the label's first 32 characters; re-runs with the same prefix, with
+// and without the lingering cleanup and with AtLeastOnce, load nothing
+// again (review: no test caught an identity label that ignored the table).
+func TestTheSameIDInTwoTablesIsTwoLoadsAcrossReruns(t *testing.T) {
+	const a, b = "orders_partitioned_by_day_2024_01_a", "orders_partitioned_by_day_2024_01_b"
+	srv := startServer(t, tableOpts([]string{a, b})...)
+	rows := []Row{{Table: a, ID: "p0:0-1", Data: []byte("1,\"a\"\n")}, {Table: b, ID: "p0:0-1", Data: []byte("1,\"b\"\n")}}
+	cfg := configFor(srv, "")
+	cfg.LabelPrefix = "same_id"
+	for i, opts := range [][]WriteOption{nil, nil, {WithAbortLingeringTxns()}, {WithDelivery(AtLeastOnce)}} {
+		if _, err := runPipeline(t, func(s beam.Scope) { Write(s, cfg, beam.CreateList(s, rows), opts...) }); err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		wantRows(t, srv, a, [][]string{{"1", "a"}})
+		wantRows(t, srv, b, [][]string{{"1", "b"}})
+	}
+}
+
 // identity load left PRECOMMITTED is aborted by label and loaded again.
 func TestIdentityRowsNeedNoAdminToCleanUpACrashedRun(t *testing.T) {
 	tables := []string{"t0"}

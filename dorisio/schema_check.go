@@ -5,9 +5,13 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
+
+// schemaCheckTimeout bounds Setup's read of the table's columns.
+const schemaCheckTimeout = 10 * time.Second
 
 // hiddenColumns may be loaded though the schema endpoint does not list them.
 var hiddenColumns = []string{deleteSignColumn, "__DORIS_SEQUENCE_COL__"}
@@ -25,6 +29,10 @@ func checkColumns(ctx context.Context, c *streamload.Client, db, table string, e
 	if !ok || table == "" {
 		return nil
 	}
+	// A silent FE must not hold Setup for a small call's whole answer wait
+	// (60s), nor past a runner's cancel (review finding 4c).
+	ctx, cancel := context.WithTimeout(ctx, schemaCheckTimeout)
+	defer cancel()
 	cols, err := c.TableColumns(ctx, db, table)
 	if err != nil {
 		slog.Warn("dorisio.Write: cannot read the table's columns to check the struct's fields against them; loading unchecked (NaN/Inf floats are refused; Doris stores NULL for a value it cannot convert unless WithStrictMode(true))",

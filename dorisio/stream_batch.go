@@ -157,7 +157,7 @@ func (fn *streamBatchFn) bundle(ctx context.Context) *batcher {
 // ProcessElement adds a chunk to its key's batch: the batch is loaded
 // first if the chunk would take it past MaxBatchRows/MaxBatchBytes, and
 // after if it reaches them. A batch's first chunk sets the key's timer.
-func (fn *streamBatchFn) ProcessElement(ctx context.Context, ts beam.EventTime, sp state.Provider, tp timers.Provider, key string, chunk []byte, _ func(CommitResult)) error {
+func (fn *streamBatchFn) ProcessElement(ctx context.Context, ts beam.EventTime, sp state.Provider, tp timers.Provider, key string, chunk []byte, _ func(tableLoads)) error {
 	b := fn.bundle(ctx)
 	h, err := parseChunk(chunk)
 	if err != nil {
@@ -227,7 +227,7 @@ func flushAt(ts beam.EventTime, interval time.Duration) mtime.Time {
 // cleared (a cleared processing-time timer re-fires forever on prism; the
 // stage keeps to the shape measured to work), so it also fires after its
 // batch was loaded by size, and then does nothing.
-func (fn *streamBatchFn) OnTimer(ctx context.Context, _ beam.EventTime, sp state.Provider, _ timers.Provider, key string, _ timers.Context, _ func(CommitResult)) error {
+func (fn *streamBatchFn) OnTimer(ctx context.Context, _ beam.EventTime, sp state.Provider, _ timers.Provider, key string, _ timers.Context, _ func(tableLoads)) error {
 	b := fn.bundle(ctx)
 	m, _, err := fn.Meta.Read(sp)
 	if err != nil {
@@ -288,7 +288,9 @@ func (fn *streamBatchFn) fail(ctx context.Context, err error) error {
 	return b.abandon(ctx, err)
 }
 
-func (fn *streamBatchFn) FinishBundle(ctx context.Context, emit func(CommitResult)) error {
+// FinishBundle emits the bundle's loads, one element per table in the
+// order they were cut (order.go), as writeFn does.
+func (fn *streamBatchFn) FinishBundle(ctx context.Context, emit func(tableLoads)) error {
 	b := fn.batch
 	fn.batch = nil
 	if b == nil {
@@ -300,7 +302,9 @@ func (fn *streamBatchFn) FinishBundle(ctx context.Context, emit func(CommitResul
 	}
 	for _, o := range outcomes {
 		recordLoad(ctx, o)
-		emit(o.result)
+	}
+	for _, g := range groupByTable(outcomes) {
+		emit(g)
 	}
 	recordBundle(ctx, b.peakOpen.Load())
 	return nil

@@ -1,7 +1,9 @@
 package dorisio
 
 import (
+	"context"
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -35,4 +37,99 @@ func TestWriteAgainstAnFEThatNeverAnswersFailsNamingThePhase(t *testing.T) {
 	}
 	wantRows(t, srv, "events", nil)
 	wantNoOpenTxns(t, srv)
+}
+
+// Review finding 4b: one commit against an FE whose 2PC endpoint went
+// silent held the job 8 minutes. RetryPolicy.TwoPCTimeout bounds each
+// commit, retries included; the job fails within it naming the phase.
+func TestACommitAgainstASilentFEFailsWithinItsDeadline(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+	srv.Inject(doristest.Fault{Kind: doristest.Hang, Endpoint: doristest.Endpoint2PC})
+	start := time.Now()
+	_, err := runPipeline(t, func(s beam.Scope) {
+		Write(s, configFor(srv, "events"), beam.CreateList(s, events(10, shortName)),
+			WithAllOrNothing(), WithRetry(RetryPolicy{TwoPCTimeout: time.Second}))
+	})
+	took := time.Since(start)
+	if err == nil {
+		t.Fatal("the job succeeded against an FE whose 2PC endpoint never answers")
+	}
+	if took > 20*time.Second {
+		t.Errorf("the job took %v; want about the 1s commit deadline", took)
+	}
+	for _, want := range []string{"doris commit db demo", "PUT waiting for the answer from " + srv.URL,
+		"the commit's deadline of 1s passed (RetryPolicy.TwoPCTimeout)"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+// A commit bundle commits its tables at the same time: against a silent
+// FE, 6 tables take one commit deadline, not six.
+func TestACommitBundleCommitsItsTablesAtTheSameTime(t *testing.T) {
+	var opts []doristest.Option
+	var elems []any
+	for i := 0; i < 6; i++ {
+		opts = append(opts, doristest.WithTable(fmt.Sprintf(eventsDDL, fmt.Sprintf("t%d", i))))
+		elems = append(elems, Row{Table: fmt.Sprintf("t%d", i), Data: []byte("1,\"a\"\n")})
+	}
+	srv := startServer(t, opts...)
+	w := buildWrite(t, configFor(srv, ""), Row{}, WithAllOrNothing(), WithRetry(RetryPolicy{TwoPCTimeout: time.Second}))
+	out, err := lifecycle(t, w.write, elems)
+	if err != nil || len(out) != 6 {
+		t.Fatalf("precommit: %v, %d loads", err, len(out))
+	}
+	srv.Inject(doristest.Fault{Kind: doristest.Hang, Endpoint: doristest.Endpoint2PC})
+	start := time.Now()
+	_, err = commitBundle(w.commit, out)
+	if took := time.Since(start); took > 4*time.Second {
+		t.Errorf("committing 6 tables against a silent FE took %v; want about one 1s deadline", took)
+	}
+	if err == nil {
+		t.Fatal("the commits succeeded against a silent FE")
+	}
+	for _, r := range out {
+		if !strings.Contains(err.Error(), r.Label) {
+			t.Errorf("error lacks load %s:\n%v", r.Label, err)
+		}
+	}
+}
+
+// Review finding 4c: Setup reads the table's columns for struct elements;
+// against an FE that accepts and never answers it waited a small call's
+// whole 60s answer wait, whatever the run's context said. It gives up after
+// 10s (a warning: the loads go on unchecked), and at once when its context
+// ends.
+func TestSetupAgainstASilentFEDoesNotWaitForIt(t *testing.T) {
+	// An FE that never accepts: the kernel completes the connection, takes
+	// the request, and no answer ever comes.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	cfg := Config{FEs: []string{"http://" + ln.Addr().String()}, User: "u", Database: "demo", Table: "events"}
+	_, s := beam.NewPipelineWithRoot()
+	w, err := newWrite(s, cfg, beam.Create(s, event{}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.write.Teardown)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := w.write.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("Setup took %v after its context ended at 300ms", took)
+	}
+	start = time.Now()
+	if err := w.write.Setup(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took < schemaCheckTimeout-time.Second || took > schemaCheckTimeout+5*time.Second {
+		t.Errorf("Setup took %v against a silent FE; want its %v bound on the columns check", took, schemaCheckTimeout)
+	}
 }

@@ -14,6 +14,12 @@ import (
 func (b *batcher) upload(j *loadJob) {
 	defer b.wg.Done()
 	defer func() { <-b.sem }()
+	if j.ended != nil {
+		defer close(j.ended)
+	}
+	if !b.afterPrevious(j) {
+		return
+	}
 	start := time.Now()
 	res, err := b.load(j)
 	j.release() // Load has returned: no attempt reads the body any more
@@ -28,7 +34,7 @@ func (b *batcher) upload(j *loadJob) {
 		b.fail(err)
 		return
 	}
-	out := loadOutcome{result: b.resultOf(j, res), latency: time.Since(start), retries: res.Attempts - 1}
+	out := loadOutcome{seq: j.seq, result: b.resultOf(j, res), latency: time.Since(start), retries: res.Attempts - 1}
 	if j.loaded != nil {
 		j.loaded(out.result)
 	}
@@ -38,6 +44,27 @@ func (b *batcher) upload(j *loadJob) {
 	b.mu.Lock()
 	b.done = append(b.done, out)
 	b.mu.Unlock()
+}
+
+// afterPrevious waits until the previous plain load of j's table has
+// ended. It reports false, and drops j unsent, when the bundle ended
+// meanwhile: a load after a failed one of its table must not become
+// visible before it.
+func (b *batcher) afterPrevious(j *loadJob) bool {
+	if j.after == nil {
+		return true
+	}
+	select {
+	case <-j.after:
+	case <-b.ctx.Done():
+	}
+	if err := b.ctx.Err(); err != nil {
+		j.release()
+		b.plainInFlight.Add(-1)
+		b.fail(fmt.Errorf("dorisio.Write: %d rows for %s.%s (label %s) not sent: the bundle ended first: %w", j.rows, b.db, j.table, j.label, err))
+		return false
+	}
+	return true
 }
 
 // load sends j, waiting while Doris refuses it for its running-transaction

@@ -20,17 +20,25 @@ import (
 )
 
 func init() {
-	register.DoFn4x1[context.Context, beam.BundleFinalization, beam.X, func(CommitResult), error](&writeFn{})
-	register.DoFn3x1[context.Context, CommitResult, func(CommitResult), error](&commitFn{})
+	register.DoFn4x1[context.Context, beam.BundleFinalization, beam.X, func(tableLoads), error](&writeFn{})
+	register.DoFn4x1[context.Context, tableLoads, func(CommitResult), func(lostLoads), error](&commitFn{})
+	register.Function2x0(loadResults)
+	register.Function2x1(mergeLost)
+	register.Function1x1(failOnLost)
+	register.Emitter1[lostLoads]()
+	beam.RegisterType(reflect.TypeOf((*lostLoads)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*failedCommit)(nil)).Elem())
 	register.Emitter1[CommitResult]()
+	register.Emitter1[tableLoads]()
 	beam.RegisterType(reflect.TypeOf((*CommitResult)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*tableLoads)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*LoadWindow)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*Row)(nil)).Elem())
 	// Stream batching (stream_batch.go, stream_chunk.go).
 	register.DoFn6x1[context.Context, beam.Window, beam.EventTime, beam.X, func(beam.EventTime, string, []byte), func(Row), error](&streamChunkFn{})
 	register.Emitter3[beam.EventTime, string, []byte]()
 	register.Emitter1[Row]()
-	register.DoFn7x1[context.Context, beam.EventTime, state.Provider, timers.Provider, string, []byte, func(CommitResult), error](&streamBatchFn{})
+	register.DoFn7x1[context.Context, beam.EventTime, state.Provider, timers.Provider, string, []byte, func(tableLoads), error](&streamBatchFn{})
 	beam.RegisterType(reflect.TypeOf((*batchMeta)(nil)).Elem())
 }
 
@@ -56,6 +64,8 @@ func Write(s beam.Scope, cfg Config, col beam.PCollection, opts ...WriteOption) 
 	if err != nil {
 		panic("dorisio.Write: " + err.Error())
 	}
+	// One element per bundle and table, its loads in the order their rows
+	// arrived (order.go).
 	var pre beam.PCollection
 	if w.stream != nil {
 		pre = writeStream(s, w, col)
@@ -66,12 +76,23 @@ func Write(s beam.Scope, cfg Config, col beam.PCollection, opts ...WriteOption) 
 	// window whatever the input's windowing; say so in the graph too.
 	pre = beam.WindowInto(s, window.NewGlobalWindows(), pre)
 	if w.write.Opts.Delivery == AtLeastOnce {
-		return pre // plain loads are visible already
+		return beam.ParDo(s.Scope("Results"), loadResults, pre) // plain loads are visible already
 	}
 	// Exactly-once: this Reshuffle is the stable point. A runner keeps the
 	// committables of exactly one successful attempt of each precommit
 	// bundle, durably, before any commit runs (commit.go).
-	return beam.ParDo(s.Scope("Commit"), w.commit, beam.Reshuffle(s, pre))
+	committed, lost := beam.ParDo2(s.Scope("Commit"), w.commit, beam.Reshuffle(s, pre))
+	if w.commit.ReportLost {
+		reportLost(s, lost) // the job fails once, naming every lost load (lost.go)
+	}
+	return committed
+}
+
+// loadResults emits the results of a bundle's loads of one table.
+func loadResults(g tableLoads, emit func(CommitResult)) {
+	for _, r := range g.Loads {
+		emit(r)
+	}
 }
 
 type write struct {
@@ -133,6 +154,10 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 		},
 		commit: &commitFn{Conn: conn, Retry: o.Retry},
 	}
+	// A bounded input's commit stage ends: its lost loads are reported
+	// together after it (lost.go).
+	unbounded, known := isUnbounded(col)
+	w.commit.ReportLost = known && !unbounded
 	if streaming {
 		w.chunk = &streamChunkFn{Conn: conn, DB: cfg.Database, Table: cfg.Table, Opts: *o, Elem: beam.EncodedType{T: t}}
 		w.stream = newStreamBatchFn(conn, cfg.Database, prefix, run, headers, o)
@@ -212,7 +237,7 @@ func (fn *writeFn) Setup(ctx context.Context) error {
 // ProcessElement takes the bundle finalization only so that the runner
 // offers it to FinishBundle (Beam sets RequestsFinalization
 // from ProcessElement's signature alone).
-func (fn *writeFn) ProcessElement(ctx context.Context, _ beam.BundleFinalization, elem beam.X, _ func(CommitResult)) error {
+func (fn *writeFn) ProcessElement(ctx context.Context, _ beam.BundleFinalization, elem beam.X, _ func(tableLoads)) error {
 	if fn.batch == nil {
 		// Uploads run under the bundle's context: a cancelled bundle stops them.
 		fn.batch = newBatcher(ctx, fn.client, fn.pool, fn.DB, fn.Table, fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
@@ -245,28 +270,36 @@ func (fn *writeFn) failBundle(ctx context.Context, err error) error {
 	return b.abandon(ctx, err)
 }
 
-func (fn *writeFn) FinishBundle(ctx context.Context, bf beam.BundleFinalization, emit func(CommitResult)) error {
+// FinishBundle emits the bundle's loads, one element per table in the
+// order they were cut (order.go).
+func (fn *writeFn) FinishBundle(ctx context.Context, bf beam.BundleFinalization, emit func(tableLoads)) error {
+	groups, err := fn.finishBundle(ctx, bf)
+	for _, g := range groups {
+		emit(g)
+	}
+	return err
+}
+
+// finishBundle ends the bundle: it waits for its loads and returns them
+// per table, or abandons the bundle if one failed.
+func (fn *writeFn) finishBundle(ctx context.Context, bf beam.BundleFinalization) ([]tableLoads, error) {
 	b := fn.batch
 	fn.batch = nil
 	if b == nil {
 		fn.finalizeLater(bf, nil) // empty bundle
-		return nil
+		return nil, nil
 	}
 	outcomes, err := b.finish()
 	if err != nil {
-		return b.abandon(ctx, err)
+		return nil, b.abandon(ctx, err)
 	}
-	var precommitted []CommitResult
 	for _, o := range outcomes {
 		recordLoad(ctx, o)
-		emit(o.result)
-		if !o.result.Committed {
-			precommitted = append(precommitted, o.result)
-		}
 	}
 	recordBundle(ctx, b.peakOpen.Load())
-	fn.finalizeLater(bf, precommitted)
-	return nil
+	groups := groupByTable(outcomes)
+	fn.finalizeLater(bf, groups)
+	return groups, nil
 }
 
 // Teardown abandons a bundle that never finished: another step of a fused

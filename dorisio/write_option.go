@@ -89,6 +89,14 @@ type RetryPolicy struct {
 	// if shorter. A bundle whose own open loads already fill the quota fails
 	// at once: only its own commit could free them.
 	QuotaWait time.Duration
+	// TwoPCTimeout bounds one commit or abort of a two-phase load
+	// (_stream_load_2pc) as a whole, its attempts, backoffs and label-state
+	// questions included, and the aborts of a failed bundle together (they
+	// run at the same time): default 90s, one whole 60s answer wait and
+	// time for quick retries. A silent FE then fails a commit within it,
+	// naming the phase the last attempt stopped in, instead of holding the
+	// stage for MaxAttempts × the 60s answer wait (8 minutes measured).
+	TwoPCTimeout time.Duration
 }
 
 // Defaults, chosen for Doris: it wants few large loads (too many small ones
@@ -104,6 +112,9 @@ const (
 	DefaultMaxLoadBytes = 10 << 30
 	// DefaultQuotaWait bounds the wait on Doris' running-transaction quota.
 	DefaultQuotaWait = 10 * time.Minute
+	// DefaultTwoPCTimeout bounds one commit or abort, retries included, and
+	// the aborts of a failed bundle together.
+	DefaultTwoPCTimeout = 90 * time.Second
 )
 
 func defaultWriteOptions() *writeOptions {
@@ -153,26 +164,28 @@ func WithFormat(f Format) WriteOption {
 }
 
 // WithMaxBatchRows caps the rows of one load (default 1,000,000; the Flink
-// connector's sink.buffer-flush.max-rows). With ExactlyOnce it is where
-// loads start: once a bundle has started half its WithMaxOpenTxns loads, the
-// row and byte caps double with each further load (bigger loads rather than
-// more open transactions), so a load may then hold more rows than this.
+// connector's sink.buffer-flush.max-rows). With ExactlyOnce it caps a
+// table's first WithMaxOpenTxns/4 loads of a bundle; the budget doubles it
+// for each later one.
 func WithMaxBatchRows(n int64) WriteOption {
 	return positive("WithMaxBatchRows", n, func(o *writeOptions) { o.MaxBatchRows = n })
 }
 
 // WithMaxBatchBytes caps the bytes of one load before compression (default
-// 64 MiB; the Flink connector's sink.buffer-flush.max-bytes). A single
-// pre-encoded element larger than this is sent as a load of its own. With
-// ExactlyOnce it is where loads start: past half of WithMaxOpenTxns the caps
-// double with each load, up to WithMaxLoadBytes.
+// 64 MiB; the Flink connector's sink.buffer-flush.max-bytes), and the bytes
+// a batch keeps in memory. A single pre-encoded element larger than this is
+// sent as a load of its own. With ExactlyOnce it caps a table's first
+// WithMaxOpenTxns/4 loads of a bundle; the budget doubles it for each later
+// one (spilled to WithSpoolDir), up to WithMaxLoadBytes.
 func WithMaxBatchBytes(n int64) WriteOption {
 	return positive("WithMaxBatchBytes", n, func(o *writeOptions) { o.MaxBatchBytes = n })
 }
 
-// WithMaxBufferedBytes caps the bytes buffered for all tables of a bundle
-// before the largest open batch is sent early (default 2 × MaxBatchBytes). It
-// bounds memory when one bundle writes to many tables.
+// WithMaxBufferedBytes caps the memory the open batches of a bundle hold,
+// all tables together (default 2 × MaxBatchBytes). Past it the largest
+// batch is sent early if it is at least half its load size (and the budget
+// allows a load), else spilled to WithSpoolDir. It bounds memory when one
+// bundle writes to many tables.
 func WithMaxBufferedBytes(n int64) WriteOption {
 	return positive("WithMaxBufferedBytes", n, func(o *writeOptions) { o.MaxBufferedBytes = n })
 }
@@ -187,13 +200,15 @@ func WithLoadsInFlight(n int) WriteOption {
 // WithMaxOpenTxns bounds the two-phase-commit loads one bundle starts, and
 // so keeps open until its commit (default 20 per bundle: 50 bundles writing
 // at once fit Doris' default max_running_txn_num_per_db of 1000; Flink's
-// connector holds one per table per subtask). Past half the budget the
-// bundle makes bigger loads, not more: the batch limits double with each
-// load, up to MaxLoadBytes, spilled to WithSpoolDir. A bundle that writes
-// to more tables than the budget fails, saying so. Ignored with
-// AtLeastOnce, for elements with an ID (their loads are not held open) and
-// with stream batching (each batch is one load, cut by size and age; see
-// "Streaming" in the package doc).
+// connector holds one per table per subtask). The bundle makes bigger loads,
+// not more: a table's batch limits double with each load it cuts after its
+// first n/4, up to MaxLoadBytes, spilled to WithSpoolDir; and half the
+// budget is kept for the last loads of the bundle's tables, so n/2 tables
+// always fit, in any order. A bundle that writes to more tables than the
+// budget holds fails, saying so. Ignored with AtLeastOnce, for elements
+// with an ID (their loads are not held open) and with stream batching (each
+// batch is one load, cut by size and age; see "Streaming" in the package
+// doc).
 func WithMaxOpenTxns(n int) WriteOption {
 	return positive("WithMaxOpenTxns", n, func(o *writeOptions) { o.MaxOpenTxns = n })
 }
@@ -206,8 +221,9 @@ func WithMaxLoadBytes(n int64) WriteOption {
 	return positive("WithMaxLoadBytes", n, func(o *writeOptions) { o.MaxLoadBytes = n })
 }
 
-// WithSpoolDir sets the directory where batches grown past MaxBatchBytes
-// are spilled (default os.TempDir() on each worker). Disk use is bounded by
+// WithSpoolDir sets the directory where batches grown past MaxBatchBytes,
+// or spilled to keep within MaxBufferedBytes, are written (default
+// os.TempDir() on each worker). Disk use is bounded by
 // WithMaxOpenTxns × MaxLoadBytes per bundle; each file is removed when its
 // load ends.
 func WithSpoolDir(dir string) WriteOption {
@@ -221,11 +237,14 @@ func WithSpoolDir(dir string) WriteOption {
 }
 
 // WithAllOrNothing turns off the early commit of each bundle's loads (by
-// Beam's bundle finalization, the default): nothing this Write loads
-// becomes visible until its whole precommit stage has succeeded, so a job
-// whose Write fails leaves nothing of it behind and a plain re-run is
-// exactly-once (per Write: another Write of the pipeline that finished
-// first has committed its rows). The job must then fit
+// Beam's bundle finalization, the default): none of the rows without an ID
+// this Write loads becomes visible until its whole precommit stage has
+// succeeded, so a job whose Write fails leaves none of them behind and a
+// plain re-run is exactly-once (per Write: another Write of the pipeline
+// that finished first has committed its rows). Rows with an ID (Row.ID) are
+// not covered: each is a plain load, visible once loaded, and a re-run with
+// the same Config.LabelPrefix skips those already in, so they too are
+// loaded once over a failed run and its re-run. The job must then fit
 // Doris' running-transaction quota (max_running_txn_num_per_db, shared by
 // every bundle's open loads) and its precommit timeout
 // (stream_load_default_precommit_timeout_second, 1 h by default).
@@ -443,7 +462,7 @@ func WithRetry(p RetryPolicy) WriteOption {
 			o.fail("WithRetry(%+v): negative value", p)
 			return
 		}
-		if p.QuotaWait < 0 {
+		if p.QuotaWait < 0 || p.TwoPCTimeout < 0 {
 			o.fail("WithRetry(%+v): negative value", p)
 			return
 		}

@@ -36,7 +36,7 @@ func assertCommitted(s beam.Scope, results beam.PCollection, want int64) {
 
 func TestWriteLoadsStructRowsExactlyOnce(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
-	in := events(2500, shortName)
+	in := events(2000, shortName)
 	q, err := runPipeline(t, func(s beam.Scope) {
 		res := Write(s, configFor(srv, "events"), beam.CreateList(s, in), WithMaxBatchRows(400))
 		assertCommitted(s, res, int64(len(in)))
@@ -49,8 +49,8 @@ func TestWriteLoadsStructRowsExactlyOnce(t *testing.T) {
 	if got := counter(q, "rows"); got != int64(len(in)) {
 		t.Errorf("dorisio/rows counter = %d, want %d", got, len(in))
 	}
-	if loads, commits := counter(q, "loads"), counter(q, "commits"); loads < 7 || commits != loads {
-		t.Errorf("loads = %d, commits = %d: want ≥ 7 loads of ≤ 400 rows, each committed", loads, commits)
+	if loads, commits := counter(q, "loads"), counter(q, "commits"); loads < 5 || commits != loads {
+		t.Errorf("loads = %d, commits = %d: want 5 loads of ≤ 400 rows (the first quarter of the budget), each committed", loads, commits)
 	}
 }
 
@@ -418,7 +418,7 @@ func lifecycleFailingAfter(t *testing.T, fn *writeFn, elems []any, after int64, 
 	t.Helper()
 	ctx := context.Background()
 	var out []CommitResult
-	emit := func(r CommitResult) { out = append(out, r) }
+	emit := func(g tableLoads) { out = append(out, g.Loads...) }
 	var fault *doristest.FaultHandle
 	defer func() {
 		if fault != nil {
@@ -461,7 +461,7 @@ func TestTeardownOfAnUnfinishedBundleAbortsItsLoads(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 	w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(100))
 	for _, e := range asElems(events(450, shortName)) {
-		if err := w.write.ProcessElement(context.Background(), nil, e, func(CommitResult) {}); err != nil {
+		if err := w.write.ProcessElement(context.Background(), nil, e, dropLoads); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -85,6 +85,11 @@ type RetryPolicy struct {
 	// StatePollTimeout is the longest time spent polling a label that stays
 	// PREPARE after an unknown outcome. Default 5m.
 	StatePollTimeout time.Duration
+	// TwoPCTimeout bounds one Commit or Abort as a whole: every attempt,
+	// backoff and label-state question. Default 90s: one whole answer wait
+	// (60s) and time for quick retries; a silent FE then fails a commit in
+	// 90 seconds, not MaxAttempts × the 60s answer wait.
+	TwoPCTimeout time.Duration
 }
 
 // Clock tells the current time.
@@ -106,6 +111,7 @@ const (
 	defaultInitialBackoff = 500 * time.Millisecond
 	defaultMaxBackoff     = 30 * time.Second
 	defaultStatePoll      = 5 * time.Minute
+	defaultTwoPCTimeout   = 90 * time.Second
 )
 
 type realClock struct{}
@@ -154,7 +160,7 @@ func (cfg *Config) normalize() error {
 	}
 	if cfg.ExpectContinueTimeout < 0 || cfg.RequestTimeout < 0 || cfg.ConnectTimeout < 0 ||
 		cfg.HeaderTimeout < 0 || cfg.IdleTimeout < 0 || cfg.Retry.InitialBackoff < 0 ||
-		cfg.Retry.MaxBackoff < 0 || cfg.Retry.StatePollTimeout < 0 || cfg.Retry.MaxAttempts < 0 {
+		cfg.Retry.MaxBackoff < 0 || cfg.Retry.StatePollTimeout < 0 || cfg.Retry.MaxAttempts < 0 || cfg.Retry.TwoPCTimeout < 0 {
 		return errors.New("durations and Retry.MaxAttempts must not be negative")
 	}
 	if cfg.ExpectContinueTimeout == 0 {
@@ -183,6 +189,9 @@ func (cfg *Config) normalize() error {
 	}
 	if cfg.Retry.StatePollTimeout == 0 {
 		cfg.Retry.StatePollTimeout = defaultStatePoll
+	}
+	if cfg.Retry.TwoPCTimeout == 0 {
+		cfg.Retry.TwoPCTimeout = defaultTwoPCTimeout
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

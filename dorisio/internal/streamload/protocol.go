@@ -382,6 +382,7 @@ const (
 	tpcPrepare                              // fatal: commit of a txn still loading
 	tpcAuth                                 // fatal: credentials
 	tpcRetry                                // retry: FE busy / no backend
+	tpcNoDatabase                           // the database does not exist: abort: nothing to abort; commit: fatal
 	tpcFatal                                // fatal: anything else Doris refused
 )
 
@@ -441,6 +442,8 @@ func parse2PCResponse(body []byte) twoPCResponse {
 		// the txn is unchanged and commit/abort are idempotent (after the §5.2 texts above,
 		// which may quote a load's failure, timeouts included, as an abort reason).
 		r.outcome = tpcRetry
+	case strings.Contains(strings.ToLower(msg), "unknown database"):
+		r.outcome = tpcNoDatabase // no such database, so no txn in it: nothing to abort, nothing to commit (§4)
 	default:
 		r.outcome = tpcFatal // fatal: bad txn id, bad operation, dropped table (§1.4)
 	}

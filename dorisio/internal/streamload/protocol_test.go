@@ -190,6 +190,7 @@ func TestParse2PCAnswers(t *testing.T) {
 		{"an abort reason that quotes a lock timeout is still an abort", twoPCBody("ANALYSIS_ERROR", pre+"transaction [9] is already aborted. abort reason: [ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = get tableList write lock timeout, tableList=(t1)"), tpcAlreadyAborted},
 		{"not found by id", twoPCBody("ANALYSIS_ERROR", pre+"transaction [9] not found"), tpcNotFound},
 		{"a dropped table is fatal", twoPCBody("ANALYSIS_ERROR", pre+"unknown table, tableId=5"), tpcFatal},
+		{"an unknown database holds no txn", twoPCBody("ANALYSIS_ERROR", "TStatus: errCode = 7, detailMessage = unknown database, database=nodb"), tpcNoDatabase},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -146,3 +146,56 @@ func TestConnectingToAServerThatNeverCompletesTheHandshakeTimesOut(t *testing.T)
 		t.Errorf("error %q: want the connecting phase, and no unknown outcome for a call that never left", err)
 	}
 }
+
+// Review finding 4b: a commit against a silent FE took 8 minutes (5
+// attempts, each waiting its answer for a minute). Retry.TwoPCTimeout
+// bounds a Commit or Abort as a whole; the error names the phase the call
+// stopped in and the deadline.
+func TestACommitOrAbortAgainstASilentFEFailsWithinItsDeadline(t *testing.T) {
+	srv, h := silentCluster(t, doristest.Fault{Kind: doristest.Hang, Endpoint: doristest.Endpoint2PC})
+	c, _ := newClient(t, []string{srv.URL}, func(c *Config) {
+		c.RequestTimeout = 0 // the defaults: each attempt would wait 60s for its answer
+		c.Retry.TwoPCTimeout = time.Second
+	})
+	for _, op := range []string{"commit", "abort"} {
+		start := time.Now()
+		var err error
+		if op == "commit" {
+			_, err = c.Commit(context.Background(), "db1", 1234, "silent_2pc")
+		} else {
+			err = c.Abort(context.Background(), "db1", 1234, "silent_2pc")
+		}
+		if took := time.Since(start); took > 3*time.Second {
+			t.Errorf("%s took %v against a silent FE; want its 1s deadline", op, took)
+		}
+		mustKind(t, err, ErrOutcomeUnknown)
+		for _, want := range []string{"doris " + op, "PUT waiting for the answer from " + srv.URL,
+			"the " + op + "'s deadline of 1s passed (RetryPolicy.TwoPCTimeout)", op + " again is safe"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%s error %q lacks %q", op, err, want)
+			}
+		}
+	}
+	if h.Hits() < 2 {
+		t.Errorf("%d calls reached the silent FE", h.Hits())
+	}
+}
+
+// The deadline spans the attempts: answers lost quickly and retried with a
+// backoff stop at the deadline too, not after MaxAttempts.
+func TestTheTwoPCDeadlineSpansEveryAttempt(t *testing.T) {
+	srv, h := silentCluster(t, doristest.Fault{Kind: doristest.Proxy502, Endpoint: doristest.Endpoint2PC})
+	c, _ := newClient(t, []string{srv.URL}, func(c *Config) {
+		c.Clock, c.Sleeper = nil, nil // real backoff
+		c.Retry = RetryPolicy{MaxAttempts: 1000, InitialBackoff: 50 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, TwoPCTimeout: time.Second}
+	})
+	start := time.Now()
+	_, err := c.Commit(context.Background(), "db1", 1234, "proxied")
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("Commit took %v; want its 1s deadline", took)
+	}
+	mustKind(t, err, ErrOutcomeUnknown)
+	if h.Hits() < 3 || h.Hits() >= 1000 || !strings.Contains(err.Error(), "the commit's deadline of 1s passed") || !strings.Contains(err.Error(), "HTTP 502") {
+		t.Errorf("%d attempts; error %q: want several, cut by the deadline, quoting the last answer", h.Hits(), err)
+	}
+}

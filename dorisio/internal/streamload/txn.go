@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 )
 
 // Commit commits a PRECOMMITTED txn by id (by label when txnID <= 0) through
@@ -33,9 +34,43 @@ import (
 //
 // Lost replies (reset, 502, timeout) and answers saying Doris could not do
 // it now (THRIFT_RPC_ERROR from a BE that cannot reach the FE, an FE lock
-// timeout) are retried with the same txn id up to Retry.MaxAttempts. Cancelling ctx stops the call; the commit may or may
-// not have happened, and calling Commit again settles it.
+// timeout) are retried with the same txn id up to Retry.MaxAttempts, all
+// within Retry.TwoPCTimeout. Cancelling ctx, or that deadline passing,
+// stops the call (Kind ErrOutcomeUnknown, naming the phase it stopped in);
+// the commit may or may not have happened, and calling Commit again
+// settles it.
 func (c *Client) Commit(ctx context.Context, db string, txnID int64, label string) (alreadyDone bool, err error) {
+	ctx, cancel := c.twoPCDeadline(ctx, "commit")
+	defer cancel()
+	already, err := c.commit(ctx, db, txnID, label)
+	if errors.Is(err, ErrOutcomeUnknown) && label != "" && ctx.Err() == nil {
+		already, err = c.settleLostCommit(ctx, db, txnID, label, err)
+	}
+	return already, withDeadline(ctx, err)
+}
+
+// settleLostCommit asks the label's state once a commit lost its answer on
+// every attempt (a proxy's error pages, resets): the outcome is then known
+// when the txn has ended either way. COMMITTED or VISIBLE: committed, by
+// one of the attempts. ABORTED: the rows are lost (the precommit timeout
+// may have fired meanwhile), which a retry cannot change. Anything else, or
+// no answer, leaves the outcome unknown (lost).
+func (c *Client) settleLostCommit(ctx context.Context, db string, txnID int64, label string, lost error) (bool, error) {
+	state, err := c.LoadState(ctx, db, label)
+	switch {
+	case err != nil:
+		return false, lost
+	case state == StateCommitted || state == StateVisible:
+		return true, nil
+	case state == StateAborted:
+		return false, &Error{Op: "commit", DB: db, Label: label, TxnID: max(txnID, 0), Kind: ErrTxnAborted,
+			Cause: fmt.Errorf("every commit attempt lost its answer, then get_load_state said ABORTED: %w", lost),
+			next:  "the rows of this txn are lost (often the precommit timeout, 1 h by default): load them again under a new label"}
+	}
+	return false, lost
+}
+
+func (c *Client) commit(ctx context.Context, db string, txnID int64, label string) (alreadyDone bool, err error) {
 	r, e := c.twoPC(ctx, "commit", db, txnID, label)
 	if e != nil {
 		return false, e
@@ -113,19 +148,26 @@ func (c *Client) forgotten(db string, txnID int64, label string, r twoPCResponse
 // 0) through PUT {fe}/api/{db}/_stream_load_2pc (§1.4, §5.2).
 //
 // nil means the txn is aborted: now, earlier (a repeated abort), or Doris
-// does not know it and its label (when given) is ABORTED or UNKNOWN:
-// nothing is left to abort. Kind ErrTxnCommitted means the txn, or its
+// does not know it and its label (when given) is ABORTED or UNKNOWN, or
+// the database does not exist: nothing is left to abort. Kind ErrTxnCommitted means the txn, or its
 // label's txn, is COMMITTED/VISIBLE: its rows are in. Kind ErrOutcomeUnknown
 // means every attempt lost its answer, or "not found" could not be settled
 // by the label's state; Abort is idempotent, so calling it again is safe.
-// Cancelling ctx stops the call, leaving the abort possibly done.
+// The call is bounded by Retry.TwoPCTimeout; cancelling ctx, or that
+// deadline passing, stops it, leaving the abort possibly done.
 func (c *Client) Abort(ctx context.Context, db string, txnID int64, label string) error {
+	ctx, cancel := c.twoPCDeadline(ctx, "abort")
+	defer cancel()
+	return withDeadline(ctx, c.abort(ctx, db, txnID, label))
+}
+
+func (c *Client) abort(ctx context.Context, db string, txnID int64, label string) error {
 	r, e := c.twoPC(ctx, "abort", db, txnID, label)
 	if e != nil {
 		return e
 	}
 	switch r.outcome {
-	case tpcSuccess, tpcAlreadyAborted:
+	case tpcSuccess, tpcAlreadyAborted, tpcNoDatabase:
 		return nil
 	case tpcCouldNotAbort, tpcAlreadyCommitted:
 		return c.txnErr("abort", db, txnID, label, r, ErrTxnCommitted, nil, "the rows of this txn are already loaded; do not load them again")
@@ -160,6 +202,39 @@ func (c *Client) settleAbort(ctx context.Context, db string, txnID int64, label 
 	return nil // ABORTED or UNKNOWN: nothing holds the label
 }
 
+// deadlineError is the cause of a 2PC call's context once
+// Retry.TwoPCTimeout has passed.
+type deadlineError struct {
+	op string
+	d  time.Duration
+}
+
+func (e *deadlineError) Error() string {
+	return fmt.Sprintf("the %s's deadline of %v passed (RetryPolicy.TwoPCTimeout)", e.op, e.d)
+}
+
+// twoPCDeadline bounds one Commit or Abort, retries included.
+func (c *Client) twoPCDeadline(ctx context.Context, op string) (context.Context, context.CancelFunc) {
+	d := c.cfg.Retry.TwoPCTimeout
+	return context.WithTimeoutCause(ctx, d, &deadlineError{op: op, d: d})
+}
+
+// withDeadline adds to err that the call's deadline passed, when it did:
+// the error already names the phase the call stopped in.
+func withDeadline(ctx context.Context, err error) error {
+	var de *deadlineError
+	var e *Error
+	if err == nil || !errors.As(context.Cause(ctx), &de) || !errors.As(err, &e) || errors.As(err, &de) {
+		return err
+	}
+	if e.Cause == nil {
+		e.Cause = de
+	} else {
+		e.Cause = fmt.Errorf("%w (%w)", e.Cause, de)
+	}
+	return err
+}
+
 // twoPC sends one 2PC operation, retrying lost answers (commit and abort are
 // idempotent) and unreachable FEs. It returns a classified Doris answer, or
 // an *Error when none came.
@@ -179,6 +254,10 @@ func (c *Client) twoPC(ctx context.Context, op, db string, txnID int64, label st
 		if attempt > 1 {
 			if err := c.wait(ctx, attempt); err != nil {
 				last.Cause = errors.Join(last.Cause, err)
+				if !last.parsed { // the last answer was lost: it may have been applied
+					last.Kind = ErrOutcomeUnknown
+				}
+				last.next = "calling " + op + " again is safe (it is idempotent)"
 				return twoPCResponse{}, last
 			}
 		}
@@ -194,6 +273,9 @@ func (c *Client) twoPC(ctx context.Context, op, db string, txnID int64, label st
 			}
 			if isFatalSend(err) || ctx.Err() != nil {
 				e.Kind = ErrOutcomeUnknown
+				if ctx.Err() != nil {
+					e.next = "calling " + op + " again is safe (it is idempotent)"
+				}
 				return twoPCResponse{}, e
 			}
 			last = e

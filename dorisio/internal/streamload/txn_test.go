@@ -132,6 +132,9 @@ func TestAbortOutcomesFollowTheSpec(t *testing.T) {
 		{"abort by a label whose txn is VISIBLE is ErrTxnCommitted", 0, twoPCBody("ANALYSIS_ERROR", pre+"running transaction not found, label=job42_x"), "VISIBLE", ErrTxnCommitted},
 		{"abort by a label whose txn is ABORTED is success", 0, twoPCBody("ANALYSIS_ERROR", pre+"running transaction not found, label=job42_x"), "ABORTED", nil},
 		{"an FE refusing the password is ErrAuth", 42, `{"msg":"Unauthorized","code":401,"data":"Access denied for user 'loader@10.1.2.3' (using password: YES)","count":0}`, "", ErrAuth},
+		// Review finding 10: no txn can exist in a database that does not.
+		{"abort by label in an unknown database is success", 0, twoPCBody("ANALYSIS_ERROR", "TStatus: errCode = 7, detailMessage = unknown database, database=nodb"), "", nil},
+		{"abort by id in an unknown database is success", 42, twoPCBody("ANALYSIS_ERROR", pre+"Unknown database 'nodb'"), "", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -165,5 +168,34 @@ func TestCommitGivesUpWithOutcomeUnknownWhenEveryReplyIsLost(t *testing.T) {
 	mustKind(t, err, ErrOutcomeUnknown)
 	if !strings.HasPrefix(err.Error(), "giving up after 3 attempts") || cl.hits != 3 {
 		t.Errorf("err %q after %d hits", err, cl.hits)
+	}
+}
+
+// A commit that lost its answer on every attempt asks the label's state:
+// ABORTED (the precommit timeout fired meanwhile) is rows lost, not an
+// outcome unknown that "committing again" could settle (review finding 8's
+// scenario: two aborted txns reported as "committing again is safe").
+func TestACommitThatLostEveryAnswerIsSettledByTheLabelsState(t *testing.T) {
+	for _, tc := range []struct {
+		state    string
+		wantKind error
+		already  bool
+	}{{"ABORTED", ErrTxnAborted, false}, {"VISIBLE", nil, true}, {"PRECOMMITTED", ErrOutcomeUnknown, false}} {
+		t.Run(tc.state, func(t *testing.T) {
+			var cl twoPCCluster
+			fe := cl.start(t, tc.state, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(502) })
+			c, _ := newClient(t, []string{fe}, func(c *Config) { c.Retry.MaxAttempts = 3 })
+			already, err := c.Commit(context.Background(), "db1", 5, "l5")
+			if tc.wantKind == nil {
+				if err != nil || already != tc.already {
+					t.Fatalf("Commit: %v, already %v", err, already)
+				}
+				return
+			}
+			mustKind(t, err, tc.wantKind)
+			if tc.wantKind == ErrTxnAborted && !strings.Contains(err.Error(), "get_load_state said ABORTED") {
+				t.Errorf("error %q does not say how the loss was learned", err)
+			}
+		})
 	}
 }
