@@ -123,7 +123,7 @@ func loadingFlags(o *options) flagGroup {
 		{name: "loads-in-flight", value: &o.loadsInFlight, feeds: "WithLoadsInFlight",
 			usage: "`N` loads uploading at once per worker thread"},
 		{name: "max-open-txns", value: &o.maxOpenTxns, feeds: "WithMaxOpenTxns",
-			usage: "`N` loads one bundle keeps open until their commit; past half of it loads grow instead (Doris' max_running_txn_num_per_db bounds all of them)"},
+			usage: "`N` loads one bundle keeps open until their commit; past a quarter of it per table, loads grow instead (Doris' max_running_txn_num_per_db bounds all of them)"},
 		{name: "max-load-bytes", value: &o.maxLoadBytes, feeds: "WithMaxLoadBytes",
 			usage: "largest load, in `bytes`, a grown batch may become (Doris' streaming_load_max_mb)"},
 		{name: "all-or-nothing", value: &o.allOrNothing, feeds: "WithAllOrNothing",
