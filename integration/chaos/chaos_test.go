@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,35 +23,13 @@ var fixedSeeds = seedRange(1, 40)
 // the test well under a minute on two cores, as `chaos -parallel 2` does.
 const parallelSeeds = 2
 
-func seedRange(first, n int64) []int64 {
-	out := make([]int64, n)
-	for i := range out {
-		out[i] = first + int64(i)
-	}
-	return out
-}
-
 func TestEveryRowCommittedExactlyOnceUnderRandomFaults(t *testing.T) {
-	reps := make([]scenario.Report, len(fixedSeeds))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < parallelSeeds; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				reps[i] = scenario.Run(context.Background(), fixedSeeds[i], scenario.Options{PipelineTimeout: 90 * time.Second})
-			}
-		}()
-	}
-	for i := range fixedSeeds {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	reps := map[int64]scenario.Report{}
+	runSeeds(context.Background(), fixedSeeds, parallelSeeds, scenario.Options{PipelineTimeout: 90 * time.Second},
+		func(seed int64, rep scenario.Report) { reps[seed] = rep })
 	fired := map[string]int{}
-	for i, seed := range fixedSeeds {
-		rep := reps[i]
+	for _, seed := range fixedSeeds {
+		rep := reps[seed]
 		for k, n := range rep.Fired {
 			fired[k] += n
 		}
