@@ -3,8 +3,8 @@
 // several tables of a doristest server while the server injects a random
 // schedule of faults from its catalogue (hung servers among them, with
 // HTTP timeouts short enough that a hung call is retried within the run),
-// and the scenario itself fails
-// bundles after precommit or fires the precommit timeout mid-job. Plans may
+// and the scenario itself fails bundles after precommit or fires the
+// precommit timeout mid-job. Plans may
 // also shrink the open-transaction budget so that loads grow and spill to
 // disk, send rows with identity (Row.ID), split the tables over two Writes
 // with the same label prefix and the lingering cleanup on, or start with
@@ -222,12 +222,14 @@ func ForceStream(p *Plan, seed int64) {
 }
 
 // Kinds is the server fault catalogue the scenarios draw from: drawFaults
-// draws the first eight, drawHung the hung servers.
+// draws all but the last hungKinds, drawHung those (hung servers).
 var Kinds = []doristest.FaultKind{
 	doristest.ResetMidBody, doristest.ResetAfterBody, doristest.Proxy502, doristest.SlowFE,
 	doristest.LoseReply, doristest.PublishTimeout, doristest.BackendDown, doristest.RedirectUnreachable,
 	doristest.Hang, doristest.StallBody,
 }
+
+const hungKinds = 2
 
 // maxFaultHits bounds the hits of all faults of a plan, below the client's
 // attempts per load (retryPolicy), so that server faults alone can never
@@ -247,7 +249,7 @@ func drawFaults(r *rand.Rand, p Plan) []doristest.Fault {
 	budget := maxFaultHits
 	n := 1 + r.IntN(3)
 	for len(out) < n && budget > 0 {
-		k := Kinds[r.IntN(8)] // the kinds before the hung servers, as seeds drew them
+		k := Kinds[r.IntN(len(Kinds)-hungKinds)] // as seeds drew them before hung servers existed
 		if k == doristest.PublishTimeout && p.Delivery != dorisio.AtLeastOnce {
 			continue // a 2PC load never publishes; only plain loads can time out publishing
 		}
