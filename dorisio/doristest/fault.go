@@ -128,7 +128,8 @@ func (h *FaultHandle) Hits() int {
 
 // BodyBytes returns, for SlowFE, how many request body bytes the FE
 // received in the requests this fault delayed (0 with a client that waits
-// for 100-continue long enough).
+// for 100-continue long enough); for Hang, how many the hung FE read (it
+// asks for the body: reading it answers 100 Continue).
 func (h *FaultHandle) BodyBytes() int64 {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -242,11 +243,15 @@ func (h *FaultHandle) addBodyBytes(n int64) {
 }
 
 // hang reads the whole request and then answers nothing until the client
-// goes away or the server closes; be says which side counts the bytes.
-func (s *Server) hang(w http.ResponseWriter, r *http.Request, be bool) {
+// goes away or the server closes; be says which side counts the bytes (an
+// FE also counts them on h).
+func (s *Server) hang(w http.ResponseWriter, r *http.Request, h *FaultHandle, be bool) {
 	if r.Body != nil {
 		n, _ := io.Copy(io.Discard, r.Body) // Go answers 100 Continue here
 		s.txns.addBytes(n, be)
+		if !be {
+			h.addBodyBytes(n)
+		}
 	}
 	select {
 	case <-r.Context().Done():

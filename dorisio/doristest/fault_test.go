@@ -160,6 +160,22 @@ func TestSilentServerFaults(t *testing.T) {
 		wantEqual(t, "hits", h.Hits(), 1)
 		wantEqual(t, "nothing begun on BE 2", len(s.Txns("demo")), 1)
 	})
+	t.Run("A hung FE reads the body and counts it on the fault", func(t *testing.T) {
+		s := newServer(t, WithTable(demoDDL))
+		h := s.Inject(Fault{Kind: Hang, Endpoint: EndpointLoad, Count: 1})
+		body := strings.Repeat("1\ta\n", 100)
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, "PUT", s.URL+"/api/demo/t/_stream_load", strings.NewReader(body))
+		req.SetBasicAuth(s.User, s.Password)
+		req.Header.Set("Expect", "100-continue")
+		if resp, err := rawClient.Do(req); err == nil {
+			resp.Body.Close()
+			t.Fatalf("answered %d under Hang", resp.StatusCode)
+		}
+		wantEqual(t, "body bytes on the fault", h.BodyBytes(), len(body))
+		wantEqual(t, "body bytes in Stats", s.Stats().FrontendBodyBytes, len(body))
+	})
 	t.Run("Close resets a hung request instead of waiting for it", func(t *testing.T) {
 		s := NewServer(WithTable(demoDDL))
 		h := s.Inject(Fault{Kind: Hang})

@@ -64,8 +64,8 @@ func (s *Server) feFaults(w http.ResponseWriter, r *http.Request, ep Endpoint, t
 		writeProxy502(w)
 		return true, nil
 	}
-	if s.faults.take(Hang, ep, -1, tbl, label) != nil {
-		s.hang(w, r, false)
+	if h := s.faults.take(Hang, ep, -1, tbl, label); h != nil {
+		s.hang(w, r, h, false)
 		return true, nil
 	}
 	if h := s.faults.take(SlowFE, ep, 0, tbl, label); h != nil {

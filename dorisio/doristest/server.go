@@ -395,8 +395,8 @@ func (s *Server) serveBE(w http.ResponseWriter, r *http.Request, be *backend) {
 		if ep == EndpointLoad {
 			tbl = p[2]
 		}
-		if s.faults.take(Hang, ep, be.index, tbl, r.Header.Get("label")) != nil {
-			s.hang(w, r, true)
+		if h := s.faults.take(Hang, ep, be.index, tbl, r.Header.Get("label")); h != nil {
+			s.hang(w, r, h, true)
 			return
 		}
 	}

@@ -56,50 +56,31 @@ func run(one, first int64, seeds, parallel int, timeout time.Duration, stream bo
 	// Retries and prism's job steps log at WARN/INFO: keep the terminal
 	// for results.
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError + 4})))
-	if parallel < 1 {
-		parallel = 1
-	}
 	start := time.Now()
 	var (
-		mu             sync.Mutex // guards passed, failed, fired, outcomes, failures
 		passed, failed int
 		fired          = map[string]int{}
 		outcomes       = map[string]int{}
 		failures       []int64
 	)
-	next := make(chan int64)
-	var wg sync.WaitGroup
-	for w := 0; w < parallel; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for seed := range next {
-				rep := scenario.Run(ctx, seed, scenario.Options{PipelineTimeout: timeout, Stream: stream})
-				mu.Lock()
-				for k, n := range rep.Fired {
-					fired[k] += n
-				}
-				if rep.Err != nil {
-					failed++
-					failures = append(failures, seed)
-					fmt.Printf("FAIL seed %d (%.1fs): %v\n  %s\n  rerun: go run ./integration/chaos -seed %d\n",
-						seed, rep.Duration.Seconds(), rep.Err, strings.Join(rep.Log, "\n  "), seed)
-				} else {
-					passed++
-					outcomes[rep.Outcome]++
-				}
-				if done := passed + failed; done%50 == 0 {
-					fmt.Printf("… %d seeds done in %.0fs\n", done, time.Since(start).Seconds())
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for i := 0; i < seeds; i++ {
-		next <- first + int64(i)
-	}
-	close(next)
-	wg.Wait()
+	o := scenario.Options{PipelineTimeout: timeout, Stream: stream}
+	runSeeds(ctx, seedRange(first, int64(seeds)), parallel, o, func(seed int64, rep scenario.Report) {
+		for k, n := range rep.Fired {
+			fired[k] += n
+		}
+		if rep.Err != nil {
+			failed++
+			failures = append(failures, seed)
+			fmt.Printf("FAIL seed %d (%.1fs): %v\n  %s\n  rerun: go run ./integration/chaos -seed %d\n",
+				seed, rep.Duration.Seconds(), rep.Err, strings.Join(rep.Log, "\n  "), seed)
+		} else {
+			passed++
+			outcomes[rep.Outcome]++
+		}
+		if done := passed + failed; done%50 == 0 {
+			fmt.Printf("… %d seeds done in %.0fs\n", done, time.Since(start).Seconds())
+		}
+	})
 
 	fmt.Printf("%d seeds in %.1fs\n", seeds, time.Since(start).Seconds())
 	for _, k := range sortedKeys(fired) {
@@ -117,6 +98,39 @@ func run(one, first int64, seeds, parallel int, timeout time.Duration, stream bo
 		return 1
 	}
 	return 0
+}
+
+// runSeeds runs the scenarios of seeds, parallel at once, and hands each
+// report to done, one call at a time.
+func runSeeds(ctx context.Context, seeds []int64, parallel int, o scenario.Options, done func(seed int64, rep scenario.Report)) {
+	var mu sync.Mutex // serializes done
+	next := make(chan int64)
+	var wg sync.WaitGroup
+	for w := 0; w < max(parallel, 1); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for seed := range next {
+				rep := scenario.Run(ctx, seed, o)
+				mu.Lock()
+				done(seed, rep)
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, seed := range seeds {
+		next <- seed
+	}
+	close(next)
+	wg.Wait()
+}
+
+func seedRange(first, n int64) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = first + int64(i)
+	}
+	return out
 }
 
 func sortedKeys(m map[string]int) []string {

@@ -1,8 +1,10 @@
 // Package scenario runs one seeded exactly-once-under-faults scenario:
 // dorisio.Write on in-process prism loads a known multiset of rows into
 // several tables of a doristest server while the server injects a random
-// schedule of faults from its catalogue, and the scenario itself fails
-// bundles after precommit or fires the precommit timeout mid-job. Plans may
+// schedule of faults from its catalogue (hung servers among them, with
+// HTTP timeouts short enough that a hung call is retried within the run),
+// and the scenario itself fails bundles after precommit or fires the
+// precommit timeout mid-job. Plans may
 // also shrink the open-transaction budget so that loads grow and spill to
 // disk, send rows with identity (Row.ID), split the tables over two Writes
 // with the same label prefix and the lingering cleanup on, or start with
@@ -182,6 +184,9 @@ func NewPlan(seed int64) Plan {
 	if r.IntN(3) == 0 {
 		p.streaming(r)
 	}
+	// Drawn after streaming for the same reason: seeds drawn before hung
+	// servers existed keep their plans and gain at most one hung fault.
+	p.Faults = append(p.Faults, drawHung(r, p)...)
 	return p
 }
 
@@ -216,23 +221,35 @@ func ForceStream(p *Plan, seed int64) {
 	}
 }
 
-// Kinds is the server fault catalogue the scenarios draw from.
+// Kinds is the server fault catalogue the scenarios draw from: drawFaults
+// draws all but the last hungKinds, drawHung those (hung servers).
 var Kinds = []doristest.FaultKind{
 	doristest.ResetMidBody, doristest.ResetAfterBody, doristest.Proxy502, doristest.SlowFE,
 	doristest.LoseReply, doristest.PublishTimeout, doristest.BackendDown, doristest.RedirectUnreachable,
+	doristest.Hang, doristest.StallBody,
 }
+
+const hungKinds = 2
 
 // maxFaultHits bounds the hits of all faults of a plan, below the client's
 // attempts per load (retryPolicy), so that server faults alone can never
-// exhaust a load's retries: a Normal run must succeed.
-const maxFaultHits = 6
+// exhaust a load's retries: a Normal run must succeed. drawFaults uses at
+// most 6 of them, drawHung the rest.
+const maxFaultHits = 8
+
+// hangTimeout is the plans' HTTP header and idle timeout: a hung call
+// fails its attempt after it and is settled by label and resent. Far above
+// what an answer of the in-process server takes, and below StallBody's
+// longest Delay, so that some stalled loads are given up and some waited
+// for.
+const hangTimeout = time.Second
 
 func drawFaults(r *rand.Rand, p Plan) []doristest.Fault {
 	var out []doristest.Fault
 	budget := maxFaultHits
 	n := 1 + r.IntN(3)
 	for len(out) < n && budget > 0 {
-		k := Kinds[r.IntN(len(Kinds))]
+		k := Kinds[r.IntN(len(Kinds)-hungKinds)] // as seeds drew them before hung servers existed
 		if k == doristest.PublishTimeout && p.Delivery != dorisio.AtLeastOnce {
 			continue // a 2PC load never publishes; only plain loads can time out publishing
 		}
@@ -262,6 +279,37 @@ func drawFaults(r *rand.Rand, p Plan) []doristest.Fault {
 		out = append(out, f)
 	}
 	return out
+}
+
+// drawHung draws, for half of the plans, one hung-server fault within what
+// is left of maxFaultHits: Hang (the server reads the request and never
+// answers) on a load, on the FE or one BE, or on a 2PC call; or StallBody
+// (the BE stops reading a load's body for Delay), with Delays on both sides
+// of hangTimeout.
+func drawHung(r *rand.Rand, p Plan) []doristest.Fault {
+	used := 0
+	for _, f := range p.Faults {
+		used += f.Count
+	}
+	if r.IntN(2) == 0 || used >= maxFaultHits {
+		return nil
+	}
+	f := doristest.Fault{Kind: doristest.Hang, Endpoint: doristest.EndpointLoad, Count: 1 + r.IntN(min(2, maxFaultHits-used))}
+	switch {
+	case r.IntN(2) == 0:
+		f.Kind, f.Delay = doristest.StallBody, time.Duration(200+r.IntN(1800))*time.Millisecond
+	case p.Delivery == dorisio.ExactlyOnce && r.IntN(3) == 0:
+		f.Endpoint = doristest.Endpoint2PC // the FE hangs on a commit or abort
+	}
+	if f.Endpoint == doristest.EndpointLoad && r.IntN(2) == 0 {
+		// Only this BE stalls or hangs; else StallBody stalls any BE, and
+		// Hang hangs the FE (checked first).
+		f.Backend = 1 + r.IntN(p.Backends)
+	}
+	if f.Endpoint == doristest.EndpointLoad && r.IntN(3) == 0 {
+		f.Table = p.Tables[r.IntN(len(p.Tables))]
+	}
+	return []doristest.Fault{f}
 }
 
 // String describes the plan on one line.
@@ -294,6 +342,9 @@ func (p Plan) String() string {
 	if p.QuotaHold > 0 {
 		extra = append(extra, fmt.Sprintf("quota %d held by another job at start", p.QuotaHold))
 	}
+	if p.hung() {
+		extra = append(extra, fmt.Sprintf("hung calls time out after %v", hangTimeout))
+	}
 	if p.Stream {
 		extra = append(extra, fmt.Sprintf("streaming: a shard per %d ms step, flush interval %d steps", p.StepMillis, p.FlushSteps))
 	}
@@ -302,11 +353,23 @@ func (p Plan) String() string {
 		strings.Join(fs, "; "), strings.Join(extra, "; "))
 }
 
+// hung reports whether the plan has a hung-server fault.
+func (p Plan) hung() bool {
+	for _, f := range p.Faults {
+		if f.Kind == doristest.Hang || f.Kind == doristest.StallBody {
+			return true
+		}
+	}
+	return false
+}
+
 func faultString(f doristest.Fault) string {
 	ep := map[doristest.Endpoint]string{doristest.EndpointLoad: "load", doristest.Endpoint2PC: "2pc"}[f.Endpoint]
 	s := fmt.Sprintf("%v@%s×%d", f.Kind, ep, f.Count)
 	if f.Backend > 0 {
 		s += fmt.Sprintf(" be%d", f.Backend)
+	} else if f.Kind == doristest.Hang {
+		s += " fe"
 	}
 	if f.Table != "" {
 		s += " table " + f.Table
@@ -329,6 +392,7 @@ func (p Plan) writeOptions(spool string) []dorisio.WriteOption {
 		dorisio.WithRetry(retryPolicy),
 		dorisio.WithAbortLingeringTxns(),
 		dorisio.WithSpoolDir(spool),
+		dorisio.WithHTTPTimeouts(dorisio.HTTPTimeouts{Header: hangTimeout, Idle: hangTimeout}),
 	}
 	if p.Budget > 0 {
 		opts = append(opts, dorisio.WithMaxOpenTxns(p.Budget), dorisio.WithMaxBatchBytes(p.BatchBytes))

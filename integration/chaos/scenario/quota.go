@@ -24,7 +24,8 @@ type quotaHolder struct {
 // prefix, through the FE as any client would (doristest's 307 carries the
 // credentials, which Go's client sends on).
 func holdQuota(ctx context.Context, srv *doristest.Server, table string, n int) (*quotaHolder, error) {
-	h := &quotaHolder{srv: srv, hc: &http.Client{Timeout: 30 * time.Second}}
+	// Its calls time out like the plan's: a hung FE may hold an abort.
+	h := &quotaHolder{srv: srv, hc: &http.Client{Timeout: 2 * hangTimeout}}
 	for i := 0; i < n; i++ {
 		label := fmt.Sprintf("holder:%d", i)
 		body, err := h.put(ctx, srv.URL+"/api/"+db+"/"+table+"/_stream_load", map[string]string{
