@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 )
 
 // fileRange is one load of a file: the bytes [Start, End), whole records.
@@ -20,6 +21,11 @@ type fileRange struct {
 // range (measured: 64 MiB take 40 ms to scan, 7% of a 520 MB load).
 const splitWindow = 4 << 20
 
+// fastPause is how far next() alone reads after scanFast met a block it
+// cannot read (a quote inside a plain value, an escape), before scanFast
+// is tried again: a file of such records is not read twice.
+const fastPause = 4 << 10
+
 // splitter reads a file once, from its start, and cuts it into ranges of
 // about rangeBytes (the first ones smaller: splitWindow, doubling) that end
 // at record boundaries (recordScanner): the same file and settings always
@@ -35,6 +41,9 @@ type splitter struct {
 	keep bool
 	// window overrides splitWindow (tests: every window edge).
 	window int64
+	// noFast reads with recordScanner.next alone (tests: the reference
+	// scanFast is checked against).
+	noFast bool
 }
 
 // split reads r, which must hold size bytes, and calls emit for each range
@@ -55,6 +64,8 @@ func (sp *splitter) split(r io.Reader, size int64, emit func(fileRange) error) e
 		skip       = sp.headerLines
 		eof        bool
 		target     = min(sp.rangeBytes, splitWindow) // the size at which the next range is cut
+		fast       = sp.sc.fastOK() && !sp.noFast
+		fastFrom   int64 // file offset from which scanFast is tried again
 	)
 	cut := func(end int64, bufEnd int) error {
 		fr := fileRange{Start: rangeStart, End: end, Records: records}
@@ -79,6 +90,9 @@ func (sp *splitter) split(r io.Reader, size int64, emit func(fileRange) error) e
 			pos, keepFrom = 0, 0
 		}
 		if !eof {
+			// Let the uploads just started or unblocked run: measured on 2
+			// cores, a load waited 12-18 ms for a P while the scan ran on.
+			runtime.Gosched()
 			if len(buf) == cap(buf) { // one record fills the window: grow it
 				buf = append(buf, make([]byte, cap(buf))...)[:len(buf)]
 			}
@@ -99,6 +113,27 @@ func (sp *splitter) split(r io.Reader, size int64, emit func(fileRange) error) e
 		}
 		sp.sc.reset(buf, eof)
 		for pos < len(buf) {
+			if fast && skip == 0 && off+int64(pos) >= fastFrom {
+				if rangeStart < 0 {
+					rangeStart, keepFrom = off+int64(pos), pos
+				}
+				next, n, why := sp.sc.scanFast(pos, int(min(rangeStart+target-off, int64(len(buf))+1)))
+				records += n
+				pos = next
+				switch why {
+				case fastCut:
+					if err := cut(off+int64(next), next); err != nil {
+						return err
+					}
+					target = min(2*target, sp.rangeBytes)
+					continue
+				case fastBail:
+					fastFrom = off + int64(pos) + fastPause
+				}
+				if pos >= len(buf) {
+					break
+				}
+			}
 			next, empty, ok := sp.sc.next(pos)
 			if !ok {
 				break

@@ -155,3 +155,21 @@ func BenchmarkSplitQuotedCSV(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScanFast measures scanFast alone over rows shaped like the
+// benchmark's events, without the reading: go test -bench ScanFast.
+func BenchmarkScanFast(b *testing.B) {
+	var buf bytes.Buffer
+	for i := 0; buf.Len() < 4<<20; i++ {
+		fmt.Fprintf(&buf, "%d,2026-08-20 22:13:20,%d,\"click\",%d.00,\"note %d\"\n", i, i%100003, i%10000, i%997)
+	}
+	data := buf.Bytes()
+	sc := rfc(",", "\n")
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		sc.reset(data, true)
+		if end, _, _ := sc.scanFast(0, len(data)+1); end < len(data)-64 {
+			b.Fatalf("stopped at %d of %d", end, len(data))
+		}
+	}
+}

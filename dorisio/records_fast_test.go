@@ -1,0 +1,164 @@
+package dorisio
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// fastCases are scanner settings, with the bytes random files of them are
+// made of: scanFast must cut every file where next() alone cuts it.
+var fastCases = []struct {
+	name string
+	sc   recordScanner
+	sep  string
+	eol  string
+}{
+	{"RFC 4180", rfc(",", "\n"), ",", "\n"},
+	{"RFC 4180, tab separated", rfc("\t", "\n"), "\t", "\n"},
+	{"the Doris dialect", dorisDialect(), ",", "\n"},
+	{"CRLF (next() alone)", rfc(",", "\r\n"), ",", "\r\n"},
+	{"a multi-byte separator and delimiter (next() alone)", rfc("||", "##"), "||", "##"},
+}
+
+// randomCSV is a file of n records: mostly well-formed quoted CSV whose
+// values hold separators, line delimiters, doubled quotes and escapes, and
+// some records of noise (quotes inside plain values, text after a closing
+// quote, stray escapes), with empty lines, and maybe no final delimiter.
+func randomCSV(r *rand.Rand, n int, sep, eol string) []byte {
+	var b bytes.Buffer
+	text := func() {
+		for k := r.IntN(30); k > 0; k-- {
+			switch r.IntN(12) {
+			case 0:
+				b.WriteString(sep)
+			case 1:
+				b.WriteString(eol)
+			case 2:
+				b.WriteString(`""`)
+			case 3:
+				b.WriteString(`\`)
+			case 4:
+				b.WriteString("é")
+			default:
+				b.WriteByte(byte('a' + r.IntN(26)))
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		if r.IntN(20) == 0 {
+			b.WriteString(eol) // an empty record
+			continue
+		}
+		for f := r.IntN(6); f >= 0; f-- {
+			switch r.IntN(8) {
+			case 0, 1, 2:
+				b.WriteByte('"')
+				text()
+				b.WriteByte('"')
+			case 3: // noise: quotes and escapes anywhere
+				for k := r.IntN(8); k > 0; k-- {
+					b.WriteString([]string{`"`, `\`, "x", sep, `\"`, `""`}[r.IntN(6)])
+				}
+			default:
+				for k := r.IntN(20); k > 0; k-- {
+					b.WriteByte(byte('0' + r.IntN(10)))
+				}
+			}
+			if f > 0 {
+				b.WriteString(sep)
+			}
+		}
+		if i < n-1 || r.IntN(2) == 0 {
+			b.WriteString(eol)
+		}
+	}
+	return b.Bytes()
+}
+
+// TestFastScanCutsWhereNextCuts checks scanFast against next() alone on
+// random files, for many range sizes and windows: the same ranges, with
+// the same record counts. Ranges restart the 64-byte blocks at every cut,
+// so the sizes put the blocks' edges everywhere in the records.
+func TestFastScanCutsWhereNextCuts(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 3))
+	for _, tc := range fastCases {
+		t.Run(tc.name, func(t *testing.T) {
+			for file := 0; file < 150; file++ {
+				data := randomCSV(r, 1+r.IntN(60), tc.sep, tc.eol)
+				for _, rb := range []int64{1, 2, 17, 63, 64, 65, 100, 200, 1 << 20} {
+					for _, window := range []int64{64, 100, 129, 1024, splitWindow} {
+						want := splitAll(t, &splitter{sc: tc.sc, rangeBytes: rb, window: window, noFast: true}, data)
+						got := splitAll(t, &splitter{sc: tc.sc, rangeBytes: rb, window: window}, data)
+						if !slices.EqualFunc(got, want, func(a, b fileRange) bool { return a.Start == b.Start && a.End == b.End && a.Records == b.Records }) {
+							t.Fatalf("range %d bytes, window %d: scanFast cut %v, next() alone %v\nfile %q", rb, window, got, want, data)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// splitAll returns the ranges sp cuts data into.
+func splitAll(t *testing.T, sp *splitter, data []byte) []fileRange {
+	t.Helper()
+	var got []fileRange
+	if err := sp.split(bytes.NewReader(data), int64(len(data)), func(fr fileRange) error {
+		got = append(got, fr)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestFastScanAtBlockEdges puts each case's telling bytes at every offset
+// around the first 64-byte block's end (a record of padding before them)
+// and checks the ranges against the records Doris reads.
+func TestFastScanAtBlockEdges(t *testing.T) {
+	cases := []struct {
+		name    string
+		sc      recordScanner
+		records []string // after the padding record; joined, the file
+	}{
+		{"a closing quote, then the delimiter", rfc(",", "\n"), []string{"1,\"a\nb\"\n", "2,c\n"}},
+		{"a doubled quote", rfc(",", "\n"), []string{"1,\"a\"\"\n\"\"b\"\n", "2,c\n"}},
+		{"an opening quote after a separator", rfc(",", "\n"), []string{"1,\"\n\",\"\n\"\n", "2\n"}},
+		{"a quote at a record start", rfc(",", "\n"), []string{"\"x\ny\"\n", "\"\"\n"}},
+		{"a quote inside a plain value", rfc(",", "\n"), []string{"1,a\"b\n", "2,\"c\nd\"\n"}},
+		{"text after a closing quote", rfc(",", "\n"), []string{"1,\"a\"b\"c\n", "2,\"d\ne\"\n"}},
+		{"an escaped quote in the Doris dialect", dorisDialect(), []string{"1,\"a\\\"\nb\"\n", "2,\"c\\\\\"\n", "3\n"}},
+		{"empty records", rfc(",", "\n"), []string{"\n", "\n", "1,\"\n\"\n", "\n"}},
+		{"CRLF", rfc(",", "\r\n"), []string{"1,\"a\r\nb\"\r\n", "2,c\r\n"}},
+		{"a multi-byte delimiter", rfc("||", "##"), []string{"1||\"a##\"##", "2||b##"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for pad := 50; pad <= 140; pad++ {
+				first := "0" + strings.Repeat("x", pad-1-len(tc.sc.delim)) + string(tc.sc.delim)
+				records := append([]string{first}, tc.records...)
+				data := []byte(strings.Join(records, ""))
+				ends := map[int64]bool{}
+				var off, want int64
+				for _, rec := range records {
+					off += int64(len(rec))
+					ends[off] = true
+					if !isEmptyRecord(rec, tc.sc.delim) {
+						want++
+					}
+				}
+				for rb := int64(1); rb <= int64(len(data))+1; rb++ {
+					for _, window := range []int64{64, 128, splitWindow} {
+						got := splitAll(t, &splitter{sc: tc.sc, rangeBytes: rb, keep: true, window: window}, data)
+						if msg := checkRanges(data, got, ends, 0, want, rb); msg != "" {
+							t.Fatalf("padding %d, window %d, range %d bytes: %s\nranges %v", pad, window, rb, msg, got)
+						}
+					}
+				}
+			}
+		})
+	}
+}
