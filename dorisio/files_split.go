@@ -18,7 +18,7 @@ type fileRange struct {
 // longer than that grows the window. A file's first range is at most
 // splitWindow too, and each next one twice the last up to rangeBytes, so
 // that the first load starts after 4 MiB of reading, not after a whole
-// range (measured: 64 MiB take 40 ms to scan, 7% of a 520 MB load).
+// range (measured: 64 MiB of quoted CSV took 40 ms to scan before scanFast, 20 ms with it).
 const splitWindow = 4 << 20
 
 // fastPause is how far next() alone reads after scanFast met a block it
