@@ -252,9 +252,11 @@
 // it precommitted before returning its error.
 //
 // Every HTTP call ends as soon as its context does, and is bounded phase
-// by phase (WithHTTPTimeouts): connecting (10s), sending the body without
-// progress (60s), waiting for the answer after the body (10m for loads, 60s
-// for other calls) and reading it (60s). A call that hits one fails naming
+// by phase (WithHTTPTimeouts): connecting (10s), a load waiting for the
+// FE's answer to its headers before sending the body anyway (60s),
+// sending the body without progress (60s), waiting for
+// the answer after the body (10m for loads, 60s for other calls) and
+// reading it (60s). A call that hits one fails naming
 // the phase and the bytes sent. A commit or abort, its retries included,
 // ends within RetryPolicy.TwoPCTimeout (90s), and so do a failed bundle's
 // aborts together (sent at the same time; at most 10s more once the runner

@@ -133,3 +133,43 @@ func TestSetupAgainstASilentFEDoesNotWaitForIt(t *testing.T) {
 		t.Errorf("Setup took %v against a silent FE; want its %v bound on the columns check", took, schemaCheckTimeout)
 	}
 }
+
+// An FE that accepts connections and never reads or answers (a hung
+// process, a black-holing proxy) held each load attempt for the fixed 60s
+// 100-continue wait, whatever WithHTTPTimeouts said. HTTPTimeouts.Continue
+// bounds it: the attempt fails after about Continue + Header, naming the
+// phase.
+func TestAnFEThatNeverReadsIsBoundedByTheContinueTimeout(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() }) // held open, never read
+		}
+	}()
+	cfg := Config{FEs: []string{"http://" + ln.Addr().String()}, User: "root", Database: "demo", Table: "events", LabelPrefix: "silent"}
+	w := buildWrite(t, cfg, []byte(nil), WithDelivery(AtLeastOnce), WithRetry(RetryPolicy{MaxAttempts: 1}),
+		WithHTTPTimeouts(HTTPTimeouts{Continue: 300 * time.Millisecond, Idle: 300 * time.Millisecond, Header: 300 * time.Millisecond}))
+	start := time.Now()
+	_, err = lifecycle(t, w.write, []any{[]byte("1,a\n")})
+	took := time.Since(start)
+	if err == nil {
+		t.Fatal("a load against an FE that never reads succeeded")
+	}
+	t.Logf("the user reads (after %v): %v", took, err)
+	if took > 10*time.Second {
+		t.Errorf("the load took %v; want about Continue + Header", took)
+	}
+	for _, want := range []string{"demo.events", "no progress for 300ms (header timeout)"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}

@@ -489,18 +489,25 @@ type HTTPTimeouts struct {
 	// Idle bounds how long sending a load body, or reading an answer, may
 	// make no progress. Default 60s.
 	Idle time.Duration
+	// Continue bounds how long a load waits for the FE's answer to its
+	// headers (its redirect to a BE, or "100 Continue") before it sends the
+	// body anyway, after which Header bounds the wait for the answer.
+	// Default 60s: long enough that a slow FE answers before it is sent
+	// any body byte. An FE that accepts connections and never answers
+	// holds each load attempt about Continue + Header.
+	Continue time.Duration
 }
 
 // WithHTTPTimeouts bounds the phases of every HTTP call (connect, waiting
 // for the answer after the body, no progress while sending or reading);
 // the connectors' connect and socket/read timeouts
 // (doris.request.connect.timeout, doris.request.read.timeout). Zero fields
-// keep their defaults: Connect 10s, Header 10m, Idle 60s. A call that hits
+// keep their defaults: Connect 10s, Header 10m, Idle 60s, Continue 60s. A call that hits
 // one fails naming the phase, and a load whose request reached Doris is
 // settled by its label before anything is resent.
 func WithHTTPTimeouts(t HTTPTimeouts) WriteOption {
 	return func(o *writeOptions) {
-		if t.Connect < 0 || t.Header < 0 || t.Idle < 0 {
+		if t.Connect < 0 || t.Header < 0 || t.Idle < 0 || t.Continue < 0 {
 			o.fail("WithHTTPTimeouts(%+v): negative value", t)
 			return
 		}
