@@ -25,7 +25,7 @@ import (
 )
 
 func init() {
-	register.DoFn3x1[context.Context, string, func(fileSpec), error](&matchFn{})
+	register.DoFn3x1[context.Context, []string, func(fileSpec), error](&matchFn{})
 	register.DoFn4x0[context.Context, beam.BundleFinalization, fileSpec, func(CommitResult)](&fileLoadFn{})
 	register.Emitter1[fileSpec]()
 	beam.RegisterType(reflect.TypeOf((*fileSpec)(nil)).Elem())
@@ -85,7 +85,8 @@ func WriteFiles(s beam.Scope, cfg Config, patterns []string, opts ...WriteOption
 	if err != nil {
 		panic("dorisio.WriteFiles: " + err.Error())
 	}
-	files := beam.ParDo(s.Scope("Match"), &matchFn{}, beam.CreateList(s, patterns))
+	// The patterns are one element: a file two of them match is listed once.
+	files := beam.ParDo(s.Scope("Match"), &matchFn{}, beam.Create(s, patterns))
 	// Only the small file descriptions are shuffled, to spread the files
 	// over workers; each is read and loaded where it lands.
 	return beam.ParDo(s.Scope("Load"), fn, beam.Reshuffle(s, files))
@@ -177,14 +178,22 @@ type fileSpec struct {
 	ModNs int64 // modification time (GCS: last update); 0 where the filesystem has none
 }
 
-// matchFn lists the files of a pattern.
+// matchFn lists the files of the patterns, each file once however many
+// patterns match it: a second listing would be a second load of its ranges,
+// found committed and reported as loaded twice.
 type matchFn struct{}
 
-func (fn *matchFn) ProcessElement(ctx context.Context, pattern string, emit func(fileSpec)) error {
-	return validErr(fn.match(ctx, pattern, emit)) // paths may hold any byte
+func (fn *matchFn) ProcessElement(ctx context.Context, patterns []string, emit func(fileSpec)) error {
+	seen := map[string]bool{}
+	for _, pattern := range patterns {
+		if err := fn.match(ctx, pattern, seen, emit); err != nil {
+			return validErr(err) // paths may hold any byte
+		}
+	}
+	return nil
 }
 
-func (fn *matchFn) match(ctx context.Context, pattern string, emit func(fileSpec)) error {
+func (fn *matchFn) match(ctx context.Context, pattern string, seen map[string]bool, emit func(fileSpec)) error {
 	fs, err := filesystem.New(ctx, pattern)
 	if err != nil {
 		return fmt.Errorf("dorisio.WriteFiles: pattern %q: %w", pattern, err)
@@ -207,6 +216,11 @@ func (fn *matchFn) match(ctx context.Context, pattern string, emit func(fileSpec
 				continue // a glob of local paths matches directories too
 			}
 		}
+		files++ // a pattern whose files another listed has files
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
 		spec, err := statFile(ctx, fs, p)
 		if err != nil {
 			return err
@@ -214,7 +228,6 @@ func (fn *matchFn) match(ctx context.Context, pattern string, emit func(fileSpec
 		filesListed.Add(1)
 		bytesListed.Add(spec.Size)
 		emit(spec)
-		files++
 	}
 	if files == 0 {
 		return fmt.Errorf("dorisio.WriteFiles: pattern %q matches only directories; give files, or a glob of them (dir/*.csv)", pattern)

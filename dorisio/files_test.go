@@ -221,6 +221,30 @@ func TestWriteFilesFailsNamingAPatternWithoutFilesOrWithOnlyDirectoriesAndAnUnre
 	}
 }
 
+// Patterns that match the same file (a glob and one of its files, a path
+// twice) list it once: its records are loaded and reported once, not found
+// "already committed" by a second listing and counted twice (review 2,
+// finding 4).
+func TestOverlappingPatternsListAFileOnce(t *testing.T) {
+	rows := docRows(300)
+	dir := t.TempDir()
+	a := writeFile(t, dir, "a.csv", rfc4180File(t, rows[:200], false))
+	writeFile(t, dir, "b.csv", rfc4180File(t, rows[200:], false))
+	srv := startServer(t, doristest.WithTable(docsDDL))
+	cfg := configFor(srv, "docs")
+	q, err := runPipeline(t, func(s beam.Scope) {
+		// assertCommitted: the results add up to the records, once each.
+		assertCommitted(s, WriteFiles(s, cfg, []string{filepath.Join(dir, "*.csv"), a, a}, WithHeaderLines(1)), int64(len(rows)))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRows(t, srv, "docs", rows)
+	if loads, already := counter(q, "loads"), counter(q, "already_committed"); loads != 2 || already != 0 {
+		t.Errorf("%d loads, %d found already committed: want 2 loads (a file each), none found committed", loads, already)
+	}
+}
+
 // A file that grows while its ranges load fails the job naming it; once it
 // is back as it was listed, a re-run loads each record once.
 func TestAFileThatChangesWhileItLoadsFailsNamingItAndLoadsNothingTwice(t *testing.T) {
