@@ -261,6 +261,20 @@ func TestAnFEAddressWithAPasswordIsRefusedWithoutRepeatingIt(t *testing.T) {
 	}
 }
 
+// Review 2, finding 5: a query or fragment was quoted when the scheme or
+// the host was missing.
+func TestAnFEAddressWithAPasswordQueryIsRefusedWithoutRepeatingIt(t *testing.T) {
+	for _, fe := range []string{"fe:8030?password=Sup3rS3cret", "http://?password=Sup3rS3cret", "fe:8030/#Sup3rS3cret"} {
+		r := load(t, nil, "--fe", fe)
+		if r.code != 2 || strings.Contains(r.stderr+r.stdout, "Sup3rS3cret") {
+			t.Fatalf("--fe %s: exit %d, stderr %q", fe, r.code, r.stderr)
+		}
+		if want := "load: --fe: element 1: holds a query or fragment (not shown: it may hold a password); want http://host:port or https://host:port with no query\n"; r.stderr != want {
+			t.Errorf("stderr %q, want %q", r.stderr, want)
+		}
+	}
+}
+
 func TestADefaultRunExitsZeroAndSaysEveryRowArrivedOnce(t *testing.T) {
 	r := load(t, nil, "--rows", "3000", "--tables", "2")
 	if r.code != 0 || r.stderr != "" {
