@@ -386,9 +386,10 @@ func fileCompression(opt, path string) string {
 }
 
 // loadCompressed loads a compressed file as one range: gz, lz4 and bz2 as
-// they are, with compress_type; zstd decompressed on the way (Doris does not
-// take it), as a body of unknown length. Header lines are skipped by Doris
-// (skip_lines), once: the file is one load.
+// they are, with compress_type; zstd, and JSON lines in any compression
+// (Doris before 3.0.5 refuses compress_type on a JSON load),
+// decompressed on the way, as a body of unknown length. Header lines are
+// skipped by Doris (skip_lines), once: the file is one load.
 func (fn *fileLoadFn) loadCompressed(ctx context.Context, fs filesystem.Interface, f fileSpec, kind string) error {
 	headers := fn.Headers
 	if n := fn.Opts.Files.HeaderLines; n > 0 {
@@ -406,13 +407,18 @@ func (fn *fileLoadFn) loadCompressed(ctx context.Context, fs filesystem.Interfac
 		}
 		return fs.OpenRead(ctx, f.Path)
 	}
-	if kind == "zstd" {
+	if kind == "zstd" || fn.Opts.Format == JSON {
+		if kind != "zstd" {
+			if err := checkMagic(ctx, fs, f.Path, kind); err != nil {
+				return err
+			}
+		}
 		j.body = &streamBody{open: func() (io.ReadCloser, error) {
 			r, err := open()
 			if err != nil {
 				return nil, err
 			}
-			return newZstdReader(r, f.Path)
+			return newDecompressor(r, kind, f.Path)
 		}}
 	} else {
 		j.compressed = kind
@@ -441,33 +447,53 @@ func (b *streamBody) Len() int64 {
 }
 func (b *streamBody) Close() error { return nil }
 
-// newZstdReader decompresses r; closing it closes r.
-func newZstdReader(r io.ReadCloser, path string) (io.ReadCloser, error) {
-	zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1))
-	if err != nil {
-		r.Close()
-		return nil, fmt.Errorf("dorisio.WriteFiles: file %s: zstd: %w", path, err)
+// newDecompressor decompresses r, compressed as kind; closing it closes r.
+func newDecompressor(r io.ReadCloser, kind, path string) (io.ReadCloser, error) {
+	d := &decompressed{r: r, kind: kind, path: path}
+	switch kind {
+	case "zstd":
+		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			r.Close()
+			return nil, fmt.Errorf("dorisio.WriteFiles: file %s: zstd: %w", path, err)
+		}
+		d.dec, d.close = zr, zr.Close
+	case "gz":
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			r.Close()
+			return nil, fmt.Errorf("dorisio.WriteFiles: file %s is not valid gz: %w", path, err)
+		}
+		d.dec = zr
+	case "lz4":
+		d.dec = lz4.NewReader(r)
+	case "bz2":
+		d.dec = bzip2.NewReader(r)
 	}
-	return &zstdBody{zr: zr, r: r, path: path}, nil
+	return d, nil
 }
 
-type zstdBody struct {
-	zr   *zstd.Decoder
-	r    io.Closer
-	path string
+type decompressed struct {
+	dec   io.Reader
+	close func() // the decoder's own, if it has one
+	r     io.Closer
+	kind  string
+	path  string
 }
 
-func (z *zstdBody) Read(p []byte) (int, error) {
-	n, err := z.zr.Read(p)
+func (d *decompressed) Read(p []byte) (int, error) {
+	n, err := d.dec.Read(p)
 	if err != nil && err != io.EOF {
-		err = fmt.Errorf("dorisio.WriteFiles: file %s is not valid zstd: %w", z.path, err)
+		err = fmt.Errorf("dorisio.WriteFiles: file %s is not valid %s: %w", d.path, d.kind, err)
 	}
 	return n, err
 }
 
-func (z *zstdBody) Close() error {
-	z.zr.Close()
-	return z.r.Close()
+func (d *decompressed) Close() error {
+	if d.close != nil {
+		d.close()
+	}
+	return d.r.Close()
 }
 
 // checkMagic refuses a file whose first bytes are not of its compression,

@@ -83,9 +83,10 @@ func WithHeaderLines(n int) WriteOption {
 // WithFileCompression says how WriteFiles' files are compressed: "auto"
 // (the default: by extension, .gz, .lz4, .bz2, .zst or .zstd; other files
 // are plain), "none", "gz", "lz4" (LZ4 frame), "bz2" or "zstd". A compressed
-// file is one load. gz, lz4 and bz2 are sent as they are, with Doris'
-// compress_type; zstd, which Doris does not take, is decompressed on the
-// worker and streamed. WriteFiles only.
+// file is one load. gz, lz4 and bz2 CSV files are sent as they are, with
+// Doris' compress_type; zstd, which Doris does not take, and compressed
+// JSON lines, which Doris before 3.0.5 does not take, are decompressed on
+// the worker and streamed. WriteFiles only.
 func WithFileCompression(kind string) WriteOption {
 	return func(o *writeOptions) {
 		o.fileOption(fmt.Sprintf("WithFileCompression(%q)", kind))

@@ -270,7 +270,10 @@ func WithAbortLingeringTxns() WriteOption {
 }
 
 // WithCompression compresses each load: "gz" or "lz4" (Stream Load
-// compress_type); "" (default) sends plain bytes.
+// compress_type, the Flink connector's sink.properties.compress_type); ""
+// (default) sends plain bytes. Doris before 3.0.5 refuses compressed JSON
+// ("compress data of JSON format is not supported."): with WithFormat(JSON)
+// it needs Doris 3.0.5 or later.
 func WithCompression(kind string) WriteOption {
 	return func(o *writeOptions) {
 		if err := streamload.CheckCompression(kind); err != nil {
