@@ -215,7 +215,7 @@ func (s connSpec) clientConfig(password string, tc *tls.Config, rp RetryPolicy) 
 		ConnectTimeout: s.Timeouts.Connect, HeaderTimeout: s.Timeouts.Header, IdleTimeout: s.Timeouts.Idle,
 		Retry: streamload.RetryPolicy{
 			MaxAttempts: rp.MaxAttempts, InitialBackoff: rp.InitialBackoff, MaxBackoff: rp.MaxBackoff,
-			TwoPCTimeout: rp.TwoPCTimeout,
+			TwoPCTimeout: rp.TwoPCTimeout, StatePollTimeout: rp.LabelPollTimeout,
 		},
 		Logger: slog.Default().With("component", "dorisio"),
 	}

@@ -258,7 +258,11 @@
 // the phase and the bytes sent. A commit or abort, its retries included,
 // ends within RetryPolicy.TwoPCTimeout (90s), and so do a failed bundle's
 // aborts together (sent at the same time; at most 10s more once the runner
-// cancels the bundle, so a cancelled run does not wait on a silent FE); Setup's read of
+// cancels the bundle, so a cancelled run does not wait on a silent FE). A
+// load whose outcome is unknown (its answer lost, or its body stalled) asks
+// its label's state while Doris reports it PREPARE for at most
+// RetryPolicy.LabelPollTimeout (5m), then fails or, with an identity, is
+// aborted by label and sent again (see RetryPolicy). Setup's read of
 // the table's columns gives up after 10s (logging a warning; the loads go
 // on unchecked).
 //

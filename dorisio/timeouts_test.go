@@ -39,6 +39,39 @@ func TestWriteAgainstAnFEThatNeverAnswersFailsNamingThePhase(t *testing.T) {
 	wantNoOpenTxns(t, srv)
 }
 
+// A BE that began the txn and stopped reading the body (review 2, finding
+// 2): after the idle timeout the load asks its label's state while it is
+// PREPARE for RetryPolicy.LabelPollTimeout, not 5 minutes no option sets,
+// and the error says how a user asks the state.
+func TestAStalledBodyEndsWithinTheLabelPollTimeoutSayingHowToAskTheLabel(t *testing.T) {
+	skipRaceInFailingJobTeardown(t)
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+	chunk := []byte(strings.Repeat("1,stalled\n", 1_600_000)) // 16 MB: more than the socket buffers hold
+	srv.Inject(doristest.Fault{Kind: doristest.StallBody, Endpoint: doristest.EndpointLoad, Delay: time.Minute})
+	start := time.Now()
+	_, err := runPipelineWithin(t, time.Minute, func(s beam.Scope) {
+		Write(s, configFor(srv, "events"), beam.Create(s, chunk),
+			WithHTTPTimeouts(HTTPTimeouts{Idle: time.Second}), WithRetry(RetryPolicy{MaxAttempts: 1, LabelPollTimeout: 2 * time.Second}))
+	})
+	took := time.Since(start)
+	if err == nil {
+		t.Fatal("the job succeeded against a BE that stopped reading")
+	}
+	t.Logf("the user reads (after %v): %v", took, err)
+	if took > 20*time.Second {
+		t.Errorf("took %v; the bounds set say about 3s (idle 1s, label polled 2s)", took)
+	}
+	for _, want := range []string{"outcome unknown", "still PREPARE after polling for 2s (RetryPolicy.LabelPollTimeout)",
+		"Next: ask Doris the label's state: GET /api/demo/get_load_state?label="} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q", want)
+		}
+	}
+	if strings.Contains(err.Error(), "LoadState") {
+		t.Errorf("the error names a function users cannot call")
+	}
+}
+
 // Review finding 4b: one commit against an FE whose 2PC endpoint went
 // silent held the job 8 minutes. RetryPolicy.TwoPCTimeout bounds each
 // commit, retries included; the job fails within it naming the phase.

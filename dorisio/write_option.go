@@ -97,6 +97,15 @@ type RetryPolicy struct {
 	// naming the phase the last attempt stopped in, instead of holding the
 	// stage for MaxAttempts × the 60s answer wait (8 minutes measured).
 	TwoPCTimeout time.Duration
+	// LabelPollTimeout bounds how long a load whose outcome is unknown (its
+	// answer lost, or its body stalled past the idle timeout) keeps asking
+	// Doris the state of its label while the label is PREPARE: Doris may
+	// still be loading it, or not yet have noticed its sender gone. Default
+	// 5m. Past it, a load with an identity (Row.ID, WriteFiles' ranges)
+	// aborts the txn by label and is sent again under the same label; any
+	// other load fails as outcome unknown (ErrOutcomeUnknown), naming the
+	// label and how to ask its state.
+	LabelPollTimeout time.Duration
 }
 
 // Defaults, chosen for Doris: it wants few large loads (too many small ones
@@ -115,6 +124,9 @@ const (
 	// DefaultTwoPCTimeout bounds one commit or abort, retries included, and
 	// the aborts of a failed bundle together.
 	DefaultTwoPCTimeout = 90 * time.Second
+	// DefaultLabelPollTimeout bounds the polling of a PREPARE label after
+	// an unknown outcome.
+	DefaultLabelPollTimeout = 5 * time.Minute
 )
 
 func defaultWriteOptions() *writeOptions {
@@ -465,7 +477,7 @@ func WithRetry(p RetryPolicy) WriteOption {
 			o.fail("WithRetry(%+v): negative value", p)
 			return
 		}
-		if p.QuotaWait < 0 || p.TwoPCTimeout < 0 {
+		if p.QuotaWait < 0 || p.TwoPCTimeout < 0 || p.LabelPollTimeout < 0 {
 			o.fail("WithRetry(%+v): negative value", p)
 			return
 		}

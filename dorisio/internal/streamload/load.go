@@ -415,7 +415,7 @@ func (l *loadCall) labelExists(ctx context.Context, resp *response, r loadRespon
 	if r.ExistingJobStatus == jobFinished {
 		e.next = "the rows under this label are already loaded; skip them, or use a new label prefix"
 	} else {
-		e.next = "another load holds this label; abort it by label " + l.req.Label + " or use a new label prefix"
+		e.next = "another load holds this label; " + abortByLabel(l.req.DB, l.req.Label) + ", or use a new label prefix"
 		if txn > 0 {
 			e.next = "another load holds this label; abort txn " + fmt.Sprint(txn) + " or use a new label prefix"
 		}
@@ -455,7 +455,7 @@ func (l *loadCall) newErr(resp *response, r loadResponse, kind, cause error) *Er
 		e.Status, e.Message = r.feStatus, c.redact(strings.TrimSpace(r.feMsg+" "+r.feData))
 	}
 	if kind == ErrOutcomeUnknown {
-		e.next = "call LoadState on this label before loading these rows under another label"
+		e.next = askState(l.req.DB, l.req.Label) + " before loading these rows under another label"
 	}
 	return e
 }
@@ -511,7 +511,7 @@ func (l *loadCall) ctxErr(err error) error {
 	}
 	if l.ambiguous {
 		e.Kind = ErrOutcomeUnknown
-		e.next = "call LoadState on this label; with two-phase loads Abort by label if the rows are not wanted"
+		e.next = askState(l.req.DB, l.req.Label) + "; with two-phase loads, if the rows are not wanted, " + abortByLabel(l.req.DB, l.req.Label)
 	}
 	return e
 }

@@ -58,7 +58,7 @@ func TestAnFESilentOnEveryCallLeavesTheOutcomeUnknownAndSaysWhy(t *testing.T) {
 		t.Errorf("Load took %v", took)
 	}
 	mustKind(t, err, ErrOutcomeUnknown)
-	for _, want := range []string{"whether it took effect is unknown", "GET waiting for the answer from " + srv.URL, "LoadState"} {
+	for _, want := range []string{"whether it took effect is unknown", "GET waiting for the answer from " + srv.URL, "Next: ask Doris the label's state: GET /api/db1/get_load_state?label="} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
