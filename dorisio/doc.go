@@ -171,7 +171,9 @@
 // they are with Doris' compress_type; zstd decompressed on the worker).
 // Header lines are skipped once per file. A pattern that matches nothing,
 // an unreadable file, or a file that changes while it loads fail the job,
-// naming the pattern or file. FilesProgress tells a program that runs the
+// naming the pattern or file; for a changed file, also the bytes and rows
+// of it already loaded, which loading the changed file again would load
+// again, and how to load only the rest. FilesProgress tells a program that runs the
 // job in its own process how far it is.
 //
 // # Labels

@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -56,8 +57,10 @@ func init() {
 // only the rest: every record exactly once (see "Identity" in the package
 // doc; Doris keeps labels 12 h by default). A file that changes size or
 // modification time between the listing and its loads fails the job,
-// naming it; what was loaded of it before is not loaded again by a re-run
-// of the unchanged file.
+// naming it and the bytes and rows of it already loaded: those stay
+// loaded once, but loading the changed file again loads them again (every
+// range's identity holds the file's size and modification time); the
+// error says how to load only the rest.
 //
 // That holds only while nothing that decides the ranges changes between the
 // runs: the file itself (a file touched or rewritten, even with the same
@@ -252,14 +255,49 @@ func statFile(ctx context.Context, fs filesystem.Interface, path string) (fileSp
 	return spec, nil
 }
 
-// changed is the error of a file that is not as it was listed.
-func (f fileSpec) changed(size, modNs int64) error {
+// changed is the error of a file that is not as it was listed; done is
+// what of it is loaded (nil: nothing).
+func (f fileSpec) changed(size, modNs int64, done *fileDone) error {
 	if size == f.Size && modNs == f.ModNs {
 		return nil
 	}
-	return fmt.Errorf("dorisio.WriteFiles: file %s changed while it was loaded: listed with %d bytes, modified %s; now %d bytes, modified %s. "+
-		"Its ranges loaded before the change stay loaded once; load the new file once it is complete (it is a new file: other ranges, other labels)",
+	msg := fmt.Sprintf("dorisio.WriteFiles: file %s changed while it was loaded: listed with %d bytes, modified %s; now %d bytes, modified %s. ",
 		f.Path, f.Size, showTime(f.ModNs), size, showTime(modNs))
+	end, rows, ranges := done.get()
+	if ranges == 0 {
+		return errors.New(msg + "Nothing of it was loaded: load it again once it is complete")
+	}
+	rest := "load the bytes from offset " + strconv.FormatInt(end, 10) + " on (e.g. a new file holding them"
+	if done.headerLines > 0 {
+		rest += ", loaded without WithHeaderLines"
+	}
+	return errors.New(msg + fmt.Sprintf("Its first %d bytes (%d rows, in %d ranges) are loaded, once, and stay loaded. "+
+		"Loading this file again under this label prefix loads those rows again: a range's identity holds the file's size and modification time, and both changed. "+
+		"To load only the rest, %s), or delete the loaded rows from the table first and load the whole file again", end, rows, ranges, rest))
+}
+
+// fileDone is what of a file is loaded: its ranges load one after another
+// in file order, so a prefix of it.
+type fileDone struct {
+	headerLines int
+	mu          sync.Mutex
+	end, rows   int64
+	ranges      int
+}
+
+func (d *fileDone) add(end, rows int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.end, d.rows, d.ranges = end, d.rows+rows, d.ranges+1
+}
+
+func (d *fileDone) get() (end, rows int64, ranges int) {
+	if d == nil {
+		return 0, 0, 0
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.end, d.rows, d.ranges
 }
 
 func showTime(ns int64) string { return time.Unix(0, ns).UTC().Format(time.RFC3339Nano) }
@@ -326,7 +364,7 @@ func (fn *fileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 	if err != nil {
 		return err
 	}
-	if err := f.changed(now.Size, now.ModNs); err != nil {
+	if err := f.changed(now.Size, now.ModNs, nil); err != nil {
 		return err
 	}
 	kind := fileCompression(fn.Opts.Files.Compression, f.Path)
@@ -343,7 +381,8 @@ func (fn *fileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 		sc:         recordScanner{delim: fn.Delim, sep: fn.Sep, enclose: fn.Enclose, escape: fn.Escape},
 		rangeBytes: fn.Opts.Files.RangeBytes, headerLines: fn.Opts.Files.HeaderLines, keep: !local,
 	}
-	check := func(fi os.FileInfo) error { return f.changed(fi.Size(), fi.ModTime().UnixNano()) }
+	done := &fileDone{headerLines: fn.Opts.Files.HeaderLines}
+	check := func(fi os.FileInfo) error { return f.changed(fi.Size(), fi.ModTime().UnixNano(), done) }
 	var loadErr error // the bundle's load error, which stops the reading
 	err = sp.split(r, f.Size, func(fr fileRange) error {
 		// A file's ranges land in file order; files, which no order
@@ -354,7 +393,11 @@ func (fn *fileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 		} else {
 			j.body = streamload.NewBytesBody(fr.Data)
 		}
-		j.loaded = noteLoaded(fr.End - fr.Start)
+		note, end := noteLoaded(fr.End-fr.Start), fr.End
+		j.loaded = func(r CommitResult) {
+			note(r)
+			done.add(end, r.Rows)
+		}
 		loadErr = fn.batch.startOwn(j)
 		return loadErr
 	})
@@ -400,7 +443,7 @@ func (fn *fileLoadFn) loadCompressed(ctx context.Context, fs filesystem.Interfac
 	open := func() (io.ReadCloser, error) {
 		now, err := statFile(ctx, fs, f.Path)
 		if err == nil {
-			err = f.changed(now.Size, now.ModNs)
+			err = f.changed(now.Size, now.ModNs, nil) // one range: nothing of it loaded
 		}
 		if err != nil {
 			return nil, err
