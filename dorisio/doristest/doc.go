@@ -82,6 +82,13 @@
 //	        compact JSON with object keys sorted
 //	NULL    \N in Rows, null in the /doristest/rows JSON, nil in Scan
 //
+// A string value `\N` is stored as that string, as Doris stores it: a CSV
+// value enclosed and escaped ("\\N", as dorisio.Write sends it) or a JSON
+// string "\\N" is not NULL; only a bare \N in CSV and null in JSON are.
+// Scan reads it into a string (a *string is not nil) and /doristest/rows
+// as the JSON string "\\N"; Rows, whose values are plain strings, shows
+// both as \N: assert NULL against a string `\N` with Scan.
+//
 // INTEGER, BOOL, TEXT, DATEV2, DATETIMEV2 and DECIMALV3 are accepted as
 // aliases. The list is the table parser's own: a test keeps it equal to the
 // types the parser knows, so a type added to the parser is added here.
