@@ -261,10 +261,11 @@
 // ends within RetryPolicy.TwoPCTimeout (90s), and so do a failed bundle's
 // aborts together (sent at the same time; at most 10s more once the runner
 // cancels the bundle, so a cancelled run does not wait on a silent FE). A
-// load whose outcome is unknown (its answer lost, or its body stalled) asks
-// its label's state while Doris reports it PREPARE for at most
-// RetryPolicy.LabelPollTimeout (5m), then fails or, with an identity, is
-// aborted by label and sent again (see RetryPolicy). Setup's read of
+// load whose answer is lost after its whole body asks its label's state
+// while Doris reports it PREPARE for at most RetryPolicy.LabelPollTimeout
+// (5m), then fails or, with an identity, is aborted by label and sent
+// again; one whose body was cut short (a stalled BE) is aborted by label
+// and sent again at once, as Doris never loads a partial body. Setup's read of
 // the table's columns gives up after 10s (logging a warning; the loads go
 // on unchecked).
 //

@@ -98,10 +98,12 @@ type RetryPolicy struct {
 	// stage for MaxAttempts × the 60s answer wait (8 minutes measured).
 	TwoPCTimeout time.Duration
 	// LabelPollTimeout bounds how long a load whose outcome is unknown (its
-	// answer lost, or its body stalled past the idle timeout) keeps asking
-	// Doris the state of its label while the label is PREPARE: Doris may
-	// still be loading it, or not yet have noticed its sender gone. Default
-	// 5m. Past it, a load with an identity (Row.ID, WriteFiles' ranges)
+	// whole body sent, its answer lost or late past the header timeout)
+	// keeps asking Doris the state of its label while the label is PREPARE:
+	// Doris may still be loading it. Default 5m. (A load whose body was cut
+	// short, e.g. a BE that stopped reading past the idle timeout, is not
+	// polled: Doris never loads a partial body, so its label is aborted and
+	// the load sent again under it.) Past it, a load with an identity (Row.ID, WriteFiles' ranges)
 	// aborts the txn by label and is sent again under the same label; any
 	// other load fails as outcome unknown (ErrOutcomeUnknown), naming the
 	// label and how to ask its state.
