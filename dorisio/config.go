@@ -216,7 +216,7 @@ func (s connSpec) clientConfig(password string, tc *tls.Config, rp RetryPolicy) 
 		ExpectContinueTimeout: s.Timeouts.Continue,
 		Retry: streamload.RetryPolicy{
 			MaxAttempts: rp.MaxAttempts, InitialBackoff: rp.InitialBackoff, MaxBackoff: rp.MaxBackoff,
-			TwoPCTimeout: rp.TwoPCTimeout,
+			TwoPCTimeout: rp.TwoPCTimeout, StatePollTimeout: rp.LabelPollTimeout,
 		},
 		Logger: slog.Default().With("component", "dorisio"),
 	}

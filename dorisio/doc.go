@@ -171,7 +171,9 @@
 // they are with Doris' compress_type; zstd decompressed on the worker).
 // Header lines are skipped once per file. A pattern that matches nothing,
 // an unreadable file, or a file that changes while it loads fail the job,
-// naming the pattern or file. FilesProgress tells a program that runs the
+// naming the pattern or file; for a changed file, also the bytes and rows
+// of it already loaded, which loading the changed file again would load
+// again, and how to load only the rest. FilesProgress tells a program that runs the
 // job in its own process how far it is.
 //
 // # Labels
@@ -260,7 +262,12 @@
 // the phase and the bytes sent. A commit or abort, its retries included,
 // ends within RetryPolicy.TwoPCTimeout (90s), and so do a failed bundle's
 // aborts together (sent at the same time; at most 10s more once the runner
-// cancels the bundle, so a cancelled run does not wait on a silent FE); Setup's read of
+// cancels the bundle, so a cancelled run does not wait on a silent FE). A
+// load whose answer is lost after its whole body asks its label's state
+// while Doris reports it PREPARE for at most RetryPolicy.LabelPollTimeout
+// (5m), then fails or, with an identity, is aborted by label and sent
+// again; one whose body was cut short (a stalled BE) is aborted by label
+// and sent again at once, as Doris never loads a partial body. Setup's read of
 // the table's columns gives up after 10s (logging a warning; the loads go
 // on unchecked).
 //

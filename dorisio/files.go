@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -25,7 +26,7 @@ import (
 )
 
 func init() {
-	register.DoFn3x1[context.Context, string, func(fileSpec), error](&matchFn{})
+	register.DoFn3x1[context.Context, []string, func(fileSpec), error](&matchFn{})
 	register.DoFn4x0[context.Context, beam.BundleFinalization, fileSpec, func(CommitResult)](&fileLoadFn{})
 	register.Emitter1[fileSpec]()
 	beam.RegisterType(reflect.TypeOf((*fileSpec)(nil)).Elem())
@@ -56,8 +57,10 @@ func init() {
 // only the rest: every record exactly once (see "Identity" in the package
 // doc; Doris keeps labels 12 h by default). A file that changes size or
 // modification time between the listing and its loads fails the job,
-// naming it; what was loaded of it before is not loaded again by a re-run
-// of the unchanged file.
+// naming it and the bytes and rows of it already loaded: those stay
+// loaded once, but loading the changed file again loads them again (every
+// range's identity holds the file's size and modification time); the
+// error says how to load only the rest.
 //
 // That holds only while nothing that decides the ranges changes between the
 // runs: the file itself (a file touched or rewritten, even with the same
@@ -85,7 +88,8 @@ func WriteFiles(s beam.Scope, cfg Config, patterns []string, opts ...WriteOption
 	if err != nil {
 		panic("dorisio.WriteFiles: " + err.Error())
 	}
-	files := beam.ParDo(s.Scope("Match"), &matchFn{}, beam.CreateList(s, patterns))
+	// The patterns are one element: a file two of them match is listed once.
+	files := beam.ParDo(s.Scope("Match"), &matchFn{}, beam.Create(s, patterns))
 	// Only the small file descriptions are shuffled, to spread the files
 	// over workers; each is read and loaded where it lands.
 	return beam.ParDo(s.Scope("Load"), fn, beam.Reshuffle(s, files))
@@ -177,14 +181,22 @@ type fileSpec struct {
 	ModNs int64 // modification time (GCS: last update); 0 where the filesystem has none
 }
 
-// matchFn lists the files of a pattern.
+// matchFn lists the files of the patterns, each file once however many
+// patterns match it: a second listing would be a second load of its ranges,
+// found committed and reported as loaded twice.
 type matchFn struct{}
 
-func (fn *matchFn) ProcessElement(ctx context.Context, pattern string, emit func(fileSpec)) error {
-	return validErr(fn.match(ctx, pattern, emit)) // paths may hold any byte
+func (fn *matchFn) ProcessElement(ctx context.Context, patterns []string, emit func(fileSpec)) error {
+	seen := map[string]bool{}
+	for _, pattern := range patterns {
+		if err := fn.match(ctx, pattern, seen, emit); err != nil {
+			return validErr(err) // paths may hold any byte
+		}
+	}
+	return nil
 }
 
-func (fn *matchFn) match(ctx context.Context, pattern string, emit func(fileSpec)) error {
+func (fn *matchFn) match(ctx context.Context, pattern string, seen map[string]bool, emit func(fileSpec)) error {
 	fs, err := filesystem.New(ctx, pattern)
 	if err != nil {
 		return fmt.Errorf("dorisio.WriteFiles: pattern %q: %w", pattern, err)
@@ -207,6 +219,11 @@ func (fn *matchFn) match(ctx context.Context, pattern string, emit func(fileSpec
 				continue // a glob of local paths matches directories too
 			}
 		}
+		files++ // a pattern whose files another listed has files
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
 		spec, err := statFile(ctx, fs, p)
 		if err != nil {
 			return err
@@ -214,7 +231,6 @@ func (fn *matchFn) match(ctx context.Context, pattern string, emit func(fileSpec
 		filesListed.Add(1)
 		bytesListed.Add(spec.Size)
 		emit(spec)
-		files++
 	}
 	if files == 0 {
 		return fmt.Errorf("dorisio.WriteFiles: pattern %q matches only directories; give files, or a glob of them (dir/*.csv)", pattern)
@@ -239,14 +255,49 @@ func statFile(ctx context.Context, fs filesystem.Interface, path string) (fileSp
 	return spec, nil
 }
 
-// changed is the error of a file that is not as it was listed.
-func (f fileSpec) changed(size, modNs int64) error {
+// changed is the error of a file that is not as it was listed; done is
+// what of it is loaded (nil: nothing).
+func (f fileSpec) changed(size, modNs int64, done *fileDone) error {
 	if size == f.Size && modNs == f.ModNs {
 		return nil
 	}
-	return fmt.Errorf("dorisio.WriteFiles: file %s changed while it was loaded: listed with %d bytes, modified %s; now %d bytes, modified %s. "+
-		"Its ranges loaded before the change stay loaded once; load the new file once it is complete (it is a new file: other ranges, other labels)",
+	msg := fmt.Sprintf("dorisio.WriteFiles: file %s changed while it was loaded: listed with %d bytes, modified %s; now %d bytes, modified %s. ",
 		f.Path, f.Size, showTime(f.ModNs), size, showTime(modNs))
+	end, rows, ranges := done.get()
+	if ranges == 0 {
+		return errors.New(msg + "Nothing of it was loaded: load it again once it is complete")
+	}
+	rest := "load the bytes from offset " + strconv.FormatInt(end, 10) + " on (e.g. a new file holding them"
+	if done.headerLines > 0 {
+		rest += ", loaded without WithHeaderLines"
+	}
+	return errors.New(msg + fmt.Sprintf("Its first %d bytes (%d rows, in %d ranges) are loaded, once, and stay loaded. "+
+		"Loading this file again under this label prefix loads those rows again: a range's identity holds the file's size and modification time, and both changed. "+
+		"To load only the rest, %s), or delete the loaded rows from the table first and load the whole file again", end, rows, ranges, rest))
+}
+
+// fileDone is what of a file is loaded: its ranges load one after another
+// in file order, so a prefix of it.
+type fileDone struct {
+	headerLines int
+	mu          sync.Mutex
+	end, rows   int64
+	ranges      int
+}
+
+func (d *fileDone) add(end, rows int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.end, d.rows, d.ranges = end, d.rows+rows, d.ranges+1
+}
+
+func (d *fileDone) get() (end, rows int64, ranges int) {
+	if d == nil {
+		return 0, 0, 0
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.end, d.rows, d.ranges
 }
 
 func showTime(ns int64) string { return time.Unix(0, ns).UTC().Format(time.RFC3339Nano) }
@@ -313,7 +364,7 @@ func (fn *fileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 	if err != nil {
 		return err
 	}
-	if err := f.changed(now.Size, now.ModNs); err != nil {
+	if err := f.changed(now.Size, now.ModNs, nil); err != nil {
 		return err
 	}
 	kind := fileCompression(fn.Opts.Files.Compression, f.Path)
@@ -330,7 +381,8 @@ func (fn *fileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 		sc:         recordScanner{delim: fn.Delim, sep: fn.Sep, enclose: fn.Enclose, escape: fn.Escape},
 		rangeBytes: fn.Opts.Files.RangeBytes, headerLines: fn.Opts.Files.HeaderLines, keep: !local,
 	}
-	check := func(fi os.FileInfo) error { return f.changed(fi.Size(), fi.ModTime().UnixNano()) }
+	done := &fileDone{headerLines: fn.Opts.Files.HeaderLines}
+	check := func(fi os.FileInfo) error { return f.changed(fi.Size(), fi.ModTime().UnixNano(), done) }
 	var loadErr error // the bundle's load error, which stops the reading
 	err = sp.split(r, f.Size, func(fr fileRange) error {
 		// A file's ranges land in file order; files, which no order
@@ -341,7 +393,11 @@ func (fn *fileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 		} else {
 			j.body = streamload.NewBytesBody(fr.Data)
 		}
-		j.loaded = noteLoaded(fr.End - fr.Start)
+		note, end := noteLoaded(fr.End-fr.Start), fr.End
+		j.loaded = func(r CommitResult) {
+			note(r)
+			done.add(end, r.Rows)
+		}
 		loadErr = fn.batch.startOwn(j)
 		return loadErr
 	})
@@ -373,9 +429,10 @@ func fileCompression(opt, path string) string {
 }
 
 // loadCompressed loads a compressed file as one range: gz, lz4 and bz2 as
-// they are, with compress_type; zstd decompressed on the way (Doris does not
-// take it), as a body of unknown length. Header lines are skipped by Doris
-// (skip_lines), once: the file is one load.
+// they are, with compress_type; zstd, and JSON lines in any compression
+// (Doris before 3.0.5 refuses compress_type on a JSON load),
+// decompressed on the way, as a body of unknown length. Header lines are
+// skipped by Doris (skip_lines), once: the file is one load.
 func (fn *fileLoadFn) loadCompressed(ctx context.Context, fs filesystem.Interface, f fileSpec, kind string) error {
 	headers := fn.Headers
 	if n := fn.Opts.Files.HeaderLines; n > 0 {
@@ -386,20 +443,25 @@ func (fn *fileLoadFn) loadCompressed(ctx context.Context, fs filesystem.Interfac
 	open := func() (io.ReadCloser, error) {
 		now, err := statFile(ctx, fs, f.Path)
 		if err == nil {
-			err = f.changed(now.Size, now.ModNs)
+			err = f.changed(now.Size, now.ModNs, nil) // one range: nothing of it loaded
 		}
 		if err != nil {
 			return nil, err
 		}
 		return fs.OpenRead(ctx, f.Path)
 	}
-	if kind == "zstd" {
+	if kind == "zstd" || fn.Opts.Format == JSON {
+		if kind != "zstd" {
+			if err := checkMagic(ctx, fs, f.Path, kind); err != nil {
+				return err
+			}
+		}
 		j.body = &streamBody{open: func() (io.ReadCloser, error) {
 			r, err := open()
 			if err != nil {
 				return nil, err
 			}
-			return newZstdReader(r, f.Path)
+			return newDecompressor(r, kind, f.Path)
 		}}
 	} else {
 		j.compressed = kind
@@ -428,33 +490,53 @@ func (b *streamBody) Len() int64 {
 }
 func (b *streamBody) Close() error { return nil }
 
-// newZstdReader decompresses r; closing it closes r.
-func newZstdReader(r io.ReadCloser, path string) (io.ReadCloser, error) {
-	zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1))
-	if err != nil {
-		r.Close()
-		return nil, fmt.Errorf("dorisio.WriteFiles: file %s: zstd: %w", path, err)
+// newDecompressor decompresses r, compressed as kind; closing it closes r.
+func newDecompressor(r io.ReadCloser, kind, path string) (io.ReadCloser, error) {
+	d := &decompressed{r: r, kind: kind, path: path}
+	switch kind {
+	case "zstd":
+		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			r.Close()
+			return nil, fmt.Errorf("dorisio.WriteFiles: file %s: zstd: %w", path, err)
+		}
+		d.dec, d.close = zr, zr.Close
+	case "gz":
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			r.Close()
+			return nil, fmt.Errorf("dorisio.WriteFiles: file %s is not valid gz: %w", path, err)
+		}
+		d.dec = zr
+	case "lz4":
+		d.dec = lz4.NewReader(r)
+	case "bz2":
+		d.dec = bzip2.NewReader(r)
 	}
-	return &zstdBody{zr: zr, r: r, path: path}, nil
+	return d, nil
 }
 
-type zstdBody struct {
-	zr   *zstd.Decoder
-	r    io.Closer
-	path string
+type decompressed struct {
+	dec   io.Reader
+	close func() // the decoder's own, if it has one
+	r     io.Closer
+	kind  string
+	path  string
 }
 
-func (z *zstdBody) Read(p []byte) (int, error) {
-	n, err := z.zr.Read(p)
+func (d *decompressed) Read(p []byte) (int, error) {
+	n, err := d.dec.Read(p)
 	if err != nil && err != io.EOF {
-		err = fmt.Errorf("dorisio.WriteFiles: file %s is not valid zstd: %w", z.path, err)
+		err = fmt.Errorf("dorisio.WriteFiles: file %s is not valid %s: %w", d.path, d.kind, err)
 	}
 	return n, err
 }
 
-func (z *zstdBody) Close() error {
-	z.zr.Close()
-	return z.r.Close()
+func (d *decompressed) Close() error {
+	if d.close != nil {
+		d.close()
+	}
+	return d.r.Close()
 }
 
 // checkMagic refuses a file whose first bytes are not of its compression,

@@ -83,9 +83,10 @@ func WithHeaderLines(n int) WriteOption {
 // WithFileCompression says how WriteFiles' files are compressed: "auto"
 // (the default: by extension, .gz, .lz4, .bz2, .zst or .zstd; other files
 // are plain), "none", "gz", "lz4" (LZ4 frame), "bz2" or "zstd". A compressed
-// file is one load. gz, lz4 and bz2 are sent as they are, with Doris'
-// compress_type; zstd, which Doris does not take, is decompressed on the
-// worker and streamed. WriteFiles only.
+// file is one load. gz, lz4 and bz2 CSV files are sent as they are, with
+// Doris' compress_type; zstd, which Doris does not take, and compressed
+// JSON lines, which Doris before 3.0.5 does not take, are decompressed on
+// the worker and streamed. WriteFiles only.
 func WithFileCompression(kind string) WriteOption {
 	return func(o *writeOptions) {
 		o.fileOption(fmt.Sprintf("WithFileCompression(%q)", kind))
@@ -117,28 +118,35 @@ func WithRangeBytes(n int64) WriteOption {
 	}
 }
 
-// WithColumnSeparator sets the CSV column_separator in Doris' notation
-// (default ","; "\t", "|", "\x01" for hex bytes). For WriteFiles and
-// pre-encoded elements; Write's struct encoding uses ",".
+// WithColumnSeparator sets the CSV column_separator (Doris' and the Flink
+// connector's column_separator; default ","): "|", "\t" or "\x01" as Go
+// literals (the bytes themselves), or Doris' notation in a raw string
+// (`\t`, `\x01`). Control bytes are sent in Doris' hex form (\x01); they
+// must not be mixed with non-ASCII bytes, which that form cannot carry.
+// For WriteFiles and pre-encoded elements; Write's struct encoding uses ",".
 func WithColumnSeparator(sep string) WriteOption {
 	return separatorHeader("WithColumnSeparator", "column_separator", sep)
 }
 
-// WithLineDelimiter sets the line_delimiter in Doris' notation (default
-// "\n"; "\r\n" for CRLF files, "\x02"). For WriteFiles and pre-encoded
-// elements.
+// WithLineDelimiter sets the line_delimiter (Doris' and the Flink
+// connector's line_delimiter; default "\n"): "\r\n" for CRLF files or
+// "\x02" as Go literals, or Doris' notation in a raw string (`\r\n`,
+// `\x02`); sent as Doris' hex form (\x0d0a) when it holds control bytes, as
+// WithColumnSeparator. For WriteFiles and pre-encoded elements.
 func WithLineDelimiter(delim string) WriteOption {
 	return separatorHeader("WithLineDelimiter", "line_delimiter", delim)
 }
 
-// separatorHeader is the option that sets header to v, a separator.
+// separatorHeader is the option that sets header to v, a separator, sent
+// in the form a header can carry (control bytes as \x hex).
 func separatorHeader(option, header, v string) WriteOption {
 	return func(o *writeOptions) {
-		if _, err := textfmt.DecodeSeparator(v); err != nil {
+		hv, err := textfmt.SeparatorHeader(v)
+		if err != nil {
 			o.fail("%s(%q): %v", option, v, err)
 			return
 		}
-		WithLoadHeader(header, v)(o)
+		WithLoadHeader(header, hv)(o)
 	}
 }
 

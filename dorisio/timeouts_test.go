@@ -39,6 +39,85 @@ func TestWriteAgainstAnFEThatNeverAnswersFailsNamingThePhase(t *testing.T) {
 	wantNoOpenTxns(t, srv)
 }
 
+// A BE that began the txn and stopped reading the body (review 2, finding
+// 2: the load then polled the PREPARE label for 5 minutes). The client
+// knows it never sent the whole body, which Doris never loads
+// (StreamLoadAction::_handle), so it aborts the label at once and sends it
+// again under the same label: the rows land once, within seconds; with no
+// attempt left, the error says nothing was loaded.
+func TestAStalledBodyIsAbortedByLabelAndSentAgainNotPolled(t *testing.T) {
+	skipRaceInFailingJobTeardown(t)
+	chunk := []byte(strings.Repeat("1,stalled\n", 1_600_000)) // 16 MB: more than the socket buffers hold
+	for _, attempts := range []int{2, 1} {
+		t.Run(fmt.Sprint(attempts, " attempts"), func(t *testing.T) {
+			srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+			srv.Inject(doristest.Fault{Kind: doristest.StallBody, Endpoint: doristest.EndpointLoad, Count: 1, Delay: 10 * time.Second})
+			start := time.Now()
+			_, err := runPipelineWithin(t, time.Minute, func(s beam.Scope) {
+				Write(s, configFor(srv, "events"), beam.Create(s, chunk),
+					WithHTTPTimeouts(HTTPTimeouts{Idle: time.Second}), WithRetry(RetryPolicy{MaxAttempts: attempts, InitialBackoff: 10 * time.Millisecond}))
+			})
+			took := time.Since(start)
+			t.Logf("after %v: %v", took, err)
+			if took > 8*time.Second {
+				t.Errorf("took %v; the idle timeout is 1s and nothing needs polling", took)
+			}
+			if attempts == 2 {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n := srv.RowCount("demo", "events"); n != 1_600_000 {
+					t.Errorf("%d rows, want 1600000 once", n)
+				}
+				return
+			}
+			for _, want := range []string{"of 16000000 bytes sent: no progress for 1s (idle timeout)",
+				"then the body was cut short, which Doris never loads, and its label was aborted: nothing was loaded",
+				"Next: load again with the same label (nothing holds it), once Doris answers"} {
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("error lacks %q", want)
+				}
+			}
+			if err != nil && strings.Contains(err.Error(), "outcome-unknown") {
+				t.Errorf("the outcome is known (nothing loaded), the error says unknown")
+			}
+		})
+	}
+}
+
+// A BE stuck after the whole body, its txn PREPARE (review 2, finding 2):
+// after the header timeout the load asks its label's state while it is
+// PREPARE for RetryPolicy.LabelPollTimeout, not 5 minutes no option set,
+// and the error says how a user asks the state.
+func TestALabelLeftPrepareIsPolledForTheLabelPollTimeoutSayingHowToAskIt(t *testing.T) {
+	skipRaceInFailingJobTeardown(t)
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+	chunk := []byte(strings.Repeat("1,stuck\n", 8000)) // 64 KB: the BE reads half, the rest fits in socket buffers
+	srv.Inject(doristest.Fault{Kind: doristest.StallBody, Endpoint: doristest.EndpointLoad, Count: 1, Delay: 10 * time.Second})
+	start := time.Now()
+	_, err := runPipelineWithin(t, time.Minute, func(s beam.Scope) {
+		Write(s, configFor(srv, "events"), beam.Create(s, chunk),
+			WithHTTPTimeouts(HTTPTimeouts{Header: time.Second}), WithRetry(RetryPolicy{MaxAttempts: 1, LabelPollTimeout: 2 * time.Second}))
+	})
+	took := time.Since(start)
+	if err == nil {
+		t.Fatal("the job succeeded against a BE that never answered")
+	}
+	t.Logf("the user reads (after %v): %v", took, err)
+	if took > 9*time.Second {
+		t.Errorf("took %v; the bounds set say about 3s (header 1s, label polled 2s)", took)
+	}
+	for _, want := range []string{"outcome unknown", "still PREPARE after polling for 2s (RetryPolicy.LabelPollTimeout)",
+		"Next: ask Doris the label's state: GET /api/demo/get_load_state?label="} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q", want)
+		}
+	}
+	if strings.Contains(err.Error(), "LoadState") {
+		t.Errorf("the error names a function users cannot call")
+	}
+}
+
 // Review finding 4b: one commit against an FE whose 2PC endpoint went
 // silent held the job 8 minutes. RetryPolicy.TwoPCTimeout bounds each
 // commit, retries included; the job fails within it naming the phase.

@@ -97,6 +97,17 @@ type RetryPolicy struct {
 	// naming the phase the last attempt stopped in, instead of holding the
 	// stage for MaxAttempts × the 60s answer wait (8 minutes measured).
 	TwoPCTimeout time.Duration
+	// LabelPollTimeout bounds how long a load whose outcome is unknown (its
+	// whole body sent, its answer lost or late past the header timeout)
+	// keeps asking Doris the state of its label while the label is PREPARE:
+	// Doris may still be loading it. Default 5m. (A load whose body was cut
+	// short, e.g. a BE that stopped reading past the idle timeout, is not
+	// polled: Doris never loads a partial body, so its label is aborted and
+	// the load sent again under it.) Past it, a load with an identity (Row.ID, WriteFiles' ranges)
+	// aborts the txn by label and is sent again under the same label; any
+	// other load fails as outcome unknown (ErrOutcomeUnknown), naming the
+	// label and how to ask its state.
+	LabelPollTimeout time.Duration
 }
 
 // Defaults, chosen for Doris: it wants few large loads (too many small ones
@@ -115,6 +126,9 @@ const (
 	// DefaultTwoPCTimeout bounds one commit or abort, retries included, and
 	// the aborts of a failed bundle together.
 	DefaultTwoPCTimeout = 90 * time.Second
+	// DefaultLabelPollTimeout bounds the polling of a PREPARE label after
+	// an unknown outcome.
+	DefaultLabelPollTimeout = 5 * time.Minute
 )
 
 func defaultWriteOptions() *writeOptions {
@@ -270,7 +284,10 @@ func WithAbortLingeringTxns() WriteOption {
 }
 
 // WithCompression compresses each load: "gz" or "lz4" (Stream Load
-// compress_type); "" (default) sends plain bytes.
+// compress_type, the Flink connector's sink.properties.compress_type); ""
+// (default) sends plain bytes. Doris before 3.0.5 refuses compressed JSON
+// ("compress data of JSON format is not supported."): with WithFormat(JSON)
+// it needs Doris 3.0.5 or later.
 func WithCompression(kind string) WriteOption {
 	return func(o *writeOptions) {
 		if err := streamload.CheckCompression(kind); err != nil {
@@ -462,7 +479,7 @@ func WithRetry(p RetryPolicy) WriteOption {
 			o.fail("WithRetry(%+v): negative value", p)
 			return
 		}
-		if p.QuotaWait < 0 || p.TwoPCTimeout < 0 {
+		if p.QuotaWait < 0 || p.TwoPCTimeout < 0 || p.LabelPollTimeout < 0 {
 			o.fail("WithRetry(%+v): negative value", p)
 			return
 		}

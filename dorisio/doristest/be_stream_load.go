@@ -155,6 +155,10 @@ func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backen
 		fail("[NOT_AUTHORIZED]no valid Basic authorization")
 		return
 	}
+	if h.Get("compress_type") != "" && strings.EqualFold(h.Get("format"), "json") && !s.cfg.version.TakesCompressedJSON() {
+		fail("[INTERNAL_ERROR]compress data of JSON format is not supported.")
+		return
+	}
 	format := strings.ToLower(strings.TrimSpace(h.Get("format")))
 	switch format {
 	case "", "csv", "csv_with_names", "csv_with_names_and_types", "json", "parquet", "orc", "arrow", "hive_text":

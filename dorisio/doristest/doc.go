@@ -82,6 +82,13 @@
 //	        compact JSON with object keys sorted
 //	NULL    \N in Rows, null in the /doristest/rows JSON, nil in Scan
 //
+// A string value `\N` is stored as that string, as Doris stores it: a CSV
+// value enclosed and escaped ("\\N", as dorisio.Write sends it) or a JSON
+// string "\\N" is not NULL; only a bare \N in CSV and null in JSON are.
+// Scan reads it into a string (a *string is not nil) and /doristest/rows
+// as the JSON string "\\N"; Rows, whose values are plain strings, shows
+// both as \N: assert NULL against a string `\N` with Scan.
+//
 // INTEGER, BOOL, TEXT, DATEV2, DATETIMEV2 and DECIMALV3 are accepted as
 // aliases. The list is the table parser's own: a test keeps it equal to the
 // types the parser knows, so a type added to the parser is added here.
@@ -148,7 +155,8 @@
 //     real BE may reset the connection instead, §1.3).
 //   - It plays one Doris version (WithDorisVersion, default
 //     DefaultDorisVersion): the enclose/trim_double_quotes rule, partial
-//     updates without columns and the non-UTF-8 line reason follow it;
+//     updates without columns, compressed JSON (refused before 3.0.5) and
+//     the non-UTF-8 line reason follow it;
 //     changes merged into master in 2025 are taken to start with 4.0
 //     (3.1.x is uncertain).
 //   - GET /api/{db}/{tbl}/_schema lists every column with an empty comment

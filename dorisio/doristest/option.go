@@ -58,7 +58,8 @@ func mustVersion(v string) table.Version {
 // follows where versions differ ("2.1.7", "3.0.4", "4.0.1", or "master"):
 // whether a '"' enclose is trimmed without trim_double_quotes (2.x/3.0 keep
 // it; 4.0 and master do not), whether a partial update without a columns
-// header is refused (2.x/3.0) or a full-row upsert (4.0, master), and the
+// header is refused (2.x/3.0) or a full-row upsert (4.0, master), whether
+// a JSON load may carry compress_type (refused before 3.0.5), and the
 // error-log text of a CSV line that is not UTF-8. Default
 // DefaultDorisVersion. A version before 2.0 or not of the form
 // MAJOR.MINOR[.PATCH] panics.

@@ -32,21 +32,15 @@ func (s *Server) apiRows(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.txns.mu.Lock()
-	rows := t.Rows()
+	out := t.Values()
 	sc := t.Schema()
 	s.txns.mu.Unlock()
+	if out == nil {
+		out = [][]*string{}
+	}
 	cols := make([]string, len(sc.Columns))
 	for i, c := range sc.Columns {
 		cols[i] = c.Name
-	}
-	out := make([][]*string, len(rows))
-	for i, row := range rows {
-		out[i] = make([]*string, len(row))
-		for j := range row {
-			if row[j] != nullText {
-				out[i][j] = &row[j]
-			}
-		}
 	}
 	writeBody(w, 200, "application/json", jsonValue(struct {
 		Columns []string    `json:"columns"`

@@ -39,7 +39,7 @@ func (s *Server) Scan(db, tbl string, dst any) error {
 	slice, elem, ptrElems := scanTarget(dst)
 	t := s.mustTable("Scan", db, tbl)
 	s.txns.mu.Lock()
-	rows := t.Rows()
+	rows := t.Values()
 	sc := t.Schema()
 	s.txns.mu.Unlock()
 
@@ -115,23 +115,24 @@ var (
 	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
 
-// setField stores the canonical text v (`\N` for NULL) in f.
-func setField(f reflect.Value, v string) error {
+// setField stores the canonical text *pv (nil for NULL) in f.
+func setField(f reflect.Value, pv *string) error {
 	if f.Kind() == reflect.Pointer {
-		if v == nullText {
+		if pv == nil {
 			f.SetZero()
 			return nil
 		}
 		p := reflect.New(f.Type().Elem())
-		if err := setField(p.Elem(), v); err != nil {
+		if err := setField(p.Elem(), pv); err != nil {
 			return err
 		}
 		f.Set(p)
 		return nil
 	}
-	if v == nullText {
+	if pv == nil {
 		return fmt.Errorf("NULL needs a pointer field, not %v", f.Type())
 	}
+	v := *pv
 	if f.Type() == timeType { // before TextUnmarshaler, which it implements for RFC 3339
 		tm, err := parseTime(v)
 		if err == nil {
@@ -190,9 +191,6 @@ func setField(f reflect.Value, v string) error {
 	}
 	return nil
 }
-
-// nullText is how a table stores SQL NULL, as Doris' CSV does.
-const nullText = `\N`
 
 // parseTime reads DATE and DATETIME[(n)] canonical text as UTC.
 func parseTime(v string) (time.Time, error) {

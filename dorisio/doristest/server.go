@@ -257,7 +257,7 @@ func (s *Server) mustTable(method, db, tbl string) *table.Table {
 }
 
 // Rows returns the committed (VISIBLE) rows of a table as canonical text,
-// NULL as `\N`, in load order (for UNIQUE KEY tables: one row per key). It
+// NULL as `\N` (a string `\N` too: Scan tells them apart), in load order (for UNIQUE KEY tables: one row per key). It
 // returns nil in WithCountOnly mode and panics for an unknown table.
 func (s *Server) Rows(db, tbl string) [][]string {
 	t := s.mustTable("Rows", db, tbl)

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -260,6 +261,20 @@ func TestAnFEAddressWithAPasswordIsRefusedWithoutRepeatingIt(t *testing.T) {
 	}
 }
 
+// Review 2, finding 5: a query or fragment was quoted when the scheme or
+// the host was missing.
+func TestAnFEAddressWithAPasswordQueryIsRefusedWithoutRepeatingIt(t *testing.T) {
+	for _, fe := range []string{"fe:8030?password=Sup3rS3cret", "http://?password=Sup3rS3cret", "fe:8030/#Sup3rS3cret"} {
+		r := load(t, nil, "--fe", fe)
+		if r.code != 2 || strings.Contains(r.stderr+r.stdout, "Sup3rS3cret") {
+			t.Fatalf("--fe %s: exit %d, stderr %q", fe, r.code, r.stderr)
+		}
+		if want := "load: --fe: element 1: holds a query or fragment (not shown: it may hold a password); want http://host:port or https://host:port with no query\n"; r.stderr != want {
+			t.Errorf("stderr %q, want %q", r.stderr, want)
+		}
+	}
+}
+
 func TestADefaultRunExitsZeroAndSaysEveryRowArrivedOnce(t *testing.T) {
 	r := load(t, nil, "--rows", "3000", "--tables", "2")
 	if r.code != 0 || r.stderr != "" {
@@ -321,5 +336,28 @@ func TestAFailedJobIsPrintedOnceAndTheRunnersDetailOnlyWithV(t *testing.T) {
 		if !strings.Contains(v.stderr, runnerText) {
 			t.Errorf("-v: stderr lacks %q", runnerText)
 		}
+	}
+}
+
+// --input with two patterns that match the same file loads and reports it
+// once: before, the second listing was counted as a second load, "found
+// loaded by an earlier run", and verification failed with exit 1 (review 2,
+// finding 4).
+func TestOverlappingInputPatternsReportEachFileOnce(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := 1; i <= 1000; i++ {
+		b.WriteString(strconv.Itoa(i) + ",name\n")
+	}
+	a := filepath.Join(dir, "a.csv")
+	if err := os.WriteFile(a, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := load(t, nil, "--ddl", "demo.events(id BIGINT, name VARCHAR(32))", "--input", filepath.Join(dir, "*.csv")+","+a)
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0; stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "1000 rows committed") || !strings.Contains(r.stdout, "0 ranges found loaded by an earlier run") {
+		t.Errorf("stdout:\n%s", r.stdout)
 	}
 }

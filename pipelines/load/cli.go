@@ -180,7 +180,7 @@ func (c *cli) check() []string {
 // named prefixes msg with the flag and its value: "--fe x: msg".
 func (c *cli) named(d *flagDef, msg string) string {
 	v := c.fs.Lookup(d.name).Value.String()
-	if d.repeatable || d.unshown || strings.Contains(v, "@") { // a list, or maybe a password
+	if d.repeatable || d.unshown || strings.ContainsAny(v, "@?#") { // a list, or maybe a password (user-info, ?password=)
 		return "--" + d.name + ": " + msg
 	}
 	return "--" + d.name + " " + shown(v) + ": " + msg

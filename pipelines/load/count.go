@@ -155,9 +155,11 @@ func hasPrefix(data, p []byte) bool {
 
 // countInputRecords counts the records of every file --input matches,
 // through Beam's filesystems as the pipeline reads them, decompressing as
-// --file-compression says.
+// --file-compression says. A file several patterns match is counted once,
+// as WriteFiles loads it once.
 func countInputRecords(ctx context.Context, o *options) (int64, error) {
 	var n int64
+	seen := map[string]bool{}
 	for _, pattern := range inputPatterns(o) {
 		fs, err := filesystem.New(ctx, pattern)
 		if err != nil {
@@ -169,6 +171,15 @@ func countInputRecords(ctx context.Context, o *options) (int64, error) {
 			return 0, err
 		}
 		for _, p := range paths {
+			if !strings.Contains(p, "://") {
+				if abs, err := filepath.Abs(p); err == nil {
+					p = abs
+				}
+			}
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
 			c, err := newRecordCounter(o)
 			if err != nil {
 				fs.Close()

@@ -285,6 +285,9 @@ func checkBaseURL(raw string) error {
 	if strings.Contains(raw, "@") {
 		return errors.New("holds user:password@; give the user with --user and the password with --password-env")
 	}
+	if strings.ContainsAny(raw, "?#") {
+		return errors.New("holds a query or fragment (not shown: it may hold a password); " + want + " with no query")
+	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		if raw == "" {

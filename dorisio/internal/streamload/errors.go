@@ -3,6 +3,7 @@ package streamload
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -262,4 +263,24 @@ func excerpt(b []byte) string {
 // givingUp wraps the last error of an operation retried to exhaustion.
 func givingUp(attempts int, last error) error {
 	return fmt.Errorf("giving up after %d attempts: %w", attempts, last)
+}
+
+// askState is how a user asks Doris the state of a label: the next step of
+// an unknown outcome names what a person can run, not a Go function.
+func askState(db, label string) string {
+	return fmt.Sprintf("ask Doris the label's state: GET /api/%s/get_load_state?label=%s on an FE (PREPARE: still loading, or its sender gone; COMMITTED or VISIBLE: the rows are in; ABORTED or UNKNOWN: nothing was loaded)",
+		url.PathEscape(db), url.QueryEscape(label))
+}
+
+// abortByLabel is how a user aborts the txn holding a label.
+func abortByLabel(db, label string) string {
+	return fmt.Sprintf("abort it by label: PUT /api/%s/_stream_load_2pc on an FE with headers label: %s and txn_operation: abort", url.PathEscape(db), label)
+}
+
+// commitAgain is how a user commits a precommitted txn by hand.
+func commitAgain(db string, txnID int64, label string) string {
+	if txnID > 0 {
+		return fmt.Sprintf("commit it again (it is idempotent): PUT /api/%s/_stream_load_2pc on an FE with headers txn_id: %d and txn_operation: commit", url.PathEscape(db), txnID)
+	}
+	return fmt.Sprintf("commit it again (it is idempotent): PUT /api/%s/_stream_load_2pc on an FE with headers label: %s and txn_operation: commit", url.PathEscape(db), label)
 }

@@ -227,10 +227,11 @@ type loadCall struct {
 type step int
 
 const (
-	stepRetry  step = iota // resend after a backoff
-	stepSettle             // ask the label's state first
-	stepNow                // resend at once (to learn a PRECOMMITTED txn id)
-	stepDone               // the call ends with this result or error
+	stepRetry    step = iota // resend after a backoff
+	stepSettle               // ask the label's state first
+	stepNow                  // resend at once (to learn a PRECOMMITTED txn id)
+	stepAbortCut             // the body was cut short: abort the label's txn, then resend
+	stepDone                 // the call ends with this result or error
 )
 
 func (l *loadCall) run(ctx context.Context) (*LoadResult, error) {
@@ -263,6 +264,23 @@ func (l *loadCall) run(ctx context.Context) (*LoadResult, error) {
 			c.cfg.Logger.Warn("streamload: load attempt failed, retrying with the same label",
 				"db", l.req.DB, "table", l.req.Table, "label", l.req.Label, "attempt", l.attempts, "err", err)
 			continue
+		}
+		if st == stepAbortCut {
+			// Doris cannot load a body cut short: abort the txn it may have
+			// begun instead of polling it while it stays PREPARE.
+			aerr := c.Abort(ctx, l.req.DB, 0, l.req.Label)
+			switch {
+			case aerr == nil:
+				c.cfg.Logger.Warn("streamload: load body cut short; aborted its label's txn, resending under the same label",
+					"db", l.req.DB, "table", l.req.Table, "label", l.req.Label, "attempt", l.attempts, "err", err)
+				l.last, next = l.settledErr(err, "the body was cut short, which Doris never loads, and its label was aborted"), stepRetry
+				continue
+			case errors.Is(aerr, ErrTxnCommitted): // not by Doris' rules; the FE's word wins
+				return l.settled(SettledCommitted, 0), nil
+			case ctx.Err() != nil:
+				return nil, l.ctxErr(ctx.Err())
+			}
+			next = stepSettle // the abort failed: ask the label as for any unknown outcome
 		}
 		// stepSettle: never resend blindly; ask the label (§4 of design).
 		c.cfg.Logger.Warn("streamload: load outcome unknown, asking the label's state",
@@ -301,7 +319,7 @@ func (l *loadCall) run(ctx context.Context) (*LoadResult, error) {
 			// Exists answer names the txn to adopt.
 			next = stepNow
 		default: // ABORTED or UNKNOWN: nothing holds the label; resend it.
-			l.last = l.settledErr(l.last, state)
+			l.last = l.settledErr(l.last, "get_load_state said "+state)
 			next = stepRetry
 		}
 	}
@@ -338,6 +356,9 @@ func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 			// Nothing reached a server: nothing was begun. Try the next endpoint
 			// (send has reported it to the picker).
 			return nil, stepRetry, l.newErr(nil, loadResponse{}, nil, err)
+		case se != nil && se.bodyCut:
+			l.ambiguous = true // until the abort settles it
+			return nil, stepAbortCut, l.newErr(nil, loadResponse{}, ErrOutcomeUnknown, err)
 		default:
 			// The request reached a server and the answer was lost (reset,
 			// timeout): the load may have happened.
@@ -415,7 +436,7 @@ func (l *loadCall) labelExists(ctx context.Context, resp *response, r loadRespon
 	if r.ExistingJobStatus == jobFinished {
 		e.next = "the rows under this label are already loaded; skip them, or use a new label prefix"
 	} else {
-		e.next = "another load holds this label; abort it by label " + l.req.Label + " or use a new label prefix"
+		e.next = "another load holds this label; " + abortByLabel(l.req.DB, l.req.Label) + ", or use a new label prefix"
 		if txn > 0 {
 			e.next = "another load holds this label; abort txn " + fmt.Sprint(txn) + " or use a new label prefix"
 		}
@@ -455,7 +476,7 @@ func (l *loadCall) newErr(resp *response, r loadResponse, kind, cause error) *Er
 		e.Status, e.Message = r.feStatus, c.redact(strings.TrimSpace(r.feMsg+" "+r.feData))
 	}
 	if kind == ErrOutcomeUnknown {
-		e.next = "call LoadState on this label before loading these rows under another label"
+		e.next = askState(l.req.DB, l.req.Label) + " before loading these rows under another label"
 	}
 	return e
 }
@@ -477,17 +498,17 @@ func (l *loadCall) unknownErr(attemptErr, why error) *Error {
 	return &cp
 }
 
-// settledErr is an ambiguous attempt's error once the label's state said
-// that nothing holds the label: no longer an unknown outcome, and the
-// error the call ends with if no attempt is left.
-func (l *loadCall) settledErr(attemptErr error, state string) error {
+// settledErr is an ambiguous attempt's error once the label's state (how
+// says how it was learned) is that nothing holds the label: no longer an
+// unknown outcome, and the error the call ends with if no attempt is left.
+func (l *loadCall) settledErr(attemptErr error, how string) error {
 	var e *Error
 	if !errors.As(attemptErr, &e) {
 		return attemptErr
 	}
 	cp := *e
 	cp.Kind = nil
-	cp.Cause = fmt.Errorf("then get_load_state said %s: nothing was loaded", state)
+	cp.Cause = fmt.Errorf("then %s: nothing was loaded", how)
 	if e.Cause != nil {
 		cp.Cause = fmt.Errorf("%w; %w", e.Cause, cp.Cause)
 	}
@@ -511,7 +532,7 @@ func (l *loadCall) ctxErr(err error) error {
 	}
 	if l.ambiguous {
 		e.Kind = ErrOutcomeUnknown
-		e.next = "call LoadState on this label; with two-phase loads Abort by label if the rows are not wanted"
+		e.next = askState(l.req.DB, l.req.Label) + "; with two-phase loads, if the rows are not wanted, " + abortByLabel(l.req.DB, l.req.Label)
 	}
 	return e
 }

@@ -332,7 +332,9 @@ func TestLoadStillPrepareAfterPollTimeoutIsOutcomeUnknown(t *testing.T) {
 	})
 	_, err := c.Load(context.Background(), loadReq("slow", true, "1\n"))
 	e := mustKind(t, err, ErrOutcomeUnknown)
-	if !strings.Contains(err.Error(), "still PREPARE") || !strings.Contains(err.Error(), "LoadState") {
+	// What to do names what a user can run, not an unexported function (review 2, finding 2).
+	if !strings.Contains(err.Error(), "still PREPARE after polling for 10s (RetryPolicy.LabelPollTimeout)") ||
+		!strings.Contains(err.Error(), "Next: ask Doris the label's state: GET /api/db1/get_load_state?label=slow on an FE") {
 		t.Errorf("error %q should say the label is still PREPARE and what to do", err)
 	}
 	if calls() < 5 || e.Label != "slow" {

@@ -242,7 +242,7 @@ func TestLabelExistsWithoutATxnIDSaysAbortByLabel(t *testing.T) {
 	c, _ := newClient(t, []string{feRedirecting(t, beSrv, nil).URL}, nil)
 	_, err := c.Load(context.Background(), loadReq("taken", true, "1\n"))
 	mustKind(t, err, ErrLabelExists)
-	if strings.Contains(err.Error(), "txn 0") || !strings.Contains(err.Error(), "abort it by label taken") {
+	if strings.Contains(err.Error(), "txn 0") || !strings.Contains(err.Error(), "abort it by label: PUT /api/db1/_stream_load_2pc on an FE with headers label: taken and txn_operation: abort") {
 		t.Errorf("error %q", err)
 	}
 }

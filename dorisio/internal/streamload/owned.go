@@ -34,6 +34,6 @@ func (l *loadCall) reclaim(ctx context.Context, cause error, state string) (step
 		return stepDone, nil, l.ctxErr(ctx.Err())
 	}
 	e := l.unknownErr(cause, fmt.Errorf("the label was held by a %s txn and aborting it failed: %w", state, err))
-	e.next = "load again later with the same label (it stays this load's own), or abort it by label"
+	e.next = "load again later with the same label (it stays this load's own), or " + abortByLabel(l.req.DB, l.req.Label)
 	return stepDone, nil, e
 }

@@ -297,9 +297,9 @@ var finalRefusals = []refusal{
 	{[]string{"disable_load_job is set to true"}, // FE Config.disable_load_job
 		"loads are disabled on this cluster (FE disable_load_job)",
 		"ask the Doris administrator to set disable_load_job=false; nothing was loaded"},
-	{[]string{"compress data of JSON format is not supported"}, // BE before 2.0
-		"this Doris version cannot read compressed JSON",
-		"load JSON without compression on this version; nothing was loaded"},
+	{[]string{"compress data of JSON format is not supported"}, // BE before 3.0.5 (apache/doris#48990, #49044)
+		"Doris before 3.0.5 cannot read compressed JSON",
+		"drop dorisio.WithCompression for JSON, or load CSV (dorisio.WithFormat(dorisio.CSV)) compressed, or upgrade Doris to 3.0.5 or later; nothing was loaded"},
 	{[]string{"NOT_IMPLEMENTED_ERROR"}, // any other Status::NotSupported
 		"Doris does not support this request here",
 		"change the request (headers, delivery, table) as Doris' message says; nothing was loaded"},

@@ -110,7 +110,7 @@ func (c *Client) showTxnOnce(ctx context.Context, e *Error, payload []byte) ([]T
 	e.HTTPStatus, e.Body = resp.status, c.redact(excerpt(resp.body))
 	if resp.status == http.StatusNotFound || resp.status == http.StatusMethodNotAllowed {
 		e.Kind, e.Cause = ErrListingUnsupported, errors.New("the FE has no /api/query endpoint")
-		e.next = "probe known labels with LoadState instead"
+		e.next = "transactions cannot be listed through this FE; one left open ends at Doris' precommit timeout, or " + abortByLabel(db, "<label>")
 		return nil, false, e
 	}
 	m, ok := jsonObject(resp.body)
@@ -139,7 +139,7 @@ func (c *Client) showTxnOnce(ctx context.Context, e *Error, payload []byte) ([]T
 			return nil, false, e
 		default:
 			e.Kind = ErrListingUnsupported
-			e.next = "grant the needed privilege (ADMIN on 2.1/3.0, LOAD on the database on newer FEs) or probe known labels with LoadState"
+			e.next = "grant the needed privilege (ADMIN on 2.1/3.0, LOAD on the database on newer FEs); without it, a transaction left open ends at Doris' precommit timeout, or " + abortByLabel(db, "<label>")
 			return nil, false, e
 		}
 	}

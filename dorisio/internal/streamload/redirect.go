@@ -49,6 +49,11 @@ type sendError struct {
 	base string
 	// fatal marks refusals by the client itself (https→http, hop limit).
 	fatal bool
+	// bodyCut: the headers reached the server but not the whole body. Doris
+	// loads a body only once all of it arrived (StreamLoadAction::_handle
+	// refuses a short one; its scanner ends only there), so the txn this
+	// request may have begun can never hold its rows.
+	bodyCut bool
 }
 
 func (e *sendError) Error() string { return e.err.Error() }
@@ -146,7 +151,7 @@ func (c *Client) sendOnce(ctx context.Context, req request, target *url.URL) (*h
 			return &sendError{err: fmt.Errorf("%s %s: %w", req.method, redactURL(target), why), fatal: true, base: baseOf(target)}
 		}
 		return &sendError{err: w.describe(hctx, req.method, err, req.mutates, written.Load()),
-			written: written.Load(), base: baseOf(target)}
+			written: written.Load(), base: baseOf(target), bodyCut: written.Load() && n != 0 && w.phase.Load() < phaseWait}
 	}
 	var body io.ReadCloser = http.NoBody
 	if n != 0 {

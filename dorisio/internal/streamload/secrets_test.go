@@ -25,6 +25,12 @@ func TestMalformedAddressesAreRefusedWithoutAnyPartOfThePassword(t *testing.T) {
 		{"a password with a hash", "http://loader:ab#cd@fe:8030", []string{"ab#cd", "#cd"}},
 		{"a password in a query", "http://fe:8030/?password=Sup3rS3cret", []string{"Sup3rS3cret", "password="}},
 		{"a password in a fragment", "http://fe:8030/#Sup3rS3cret", []string{"Sup3rS3cret"}},
+		// Review 2, finding 5: the scheme or host checks quoted these whole.
+		{"a password in a query, scheme forgotten", "fe:8030?password=Sup3rS3cret", []string{"Sup3rS3cret", "password="}},
+		{"a password in a fragment, scheme forgotten", "fe:8030/#Sup3rS3cret", []string{"Sup3rS3cret"}},
+		{"a password in a query, no host", "http://?password=Sup3rS3cret", []string{"Sup3rS3cret", "password="}},
+		{"a password in a query, not a URL", ":8030?password=Sup3rS3cret", []string{"Sup3rS3cret", "password="}},
+		{"a password in an empty query's place", "fe:8030/?#Sup3rS3cret", []string{"Sup3rS3cret"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -86,7 +86,7 @@ func (c *Client) settleLabel(ctx context.Context, db, label string) (string, err
 			return state, nil
 		}
 		if !c.cfg.Clock.Now().Before(deadline) {
-			return StatePrepare, fmt.Errorf("label still PREPARE after polling for %v", c.cfg.Retry.StatePollTimeout)
+			return StatePrepare, fmt.Errorf("label still PREPARE after polling for %v (RetryPolicy.LabelPollTimeout)", c.cfg.Retry.StatePollTimeout)
 		}
 		if err := c.wait(ctx, poll+1); err != nil {
 			return "", err

@@ -103,7 +103,7 @@ func (c *Client) settleCommit(ctx context.Context, db string, txnID int64, label
 	if label != "" {
 		var err error
 		if state, err = c.LoadState(ctx, db, label); err != nil {
-			return false, c.txnErr("commit", db, txnID, label, r, ErrOutcomeUnknown, err, "call Commit again once get_load_state answers")
+			return false, c.txnErr("commit", db, txnID, label, r, ErrOutcomeUnknown, err, commitAgain(db, txnID, label)+" once get_load_state answers")
 		}
 	}
 	switch state {
@@ -125,11 +125,11 @@ func (c *Client) settleCommit(ctx context.Context, db string, txnID int64, label
 			"the rows of this txn are lost: load them again under a new label")
 	case err == nil:
 		return false, c.txnErr("commit", db, txnID, label, r, ErrOutcomeUnknown,
-			fmt.Errorf("commit said not found, but SHOW TRANSACTION says %s", t.Status), "call Commit again")
+			fmt.Errorf("commit said not found, but SHOW TRANSACTION says %s", t.Status), commitAgain(db, txnID, label))
 	case errors.Is(err, errNoSuchTxn) || errors.Is(err, ErrListingUnsupported):
 		return false, c.forgotten(db, txnID, label, r, fmt.Errorf("label state is %s; SHOW TRANSACTION: %w", state, err))
 	}
-	return false, c.txnErr("commit", db, txnID, label, r, ErrOutcomeUnknown, err, "call Commit again once the FE answers SHOW TRANSACTION")
+	return false, c.txnErr("commit", db, txnID, label, r, ErrOutcomeUnknown, err, commitAgain(db, txnID, label)+" once the FE answers")
 }
 
 // forgotten is the terminal answer for a commit whose txn and label Doris
@@ -188,7 +188,7 @@ func (c *Client) settleAbort(ctx context.Context, db string, txnID int64, label 
 	}
 	state, err := c.LoadState(ctx, db, label)
 	if err != nil {
-		return c.txnErr("abort", db, txnID, label, r, ErrOutcomeUnknown, err, "call Abort again once get_load_state answers")
+		return c.txnErr("abort", db, txnID, label, r, ErrOutcomeUnknown, err, "once get_load_state answers, "+abortByLabel(db, label))
 	}
 	switch state {
 	case StateCommitted, StateVisible:
@@ -197,7 +197,7 @@ func (c *Client) settleAbort(ctx context.Context, db string, txnID int64, label 
 	case StatePrepare, StatePrecommitted:
 		// Only reachable by txn id: the label is held by another txn than the one named.
 		return c.txnErr("abort", db, txnID, label, r, nil, fmt.Errorf("txn not found, but label state is %s", state),
-			"another txn holds this label; abort it by label "+label+" if it is yours")
+			"another txn holds this label; if it is yours, "+abortByLabel(db, label))
 	}
 	return nil // ABORTED or UNKNOWN: nothing holds the label
 }

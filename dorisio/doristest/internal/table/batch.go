@@ -79,6 +79,20 @@ func decodeRow(row []byte, ncols int) []string {
 	return vals
 }
 
+// decodeValues turns one encoded row into text values, NULL as nil.
+func decodeValues(row []byte, ncols int) []*string {
+	vals := make([]*string, ncols)
+	for i, v := range decodeRow(row, ncols) {
+		vals[i] = &v
+	}
+	forEachValue(row, ncols, func(i int, tag uint64, _ []byte) {
+		if tag == tagNull {
+			vals[i] = nil
+		}
+	})
+	return vals
+}
+
 // forEachValue calls f for each value of an encoded row.
 func forEachValue(row []byte, ncols int, f func(i int, tag uint64, v []byte)) {
 	for i := 0; i < ncols; i++ {

@@ -225,26 +225,33 @@ func (t *Table) Count() int64 {
 	return int64(len(t.ends)) + t.extra
 }
 
-// Rows returns the stored rows as canonical text, NULL as `\N`: duplicate tables in
-// commit order, unique tables in order of each key's first insertion.
-func (t *Table) Rows() [][]string {
+// Rows returns the stored rows as canonical text, NULL as `\N` (a string
+// `\N` too: Values tells them apart): duplicate tables in commit order,
+// unique tables in order of each key's first insertion.
+func (t *Table) Rows() [][]string { return collectRows(t, decodeRow) }
+
+// Values returns the rows of Rows with NULL as nil, apart from a string
+// that reads `\N`.
+func (t *Table) Values() [][]*string { return collectRows(t, decodeValues) }
+
+func collectRows[R any](t *Table, decode func([]byte, int) R) []R {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	ncols := len(t.schema.Columns)
-	var out [][]string
+	var out []R
 	if len(t.keyCols) == 0 {
-		out = make([][]string, 0, len(t.ends))
+		out = make([]R, 0, len(t.ends))
 		start := int64(0)
 		for _, end := range t.ends {
-			out = append(out, decodeRow(t.slab[start:end], ncols))
+			out = append(out, decode(t.slab[start:end], ncols))
 			start = end
 		}
 		return out
 	}
-	out = make([][]string, 0, t.live)
+	out = make([]R, 0, t.live)
 	for _, s := range t.slots {
 		if !s.deleted {
-			out = append(out, decodeRow(t.slab[s.off:s.off+int64(s.n)], ncols))
+			out = append(out, decode(t.slab[s.off:s.off+int64(s.n)], ncols))
 		}
 	}
 	return out

@@ -69,6 +69,15 @@ func (v Version) encloseTrimsAlone() bool { return v.atLeast(4, 0) }
 // makes the load a full-row upsert.
 func (v Version) partialWithoutColumnsIsUpsert() bool { return v.atLeast(4, 0) }
 
+// TakesCompressedJSON: before 3.0.5 the BE refuses a JSON load with any
+// compress_type in its header phase (StreamLoadAction::_on_header:
+// InternalError "compress data of JSON format is not supported."); 3.0.5
+// and later decompress it (apache/doris#48990, picked to branch-3.0 as
+// #49044). No 2.1 release is known to have it.
+func (v Version) TakesCompressedJSON() bool {
+	return v.atLeast(3, 1) || v.Major == 3 && v.Minor == 0 && v.Patch >= 5
+}
+
 // invalidUTF8Reason is the error-log reason of a CSV line that is not
 // UTF-8 (CsvReader::_validate_line).
 func (v Version) invalidUTF8Reason() string {
