@@ -253,23 +253,22 @@
 // its uploads; a bundle that fails cancels its other loads and aborts what
 // it precommitted before returning its error.
 //
-// Every HTTP call ends as soon as its context does, and is bounded phase
-// by phase (WithHTTPTimeouts): connecting (10s), a load waiting for the
-// FE's answer to its headers before sending the body anyway (60s),
-// sending the body without progress (60s), waiting for
-// the answer after the body (10m for loads, 60s for other calls) and
-// reading it (60s). A call that hits one fails naming
-// the phase and the bytes sent. A commit or abort, its retries included,
-// ends within RetryPolicy.TwoPCTimeout (90s), and so do a failed bundle's
-// aborts together (sent at the same time; at most 10s more once the runner
-// cancels the bundle, so a cancelled run does not wait on a silent FE). A
-// load whose answer is lost after its whole body asks its label's state
-// while Doris reports it PREPARE for at most RetryPolicy.LabelPollTimeout
-// (5m), then fails or, with an identity, is aborted by label and sent
-// again; one whose body was cut short (a stalled BE) is aborted by label
-// and sent again at once, as Doris never loads a partial body. Setup's read of
-// the table's columns gives up after 10s (logging a warning; the loads go
-// on unchecked).
+// Every HTTP call ends as soon as its context does, and is bounded phase by
+// phase (WithHTTPTimeouts): connecting (10s), a load waiting for the FE's
+// answer to its headers before sending the body anyway (60s), sending the
+// body without progress (60s), waiting for the answer after the body (10m
+// for loads, 60s for other calls) and reading it (60s). A call that hits one
+// fails naming the phase and the bytes sent. A commit or abort, its retries
+// included, ends within RetryPolicy.TwoPCTimeout (90s), and so do a failed
+// bundle's aborts together (sent at the same time; at most 10s more once the
+// runner cancels the bundle, so a cancelled run does not wait on a silent
+// FE). A load whose answer is lost after its whole body asks its label's
+// state while Doris reports it PREPARE for at most
+// RetryPolicy.LabelPollTimeout (5m), then fails or, with an identity, is
+// aborted by label and sent again; one whose body was cut short (a stalled
+// BE) is aborted by label and sent again at once, as Doris never loads a
+// partial body. Setup's read of the table's columns gives up after 10s
+// (logging a warning; the loads go on unchecked).
 //
 // # Metrics
 //
