@@ -87,7 +87,9 @@ func TestABodyTheBEStopsReadingIsDetectedAndResentOnce(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load: %v", record(err))
 	}
-	if h.Hits() != 1 || res.Attempts != 2 {
+	// Two attempts, or a third that only learns the txn id when a slow
+	// (-race, busy) second attempt lost its answer after precommitting.
+	if h.Hits() != 1 || res.Attempts < 2 || res.Attempts > 3 {
 		t.Errorf("stalls %d, attempts %d", h.Hits(), res.Attempts)
 	}
 	patient, _ := newClient(t, []string{srv.URL}, nil)
