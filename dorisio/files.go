@@ -21,6 +21,7 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local" // local paths work without an import of the user's
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+	"github.com/dorisbeam/dorisbeam/internal/localpath"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 )
@@ -212,9 +213,10 @@ func (fn *matchFn) match(ctx context.Context, pattern string, seen map[string]bo
 	files := 0
 	for _, p := range paths {
 		if !strings.Contains(p, "://") {
-			if abs, err := filepath.Abs(p); err == nil {
-				p = abs // the same file, and identity, from any working directory
-			}
+			// One name, and identity, per file from any working directory
+			// and through any link, so a re-run through another link loads
+			// nothing again.
+			p = localpath.Key(p)
 			if st, err := os.Stat(p); err == nil && st.IsDir() {
 				continue // a glob of local paths matches directories too
 			}

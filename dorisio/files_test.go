@@ -277,6 +277,38 @@ func TestOverlappingPatternsListAFileOnce(t *testing.T) {
 	}
 }
 
+// A file reached through a symlinked directory ("latest" pointing to a
+// dated one) and through its own path is one file: listed once, and under
+// one identity, so a later run through the other path loads nothing again
+// (review 3: 200 rows for 100).
+func TestAFileReachedThroughALinkIsOneFile(t *testing.T) {
+	rows := docRows(100)
+	dir := t.TempDir()
+	dated := filepath.Join(dir, "2026-12-01")
+	if err := os.Mkdir(dated, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dated, "a.csv", rfc4180File(t, rows, false))
+	latest := filepath.Join(dir, "latest")
+	if err := os.Symlink(dated, latest); err != nil {
+		t.Fatal(err)
+	}
+	srv := startServer(t, doristest.WithTable(docsDDL))
+	cfg := configFor(srv, "docs")
+	cfg.LabelPrefix = "linked"
+	for _, patterns := range [][]string{
+		{filepath.Join(dated, "*.csv"), filepath.Join(latest, "*.csv")}, // both routes in one run
+		{filepath.Join(latest, "a.csv")},                                 // a re-run through the link
+	} {
+		if _, err := runPipeline(t, func(s beam.Scope) {
+			WriteFiles(s, cfg, patterns, WithHeaderLines(1))
+		}); err != nil {
+			t.Fatal(err)
+		}
+		wantRows(t, srv, "docs", rows)
+	}
+}
+
 // A file that grows while its ranges load fails the job naming it and
 // what of it is loaded, and says that loading the grown file again would
 // load that again (review 2, finding 1: it advised exactly that re-run,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/dorisbeam/dorisbeam/dorisio"
+	"github.com/dorisbeam/dorisbeam/internal/localpath"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 )
@@ -172,9 +173,7 @@ func countInputRecords(ctx context.Context, o *options) (int64, error) {
 		}
 		for _, p := range paths {
 			if !strings.Contains(p, "://") {
-				if abs, err := filepath.Abs(p); err == nil {
-					p = abs
-				}
+				p = localpath.Key(p) // as WriteFiles names it
 			}
 			if seen[p] {
 				continue
