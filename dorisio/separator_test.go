@@ -47,6 +47,22 @@ func TestSeparatorsGivenAsGoLiteralsLoad(t *testing.T) {
 		}
 		wantRows(t, srv, "events", want)
 	})
+	t.Run("Write, a separator ending in a space (review 3: the server read \",\" and stored \" x0\")", func(t *testing.T) {
+		srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+		var chunk []byte
+		var want [][]string
+		for i := 0; i < 100; i++ {
+			chunk = fmt.Appendf(chunk, "%d, x%d\n", i, i)
+			want = append(want, []string{fmt.Sprint(i), fmt.Sprintf("x%d", i)})
+		}
+		_, err := runPipeline(t, func(s beam.Scope) {
+			assertCommitted(s, Write(s, configFor(srv, "events"), beam.Create(s, chunk), WithColumnSeparator(", ")), int64(len(want)))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantRows(t, srv, "events", want)
+	})
 }
 
 // A separator Doris' header cannot carry is refused naming the option the

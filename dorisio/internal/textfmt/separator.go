@@ -46,8 +46,9 @@ var separatorEscapes = map[byte]byte{'t': '\t', 'n': '\n', 'r': '\r', '\\': '\\'
 // SeparatorHeader is the header value that gives Doris separator v, which
 // may be in Doris' notation (`\r\n`, `\x01`) or hold the bytes themselves,
 // as a Go literal does ("\r\n", "\x01"). A header cannot carry control
-// bytes (CR and LF end it, a tab at either end is trimmed), so a value
-// holding one is sent in Doris' hex form, \x and the bytes in hex. That
+// bytes (CR and LF end it) nor spaces or tabs at either end (HTTP servers
+// trim them: ", " would arrive as ","), so such a value is sent in Doris'
+// hex form, \x and the bytes in hex. That
 // form is only right for ASCII bytes: Doris' FE turns each hex byte into a
 // Java char, and one above 0x7f into another character.
 func SeparatorHeader(v string) (string, error) {
@@ -55,12 +56,13 @@ func SeparatorHeader(v string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if !strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+	edgeSpace := strings.HasPrefix(v, " ") || strings.HasSuffix(v, " ")
+	if !edgeSpace && !strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return v, nil
 	}
 	for _, c := range b {
 		if c > 0x7f {
-			return "", fmt.Errorf("holds control bytes, which a header carries only in Doris' \\x hex form, and non-ASCII bytes, which that form cannot carry; use ASCII separators")
+			return "", fmt.Errorf("holds control bytes or a space at an end, which a header carries only in Doris' \\x hex form, and non-ASCII bytes, which that form cannot carry; use ASCII separators")
 		}
 	}
 	return `\x` + hex.EncodeToString(b), nil

@@ -14,6 +14,10 @@ func TestSeparatorsDecodeAsDorisAndControlBytesTravelInHex(t *testing.T) {
 		{"\x01|", "\x01|", `\x017c`},
 		{`\"|\'`, `"|'`, `\"|\'`},
 		{"||", "||", "||"},
+		{", ", ", ", `\x2c20`}, // a server trims a header value's edge spaces
+		{" |", " |", `\x207c`},
+		{" ", " ", `\x20`},
+		{"a b", "a b", "a b"},
 	} {
 		b, err := DecodeSeparator(tc.in)
 		if err != nil || string(b) != tc.decoded {
