@@ -298,7 +298,7 @@ func TestAFileReachedThroughALinkIsOneFile(t *testing.T) {
 	cfg.LabelPrefix = "linked"
 	for _, patterns := range [][]string{
 		{filepath.Join(dated, "*.csv"), filepath.Join(latest, "*.csv")}, // both routes in one run
-		{filepath.Join(latest, "a.csv")},                                 // a re-run through the link
+		{filepath.Join(latest, "a.csv")},                                // a re-run through the link
 	} {
 		if _, err := runPipeline(t, func(s beam.Scope) {
 			WriteFiles(s, cfg, patterns, WithHeaderLines(1))
