@@ -390,3 +390,41 @@ func TestWriteFilesRefusesOptionsThatDoNotApplyAndWriteRefusesFileOptions(t *tes
 		t.Errorf("Write with a file option: %v", err)
 	}
 }
+
+// A compressed file cut short (a copy that did not finish) fails while it
+// is decompressed mid-send: the load fails once, naming the file as broken
+// and the txn it began aborted, loads nothing, and does not advise loading
+// it again (review 3: it was resent MaxAttempts times as a "cut short" body
+// to load again).
+func TestATruncatedCompressedFileFailsNamingItOnce(t *testing.T) {
+	skipRaceInFailingJobTeardown(t)
+	rows := docRows(20000)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(jsonLinesFile(t, rows))
+	zw.Close()
+	dir := t.TempDir()
+	writeFile(t, dir, "a.json.gz", gz.Bytes()[:gz.Len()*2/3])
+	srv := startServer(t, doristest.WithTable(docsDDL))
+	err := loadFiles(t, configFor(srv, "docs"), []string{filepath.Join(dir, "*")}, int64(len(rows)), WithFormat(JSON),
+		WithRetry(RetryPolicy{MaxAttempts: 3, InitialBackoff: 10 * time.Millisecond}))
+	if err == nil {
+		t.Fatal("a truncated gz loaded")
+	}
+	t.Logf("the user reads: %v", err)
+	wantRows(t, srv, "docs", nil)
+	wantNoOpenTxns(t, srv)
+	for _, want := range []string{"a.json.gz is not valid gz", "reading the body to send failed", "resending cannot help"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"load again with the same label", "outcome unknown"} {
+		if strings.Contains(err.Error(), bad) {
+			t.Errorf("the error says %q of a broken file", bad)
+		}
+	}
+	if n := len(srv.Txns("demo")); n != 1 {
+		t.Errorf("%d loads begun, want 1 (no resend of a broken file)", n)
+	}
+}

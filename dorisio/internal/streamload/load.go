@@ -221,6 +221,9 @@ type loadCall struct {
 	// label, so a Label Already Exists answer may be our own load.
 	ambiguous bool
 	last      error
+	// bodyErr: reading the body failed on our side; once its label is
+	// aborted the call fails with it instead of resending.
+	bodyErr error
 }
 
 // step is what run does after one attempt.
@@ -270,6 +273,10 @@ func (l *loadCall) run(ctx context.Context) (*LoadResult, error) {
 			// begun instead of polling it while it stays PREPARE.
 			aerr := c.Abort(ctx, l.req.DB, 0, l.req.Label)
 			switch {
+			case aerr == nil && l.bodyErr != nil:
+				e := l.newErr(nil, loadResponse{}, nil, fmt.Errorf("reading the body to send failed: %w; nothing was loaded (the txn it began was aborted)", l.bodyErr))
+				e.next = "check the data this load reads (a corrupt or truncated compressed file, an unreadable file); resending cannot help"
+				return nil, e
 			case aerr == nil:
 				c.cfg.Logger.Warn("streamload: load body cut short; aborted its label's txn, resending under the same label",
 					"db", l.req.DB, "table", l.req.Table, "label", l.req.Label, "attempt", l.attempts, "err", err)
@@ -358,6 +365,7 @@ func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 			return nil, stepRetry, l.newErr(nil, loadResponse{}, nil, err)
 		case se != nil && se.bodyCut:
 			l.ambiguous = true // until the abort settles it
+			l.bodyErr = se.bodyErr
 			return nil, stepAbortCut, l.newErr(nil, loadResponse{}, ErrOutcomeUnknown, err)
 		default:
 			// The request reached a server and the answer was lost (reset,

@@ -54,6 +54,9 @@ type sendError struct {
 	// refuses a short one; its scanner ends only there), so the txn this
 	// request may have begun can never hold its rows.
 	bodyCut bool
+	// bodyErr is set when reading our own body failed (a corrupt compressed
+	// file, a read error): a resend would fail the same way.
+	bodyErr error
 }
 
 func (e *sendError) Error() string { return e.err.Error() }
@@ -125,7 +128,8 @@ func (c *Client) sendOnce(ctx context.Context, req request, target *url.URL) (*h
 		cont: c.cfg.ExpectContinueTimeout, idle: c.cfg.IdleTimeout, wait: wait})
 	defer w.stop()
 	var written atomic.Bool
-	var conn net.Conn // the hop's connection, to tell what answered when it fails
+	var conn net.Conn    // the hop's connection, to tell what answered when it fails
+	var bp *bodyProgress // the request body, to tell its own read errors from the network's
 	trace := &httptrace.ClientTrace{
 		GotConn: func(i httptrace.GotConnInfo) {
 			conn = i.Conn
@@ -150,8 +154,13 @@ func (c *Client) sendOnce(ctx context.Context, req request, target *url.URL) (*h
 		if why, ok := notHTTP(baseOf(target), conn, err); ok {
 			return &sendError{err: fmt.Errorf("%s %s: %w", req.method, redactURL(target), why), fatal: true, base: baseOf(target)}
 		}
+		var bodyErr error
+		if bp != nil {
+			bodyErr = bp.err
+		}
 		return &sendError{err: w.describe(hctx, req.method, err, req.mutates, written.Load()),
-			written: written.Load(), base: baseOf(target), bodyCut: written.Load() && n != 0 && w.phase.Load() < phaseWait}
+			written: written.Load(), base: baseOf(target), bodyCut: written.Load() && n != 0 && w.phase.Load() < phaseWait,
+			bodyErr: bodyErr}
 	}
 	var body io.ReadCloser = http.NoBody
 	if n != 0 {
@@ -159,7 +168,8 @@ func (c *Client) sendOnce(ctx context.Context, req request, target *url.URL) (*h
 		if err != nil {
 			return nil, &sendError{err: fmt.Errorf("opening load body: %w", err), fatal: true}
 		}
-		body = &bodyProgress{progressReader{r, w}}
+		bp = &bodyProgress{progressReader: progressReader{r, w}}
+		body = bp
 	}
 	hr, err := http.NewRequestWithContext(httptrace.WithClientTrace(hctx, trace), req.method, target.String(), body)
 	if err != nil {
@@ -200,11 +210,20 @@ func (c *Client) sendOnce(ctx context.Context, req request, target *url.URL) (*h
 
 // bodyProgress is the request body: its first read means the server took
 // the body (100 Continue, or the wait ran out) and sending began.
-type bodyProgress struct{ progressReader }
+// bodyProgress is a request body: it marks the send phase and keeps the
+// error of reading the body itself, which no server caused.
+type bodyProgress struct {
+	progressReader
+	err error
+}
 
 func (b *bodyProgress) Read(p []byte) (int, error) {
 	b.w.enter(phaseSend)
-	return b.progressReader.Read(p)
+	n, err := b.progressReader.Read(p)
+	if err != nil && err != io.EOF {
+		b.err = err
+	}
+	return n, err
 }
 
 func isRedirect(code int) bool {
