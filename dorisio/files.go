@@ -51,7 +51,8 @@ func init() {
 // one range.
 //
 // Each range is one load with the identity of Row.ID, (path, size,
-// modification time, offset, length): a plain load under a label derived
+// modification time, offset, length), a local path being absolute with its
+// links resolved (a file reached through two links is one file): a plain load under a label derived
 // from Config.LabelPrefix, the table and that identity, visible as soon as
 // it returns. A retry, or a re-run with the same LabelPrefix after a crash,
 // finds the ranges already loaded (CommitResult.AlreadyCommitted) and loads
