@@ -156,7 +156,7 @@ func (c *Client) sendOnce(ctx context.Context, req request, target *url.URL) (*h
 		}
 		var bodyErr error
 		if bp != nil {
-			bodyErr = bp.err
+			bodyErr = bp.readErr()
 		}
 		return &sendError{err: w.describe(hctx, req.method, err, req.mutates, written.Load()),
 			written: written.Load(), base: baseOf(target), bodyCut: written.Load() && n != 0 && w.phase.Load() < phaseWait,
@@ -209,21 +209,29 @@ func (c *Client) sendOnce(ctx context.Context, req request, target *url.URL) (*h
 }
 
 // bodyProgress is the request body: its first read means the server took
-// the body (100 Continue, or the wait ran out) and sending began.
-// bodyProgress is a request body: it marks the send phase and keeps the
-// error of reading the body itself, which no server caused.
+// the body (100 Continue, or the wait ran out) and sending began. It keeps
+// the error of reading the body itself, which no server caused; atomic, as
+// the transport's writer may still be reading when RoundTrip returns.
 type bodyProgress struct {
 	progressReader
-	err error
+	err atomic.Pointer[error]
 }
 
 func (b *bodyProgress) Read(p []byte) (int, error) {
 	b.w.enter(phaseSend)
 	n, err := b.progressReader.Read(p)
 	if err != nil && err != io.EOF {
-		b.err = err
+		b.err.CompareAndSwap(nil, &err)
 	}
 	return n, err
+}
+
+// readErr is the first error reading the body met, or nil.
+func (b *bodyProgress) readErr() error {
+	if e := b.err.Load(); e != nil {
+		return *e
+	}
+	return nil
 }
 
 func isRedirect(code int) bool {
