@@ -28,6 +28,7 @@ import (
 //   - An empty label gets a generated UUID.
 //   - After begin, the other headers (table.NewSpec); a bad one aborts the
 //     txn and answers Fail with its TxnId.
+//   - A Respond fault answers its body before anything else is done.
 //   - Faults of the body phase: ResetMidBody; StallBody (reads up to half,
 //     pauses for Delay, then reads on: a client gone by then leaves a body
 //     cut short, which aborts the txn).
@@ -138,6 +139,9 @@ func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backen
 	}()
 	if s.faults.take(Proxy502, EndpointLoad, be.index, tbl, res.label) != nil {
 		writeProxy502(w)
+		return
+	}
+	if s.respond(w, EndpointLoad, be.index, tbl, res.label, "text/plain; charset=utf-8") {
 		return
 	}
 
@@ -300,7 +304,10 @@ func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backen
 	}
 
 	commitStart := s.clock.Now()
-	publishLater := !res.twoPC && s.faults.take(PublishTimeout, EndpointLoad, be.index, tbl, res.label) != nil
+	var publishLater *FaultHandle
+	if !res.twoPC {
+		publishLater = s.faults.take(PublishTimeout, EndpointLoad, be.index, tbl, res.label)
+	}
 	if err := s.txns.finishLoad(t, batch, body.n, res.twoPC, publishLater); err != nil {
 		fail(err.Error())
 		return
@@ -314,11 +321,23 @@ func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backen
 		return
 	}
 	res.status, res.message = "Success", "OK"
-	if publishLater {
+	if publishLater != nil {
 		res.status = "Publish Timeout"
 		res.message = "[PUBLISH_TIMEOUT]TStatus: transaction commit successfully, BUT data will be visible later"
 	}
 	reply()
+}
+
+// LoadFailure renders the answer a BE gives to a stream load that failed
+// with message (§4): Status "Fail", the counters 0, pretty-printed with a
+// trailing newline like the BE's own. txnID is the txn the BE began and
+// rolled back (-1: none begun). For Respond faults, for example the
+// planner's refusal while a BE restarts:
+//
+//	doristest.LoadFailure("l1", 1042, "[ANALYSIS_ERROR]TStatus: errCode = 3, detailMessage = tablet 10123 alive replica num 0 < quorum replica num 1, alive backends: []")
+func LoadFailure(label string, txnID int64, message string) string {
+	res := &loadResult{txnID: txnID, label: label, status: "Fail", message: message}
+	return res.json()
 }
 
 // failBody aborts t after a body-phase failure and answers Fail.

@@ -115,14 +115,16 @@
 // real time by default, with a cleanup sweep every 30 s like the FE, or a
 // FakeClock (WithClock) whose every Advance runs the sweep. A 2PC commit or
 // a non-2PC load goes COMMITTED → VISIBLE at once; only a PublishTimeout
-// fault leaves a txn COMMITTED, until the next sweep.
+// fault leaves a txn COMMITTED: until the next sweep, or for its Delay.
 //
 // # Faults
 //
 // Server.Inject takes a declarative Fault (kind, endpoint, backend, table,
 // label prefix, count) and returns a FaultHandle with Hits, Wait and
 // Remove; see FaultKind for what each kind does, including the "applied,
-// but the reply was lost" LoseReply.
+// but the reply was lost" LoseReply, and Respond, which answers a request
+// with any body (LoadFailure renders a failed load's), so that a Doris
+// answer the server does not play needs no fault kind of its own.
 //
 // # Where doristest differs from real Doris
 //
@@ -138,7 +140,9 @@
 //     gz/lz4 frame/bz2 answer Fail with a `[NOT_IMPLEMENTED_ERROR]doristest ...`
 //     message. No `redirect-policy`, no cloud mode, no http_stream.
 //   - COMMITTED becomes VISIBLE immediately (no publish delay) unless a
-//     PublishTimeout fault is active; times in responses (LoadTimeMs, ...)
+//     PublishTimeout fault holds it; a held txn with a Delay is published
+//     when the server next looks at its database once Delay has passed,
+//     not by a publish daemon. Times in responses (LoadTimeMs, ...)
 //     are measured on the server clock: tiny, and 0 under a FakeClock
 //     unless it moves during the load.
 //   - label_num_threshold (count cap on retained labels) is not applied;

@@ -20,6 +20,9 @@ import (
 //   - They reproduce what a client meets in the field (§2 intermediaries,
 //     §4 Publish Timeout, §1.2 redirect and 100-continue troubles, §10.3),
 //     as listed in the §11 fault line.
+//   - Respond answers a request with any given body, so a Doris answer the
+//     server does not play (the quorum refusal, -238, a new text) needs no
+//     fault kind of its own.
 
 // FaultKind says what a fault does.
 type FaultKind int
@@ -44,8 +47,13 @@ const (
 	// connection is closed without a reply: "applied, but the reply was lost".
 	// A request that fails (nothing applied) is answered and not counted.
 	LoseReply
-	// PublishTimeout: a non-2PC load is committed but answers Status
-	// "Publish Timeout" (§4); the txn stays COMMITTED until the next sweep.
+	// PublishTimeout: the txn of a non-2PC load (EndpointLoad) or of a 2PC
+	// commit (Endpoint2PC) is committed but not published: it stays
+	// COMMITTED, its rows invisible, for Delay (zero: until the next
+	// sweep), then becomes VISIBLE at the first get_load_state, 2PC call,
+	// load, row read or sweep after that. A plain load answers Status
+	// "Publish Timeout" (§4); a 2PC commit answers its usual success, as
+	// Doris' commit does not wait for publish (§1.4).
 	PublishTimeout
 	// BackendDown: the BE resets every matching connection at once,
 	// before reading anything.
@@ -66,11 +74,19 @@ const (
 	// short, and the txn is aborted (`[NETWORK_ERROR]receive body don't
 	// equal with body bytes`); a patient client's load succeeds.
 	StallBody
+	// Respond: the server answers Body, HTTP 200, instead of handling the
+	// request, and applies nothing. It answers where Doris answers the
+	// endpoint: on the BE for loads and 2PC calls (before reading the body,
+	// as Doris answers its header phase), on the FE for the others. A real
+	// BE begins a txn before some of the answers a test plays (a failed
+	// plan, -238) and rolls it back: to a client the label is free either
+	// way. Render a load's failure with LoadFailure.
+	Respond
 )
 
 func (k FaultKind) String() string {
 	names := []string{"", "ResetMidBody", "ResetAfterBody", "Proxy502", "SlowFE", "LoseReply",
-		"PublishTimeout", "BackendDown", "RedirectUnreachable", "Hang", "StallBody"}
+		"PublishTimeout", "BackendDown", "RedirectUnreachable", "Hang", "StallBody", "Respond"}
 	if k > 0 && int(k) < len(names) {
 		return names[k]
 	}
@@ -96,7 +112,8 @@ const (
 // Fault describes one injected fault. Zero values: Endpoint 0 = every
 // endpoint the Kind applies to; Backend 0 = every BE; Table "" and Label
 // "" = any; Label matches as a prefix; Count 0 = every match until Remove;
-// Delay (SlowFE and StallBody only) 0 = 2 s.
+// Delay (SlowFE and StallBody) 0 = 2 s, (PublishTimeout) 0 = until the
+// next sweep; Body (Respond only) "" = an empty body.
 type Fault struct {
 	Kind     FaultKind
 	Endpoint Endpoint
@@ -105,6 +122,7 @@ type Fault struct {
 	Label    string
 	Count    int
 	Delay    time.Duration
+	Body     string
 }
 
 // FaultHandle controls an injected fault. It is safe for concurrent use.
@@ -157,7 +175,7 @@ func (h *FaultHandle) Remove() {
 // Inject activates a fault and returns its handle. It panics on an unknown
 // Kind, an Endpoint the Kind does not apply to, or a negative Count.
 func (s *Server) Inject(f Fault) *FaultHandle {
-	if f.Kind < ResetMidBody || f.Kind > StallBody {
+	if f.Kind < ResetMidBody || f.Kind > Respond {
 		panic(fmt.Sprintf("doristest: Inject: unknown fault kind %d", int(f.Kind)))
 	}
 	if f.Count < 0 {
@@ -172,17 +190,21 @@ func (s *Server) Inject(f Fault) *FaultHandle {
 		Proxy502:            {EndpointLoad, Endpoint2PC, EndpointLoadState, EndpointQuery, EndpointSchema},
 		SlowFE:              {EndpointLoad, Endpoint2PC, EndpointLoadState, EndpointQuery, EndpointSchema},
 		LoseReply:           {EndpointLoad, Endpoint2PC},
-		PublishTimeout:      {EndpointLoad},
+		PublishTimeout:      {EndpointLoad, Endpoint2PC},
 		BackendDown:         {EndpointLoad, Endpoint2PC},
 		RedirectUnreachable: {EndpointLoad, Endpoint2PC},
 		Hang:                {EndpointLoad, Endpoint2PC, EndpointLoadState, EndpointQuery},
 		StallBody:           {EndpointLoad},
+		Respond:             {EndpointLoad, Endpoint2PC, EndpointLoadState, EndpointQuery, EndpointSchema},
 	}[f.Kind]
 	if f.Endpoint != 0 && !slices.Contains(applies, f.Endpoint) {
 		panic(fmt.Sprintf("doristest: Inject(%v): does not apply to endpoint %d", f.Kind, int(f.Endpoint)))
 	}
 	if (f.Kind == SlowFE || f.Kind == StallBody) && f.Delay == 0 {
 		f.Delay = 2 * time.Second
+	}
+	if f.Delay < 0 || (f.Body != "" && f.Kind != Respond) {
+		panic(fmt.Sprintf("doristest: Inject(%v): a negative Delay, or a Body on a kind other than Respond", f.Kind))
 	}
 	h := &FaultHandle{f: f, set: &s.faults, hit: make(chan struct{})}
 	s.faults.mu.Lock()
@@ -271,6 +293,17 @@ func hangUp(w http.ResponseWriter) {
 		_ = tc.SetLinger(0)
 	}
 	_ = conn.Close()
+}
+
+// respond answers the request with a Respond fault's body, if one matches
+// (backend as for take); contentType is the one Doris uses there.
+func (s *Server) respond(w http.ResponseWriter, ep Endpoint, backend int, tbl, label, contentType string) bool {
+	h := s.faults.take(Respond, ep, backend, tbl, label)
+	if h == nil {
+		return false
+	}
+	writeBody(w, http.StatusOK, contentType, h.f.Body)
+	return true
 }
 
 const proxy502Page = `<html>

@@ -56,12 +56,15 @@ func validGroupCommit(v string) bool {
 	return false
 }
 
-// feFaults applies Proxy502, Hang and SlowFE on an FE request; done is
-// true when the request was answered (or hung), slow is the SlowFE fault
-// that delayed it.
+// feFaults applies Proxy502, Hang, SlowFE, and Respond on the endpoints
+// only an FE answers, on an FE request; done is true when the request was
+// answered (or hung), slow is the SlowFE fault that delayed it.
 func (s *Server) feFaults(w http.ResponseWriter, r *http.Request, ep Endpoint, tbl, label string) (done bool, slow *FaultHandle) {
 	if s.faults.take(Proxy502, ep, 0, tbl, label) != nil {
 		writeProxy502(w)
+		return true, nil
+	}
+	if ep != EndpointLoad && ep != Endpoint2PC && s.respond(w, ep, 0, tbl, label, "application/json") {
 		return true, nil
 	}
 	if h := s.faults.take(Hang, ep, -1, tbl, label); h != nil {

@@ -102,6 +102,7 @@ func TestMisusePanics(t *testing.T) {
 		{"Rows of an unknown table", func() { s.Rows("demo", "x") }, "doristest: Rows: no table demo.x"},
 		{"a fault kind on the wrong endpoint", func() { s.Inject(Fault{Kind: PublishTimeout, Endpoint: EndpointQuery}) }, "doristest: Inject(PublishTimeout): does not apply to endpoint 4"},
 		{"zero backends", func() { NewServer(WithBackends(0)) }, "doristest: WithBackends(0): must be >= 1"},
+		{"a Body on a kind other than Respond", func() { s.Inject(Fault{Kind: Proxy502, Body: "x"}) }, "doristest: Inject(Proxy502): a negative Delay, or a Body on a kind other than Respond"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			defer func() {

@@ -15,7 +15,9 @@ import (
 //     INTERNAL_ERROR `convert txn_id [<v>] failed, reason=stoull`;
 //     `txn_operation` other than exactly `commit`/`abort` → INTERNAL_ERROR.
 //     Otherwise the txn is looked up (by txn_id when given, else by label)
-//     before the password is checked, and the outcome is the §5.2 row.
+//     before the password is checked, and the outcome is the §5.2 row. A
+//     commit under a PublishTimeout fault leaves the txn COMMITTED (§1.4:
+//     a commit does not wait for publish).
 //   - BE answers: HTTP 200, {"status","msg"} pretty-printed with a 4-space
 //     indent and no trailing newline; errors are
 //     `ANALYSIS_ERROR` / `TStatus: errCode = 2, detailMessage = <text>`.
@@ -55,6 +57,9 @@ func (s *Server) be2PC(w http.ResponseWriter, r *http.Request, be *backend, db s
 		writeProxy502(w)
 		return
 	}
+	if s.respond(w, Endpoint2PC, be.index, "", label, "application/json") {
+		return
+	}
 	reply := func(status, msg string) {
 		writeBody(w, 200, "application/json", twoPCBody(status, msg))
 	}
@@ -76,6 +81,9 @@ func (s *Server) be2PC(w http.ResponseWriter, r *http.Request, be *backend, db s
 		return
 	}
 	cred := basicAuth(r)
+	req.publishLater = func(t *txn) *FaultHandle {
+		return s.faults.take(PublishTimeout, Endpoint2PC, be.index, t.tbl.Schema().Name, t.label)
+	}
 	req.checkAuth = func() string {
 		if s.goodCredentials(cred) {
 			return ""

@@ -17,7 +17,10 @@ import (
 //     load → COMMITTED → VISIBLE; abort, failure or timeout → ABORTED.
 //   - Rows reach the table only on VISIBLE. COMMITTED becomes VISIBLE at
 //     once (in the same critical section), except after a PublishTimeout
-//     fault: then the txn stays COMMITTED until the next sweep.
+//     fault: then the txn stays COMMITTED until the next sweep, or, with a
+//     Delay, until the first look at its database (begin, 2PC,
+//     get_load_state, rows, SHOW TRANSACTION) or sweep once Delay has
+//     passed.
 //   - Labels are unique per database over non-ABORTED txns (§5.4); begin
 //     checks, in order: database, table, timeout range, label format,
 //     label use, running-txn quota (§4, §8).
@@ -58,6 +61,9 @@ type txn struct {
 	batch   *table.Batch // rows waiting for VISIBLE
 	timeout time.Duration
 	errMsg  string
+	// publishAt: a COMMITTED txn held by a PublishTimeout fault with a
+	// Delay becomes VISIBLE once the clock reaches it (zero: at the sweep).
+	publishAt time.Time
 
 	prepareTime, precommitTime, commitTime, publishTime, finishTime time.Time
 }
@@ -70,6 +76,7 @@ type database struct {
 	labels  map[string][]*txn // ascending txn id
 	running int               // PREPARE + PRECOMMITTED + COMMITTED
 	peak    int               // the most running at once
+	held    []*txn            // COMMITTED with a publishAt
 }
 
 // txnMgr owns all databases, tables and txns of one server.
@@ -111,9 +118,39 @@ func (m *txnMgr) table(dbName, tbl string) *table.Table {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if db := m.dbs[dbName]; db != nil {
+		m.publishDue(db)
 		return db.tables[tbl]
 	}
 	return nil
+}
+
+// hold leaves t COMMITTED under the PublishTimeout fault h: until the sweep,
+// or until h's Delay has passed (publishDue).
+func (m *txnMgr) hold(t *txn, h *FaultHandle) {
+	if d := h.f.Delay; d > 0 {
+		t.publishAt = m.clock.Now().Add(d)
+		t.db.held = append(t.db.held, t)
+	}
+}
+
+// publishDue publishes db's held txns whose Delay has passed.
+func (m *txnMgr) publishDue(db *database) {
+	if len(db.held) == 0 {
+		return
+	}
+	now := m.clock.Now()
+	kept := db.held[:0]
+	for _, t := range db.held {
+		switch {
+		case t.state != stateCommitted:
+		case now.Before(t.publishAt):
+			kept = append(kept, t)
+		default:
+			m.setState(t, stateVisible)
+		}
+	}
+	clear(db.held[len(kept):])
+	db.held = kept
 }
 
 // setState moves t to state, keeping the running count and timestamps.
@@ -157,6 +194,7 @@ func (m *txnMgr) begin(dbName, tbl, label string, timeout time.Duration) (*txn, 
 	if db == nil {
 		return nil, &beginError{status: "Fail", message: feNotFoundErr + "unknown database, database=" + dbName}
 	}
+	m.publishDue(db)
 	tb := db.tables[tbl]
 	if tb == nil {
 		return nil, &beginError{status: "Fail", message: feNotFoundErr + "table not found, tableName=" + tbl}
@@ -194,10 +232,11 @@ func (m *txnMgr) begin(dbName, tbl, label string, timeout time.Duration) (*txn, 
 }
 
 // finishLoad ends the body phase of a load whose rows are in b: 2PC →
-// PRECOMMITTED; otherwise COMMITTED and, unless publishLater, VISIBLE.
-// It fails when the txn left PREPARE meanwhile (aborted by a user or a
-// timeout), with the Message text of the failed load.
-func (m *txnMgr) finishLoad(t *txn, b *table.Batch, loadBytes int64, twoPC, publishLater bool) error {
+// PRECOMMITTED; otherwise COMMITTED and, unless the PublishTimeout fault
+// publishLater holds it, VISIBLE. It fails when the txn left PREPARE
+// meanwhile (aborted by a user or a timeout), with the Message text of the
+// failed load.
+func (m *txnMgr) finishLoad(t *txn, b *table.Batch, loadBytes int64, twoPC bool, publishLater *FaultHandle) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if t.state != statePrepare {
@@ -209,8 +248,10 @@ func (m *txnMgr) finishLoad(t *txn, b *table.Batch, loadBytes int64, twoPC, publ
 		return nil
 	}
 	m.setState(t, stateCommitted)
-	if !publishLater {
+	if publishLater == nil {
 		m.setState(t, stateVisible)
+	} else {
+		m.hold(t, publishLater)
 	}
 	return nil
 }
@@ -233,6 +274,9 @@ type twoPCRequest struct {
 	label     string
 	op        string        // "commit" or "abort"
 	checkAuth func() string // "" when the credentials are good, else the FE message
+	// publishLater returns the PublishTimeout fault that holds a commit of
+	// t COMMITTED, or nil (nil func: none).
+	publishLater func(t *txn) *FaultHandle
 }
 
 // twoPC runs a 2PC commit or abort and returns the success msg or the FE
@@ -245,6 +289,7 @@ func (m *txnMgr) twoPC(r twoPCRequest) (ok string, errText string, t *txn) {
 	if db == nil {
 		return "", "unknown database, database=" + r.db, nil
 	}
+	m.publishDue(db)
 	if r.hasID {
 		t = db.txns[r.id]
 		if t == nil {
@@ -283,7 +328,11 @@ func (m *txnMgr) twoPC(r twoPCRequest) (ok string, errText string, t *txn) {
 			return "", fmt.Sprintf("transaction [%d] is already aborted. abort reason: %s", id, t.reason), t
 		}
 		m.setState(t, stateCommitted)
-		m.setState(t, stateVisible)
+		if h := r.heldBy(t); h != nil {
+			m.hold(t, h)
+		} else {
+			m.setState(t, stateVisible)
+		}
 	case "abort":
 		switch t.state {
 		case stateCommitted, stateVisible:
@@ -306,6 +355,14 @@ func (m *txnMgr) twoPC(r twoPCRequest) (ok string, errText string, t *txn) {
 	return msg + r.op + " successfully.", "", t
 }
 
+// heldBy is the PublishTimeout fault that holds a commit of t, or nil.
+func (r twoPCRequest) heldBy(t *txn) *FaultHandle {
+	if r.publishLater == nil {
+		return nil
+	}
+	return r.publishLater(t)
+}
+
 // loadState is get_load_state (§1.5): the state of the newest txn with the
 // label, UNKNOWN if none; ok false for an unknown database.
 func (m *txnMgr) loadState(dbName, label string) (state string, ok bool) {
@@ -315,6 +372,7 @@ func (m *txnMgr) loadState(dbName, label string) (state string, ok bool) {
 	if db == nil {
 		return "", false
 	}
+	m.publishDue(db)
 	ts := db.labels[label]
 	if len(ts) == 0 {
 		return "UNKNOWN", true
@@ -363,7 +421,9 @@ func (m *txnMgr) sweep() {
 					m.setState(t, stateAborted)
 				}
 			case stateCommitted:
-				m.setState(t, stateVisible)
+				if !now.Before(t.publishAt) {
+					m.setState(t, stateVisible)
+				}
 			case stateVisible, stateAborted:
 				if !now.Before(t.finishTime.Add(m.cfg.labelRetention)) {
 					m.forget(t)
@@ -450,6 +510,7 @@ func (m *txnMgr) txns(dbName string, keep func(*txn) bool) (rows []txnRow, ok bo
 	if db == nil {
 		return nil, false
 	}
+	m.publishDue(db)
 	for _, t := range db.txns {
 		if keep == nil || keep(t) {
 			rows = append(rows, snapshot(t))
