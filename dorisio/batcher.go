@@ -19,6 +19,9 @@ import (
 type loader interface {
 	Load(ctx context.Context, req streamload.LoadRequest) (*streamload.LoadResult, error)
 	Abort(ctx context.Context, db string, txnID int64, label string) error
+	// Backoff paces the batcher's own waits (the transaction quota) as
+	// the client paces its retries.
+	Backoff() streamload.Backoff
 }
 
 // batcher groups one bundle's encoded rows by table into loads and uploads

@@ -30,6 +30,8 @@ type fakeLoad struct {
 	fromFile        bool
 }
 
+func (f *fakeLoader) Backoff() streamload.Backoff { return streamload.Backoff{} }
+
 func (f *fakeLoader) Load(_ context.Context, req streamload.LoadRequest) (*streamload.LoadResult, error) {
 	r, err := req.Body.Open()
 	if err != nil {

@@ -3,7 +3,6 @@ package dorisio
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"time"
 
@@ -81,6 +80,7 @@ func (b *batcher) load(j *loadJob) (*streamload.LoadResult, error) {
 		req.Compressed, req.Compression = j.compressed, "" // already compressed: sent as it is
 	}
 	var waitedSince time.Time
+	pace := b.ld.Backoff()
 	for wait := 1; ; wait++ {
 		res, err := b.ld.Load(b.ctx, req)
 		var e *streamload.Error
@@ -96,13 +96,13 @@ func (b *batcher) load(j *loadJob) (*streamload.LoadResult, error) {
 			return nil, b.quotaErr(j, e, own, 0)
 		}
 		if waitedSince.IsZero() {
-			waitedSince = time.Now()
+			waitedSince = pace.Now()
 		}
 		limit := b.quotaWait()
-		if time.Since(waitedSince) >= limit {
+		if pace.Now().Sub(waitedSince) >= limit {
 			return nil, b.quotaErr(j, e, own, limit)
 		}
-		if err := b.sleepOnQuota(j, wait); err != nil {
+		if err := b.sleepOnQuota(pace, j, wait); err != nil {
 			return nil, fmt.Errorf("dorisio.Write: cancelled while waiting for Doris' transaction quota to load %d rows into %s.%s (label %s): %w (after: %w)",
 				j.rows, b.db, j.table, j.label, err, e)
 		}
@@ -121,36 +121,16 @@ func (b *batcher) quotaWait() time.Duration {
 	return d
 }
 
-// sleepOnQuota backs off before resending a load refused for the quota:
-// InitialBackoff doubling up to MaxBackoff, with equal jitter so that many
-// bundles do not retry in step. It returns the bundle ctx's error if the
+// sleepOnQuota backs off before resending a load refused for the quota,
+// on the client's pacing (streamload.Backoff: jittered, so that many
+// bundles do not retry in step). It returns the bundle ctx's error if the
 // bundle ends meanwhile.
-func (b *batcher) sleepOnQuota(j *loadJob, wait int) error {
-	lo, hi := b.opts.Retry.InitialBackoff, b.opts.Retry.MaxBackoff
-	if lo <= 0 {
-		lo = 500 * time.Millisecond
-	}
-	if hi <= 0 {
-		hi = 30 * time.Second
-	}
-	d := lo
-	for i := 1; i < wait && d < hi; i++ {
-		d *= 2
-	}
-	d = min(d, hi)
-	d = d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+func (b *batcher) sleepOnQuota(pace streamload.Backoff, j *loadJob, wait int) error {
 	if j.twoPhase {
 		b.waiting.Add(1)
 		defer b.waiting.Add(-1)
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-b.ctx.Done():
-		return b.ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return pace.Sleep(b.ctx, wait)
 }
 
 // quotaErr is the error of a load the quota kept out: waited is how long it

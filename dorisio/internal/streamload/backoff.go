@@ -8,18 +8,45 @@ import (
 	"time"
 )
 
-// backoff returns the wait before attempt number next (2 = first retry):
-// InitialBackoff doubled per retry, capped at MaxBackoff, with "equal
-// jitter" (uniform in [d/2, d]) so that many writers do not retry in step.
-func (c *Client) backoff(next int) time.Duration {
-	p := c.cfg.Retry
-	d := p.InitialBackoff
-	for i := 2; i < next && d < p.MaxBackoff; i++ {
+// Backoff is the one pacing of waits between attempts: every retry of the
+// client and of its callers (Write's wait on the transaction quota) goes
+// through it. The wait before retry n is InitialBackoff doubled n-1 times,
+// capped at MaxBackoff, with "equal jitter" (uniform in [d/2, d]) so that
+// many writers do not retry in step. It sleeps on the client's Sleeper and
+// measures deadlines on its Clock, so a test that injects both runs every
+// wait at once, and deterministically.
+//
+// The zero Backoff waits with the defaults (500ms doubling to 30s) on the
+// real clock. A Backoff is safe for concurrent use.
+type Backoff struct {
+	initial, max time.Duration
+	clock        Clock
+	sleeper      Sleeper
+}
+
+// NewBackoff paces waits by p's InitialBackoff and MaxBackoff (zero: the
+// defaults) on clock and sleeper (nil: the real ones).
+func NewBackoff(p RetryPolicy, clock Clock, sleeper Sleeper) Backoff {
+	return Backoff{initial: p.InitialBackoff, max: p.MaxBackoff, clock: clock, sleeper: sleeper}
+}
+
+// Backoff is the client's pacing, for callers that retry around it.
+func (c *Client) Backoff() Backoff { return c.pace }
+
+// Delay is the wait before retry n (1: the first retry).
+func (b Backoff) Delay(n int) time.Duration {
+	lo, hi := b.initial, b.max
+	if lo <= 0 {
+		lo = defaultInitialBackoff
+	}
+	if hi <= 0 {
+		hi = max(defaultMaxBackoff, lo)
+	}
+	d := lo
+	for i := 1; i < n && d < hi; i++ {
 		d *= 2
 	}
-	if d > p.MaxBackoff {
-		d = p.MaxBackoff
-	}
+	d = min(d, hi)
 	half := d / 2
 	if half <= 0 {
 		return d
@@ -27,9 +54,35 @@ func (c *Client) backoff(next int) time.Duration {
 	return half + time.Duration(rand.Int64N(int64(half)+1))
 }
 
-// wait sleeps before attempt number next; it returns ctx.Err() when ctx ends.
-func (c *Client) wait(ctx context.Context, next int) error {
-	return c.cfg.Sleeper.Sleep(ctx, c.backoff(next))
+// Now is the time on the clock that deadlines of waits are measured on.
+func (b Backoff) Now() time.Time {
+	if b.clock == nil {
+		return time.Now()
+	}
+	return b.clock.Now()
+}
+
+// Sleep waits before retry n; it returns ctx.Err() when ctx ends first.
+func (b Backoff) Sleep(ctx context.Context, n int) error {
+	return b.sleep(ctx, b.Delay(n))
+}
+
+// SleepWithin waits before retry n of a wait bounded by deadline, never
+// past it. It reports false, without sleeping, once the deadline has
+// passed: the caller gives up.
+func (b Backoff) SleepWithin(ctx context.Context, n int, deadline time.Time) (bool, error) {
+	left := deadline.Sub(b.Now())
+	if left <= 0 {
+		return false, nil
+	}
+	return true, b.sleep(ctx, min(b.Delay(n), left))
+}
+
+func (b Backoff) sleep(ctx context.Context, d time.Duration) error {
+	if b.sleeper == nil {
+		return realSleeper{}.Sleep(ctx, d)
+	}
+	return b.sleeper.Sleep(ctx, d)
 }
 
 // retry calls once (attempt numbers from 1) up to Retry.MaxAttempts times,
@@ -42,7 +95,7 @@ func retry[T any](ctx context.Context, c *Client, what string, attrs []any, once
 	max := c.cfg.Retry.MaxAttempts
 	for attempt := 1; attempt <= max; attempt++ {
 		if attempt > 1 {
-			if err := c.wait(ctx, attempt); err != nil {
+			if err := c.pace.Sleep(ctx, attempt-1); err != nil {
 				return zero, fmt.Errorf("%w (while retrying after: %w)", err, last)
 			}
 		}

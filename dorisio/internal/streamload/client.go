@@ -14,6 +14,7 @@ type Client struct {
 	hc      *http.Client
 	eps     endpointPicker
 	secrets redactor // removes the password's forms from quoted text
+	pace    Backoff  // every wait between attempts
 }
 
 // New validates cfg and returns a Client. It fails when no FE is given, a
@@ -23,7 +24,7 @@ func New(cfg Config) (*Client, error) {
 	if err := cfg.normalize(); err != nil {
 		return nil, fmt.Errorf("streamload.New: %w", err)
 	}
-	c := &Client{cfg: cfg}
+	c := &Client{cfg: cfg, pace: NewBackoff(cfg.Retry, cfg.Clock, cfg.Sleeper)}
 	rt := cfg.Transport
 	if rt == nil {
 		rt = &http.Transport{

@@ -247,7 +247,7 @@ func (l *loadCall) run(ctx context.Context) (*LoadResult, error) {
 			return nil, givingUp(l.attempts, l.last)
 		}
 		if next == stepRetry && l.attempts > 0 {
-			if err := c.wait(ctx, l.attempts+1); err != nil {
+			if err := c.pace.Sleep(ctx, l.attempts); err != nil {
 				return nil, l.ctxErr(err)
 			}
 		}

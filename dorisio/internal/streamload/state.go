@@ -88,7 +88,7 @@ func (c *Client) settleLabel(ctx context.Context, db, label string) (string, err
 		if !c.cfg.Clock.Now().Before(deadline) {
 			return StatePrepare, fmt.Errorf("label still PREPARE after polling for %v (RetryPolicy.LabelPollTimeout)", c.cfg.Retry.StatePollTimeout)
 		}
-		if err := c.wait(ctx, poll+1); err != nil {
+		if err := c.pace.Sleep(ctx, poll); err != nil {
 			return "", err
 		}
 	}

@@ -252,7 +252,7 @@ func (c *Client) twoPC(ctx context.Context, op, db string, txnID int64, label st
 	attempts := c.cfg.Retry.MaxAttempts
 	for attempt := 1; attempt <= attempts; attempt++ {
 		if attempt > 1 {
-			if err := c.wait(ctx, attempt); err != nil {
+			if err := c.pace.Sleep(ctx, attempt-1); err != nil {
 				last.Cause = errors.Join(last.Cause, err)
 				if !last.parsed { // the last answer was lost: it may have been applied
 					last.Kind = ErrOutcomeUnknown
