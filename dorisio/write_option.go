@@ -108,6 +108,13 @@ type RetryPolicy struct {
 	// other load fails as outcome unknown (ErrOutcomeUnknown), naming the
 	// label and how to ask its state.
 	LabelPollTimeout time.Duration
+	// TabletWait is how long a load that Doris refuses for the state of a
+	// tablet keeps being resent, with the same label and the backoff above,
+	// instead of MaxAttempts times: too many versions (-235) until
+	// compaction merges them, too few alive replicas ("alive replica num 0
+	// < quorum replica num 1") while a BE restarts. Default 10m; past it the
+	// error says what to change (fewer, bigger loads; the BEs).
+	TabletWait time.Duration
 }
 
 // Defaults, chosen for Doris: it wants few large loads (too many small ones
@@ -479,7 +486,7 @@ func WithRetry(p RetryPolicy) WriteOption {
 			o.fail("WithRetry(%+v): negative value", p)
 			return
 		}
-		if p.QuotaWait < 0 || p.TwoPCTimeout < 0 || p.LabelPollTimeout < 0 {
+		if p.QuotaWait < 0 || p.TwoPCTimeout < 0 || p.LabelPollTimeout < 0 || p.TabletWait < 0 {
 			o.fail("WithRetry(%+v): negative value", p)
 			return
 		}

@@ -90,6 +90,12 @@ type RetryPolicy struct {
 	// (60s) and time for quick retries; a silent FE then fails a commit in
 	// 90 seconds, not MaxAttempts × the 60s answer wait.
 	TwoPCTimeout time.Duration
+	// TabletWait bounds, in time instead of attempts, the resending of a
+	// load that Doris refused for the state of a tablet that time repairs:
+	// too many versions (-235) until compaction merges them, too few alive
+	// replicas while a BE restarts. Default 10m: compaction and a BE
+	// restart take minutes, where MaxAttempts quick retries last seconds.
+	TabletWait time.Duration
 }
 
 // Clock tells the current time.
@@ -112,6 +118,7 @@ const (
 	defaultMaxBackoff     = 30 * time.Second
 	defaultStatePoll      = 5 * time.Minute
 	defaultTwoPCTimeout   = 90 * time.Second
+	defaultTabletWait     = 10 * time.Minute
 )
 
 type realClock struct{}
@@ -160,7 +167,8 @@ func (cfg *Config) normalize() error {
 	}
 	if cfg.ExpectContinueTimeout < 0 || cfg.RequestTimeout < 0 || cfg.ConnectTimeout < 0 ||
 		cfg.HeaderTimeout < 0 || cfg.IdleTimeout < 0 || cfg.Retry.InitialBackoff < 0 ||
-		cfg.Retry.MaxBackoff < 0 || cfg.Retry.StatePollTimeout < 0 || cfg.Retry.MaxAttempts < 0 || cfg.Retry.TwoPCTimeout < 0 {
+		cfg.Retry.MaxBackoff < 0 || cfg.Retry.StatePollTimeout < 0 || cfg.Retry.MaxAttempts < 0 || cfg.Retry.TwoPCTimeout < 0 ||
+		cfg.Retry.TabletWait < 0 {
 		return errors.New("durations and Retry.MaxAttempts must not be negative")
 	}
 	if cfg.ExpectContinueTimeout == 0 {
@@ -192,6 +200,9 @@ func (cfg *Config) normalize() error {
 	}
 	if cfg.Retry.TwoPCTimeout == 0 {
 		cfg.Retry.TwoPCTimeout = defaultTwoPCTimeout
+	}
+	if cfg.Retry.TabletWait == 0 {
+		cfg.Retry.TabletWait = defaultTabletWait
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

@@ -133,8 +133,12 @@ func CheckCompression(kind string) error {
 //     to wait, as only it knows how many of the running txns are its own.
 //     Loading again with the same label is safe.
 //   - "giving up after N attempts: ...": every attempt failed with a
-//     retryable answer (connection refused, -235...); the label is unused
-//     or ABORTED, so loading again with the same label is safe.
+//     retryable answer (connection refused, an FE not ready...); the label
+//     is unused or ABORTED, so loading again with the same label is safe.
+//     Answers about a tablet's state that time repairs (too many versions,
+//     -235; too few alive replicas while a BE restarts) are resent for
+//     Retry.TabletWait instead of MaxAttempts times, and end "giving up
+//     after N attempts over <TabletWait>: ..." with advice.
 //   - any other *Error: Doris refused the request (bad header, table,
 //     label); no txn remains.
 //
@@ -224,6 +228,12 @@ type loadCall struct {
 	// bodyErr: reading the body failed on our side; once its label is
 	// aborted the call fails with it instead of resending.
 	bodyErr error
+	// pace of the last answer resent; tabletSince is when the call's first
+	// tablet-paced answer came, tabletTries how many attempts got one:
+	// those are bounded by Retry.TabletWait, not by Retry.MaxAttempts.
+	pace        pace
+	tabletSince time.Time
+	tabletTries int
 }
 
 // step is what run does after one attempt.
@@ -243,10 +253,23 @@ func (l *loadCall) run(ctx context.Context) (*LoadResult, error) {
 	learns := 0 // resends made only to learn an adopted txn id; bounded too
 	next := stepNow
 	for {
-		if next != stepNow && l.attempts >= max+learns {
+		tablet := next == stepRetry && l.pace == paceTablet
+		if next != stepNow && !tablet && l.attempts-l.tabletTries >= max+learns {
 			return nil, givingUp(l.attempts, l.last)
 		}
-		if next == stepRetry && l.attempts > 0 {
+		switch {
+		case tablet:
+			// Doris refused it for a tablet's state that time repairs:
+			// resend for as long as TabletWait, not MaxAttempts times.
+			wait := c.cfg.Retry.TabletWait
+			ok, err := c.pace.SleepWithin(ctx, l.attempts, l.tabletSince.Add(wait))
+			if err != nil {
+				return nil, l.ctxErr(err)
+			}
+			if !ok {
+				return nil, fmt.Errorf("giving up after %d attempts over %v (RetryPolicy.TabletWait): %w", l.attempts, wait, l.last)
+			}
+		case next == stepRetry && l.attempts > 0:
 			if err := c.pace.Sleep(ctx, l.attempts); err != nil {
 				return nil, l.ctxErr(err)
 			}
@@ -263,6 +286,12 @@ func (l *loadCall) run(ctx context.Context) (*LoadResult, error) {
 			return res, err
 		}
 		l.last, next = err, st
+		if st == stepRetry && l.pace == paceTablet {
+			l.tabletTries++
+			if l.tabletSince.IsZero() {
+				l.tabletSince = c.pace.Now()
+			}
+		}
 		if st == stepRetry {
 			c.cfg.Logger.Warn("streamload: load attempt failed, retrying with the same label",
 				"db", l.req.DB, "table", l.req.Table, "label", l.req.Label, "attempt", l.attempts, "err", err)
@@ -336,6 +365,7 @@ func (l *loadCall) run(ctx context.Context) (*LoadResult, error) {
 // or an error with the next step (stepRetry/stepSettle).
 func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 	c := l.c
+	l.pace = paceAttempts
 	base, err := c.eps.loadBase(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -382,14 +412,23 @@ func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 	case actLabelExists:
 		return l.labelExists(ctx, resp, r)
 	case actRetry:
-		return nil, stepRetry, l.newErr(resp, r, nil, errors.New(v.reason))
+		e := l.newErr(resp, r, nil, errors.New(v.reason))
+		if v.next != nil {
+			e.next = v.next(l.req)
+		}
+		l.pace = v.pace
+		return nil, stepRetry, e
 	case actResolve:
 		l.ambiguous = true
 		return nil, stepSettle, l.newErr(resp, r, ErrOutcomeUnknown, errors.New(v.reason))
 	}
 	e := l.newErr(resp, r, v.kind, errors.New(v.reason))
-	switch f := refusalFor(r.Message); {
-	case v.kind == ErrDataQuality:
+	e.next = "fix the request (headers, database, table, label) and load again; no txn remains"
+	if v.next != nil {
+		e.next = v.next(l.req)
+	}
+	switch v.kind {
+	case ErrDataQuality:
 		e.ErrorLog = c.fetchErrorLog(ctx, r.ErrorURL)
 		if len(e.ErrorLog) == 0 {
 			// The BE's log is often unreachable from workers (§7): point at it.
@@ -398,19 +437,8 @@ func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 				e.ErrorLog = []string{c.redact(r.FirstErrorMsg)}
 			}
 		}
-		e.next = "fix the rejected rows (see the error log) or raise max_filter_ratio; no txn remains"
-		if strings.Contains(r.Message, "all partitions have no load data") {
-			e.next = "no row reached the table (every row was filtered, or the body was empty): fix the rows or the where header; no txn remains"
-		}
-	case v.kind == ErrAuth:
-		e.next = "check Config.User, Config.Password and the LOAD privilege on " + l.req.DB + "." + l.req.Table
-	case v.kind == ErrTxnQuota:
+	case ErrTxnQuota:
 		e.Quota = parseTxnQuota(r.Message)
-		e.next = "load again with the same label once other transactions of the database have ended, or raise max_running_txn_num_per_db; nothing was begun"
-	case f != nil:
-		e.next = f.next
-	default:
-		e.next = "fix the request (headers, database, table, label) and load again; no txn remains"
 	}
 	return nil, stepDone, e
 }

@@ -88,11 +88,27 @@ const (
 	actFatal                     // fatal
 )
 
+// pace is how the client resends an answer it retries.
+type pace int
+
+const (
+	paceAttempts pace = iota // up to Retry.MaxAttempts attempts, backing off
+	paceTablet               // for as long as Retry.TabletWait: a tablet's state that time repairs
+)
+
+// nextStep renders the user's next step for the load an answer ended.
+type nextStep func(req LoadRequest) string
+
+// always is a next step that does not depend on the load.
+func always(s string) nextStep { return func(LoadRequest) string { return s } }
+
 // verdict is the classification of one load answer.
 type verdict struct {
 	act    action
-	kind   error  // sentinel for fatal answers
-	reason string // one line, for logs and errors
+	kind   error    // sentinel for fatal answers
+	pace   pace     // for actRetry
+	reason string   // one line, for logs and errors
+	next   nextStep // when the call ends with this answer; nil: the caller's own
 }
 
 // respShape is what kind of body came back.
@@ -171,80 +187,166 @@ func classifyLoad(httpStatus int, twoPhase bool, r loadResponse) verdict {
 	case httpStatus != http.StatusOK && v.act != actFatal && !(r.shape == shapeFEEntity && r.feCode == int64(httpStatus)):
 		// resolve by label state: Doris answers loads with 200 (§1.3), except
 		// its own 503 "not ready" envelope; anything else is an intermediary.
-		return verdict{actResolve, nil, fmt.Sprintf("HTTP %d is not a Doris load answer", httpStatus)}
+		return verdict{act: actResolve, reason: fmt.Sprintf("HTTP %d is not a Doris load answer", httpStatus)}
 	case v.act == actSuccess && twoPhase && r.TxnID <= 0:
 		// resolve by label state: a precommitted load always has a txn id (§4).
-		return verdict{actResolve, nil, "two-phase load answered Success without a TxnId"}
+		return verdict{act: actResolve, reason: "two-phase load answered Success without a TxnId"}
 	}
 	return v
 }
 
-// classifyLoadBody decides on the body alone. One switch, one line of
-// reason per case; order matters (specific fragments first).
+// classifyLoadBody decides on the body alone: the FE's envelopes by their
+// own readings, a BE's answer by the first row of loadAnswers it matches.
 func classifyLoadBody(r loadResponse) verdict {
 	switch r.shape {
 	case shapeNotDoris:
 		// resolve by label state: something other than Doris answered (§2, proxy/HTML/empty).
-		return verdict{actResolve, nil, "the answer is not a Doris stream load JSON"}
+		return verdict{act: actResolve, reason: "the answer is not a Doris stream load JSON"}
 	case shapeFEEntity:
 		return classifyFEEntity(r.feCode, r.feMsg+" "+r.feData)
 	case shapeFEResult:
 		return classifyFEResult(r.feMsg)
 	}
-	msg := r.Message
-	switch {
-	case r.Status == statusSuccess:
-		// success: non-2PC VISIBLE, 2PC PRECOMMITTED (§4).
-		return verdict{actSuccess, nil, "Success"}
-	case r.Status == statusPublishTimeout:
-		// success: committed, visible later; the label is not reusable (§4).
-		return verdict{actSuccess, nil, "Publish Timeout: committed, visible later"}
-	case r.Status == statusLabelExists:
-		// decided by the caller: ours after an ambiguous send, else someone else's (§5.4).
-		return verdict{actLabelExists, ErrLabelExists, "label used by a non-aborted txn"}
-	case r.Status != statusFail:
-		// resolve by label state: a Status this client does not know says nothing certain.
-		return verdict{actResolve, nil, "unknown Status " + strconv.Quote(r.Status)}
-	case isDataQuality(r):
-		// fatal: rows rejected; the same rows fail again (§4; old BEs: see isDataQuality).
-		return verdict{actFatal, ErrDataQuality, "rows rejected by data quality checks"}
-	case containsAny(msg, "NOT_AUTHORIZED", "no valid Basic authorization", "Access denied"):
-		// fatal: credentials or privileges (§2).
-		return verdict{actFatal, ErrAuth, "credentials or privileges refused"}
-	case reTxnQuota.MatchString(msg):
-		// fatal for this call, retry same label later: txn quota, begin refused,
-		// label free (§4, §10.5). The caller owns the wait: only it knows how
-		// many of the running txns are its own (Error.Quota).
-		return verdict{actFatal, ErrTxnQuota, "the transaction quota is reached"}
-	case containsAny(msg, "E-235", "err=-235", "version count", "too many versions"):
-		// retry same label: too many tablet versions, load rolled back (§4, §10.6).
-		return verdict{actRetry, nil, "too many tablet versions (-235): loads too frequent"}
-	case containsAny(msg, "Have not get FE Master heartbeat", "E-240"):
-		// retry same label: BE not yet connected to the master FE, no txn begun (§4).
-		return verdict{actRetry, nil, "BE has no FE master heartbeat yet"}
-	case containsAny(msg, "receive body don't equal with body bytes"):
-		// retry same label: body cut short, the BE rolled the txn back (§1.3).
-		return verdict{actRetry, nil, "body cut short in transit"}
-	case containsAny(msg, dorisTimeouts...):
-		// resolve by label state: an FE lock or RPC timed out after begin (planning, precommit,
-		// commit); the BE rolls the txn back, so ABORTED/UNKNOWN then resends the same label.
-		return verdict{actResolve, nil, "a timeout inside Doris (FE lock or RPC) that may leave a txn"}
-	case refusalFor(msg) != nil:
-		// fatal: a final refusal with a known cause (finalRefusals); resending cannot change it.
-		return verdict{actFatal, nil, refusalFor(msg).reason}
-	case containsAny(msg, "Label format error", "Invalid timeout", "INVALID_ARGUMENT", "NOT_FOUND",
-		"unknown data format", "ANALYSIS_ERROR", "Invalid "):
-		// fatal: bad label, header, database or table; resending the same request fails again (§3, §4).
-		return verdict{actFatal, nil, "request refused by Doris"}
-	case containsAny(msg, "NETWORK_ERROR", "THRIFT_RPC_ERROR", "RPC", "rpc", "Thrift", "timed out",
-		"timeout", "TIMEOUT", "Connection refused", "connection", "Couldn't open transport",
-		"SERVICE_UNAVAILABLE", "FE address is not available", "NOT_MASTER"):
-		// resolve by label state: may be the BE→FE commit RPC failing after the FE committed (§4 caveat).
-		return verdict{actResolve, nil, "network/RPC failure that may hide a commit"}
-	default:
-		// resolve by label state: an unrecognised Fail is confirmed rolled back before resending (§4 caveat).
-		return verdict{actResolve, nil, "unrecognised Fail message"}
+	for _, a := range loadAnswers {
+		if a.match(r) {
+			return a.verdict
+		}
 	}
+	// resolve by label state: an unrecognised Fail is confirmed rolled back before resending (§4 caveat).
+	return verdict{act: actResolve, reason: "unrecognised Fail message"}
+}
+
+// loadAnswer is one row of the table of stream load answers: the answers it
+// matches (Doris' words), and what the client does with them.
+type loadAnswer struct {
+	match func(r loadResponse) bool
+	verdict
+}
+
+// statusIs matches an answer's Status.
+func statusIs(status string) func(loadResponse) bool {
+	return func(r loadResponse) bool { return r.Status == status }
+}
+
+// failSays matches a Fail whose Message holds any of frags.
+func failSays(frags ...string) func(loadResponse) bool {
+	return func(r loadResponse) bool { return r.Status == statusFail && containsAny(r.Message, frags...) }
+}
+
+// loadAnswers is every BE stream load answer the client tells apart, in the
+// order they are tried (specific words first: FE texts arrive wrapped as
+// [ANALYSIS_ERROR] or [INTERNAL_ERROR], so they precede the generic
+// refusals). Each row: Doris' words → action (retry the same label, resolve
+// by label state, fatal), kind, pace, reason, next step. Texts are from BE
+// stream_load.cpp and the FE's transaction and planning code, 2.0 to
+// master; docs/protocol.md §4 quotes them.
+var loadAnswers = []loadAnswer{
+	// success: non-2PC VISIBLE, 2PC PRECOMMITTED (§4).
+	{statusIs(statusSuccess), verdict{act: actSuccess, reason: "Success"}},
+	// success: committed, visible later; the label is not reusable (§4).
+	{statusIs(statusPublishTimeout), verdict{act: actSuccess, reason: "Publish Timeout: committed, visible later"}},
+	// decided by the caller: ours after an ambiguous send, else someone else's (§5.4).
+	{statusIs(statusLabelExists), verdict{act: actLabelExists, kind: ErrLabelExists, reason: "label used by a non-aborted txn"}},
+	// resolve by label state: a Status this client does not know says nothing certain.
+	{func(r loadResponse) bool { return r.Status != statusFail }, verdict{act: actResolve, reason: "a Status this client does not know"}},
+
+	// fatal: rows rejected; the same rows fail again (§4; old BEs: see isDataQuality).
+	{failSays("all partitions have no load data"), verdict{act: actFatal, kind: ErrDataQuality, reason: "rows rejected by data quality checks",
+		next: always("no row reached the table (every row was filtered, or the body was empty): fix the rows or the where header; no txn remains")}},
+	{isDataQuality, verdict{act: actFatal, kind: ErrDataQuality, reason: "rows rejected by data quality checks",
+		next: always("fix the rejected rows (see the error log) or raise max_filter_ratio; no txn remains")}},
+	// fatal: credentials or privileges (§2).
+	{failSays("NOT_AUTHORIZED", "no valid Basic authorization", "Access denied"), verdict{act: actFatal, kind: ErrAuth,
+		reason: "credentials or privileges refused",
+		next: func(req LoadRequest) string {
+			return "check Config.User, Config.Password and the LOAD privilege on " + req.DB + "." + req.Table
+		}}},
+	// fatal for this call, retry same label later: txn quota, begin refused,
+	// label free (§4, §10.5). The caller owns the wait: only it knows how
+	// many of the running txns are its own (Error.Quota).
+	{func(r loadResponse) bool { return r.Status == statusFail && reTxnQuota.MatchString(r.Message) }, verdict{act: actFatal, kind: ErrTxnQuota,
+		reason: "the transaction quota is reached",
+		next:   always("load again with the same label once other transactions of the database have ended, or raise max_running_txn_num_per_db; nothing was begun")}},
+	// retry same label, for minutes: too many tablet versions, load rolled
+	// back (§4, §10.6); compaction merges versions as time passes.
+	{failSays("E-235", "err=-235", "version count", "too many versions"), verdict{act: actRetry, pace: paceTablet,
+		reason: "too many tablet versions (-235): loads into this table come faster than compaction merges them",
+		next: always("make fewer, bigger loads into this table (a larger dorisio.WithMaxBatchBytes and WithMaxBatchRows, a longer WithFlushInterval with stream batching, " +
+			"fewer bundles or shards writing it at once), or let compaction keep up (the BE's max_cumu_compaction_threads; max_tablet_version_num, 2000 by default, " +
+			"bounds the versions), or wait longer (RetryPolicy.TabletWait); nothing was loaded")}},
+	// retry same label, for minutes: the planner found a tablet with fewer
+	// alive replicas than a load needs (a BE down or restarting,
+	// apache/doris#27854), or the commit found fewer replicas written; the
+	// BE rolled back the txn it had begun (§4).
+	{failSays(replicaFew...), verdict{act: actRetry, pace: paceTablet,
+		reason: "a tablet has fewer alive replicas than a load needs (a BE down or restarting)",
+		next: always("check the BEs holding this tablet (SHOW BACKENDS; SHOW TABLET <id> for its replicas): load again with the same label once they are back, " +
+			"or wait longer (RetryPolicy.TabletWait); nothing was loaded")}},
+	// fatal: too many segments in one tablet's rowset (-238): this body is
+	// too big for its tablets under the BE's memory, and resending it
+	// unchanged fails the same way (§4, §8).
+	{failSays("E-238", "err=-238", "too many segments", "TOO_MANY_SEGMENTS"), verdict{act: actFatal,
+		reason: "too many segments in one tablet (-238): the load is too big for the table's tablets",
+		next:   tooManySegmentsNext}},
+	// retry same label: BE not yet connected to the master FE, no txn begun (§4).
+	{failSays("Have not get FE Master heartbeat", "E-240"), verdict{act: actRetry, reason: "BE has no FE master heartbeat yet",
+		next: always("load again with the same label once the BE has joined the cluster; nothing was loaded")}},
+	// retry same label: body cut short, the BE rolled the txn back (§1.3).
+	{failSays("receive body don't equal with body bytes"), verdict{act: actRetry, reason: "body cut short in transit"}},
+	// resolve by label state: an FE lock or RPC timed out after begin (planning, precommit,
+	// commit); the BE rolls the txn back, so ABORTED/UNKNOWN then resends the same label.
+	{failSays(dorisTimeouts...), verdict{act: actResolve, reason: "a timeout inside Doris (FE lock or RPC) that may leave a txn"}},
+
+	// fatal: final refusals with a known cause; resending cannot change them.
+	{failSays("data size exceeds quota", "DATA_QUOTA_EXCEED"), verdict{act: actFatal, // FE begin: "Database[db] data size exceeds quota[1.000 GB]"
+		reason: "the database's data quota is used up",
+		next:   always("raise the quota (ALTER DATABASE ... SET DATA QUOTA ...) or free space, then load again; nothing was loaded")}},
+	{failSays("2pc is unsupported for mow table"), verdict{act: actFatal, // BE, cloud mode, merge-on-write UNIQUE table
+		reason: "Doris refuses two-phase commit on merge-on-write tables in cloud mode",
+		next:   always("load this table with at-least-once delivery (dorisio.WithDelivery(dorisio.AtLeastOnce)) or into a table without merge-on-write; nothing was loaded")}},
+	{failSays("Two phase commit (2PC) for stream load was disabled"), verdict{act: actFatal, // BE disable_stream_load_2pc
+		reason: "two-phase commit is disabled on this BE (disable_stream_load_2pc)",
+		next:   always("enable it on the BEs, or use at-least-once delivery (dorisio.WithDelivery(dorisio.AtLeastOnce)); nothing was loaded")}},
+	{failSays("exceed BE's conf `streaming_load", "body exceed max size", "exceed the max size"), verdict{act: actFatal, // [E-217] master, 2.x forms
+		reason: "the load body is larger than the BE accepts (streaming_load_max_mb, streaming_load_json_max_mb for JSON)",
+		next:   always("make loads smaller (dorisio.WithMaxBatchBytes) or raise the BE limit; nothing was loaded")}},
+	{failSays("disable_load_job is set to true"), verdict{act: actFatal, // FE Config.disable_load_job
+		reason: "loads are disabled on this cluster (FE disable_load_job)",
+		next:   always("ask the Doris administrator to set disable_load_job=false; nothing was loaded")}},
+	{failSays("compress data of JSON format is not supported"), verdict{act: actFatal, // BE before 3.0.5 (apache/doris#48990, #49044)
+		reason: "Doris before 3.0.5 cannot read compressed JSON",
+		next:   always("drop dorisio.WithCompression for JSON, or load CSV (dorisio.WithFormat(dorisio.CSV)) compressed, or upgrade Doris to 3.0.5 or later; nothing was loaded")}},
+	{failSays("NOT_IMPLEMENTED_ERROR"), verdict{act: actFatal, // any other Status::NotSupported
+		reason: "Doris does not support this request here",
+		next:   always("change the request (headers, delivery, table) as Doris' message says; nothing was loaded")}},
+	// fatal: bad label, header, database or table; resending the same request fails again (§3, §4).
+	{failSays("Label format error", "Invalid timeout", "INVALID_ARGUMENT", "NOT_FOUND", "unknown data format", "ANALYSIS_ERROR", "Invalid "),
+		verdict{act: actFatal, reason: "request refused by Doris", next: always("fix the request (headers, database, table, label) and load again; no txn remains")}},
+	// resolve by label state: may be the BE→FE commit RPC failing after the FE committed (§4 caveat).
+	{failSays("NETWORK_ERROR", "THRIFT_RPC_ERROR", "RPC", "rpc", "Thrift", "timed out", "timeout", "TIMEOUT", "Connection refused", "connection",
+		"Couldn't open transport", "SERVICE_UNAVAILABLE", "FE address is not available", "NOT_MASTER"),
+		verdict{act: actResolve, reason: "network/RPC failure that may hide a commit"}},
+}
+
+// replicaFew are the texts of a tablet with too few replicas for a load:
+// the planner's "tablet <id> alive replica num <n> < quorum replica num
+// <m>" (2.0; "< load required replica num" in master) and "tablet <id> no
+// available replica", and the commit's "Tablet [<id>] success replica num
+// <n> is less than quorum replica num <m>" (FE REPLICA_FEW_ERR, errCode 3).
+var replicaFew = []string{"alive replica num", "no available replica", "success replica num"}
+
+// tooManySegmentsNext is the next step of a -238: each tablet of a load
+// writes a segment per memtable flush (write_buffer_size, 200 MB, sooner
+// under memory pressure) and the BE refuses a load that makes more than
+// max_segment_num_per_rowset (1000) in one tablet (§8).
+func tooManySegmentsNext(req LoadRequest) string {
+	size := "this load"
+	if req.Body != nil && req.Body.Len() > 0 {
+		size = fmt.Sprintf("this load (%d bytes before compression)", req.Body.Len())
+	}
+	return "make loads smaller than " + size + ": lower dorisio.WithMaxLoadBytes (loads of a bundle grow up to it) or WithMaxBatchBytes, " +
+		"or WithRangeBytes for files; or spread the table over more buckets, or raise the BE's max_segment_num_per_rowset (1000 by default); " +
+		"resending it unchanged fails the same way, and nothing was loaded"
 }
 
 // dorisTimeouts are the FE texts of a lock or internal RPC that timed out
@@ -267,59 +369,16 @@ var dorisTimeouts = []string{"lock timeout", "TimeoutException", "Operation is t
 // with the status overwritten (apache/doris#53393).
 func isDataQuality(r loadResponse) bool {
 	msg := strings.TrimSpace(r.Message)
-	return containsAny(msg, "DATA_QUALITY_ERROR", "too many filtered rows", "Encountered unqualified data",
+	return r.Status == statusFail && (containsAny(msg, "DATA_QUALITY_ERROR", "too many filtered rows", "Encountered unqualified data",
 		"all partitions have no load data") ||
-		((msg == "" || msg == "OK") && (r.ErrorURL != "" || r.FilteredRows > 0))
-}
-
-// refusal is a final refusal whose cause is known, with the one next step
-// that helps.
-type refusal struct {
-	frags        []string
-	reason, next string
-}
-
-// finalRefusals are Fail messages that resending cannot change (texts from
-// BE stream_load.cpp and FE DatabaseTransactionMgr, 2.x to master).
-var finalRefusals = []refusal{
-	{[]string{"data size exceeds quota", "DATA_QUOTA_EXCEED"}, // FE begin: "Database[db] data size exceeds quota[1.000 GB]"
-		"the database's data quota is used up",
-		"raise the quota (ALTER DATABASE ... SET DATA QUOTA ...) or free space, then load again; nothing was loaded"},
-	{[]string{"2pc is unsupported for mow table"}, // BE, cloud mode, merge-on-write UNIQUE table
-		"Doris refuses two-phase commit on merge-on-write tables in cloud mode",
-		"load this table with at-least-once delivery (dorisio.WithDelivery(dorisio.AtLeastOnce)) or into a table without merge-on-write; nothing was loaded"},
-	{[]string{"Two phase commit (2PC) for stream load was disabled"}, // BE disable_stream_load_2pc
-		"two-phase commit is disabled on this BE (disable_stream_load_2pc)",
-		"enable it on the BEs, or use at-least-once delivery (dorisio.WithDelivery(dorisio.AtLeastOnce)); nothing was loaded"},
-	{[]string{"exceed BE's conf `streaming_load", "body exceed max size", "exceed the max size"}, // [E-217] master, 2.x forms
-		"the load body is larger than the BE accepts (streaming_load_max_mb, streaming_load_json_max_mb for JSON)",
-		"make loads smaller (dorisio.WithMaxBatchBytes) or raise the BE limit; nothing was loaded"},
-	{[]string{"disable_load_job is set to true"}, // FE Config.disable_load_job
-		"loads are disabled on this cluster (FE disable_load_job)",
-		"ask the Doris administrator to set disable_load_job=false; nothing was loaded"},
-	{[]string{"compress data of JSON format is not supported"}, // BE before 3.0.5 (apache/doris#48990, #49044)
-		"Doris before 3.0.5 cannot read compressed JSON",
-		"drop dorisio.WithCompression for JSON, or load CSV (dorisio.WithFormat(dorisio.CSV)) compressed, or upgrade Doris to 3.0.5 or later; nothing was loaded"},
-	{[]string{"NOT_IMPLEMENTED_ERROR"}, // any other Status::NotSupported
-		"Doris does not support this request here",
-		"change the request (headers, delivery, table) as Doris' message says; nothing was loaded"},
-}
-
-// refusalFor returns the final refusal msg is, or nil.
-func refusalFor(msg string) *refusal {
-	for i := range finalRefusals {
-		if containsAny(msg, finalRefusals[i].frags...) {
-			return &finalRefusals[i]
-		}
-	}
-	return nil
+		((msg == "" || msg == "OK") && (r.ErrorURL != "" || r.FilteredRows > 0)))
 }
 
 // classifyFEEntity handles the FE's msg/code/data envelope on a load PUT.
 func classifyFEEntity(code int64, text string) verdict {
 	if code == 0 && !strings.Contains(text, "Access denied") {
 		// resolve by label state: an FE "success" envelope is not a load answer (§1.1, UserException as data).
-		return verdict{actResolve, nil, "FE envelope instead of a load answer"}
+		return verdict{act: actResolve, reason: "FE envelope instead of a load answer"}
 	}
 	return classifyEnvelopeError(code, text)
 }
@@ -330,13 +389,13 @@ func classifyEnvelopeError(code int64, text string) verdict {
 	switch {
 	case code == 401 || strings.Contains(text, "Access denied"):
 		// fatal: wrong password, unknown user or missing privilege (§2).
-		return verdict{actFatal, ErrAuth, "FE refused the credentials"}
+		return verdict{act: actFatal, kind: ErrAuth, reason: "FE refused the credentials"}
 	case code == 500 || code == 503:
 		// retry: FE internal error, or not ready (HTTP 503), before anything was begun (§1.1, §1.7).
-		return verdict{actRetry, nil, "FE internal error or not ready"}
+		return verdict{act: actRetry, reason: "FE internal error or not ready"}
 	default:
 		// fatal: FE refused the request (bad request, not found, unknown database, disabled endpoint) (§1.1).
-		return verdict{actFatal, nil, "FE refused the request"}
+		return verdict{act: actFatal, reason: "FE refused the request"}
 	}
 }
 
@@ -345,13 +404,13 @@ func classifyFEResult(msg string) verdict {
 	switch {
 	case containsAny(msg, "Access denied"):
 		// fatal: LOAD privilege missing (§1.1 step 6).
-		return verdict{actFatal, ErrAuth, "LOAD privilege refused"}
+		return verdict{act: actFatal, kind: ErrAuth, reason: "LOAD privilege refused"}
 	case containsAny(msg, "No backend available"):
 		// retry same label: FE found no BE; nothing was begun (§1.1 step 7).
-		return verdict{actRetry, nil, "no backend available"}
+		return verdict{act: actRetry, reason: "no backend available"}
 	default:
 		// fatal: FE-side validation (missing Expect, db, table, group_commit) (§1.1).
-		return verdict{actFatal, nil, "FE refused the request"}
+		return verdict{act: actFatal, reason: "FE refused the request"}
 	}
 }
 
@@ -437,9 +496,11 @@ func parse2PCResponse(body []byte) twoPCResponse {
 	case st == "FAILED" && strings.Contains(msg, "No backend available"):
 		r.outcome = tpcRetry // retry: FE found no BE (§1.1)
 	case st == "THRIFT_RPC_ERROR" || st == "SERVICE_UNAVAILABLE" || st == "NOT_MASTER" ||
-		containsAny(msg, dorisTimeouts...) || containsAny(msg, "Couldn't open transport", "failed to call frontend service"):
-		// retry the same txn: the BE could not reach the master FE, or an FE lock timed out;
-		// the txn is unchanged and commit/abort are idempotent (after the §5.2 texts above,
+		containsAny(msg, dorisTimeouts...) || containsAny(msg, "Couldn't open transport", "failed to call frontend service") ||
+		containsAny(msg, replicaFew...):
+		// retry the same txn: the BE could not reach the master FE, an FE lock timed out,
+		// or a tablet had too few replicas written for the commit (a BE restarting); the
+		// txn is unchanged and commit/abort are idempotent (after the §5.2 texts above,
 		// which may quote a load's failure, timeouts included, as an abort reason).
 		r.outcome = tpcRetry
 	case strings.Contains(strings.ToLower(msg), "unknown database"):

@@ -104,6 +104,38 @@ func TestClassifyLoadAnswers(t *testing.T) {
 	}
 }
 
+// Answers about a tablet's state: those time repairs are resent on the
+// tablet pace (Retry.TabletWait); -238 is final for the body as it is.
+func TestTabletAnswersAreClassifiedWithTheirPace(t *testing.T) {
+	fail := func(msg string) string { return loadBody(7001, "l", "true", "Fail", "", msg, 0, 0, "") }
+	for _, tc := range []struct {
+		name string
+		body string
+		act  action
+		pace pace
+	}{
+		{"2.0's alive replica num below the quorum is resent for TabletWait", fail(quorumMsg), actRetry, paceTablet},
+		{"master's alive replica num below the load required num is resent for TabletWait",
+			fail("[ANALYSIS_ERROR]TStatus: errCode = 3, detailMessage = tablet 10123 alive replica num 1 < load required replica num 2, alive backends: [10002], detail: replica 10124 on backend 10003 is not alive"), actRetry, paceTablet},
+		{"a tablet with no available replica is resent for TabletWait",
+			fail("[ANALYSIS_ERROR]TStatus: errCode = 3, detailMessage = tablet 10123 no available replica"), actRetry, paceTablet},
+		{"a commit with too few replicas written is resent for TabletWait",
+			fail("[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = Failed to commit txn 7001. Tablet [10123] success replica num 0 is less than quorum replica num 1 while error backends 10003"), actRetry, paceTablet},
+		{"master's -235 is resent for TabletWait", fail(versionsMsg), actRetry, paceTablet},
+		{"an old wrapped -235 is resent for TabletWait", fail("[INTERNAL_ERROR]tablet writer write failed, tablet_id=1, txn_id=2, err=-235"), actRetry, paceTablet},
+		{"-238 is final", fail(segmentsMsg), actFatal, paceAttempts},
+		{"an old wrapped -238 is final", fail("[INTERNAL_ERROR]tablet writer write failed, tablet_id=1, txn_id=2, err=-238"), actFatal, paceAttempts},
+		{"no FE master heartbeat keeps the quick pace", fail("[E-240]Have not get FE Master heartbeat yet"), actRetry, paceAttempts},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := classifyLoad(200, true, parseLoadResponse([]byte(tc.body)))
+			if v.act != tc.act || v.pace != tc.pace || v.next == nil {
+				t.Errorf("classifyLoad = action %d pace %d (next step %v), want action %d pace %d and a next step", v.act, v.pace, v.next != nil, tc.act, tc.pace)
+			}
+		})
+	}
+}
+
 func TestParseLoadResponseReadsCountersAndIgnoresUnknownKeys(t *testing.T) {
 	body := `{"TxnId":12,"Label":"l","Status":"Success","Message":"OK","NumberTotalRows":10,"NumberLoadedRows":7,"NumberFilteredRows":2,"NumberUnselectedRows":1,"LoadBytes":99,"GroupCommit":true,"Brand":{"new":[1]}}`
 	r := parseLoadResponse([]byte(body))
@@ -187,6 +219,7 @@ func TestParse2PCAnswers(t *testing.T) {
 		{"THRIFT_RPC_ERROR: the FE call timed out", twoPCBody("THRIFT_RPC_ERROR", "failed to call frontend service, FE address=fe:9020, reason: THRIFT_EAGAIN (timed out)"), tpcRetry},
 		{"SERVICE_UNAVAILABLE: no master FE known", twoPCBody("SERVICE_UNAVAILABLE", "FE address is not available"), tpcRetry},
 		{"a table-list write lock timeout", twoPCBody("ANALYSIS_ERROR", pre+"get tableList write lock timeout, tableList=(Table [id=1, name=t1, type=OLAP])"), tpcRetry},
+		{"a commit with too few replicas written is retried", twoPCBody("ANALYSIS_ERROR", pre+"Failed to commit txn 9. Tablet [10123] success replica num 0 is less than quorum replica num 1 while error backends 10003"), tpcRetry},
 		{"an abort reason that quotes a lock timeout is still an abort", twoPCBody("ANALYSIS_ERROR", pre+"transaction [9] is already aborted. abort reason: [ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = get tableList write lock timeout, tableList=(t1)"), tpcAlreadyAborted},
 		{"not found by id", twoPCBody("ANALYSIS_ERROR", pre+"transaction [9] not found"), tpcNotFound},
 		{"a dropped table is fatal", twoPCBody("ANALYSIS_ERROR", pre+"unknown table, tableId=5"), tpcFatal},
