@@ -217,7 +217,7 @@ func (s connSpec) clientConfig(password string, tc *tls.Config, rp RetryPolicy) 
 		Retry: streamload.RetryPolicy{
 			MaxAttempts: rp.MaxAttempts, InitialBackoff: rp.InitialBackoff, MaxBackoff: rp.MaxBackoff,
 			TwoPCTimeout: rp.TwoPCTimeout, StatePollTimeout: rp.LabelPollTimeout,
-			TabletWait: rp.TabletWait,
+			TabletWait: rp.TabletWait, VisibleTimeout: rp.VisibleTimeout,
 		},
 		Logger: slog.Default().With("component", "dorisio"),
 	}

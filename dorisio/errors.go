@@ -33,9 +33,9 @@ var (
 	// commit (precommit timeout, manual abort). Its rows are lost. Marker
 	// [dorisio:txn-aborted].
 	ErrTxnAborted = streamload.ErrTxnAborted
-	// ErrTxnCommitted: an abort was refused because the transaction is
-	// already committed: its rows are in the table. Marker
-	// [dorisio:txn-committed].
+	// ErrTxnCommitted: the transaction is committed, its rows are in the
+	// table: an abort was refused for it, or it did not become VISIBLE
+	// within RetryPolicy.VisibleTimeout. Marker [dorisio:txn-committed].
 	ErrTxnCommitted = streamload.ErrTxnCommitted
 	// ErrTxnQuota: Doris' running-transaction quota
 	// (max_running_txn_num_per_db) kept a load out for longer than
@@ -61,7 +61,8 @@ var sentinels = streamload.KindsBySeverity()
 //  2. ErrDataQuality: Doris refused rows;
 //  3. ErrAuth: no load can work until the user or privileges change;
 //  4. ErrTxnQuota: Doris' transaction quota kept loads out;
-//  5. ErrTxnCommitted: an abort found the rows already committed;
+//  5. ErrTxnCommitted: the rows are committed (an abort found them so,
+//     or they were not visible within RetryPolicy.VisibleTimeout);
 //  6. ErrLabelExists: a label belonged to another transaction;
 //  7. ErrOutcomeUnknown: an outcome could not be settled; committing or
 //     loading again with the same label is safe.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 )
@@ -62,4 +63,37 @@ func TestAWriteWhoseLoadMakesTooManySegmentsFailsSayingHowToMakeItSmaller(t *tes
 		t.Errorf("the load was sent %d times, want once", h.Hits())
 	}
 	wantRows(t, srv, "events", nil)
+}
+
+// With RetryPolicy.VisibleTimeout the commit stage reports a load only once
+// its rows can be read: Doris publishes a commit after answering it.
+func TestWriteReportsCommittedLoadsOnlyOnceVisibleWithVisibleTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		publishAfter time.Duration
+		wait         time.Duration
+		visible      bool
+	}{
+		{"without VisibleTimeout a commit is reported before its rows are visible", time.Hour, 0, false},
+		{"with VisibleTimeout it is reported once they are", 300 * time.Millisecond, 10 * time.Second, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+			srv.Inject(doristest.Fault{Kind: doristest.PublishTimeout, Endpoint: doristest.Endpoint2PC, Delay: tc.publishAfter})
+			rp := RetryPolicy{InitialBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, VisibleTimeout: tc.wait}
+			w := buildWrite(t, configFor(srv, "events"), event{}, WithRetry(rp))
+			in := events(20, shortName)
+			out, err := lifecycle(t, w.write, asElems(in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			committed, err := commitBundle(w.commit, out)
+			if err != nil || len(committed) != len(out) {
+				t.Fatalf("commit: %d of %d loads, %v", len(committed), len(out), err)
+			}
+			if got := srv.RowCount("demo", "events"); (got == int64(len(in))) != tc.visible {
+				t.Errorf("%d of %d rows visible when the commit stage reported its loads", got, len(in))
+			}
+		})
+	}
 }

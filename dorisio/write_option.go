@@ -115,6 +115,16 @@ type RetryPolicy struct {
 	// < quorum replica num 1") while a BE restarts. Default 10m; past it the
 	// error says what to change (fewer, bigger loads; the BEs).
 	TabletWait time.Duration
+	// VisibleTimeout, when > 0, makes Write report a load only once Doris
+	// shows it VISIBLE, polling get_load_state for at most this long: a
+	// commit leaves a txn COMMITTED until Doris publishes it, and so does a
+	// plain load answered "Publish Timeout". Past it the bundle fails with
+	// ErrTxnCommitted (the rows are in; committing again, as a retried
+	// bundle does, waits again; with AtLeastOnce a retried bundle loads its
+	// plain loads again). Default 0: committed loads are reported at once.
+	// Doris' insert_visible_timeout_ms does the same for INSERT; SeaTunnel's
+	// Doris sink waits likewise.
+	VisibleTimeout time.Duration
 }
 
 // Defaults, chosen for Doris: it wants few large loads (too many small ones
@@ -486,7 +496,7 @@ func WithRetry(p RetryPolicy) WriteOption {
 			o.fail("WithRetry(%+v): negative value", p)
 			return
 		}
-		if p.QuotaWait < 0 || p.TwoPCTimeout < 0 || p.LabelPollTimeout < 0 || p.TabletWait < 0 {
+		if p.QuotaWait < 0 || p.TwoPCTimeout < 0 || p.LabelPollTimeout < 0 || p.TabletWait < 0 || p.VisibleTimeout < 0 {
 			o.fail("WithRetry(%+v): negative value", p)
 			return
 		}

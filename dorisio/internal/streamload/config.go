@@ -96,6 +96,13 @@ type RetryPolicy struct {
 	// replicas while a BE restarts. Default 10m: compaction and a BE
 	// restart take minutes, where MaxAttempts quick retries last seconds.
 	TabletWait time.Duration
+	// VisibleTimeout, when > 0, makes a load or commit that leaves its txn
+	// COMMITTED (a Publish Timeout answer, a 2PC commit, a label found
+	// committed) return only once get_load_state says VISIBLE, polling for
+	// at most this long; past it the call fails with Kind ErrTxnCommitted.
+	// Default 0: committed is reported at once (Doris' own
+	// insert_visible_timeout_ms plays this part for INSERT).
+	VisibleTimeout time.Duration
 }
 
 // Clock tells the current time.
@@ -168,7 +175,7 @@ func (cfg *Config) normalize() error {
 	if cfg.ExpectContinueTimeout < 0 || cfg.RequestTimeout < 0 || cfg.ConnectTimeout < 0 ||
 		cfg.HeaderTimeout < 0 || cfg.IdleTimeout < 0 || cfg.Retry.InitialBackoff < 0 ||
 		cfg.Retry.MaxBackoff < 0 || cfg.Retry.StatePollTimeout < 0 || cfg.Retry.MaxAttempts < 0 || cfg.Retry.TwoPCTimeout < 0 ||
-		cfg.Retry.TabletWait < 0 {
+		cfg.Retry.TabletWait < 0 || cfg.Retry.VisibleTimeout < 0 {
 		return errors.New("durations and Retry.MaxAttempts must not be negative")
 	}
 	if cfg.ExpectContinueTimeout == 0 {

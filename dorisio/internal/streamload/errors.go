@@ -28,8 +28,9 @@ var (
 	// ErrTxnAborted: the txn was aborted before commit (precommit timeout,
 	// manual abort). Its rows are lost.
 	ErrTxnAborted = errors.New("transaction aborted: data loss")
-	// ErrTxnCommitted: an abort was refused because the txn is committed; its
-	// rows are in the table.
+	// ErrTxnCommitted: the txn is committed, its rows are in the table: an
+	// abort was refused for it, or it did not become VISIBLE within
+	// Retry.VisibleTimeout.
 	ErrTxnCommitted = errors.New("transaction already committed")
 	// ErrTxnForgotten: a commit was retried after Doris forgot the txn and its
 	// label (label retention passed): neither get_load_state nor SHOW

@@ -139,6 +139,10 @@ func CheckCompression(kind string) error {
 //     -235; too few alive replicas while a BE restarts) are resent for
 //     Retry.TabletWait instead of MaxAttempts times, and end "giving up
 //     after N attempts over <TabletWait>: ..." with advice.
+//   - Kind ErrTxnCommitted (only with Retry.VisibleTimeout): the load is
+//     committed (Publish Timeout, or its label found committed) but did
+//     not become VISIBLE within the timeout. The rows are in, once; do not
+//     load them under another label.
 //   - any other *Error: Doris refused the request (bad header, table,
 //     label); no txn remains.
 //
@@ -165,7 +169,14 @@ func (c *Client) Load(ctx context.Context, req LoadRequest) (*LoadResult, error)
 	}
 	l := &loadCall{c: c, req: req, headers: headers, body: body,
 		path: "/api/" + url.PathEscape(req.DB) + "/" + url.PathEscape(req.Table) + "/_stream_load"}
-	return l.run(ctx)
+	res, err := l.run(ctx)
+	if err == nil && (res.Status == statusPublishTimeout || res.Settled == SettledCommitted) {
+		// Committed, perhaps not yet visible (a plain Success is VISIBLE).
+		if err := c.waitVisible(ctx, "load", req.DB, req.Table, req.Label, res.TxnID); err != nil {
+			return nil, err
+		}
+	}
+	return res, err
 }
 
 func loadHeaders(req LoadRequest) (map[string]string, error) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"time"
 )
 
 // LoadState returns the state of the most recent txn carrying label in db,
@@ -76,22 +77,60 @@ func (c *Client) loadStateOnce(ctx context.Context, db, label string, attempt in
 // PREPARE (an earlier send may still be loading, or its connection drop may
 // not have been processed yet) for at most Retry.StatePollTimeout.
 func (c *Client) settleLabel(ctx context.Context, db, label string) (string, error) {
-	deadline := c.cfg.Clock.Now().Add(c.cfg.Retry.StatePollTimeout)
+	return c.pollLabel(ctx, db, label, StatePrepare, c.cfg.Retry.StatePollTimeout, "RetryPolicy.LabelPollTimeout")
+}
+
+// pollLabel asks the label's state until it is not while, backing off
+// between questions, for at most bound (named in the error as boundName).
+// Past the bound it returns while and an error saying so.
+func (c *Client) pollLabel(ctx context.Context, db, label, while string, bound time.Duration, boundName string) (string, error) {
+	deadline := c.pace.Now().Add(bound)
 	for poll := 1; ; poll++ {
 		state, err := c.LoadState(ctx, db, label)
 		if err != nil {
 			return "", err
 		}
-		if state != StatePrepare {
+		if state != while {
 			return state, nil
 		}
-		if !c.cfg.Clock.Now().Before(deadline) {
-			return StatePrepare, fmt.Errorf("label still PREPARE after polling for %v (RetryPolicy.LabelPollTimeout)", c.cfg.Retry.StatePollTimeout)
-		}
-		if err := c.pace.Sleep(ctx, poll); err != nil {
+		ok, err := c.pace.SleepWithin(ctx, poll, deadline)
+		if err != nil {
 			return "", err
 		}
+		if !ok {
+			return while, fmt.Errorf("label still %s after polling for %v (%s)", while, bound, boundName)
+		}
 	}
+}
+
+// waitVisible waits, when Retry.VisibleTimeout asks for it, until the
+// committed txn of label is VISIBLE (§5.1: a commit moves it to COMMITTED,
+// publish later to VISIBLE); op, table and txnID name it in the error.
+// UNKNOWN counts as visible: a COMMITTED txn is not final and cannot be
+// forgotten, so a label Doris no longer knows was VISIBLE and then
+// forgotten (§5.5). Past the bound the error has Kind ErrTxnCommitted:
+// the rows are in, only not visible yet.
+func (c *Client) waitVisible(ctx context.Context, op, db, table, label string, txnID int64) error {
+	bound := c.cfg.Retry.VisibleTimeout
+	if bound <= 0 || label == "" {
+		return nil
+	}
+	state, err := c.pollLabel(ctx, db, label, StateCommitted, bound, "RetryPolicy.VisibleTimeout")
+	e := &Error{Op: op, DB: db, Table: table, Label: label, TxnID: max(txnID, 0), Kind: ErrTxnCommitted}
+	switch {
+	case err == nil && (state == StateVisible || state == StateUnknown):
+		return nil
+	case state == StateCommitted:
+		e.Cause = fmt.Errorf("committed, but not VISIBLE yet: %w", err)
+	case err != nil:
+		e.Cause = fmt.Errorf("committed, but whether it is VISIBLE could not be asked: %w", err)
+	default:
+		e.Kind = nil
+		e.Cause = fmt.Errorf("committed, but get_load_state then said %s", state)
+	}
+	e.next = "the rows are in, once, and become visible when Doris publishes the txn (publish waits for the BEs holding its tablets: check SHOW BACKENDS); " +
+		"do not load them again under another label; raise RetryPolicy.VisibleTimeout to wait longer"
+	return e
 }
 
 // isFatalSend reports a client-side refusal (https→http, hop limit, body)

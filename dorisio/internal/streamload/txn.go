@@ -31,6 +31,9 @@ import (
 //     retry; check the table for the load's rows.
 //   - Kind ErrAuth, or another *Error: Doris refused (e.g. the txn is still
 //     loading); the txn is unchanged.
+//   - Kind ErrTxnCommitted (only with Retry.VisibleTimeout): committed, but
+//     not VISIBLE within the timeout; the rows are in and become visible
+//     when Doris publishes them. Committing again is safe and waits again.
 //
 // Lost replies (reset, 502, timeout) and answers saying Doris could not do
 // it now (THRIFT_RPC_ERROR from a BE that cannot reach the FE, an FE lock
@@ -40,6 +43,16 @@ import (
 // the commit may or may not have happened, and calling Commit again
 // settles it.
 func (c *Client) Commit(ctx context.Context, db string, txnID int64, label string) (alreadyDone bool, err error) {
+	already, err := c.commitWithin(ctx, db, txnID, label)
+	if err == nil {
+		// Outside TwoPCTimeout: publishing is not part of the commit.
+		err = c.waitVisible(ctx, "commit", db, "", label, txnID)
+	}
+	return already, err
+}
+
+// commitWithin is Commit bounded by Retry.TwoPCTimeout.
+func (c *Client) commitWithin(ctx context.Context, db string, txnID int64, label string) (alreadyDone bool, err error) {
 	ctx, cancel := c.twoPCDeadline(ctx, "commit")
 	defer cancel()
 	already, err := c.commit(ctx, db, txnID, label)
