@@ -3,30 +3,20 @@ package dorisio
 import (
 	"context"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
-// stepClock is a Clock and Sleeper in one: a sleep moves the clock at once.
-type stepClock struct {
-	mu  sync.Mutex // guards now
-	now time.Time
-}
+// advancing is a doristest FakeClock that the backoff sleeps on: a sleep
+// moves the clock at once.
+type advancing struct{ *doristest.FakeClock }
 
-func (c *stepClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *stepClock) Sleep(ctx context.Context, d time.Duration) error {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
+func (a advancing) Sleep(ctx context.Context, d time.Duration) error {
+	a.Advance(d)
 	return ctx.Err()
 }
 
@@ -49,7 +39,7 @@ func (q *quotaLoader) Load(_ context.Context, req streamload.LoadRequest) (*stre
 // The batcher's wait on the quota runs on the client's pacing: QuotaWait's
 // ten minutes pass on the injected clock, in no real time.
 func TestTheQuotaWaitIsPacedOnTheClientsClock(t *testing.T) {
-	clock := &stepClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	clock := advancing{doristest.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))}
 	start := clock.Now()
 	ld := &quotaLoader{pace: streamload.NewBackoff(streamload.RetryPolicy{}, clock, clock)}
 	b := testBatcher(ld, WithMaxOpenTxns(4))

@@ -31,6 +31,16 @@ func answering(t *testing.T, label, msg string, count int, opts ...doristest.Opt
 	return srv, h
 }
 
+// wantSays fails unless err's text holds every one of parts.
+func wantSays(t *testing.T, err error, parts ...string) {
+	t.Helper()
+	for _, p := range parts {
+		if err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("error %v lacks %q", err, p)
+		}
+	}
+}
+
 func total(ds []time.Duration) time.Duration {
 	var sum time.Duration
 	for _, d := range ds {
@@ -73,12 +83,8 @@ func TestTooManyVersionsIsResentForTabletWaitThenFailsWithAdvice(t *testing.T) {
 			t.Errorf("a backoff of %v is past MaxBackoff", d)
 		}
 	}
-	for _, want := range []string{"giving up after", "over 3m0s (RetryPolicy.TabletWait)", "version count: 2001, exceed limit: 2000",
-		"make fewer, bigger loads", "max_tablet_version_num", "max_cumu_compaction_threads", "nothing was loaded"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q lacks %q", err, want)
-		}
-	}
+	wantSays(t, err, "giving up after", "over 3m0s (RetryPolicy.TabletWait)", "version count: 2001, exceed limit: 2000",
+		"make fewer, bigger loads", "max_tablet_version_num", "max_cumu_compaction_threads", "nothing was loaded")
 	if n := srv.RowCount("db1", "t1"); n != 0 {
 		t.Errorf("table holds %d rows", n)
 	}
@@ -94,12 +100,8 @@ func TestTooManySegmentsIsNotResentAndSaysHowToMakeTheLoadSmaller(t *testing.T) 
 	if h.Hits() != 1 || len(ft.slept()) != 0 {
 		t.Errorf("%d attempts, sleeps %v: a -238 must not be resent unchanged", h.Hits(), ft.slept())
 	}
-	for _, want := range []string{"too many segments in rowset", "(8 bytes before compression)", "WithMaxLoadBytes",
-		"more buckets", "max_segment_num_per_rowset", "resending it unchanged fails the same way", "nothing was loaded"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q lacks %q", err, want)
-		}
-	}
+	wantSays(t, err, "too many segments in rowset", "(8 bytes before compression)", "WithMaxLoadBytes",
+		"more buckets", "max_segment_num_per_rowset", "resending it unchanged fails the same way", "nothing was loaded")
 	if n := srv.RowCount("db1", "t1"); n != 0 {
 		t.Errorf("table holds %d rows", n)
 	}
