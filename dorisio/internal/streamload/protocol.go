@@ -5,10 +5,15 @@ package streamload
 //
 //   - "retry same label": the load did not happen and its label is free
 //     (the txn was never begun or was rolled back to ABORTED), so the same
-//     body is resent with the same label after a backoff.
+//     body is resent with the same label after a backoff: up to
+//     Retry.MaxAttempts times, or, for a tablet's state that time repairs,
+//     for as long as Retry.TabletWait (the pace).
 //   - "resolve by label state": the answer does not tell whether the load
 //     happened; GET get_load_state decides before anything is resent.
 //   - "fatal": resending cannot help; the caller gets a typed error.
+//
+// Stream load answers are one table, loadAnswers; the FE's envelopes and
+// 2PC answers have their own small readers below it.
 //
 // Sections (§n) refer to docs/protocol.md.
 
