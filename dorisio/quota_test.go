@@ -79,7 +79,7 @@ func TestABundleWhoseOwnLoadsFillTheQuotaFailsAtOnce(t *testing.T) {
 		t.Errorf("failed after %v: it waited although waiting could not help", d)
 	}
 	for _, want := range []string{"limit of 2", "this bundle itself holds 2 open loads", "waiting cannot help",
-		"max_running_txn_num_per_db", "WithMaxOpenTxns (now 8)", "Row.ID", "aborted this bundle's 2 open loads (20 rows)"} {
+		"max_running_txn_num_per_db", "WithMaxOpenTxns (now 8)", "WithDelivery(dorisio.Grouped)", "aborted this bundle's 2 open loads (20 rows)"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}

@@ -102,28 +102,93 @@ func TestPrismFinalizesAWriteThatHeadsItsStage(t *testing.T) {
 	}
 }
 
-func TestEightTablesInABundleWithABudgetOfFiveFailsSayingSo(t *testing.T) {
-	tables := []string{"t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7"}
+// A pipeline routing dorisio.Rows to 25 and to 1,000 tables in one bundle,
+// with default options, against Doris' default quota of 1,000 running
+// transactions: one load per table, every row once. The rule this replaced
+// failed any bundle writing to more tables than WithMaxOpenTxns (20).
+func TestRowsRoutedToManyTablesInOneBundleLoadWithDefaultOptions(t *testing.T) {
+	for _, n := range []int{25, 1000} {
+		t.Run(fmt.Sprintf("%d tables", n), func(t *testing.T) {
+			var tables []string
+			for i := 0; i < n; i++ {
+				tables = append(tables, fmt.Sprintf("t%d", i))
+			}
+			srv := startServer(t, tableOpts(tables)...) // quota 1000, Doris' default
+			in, want := routedRows(3*n, tables)
+			q, err := runPipeline(t, func(s beam.Scope) {
+				res := Write(s, configFor(srv, ""), beam.CreateList(s, in))
+				assertCommitted(s, res, int64(len(in)))
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantTables(t, srv, want)
+			if loads := counter(q, "loads"); !onDirect() && loads != int64(n) {
+				t.Errorf("%d loads for %d tables, want one per table", loads, n)
+			}
+			t.Logf("%d tables: %d loads, server peak %d running txns", n, counter(q, "loads"), srv.PeakRunningTxns("demo"))
+		})
+	}
+}
+
+// Tables that each cut loads (10 rows per batch) take one load each plus
+// at most WithMaxOpenTxns more, however many they are.
+func TestTwentyFiveTablesThatEachCutLoadsStayWithinOneLoadPerTablePlusTheBudget(t *testing.T) {
+	var tables []string
+	for i := 0; i < 25; i++ {
+		tables = append(tables, fmt.Sprintf("t%d", i))
+	}
 	srv := startServer(t, tableOpts(tables)...)
-	in, _ := routedRows(800, tables)
+	in, want := routedRows(25*100, tables)
+	q, err := runPipeline(t, func(s beam.Scope) {
+		res := Write(s, configFor(srv, ""), beam.CreateList(s, in), WithMaxBatchRows(10))
+		assertCommitted(s, res, int64(len(in)))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTables(t, srv, want)
+	limit := int64(len(tables) + DefaultMaxOpenTxns)
+	if loads := counter(q, "loads"); loads > limit || loads <= int64(len(tables)) {
+		t.Errorf("%d loads: want more than one per table (they cut) and at most %d", loads, limit)
+	}
+	if peak := srv.PeakRunningTxns("demo"); int64(peak) > limit {
+		t.Errorf("server peak %d running txns, over %d", peak, limit)
+	}
+}
+
+// More tables in one bundle than Doris' quota: only the quota stops the
+// bundle, at once (its own loads fill it), with the quota's own words and
+// the remedies, grouped delivery first; nothing is left open.
+func TestMoreTablesInOneBundleThanDorisQuotaFailsWithTheQuotasWords(t *testing.T) {
+	var tables []string
+	for i := 0; i < 40; i++ {
+		tables = append(tables, fmt.Sprintf("t%d", i))
+	}
+	srv := startServer(t, append(tableOpts(tables), doristest.WithRunningTxnQuota(30))...)
+	in, _ := routedRows(400, tables)
 	_, err := runPipeline(t, func(s beam.Scope) {
-		Write(s, configFor(srv, ""), beam.CreateList(s, in), WithMaxOpenTxns(5))
+		Write(s, configFor(srv, ""), beam.CreateList(s, in), WithRetry(RetryPolicy{QuotaWait: time.Minute}))
 	})
 	if err == nil {
-		t.Fatal("8 tables fit a budget of 5")
+		t.Fatal("40 tables fit a quota of 30")
 	}
-	for _, want := range []string{"more tables than its open-transaction budget allows", "WithMaxOpenTxns(5)",
-		"max_running_txn_num_per_db", "AtLeastOnce", "Row.ID"} {
-		if !strings.Contains(err.Error(), want) {
+	msg := err.Error()
+	for _, want := range []string{"larger than limit 30", "this bundle itself holds 30 open loads", "waiting cannot help",
+		"Use grouped delivery (WithDelivery(dorisio.Grouped))", "max_running_txn_num_per_db", "write fewer tables per bundle"} {
+		if !strings.Contains(msg, want) {
 			t.Errorf("the job's error lacks %q:\n%v", want, err)
 		}
 	}
-	wantNoOpenTxns(t, srv)
-	for _, tb := range tables {
-		if n := srv.RowCount("demo", tb); n != 0 {
-			t.Errorf("%s holds %d rows after the job failed", tb, n)
+	for _, wrong := range []string{"Row.ID", "lower WithMaxOpenTxns"} { // one load per element; no load was cut
+		if strings.Contains(msg, wrong) {
+			t.Errorf("the job's error advises %q, which cannot help:\n%v", wrong, err)
 		}
 	}
+	if g, r := strings.Index(msg, "grouped delivery"), strings.Index(msg, "raise Doris' max_running_txn_num_per_db"); g > r {
+		t.Errorf("grouped delivery is not the first remedy:\n%v", err)
+	}
+	wantNoOpenTxns(t, srv)
 }
 
 // Review finding 7: 7 tables whose rows arrive one table after another (a
