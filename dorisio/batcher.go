@@ -69,7 +69,7 @@ type batcher struct {
 	// they load, plain loads in flight, and the most loads the bundle held
 	// open at once.
 	holding, precommitted atomic.Int64
-	cut                   atomic.Int64 // two-phase loads cut before their table's last: n of the budget
+	cutLoads              atomic.Int64 // two-phase loads cut before their table's last: n of the budget
 	txnTables             atomic.Int64
 	plainInFlight         atomic.Int64
 	peakOpen              atomic.Int64
@@ -183,7 +183,7 @@ func (b *batcher) add(table string, data []byte, rows int64) error {
 		b.flush(ob, true)
 		ob = nil
 	}
-	if ob != nil && ob.rows > 0 && ob.body.n+n > b.opts.MaxLoadBytes && b.budget.canCutFull(int(b.cut.Load())) {
+	if ob != nil && ob.rows > 0 && ob.body.n+n > b.opts.MaxLoadBytes && b.budget.canCutFull(int(b.cutLoads.Load())) {
 		b.flush(ob, true) // full: cut into the budget's kept half rather than fail
 		ob = nil
 	}
@@ -232,7 +232,7 @@ func (b *batcher) relieve() {
 }
 
 // canCut reports whether the budget lets the bundle cut a load now.
-func (b *batcher) canCut() bool { return b.budget.canCut(int(b.cut.Load())) }
+func (b *batcher) canCut() bool { return b.budget.canCut(int(b.cutLoads.Load())) }
 
 // addOwn loads one element with an ID on its own, as a plain load under
 // its identity label (label.go): visible at once, idempotent by label
@@ -323,7 +323,7 @@ func (b *batcher) flush(ob *openBatch, cut bool) {
 		return
 	}
 	if b.twoPhase && cut {
-		b.cut.Add(1)
+		b.cutLoads.Add(1)
 	}
 	b.cuts[ob.table]++
 	b.start(&loadJob{table: ob.table, label: newLabel(b.prefix, b.run, ob.table), rows: ob.rows, bytes: ob.body.n,
@@ -409,7 +409,7 @@ func (b *batcher) loadTooBig(ob *openBatch, n int) error {
 		"Use grouped delivery (WithDelivery(dorisio.Grouped): loads of bounded size, each committed as it returns, no transaction held open), "+
 		"raise WithMaxLoadBytes up to Doris' streaming_load_max_mb, raise WithMaxOpenTxns (and Doris' max_running_txn_num_per_db), "+
 		"make bundles smaller, or use WithDelivery(dorisio.AtLeastOnce)",
-		b.db, ob.table, b.opts.MaxLoadBytes, ob.rows, b.budget.max, b.cut.Load())
+		b.db, ob.table, b.opts.MaxLoadBytes, ob.rows, b.budget.max, b.cutLoads.Load())
 }
 
 // elementTooBig is the error of an element larger than a load may be.

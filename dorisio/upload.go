@@ -181,7 +181,7 @@ func (b *batcher) quotaRemedies(own int64, others bool) string {
 	if tables := b.txnTables.Load(); tables > 1 {
 		r = append(r, fmt.Sprintf("write fewer tables per bundle (this one loads %d, each holding a transaction until the commit)", tables))
 	}
-	if cut := b.cut.Load(); cut > 0 {
+	if cut := b.cutLoads.Load(); cut > 0 {
 		r = append(r, fmt.Sprintf("lower WithMaxOpenTxns (now %d), since this bundle cut %d loads besides each table's last", b.budget.max, cut))
 	}
 	if others {
