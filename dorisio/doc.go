@@ -46,10 +46,17 @@
 // again; WithAllOrNothing turns early commit off (no row without an ID is
 // visible until the whole precommit stage succeeded; the job must then fit
 // the quota and the precommit timeout; rows with an ID are visible once
-// loaded, and a re-run skips them). On Beam Go v2.77 early commit is rare: prism
-// finalizes a stage only when Write reads straight from a shuffle (not when
-// it is fused after its producer), and the SDK runs only the first
-// finalized bundle of each reused plan.
+// loaded, and a re-run skips them). Write asks for finalization only of
+// runners that finalize (prism, Dataflow, Flink for an unbounded input):
+// Spark's portable runner and Flink's batch mode fail a bundle that asks,
+// and a universal job server may be either. On Beam Go v2.77 early commit
+// is rare: prism finalizes a stage only when Write reads straight from a
+// shuffle or a test stream (not when it is fused after its producer), and
+// the SDK finalizes only the first bundle of each reused plan; a DoFn
+// instance notices and stops asking (metric unfinalized_bundles). An
+// application built against a Beam module patched with
+// docs/beam-finalize.patch (one line; docs/design.md says how) gets every
+// bundle finalized, on Flink streaming at each checkpoint.
 //
 // Guarantee per runner, in plain words:
 //   - prism (the default local runner): exactly-once. A batch stage runs as
@@ -282,6 +289,8 @@
 //     retries (in-process resends of a load); commits; already_committed
 //     (loads found committed: early commit, a retried commit, an identity
 //     label loaded before); spilled_bytes (batch bytes spilled to disk);
+//     unfinalized_bundles (bundles whose early commit was given up because
+//     their DoFn instance's plan is no longer finalized; see Exactly-once);
 //   - distributions load_latency_ms, commit_latency_ms and open_txns (per
 //     bundle, the most loads it held open at once);
 //   - per table, counters named "rows:<db>.<table>", "bytes:<db>.<table>"

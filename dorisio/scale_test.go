@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
@@ -48,6 +49,30 @@ func wantTables(t *testing.T, srv *doristest.Server, want map[string][][]string)
 	wantNoOpenTxns(t, srv)
 }
 
+// numberedTables names n tables t0 .. t<n-1>.
+func numberedTables(n int) []string {
+	tables := make([]string, n)
+	for i := range tables {
+		tables[i] = fmt.Sprintf("t%d", i)
+	}
+	return tables
+}
+
+// writeRouted runs a pipeline writing in with opts, asserting that Write
+// reports every row committed, and returns its metrics; a failed job fails
+// the test.
+func writeRouted(t *testing.T, srv *doristest.Server, in []Row, opts ...WriteOption) metrics.QueryResults {
+	t.Helper()
+	q, err := runPipeline(t, func(s beam.Scope) {
+		res := Write(s, configFor(srv, ""), beam.CreateList(s, in), opts...)
+		assertCommitted(s, res, int64(len(in)))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
 func tableOpts(tables []string) []doristest.Option {
 	var opts []doristest.Option
 	for _, tb := range tables {
@@ -64,13 +89,7 @@ func TestAJobOfHundredsOfBatchesStaysWithinTheTransactionQuota(t *testing.T) {
 	tables := []string{"t0", "t1", "t2", "t3"}
 	srv := startServer(t, append(tableOpts(tables), doristest.WithRunningTxnQuota(DefaultMaxOpenTxns))...)
 	in, want := routedRows(100*DefaultMaxOpenTxns*10+1000, tables) // 100 × 20 loads of 10 rows, and some
-	q, err := runPipeline(t, func(s beam.Scope) {
-		res := Write(s, configFor(srv, ""), beam.CreateList(s, in), WithMaxBatchRows(10))
-		assertCommitted(s, res, int64(len(in)))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := writeRouted(t, srv, in, WithMaxBatchRows(10))
 	wantTables(t, srv, want)
 	if peak := srv.PeakRunningTxns("demo"); peak > DefaultMaxOpenTxns {
 		t.Errorf("peak running txns %d, over the quota of %d", peak, DefaultMaxOpenTxns)
@@ -109,19 +128,10 @@ func TestPrismFinalizesAWriteThatHeadsItsStage(t *testing.T) {
 func TestRowsRoutedToManyTablesInOneBundleLoadWithDefaultOptions(t *testing.T) {
 	for _, n := range []int{25, 1000} {
 		t.Run(fmt.Sprintf("%d tables", n), func(t *testing.T) {
-			var tables []string
-			for i := 0; i < n; i++ {
-				tables = append(tables, fmt.Sprintf("t%d", i))
-			}
+			tables := numberedTables(n)
 			srv := startServer(t, tableOpts(tables)...) // quota 1000, Doris' default
 			in, want := routedRows(3*n, tables)
-			q, err := runPipeline(t, func(s beam.Scope) {
-				res := Write(s, configFor(srv, ""), beam.CreateList(s, in))
-				assertCommitted(s, res, int64(len(in)))
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			q := writeRouted(t, srv, in)
 			wantTables(t, srv, want)
 			if loads := counter(q, "loads"); !onDirect() && loads != int64(n) {
 				t.Errorf("%d loads for %d tables, want one per table", loads, n)
@@ -134,19 +144,10 @@ func TestRowsRoutedToManyTablesInOneBundleLoadWithDefaultOptions(t *testing.T) {
 // Tables that each cut loads (10 rows per batch) take one load each plus
 // at most WithMaxOpenTxns more, however many they are.
 func TestTwentyFiveTablesThatEachCutLoadsStayWithinOneLoadPerTablePlusTheBudget(t *testing.T) {
-	var tables []string
-	for i := 0; i < 25; i++ {
-		tables = append(tables, fmt.Sprintf("t%d", i))
-	}
+	tables := numberedTables(25)
 	srv := startServer(t, tableOpts(tables)...)
 	in, want := routedRows(25*100, tables)
-	q, err := runPipeline(t, func(s beam.Scope) {
-		res := Write(s, configFor(srv, ""), beam.CreateList(s, in), WithMaxBatchRows(10))
-		assertCommitted(s, res, int64(len(in)))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := writeRouted(t, srv, in, WithMaxBatchRows(10))
 	wantTables(t, srv, want)
 	limit := int64(len(tables) + DefaultMaxOpenTxns)
 	if loads := counter(q, "loads"); loads > limit || loads <= int64(len(tables)) {
@@ -161,10 +162,7 @@ func TestTwentyFiveTablesThatEachCutLoadsStayWithinOneLoadPerTablePlusTheBudget(
 // bundle, at once (its own loads fill it), with the quota's own words and
 // the remedies, grouped delivery first; nothing is left open.
 func TestMoreTablesInOneBundleThanDorisQuotaFailsWithTheQuotasWords(t *testing.T) {
-	var tables []string
-	for i := 0; i < 40; i++ {
-		tables = append(tables, fmt.Sprintf("t%d", i))
-	}
+	tables := numberedTables(40)
 	srv := startServer(t, append(tableOpts(tables), doristest.WithRunningTxnQuota(30))...)
 	in, _ := routedRows(400, tables)
 	_, err := runPipeline(t, func(s beam.Scope) {
