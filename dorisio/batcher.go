@@ -65,15 +65,15 @@ type batcher struct {
 
 	// Shared with uploads: this bundle's two-phase loads started, those of
 	// them Doris precommitted (each holds a running txn until the commit
-	// after the bundle: what Doris counts as this bundle's), the tables
-	// they load, plain loads in flight, and the most loads the bundle held
+	// after the bundle: what Doris counts as this bundle's), the tables it
+	// writes to, plain loads in flight, and the most loads the bundle held
 	// open at once.
 	holding, precommitted atomic.Int64
 	cutLoads              atomic.Int64 // two-phase loads cut before their table's last: n of the budget
-	txnTables             atomic.Int64
+	tables                atomic.Int64
 	plainInFlight         atomic.Int64
 	peakOpen              atomic.Int64
-	tablesSeen            map[string]bool // of txnTables; DoFn goroutine only
+	tablesSeen            map[string]bool // of tables; DoFn goroutine only
 
 	mu        sync.Mutex // guards done, failed, firstErr
 	done      []loadOutcome
@@ -188,6 +188,7 @@ func (b *batcher) add(table string, data []byte, rows int64) error {
 		ob = nil
 	}
 	if ob == nil { // a table's next load, its last unless cut: outside the budget
+		b.seeTable(table)
 		ob = &openBatch{table: table}
 		ob.maxBytes, ob.maxRows = b.budget.target(b.cuts[table])
 		b.open[table] = ob
@@ -348,10 +349,7 @@ func (b *batcher) start(j *loadJob) {
 	}
 	if j.twoPhase {
 		b.holding.Add(1)
-		if !b.tablesSeen[j.table] {
-			b.tablesSeen[j.table] = true
-			b.txnTables.Add(1)
-		}
+		b.seeTable(j.table)
 	} else {
 		b.plainInFlight.Add(1)
 	}
@@ -360,6 +358,14 @@ func (b *batcher) start(j *loadJob) {
 	}
 	b.wg.Add(1)
 	go b.upload(j)
+}
+
+// seeTable counts table among the tables the bundle writes to.
+func (b *batcher) seeTable(table string) {
+	if !b.tablesSeen[table] {
+		b.tablesSeen[table] = true
+		b.tables.Add(1)
+	}
 }
 
 // fail records err as the bundle's error unless it already has one.

@@ -178,8 +178,8 @@ func (b *batcher) quotaErr(j *loadJob, e *streamload.Error, own int64, waited ti
 func (b *batcher) quotaRemedies(own int64, others bool) string {
 	r := []string{"Use grouped delivery (WithDelivery(dorisio.Grouped)): its loads are committed as they return and hold no transaction open",
 		"raise Doris' max_running_txn_num_per_db"}
-	if tables := b.txnTables.Load(); tables > 1 {
-		r = append(r, fmt.Sprintf("write fewer tables per bundle (this one loads %d, each holding a transaction until the commit)", tables))
+	if tables := b.tables.Load(); tables > 1 {
+		r = append(r, fmt.Sprintf("write fewer tables per bundle (this one writes to %d, each holding a transaction until the commit)", tables))
 	}
 	if cut := b.cutLoads.Load(); cut > 0 {
 		r = append(r, fmt.Sprintf("lower WithMaxOpenTxns (now %d), since this bundle cut %d loads besides each table's last", b.budget.max, cut))
