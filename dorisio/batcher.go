@@ -27,10 +27,11 @@ type loader interface {
 // batcher groups one bundle's encoded rows by table into loads and uploads
 // them while the next batches fill, at most LoadsInFlight at a time.
 //
-// With two-phase commit it keeps within the bundle's open-transaction
-// budget (budget.go): batches are cut at MaxBatchRows/MaxBatchBytes at
-// first, then at growing sizes, and spilled to disk (spool.go) past
-// MaxBatchBytes. Memory is bounded by MaxBufferedBytes (chunk capacity of
+// With two-phase commit each table's last load is open until the commit,
+// and the loads its tables cut before their last are within the bundle's
+// open-transaction budget (budget.go): batches are cut at
+// MaxBatchRows/MaxBatchBytes at first, then at growing sizes, and spilled
+// to disk (spool.go) past MaxBatchBytes. Memory is bounded by MaxBufferedBytes (chunk capacity of
 // the in-memory batches of all tables) + LoadsInFlight batches uploading
 // from memory + 64 KiB per spilled batch. Elements with an ID are loaded
 // on their own, as plain loads under their identity label, outside the
@@ -54,7 +55,6 @@ type batcher struct {
 
 	open      map[string]*openBatch
 	buffered  int64                    // memory the open batches hold (chunk capacity)
-	started   int                      // two-phase loads started: n of the budget
 	cuts      map[string]int           // per table, the loads cut before its open batch (the budget's growth)
 	seq       int                      // loads started, the next load's number
 	plainTail map[string]chan struct{} // per order (loadJob.order): closed when its last plain load has ended
@@ -66,13 +66,17 @@ type batcher struct {
 	pool       *chunkPool
 	spoolFiles *spoolFiles // of the open batches
 
-	// Shared with uploads: this bundle's two-phase loads (they hold their
-	// txn until the commit after the bundle), those of them waiting on the
-	// quota (holding none), plain loads in flight, and the most txns the
-	// bundle held open at once.
-	holding, waiting atomic.Int64
-	plainInFlight    atomic.Int64
-	peakOpen         atomic.Int64
+	// Shared with uploads: this bundle's two-phase loads started, those of
+	// them Doris precommitted (each holds a running txn until the commit
+	// after the bundle: what Doris counts as this bundle's), the tables it
+	// writes to, plain loads in flight, and the most loads the bundle held
+	// open at once.
+	holding, precommitted atomic.Int64
+	cutLoads              atomic.Int64 // two-phase loads cut before their table's last: n of the budget
+	tables                atomic.Int64
+	plainInFlight         atomic.Int64
+	peakOpen              atomic.Int64
+	tablesSeen            map[string]bool // of tables; DoFn goroutine only
 
 	mu        sync.Mutex // guards done, failed, firstErr
 	done      []loadOutcome
@@ -128,13 +132,14 @@ func newBatcher(ctx context.Context, ld loader, pool *chunkPool, db, table, pref
 	ctx, cancel := context.WithCancel(ctx)
 	b := &batcher{
 		ld: ld, pool: pool, db: db, table: table, prefix: prefix, run: run, headers: headers, opts: o,
-		twoPhase:  o.Delivery == ExactlyOnce,
-		budget:    budget{batchBytes: o.MaxBatchBytes, batchRows: o.MaxBatchRows, loadBytes: o.MaxLoadBytes},
-		open:      map[string]*openBatch{},
-		cuts:      map[string]int{},
-		plainTail: map[string]chan struct{}{},
-		sem:       make(chan struct{}, o.LoadsInFlight),
-		ctx:       ctx, cancel: cancel,
+		twoPhase:   o.Delivery == ExactlyOnce,
+		budget:     budget{batchBytes: o.MaxBatchBytes, batchRows: o.MaxBatchRows, loadBytes: o.MaxLoadBytes},
+		open:       map[string]*openBatch{},
+		cuts:       map[string]int{},
+		plainTail:  map[string]chan struct{}{},
+		tablesSeen: map[string]bool{},
+		sem:        make(chan struct{}, o.LoadsInFlight),
+		ctx:        ctx, cancel: cancel,
 	}
 	if b.twoPhase {
 		b.budget.max = o.MaxOpenTxns
@@ -178,17 +183,15 @@ func (b *batcher) add(table string, data []byte, rows int64) error {
 	n := int64(len(data))
 	ob := b.open[table]
 	if ob != nil && ob.rows > 0 && b.wouldOverflow(ob, n, rows) && b.canCut() {
-		b.flush(ob)
+		b.flush(ob, true)
 		ob = nil
 	}
-	if ob != nil && ob.rows > 0 && ob.body.n+n > b.opts.MaxLoadBytes && b.budget.canCutFull(b.started, len(b.open)) {
-		b.flush(ob) // full: cut into the budget's kept half rather than fail
+	if ob != nil && ob.rows > 0 && ob.body.n+n > b.opts.MaxLoadBytes && b.budget.canCutFull(int(b.cutLoads.Load())) {
+		b.flush(ob, true) // full: cut into the budget's kept half rather than fail
 		ob = nil
 	}
-	if ob == nil {
-		if !b.budget.canOpen(b.started, len(b.open)) {
-			return b.tooManyTables(table)
-		}
+	if ob == nil { // a table's next load, its last unless cut: outside the budget
+		b.seeTable(table)
 		ob = &openBatch{table: table}
 		ob.maxBytes, ob.maxRows = b.budget.target(b.cuts[table])
 		b.open[table] = ob
@@ -202,7 +205,7 @@ func (b *batcher) add(table string, data []byte, rows int64) error {
 	b.buffered += ob.body.memAlloc() - before
 	switch {
 	case b.reached(ob) && b.canCut():
-		b.flush(ob)
+		b.flush(ob, true)
 	case !ob.body.spilled() && ob.body.n > b.opts.MaxBatchBytes:
 		b.spill(ob) // a grown batch: keep MaxBatchBytes per batch in memory
 	}
@@ -225,7 +228,7 @@ func (b *batcher) relieve() {
 			return
 		}
 		if !big.body.spilled() && (2*big.body.n >= big.maxBytes || 2*big.rows >= big.maxRows) && b.canCut() {
-			b.flush(big)
+			b.flush(big, true)
 			continue
 		}
 		b.spill(big)
@@ -233,7 +236,7 @@ func (b *batcher) relieve() {
 }
 
 // canCut reports whether the budget lets the bundle cut a load now.
-func (b *batcher) canCut() bool { return b.budget.canCut(b.started, len(b.open)) }
+func (b *batcher) canCut() bool { return b.budget.canCut(int(b.cutLoads.Load())) }
 
 // addOwn loads one element with an ID on its own, as a plain load under
 // its identity label (label.go): visible at once, idempotent by label
@@ -312,8 +315,9 @@ func (b *batcher) spill(ob *openBatch) {
 	b.buffered -= before - ob.body.memAlloc()
 }
 
-// flush hands a batch to an upload goroutine.
-func (b *batcher) flush(ob *openBatch) {
+// flush hands a batch to an upload goroutine; cut: the table goes on (a
+// load of the budget), else it is the table's last of the bundle.
+func (b *batcher) flush(ob *openBatch, cut bool) {
 	delete(b.open, ob.table)
 	b.buffered -= ob.body.memAlloc()
 	spilled := ob.body.spilled()
@@ -322,8 +326,8 @@ func (b *batcher) flush(ob *openBatch) {
 		b.fail(fmt.Errorf("dorisio.Write: table %s.%s: %w", b.db, ob.table, err))
 		return
 	}
-	if b.twoPhase {
-		b.started++
+	if b.twoPhase && cut {
+		b.cutLoads.Add(1)
 	}
 	b.cuts[ob.table]++
 	b.start(&loadJob{table: ob.table, label: newLabel(b.prefix, b.run, ob.table), rows: ob.rows, bytes: ob.body.n,
@@ -348,6 +352,7 @@ func (b *batcher) start(j *loadJob) {
 	}
 	if j.twoPhase {
 		b.holding.Add(1)
+		b.seeTable(j.table)
 	} else {
 		b.plainInFlight.Add(1)
 	}
@@ -356,6 +361,14 @@ func (b *batcher) start(j *loadJob) {
 	}
 	b.wg.Add(1)
 	go b.upload(j)
+}
+
+// seeTable counts table among the tables the bundle writes to.
+func (b *batcher) seeTable(table string) {
+	if !b.tablesSeen[table] {
+		b.tablesSeen[table] = true
+		b.tables.Add(1)
+	}
 }
 
 // fail records err as the bundle's error unless it already has one.
@@ -382,7 +395,7 @@ func (b *batcher) finish() ([]loadOutcome, error) {
 		if b.err() != nil {
 			break
 		}
-		b.flush(b.open[t]) // the budget reserved a slot for each open batch
+		b.flush(b.open[t], false) // each table's last load, outside the budget
 	}
 	b.wg.Wait()
 	b.mu.Lock()
@@ -394,23 +407,6 @@ func (b *batcher) finish() ([]loadOutcome, error) {
 	return b.done, b.firstErr
 }
 
-// tooManyTables is the error of a table that cannot get an open batch
-// within the budget.
-func (b *batcher) tooManyTables(table string) error {
-	tables := make([]string, 0, len(b.open)+1)
-	for t := range b.open {
-		tables = append(tables, t)
-	}
-	slices.Sort(tables)
-	tables = append(tables, table)
-	return fmt.Errorf("dorisio.Write: this bundle writes to more tables than its open-transaction budget allows: "+
-		"WithMaxOpenTxns(%d) keeps one load open per table until the bundle commits, %d loads are started and %d tables "+
-		"have open batches, so table %s.%s cannot get one (tables of this bundle: %s). Raise WithMaxOpenTxns and Doris' "+
-		"max_running_txn_num_per_db to fit every bundle writing at once, route fewer tables per Write or per bundle, "+
-		"use WithDelivery(dorisio.AtLeastOnce), or give the elements IDs (Row.ID) so that each loads on its own",
-		b.budget.max, b.started, len(b.open), b.db, table, listSome(tables, 20))
-}
-
 // loadTooBig is the error of a batch that reached MaxLoadBytes and cannot
 // be cut.
 func (b *batcher) loadTooBig(ob *openBatch, n int) error {
@@ -418,10 +414,11 @@ func (b *batcher) loadTooBig(ob *openBatch, n int) error {
 		return elementTooBig(b.db, ob.table, n, b.opts.MaxLoadBytes)
 	}
 	return fmt.Errorf("dorisio.Write: table %s.%s: a load of this bundle reached WithMaxLoadBytes(%d) (%d rows) and the open-transaction budget "+
-		"(WithMaxOpenTxns %d, %d loads started, %d tables with open batches) leaves no load to cut it into. Raise WithMaxOpenTxns "+
-		"(and Doris' max_running_txn_num_per_db), raise WithMaxLoadBytes up to Doris' streaming_load_max_mb, make bundles smaller, "+
-		"use WithDelivery(dorisio.AtLeastOnce), or give the elements IDs (Row.ID)",
-		b.db, ob.table, b.opts.MaxLoadBytes, ob.rows, b.budget.max, b.started, len(b.open))
+		"(WithMaxOpenTxns (now %d): loads the bundle's tables may cut before their last; %d cut) leaves no load to cut it into. "+
+		"Use grouped delivery (WithDelivery(dorisio.Grouped): loads of bounded size, each committed as it returns, no transaction held open), "+
+		"raise WithMaxLoadBytes up to Doris' streaming_load_max_mb, raise WithMaxOpenTxns (and Doris' max_running_txn_num_per_db), "+
+		"make bundles smaller, or use WithDelivery(dorisio.AtLeastOnce)",
+		b.db, ob.table, b.opts.MaxLoadBytes, ob.rows, b.budget.max, b.cutLoads.Load())
 }
 
 // elementTooBig is the error of an element larger than a load may be.

@@ -1,36 +1,38 @@
 package dorisio
 
-// The open-transaction budget (issue 8.1; docs/design.md, "Open-transaction
-// budget per bundle"): with two-phase commit, every load a bundle starts
-// stays open (PRECOMMITTED, counted by Doris against
-// max_running_txn_num_per_db) until the commit after the bundle. prism runs
-// a whole batch stage as one bundle, so without a bound a big job opens more
-// transactions than Doris allows and fails. A bundle therefore starts at
-// most max loads (WithMaxOpenTxns), and makes bigger loads instead of more:
+// The open-transaction budget (docs/design.md, "Open-transaction budget per
+// bundle"): with two-phase commit, every load a bundle starts stays open
+// (PRECOMMITTED, counted by Doris against max_running_txn_num_per_db)
+// until the commit after the bundle. A bundle opens one load per table it
+// writes to, its last, as the Flink connector holds one transaction per
+// table per checkpoint; max (WithMaxOpenTxns) bounds the loads its tables
+// cut before their last, so a bundle of N tables holds at most N + max
+// open loads. The number of tables is limited only by Doris' own quota
+// (upload.go waits on it, then fails naming it). prism runs a whole batch
+// stage as one bundle, so without a bound on the cuts a big job would open
+// one load per MaxBatchBytes of data; instead it makes bigger loads:
 //
 //   - Growth per table: a table's loads are cut at (MaxBatchBytes,
 //     MaxBatchRows) for its first max/4 loads (at least 1), then the limits
 //     double with each load it cuts, capped so a load never exceeds
 //     MaxLoadBytes. A table's number of loads grows with the logarithm of
 //     its data, whatever the other tables do.
-//   - Reserve: a batch is cut only if the loads left after the cut
-//     (max - n - 1, n = loads started) cover every table with an open batch
-//     (each needs one more load, its last) and at least half of the budget:
-//     cuts never take more than half the budget, which stays for the
-//     bundle's tables' last loads, late tables included. Otherwise the
-//     batches grow, spilled to disk, until the bundle ends, when each takes
-//     its reserved load. A new table is accepted only if a load is left for
-//     it. A batch that reaches MaxLoadBytes may be cut into the kept half,
-//     as long as every open table keeps its own last load.
+//   - Cuts: a batch that reached its size is cut while the bundle has cut
+//     fewer than max - max/2 loads; past that it grows, spilled to disk,
+//     until the bundle ends and it becomes its table's last load. The kept
+//     half is for batches that reach MaxLoadBytes: such a batch may be cut
+//     while the bundle has cut fewer than max; with none left it fails,
+//     saying so.
 //
-// So max/2 tables always fit, in any order of arrival (tables that all
-// appear before the cuts took the first half fit up to max); a bundle never
-// starts more than max loads, and the disk it uses is bounded by max ×
-// MaxLoadBytes. The rule this replaces grew loads by the bundle's count and
-// kept max/4 for late tables: a first table took 14 of 20 loads and the 7th
-// table arriving after it found none (review finding 7).
+// Memory stays within MaxBufferedBytes (batcher.relieve spills); disk holds
+// the spilled batches of the open tables, each under MaxLoadBytes: at most
+// the bundle's own data not yet sent. The rule this replaces counted the
+// tables' last loads in the budget and refused a table that found none
+// left; its reserve counted only tables whose batch was still open, so a
+// table just cut found no load for its next row (10 tables of a default
+// bundle fitted, 11 failed, 20 fitted again).
 type budget struct {
-	max                   int   // loads a bundle may start; 0: no budget (plain loads)
+	max                   int   // loads a bundle's tables may cut before their last; 0: no budget (plain loads)
 	batchBytes, batchRows int64 // MaxBatchBytes, MaxBatchRows
 	loadBytes             int64 // MaxLoadBytes
 }
@@ -63,17 +65,14 @@ func (b budget) target(c int) (bytes, rows int64) {
 	return bytes, rows
 }
 
-// kept is the part of the budget cuts never take: it stays for the last
-// loads of the bundle's tables, those not seen yet included.
+// kept is the part of the budget only batches that reached MaxLoadBytes
+// may take.
 func (b budget) kept() int { return b.max / 2 }
 
-// canCut reports whether a batch may be cut once n loads have started and
-// open tables (the cut one included) have open batches.
-func (b budget) canCut(n, open int) bool { return b.max == 0 || b.max-n-1 >= max(open, b.kept()) }
+// canCut reports whether a batch that reached its size may be cut once
+// the bundle has cut n loads.
+func (b budget) canCut(n int) bool { return b.max == 0 || n+1 <= b.max-b.kept() }
 
-// canCutFull reports whether a batch that reached MaxLoadBytes may be cut:
-// it may take a kept load, but not an open table's last one.
-func (b budget) canCutFull(n, open int) bool { return b.max == 0 || b.max-n-1 >= open }
-
-// canOpen reports whether one more table can get an open batch.
-func (b budget) canOpen(n, open int) bool { return b.max == 0 || open+1 <= b.max-n }
+// canCutFull reports whether a batch that reached MaxLoadBytes may be cut
+// once the bundle has cut n loads: it may take a kept load.
+func (b budget) canCutFull(n int) bool { return b.max == 0 || n+1 <= b.max }

@@ -175,7 +175,7 @@ func TestTheBudgetReservesASlotForEveryOpenTable(t *testing.T) {
 }
 
 // Tables that appear one after the other (a file per table, sorted input)
-// find the quarter of the budget kept for late tables.
+// each get their last load whatever the first ones cut.
 func TestTablesArrivingOneAfterAnotherFitTheBudget(t *testing.T) {
 	ld := &fakeLoader{}
 	b := testBatcher(ld, WithMaxOpenTxns(8), WithMaxBatchRows(10), WithSpoolDir(t.TempDir()))
@@ -192,22 +192,44 @@ func TestTablesArrivingOneAfterAnotherFitTheBudget(t *testing.T) {
 	}
 }
 
-func TestMoreTablesThanTheBudgetFailsNamingTheRemedies(t *testing.T) {
-	b := testBatcher(&fakeLoader{}, WithMaxOpenTxns(5))
-	var err error
-	for i := 0; i < 8 && err == nil; i++ {
-		err = b.add(fmt.Sprintf("t%d", i), []byte("1,\"a\"\n"), 1)
-	}
-	if err == nil {
-		t.Fatal("8 tables fit a budget of 5")
-	}
-	for _, want := range []string{"WithMaxOpenTxns(5)", "table demo.t5 cannot get one", "t0, t1, t2, t3, t4, t5",
-		"max_running_txn_num_per_db", "fewer tables", "AtLeastOnce", "Row.ID"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error lacks %q:\n%v", want, err)
+// A bundle opens one load per table it writes to, as the Flink connector
+// holds one transaction per table per checkpoint; WithMaxOpenTxns bounds
+// only the loads the tables cut before their last. Each table here needs
+// more than one load (25 rows, 10 per batch). The rule this replaced let 10
+// tables of a default bundle fit, 11, 15 and 19 fail, 20 fit and 21 fail.
+func TestABundleLoadsEveryTableItRoutesToWithinOneLoadPerTablePlusTheBudget(t *testing.T) {
+	for _, c := range []struct{ tables, budget int }{
+		{10, 20}, {11, 20}, {15, 20}, {19, 20}, {20, 20}, {21, 20}, {25, 25}, {49, 25}, {50, 25}, {300, 20},
+	} {
+		for _, order := range []string{"interleaved", "one table after another"} {
+			t.Run(fmt.Sprintf("%d tables, budget %d, %s", c.tables, c.budget, order), func(t *testing.T) {
+				const perTable = 25
+				ld := &fakeLoader{}
+				b := testBatcher(ld, WithMaxOpenTxns(c.budget), WithMaxBatchRows(10), WithSpoolDir(t.TempDir()))
+				for i := 0; i < perTable*c.tables; i++ {
+					tb, row := i%c.tables, i/c.tables
+					if order != "interleaved" {
+						tb, row = i/perTable, i%perTable
+					}
+					if err := b.add(fmt.Sprintf("t%d", tb), fmt.Appendf(nil, "%d,\"x\"\n", row), 1); err != nil {
+						t.Fatalf("row %d of table t%d: %v", row, tb, err)
+					}
+				}
+				loads, perTableRows := finishAll(t, b, ld)
+				for tb := 0; tb < c.tables; tb++ {
+					if n := perTableRows[fmt.Sprintf("t%d", tb)]; n != perTable {
+						t.Errorf("table t%d got %d rows, want %d", tb, n, perTable)
+					}
+				}
+				if limit := c.tables + c.budget; len(loads) > limit || b.peakOpen.Load() > int64(limit) {
+					t.Errorf("%d loads, %d open at once: want at most %d (one per table plus the budget)", len(loads), b.peakOpen.Load(), limit)
+				}
+				if len(loads) == c.tables {
+					t.Errorf("no table cut a load: the budget was never used, the test proves nothing")
+				}
+			})
 		}
 	}
-	_ = b.abandon(context.Background(), err)
 }
 
 func TestABatchAtMaxLoadBytesWithNoSlotLeftFails(t *testing.T) {
@@ -440,5 +462,37 @@ func TestIdentityElementsAreLoadsOfTheirOwn(t *testing.T) {
 	}
 	if b.peakOpen.Load() > 2 {
 		t.Errorf("peak open %d", b.peakOpen.Load())
+	}
+}
+
+// WithMaxBatchRows is a hard cap on every load with AtLeastOnce; with
+// ExactlyOnce it caps a table's first WithMaxOpenTxns/4 loads and each
+// later one may double, as its doc says (40 rows, 3 per batch, the default
+// budget of 20).
+func TestWithMaxBatchRowsCapsEveryPlainLoadAndTheFirstTwoPhaseLoadsOfATable(t *testing.T) {
+	for _, c := range []struct {
+		delivery Delivery
+		want     string
+	}{
+		{AtLeastOnce, "[3 3 3 3 3 3 3 3 3 3 3 3 3 1]"},
+		{ExactlyOnce, "[3 3 3 3 3 6 12 7]"},
+	} {
+		b := testBatcher(&fakeLoader{}, WithDelivery(c.delivery), WithMaxBatchRows(3))
+		for i := 0; i < 40; i++ {
+			if err := b.add("events", fmt.Appendf(nil, "%d,\"x\"\n", i), 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out, err := b.finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rows []int64
+		for _, o := range out {
+			rows = append(rows, o.result.Rows)
+		}
+		if got := fmt.Sprint(rows); got != c.want {
+			t.Errorf("%v: loads of %s rows, want %s", c.delivery, got, c.want)
+		}
 	}
 }

@@ -11,16 +11,18 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/runtime/graphx"
+	pipepb "github.com/apache/beam/sdks/v2/go/pkg/beam/model/pipeline_v1"
 	"google.golang.org/protobuf/proto"
 )
 
 const testSecret = "s3cr3t-Pipeline-Pw"
 
-// serializedPipeline returns the pipeline proto bytes a runner receives.
-func serializedPipeline(t *testing.T, cfg Config) []byte {
+// pipelineProto builds a pipeline with build and returns the proto a
+// runner receives.
+func pipelineProto(t *testing.T, build func(s beam.Scope)) *pipepb.Pipeline {
 	t.Helper()
 	p, s := beam.NewPipelineWithRoot()
-	Write(s, cfg, beam.Create(s, optRow{ID: 1}))
+	build(s)
 	edges, _, err := p.Build()
 	if err != nil {
 		t.Fatal(err)
@@ -33,6 +35,13 @@ func serializedPipeline(t *testing.T, cfg Config) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return pb
+}
+
+// serializedPipeline returns the pipeline proto bytes a runner receives.
+func serializedPipeline(t *testing.T, cfg Config) []byte {
+	t.Helper()
+	pb := pipelineProto(t, func(s beam.Scope) { Write(s, cfg, beam.Create(s, optRow{ID: 1})) })
 	b, err := proto.Marshal(pb)
 	if err != nil {
 		t.Fatal(err)

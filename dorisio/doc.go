@@ -23,20 +23,21 @@
 // Doris' precommit timeout does). Row data is never shuffled: only the
 // small CommitResults are.
 //
-// A bundle keeps at most WithMaxOpenTxns loads open (default 20): a table's
-// loads are cut at the batch limits for its first quarter of the budget,
-// then grow (doubling, spilled to disk in WithSpoolDir, up to
-// WithMaxLoadBytes) rather than multiply, and half the budget is kept for
-// the last loads of the bundle's tables, so that half as many tables as
-// the budget always fit, whatever order they arrive in. So a bundle of any
-// size stays within Doris' max_running_txn_num_per_db; a bundle that
-// writes to more tables than its budget can hold fails, saying so. The
-// budget is per bundle: where a batch stage runs as many bundles at once,
-// or one after another before any commit (Dataflow batch), their open
-// loads add up until the stage ends (see the guarantees below). When
-// Doris still refuses a load for its transaction quota (other jobs), the
-// load waits and is resent with the same label (RetryPolicy.QuotaWait)
-// instead of failing.
+// A bundle keeps one load open per table it writes to, as the Flink
+// connector holds one transaction per table per checkpoint, plus at most
+// WithMaxOpenTxns loads its tables cut before their last (default 20): a
+// table's loads are cut at the batch limits for its first quarter of the
+// budget, then grow (doubling, spilled to disk in WithSpoolDir, up to
+// WithMaxLoadBytes) rather than multiply. So a bundle of any size and N
+// tables holds at most N + WithMaxOpenTxns transactions; only Doris'
+// max_running_txn_num_per_db (1000 by default) limits N. The budget is per
+// bundle: where a batch stage runs as many bundles at once, or one after
+// another before any commit (Dataflow batch), their open loads add up
+// until the stage ends (see the guarantees below). When Doris refuses a
+// load for its transaction quota, the load waits while other transactions
+// end and is resent with the same label (RetryPolicy.QuotaWait); then, or
+// at once when the bundle's own loads fill the quota, it fails in the
+// quota's words, naming what fits (grouped delivery first).
 //
 // Where the runner finalizes bundles (beam.BundleFinalization), a bundle's
 // loads are committed as soon as its output is durable, before the commit
@@ -45,10 +46,17 @@
 // again; WithAllOrNothing turns early commit off (no row without an ID is
 // visible until the whole precommit stage succeeded; the job must then fit
 // the quota and the precommit timeout; rows with an ID are visible once
-// loaded, and a re-run skips them). On Beam Go v2.77 early commit is rare: prism
-// finalizes a stage only when Write reads straight from a shuffle (not when
-// it is fused after its producer), and the SDK runs only the first
-// finalized bundle of each reused plan.
+// loaded, and a re-run skips them). Write asks for finalization only of
+// runners that finalize (prism, Dataflow, Flink for an unbounded input):
+// Spark's portable runner and Flink's batch mode fail a bundle that asks,
+// and a universal job server may be either. On Beam Go v2.77 early commit
+// is rare: prism finalizes a stage only when Write reads straight from a
+// shuffle or a test stream (not when it is fused after its producer), and
+// the SDK finalizes only the first bundle of each reused plan; a DoFn
+// instance notices and stops asking (metric unfinalized_bundles). An
+// application built against a Beam module patched with
+// docs/beam-finalize.patch (one line; docs/design.md says how) gets every
+// bundle finalized, on Flink streaming at each checkpoint.
 //
 // Guarantee per runner, in plain words:
 //   - prism (the default local runner): exactly-once. A batch stage runs as
@@ -281,6 +289,8 @@
 //     retries (in-process resends of a load); commits; already_committed
 //     (loads found committed: early commit, a retried commit, an identity
 //     label loaded before); spilled_bytes (batch bytes spilled to disk);
+//     unfinalized_bundles (bundles whose early commit was given up because
+//     their DoFn instance's plan is no longer finalized; see Exactly-once);
 //   - distributions load_latency_ms, commit_latency_ms and open_txns (per
 //     bundle, the most loads it held open at once);
 //   - per table, counters named "rows:<db>.<table>", "bytes:<db>.<table>"

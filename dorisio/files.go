@@ -28,7 +28,7 @@ import (
 
 func init() {
 	register.DoFn3x1[context.Context, []string, func(fileSpec), error](&matchFn{})
-	register.DoFn4x0[context.Context, beam.BundleFinalization, fileSpec, func(CommitResult)](&fileLoadFn{})
+	register.DoFn3x0[context.Context, fileSpec, func(CommitResult)](&fileLoadFn{})
 	register.Emitter1[fileSpec]()
 	beam.RegisterType(reflect.TypeOf((*fileSpec)(nil)).Elem())
 }
@@ -329,11 +329,14 @@ type fileLoadFn struct {
 	pending []fileSpec // this bundle's files, loaded in FinishBundle
 }
 
-func (fn *fileLoadFn) ProcessElement(_ context.Context, _ beam.BundleFinalization, f fileSpec, _ func(CommitResult)) {
+// ProcessElement and FinishBundle take no beam.BundleFinalization: every
+// range is a plain load, visible once loaded, with nothing to commit early,
+// and runners that refuse finalization (Spark) would fail the bundle.
+func (fn *fileLoadFn) ProcessElement(_ context.Context, f fileSpec, _ func(CommitResult)) {
 	fn.pending = append(fn.pending, f)
 }
 
-func (fn *fileLoadFn) FinishBundle(ctx context.Context, bf beam.BundleFinalization, emit func(CommitResult)) error {
+func (fn *fileLoadFn) FinishBundle(ctx context.Context, emit func(CommitResult)) error {
 	files := fn.pending
 	fn.pending = nil
 	if len(files) > 0 {
@@ -345,7 +348,7 @@ func (fn *fileLoadFn) FinishBundle(ctx context.Context, bf beam.BundleFinalizati
 			return validErr(fn.failBundle(ctx, err)) // paths may hold any byte
 		}
 	}
-	groups, err := fn.finishBundle(ctx, bf)
+	groups, err := fn.finishBundle(ctx, nil)
 	for _, g := range groups {
 		loadResults(g, emit)
 	}

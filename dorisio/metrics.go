@@ -24,6 +24,10 @@ var (
 	commitLatency    = beam.NewDistribution(metricsNamespace, "commit_latency_ms")
 	openTxns         = beam.NewDistribution(metricsNamespace, "open_txns")
 	spilledBytes     = beam.NewCounter(metricsNamespace, "spilled_bytes")
+	// Bundles whose early commit was given up because their DoFn instance's
+	// plan is no longer finalized (early.go): their loads wait for the
+	// commit stage.
+	unfinalizedBundles = beam.NewCounter(metricsNamespace, "unfinalized_bundles")
 )
 
 func recordLoad(ctx context.Context, o loadOutcome) {

@@ -79,7 +79,7 @@ func TestABundleWhoseOwnLoadsFillTheQuotaFailsAtOnce(t *testing.T) {
 		t.Errorf("failed after %v: it waited although waiting could not help", d)
 	}
 	for _, want := range []string{"limit of 2", "this bundle itself holds 2 open loads", "waiting cannot help",
-		"max_running_txn_num_per_db", "WithMaxOpenTxns (now 8)", "Row.ID", "aborted this bundle's 2 open loads (20 rows)"} {
+		"max_running_txn_num_per_db", "WithMaxOpenTxns (now 8)", "WithDelivery(dorisio.Grouped)", "aborted this bundle's 2 open loads (20 rows)"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
@@ -183,4 +183,40 @@ func waitPrecommitted(t *testing.T, srv *doristest.Server, n int) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// Stream batches over more tables than the quota: the refusal counts the
+// batching bundle's own open loads as Doris does (its precommitted ones,
+// not those still being sent), fails at once, and does not advise
+// WithMaxOpenTxns, which stream batches ignore.
+func TestStreamBatchesOverTheQuotaCountTheirOpenLoadsAsDorisDoes(t *testing.T) {
+	const quota, tables = 20, 30
+	var opts []doristest.Option
+	for i := 0; i < tables; i++ {
+		opts = append(opts, doristest.WithTable(fmt.Sprintf(eventsDDL, fmt.Sprintf("t%d", i))))
+	}
+	srv := startServer(t, append(opts, doristest.WithRunningTxnQuota(quota))...)
+	w := buildWrite(t, configFor(srv, ""), Row{}, WithLoadsInFlight(8), WithRetry(RetryPolicy{QuotaWait: time.Minute}))
+	b := writeBatcher(context.Background(), w, w.write.client)
+	var err error
+	for i := 0; i < tables && err == nil; i++ {
+		sb := &streamBatch{rows: 1}
+		sb.body.write([]byte("1,\"a\"\n"), &chunkPool{})
+		err = b.loadBatch(fmt.Sprintf("t%d", i), fmt.Sprint(i), sb)
+	}
+	if err == nil {
+		_, err = b.finish()
+	}
+	if !errors.Is(err, ErrTxnQuota) {
+		t.Fatalf("err = %v, want ErrTxnQuota", err)
+	}
+	if want := fmt.Sprintf("is %d, larger than limit %d", quota, quota); !strings.Contains(err.Error(), want) ||
+		!strings.Contains(err.Error(), fmt.Sprintf("this bundle itself holds %d open loads", quota)) {
+		t.Errorf("the error does not count the bundle's open loads as Doris does (%q):\n%v", want, err)
+	}
+	if strings.Contains(err.Error(), "WithMaxOpenTxns") {
+		t.Errorf("the error advises WithMaxOpenTxns, which stream batches ignore:\n%v", err)
+	}
+	_ = b.abandon(context.Background(), err)
+	wantNoOpenTxns(t, srv)
 }

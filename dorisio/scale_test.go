@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
@@ -48,6 +49,30 @@ func wantTables(t *testing.T, srv *doristest.Server, want map[string][][]string)
 	wantNoOpenTxns(t, srv)
 }
 
+// numberedTables names n tables t0 .. t<n-1>.
+func numberedTables(n int) []string {
+	tables := make([]string, n)
+	for i := range tables {
+		tables[i] = fmt.Sprintf("t%d", i)
+	}
+	return tables
+}
+
+// writeRouted runs a pipeline writing in with opts, asserting that Write
+// reports every row committed, and returns its metrics; a failed job fails
+// the test.
+func writeRouted(t *testing.T, srv *doristest.Server, in []Row, opts ...WriteOption) metrics.QueryResults {
+	t.Helper()
+	q, err := runPipeline(t, func(s beam.Scope) {
+		res := Write(s, configFor(srv, ""), beam.CreateList(s, in), opts...)
+		assertCommitted(s, res, int64(len(in)))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
 func tableOpts(tables []string) []doristest.Option {
 	var opts []doristest.Option
 	for _, tb := range tables {
@@ -64,13 +89,7 @@ func TestAJobOfHundredsOfBatchesStaysWithinTheTransactionQuota(t *testing.T) {
 	tables := []string{"t0", "t1", "t2", "t3"}
 	srv := startServer(t, append(tableOpts(tables), doristest.WithRunningTxnQuota(DefaultMaxOpenTxns))...)
 	in, want := routedRows(100*DefaultMaxOpenTxns*10+1000, tables) // 100 × 20 loads of 10 rows, and some
-	q, err := runPipeline(t, func(s beam.Scope) {
-		res := Write(s, configFor(srv, ""), beam.CreateList(s, in), WithMaxBatchRows(10))
-		assertCommitted(s, res, int64(len(in)))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := writeRouted(t, srv, in, WithMaxBatchRows(10))
 	wantTables(t, srv, want)
 	if peak := srv.PeakRunningTxns("demo"); peak > DefaultMaxOpenTxns {
 		t.Errorf("peak running txns %d, over the quota of %d", peak, DefaultMaxOpenTxns)
@@ -102,28 +121,72 @@ func TestPrismFinalizesAWriteThatHeadsItsStage(t *testing.T) {
 	}
 }
 
-func TestEightTablesInABundleWithABudgetOfFiveFailsSayingSo(t *testing.T) {
-	tables := []string{"t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7"}
+// A pipeline routing dorisio.Rows to 25 and to 1,000 tables in one bundle,
+// with default options, against Doris' default quota of 1,000 running
+// transactions: one load per table, every row once. The rule this replaced
+// failed any bundle writing to more tables than WithMaxOpenTxns (20).
+func TestRowsRoutedToManyTablesInOneBundleLoadWithDefaultOptions(t *testing.T) {
+	for _, n := range []int{25, 1000} {
+		t.Run(fmt.Sprintf("%d tables", n), func(t *testing.T) {
+			tables := numberedTables(n)
+			srv := startServer(t, tableOpts(tables)...) // quota 1000, Doris' default
+			in, want := routedRows(3*n, tables)
+			q := writeRouted(t, srv, in)
+			wantTables(t, srv, want)
+			if loads := counter(q, "loads"); !onDirect() && loads != int64(n) {
+				t.Errorf("%d loads for %d tables, want one per table", loads, n)
+			}
+			t.Logf("%d tables: %d loads, server peak %d running txns", n, counter(q, "loads"), srv.PeakRunningTxns("demo"))
+		})
+	}
+}
+
+// Tables that each cut loads (10 rows per batch) take one load each plus
+// at most WithMaxOpenTxns more, however many they are.
+func TestTwentyFiveTablesThatEachCutLoadsStayWithinOneLoadPerTablePlusTheBudget(t *testing.T) {
+	tables := numberedTables(25)
 	srv := startServer(t, tableOpts(tables)...)
-	in, _ := routedRows(800, tables)
+	in, want := routedRows(25*100, tables)
+	q := writeRouted(t, srv, in, WithMaxBatchRows(10))
+	wantTables(t, srv, want)
+	limit := int64(len(tables) + DefaultMaxOpenTxns)
+	if loads := counter(q, "loads"); loads > limit || loads <= int64(len(tables)) {
+		t.Errorf("%d loads: want more than one per table (they cut) and at most %d", loads, limit)
+	}
+	if peak := srv.PeakRunningTxns("demo"); int64(peak) > limit {
+		t.Errorf("server peak %d running txns, over %d", peak, limit)
+	}
+}
+
+// More tables in one bundle than Doris' quota: only the quota stops the
+// bundle, at once (its own loads fill it), with the quota's own words and
+// the remedies, grouped delivery first; nothing is left open.
+func TestMoreTablesInOneBundleThanDorisQuotaFailsWithTheQuotasWords(t *testing.T) {
+	tables := numberedTables(40)
+	srv := startServer(t, append(tableOpts(tables), doristest.WithRunningTxnQuota(30))...)
+	in, _ := routedRows(400, tables)
 	_, err := runPipeline(t, func(s beam.Scope) {
-		Write(s, configFor(srv, ""), beam.CreateList(s, in), WithMaxOpenTxns(5))
+		Write(s, configFor(srv, ""), beam.CreateList(s, in), WithRetry(RetryPolicy{QuotaWait: time.Minute}))
 	})
 	if err == nil {
-		t.Fatal("8 tables fit a budget of 5")
+		t.Fatal("40 tables fit a quota of 30")
 	}
-	for _, want := range []string{"more tables than its open-transaction budget allows", "WithMaxOpenTxns(5)",
-		"max_running_txn_num_per_db", "AtLeastOnce", "Row.ID"} {
-		if !strings.Contains(err.Error(), want) {
+	msg := err.Error()
+	for _, want := range []string{"larger than limit 30", "this bundle itself holds 30 open loads", "waiting cannot help",
+		"Use grouped delivery (WithDelivery(dorisio.Grouped))", "max_running_txn_num_per_db", "write fewer tables per bundle"} {
+		if !strings.Contains(msg, want) {
 			t.Errorf("the job's error lacks %q:\n%v", want, err)
 		}
 	}
-	wantNoOpenTxns(t, srv)
-	for _, tb := range tables {
-		if n := srv.RowCount("demo", tb); n != 0 {
-			t.Errorf("%s holds %d rows after the job failed", tb, n)
+	for _, wrong := range []string{"Row.ID", "lower WithMaxOpenTxns"} { // one load per element; no load was cut
+		if strings.Contains(msg, wrong) {
+			t.Errorf("the job's error advises %q, which cannot help:\n%v", wrong, err)
 		}
 	}
+	if g, r := strings.Index(msg, "grouped delivery"), strings.Index(msg, "raise Doris' max_running_txn_num_per_db"); g > r {
+		t.Errorf("grouped delivery is not the first remedy:\n%v", err)
+	}
+	wantNoOpenTxns(t, srv)
 }
 
 // Review finding 7: 7 tables whose rows arrive one table after another (a

@@ -91,7 +91,7 @@ func writeStream(s beam.Scope, w *write, col beam.PCollection) beam.PCollection 
 		// under their identity labels (exactly once across runs). writeFn
 		// emits in FinishBundle, in the global window as the batching
 		// stage does; the graph must say so to flatten.
-		own := beam.WindowInto(s, window.NewGlobalWindows(), beam.ParDo(s.Scope("PrecommitIdentity"), w.write, identity))
+		own := beam.WindowInto(s, window.NewGlobalWindows(), beam.ParDo(s.Scope("PrecommitIdentity"), w.unfinalized(), identity))
 		pre = beam.Flatten(s, pre, own)
 	}
 	return pre

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
@@ -32,6 +33,9 @@ func (b *batcher) upload(j *loadJob) {
 		b.mu.Unlock()
 		b.fail(err)
 		return
+	}
+	if j.twoPhase {
+		b.precommitted.Add(1) // holds a running txn until the commit after the bundle
 	}
 	out := loadOutcome{seq: j.seq, result: b.resultOf(j, res), latency: time.Since(start), retries: res.Attempts - 1}
 	if j.loaded != nil {
@@ -67,7 +71,7 @@ func (b *batcher) afterPrevious(j *loadJob) bool {
 }
 
 // load sends j, waiting while Doris refuses it for its running-transaction
-// quota (issue 8.4: the quota is back-pressure, not a failure).
+// quota: the quota is back-pressure, not a failure.
 func (b *batcher) load(j *loadJob) (*streamload.LoadResult, error) {
 	req := streamload.LoadRequest{
 		DB: b.db, Table: j.table, Label: j.label, TwoPhase: j.twoPhase, LabelOwned: j.id != "",
@@ -87,11 +91,12 @@ func (b *batcher) load(j *loadJob) (*streamload.LoadResult, error) {
 		if err == nil || !errors.Is(err, streamload.ErrTxnQuota) || !errors.As(err, &e) {
 			return res, err
 		}
-		// Nothing was begun: this load holds no txn while it waits.
-		own := b.holding.Load() - b.waiting.Load()
-		if j.twoPhase {
-			own--
-		}
+		// Nothing was begun: this load holds no txn while it waits. Doris
+		// refuses a begin once its running txns reach the limit
+		// (docs/protocol.md §5.3), counting this bundle's precommitted
+		// loads; those still being sent may hold one too, and are counted
+		// once they return, at the next refusal.
+		own := b.precommitted.Load()
 		if q := e.Quota; q != nil && q.Scope == "db" && own >= q.Limit {
 			return nil, b.quotaErr(j, e, own, 0)
 		}
@@ -102,7 +107,7 @@ func (b *batcher) load(j *loadJob) (*streamload.LoadResult, error) {
 		if pace.Now().Sub(waitedSince) >= limit {
 			return nil, b.quotaErr(j, e, own, limit)
 		}
-		if err := b.sleepOnQuota(pace, j, wait); err != nil {
+		if err := b.sleepOnQuota(pace, wait); err != nil {
 			return nil, fmt.Errorf("dorisio.Write: cancelled while waiting for Doris' transaction quota to load %d rows into %s.%s (label %s): %w (after: %w)",
 				j.rows, b.db, j.table, j.label, err, e)
 		}
@@ -125,11 +130,7 @@ func (b *batcher) quotaWait() time.Duration {
 // on the client's pacing (streamload.Backoff: jittered, so that many
 // bundles do not retry in step). It returns the bundle ctx's error if the
 // bundle ends meanwhile.
-func (b *batcher) sleepOnQuota(pace streamload.Backoff, j *loadJob, wait int) error {
-	if j.twoPhase {
-		b.waiting.Add(1)
-		defer b.waiting.Add(-1)
-	}
+func (b *batcher) sleepOnQuota(pace streamload.Backoff, wait int) error {
 	return pace.Sleep(b.ctx, wait)
 }
 
@@ -147,9 +148,26 @@ func (b *batcher) quotaErr(j *loadJob, e *streamload.Error, own int64, waited ti
 	if waited > 0 {
 		why = fmt.Sprintf("waited %v for other transactions to end (RetryPolicy.QuotaWait, or the load's timeout); this bundle holds %d open loads", waited, own)
 	}
-	return fmt.Errorf("dorisio.Write: loading %d rows into %s.%s (label %s): the database's transactions are at %s; %s. "+
-		"Raise max_running_txn_num_per_db, lower WithMaxOpenTxns (now %d), run fewer bundles in parallel, or give the elements IDs (Row.ID): %w",
-		j.rows, b.db, j.table, j.label, limit, why, b.opts.MaxOpenTxns, e)
+	return fmt.Errorf("dorisio.Write: loading %d rows into %s.%s (label %s): the database's transactions are at %s; %s. %s: %w",
+		j.rows, b.db, j.table, j.label, limit, why, b.quotaRemedies(own, waited > 0), e)
+}
+
+// quotaRemedies says what lets a job like this one fit the quota, what
+// works first. A bundle holds one load per table until its commit, plus
+// the loads its tables cut (WithMaxOpenTxns); stream batches are not cut.
+func (b *batcher) quotaRemedies(own int64, others bool) string {
+	r := []string{"Use grouped delivery (WithDelivery(dorisio.Grouped)): its loads are committed as they return and hold no transaction open",
+		"raise Doris' max_running_txn_num_per_db"}
+	if tables := b.tables.Load(); tables > 1 {
+		r = append(r, fmt.Sprintf("write fewer tables per bundle (this one writes to %d, each holding a transaction until the commit)", tables))
+	}
+	if cut := b.cutLoads.Load(); cut > 0 {
+		r = append(r, fmt.Sprintf("lower WithMaxOpenTxns (now %d), since this bundle cut %d loads besides each table's last", b.budget.max, cut))
+	}
+	if others {
+		r = append(r, "run fewer bundles or jobs writing to the database at once")
+	}
+	return strings.Join(r, ", ")
 }
 
 func (b *batcher) resultOf(j *loadJob, res *streamload.LoadResult) CommitResult {

@@ -21,6 +21,7 @@ import (
 
 func init() {
 	register.DoFn4x1[context.Context, beam.BundleFinalization, beam.X, func(tableLoads), error](&writeFn{})
+	register.DoFn3x1[context.Context, beam.X, func(tableLoads), error](&unfinalizedWriteFn{})
 	register.DoFn4x1[context.Context, tableLoads, func(CommitResult), func(lostLoads), error](&commitFn{})
 	register.Function2x0(loadResults)
 	register.Function2x1(mergeLost)
@@ -70,7 +71,7 @@ func Write(s beam.Scope, cfg Config, col beam.PCollection, opts ...WriteOption) 
 	if w.stream != nil {
 		pre = writeStream(s, w, col)
 	} else {
-		pre = beam.ParDo(s.Scope("Precommit"), w.write, col)
+		pre = beam.ParDo(s.Scope("Precommit"), w.precommit(), col)
 	}
 	// Results are emitted in FinishBundle, which puts them in the global
 	// window whatever the input's windowing; say so in the graph too.
@@ -96,8 +97,9 @@ func loadResults(g tableLoads, emit func(CommitResult)) {
 }
 
 type write struct {
-	write  *writeFn
-	commit *commitFn
+	write    *writeFn
+	finalize bool // the precommit stage asks the runner to finalize its bundles (early.go)
+	commit   *commitFn
 	// With stream batching (stream_batch.go); nil otherwise.
 	chunk  *streamChunkFn
 	stream *streamBatchFn
@@ -158,12 +160,25 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 	// together after it (lost.go).
 	unbounded, known := isUnbounded(col)
 	w.commit.ReportLost = known && !unbounded
+	w.finalize = o.Delivery == ExactlyOnce && !o.AllOrNothing && finalizesBundles(known && unbounded)
 	if streaming {
 		w.chunk = &streamChunkFn{Conn: conn, DB: cfg.Database, Table: cfg.Table, Opts: *o, Elem: beam.EncodedType{T: t}}
 		w.stream = newStreamBatchFn(conn, cfg.Database, prefix, run, headers, o)
 	}
 	return w, nil
 }
+
+// precommit is the precommit stage's DoFn: writeFn where its bundles are
+// to be finalized (early commit), else the same without asking for it.
+func (w *write) precommit() any {
+	if w.finalize {
+		return w.write
+	}
+	return w.unfinalized()
+}
+
+// unfinalized is the precommit DoFn that never asks for finalization.
+func (w *write) unfinalized() *unfinalizedWriteFn { return &unfinalizedWriteFn{writeFn: *w.write} }
 
 // newClient builds the Stream Load client on a worker: the password is
 // resolved here, never serialized.
@@ -207,8 +222,8 @@ type writeFn struct {
 	client *streamload.Client
 	enc    elemEncoder
 	pool   *chunkPool
-	batch  *batcher // the current bundle's; nil between bundles
-	early  earlyCommits
+	batch  *batcher      // the current bundle's; nil between bundles
+	early  *earlyCommits // set by the first bundle that asks for finalization
 }
 
 func (fn *writeFn) Setup(ctx context.Context) error {
@@ -235,8 +250,8 @@ func (fn *writeFn) Setup(ctx context.Context) error {
 }
 
 // ProcessElement takes the bundle finalization only so that the runner
-// offers it to FinishBundle (Beam sets RequestsFinalization
-// from ProcessElement's signature alone).
+// offers it to FinishBundle (Beam sets RequestsFinalization from
+// ProcessElement's signature alone; unfinalizedWriteFn asks for none).
 func (fn *writeFn) ProcessElement(ctx context.Context, _ beam.BundleFinalization, elem beam.X, _ func(tableLoads)) error {
 	if fn.batch == nil {
 		// Uploads run under the bundle's context: a cancelled bundle stops them.
@@ -286,7 +301,7 @@ func (fn *writeFn) finishBundle(ctx context.Context, bf beam.BundleFinalization)
 	b := fn.batch
 	fn.batch = nil
 	if b == nil {
-		fn.finalizeLater(bf, nil) // empty bundle
+		fn.finalizeLater(ctx, bf, nil) // empty bundle
 		return nil, nil
 	}
 	outcomes, err := b.finish()
@@ -298,7 +313,7 @@ func (fn *writeFn) finishBundle(ctx context.Context, bf beam.BundleFinalization)
 	}
 	recordBundle(ctx, b.peakOpen.Load())
 	groups := groupByTable(outcomes)
-	fn.finalizeLater(bf, groups)
+	fn.finalizeLater(ctx, bf, groups)
 	return groups, nil
 }
 

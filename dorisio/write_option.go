@@ -194,20 +194,28 @@ func WithFormat(f Format) WriteOption {
 	}
 }
 
-// WithMaxBatchRows caps the rows of one load (default 1,000,000; the Flink
-// connector's sink.buffer-flush.max-rows). With ExactlyOnce it caps a
-// table's first WithMaxOpenTxns/4 loads of a bundle; the budget doubles it
-// for each later one.
+// WithMaxBatchRows sets the rows at which a table's batch is cut into a
+// load (default 1,000,000). With AtLeastOnce it is a hard cap on every
+// load, as the Flink connector's sink.buffer-flush.max-rows in its batch
+// mode. With ExactlyOnce it is not: it caps a table's first
+// WithMaxOpenTxns/4 loads of a bundle, and each later one may hold twice
+// the one before (its last load whatever is left), so that a bundle keeps
+// few transactions open; e.g. WithMaxBatchRows(3) over 40 rows of one
+// table makes loads of 3, 3, 3, 3, 3, 6, 12 and 7 rows. (The Flink
+// connector with two-phase commit makes one load per table per
+// checkpoint, whatever its size.)
 func WithMaxBatchRows(n int64) WriteOption {
 	return positive("WithMaxBatchRows", n, func(o *writeOptions) { o.MaxBatchRows = n })
 }
 
-// WithMaxBatchBytes caps the bytes of one load before compression (default
-// 64 MiB; the Flink connector's sink.buffer-flush.max-bytes), and the bytes
-// a batch keeps in memory. A single pre-encoded element larger than this is
-// sent as a load of its own. With ExactlyOnce it caps a table's first
-// WithMaxOpenTxns/4 loads of a bundle; the budget doubles it for each later
-// one (spilled to WithSpoolDir), up to WithMaxLoadBytes.
+// WithMaxBatchBytes sets the bytes, before compression, at which a table's
+// batch is cut into a load (default 64 MiB; the Flink connector's
+// sink.buffer-flush.max-bytes), and the bytes a batch keeps in memory. A
+// single pre-encoded element larger than this is sent as a load of its
+// own. Like WithMaxBatchRows, a hard cap with AtLeastOnce; with
+// ExactlyOnce it caps a table's first WithMaxOpenTxns/4 loads of a bundle,
+// and each later one may double (spilled to WithSpoolDir), up to
+// WithMaxLoadBytes.
 func WithMaxBatchBytes(n int64) WriteOption {
 	return positive("WithMaxBatchBytes", n, func(o *writeOptions) { o.MaxBatchBytes = n })
 }
@@ -228,18 +236,21 @@ func WithLoadsInFlight(n int) WriteOption {
 	return positive("WithLoadsInFlight", n, func(o *writeOptions) { o.LoadsInFlight = n })
 }
 
-// WithMaxOpenTxns bounds the two-phase-commit loads one bundle starts, and
-// so keeps open until its commit (default 20 per bundle: 50 bundles writing
-// at once fit Doris' default max_running_txn_num_per_db of 1000; Flink's
-// connector holds one per table per subtask). The bundle makes bigger loads,
-// not more: a table's batch limits double with each load it cuts after its
-// first n/4, up to MaxLoadBytes, spilled to WithSpoolDir; and half the
-// budget is kept for the last loads of the bundle's tables, so n/2 tables
-// always fit, in any order. A bundle that writes to more tables than the
-// budget holds fails, saying so. Ignored with AtLeastOnce, for elements
-// with an ID (their loads are not held open) and with stream batching (each
-// batch is one load, cut by size and age; see "Streaming" in the package
-// doc).
+// WithMaxOpenTxns bounds the two-phase-commit loads the tables of one
+// bundle cut before their last (default 20). A bundle holds one load per
+// table it writes to until its commit, as the Flink connector holds one
+// transaction per table per checkpoint, plus at most n cut ones: a bundle
+// of N tables keeps at most N + n transactions open, however much data it
+// has. Only Doris' max_running_txn_num_per_db (1000 by default, shared by
+// every bundle and job writing to the database) limits the number of
+// tables: past it loads wait (RetryPolicy.QuotaWait), then fail naming the
+// quota. The bundle makes bigger loads, not more: a table's batch limits
+// double with each load it cuts after its first n/4, up to MaxLoadBytes,
+// spilled to WithSpoolDir; cuts of batches at their size stop at n/2, the
+// rest is kept for batches that reach MaxLoadBytes. Ignored with
+// AtLeastOnce, for elements with an ID (their loads are not held open) and
+// with stream batching (each batch is one load, cut by size and age; see
+// "Streaming" in the package doc).
 func WithMaxOpenTxns(n int) WriteOption {
 	return positive("WithMaxOpenTxns", n, func(o *writeOptions) { o.MaxOpenTxns = n })
 }
@@ -254,8 +265,8 @@ func WithMaxLoadBytes(n int64) WriteOption {
 
 // WithSpoolDir sets the directory where batches grown past MaxBatchBytes,
 // or spilled to keep within MaxBufferedBytes, are written (default
-// os.TempDir() on each worker). Disk use is bounded by
-// WithMaxOpenTxns × MaxLoadBytes per bundle; each file is removed when its
+// os.TempDir() on each worker). A bundle's files hold at most the rows it
+// has not sent yet, each under MaxLoadBytes; each file is removed when its
 // load ends.
 func WithSpoolDir(dir string) WriteOption {
 	return func(o *writeOptions) {

@@ -339,6 +339,42 @@ func TestAFailedJobIsPrintedOnceAndTheRunnersDetailOnlyWithV(t *testing.T) {
 	}
 }
 
+// A job writing to more tables than Doris' quota allows fails saying so, in
+// the quota's own words, with remedies named by the flags that set them
+// (--delivery grouped first, --max-open-txns), not by the Go options.
+func TestAJobOverTheQuotaNamesTheFlagsOfItsRemedies(t *testing.T) {
+	args := []string{"-addr", "127.0.0.1:0", "-running-txn-quota", "30"}
+	for i := 0; i < 40; i++ {
+		args = append(args, "-table", "demo.events_"+strconv.Itoa(i)+"(id BIGINT NOT NULL, ts DATETIME, user_id BIGINT, kind VARCHAR(16), amount DECIMAL(12,2), note VARCHAR(64))")
+	}
+	dl, err := proc.StartDorisLocal(context.Background(), binary(t, "doris-local"), args, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = dl.Stop() })
+	r := load(t, nil, "--fe", dl.URL, "--tables", "40", "--rows", "4000", "--batch-rows", "10")
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1; stderr:\n%s", r.code, r.stderr)
+	}
+	var failed string
+	for _, l := range lines(r.stderr) {
+		if strings.HasPrefix(l, "load: the job failed: ") {
+			failed = l
+		}
+	}
+	for _, want := range []string{"larger than limit 30", "this bundle itself holds 30 open loads",
+		"Use grouped delivery (--delivery grouped)", "max_running_txn_num_per_db", "lower --max-open-txns (now 20)"} {
+		if !strings.Contains(failed, want) {
+			t.Errorf("the failure lacks %q:\n%s", want, failed)
+		}
+	}
+	for _, goName := range []string{"WithMaxOpenTxns", "WithDelivery", "Row.ID"} {
+		if strings.Contains(r.stderr, goName) {
+			t.Errorf("the failure names %s, not its flag:\n%s", goName, r.stderr)
+		}
+	}
+}
+
 // --input with two patterns that match the same file loads and reports it
 // once: before, the second listing was counted as a second load, "found
 // loaded by an earlier run", and verification failed with exit 1 (review 2,

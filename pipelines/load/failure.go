@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Exit statuses.
@@ -67,7 +69,7 @@ func report(c *cli, err error, verbose bool, w io.Writer) int {
 			return exitFailed
 		}
 		ours := failureText(full)
-		fmt.Fprintf(w, "%s: the job failed: %s\n", progName, ours)
+		fmt.Fprintf(w, "%s: the job failed: %s\n", progName, c.inFlagTerms(ours))
 		if ours != full {
 			fmt.Fprintf(w, "%s: run again with -v for the runner's log and its full error (plan, stack)\n", progName)
 		}
@@ -104,4 +106,53 @@ func failureText(text string) string {
 		body = body[:i]
 	}
 	return strings.TrimSpace(body)
+}
+
+// goOption is a dorisio option a job's error may name, as WithName or
+// WithName(value).
+var goOption = regexp.MustCompile(`\bWith[A-Z][A-Za-z]*(\([^()]*\))?`)
+
+// inFlagTerms names, in a job's error, each dorisio option this program
+// sets from a flag by that flag, as the user gave it: "WithMaxOpenTxns"
+// becomes "--max-open-txns", "WithDelivery(dorisio.Grouped)" "--delivery
+// grouped". The flag table's feeds say which option each flag sets, so a
+// new flag needs nothing here; options no flag sets keep their Go names.
+func (c *cli) inFlagTerms(text string) string {
+	flagOf := map[string]string{}
+	for _, d := range c.ours {
+		if strings.HasPrefix(d.feeds, "With") {
+			flagOf[d.feeds] = d.name
+		}
+	}
+	return goOption.ReplaceAllStringFunc(text, func(m string) string {
+		name, arg, _ := strings.Cut(m, "(")
+		flag, ok := flagOf[name]
+		if !ok {
+			return m
+		}
+		if arg == "" {
+			return "--" + flag
+		}
+		return "--" + flag + " " + flagValue(strings.TrimSuffix(arg, ")"))
+	})
+}
+
+// flagValue is how a flag spells an option's argument: a dorisio constant
+// in lower case words joined by '-' (dorisio.AtLeastOnce: at-least-once),
+// a Go string unquoted, anything else as it is.
+func flagValue(arg string) string {
+	if c, ok := strings.CutPrefix(arg, "dorisio."); ok {
+		var b strings.Builder
+		for i, r := range c {
+			if unicode.IsUpper(r) && i > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(unicode.ToLower(r))
+		}
+		return b.String()
+	}
+	if s, err := strconv.Unquote(arg); err == nil {
+		return shown(s)
+	}
+	return arg
 }

@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"flag"
+	"testing"
+)
 
 // The runners' flattened texts below are shaped as prism and direct
 // produced them in this repository's runs (plan lines shortened).
@@ -30,5 +33,21 @@ func TestFailureTextIsTheErrorTheDoFnReturned(t *testing.T) {
 				t.Errorf("got\n%s\nwant\n%s", got, c.want)
 			}
 		})
+	}
+}
+
+// A job's error names the options it advises by the flags that set them,
+// with the value as the flag takes it; an option no flag sets keeps its Go
+// name.
+func TestAJobsErrorNamesTheFlagsThatSetTheOptionsItAdvises(t *testing.T) {
+	c := newCLI(flag.NewFlagSet("test", flag.ContinueOnError), defaultOptions())
+	text := "this bundle holds 30 open loads. Use grouped delivery (WithDelivery(dorisio.Grouped)): ..., " +
+		"lower WithMaxOpenTxns (now 20), raise WithMaxLoadBytes up to Doris' streaming_load_max_mb, " +
+		"use WithDelivery(dorisio.AtLeastOnce), WithCompression(\"gz\"), or WithSpoolDir on another disk"
+	want := "this bundle holds 30 open loads. Use grouped delivery (--delivery grouped): ..., " +
+		"lower --max-open-txns (now 20), raise --max-load-bytes up to Doris' streaming_load_max_mb, " +
+		"use --delivery at-least-once, --compression gz, or WithSpoolDir on another disk"
+	if got := c.inFlagTerms(text); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }

@@ -141,6 +141,30 @@ func TestManyBatchesInOneBundleFitASmallCluster(t *testing.T) {
 	}
 }
 
+// With default options, 1,000 synthetic tables in one bundle load in
+// per-bundle mode against Doris' default quota of 1,000 running
+// transactions: one load per table, each open until the commit stage.
+func TestAThousandTablesLoadInOneBundleWithDefaultOptions(t *testing.T) {
+	o := defaultOptions()
+	o.tables = 1000
+	out, err := captureStdout(t, func() error { return runWithin(t, o) })
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"verification: counts match: 200000 rows in 1000 table(s)", "1000 loads"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	m := regexp.MustCompile(`server peak running txns (\d+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("output lacks the server's peak:\n%s", out)
+	}
+	if n, _ := strconv.Atoi(m[1]); n > 1000 {
+		t.Errorf("server peak %d running txns, over the quota of 1000", n)
+	}
+}
+
 // Issue 8.3 (scaled down from ~2,000 ranges): every file range is its own
 // load under its identity label; a re-run with the same prefix skips them
 // all and the table still holds each row once.
