@@ -272,8 +272,21 @@
 //
 // # Metrics
 //
-// Beam metrics in namespace "dorisio", summed over all Writes of a
-// pipeline:
+// Beam metrics in namespace "dorisio", kept per step: Beam keys a metric
+// by the step that updates it, so a query returns one result of a name per
+// Write (per step of it: already_committed comes from the precommit and
+// the commit steps). Add them up for a pipeline's total:
+//
+//	var rows int64
+//	for _, c := range pr.Metrics().Query(func(r metrics.SingleResult) bool {
+//		return r.Namespace() == "dorisio"
+//	}).Counters() {
+//		if c.Name() == "rows" {
+//			rows += c.Result()
+//		}
+//	}
+//
+// The metrics:
 //
 //   - counters rows, bytes (before compression), filtered_rows and loads,
 //     counted when a load returns (precommitted with ExactlyOnce: a job
@@ -289,7 +302,10 @@
 //
 // Read them from the PipelineResult of beamx.RunWithMetrics (or
 // ptest.RunWithMetrics) with a query on the namespace (tested on prism and
-// direct). A runner's metrics backend may limit the characters of a name
+// direct). Step names are the runner's (prism's are ids such as "e3").
+// Beam's direct runner names a step by its DoFn's type, so there the
+// counters of several Writes share one key and a query returns only one
+// of them. A runner's metrics backend may limit the characters of a name
 // and show the per-table names altered.
 //
 // # Values

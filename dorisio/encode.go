@@ -20,7 +20,7 @@ type Row struct {
 	Table string
 	// Data holds one or more complete rows in the Write's format (CSV with
 	// WithColumns/the table's column order, or JSON objects), each ended by
-	// the load's line_delimiter ("\n" unless set with WithLoadHeader). A
+	// the load's line_delimiter ("\n" unless set with WithLineDelimiter). A
 	// missing final delimiter is added.
 	Data []byte
 	// ID, when set, is the element's stable identity (a file range, a
