@@ -354,5 +354,24 @@
 //
 // Package doristest is a Doris-compatible server in the spirit of
 // net/http/httptest: start one in a test, point Config.FEs at its URL, run
-// the pipeline on prism, and read the table back. See the example.
+// the pipeline on prism, and read the table back (Rows, or Scan into your
+// structs). See the example.
+//
+// A failed run's error is the runner's text: a plan dump, the error Write
+// returned, and from ptest.Run a notice about the direct runner; prism also
+// logs the failure at ERROR several times. ErrorMessage takes Write's own
+// words out of it, and KindOf what kind of failure it was:
+//
+//	srv := doristest.NewServer(doristest.WithTable("demo.orders(id BIGINT, item VARCHAR(32))"))
+//	defer srv.Close()
+//	p, s := beam.NewPipelineWithRoot()
+//	dorisio.Write(s, cfg, orders)
+//	if err := ptest.Run(p); err != nil {
+//		// e.g. "authentication or privilege: [dorisio:auth] doris load demo.orders label ...: ... Next: check Config.User, ..."
+//		t.Fatalf("%v: %s", dorisio.KindOf(err), dorisio.ErrorMessage(err))
+//	}
+//	var got []Order
+//	if err := srv.Scan("demo", "orders", &got); err != nil {
+//		t.Fatal(err)
+//	}
 package dorisio
