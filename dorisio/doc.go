@@ -94,6 +94,29 @@
 // sequence column and use WithSequenceColumn: Doris then keeps, per key,
 // the row with the highest sequence value whatever order the loads land in.
 //
+// # Routing
+//
+// One Write loads many tables of Config.Database. Typed rows name their
+// table in a string field tagged `doris:",table"` (BigQueryIO's and
+// JdbcIO's per-element destination, the Flink connector's RecordWithMeta);
+// an empty one means Config.Table, which may then be left empty:
+//
+//	type Change struct {
+//		Table   string `doris:",table"`
+//		ID      int64  `doris:"id"`
+//		Name    string `doris:"name"`
+//		Seq     int64  `doris:"seq"`
+//		Deleted bool   `doris:"__DORIS_DELETE_SIGN__"`
+//	}
+//	dorisio.Write(s, cfg, changes, dorisio.WithSequenceColumn("seq"), dorisio.WithDeleteSign())
+//
+// The field is no column. Every table gets the struct's columns, so the
+// sequence column and the delete sign work in each; each table's columns
+// are read from the FE the first time a row goes to it (once per table and
+// worker process) and checked against the fields as Config.Table's are at
+// Setup, with errors naming the table. Pre-encoded rows route with Row.
+// How many tables a bundle's loads may hold open: see WithMaxOpenTxns.
+//
 // # Streaming
 //
 // On an unbounded input (a streaming source) Write batches rows across
@@ -316,7 +339,21 @@
 // as the load's timezone; years 0..9999; truncated to microseconds),
 // Decimal and *big.Rat/Float/Int (exact decimal text), and with
 // WithFormat(JSON) slices, arrays, maps, nested structs and json.RawMessage
-// for ARRAY, MAP, STRUCT, JSON and VARIANT columns. Pointers are nullable.
+// for ARRAY, MAP, STRUCT, JSON and VARIANT columns. Pointers are nullable;
+// so are nil maps and slices (JSON null).
+//
+// JSON values: a JSON or VARIANT column gets what encoding/json writes for
+// its field (json.Marshal: json tags, omitempty, the type's own MarshalJSON
+// or MarshalText, times in RFC 3339 in their own zone, not WithTimeZone's);
+// a string, []byte or json.RawMessage field is sent as the JSON text it
+// holds. Slices, maps and structs are written the same way into any column
+// whose type the FE did not report. Into ARRAY, MAP and STRUCT columns,
+// whose elements Doris converts to their declared types, elements are
+// written as fields are (Doris' datetime text, decimals as text, STRUCT
+// fields named as columns are). In CSV loads slices, maps and structs are
+// refused at construction, and a MarshalJSON type into a JSON column at
+// Setup: Doris' CSV reader does not unescape the quotes inside a JSON
+// column's text, so use WithFormat(JSON).
 //
 // Doris converts each value's text to its column's type. In its default,
 // non-strict mode a conversion that fails stores NULL (or filters the row of

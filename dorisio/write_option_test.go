@@ -74,7 +74,7 @@ func TestInvalidOptionsStopConstruction(t *testing.T) {
 		{"a negative quota wait", validConfig(), optRow{}, []WriteOption{WithRetry(RetryPolicy{QuotaWait: -1})}, "WithRetry({MaxAttempts:0 InitialBackoff:0s MaxBackoff:0s QuotaWait:-1ns TwoPCTimeout:0s LabelPollTimeout:0s}): negative value"},
 		{"a negative 2PC timeout", validConfig(), optRow{}, []WriteOption{WithRetry(RetryPolicy{TwoPCTimeout: -1})}, "WithRetry({MaxAttempts:0 InitialBackoff:0s MaxBackoff:0s QuotaWait:0s TwoPCTimeout:-1ns LabelPollTimeout:0s}): negative value"},
 		{"a negative label poll timeout", validConfig(), optRow{}, []WriteOption{WithRetry(RetryPolicy{LabelPollTimeout: -1})}, "WithRetry({MaxAttempts:0 InitialBackoff:0s MaxBackoff:0s QuotaWait:0s TwoPCTimeout:0s LabelPollTimeout:-1ns}): negative value"},
-		{"no table for struct elements", noTable, optRow{}, nil, "Config.Table: empty; set it, or route elements with dorisio.Row"},
+		{"no table for struct elements", noTable, optRow{}, nil, "Config.Table: empty; set it, route typed rows with a string field tagged `doris:\",table\"`, or route pre-encoded rows with dorisio.Row"},
 		{"a prefix with the separator", badPrefix, optRow{}, nil, `Config.LabelPrefix "has:colon": want 1-48 of [-_A-Za-z0-9]`},
 		{"credentials inside an FE address, never shown", credsInURL, optRow{}, nil, "dorisio.Write: Config.FEs[0] (not shown: it contains '@', where a user:password would sit): want http://host:port or https://host:port (a path prefix is allowed) with no user-info; credentials go in Config.User and Config.Password"},
 		{"a BE list together with BE discovery, before any worker starts", beConflict, optRow{}, nil, "Config.BEs and Config.DiscoverBEs are both set"},
