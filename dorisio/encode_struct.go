@@ -72,7 +72,7 @@ type structEncoder struct {
 	schemas   *schemaSource // set at Setup; nil: every table unchecked
 	bound     map[string]*boundTable
 	last      *boundTable // the table of the previous row
-	unchecked *boundTable // the fields' forms where no schema is known
+	unchecked []columnUse // the fields' forms where no schema is known
 	checked   string      // the last table name found to be one Doris takes
 }
 
@@ -95,9 +95,9 @@ func newStructEncoder(t reflect.Type, f Format, loc *time.Location) (*structEnco
 		e.table = tf[0].Index
 	}
 	e.fields = fields
-	e.unchecked = &boundTable{fields: make([]columnUse, len(fields))}
+	e.unchecked = make([]columnUse, len(fields))
 	for i, fe := range fields {
-		e.unchecked.fields[i] = columnUse{enc: fe.enc}
+		e.unchecked[i] = columnUse{enc: fe.enc}
 	}
 	names := make([]string, len(fields))
 	for i, fe := range fields {

@@ -40,7 +40,7 @@ func checkColumns(ctx context.Context, c *streamload.Client, conn connSpec, db, 
 	if err != nil && ctx.Err() != nil {
 		// The worker is going away; should it not, its rows go unchecked.
 		slog.Warn("dorisio.Write: the table's columns were not read before Setup's context ended; loading unchecked", "db", db, "table", table, "err", err)
-		se.bound[""] = se.unchecked
+		se.bound[""] = &boundTable{fields: se.unchecked}
 		return nil
 	}
 	return err
@@ -61,10 +61,7 @@ func (e *structEncoder) tableFor(ctx context.Context, table string) (*boundTable
 		return e.last, nil
 	}
 	bt := e.bound[table]
-	if bt == nil {
-		if e.schemas == nil {
-			return e.unchecked, nil
-		}
+	if bt == nil && e.schemas != nil {
 		name := table
 		if name == "" {
 			name = e.schemas.table
@@ -73,22 +70,17 @@ func (e *structEncoder) tableFor(ctx context.Context, table string) (*boundTable
 		switch {
 		case ctx.Err() != nil:
 			return nil, fmt.Errorf("reading the columns of table %s.%s: %w", e.schemas.db, name, ctx.Err())
-		case err != nil:
-			bt = e.unchecked
-		default:
+		case err == nil:
 			if bt, err = e.bindColumns(e.schemas.db, name, cols); err != nil {
 				return nil, err
 			}
 		}
-		e.bound[table] = bt
 	}
-	e.last = bt
-	if bt == e.unchecked {
-		// The same unchecked forms serve every table whose columns are
-		// unknown; remember which table they were asked for last.
-		e.last = &boundTable{name: table, fields: bt.fields}
+	if bt == nil { // no schema known: loaded unchecked
+		bt = &boundTable{name: table, fields: e.unchecked}
 	}
-	return e.last, nil
+	e.bound[table], e.last = bt, bt
+	return bt, nil
 }
 
 // schemaCache holds the columns read per (run, FE, database, table): a
