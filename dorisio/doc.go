@@ -256,7 +256,8 @@
 //     txn-committed, txn-quota, txn-forgotten, or error (no kind). A text
 //     with several markers (a bundle that lost one load and could not settle
 //     another) is classified by the most severe, rows lost first (KindOf
-//     lists the order).
+//     lists the order). ErrorMessage returns the error Write returned, out
+//     of the runner's plan dump and ptest's notices (see Testing).
 //   - An error a dorisio call returns in your own process (a DoFn of yours
 //     calling into this package, tests) keeps its type: *Error (errors.As)
 //     and the sentinels ErrOutcomeUnknown, ErrDataQuality, ErrAuth,
