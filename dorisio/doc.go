@@ -397,8 +397,9 @@
 //
 // A failed run's error is the runner's text: a plan dump, the error Write
 // returned, and from ptest.Run a notice about the direct runner; prism also
-// logs the failure at ERROR several times. ErrorMessage takes Write's own
-// words out of it, and KindOf what kind of failure it was:
+// logs the failure at ERROR several times, through slog's default logger
+// (which a test may point elsewhere). ErrorMessage takes Write's own words
+// out of it, and KindOf what kind of failure it was:
 //
 //	srv := doristest.NewServer(doristest.WithTable("demo.orders(id BIGINT, item VARCHAR(32))"))
 //	defer srv.Close()
