@@ -432,7 +432,7 @@ func TestIdentityElementsAreLoadsOfTheirOwn(t *testing.T) {
 	whole := Row{Table: "events", ID: "part-0", Data: []byte("1,\"a\"\n2,\"b\"\n")}
 	cut := Row{Table: "events", ID: "part-1", Data: []byte("3,\"c\"\n4,\"d\"")}
 	for _, r := range []Row{whole, cut} {
-		table, data, rows, err := enc.encode(r)
+		table, data, rows, err := enc.encode(context.Background(), r)
 		if err != nil {
 			t.Fatal(err)
 		}

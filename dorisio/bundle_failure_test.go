@@ -77,7 +77,7 @@ func TestAFailingMarshalTextFailsTheBundleAndLoadsNothing(t *testing.T) {
 	}
 
 	enc := encoderFor(t, reflect.TypeOf(ratedEvent{}))
-	if _, out, _, err := enc.encode(ratedEvent{ID: 1, Rating: 5}); err != nil || string(out) != "1,\"r5\"\n" {
+	if _, out, _, err := enc.encode(context.Background(), ratedEvent{ID: 1, Rating: 5}); err != nil || string(out) != "1,\"r5\"\n" {
 		t.Errorf("a good MarshalText encodes as %q, %v; want \"1,\\\"r5\\\"\\n\"", out, err)
 	}
 }

@@ -102,6 +102,29 @@
 // sequence column and use WithSequenceColumn: Doris then keeps, per key,
 // the row with the highest sequence value whatever order the loads land in.
 //
+// # Routing
+//
+// One Write loads many tables of Config.Database. Typed rows name their
+// table in a string field tagged `doris:",table"` (BigQueryIO's and
+// JdbcIO's per-element destination, the Flink connector's RecordWithMeta);
+// an empty one means Config.Table, which may then be left empty:
+//
+//	type Change struct {
+//		Table   string `doris:",table"`
+//		ID      int64  `doris:"id"`
+//		Name    string `doris:"name"`
+//		Seq     int64  `doris:"seq"`
+//		Deleted bool   `doris:"__DORIS_DELETE_SIGN__"`
+//	}
+//	dorisio.Write(s, cfg, changes, dorisio.WithSequenceColumn("seq"), dorisio.WithDeleteSign())
+//
+// The field is no column. Every table gets the struct's columns, so the
+// sequence column and the delete sign work in each; each table's columns
+// are read from the FE the first time a row goes to it (once per table and
+// worker process) and checked against the fields as Config.Table's are at
+// Setup, with errors naming the table. Pre-encoded rows route with Row.
+// How many tables a bundle's loads may hold open: see WithMaxOpenTxns.
+//
 // # Streaming
 //
 // On an unbounded input (a streaming source) Write batches rows across
@@ -241,7 +264,8 @@
 //     txn-committed, txn-quota, txn-forgotten, or error (no kind). A text
 //     with several markers (a bundle that lost one load and could not settle
 //     another) is classified by the most severe, rows lost first (KindOf
-//     lists the order).
+//     lists the order). ErrorMessage returns the error Write returned, out
+//     of the runner's plan dump and ptest's notices (see Testing).
 //   - An error a dorisio call returns in your own process (a DoFn of yours
 //     calling into this package, tests) keeps its type: *Error (errors.As)
 //     and the sentinels ErrOutcomeUnknown, ErrDataQuality, ErrAuth,
@@ -280,8 +304,21 @@
 //
 // # Metrics
 //
-// Beam metrics in namespace "dorisio", summed over all Writes of a
-// pipeline:
+// Beam metrics in namespace "dorisio", kept per step: Beam keys a metric
+// by the step that updates it, so a query returns one result of a name per
+// Write (per step of it: already_committed comes from the precommit and
+// the commit steps). Add them up for a pipeline's total:
+//
+//	var rows int64
+//	for _, c := range pr.Metrics().Query(func(r metrics.SingleResult) bool {
+//		return r.Namespace() == "dorisio"
+//	}).Counters() {
+//		if c.Name() == "rows" {
+//			rows += c.Result()
+//		}
+//	}
+//
+// The metrics:
 //
 //   - counters rows, bytes (before compression), filtered_rows and loads,
 //     counted when a load returns (precommitted with ExactlyOnce: a job
@@ -299,7 +336,10 @@
 //
 // Read them from the PipelineResult of beamx.RunWithMetrics (or
 // ptest.RunWithMetrics) with a query on the namespace (tested on prism and
-// direct). A runner's metrics backend may limit the characters of a name
+// direct). Step names are the runner's (prism's are ids such as "e3").
+// Beam's direct runner names a step by its DoFn's type, so there the
+// counters of several Writes share one key and a query returns only one
+// of them. A runner's metrics backend may limit the characters of a name
 // and show the per-table names altered.
 //
 // # Values
@@ -310,7 +350,21 @@
 // as the load's timezone; years 0..9999; truncated to microseconds),
 // Decimal and *big.Rat/Float/Int (exact decimal text), and with
 // WithFormat(JSON) slices, arrays, maps, nested structs and json.RawMessage
-// for ARRAY, MAP, STRUCT, JSON and VARIANT columns. Pointers are nullable.
+// for ARRAY, MAP, STRUCT, JSON and VARIANT columns. Pointers are nullable;
+// so are nil maps and slices (JSON null).
+//
+// JSON values: a JSON or VARIANT column gets what encoding/json writes for
+// its field (json.Marshal: json tags, omitempty, the type's own MarshalJSON
+// or MarshalText, times in RFC 3339 in their own zone, not WithTimeZone's);
+// a string, []byte or json.RawMessage field is sent as the JSON text it
+// holds. Slices, maps and structs are written the same way into any column
+// whose type the FE did not report. Into ARRAY, MAP and STRUCT columns,
+// whose elements Doris converts to their declared types, elements are
+// written as fields are (Doris' datetime text, decimals as text, STRUCT
+// fields named as columns are). In CSV loads slices, maps and structs are
+// refused at construction, and a MarshalJSON type into a JSON column at
+// Setup: Doris' CSV reader does not unescape the quotes inside a JSON
+// column's text, so use WithFormat(JSON).
 //
 // Doris converts each value's text to its column's type. In its default,
 // non-strict mode a conversion that fails stores NULL (or filters the row of
@@ -348,5 +402,25 @@
 //
 // Package doristest is a Doris-compatible server in the spirit of
 // net/http/httptest: start one in a test, point Config.FEs at its URL, run
-// the pipeline on prism, and read the table back. See the example.
+// the pipeline on prism, and read the table back (Rows, or Scan into your
+// structs). See the example.
+//
+// A failed run's error is the runner's text: a plan dump, the error Write
+// returned, and from ptest.Run a notice about the direct runner; prism also
+// logs the failure at ERROR several times, through slog's default logger
+// (which a test may point elsewhere). ErrorMessage takes Write's own words
+// out of it, and KindOf what kind of failure it was:
+//
+//	srv := doristest.NewServer(doristest.WithTable("demo.orders(id BIGINT, item VARCHAR(32))"))
+//	defer srv.Close()
+//	p, s := beam.NewPipelineWithRoot()
+//	dorisio.Write(s, cfg, orders)
+//	if err := ptest.Run(p); err != nil {
+//		// e.g. "authentication or privilege: [dorisio:auth] doris load demo.orders label ...: ... Next: check Config.User, ..."
+//		t.Fatalf("%v: %s", dorisio.KindOf(err), dorisio.ErrorMessage(err))
+//	}
+//	var got []Order
+//	if err := srv.Scan("demo", "orders", &got); err != nil {
+//		t.Fatal(err)
+//	}
 package dorisio

@@ -2,6 +2,7 @@ package dorisio
 
 import (
 	"bytes"
+	"context"
 	"encoding"
 	"fmt"
 	"reflect"
@@ -20,7 +21,7 @@ type Row struct {
 	Table string
 	// Data holds one or more complete rows in the Write's format (CSV with
 	// WithColumns/the table's column order, or JSON objects), each ended by
-	// the load's line_delimiter ("\n" unless set with WithLoadHeader). A
+	// the load's line_delimiter ("\n" unless set with WithLineDelimiter). A
 	// missing final delimiter is added.
 	Data []byte
 	// ID, when set, is the element's stable identity (a file range, a
@@ -39,9 +40,14 @@ type elemEncoder interface {
 	// encode returns the element's rows, ended by exactly one line
 	// delimiter, and how many rows they are: a slice of the element itself
 	// or of the encoder's own buffer, valid until the next call (the batcher
-	// copies it at once); table is "" for Config.Table. An encoder belongs
-	// to one DoFn instance: not safe for concurrent use.
-	encode(elem any) (table string, out []byte, rows int64, err error)
+	// copies it at once); table is "" for Config.Table. A struct encoder
+	// may read the columns of a table its rows name for the first time,
+	// under ctx. An encoder belongs to one DoFn instance: not safe for
+	// concurrent use.
+	encode(ctx context.Context, elem any) (table string, out []byte, rows int64, err error)
+	// routes reports whether elements name their own table (Row, a struct
+	// with a `doris:",table"` field).
+	routes() bool
 }
 
 var (
@@ -85,7 +91,9 @@ type chunkEncoder struct {
 	checked string // the last Row.Table found to be a name Doris takes
 }
 
-func (e *chunkEncoder) encode(elem any) (string, []byte, int64, error) {
+func (e *chunkEncoder) routes() bool { return e.row }
+
+func (e *chunkEncoder) encode(_ context.Context, elem any) (string, []byte, int64, error) {
 	var table string
 	var b []byte
 	owned := false // b is the encoder's buffer, not the user's element

@@ -1,6 +1,7 @@
 package dorisio
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/colname"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+	"github.com/dorisbeam/dorisbeam/internal/dorisname"
 )
 
 // A struct element is one row. Its exported fields are the load's columns,
@@ -18,6 +20,11 @@ import (
 // without a tag contributes its fields. The column list is sent as the
 // "columns" header in CSV and JSON loads alike, so that partial updates,
 // sequence and delete-sign columns mean the same in both formats.
+//
+// A string field tagged `doris:",table"` is no column: it names the table
+// of Config.Database the row goes to (empty: Config.Table), so one Write
+// routes typed rows to many tables. Each table's columns are read the
+// first time a row goes to it (schema_check.go).
 
 // fieldEnc is how one field is written.
 type fieldEnc struct {
@@ -25,18 +32,33 @@ type fieldEnc struct {
 	goName string // Type.Field, for errors
 	index  []int
 	typ    reflect.Type // the field's type, pointer removed
-	enc    appendFunc   // CSV or JSON form of the non-nil value
+	enc    appendFunc   // CSV or JSON form of the non-nil value, whatever the column
 	ptr    bool         // field is a pointer: nil is NULL
 	deref  bool         // enc takes the pointed-to value
-	// Set at Setup from the table's schema (checkColumns), when the FE
-	// answers: the column's type as the FE names it, and the check of the
-	// written value against it (nil: every value lands as given).
-	colType string
-	check   valueCheck
+	// typed writes a slice, array, map or struct as Doris converts the
+	// elements of an ARRAY, MAP or STRUCT column (Doris' datetime text,
+	// decimals as strings, STRUCT fields by column name); nil with the
+	// reason in typedErr. enc writes them as encoding/json does.
+	typed    appendFunc
+	typedErr error
+}
+
+// columnUse is how one table's column takes a field, from the table's
+// schema (bindColumns).
+type columnUse struct {
+	enc     appendFunc // the field's form for this column
+	colType string     // the column's type as the FE names it ("": unknown)
+	check   valueCheck // of the written value against the column (nil: none needed)
 	// floatColumn is set when the table says the column is FLOAT or DOUBLE:
 	// only then are NaN and ±Inf written (Doris parses "nan"/"inf");
 	// elsewhere they are an error, never a silent NULL.
 	floatColumn bool
+}
+
+// boundTable is how one table's columns take the struct's fields.
+type boundTable struct {
+	name   string // "" for Config.Table
+	fields []columnUse
 }
 
 type structEncoder struct {
@@ -44,11 +66,18 @@ type structEncoder struct {
 	format Format
 	fields []fieldEnc
 	cols   string
+	table  []int  // the `doris:",table"` field; nil: rows go to Config.Table
 	buf    []byte // the current row, reused
+
+	schemas   *schemaSource // set at Setup; nil: every table unchecked
+	bound     map[string]*boundTable
+	last      *boundTable // the table of the previous row
+	unchecked []columnUse // the fields' forms where no schema is known
+	checked   string      // the last table name found to be one Doris takes
 }
 
 func newStructEncoder(t reflect.Type, f Format, loc *time.Location) (*structEncoder, error) {
-	e := &structEncoder{typ: t, format: f}
+	e := &structEncoder{typ: t, format: f, bound: map[string]*boundTable{}}
 	vc := valueCtx{format: f, loc: loc}
 	fields, err := structFields(t, vc)
 	if err != nil {
@@ -57,7 +86,19 @@ func newStructEncoder(t reflect.Type, f Format, loc *time.Location) (*structEnco
 	if len(fields) == 0 {
 		return nil, fmt.Errorf("struct %v has no exported fields to load", t)
 	}
+	switch tf := colname.TableField(t); {
+	case len(tf) > 1:
+		return nil, fmt.Errorf("struct %v: fields %s.%s and %s.%s are both tagged `doris:\",table\"`; one field names a row's table", t, typeName(tf[0].Owner), tf[0].Name, typeName(tf[1].Owner), tf[1].Name)
+	case len(tf) == 1 && tf[0].Type.Kind() != reflect.String:
+		return nil, fmt.Errorf("field %s.%s is tagged `doris:\",table\"` but is a %v: the table field must be a string", typeName(tf[0].Owner), tf[0].Name, tf[0].Type)
+	case len(tf) == 1:
+		e.table = tf[0].Index
+	}
 	e.fields = fields
+	e.unchecked = make([]columnUse, len(fields))
+	for i, fe := range fields {
+		e.unchecked[i] = columnUse{enc: fe.enc}
+	}
 	names := make([]string, len(fields))
 	for i, fe := range fields {
 		for _, prev := range fields[:i] {
@@ -87,7 +128,11 @@ func structFields(t reflect.Type, vc valueCtx) ([]fieldEnc, error) {
 		if err != nil {
 			return nil, fmt.Errorf("field %v.%s: %w", f.Owner, f.Name, err)
 		}
-		out = append(out, fieldEnc{column: f.Column, goName: typeName(f.Owner) + "." + f.Name, index: f.Index, typ: ft, enc: enc, ptr: ptr, deref: deref})
+		fe := fieldEnc{column: f.Column, goName: typeName(f.Owner) + "." + f.Name, index: f.Index, typ: ft, enc: enc, ptr: ptr, deref: deref}
+		if vc.format == JSON && isNested(ft) && !vc.typed {
+			fe.typed, fe.typedErr = jsonValueEncoder(ft, valueCtx{format: JSON, loc: vc.loc, typed: true})
+		}
+		out = append(out, fe)
 	}
 	return out, nil
 }
@@ -125,9 +170,20 @@ func (e *structEncoder) hasColumn(c string) bool {
 	return false
 }
 
-func (e *structEncoder) encode(elem any) (string, []byte, int64, error) {
-	dst := e.buf[:0]
+// routes reports whether rows name their table (a `doris:",table"` field).
+func (e *structEncoder) routes() bool { return e.table != nil }
+
+func (e *structEncoder) encode(ctx context.Context, elem any) (string, []byte, int64, error) {
 	v := reflect.ValueOf(elem)
+	table, err := e.tableOf(v, elem)
+	if err != nil {
+		return "", nil, 0, err
+	}
+	bt, err := e.tableFor(ctx, table)
+	if err != nil {
+		return "", nil, 0, err
+	}
+	dst := e.buf[:0]
 	isJSON := e.format == JSON
 	if isJSON {
 		dst = append(dst, '{')
@@ -140,6 +196,7 @@ func (e *structEncoder) encode(elem any) (string, []byte, int64, error) {
 		if isJSON {
 			dst = appendJSONKey(dst, fe.column)
 		}
+		use := &bt.fields[i]
 		fv := v.FieldByIndex(fe.index)
 		if fe.ptr {
 			if fv.IsNil() {
@@ -152,21 +209,21 @@ func (e *structEncoder) encode(elem any) (string, []byte, int64, error) {
 		}
 		start := len(dst)
 		var err error
-		dst, err = fe.enc(dst, fv)
+		dst, err = use.enc(dst, fv)
 		switch {
-		case errors.Is(err, errNonFinite) && fe.floatColumn:
+		case errors.Is(err, errNonFinite) && use.floatColumn:
 			dst, err = appendNonFinite(dst, fv.Float(), e.format), nil
-		case errors.Is(err, errNonFinite) && fe.colType != "":
-			err = fmt.Errorf("%v cannot be stored in a %s column: only FLOAT and DOUBLE columns take NaN and ±Inf (Doris would store NULL)", fv.Float(), fe.colType)
-		case err == nil && fe.check != nil:
-			err = fe.check(fv, dst[start:])
+		case errors.Is(err, errNonFinite) && use.colType != "":
+			err = fmt.Errorf("%v cannot be stored in a %s column: only FLOAT and DOUBLE columns take NaN and ±Inf (Doris would store NULL)", fv.Float(), use.colType)
+		case err == nil && use.check != nil:
+			err = use.check(fv, dst[start:])
 		}
 		if err != nil {
 			col := fe.column
-			if fe.colType != "" {
-				col += " " + fe.colType
+			if use.colType != "" {
+				col += " " + use.colType
 			}
-			return "", nil, 0, fmt.Errorf("field %s (column %s) of element %s: %w", fe.goName, col, describe(elem), dataError(err))
+			return "", nil, 0, fmt.Errorf("%sfield %s (column %s) of element %s: %w", e.where(table), fe.goName, col, describe(elem), dataError(err))
 		}
 	}
 	if isJSON {
@@ -176,7 +233,40 @@ func (e *structEncoder) encode(elem any) (string, []byte, int64, error) {
 	if cap(dst) <= maxKeptBuffer {
 		e.buf = dst[:0]
 	}
-	return "", dst, 1, nil
+	return table, dst, 1, nil
+}
+
+// tableOf is the table a row names in its table field ("": Config.Table).
+func (e *structEncoder) tableOf(v reflect.Value, elem any) (string, error) {
+	if e.table == nil {
+		return "", nil
+	}
+	table := v.FieldByIndex(e.table).String()
+	switch {
+	case table == "" && e.schemas != nil && e.schemas.table == "":
+		return "", fmt.Errorf("element %s names no table in its `doris:\",table\"` field and Config.Table is empty", describe(elem))
+	case table != "" && table != e.checked:
+		if err := dorisname.Table(table); err != nil {
+			return "", fmt.Errorf("the `doris:\",table\"` field of element %s: %s: %v", describe(elem), streamload.QuoteData(table), err)
+		}
+		e.checked = table
+	}
+	return table, nil
+}
+
+// where names a routed row's table in its errors ("" when the Write has one
+// table: the caller names it).
+func (e *structEncoder) where(table string) string {
+	if e.table == nil {
+		return ""
+	}
+	if table == "" && e.schemas != nil {
+		table = e.schemas.table
+	}
+	if e.schemas != nil {
+		table = e.schemas.db + "." + table
+	}
+	return "table " + table + ": "
 }
 
 func appendNull(dst []byte, f Format) []byte {

@@ -1,6 +1,7 @@
 package dorisio
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -13,6 +14,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
 type encEvent struct {
@@ -46,7 +48,7 @@ func encoderFor(t *testing.T, typ reflect.Type, opts ...WriteOption) elemEncoder
 func encodeOne(t *testing.T, f Format, v any, opts ...WriteOption) string {
 	t.Helper()
 	enc := encoderFor(t, reflect.TypeOf(v), append(opts, WithFormat(f))...)
-	_, out, rows, err := enc.encode(v)
+	_, out, rows, err := enc.encode(context.Background(), v)
 	if err != nil {
 		t.Fatalf("encode: %v", err)
 	}
@@ -160,7 +162,7 @@ func TestPreEncodedChunksEndWithOneDelimiterAndCountTheirRows(t *testing.T) {
 				if b, ok := elem.([]byte); ok {
 					in = b
 				}
-				_, out, rows, err := encoderFor(t, reflect.TypeOf(elem), opts...).encode(elem)
+				_, out, rows, err := encoderFor(t, reflect.TypeOf(elem), opts...).encode(context.Background(), elem)
 				if err != nil || rows != tc.rows || string(out) != tc.out {
 					t.Errorf("%T: encode(%q) = %q, %d rows, %v; want %q, %d rows", elem, tc.in, out, rows, err, tc.out, tc.rows)
 				}
@@ -228,7 +230,7 @@ func TestValuesDorisWouldNotStoreAreErrorsNamingFieldAndRow(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, f := range []Format{CSV, JSON} {
-				_, _, _, err := encoderFor(t, reflect.TypeOf(tc.elem), WithFormat(f)).encode(tc.elem)
+				_, _, _, err := encoderFor(t, reflect.TypeOf(tc.elem), WithFormat(f)).encode(context.Background(), tc.elem)
 				for _, w := range tc.want {
 					if err == nil || !strings.Contains(err.Error(), w) {
 						t.Errorf("%s: err = %v, want it to contain %q", f, err, w)
@@ -287,10 +289,25 @@ func TestDecimalsAndComplexValuesInJSON(t *testing.T) {
 	in := row{D: d, R: big.NewRat(-1, 8), F: big.NewFloat(2.5), I: huge,
 		Arr: []int32{1, -2}, Str: []string{`a"b`, "c,d"}, M: map[string]int64{"z": 1, "a": 2}, IM: map[int]string{2: "x"},
 		S: inner{K: "v"}, J: json.RawMessage("{ \"a\" :\n [1, 2] }")}
+	// With no schema known, nested values are what encoding/json writes (S
+	// by its field names); into a STRUCT column, by its columns' names.
 	want := `{"d":"0.0015","r":"-0.125","f":"2.5","i":"123456789012345678901234567890","arr":[1,-2],"str":["a\"b","c,d"],` +
-		`"m":{"a":2,"z":1},"im":{"2":"x"},"s":{"k":"v","n":null},"j":{"a":[1,2]},"nil":null}` + "\n"
+		`"m":{"a":2,"z":1},"im":{"2":"x"},"s":{"K":"v","N":null},"j":{"a":[1,2]},"nil":null}` + "\n"
 	if got := encodeOne(t, JSON, in); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	enc := encoderFor(t, reflect.TypeOf(in), WithFormat(JSON)).(*structEncoder)
+	cols := []streamload.Column{{Name: "d", Type: "STRING"}, {Name: "r", Type: "STRING"}, {Name: "f", Type: "STRING"}, {Name: "i", Type: "STRING"},
+		{Name: "arr", Type: "ARRAY"}, {Name: "str", Type: "ARRAY"}, {Name: "m", Type: "MAP"}, {Name: "im", Type: "MAP"},
+		{Name: "s", Type: "STRUCT"}, {Name: "j", Type: "JSON"}, {Name: "nil", Type: "ARRAY"}}
+	bt, err := enc.bindColumns("demo", "t", cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc.bound[""], enc.schemas = bt, &schemaSource{db: "demo", table: "t"}
+	_, out, _, err := enc.encode(context.Background(), in)
+	if want := strings.Replace(want, `"s":{"K":"v","N":null}`, `"s":{"k":"v","n":null}`, 1); err != nil || string(out) != want {
+		t.Errorf("into a STRUCT column: got %s, %v\nwant %s", out, err, want)
 	}
 }
 
@@ -343,7 +360,7 @@ func TestAddingTheFinalDelimiterNeverWritesIntoTheUsersSlice(t *testing.T) {
 		case Row:
 			elem = Row{Data: buf[:3]}
 		}
-		_, out, _, err := encoderFor(t, reflect.TypeOf(elem)).encode(elem)
+		_, out, _, err := encoderFor(t, reflect.TypeOf(elem)).encode(context.Background(), elem)
 		if err != nil || string(out) != "1,a\n" || string(buf) != "1,aXYZ" {
 			t.Errorf("%T: encode = %q, %v; the user's array is now %q, want 1,aXYZ", elem, out, err, buf)
 		}

@@ -144,6 +144,33 @@ func appendRawJSON(dst []byte, v reflect.Value) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// appendMarshalJSON writes what encoding/json writes for v: its json
+// tags, omitempty, MarshalJSON and MarshalText, times in RFC 3339.
+func appendMarshalJSON(dst []byte, v reflect.Value) ([]byte, error) {
+	if !v.CanInterface() {
+		return dst, fmt.Errorf("a %v reached through an unexported embedded struct cannot be passed to encoding/json; export the embedded type", v.Type())
+	}
+	b, err := json.Marshal(v.Interface())
+	if err != nil {
+		return dst, fmt.Errorf("encoding/json: %w", err)
+	}
+	return append(dst, b...), nil
+}
+
+// appendJSONDocument writes v as encoding/json does, for a JSON or VARIANT
+// column of a JSON load. Doris parses a JSON string given for such a
+// column as the JSON text it holds, so a document that is itself a string
+// (a time, a TextMarshaler) is sent as a string holding its JSON text.
+func appendJSONDocument(dst []byte, v reflect.Value) ([]byte, error) {
+	start := len(dst)
+	dst, err := appendMarshalJSON(dst, v)
+	if err != nil || dst[start] != '"' {
+		return dst, err
+	}
+	doc := string(dst[start:])
+	return appendJSONString(dst[:start], doc)
+}
+
 // jsonValueEncoder writes slices and arrays as JSON arrays, maps as JSON
 // objects (keys: strings, integers or TextMarshalers) and structs as JSON
 // objects keyed by their column names: what Doris' JSON reader takes for

@@ -29,8 +29,15 @@ import (
 //     are an error.
 //   - Decimal, *big.Rat, *big.Float, *big.Int: exact plain decimal text
 //     (a JSON string in JSON loads, so no reader turns it into a double).
-//   - slices, arrays, maps, nested structs, json.RawMessage: JSON values for
-//     ARRAY, MAP, STRUCT, JSON and VARIANT columns, in JSON loads only.
+//   - slices, arrays, maps, nested structs: in JSON loads only, what
+//     encoding/json writes (json tags, omitempty, MarshalJSON, RFC 3339
+//     times), unless the table says the column is ARRAY, MAP or STRUCT:
+//     Doris then converts each element to the column's element type, so
+//     elements are written as fields are (Doris' datetime text, STRUCT
+//     fields by column name). json.RawMessage as it is, compacted.
+//   - into a JSON or VARIANT column (JSON loads), any other value but a
+//     string, []byte or json.RawMessage (text Doris parses as JSON) is
+//     written as encoding/json writes it.
 
 // appendFunc appends one non-nil value's encoding. A value Doris would not
 // store as given is an error that fails the bundle: never a silent NULL.
@@ -40,14 +47,16 @@ type appendFunc func(dst []byte, v reflect.Value) ([]byte, error)
 type valueCtx struct {
 	format Format
 	loc    *time.Location
+	typed  bool // inside an ARRAY, MAP or STRUCT value: nested values typed too
 }
 
 var (
-	decimalType  = reflect.TypeOf(Decimal(""))
-	rawJSONType  = reflect.TypeOf(json.RawMessage(nil))
-	bigRatType   = reflect.TypeOf((*big.Rat)(nil))
-	bigFloatType = reflect.TypeOf((*big.Float)(nil))
-	bigIntType   = reflect.TypeOf((*big.Int)(nil))
+	decimalType       = reflect.TypeOf(Decimal(""))
+	rawJSONType       = reflect.TypeOf(json.RawMessage(nil))
+	jsonMarshalerType = reflect.TypeOf((*json.Marshaler)(nil)).Elem()
+	bigRatType        = reflect.TypeOf((*big.Rat)(nil))
+	bigFloatType      = reflect.TypeOf((*big.Float)(nil))
+	bigIntType        = reflect.TypeOf((*big.Int)(nil))
 )
 
 // errNonFinite marks NaN or ±Inf; the struct encoder decides with the
@@ -55,6 +64,16 @@ var (
 var errNonFinite = errors.New("NaN and ±Inf can only be loaded into FLOAT or DOUBLE columns (Doris stores NULL, or filters the row in strict mode, for any other type); and the table's schema could not be read to say whether this column is one")
 
 func isBigNumber(t reflect.Type) bool { return t == bigRatType || t == bigFloatType || t == bigIntType }
+
+// isNested reports whether t is written as a JSON value of its own: a
+// slice, array, map or struct with no text form of its own.
+func isNested(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array, reflect.Map, reflect.Struct:
+		return goClassOf(t) == goOther
+	}
+	return false
+}
 
 func valueEncoder(t reflect.Type, vc valueCtx) (appendFunc, error) {
 	str := appendCSVString
@@ -128,7 +147,10 @@ func valueEncoder(t reflect.Type, vc valueCtx) (appendFunc, error) {
 		if vc.format != JSON {
 			return nil, errComplexCSV(t)
 		}
-		return jsonValueEncoder(t, vc)
+		if vc.typed {
+			return jsonValueEncoder(t, vc)
+		}
+		return appendMarshalJSON, nil
 	}
 	return nil, fmt.Errorf("type %v has no Doris encoding (want bool, integer, float, string, []byte, time.Time, dorisio.Decimal, *big.Rat/Float/Int, encoding.TextMarshaler, or with WithFormat(JSON) a slice, map, struct or json.RawMessage; or a pointer to one)", t)
 }

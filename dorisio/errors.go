@@ -2,6 +2,8 @@ package dorisio
 
 import (
 	"errors"
+	"regexp"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
@@ -87,6 +89,69 @@ func KindOf(err error) error {
 	}
 	return nil
 }
+
+// ErrorMessage returns the error a DoFn returned, out of the text a
+// runner wraps it in: dorisio's own words (from the start of the line
+// holding its first "[dorisio:<kind>]" marker, through Doris' error-log
+// lines that follow), without the plan dump before it, a goroutine dump or
+// ptest.Run's notice about the direct runner after it. A failure of no
+// marker gives the failed DoFn's error ("dorisio.Write: table demo.t has no
+// column for field ..."); text it cannot place is returned whole. "" only
+// for a nil err.
+//
+// A runner logs a failure several times at ERROR (prism about five, with
+// the plan) and returns it flattened to text, so a test or a program that
+// prints err as it is buries the one line that says what happened:
+//
+//	if err := ptest.Run(p); err != nil {
+//		t.Fatalf("%v: %s", dorisio.KindOf(err), dorisio.ErrorMessage(err))
+//	}
+func ErrorMessage(err error) string {
+	if err == nil {
+		return ""
+	}
+	text := err.Error()
+	body := text
+	if loc := doFnFailed.FindAllStringIndex(text, -1); loc != nil {
+		body = text[loc[len(loc)-1][1]:] // the innermost DoFn's own error
+	}
+	anchor := -1
+	if i := strings.Index(body, markerStart); i >= 0 {
+		anchor = i
+	} else if len(body) == len(text) { // no DoFn header: the package's own prefix is the best boundary
+		for _, p := range ownPrefixes {
+			if i := strings.Index(body, p); i >= 0 && (anchor < 0 || i < anchor) {
+				anchor = i
+			}
+		}
+	}
+	if anchor >= 0 {
+		body = body[strings.LastIndexByte(body[:anchor], '\n')+1:]
+	}
+	for _, trailer := range runnerTrailers {
+		if i := strings.Index(body, trailer); i >= 0 {
+			body = body[:i]
+		}
+	}
+	if body = strings.TrimSpace(body); body == "" {
+		return strings.TrimSpace(text)
+	}
+	return body
+}
+
+// markerStart opens every marker ([dorisio:<kind>]).
+const markerStart = "[dorisio:"
+
+// doFnFailed starts a DoFn's error in a runner's text: Beam's exec package
+// wraps it as "DoFn[UID:.., PID:.., Name: ..] failed:\n<error>".
+var doFnFailed = regexp.MustCompile(`DoFn\[[^\n]*\] failed:\n`)
+
+// ownPrefixes start the package's errors that carry no marker.
+var ownPrefixes = []string{"dorisio.Write: ", "dorisio.WriteFiles: ", "dorisio: "}
+
+// runnerTrailers start what runners and ptest append after a DoFn's
+// error: a goroutine dump (a panic), and ptest.Run's advice on prism.
+var runnerTrailers = []string{"\ngoroutine ", "\nerror may be due to Apache Beam Go's migration"}
 
 // validErr returns err with a text that is valid UTF-8: a runner sends an
 // error's text as a protobuf string, and a worker whose error is not UTF-8

@@ -22,8 +22,41 @@ type Order struct {
 	Amount float64 `doris:"amount"`
 }
 
+// OrderChange is a change to a row of one of several orders tables (a CDC
+// event): its Table field routes it, Version orders the changes of a key,
+// and Deleted marks a delete.
+type OrderChange struct {
+	Table   string `doris:",table"`
+	ID      int64  `doris:"id"`
+	Item    string `doris:"item"`
+	Version int64  `doris:"version"`
+	Deleted bool   `doris:"__DORIS_DELETE_SIGN__"`
+}
+
+// Money has its own JSON form.
+type Money int64 // cents
+
+func (m Money) MarshalJSON() ([]byte, error) {
+	return []byte(fmt.Sprintf(`"%d.%02d EUR"`, m/100, m%100)), nil
+}
+
+// Details goes into a JSON column as encoding/json writes it.
+type Details struct {
+	Price Money     `json:"price"`
+	Color string    `json:"color,omitempty"`
+	Added time.Time `json:"added"`
+}
+
+// Product is a row of demo.products.
+type Product struct {
+	ID      int64   `doris:"id"`
+	Details Details `doris:"details"`
+}
+
 func init() {
 	beam.RegisterType(reflect.TypeOf((*Order)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*OrderChange)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*Product)(nil)).Elem())
 	register.Function2x1(tickToOrder)
 }
 
@@ -57,6 +90,66 @@ func ExampleWrite() {
 	// Unordered output:
 	// [1 tea 3.50]
 	// [2 cake 4.25]
+}
+
+// Route typed rows to many tables in one Write: a string field tagged
+// `doris:",table"` names each row's table (of Config.Database; empty:
+// Config.Table). Each table's columns are checked against the struct's
+// fields. Here change events of UNIQUE KEY tables, with a sequence column
+// and deletes: each table keeps the latest version of each key.
+func ExampleWrite_routing() {
+	const ddl = "(id BIGINT, item VARCHAR(32), version BIGINT) UNIQUE KEY(id)"
+	srv := doristest.NewServer(doristest.WithTable("demo.orders_eu"+ddl), doristest.WithTable("demo.orders_us"+ddl))
+	defer srv.Close()
+
+	p, s := beam.NewPipelineWithRoot()
+	changes := beam.Create(s,
+		OrderChange{Table: "orders_eu", ID: 1, Item: "tea", Version: 1},
+		OrderChange{Table: "orders_us", ID: 7, Item: "coffee", Version: 1},
+		OrderChange{Table: "orders_eu", ID: 2, Item: "cake", Version: 1},
+		OrderChange{Table: "orders_eu", ID: 2, Version: 2, Deleted: true},
+		OrderChange{Table: "orders_eu", ID: 1, Item: "green tea", Version: 3},
+		OrderChange{Table: "orders_eu", ID: 1, Item: "tea, late", Version: 2}) // older: ignored
+	cfg := dorisio.Config{FEs: []string{srv.URL}, User: srv.User, Password: srv.Password, Database: "demo"}
+	dorisio.Write(s, cfg, changes, dorisio.WithSequenceColumn("version"), dorisio.WithDeleteSign())
+	if err := beamx.Run(context.Background(), p); err != nil {
+		fmt.Println(dorisio.ErrorMessage(err))
+		return
+	}
+	for _, table := range []string{"orders_eu", "orders_us"} {
+		fmt.Println(table, srv.Rows("demo", table))
+	}
+	// Output:
+	// orders_eu [[1 green tea 3]]
+	// orders_us [[7 coffee 1]]
+}
+
+// A struct in a JSON column is what encoding/json writes for it: json tags
+// and omitempty, a type's own MarshalJSON, times in RFC 3339 (a JSON load,
+// WithFormat(dorisio.JSON)). Into ARRAY, MAP and STRUCT columns, whose
+// elements Doris converts to their types, elements are written as fields
+// are (Doris' datetime text).
+func ExampleWrite_jsonColumn() {
+	srv := doristest.NewServer(doristest.WithTable("demo.products(id BIGINT, details JSON)"))
+	defer srv.Close()
+
+	added := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	p, s := beam.NewPipelineWithRoot()
+	products := beam.Create(s,
+		Product{ID: 1, Details: Details{Price: 350, Color: "red", Added: added}},
+		Product{ID: 2, Details: Details{Price: 100, Added: added}})
+	cfg := dorisio.Config{FEs: []string{srv.URL}, User: srv.User, Password: srv.Password, Database: "demo", Table: "products"}
+	dorisio.Write(s, cfg, products, dorisio.WithFormat(dorisio.JSON))
+	if err := beamx.Run(context.Background(), p); err != nil {
+		fmt.Println(dorisio.ErrorMessage(err))
+		return
+	}
+	for _, row := range srv.Rows("demo", "products") { // doristest sorts a JSON column's keys
+		fmt.Println(row)
+	}
+	// Unordered output:
+	// [1 {"added":"2025-01-02T03:04:05Z","color":"red","price":"3.50 EUR"}]
+	// [2 {"added":"2025-01-02T03:04:05Z","price":"1.00 EUR"}]
 }
 
 // Route pre-encoded CSV rows to a table each with dorisio.Row; one element

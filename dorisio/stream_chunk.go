@@ -11,6 +11,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
 // The first stage of stream batching (stream_batch.go): encode each
@@ -120,7 +121,10 @@ type streamChunkFn struct {
 	Opts  writeOptions
 	Elem  beam.EncodedType
 
+	RunID string
+
 	enc      elemEncoder
+	client   *streamload.Client // reads the tables' columns of struct rows
 	pending  map[chunkID]*pendingChunk
 	buffered int64
 	next     map[string]int // a table's shard for its next chunk
@@ -135,14 +139,20 @@ func (fn *streamChunkFn) Setup(ctx context.Context) error {
 	if _, isStruct := enc.(*structEncoder); isStruct {
 		// Struct fields are checked against the table's columns where they
 		// are encoded (and the encoder learns the FLOAT/DOUBLE columns).
-		client, err := newClient(fn.Conn, fn.Opts.Retry)
-		if err != nil {
+		if fn.client, err = newClient(fn.Conn, fn.Opts.Retry); err != nil {
 			return err
 		}
-		defer client.Close()
-		return checkColumns(ctx, client, fn.DB, fn.Table, enc)
+		if err := checkColumns(ctx, fn.client, fn.Conn, fn.DB, fn.Table, fn.RunID, enc); err != nil {
+			return fmt.Errorf("dorisio.Write: %w", err)
+		}
 	}
 	return nil
+}
+
+func (fn *streamChunkFn) Teardown() {
+	if fn.client != nil {
+		fn.client.Close()
+	}
 }
 
 func (fn *streamChunkFn) StartBundle(_ context.Context, _ func(beam.EventTime, string, []byte), _ func(Row)) {
@@ -157,8 +167,11 @@ func (fn *streamChunkFn) ProcessElement(ctx context.Context, w beam.Window, ts b
 		own(r) // loaded on its own under its identity label (stream_batch.go)
 		return nil
 	}
-	table, data, rows, err := fn.enc.encode(elem)
+	table, data, rows, err := fn.enc.encode(ctx, elem)
 	if err != nil {
+		if fn.Table == "" || fn.enc.routes() {
+			return fmt.Errorf("dorisio.Write: database %s: %w", fn.DB, err)
+		}
 		return fmt.Errorf("dorisio.Write: table %s.%s: %w", fn.DB, fn.Table, err)
 	}
 	if table == "" {

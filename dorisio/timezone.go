@@ -7,7 +7,9 @@ import (
 
 // WithTimeZone sets the time zone that time.Time fields are written in
 // (default UTC): every instant is converted to it, so the same instant gives
-// the same DATETIME whatever zone the value carried. It is sent as the
+// the same DATETIME whatever zone the value carried (not inside a JSON or
+// VARIANT column, which holds encoding/json's RFC 3339 text, each time in
+// its own zone). It is sent as the
 // load's "timezone" header (Stream Load's timezone, which Doris also uses to
 // convert DATETIME text with a zone suffix such as "+08:00", and for time
 // functions in the load). loc must be time.UTC, a zone loaded by name with

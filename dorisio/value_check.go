@@ -41,6 +41,8 @@ const (
 	colDecimal
 	colDate
 	colDateTime
+	colJSON   // JSON, JSONB, VARIANT: take encoding/json's documents (schema_check.go)
+	colNested // ARRAY, MAP, STRUCT: their elements are converted to typed columns
 )
 
 // colType is a column's type as the FE's schema endpoint reports it.
@@ -54,6 +56,7 @@ type colType struct {
 func parseColType(c streamload.Column) colType {
 	name := strings.ToUpper(strings.TrimSpace(c.Type))
 	base, args, _ := strings.Cut(name, "(")
+	base, _, _ = strings.Cut(base, "<") // ARRAY<INT>
 	t := colType{name: name}
 	switch base {
 	case "TINYINT", "SMALLINT", "INT", "BIGINT", "LARGEINT":
@@ -70,6 +73,10 @@ func parseColType(c streamload.Column) colType {
 		t.class, t.name = colDateTime, "DATETIME"
 	case "CHAR", "VARCHAR", "STRING", "TEXT":
 		t.class = colString
+	case "JSON", "JSONB", "VARIANT":
+		t.class = colJSON
+	case "ARRAY", "MAP", "STRUCT":
+		t.class = colNested
 	default:
 		if strings.HasPrefix(base, "DECIMAL") {
 			t.class, t.prec, t.scale = colDecimal, int(c.Precision), int(c.Scale)

@@ -1,6 +1,7 @@
 package dorisio
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"math/big"
@@ -114,7 +115,7 @@ func TestAFieldOfAnUnnamedStructIsNamedByItsType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, _, err = enc.encode(v)
+	_, _, _, err = enc.encode(context.Background(), v)
 	if err == nil || !strings.Contains(err.Error(), "field struct { F float64 \"doris:\\\"f\\\"\" }.F (column f)") {
 		t.Errorf("err = %v", err)
 	}

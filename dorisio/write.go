@@ -48,9 +48,10 @@ func init() {
 // in the global window, whatever the input's windowing.
 //
 // Elements may be structs (one row each, fields mapped by `doris:"col"`,
-// then `json` tags, then names), []byte or string holding one or many
-// complete pre-encoded rows (the fast path), or Row to route pre-encoded
-// rows to a table each. With ExactlyOnce (the default) every load is a
+// then `json` tags, then names; a string field tagged `doris:",table"`
+// routes each row to a table: see Routing in the package doc), []byte or
+// string holding one or many complete pre-encoded rows (the fast path), or
+// Row to route pre-encoded rows to a table each. With ExactlyOnce (the default) every load is a
 // two-phase-commit Stream Load precommitted by the bundle that produced its
 // rows and committed after a Reshuffle; see the package doc.
 //
@@ -130,8 +131,8 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Table == "" && t != rowType {
-		return nil, fmt.Errorf("Config.Table: empty; set it, or route elements with dorisio.Row")
+	if cfg.Table == "" && !enc.routes() {
+		return nil, fmt.Errorf("Config.Table: empty; set it, route typed rows with a string field tagged `doris:\",table\"`, or route pre-encoded rows with dorisio.Row")
 	}
 	headers, err := loadHeaders(t, enc, o)
 	if err != nil {
@@ -162,7 +163,7 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 	w.commit.ReportLost = known && !unbounded
 	w.finalize = o.Delivery == ExactlyOnce && !o.AllOrNothing && finalizesBundles(known && unbounded)
 	if streaming {
-		w.chunk = &streamChunkFn{Conn: conn, DB: cfg.Database, Table: cfg.Table, Opts: *o, Elem: beam.EncodedType{T: t}}
+		w.chunk = &streamChunkFn{Conn: conn, DB: cfg.Database, Table: cfg.Table, Opts: *o, Elem: beam.EncodedType{T: t}, RunID: run}
 		w.stream = newStreamBatchFn(conn, cfg.Database, prefix, run, headers, o)
 	}
 	return w, nil
@@ -241,7 +242,9 @@ func (fn *writeFn) Setup(ctx context.Context) error {
 	fn.pool = &chunkPool{max: int((fn.Opts.MaxBufferedBytes + int64(fn.Opts.LoadsInFlight)*fn.Opts.MaxBatchBytes) / chunkSize)}
 	fn.client, err = newClient(fn.Conn, fn.Opts.Retry)
 	if err == nil {
-		err = checkColumns(ctx, fn.client, fn.DB, fn.Table, fn.enc)
+		if err = checkColumns(ctx, fn.client, fn.Conn, fn.DB, fn.Table, fn.RunID, fn.enc); err != nil {
+			err = fmt.Errorf("dorisio.Write: %w", err)
+		}
 	}
 	if err != nil || !fn.Opts.AbortLingering {
 		return err
@@ -257,11 +260,11 @@ func (fn *writeFn) ProcessElement(ctx context.Context, _ beam.BundleFinalization
 		// Uploads run under the bundle's context: a cancelled bundle stops them.
 		fn.batch = newBatcher(ctx, fn.client, fn.pool, fn.DB, fn.Table, fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
 	}
-	table, data, rows, err := fn.enc.encode(elem)
+	table, data, rows, err := fn.enc.encode(ctx, elem)
 	if err != nil {
 		where := "table " + fn.DB + "." + fn.Table
-		if fn.Table == "" {
-			where = "database " + fn.DB // rows routed by Row.Table
+		if fn.Table == "" || fn.enc.routes() {
+			where = "database " + fn.DB // rows routed by Row.Table or a table field
 		}
 		return fn.failBundle(ctx, fmt.Errorf("dorisio.Write: %s: %w", where, err))
 	}

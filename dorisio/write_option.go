@@ -453,7 +453,10 @@ func WithMaxFilterRatio(r float64) WriteOption {
 func WithPartialColumns() WriteOption { return WithLoadHeader("partial_columns", "true") }
 
 // WithSequenceColumn sets function_column.sequence_col for unique-key tables
-// (no default). Struct elements must have a field for that column.
+// (no default; the Flink connector passes it as
+// sink.properties.function_column.sequence_col). Struct elements must have a
+// field for that column; with rows routed to several tables, each table
+// needs it.
 func WithSequenceColumn(col string) WriteOption {
 	return WithLoadHeader("function_column.sequence_col", col)
 }

@@ -21,15 +21,19 @@ import (
 // the `json` tag, then the field name, matched case-insensitively (Doris
 // column names are); embedded structs without a `doris` tag contribute
 // their fields; a tag "-" skips a field. Columns without a field are not
-// read. A field naming a column the table lacks is an error.
+// read. A field naming a column the table lacks is an error. A string
+// field tagged `doris:",table"` (Write's routing field) is set to tbl.
 //
 // Each value's canonical text (see "Column types" in the package doc) is
 // converted to the field's type: strings and []byte as is; bool from 1/0;
 // signed, unsigned and float numbers by strconv (out of range is an error);
 // time.Time from DATE or DATETIME text, in UTC; a type implementing
 // encoding.TextUnmarshaler through it (e.g. a decimal type); other slices,
-// maps and structs from the text as JSON. NULL needs a pointer field, set
-// to nil; into any other field it is an error naming the row and column.
+// maps and structs from the text as JSON. A JSON or VARIANT column is read
+// by encoding/json into any field but a string or []byte (which get the
+// document's text), as Write writes it. NULL needs a pointer, map or
+// slice field, set to nil; into any other field it is an error naming the
+// row and column.
 //
 // Scan panics if dst is not a pointer to a slice of structs or the table
 // does not exist (misuse), and returns an error naming the row, column and
@@ -47,11 +51,21 @@ func (s *Server) Scan(db, tbl string, dst any) error {
 	if err != nil {
 		return fmt.Errorf("doristest: Scan %s.%s into []%v: %w", db, tbl, elemType(elem, ptrElems), err)
 	}
+	tableField := colname.TableField(elem)
 	out := reflect.MakeSlice(slice.Type(), 0, len(rows))
 	for i, row := range rows {
 		v := reflect.New(elem).Elem()
+		for _, f := range tableField {
+			if f.Type.Kind() == reflect.String {
+				v.FieldByIndex(f.Index).SetString(tbl)
+			}
+		}
 		for _, f := range fields {
-			if err := setField(v.FieldByIndex(f.index), row[f.col]); err != nil {
+			set := setField
+			if k := sc.Columns[f.col].Type.Kind; k == table.JSON || k == table.Variant {
+				set = setFromJSON
+			}
+			if err := set(v.FieldByIndex(f.index), row[f.col]); err != nil {
 				return fmt.Errorf("doristest: Scan %s.%s: row %d, column %s (%v) into field %s: %w",
 					db, tbl, i+1, sc.Columns[f.col].Name, sc.Columns[f.col].Type, f.goName, err)
 			}
@@ -129,8 +143,12 @@ func setField(f reflect.Value, pv *string) error {
 		f.Set(p)
 		return nil
 	}
+	if pv == nil && (f.Kind() == reflect.Map || f.Kind() == reflect.Slice) {
+		f.SetZero() // Write writes a nil map or slice as NULL
+		return nil
+	}
 	if pv == nil {
-		return fmt.Errorf("NULL needs a pointer field, not %v", f.Type())
+		return fmt.Errorf("NULL needs a pointer, map or slice field, not %v", f.Type())
 	}
 	v := *pv
 	if f.Type() == timeType { // before TextUnmarshaler, which it implements for RFC 3339
@@ -190,6 +208,20 @@ func setField(f reflect.Value, pv *string) error {
 		return fmt.Errorf("cannot store text in %v", f.Type())
 	}
 	return nil
+}
+
+// setFromJSON stores a JSON or VARIANT column's document *pv (nil for
+// NULL) in f as encoding/json reads it, as Write writes such a column; a
+// string or []byte field (and json.RawMessage) gets the document's text.
+func setFromJSON(f reflect.Value, pv *string) error {
+	t := f.Type()
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if pv == nil || t.Kind() == reflect.String || t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
+		return setField(f, pv)
+	}
+	return json.Unmarshal([]byte(*pv), f.Addr().Interface())
 }
 
 // parseTime reads DATE and DATETIME[(n)] canonical text as UTC.

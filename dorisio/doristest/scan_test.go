@@ -70,7 +70,7 @@ func TestScanErrorsNameTheRowColumnAndField(t *testing.T) {
 	}{
 		{"NULL into a field that cannot hold it", &[]struct {
 			Name string `doris:"name"`
-		}{}, `doristest: Scan demo.t: row 2, column name (VARCHAR(8)) into field .Name: NULL needs a pointer field, not string`},
+		}{}, `doristest: Scan demo.t: row 2, column name (VARCHAR(8)) into field .Name: NULL needs a pointer, map or slice field, not string`},
 		{"a number too big for the field", &[]struct {
 			Small int8 `doris:"small"`
 		}{}, `doristest: Scan demo.t: row 2, column small (BIGINT) into field .Small: strconv.ParseInt: parsing "300": value out of range`},

@@ -1,12 +1,10 @@
 package doristest
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -23,7 +21,7 @@ import (
 //     rows/txns JSON API.
 //   - BE paths: stream load (§1.3), 2PC (§1.4), error log (§7), health
 //     (§1.7); anything else is 404 `Not Found`.
-//   - Close waits for in-flight requests and logs the loads it waits on.
+//   - Close waits for the requests being served and names them (close.go).
 
 // Server is a Doris-compatible FE with its BEs, for tests. It is safe for
 // concurrent use.
@@ -47,9 +45,11 @@ type Server struct {
 	errLogs   map[string]string // error log file name → content
 	errLogSeq int
 
-	inflightMu  sync.Mutex // guards inflight and inflightSeq
-	inflight    map[int]string
+	inflightMu  sync.Mutex     // guards requests, inflight and inflightSeq
+	requests    map[int]string // requests being served, for Close (close.go)
+	inflight    map[int]string // the loads among them
 	inflightSeq int
+	conns       connSet // connections that delivered no request yet (close.go)
 
 	connSeq atomic.Int64 // the invented JDBC connection ids of query errors
 
@@ -75,7 +75,7 @@ func NewServer(opts ...Option) *Server {
 	}
 	s := &Server{
 		User: cfg.user, Password: cfg.password, cfg: cfg,
-		errLogs: map[string]string{}, inflight: map[int]string{},
+		errLogs: map[string]string{}, requests: map[int]string{}, inflight: map[int]string{},
 		stop: make(chan struct{}), tickDone: make(chan struct{}),
 	}
 	s.log = cfg.logger
@@ -112,13 +112,13 @@ func NewServer(opts ...Option) *Server {
 		port, _ := strconv.Atoi(p)
 		be := &backend{index: i + 1, host: host, port: port}
 		be.url = "http://" + net.JoinHostPort(host, p)
-		be.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		be.srv = &http.Server{Handler: s.served(fmt.Sprintf("BE %d", be.index), func(w http.ResponseWriter, r *http.Request) {
 			s.serveBE(w, r, be)
-		}), ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}
+		}), ConnState: s.conns.track, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}
 		s.bes = append(s.bes, be)
 		go be.srv.Serve(ln)
 	}
-	s.fe = &http.Server{Handler: http.HandlerFunc(s.serveFE),
+	s.fe = &http.Server{Handler: s.served("FE", s.serveFE), ConnState: s.conns.track,
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}
 	s.URL = "http://" + net.JoinHostPort(host, strconv.Itoa(feLn.Addr().(*net.TCPAddr).Port))
 	go s.fe.Serve(feLn)
@@ -157,73 +157,6 @@ func sweepInterval(precommit time.Duration) time.Duration {
 		return time.Second
 	}
 	return 30 * time.Second
-}
-
-// Close shuts the FE and BEs down, waiting for requests in flight; every 2 s
-// it logs the loads it is still waiting on.
-func (s *Server) Close() {
-	s.closeOnce.Do(func() {
-		close(s.stop)
-		<-s.tickDone
-		if s.cfg.fakeClock != nil {
-			s.cfg.fakeClock.unsubscribe(s)
-		}
-		done := make(chan struct{})
-		go func() {
-			t := time.NewTicker(2 * time.Second)
-			defer t.Stop()
-			for {
-				select {
-				case <-done:
-					return
-				case <-t.C:
-					s.log.Warn("doristest: Close is waiting for loads in flight", "loads", s.inflightList())
-				}
-			}
-		}()
-		var wg sync.WaitGroup
-		for _, srv := range s.servers() {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				_ = srv.Shutdown(context.Background())
-			}()
-		}
-		wg.Wait()
-		close(done)
-	})
-}
-
-func (s *Server) servers() []*http.Server {
-	out := []*http.Server{s.fe}
-	for _, be := range s.bes {
-		out = append(out, be.srv)
-	}
-	return out
-}
-
-func (s *Server) trackLoad(desc string) (done func()) {
-	s.inflightMu.Lock()
-	s.inflightSeq++
-	id := s.inflightSeq
-	s.inflight[id] = desc
-	s.inflightMu.Unlock()
-	return func() {
-		s.inflightMu.Lock()
-		delete(s.inflight, id)
-		s.inflightMu.Unlock()
-	}
-}
-
-func (s *Server) inflightList() []string {
-	s.inflightMu.Lock()
-	defer s.inflightMu.Unlock()
-	out := make([]string, 0, len(s.inflight))
-	for _, d := range s.inflight {
-		out = append(out, d)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // BackendURLs returns the base URLs of the BEs, e.g. "http://127.0.0.1:40001".

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/dorisbeam/dorisbeam/dorisio"
 )
 
 // Exit statuses.
@@ -68,7 +70,7 @@ func report(c *cli, err error, verbose bool, w io.Writer) int {
 			fmt.Fprintf(w, "%s: the job failed; the runner's error:\n%s\n", progName, full)
 			return exitFailed
 		}
-		ours := failureText(full)
+		ours := dorisio.ErrorMessage(job.err)
 		fmt.Fprintf(w, "%s: the job failed: %s\n", progName, c.inFlagTerms(ours))
 		if ours != full {
 			fmt.Fprintf(w, "%s: run again with -v for the runner's log and its full error (plan, stack)\n", progName)
@@ -77,35 +79,6 @@ func report(c *cli, err error, verbose bool, w io.Writer) int {
 	}
 	fmt.Fprintf(w, "%s: %v\n", progName, err)
 	return exitFailed
-}
-
-// doFnFailed starts the user part of a runner's error: Beam's exec package
-// wraps a DoFn's error as "DoFn[UID:.., PID:.., Name: ..] failed:\n<error>".
-var doFnFailed = regexp.MustCompile(`DoFn\[[^\n]*\] failed:\n`)
-
-// failureText extracts, from a runner's flattened error text, the error a
-// DoFn returned: the text after the last DoFn header, from the start of the
-// line holding a dorisio marker ("[dorisio:<kind>]") when there is one, or
-// else from the line holding "dorisio.Write: ". It stops before a goroutine
-// dump. Text it cannot place is returned whole.
-func failureText(text string) string {
-	body := text
-	if loc := doFnFailed.FindAllStringIndex(text, -1); loc != nil {
-		body = text[loc[len(loc)-1][1]:]
-	}
-	anchor := -1
-	if i := strings.Index(body, "[dorisio:"); i >= 0 {
-		anchor = i
-	} else if i := strings.Index(body, "dorisio.Write: "); i >= 0 && len(body) == len(text) {
-		anchor = i // no DoFn header: the library's own prefix is the best boundary
-	}
-	if anchor >= 0 {
-		body = body[strings.LastIndexByte(body[:anchor], '\n')+1:]
-	}
-	if i := strings.Index(body, "\ngoroutine "); i >= 0 {
-		body = body[:i]
-	}
-	return strings.TrimSpace(body)
 }
 
 // goOption is a dorisio option a job's error may name, as WithName or

@@ -23,29 +23,65 @@ type Field struct {
 // Fields lists the fields of struct type t that hold columns, in
 // declaration order. An embedded struct without a `doris` tag contributes
 // its own fields, as in encoding/json (a `json`-tagged one is one column);
-// unexported fields and fields tagged
-// "-" hold none.
+// unexported fields, fields tagged "-" and the table field (TableField)
+// hold none.
 func Fields(t reflect.Type) []Field {
 	var out []Field
-	var walk func(t reflect.Type, index []int)
-	walk = func(t reflect.Type, index []int) {
-		for i := 0; i < t.NumField(); i++ {
-			sf := t.Field(i)
-			idx := append(append([]int(nil), index...), i)
-			if sf.Anonymous && sf.Type.Kind() == reflect.Struct && sf.Tag.Get("doris") == "" && sf.Tag.Get("json") == "" {
-				walk(sf.Type, idx)
-				continue
-			}
-			if !sf.IsExported() {
-				continue
-			}
-			if name, skip := columnOf(sf); !skip {
-				out = append(out, Field{StructField: sf, Column: name, Index: idx, Owner: t})
-			}
+	walk(t, nil, func(f Field) {
+		if !IsTable(f.StructField) {
+			out = append(out, f)
+		}
+	})
+	return out
+}
+
+// TableField returns the fields of t tagged `doris:",table"`: a string
+// field naming the table a row goes to, not a column.
+func TableField(t reflect.Type) []Field {
+	var out []Field
+	walk(t, nil, func(f Field) {
+		if IsTable(f.StructField) {
+			out = append(out, f)
+		}
+	})
+	return out
+}
+
+// IsTable reports whether sf is tagged as the row's table: `doris:",table"`.
+func IsTable(sf reflect.StructField) bool {
+	tag, ok := sf.Tag.Lookup("doris")
+	if !ok {
+		return false
+	}
+	name, opts, _ := strings.Cut(tag, ",")
+	if name != "" {
+		return false
+	}
+	for _, o := range strings.Split(opts, ",") {
+		if o == "table" {
+			return true
 		}
 	}
-	walk(t, nil)
-	return out
+	return false
+}
+
+// walk calls f for each exported field of t that is not skipped, inlining
+// embedded structs without tags.
+func walk(t reflect.Type, index []int, f func(Field)) {
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		idx := append(append([]int(nil), index...), i)
+		if sf.Anonymous && sf.Type.Kind() == reflect.Struct && sf.Tag.Get("doris") == "" && sf.Tag.Get("json") == "" {
+			walk(sf.Type, idx, f)
+			continue
+		}
+		if !sf.IsExported() {
+			continue
+		}
+		if name, skip := columnOf(sf); !skip {
+			f(Field{StructField: sf, Column: name, Index: idx, Owner: t})
+		}
+	}
 }
 
 // columnOf applies the tags; skip is true for a tag naming "-". Options

@@ -44,3 +44,23 @@ func TestFieldsFollowDorisThenJSONThenTheName(t *testing.T) {
 		t.Errorf("the index of an inlined field does not reach it: %v", f.Index)
 	}
 }
+
+func TestATableFieldIsNoColumn(t *testing.T) {
+	type routed struct {
+		inner
+		Dest string `doris:",table" json:"dest"`
+		ID   int    `doris:"id"`
+		Opt  string `doris:"opt,table"` // a named column: the option means nothing there
+	}
+	var cols []string
+	for _, f := range Fields(reflect.TypeFor[routed]()) {
+		cols = append(cols, f.Column)
+	}
+	if got := strings.Join(cols, " "); got != "deep_col id opt" {
+		t.Errorf("columns %q, want the table field left out", got)
+	}
+	tf := TableField(reflect.TypeFor[routed]())
+	if len(tf) != 1 || tf[0].Name != "Dest" || fmt.Sprint(tf[0].Index) != "[1]" {
+		t.Errorf("TableField = %+v, want Dest at [1]", tf)
+	}
+}

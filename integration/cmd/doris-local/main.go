@@ -11,13 +11,16 @@
 // -backends, -count-only, -table (repeatable), -running-txn-quota and
 // -precommit-timeout (to play a small cluster on the real clock:
 // `-running-txn-quota 20 -precommit-timeout 5s`), -without-admin (refuse
-// SHOW TRANSACTION as Doris 2.1/3.0 do for a loader without ADMIN), -v.
+// SHOW TRANSACTION as Doris 2.1/3.0 do for a loader without ADMIN), -v;
+// -help prints them on stdout (exit status 0).
 // GET /doristest/txns?db=NAME reports the peak number of running txns.
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -34,11 +37,12 @@ func (t *tableFlags) String() string     { return strings.Join(*t, "; ") }
 func (t *tableFlags) Set(v string) error { *t = append(*t, v); return nil }
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string) int {
+func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("doris-local", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8030", "FE HTTP listen address `host:port`")
 	user := fs.String("user", "root", "the accepted user")
 	password := fs.String("password", "", "the accepted password (visible in ps; for manual use)")
@@ -51,26 +55,37 @@ func run(args []string) int {
 	verbose := fs.Bool("v", false, "log requests at debug level to stderr")
 	var tables tableFlags
 	fs.Var(&tables, "table", "create a table: `'db.name(col TYPE, ...) [UNIQUE KEY(col)]'` (repeatable)")
+	usage := func(w io.Writer) {
+		fmt.Fprintf(w, "Usage: doris-local [flags]\n\nRuns a Doris-compatible FE and BEs; prints \"ready <FE URL>\" on stdout once it accepts loads.\n\nFlags:\n")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+	}
+	fs.Usage = func() {} // printed below: on stdout when asked for
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			usage(stdout)
+			return 0
+		}
+		usage(stderr) // after flag's own line naming the error
 		return 2
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "doris-local: unexpected arguments %q\n", fs.Args())
+		fmt.Fprintf(stderr, "doris-local: unexpected arguments %q\n", fs.Args())
 		return 2
 	}
 	level := slog.LevelInfo
 	if *verbose {
 		level = slog.LevelDebug
 	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	opts := []doristest.Option{doristest.WithAddr(*addr), doristest.WithLogger(logger)}
 	if *backends < 1 {
-		fmt.Fprintf(os.Stderr, "doris-local: -backends %d: must be >= 1\n", *backends)
+		fmt.Fprintf(stderr, "doris-local: -backends %d: must be >= 1\n", *backends)
 		return 2
 	}
 	opts = append(opts, doristest.WithBackends(*backends))
 	if *quota < 1 || *precommit <= 0 {
-		fmt.Fprintf(os.Stderr, "doris-local: -running-txn-quota %d and -precommit-timeout %v: must be > 0\n", *quota, *precommit)
+		fmt.Fprintf(stderr, "doris-local: -running-txn-quota %d and -precommit-timeout %v: must be > 0\n", *quota, *precommit)
 		return 2
 	}
 	opts = append(opts, doristest.WithRunningTxnQuota(*quota), doristest.WithPrecommitTimeout(*precommit))
@@ -78,17 +93,17 @@ func run(args []string) int {
 		opts = append(opts, doristest.WithoutAdmin())
 	}
 	if *user == "" {
-		fmt.Fprintln(os.Stderr, "doris-local: -user must not be empty")
+		fmt.Fprintln(stderr, "doris-local: -user must not be empty")
 		return 2
 	}
 	if *passwordEnv != "" {
 		if *password != "" {
-			fmt.Fprintln(os.Stderr, "doris-local: set only one of -password and -password-env")
+			fmt.Fprintln(stderr, "doris-local: set only one of -password and -password-env")
 			return 2
 		}
 		v, ok := os.LookupEnv(*passwordEnv)
 		if !ok {
-			fmt.Fprintf(os.Stderr, "doris-local: -password-env %s: the variable is not set\n", *passwordEnv)
+			fmt.Fprintf(stderr, "doris-local: -password-env %s: the variable is not set\n", *passwordEnv)
 			return 2
 		}
 		*password = v
@@ -105,10 +120,10 @@ func run(args []string) int {
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	srv, err := start(opts)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "doris-local:", err)
+		fmt.Fprintln(stderr, "doris-local:", err)
 		return 1
 	}
-	fmt.Printf("ready %s\n", srv.URL)
+	fmt.Fprintf(stdout, "ready %s\n", srv.URL)
 	logger.Info("doris-local: serving", "fe", srv.URL, "backends", srv.BackendURLs(), "user", srv.User)
 	sig := <-sigs
 	logger.Info("doris-local: shutting down", "signal", sig.String())

@@ -117,10 +117,27 @@ func TestDorisLocalRejectsBadFlags(t *testing.T) {
 		{"a zero precommit timeout is a usage error", []string{"-precommit-timeout", "0s"}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := run(tc.args); got != tc.want {
+			if got := run(tc.args, io.Discard, io.Discard); got != tc.want {
 				t.Errorf("exit %d, want %d", got, tc.want)
 			}
 		})
+	}
+}
+
+// -help is a question, not a mistake: the usage on stdout, exit 0.
+func TestDorisLocalHelpPrintsTheUsageAndExitsZero(t *testing.T) {
+	for _, arg := range []string{"-h", "-help", "--help"} {
+		var stdout, stderr strings.Builder
+		if got := run([]string{arg}, &stdout, &stderr); got != 0 {
+			t.Errorf("%s: exit %d, want 0; stderr: %s", arg, got, stderr.String())
+		}
+		if out := stdout.String(); !strings.HasPrefix(out, "Usage: doris-local") || !strings.Contains(out, "-table") {
+			t.Errorf("%s: stdout does not hold the usage:\n%s", arg, out)
+		}
+	}
+	var stderr strings.Builder
+	if got := run([]string{"-no-such-flag"}, io.Discard, &stderr); got != 2 || !strings.Contains(stderr.String(), "flag provided but not defined: -no-such-flag") {
+		t.Errorf("an unknown flag: exit %d, stderr:\n%s", got, stderr.String())
 	}
 }
 
