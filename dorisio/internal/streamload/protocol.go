@@ -103,6 +103,12 @@ const (
 // nextStep renders the user's next step for the load an answer ended.
 type nextStep func(req LoadRequest) string
 
+// checkCredentials is the next step of every refusal of the credentials or
+// privileges, whichever envelope carried it.
+func checkCredentials(req LoadRequest) string {
+	return "check Config.User, Config.Password and the LOAD privilege on " + req.DB + "." + req.Table
+}
+
 // always is a next step that does not depend on the load.
 func always(s string) nextStep { return func(LoadRequest) string { return s } }
 
@@ -261,10 +267,7 @@ var loadAnswers = []loadAnswer{
 		next: always("fix the rejected rows (see the error log) or raise max_filter_ratio; no txn remains")}},
 	// fatal: credentials or privileges (§2).
 	{failSays("NOT_AUTHORIZED", "no valid Basic authorization", "Access denied"), verdict{act: actFatal, kind: ErrAuth,
-		reason: "credentials or privileges refused",
-		next: func(req LoadRequest) string {
-			return "check Config.User, Config.Password and the LOAD privilege on " + req.DB + "." + req.Table
-		}}},
+		reason: "credentials or privileges refused", next: checkCredentials}},
 	// fatal for this call, retry same label later: txn quota, begin refused,
 	// label free (§4, §10.5). The caller owns the wait: only it knows how
 	// many of the running txns are its own (Error.Quota).
@@ -393,7 +396,7 @@ func classifyEnvelopeError(code int64, text string) verdict {
 	switch {
 	case code == 401 || strings.Contains(text, "Access denied"):
 		// fatal: wrong password, unknown user or missing privilege (§2).
-		return verdict{act: actFatal, kind: ErrAuth, reason: "FE refused the credentials"}
+		return verdict{act: actFatal, kind: ErrAuth, reason: "FE refused the credentials", next: checkCredentials}
 	case code == 500 || code == 503:
 		// retry: FE internal error, or not ready (HTTP 503), before anything was begun (§1.1, §1.7).
 		return verdict{act: actRetry, reason: "FE internal error or not ready"}
@@ -408,7 +411,7 @@ func classifyFEResult(msg string) verdict {
 	switch {
 	case containsAny(msg, "Access denied"):
 		// fatal: LOAD privilege missing (§1.1 step 6).
-		return verdict{act: actFatal, kind: ErrAuth, reason: "LOAD privilege refused"}
+		return verdict{act: actFatal, kind: ErrAuth, reason: "LOAD privilege refused", next: checkCredentials}
 	case containsAny(msg, "No backend available"):
 		// retry same label: FE found no BE; nothing was begun (§1.1 step 7).
 		return verdict{act: actRetry, reason: "no backend available"}
