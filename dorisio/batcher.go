@@ -45,6 +45,7 @@ type batcher struct {
 	prefix   string
 	run      string
 	headers  map[string]string
+	meaning  string // loadMeaning(headers), hashed into identity labels
 	twoPhase bool
 	opts     *writeOptions
 	budget   budget
@@ -124,7 +125,7 @@ type loadOutcome struct {
 func newBatcher(ctx context.Context, ld loader, pool *chunkPool, db, table, prefix, run string, headers map[string]string, o *writeOptions) *batcher {
 	ctx, cancel := context.WithCancel(ctx)
 	b := &batcher{
-		ld: ld, pool: pool, db: db, table: table, prefix: prefix, run: run, headers: headers, opts: o,
+		ld: ld, pool: pool, db: db, table: table, prefix: prefix, run: run, headers: headers, meaning: loadMeaning(headers), opts: o,
 		twoPhase:  o.Delivery == ExactlyOnce,
 		budget:    budget{batchBytes: o.MaxBatchBytes, batchRows: o.MaxBatchRows, loadBytes: o.MaxLoadBytes},
 		open:      map[string]*openBatch{},
@@ -274,9 +275,17 @@ func (b *batcher) startOwn(j *loadJob) error {
 	if j.release == nil {
 		j.release = func() {}
 	}
-	j.table, j.label = table, idLabel(b.prefix, table, j.id)
+	j.table, j.label = table, idLabel(b.prefix, table, b.meaningOf(j), j.id)
 	b.start(j)
 	return b.err()
+}
+
+// meaningOf is the loadMeaning of the headers j is sent with.
+func (b *batcher) meaningOf(j *loadJob) string {
+	if j.headers != nil {
+		return loadMeaning(j.headers)
+	}
+	return b.meaning
 }
 
 // wouldOverflow reports whether adding n bytes and rows takes ob past the

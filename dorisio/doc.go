@@ -149,7 +149,14 @@
 // (CommitResult.AlreadyCommitted); a load a crashed run left open is
 // aborted by label and sent again. This is exactly-once across crashes,
 // needs no transaction window, and needs neither ADMIN nor SHOW
-// TRANSACTION. The same ID must always carry the same rows. Doris keeps
+// TRANSACTION. The same ID must always carry the same rows. An ID names
+// rows within one Write: the label also hashes what the Write's load
+// headers do with them (columns, the delete sign and merge type, the
+// sequence column, where, format and separators, partial columns, strict
+// mode, max_filter_ratio, time zone; not the timeout), so two Writes with
+// one prefix and the same IDs, one upserting and one deleting, are two
+// loads. Labels made by dorisio before it hashed the headers differ: a
+// re-run across that upgrade loads its identity rows again. Doris keeps
 // stream-load labels for streaming_label_keep_max_second (12 h), and on busy
 // databases fewer than label_num_threshold (2000) finished ones: a re-run
 // later than that loads again.

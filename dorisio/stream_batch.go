@@ -399,7 +399,7 @@ func (b *batcher) loadBatch(table, id string, sb *streamBatch) error {
 	if sb.body.n == 0 {
 		return nil
 	}
-	b.start(&loadJob{table: table, label: batchLabel(b.prefix, b.run, table, id), id: id,
+	b.start(&loadJob{table: table, label: batchLabel(b.prefix, b.run, table, b.meaning, id), id: id,
 		rows: sb.rows, bytes: sb.body.n, twoPhase: b.twoPhase, body: &sb.body, release: func() {}, windows: sb.windows})
 	return b.err()
 }

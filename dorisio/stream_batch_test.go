@@ -375,7 +375,8 @@ func TestRowsWithAnIDAreLoadedOnTheirOwnBesideStreamBatches(t *testing.T) {
 	for _, r := range loggedResults(t) {
 		byLabel[r.Label] = r.Rows
 	}
-	want := map[string]int64{idLabel("job7", "events", "part-1"): 2, idLabel("job7", "events", "part-2"): 1}
+	meaning := loadMeaning(formatHeaders(CSV)) // pre-encoded rows: the format's headers only
+	want := map[string]int64{idLabel("job7", "events", meaning, "part-1"): 2, idLabel("job7", "events", meaning, "part-2"): 1}
 	for l, rows := range want {
 		if byLabel[l] != rows {
 			t.Errorf("identity load %s: %d rows, want %d (results %v)", l, byLabel[l], rows, byLabel)

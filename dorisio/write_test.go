@@ -319,8 +319,8 @@ func TestLingeringTransactionsOfTheSamePrefixAreAborted(t *testing.T) {
 	underscored := precommit("job1_x", events(3, shortName))
 	// An identity label of the same prefix, left precommitted: a re-run
 	// settles it by label, so the cleanup must leave it alone.
-	idl := idLabel("job1", "events", "part-7")
 	w := buildWrite(t, configFor(srv, "events"), event{})
+	idl := idLabel("job1", "events", loadMeaning(w.write.Headers), "part-7")
 	if _, err := w.write.client.Load(context.Background(), loadRequest("events", idl, []byte("1,\"x\"\n"))); err != nil {
 		t.Fatal(err)
 	}
