@@ -1,7 +1,9 @@
 package dorisio
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -303,10 +305,9 @@ func csvIdentityRow(s string) Row {
 }
 
 // Shards: each table's rows are spread over WithShards batches, each
-// loaded on its own. Six bundles of rows per table (the test stream makes
-// one bundle per watermark step) go to 3 shards in turn: 2 or 3 loads per
-// table at the end of the input (one per shard that got rows), where one
-// shard would make 1.
+// loaded on its own. 30 rows per table go to 3 shards by their content: up
+// to 3 loads per table at the end of the input (one per shard that got
+// rows), where one shard would make 1.
 func TestShardsSpreadATablesRowsOverSeveralBatches(t *testing.T) {
 	requirePrism(t, "TestStream, state and timers")
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "t0")), doristest.WithTable(fmt.Sprintf(eventsDDL, "t1")))
@@ -338,9 +339,8 @@ func TestShardsSpreadATablesRowsOverSeveralBatches(t *testing.T) {
 	}
 	for table, rows := range want {
 		wantRows(t, srv, table, rows)
-		// prism decides how the steps are bundled: each bundle's chunk of a
-		// table goes to the table's next shard, so 1 to 3 shards get rows
-		// (TestAChunkerSpreadsATablesChunksOverItsShards shows the turn).
+		// A row's shard is a function of its bytes
+		// (TestAChunkerSpreadsATablesRowsOverItsShardsByTheirContent).
 		if loads := counter(q, "loads:demo."+table); loads < 1 || loads > 3 {
 			t.Errorf("%d loads into %s: want 1 to 3 (one per shard that got rows, never more with a minute's interval)", loads, table)
 		}
@@ -434,21 +434,63 @@ func TestStreamBatchesSurviveLostRepliesOnceEach(t *testing.T) {
 	wantNoOpenTxns(t, srv)
 }
 
-// A table's chunks go to its shards in turn, so a hot table is not one key.
-func TestAChunkerSpreadsATablesChunksOverItsShards(t *testing.T) {
-	fn := &streamChunkFn{Opts: writeOptions{Shards: 3}, next: map[string]int{}}
-	seen := map[string]int{}
-	for i := 0; i < 6; i++ {
-		key := fn.keyFor("t1")
-		seen[key]++
-		fn.nextShard("t1") // as emitting the chunk does
+// A table's rows go to its shards by their own bytes: a hot table is not
+// one key, and a row goes to the same key in whatever bundle, order or
+// chunk it comes.
+func TestAChunkerSpreadsATablesRowsOverItsShardsByTheirContent(t *testing.T) {
+	o := defaultWriteOptions()
+	o.Shards = 3
+	o.finish()
+	fn := &chunkFn{Table: "t1", Opts: *o, enc: &chunkEncoder{delim: []byte("\n")}}
+	keyOf := func(bundles [][]string) map[string]string {
+		t.Helper()
+		keys := map[string]string{}
+		emit := func(_ beam.EventTime, key string, c []byte) {
+			h, err := parseChunk(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := eachUnit(c, h, func(unit []byte, rows int64) error {
+				keys[string(unit)] = key
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, rows := range bundles {
+			fn.StartBundle(context.Background(), emit, nil)
+			for _, r := range rows {
+				if err := fn.ProcessElement(context.Background(), window.GlobalWindow{}, 0, []byte(r), emit, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := fn.FinishBundle(context.Background(), emit, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return keys
 	}
-	if len(seen) != 3 {
-		t.Errorf("6 chunks of one table went to keys %v: want each of its 3 shards twice", seen)
+	var rows []string
+	for i := 0; i < 300; i++ {
+		rows = append(rows, fmt.Sprintf("%d,r%d\n", i, i))
 	}
-	for key, n := range seen {
-		if n != 2 {
-			t.Errorf("shard key %s got %d of 6 chunks, want 2", key, n)
+	first := keyOf([][]string{rows})
+	reversed := slices.Clone(rows)
+	slices.Reverse(reversed)
+	again := keyOf([][]string{reversed[:7], reversed[7:150], reversed[150:]})
+	perKey := map[string]int{}
+	for r, k := range first {
+		perKey[k]++
+		if again[r] != k {
+			t.Errorf("row %q went to %s, then to %s in other bundles", r, k, again[r])
+		}
+	}
+	if len(perKey) != 3 {
+		t.Fatalf("300 rows of one table went to keys %v: want its 3 shards", perKey)
+	}
+	for k, n := range perKey {
+		if n < 60 || n > 140 {
+			t.Errorf("shard key %s got %d of 300 rows: want about a third", k, n)
 		}
 	}
 }

@@ -34,8 +34,8 @@ func init() {
 	beam.RegisterType(reflect.TypeOf((*tableLoads)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*LoadWindow)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*Row)(nil)).Elem())
-	// Stream batching (stream_batch.go, stream_chunk.go).
-	register.DoFn6x1[context.Context, beam.Window, beam.EventTime, beam.X, func(beam.EventTime, string, []byte), func(Row), error](&streamChunkFn{})
+	// Stream batching (stream_batch.go, chunk_stage.go).
+	register.DoFn6x1[context.Context, beam.Window, beam.EventTime, beam.X, func(beam.EventTime, string, []byte), func(Row), error](&chunkFn{})
 	register.Emitter3[beam.EventTime, string, []byte]()
 	register.Emitter1[Row]()
 	register.DoFn7x1[context.Context, beam.EventTime, state.Provider, timers.Provider, string, []byte, func(tableLoads), error](&streamBatchFn{})
@@ -99,7 +99,7 @@ type write struct {
 	write  *writeFn
 	commit *commitFn
 	// With stream batching (stream_batch.go); nil otherwise.
-	chunk  *streamChunkFn
+	chunk  *chunkFn
 	stream *streamBatchFn
 }
 
@@ -159,7 +159,7 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 	unbounded, known := isUnbounded(col)
 	w.commit.ReportLost = known && !unbounded
 	if streaming {
-		w.chunk = &streamChunkFn{Conn: conn, DB: cfg.Database, Table: cfg.Table, Opts: *o, Elem: beam.EncodedType{T: t}}
+		w.chunk = &chunkFn{Conn: conn, DB: cfg.Database, Table: cfg.Table, Opts: *o, Elem: beam.EncodedType{T: t}}
 		w.stream = newStreamBatchFn(conn, cfg.Database, prefix, run, headers, o)
 	}
 	return w, nil
