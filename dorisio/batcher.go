@@ -255,7 +255,8 @@ func (b *batcher) addOwn(table, id string, data, elem []byte, rows int64) error 
 }
 
 // startOwn loads j, whose id, body, bytes and rows are set, on its own
-// under its identity label: addOwn's elements and WriteFiles' file ranges.
+// under its identity label (j.label, or idLabel of its id): addOwn's
+// elements, WriteFiles' file ranges and grouped delivery's parts.
 // j.release, if set, runs once the load has ended.
 func (b *batcher) startOwn(j *loadJob) error {
 	table, err := b.accept(j.table)
@@ -275,7 +276,10 @@ func (b *batcher) startOwn(j *loadJob) error {
 	if j.release == nil {
 		j.release = func() {}
 	}
-	j.table, j.label = table, idLabel(b.prefix, table, b.meaningOf(j), j.id)
+	j.table = table
+	if j.label == "" { // grouped delivery names its parts' labels itself
+		j.label = idLabel(b.prefix, table, b.meaningOf(j), j.id)
+	}
 	b.start(j)
 	return b.err()
 }

@@ -96,6 +96,22 @@ func (o *writeOptions) streaming(col beam.PCollection) (bool, error) {
 	return on, nil
 }
 
+// checkGrouped refuses grouped delivery where its groups would never be
+// complete: an unbounded input (a GroupByKey in the global window fires at
+// the end of the input only), or with stream batching asked for.
+func (o *writeOptions) checkGrouped(col beam.PCollection) error {
+	if o.Delivery != Grouped {
+		return nil
+	}
+	if o.Stream == streamOn {
+		return fmt.Errorf("WithDelivery(Grouped) with WithStreamBatching(true): grouped delivery loads each table shard's rows as a whole, at the end of a bounded input; drop one of them")
+	}
+	if unbounded, _ := isUnbounded(col); unbounded {
+		return fmt.Errorf("WithDelivery(Grouped) on an unbounded input: its groups are complete only at the end of the input; a streaming input is loaded by stream batching (the default for it)")
+	}
+	return nil
+}
+
 // stateRunner refuses Beam's direct runner when Beam's --runner names it:
 // it has no state or timers, and fails a batching stage with a nil-pointer
 // panic deep in its plan.

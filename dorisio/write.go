@@ -66,6 +66,9 @@ func Write(s beam.Scope, cfg Config, col beam.PCollection, opts ...WriteOption) 
 	}
 	// One element per bundle and table, its loads in the order their rows
 	// arrived (order.go).
+	if w.group != nil {
+		return writeGrouped(s, w, col) // plain loads: visible already, no commit stage
+	}
 	var pre beam.PCollection
 	if w.stream != nil {
 		pre = writeStream(s, w, col)
@@ -98,9 +101,12 @@ func loadResults(g tableLoads, emit func(CommitResult)) {
 type write struct {
 	write  *writeFn
 	commit *commitFn
+	// The chunking stage of stream batching and grouped delivery.
+	chunk *chunkFn
 	// With stream batching (stream_batch.go); nil otherwise.
-	chunk  *chunkFn
 	stream *streamBatchFn
+	// With grouped delivery (grouped.go); nil otherwise.
+	group *groupLoadFn
 }
 
 func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption) (*write, error) {
@@ -142,6 +148,9 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 		}
 		prefix = defaultPrefix()
 	}
+	if err := o.checkGrouped(col); err != nil {
+		return nil, err
+	}
 	streaming, err := o.streaming(col)
 	if err != nil {
 		return nil, err
@@ -158,9 +167,14 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 	// together after it (lost.go).
 	unbounded, known := isUnbounded(col)
 	w.commit.ReportLost = known && !unbounded
-	if streaming {
+	if streaming || o.Delivery == Grouped {
 		w.chunk = &chunkFn{Conn: conn, DB: cfg.Database, Table: cfg.Table, Opts: *o, Elem: beam.EncodedType{T: t}}
+	}
+	if streaming {
 		w.stream = newStreamBatchFn(conn, cfg.Database, prefix, run, headers, o)
+	}
+	if o.Delivery == Grouped {
+		w.group = &groupLoadFn{Conn: conn, DB: cfg.Database, LabelPrefix: prefix, RunID: run, Headers: headers, Opts: *o}
 	}
 	return w, nil
 }

@@ -37,11 +37,22 @@ const (
 	// An in-process retry reuses the label, so only a retried bundle can
 	// load rows twice.
 	AtLeastOnce
+	// Grouped groups each table's rows (per WithShards shard) with a
+	// GroupByKey and cuts each group into plain loads from its contents
+	// alone, under labels derived from the rows: exactly once on every
+	// runner (Flink and Spark too) and across a crash and a re-run with the
+	// same Config.LabelPrefix, with no open transaction, for bounded input.
+	// It costs a shuffle of the rows; see "Grouped delivery" in the package
+	// doc.
+	Grouped
 )
 
 func (d Delivery) String() string {
-	if d == AtLeastOnce {
+	switch d {
+	case AtLeastOnce:
 		return "AtLeastOnce"
+	case Grouped:
+		return "Grouped"
 	}
 	return "ExactlyOnce"
 }
@@ -460,11 +471,13 @@ func WithLoadTimeout(d time.Duration) WriteOption {
 	}
 }
 
-// WithDelivery selects ExactlyOnce (default) or AtLeastOnce.
+// WithDelivery selects ExactlyOnce (default: per-bundle two-phase commit),
+// AtLeastOnce (plain loads) or Grouped (loads whose labels come from their
+// rows); the package doc's "Exactly-once" compares them per runner.
 func WithDelivery(d Delivery) WriteOption {
 	return func(o *writeOptions) {
-		if d != ExactlyOnce && d != AtLeastOnce {
-			o.fail("WithDelivery(%d): want dorisio.ExactlyOnce or dorisio.AtLeastOnce", int(d))
+		if d != ExactlyOnce && d != AtLeastOnce && d != Grouped {
+			o.fail("WithDelivery(%d): want dorisio.ExactlyOnce, dorisio.AtLeastOnce or dorisio.Grouped", int(d))
 			return
 		}
 		o.Delivery = d
@@ -558,7 +571,7 @@ func (o *writeOptions) finish() {
 		}
 	}
 	if o.AllOrNothing && o.Delivery != ExactlyOnce {
-		o.fail("WithAllOrNothing() with WithDelivery(AtLeastOnce): plain loads are visible at once; all-or-nothing needs ExactlyOnce")
+		o.fail("WithAllOrNothing() with WithDelivery(%v): plain loads are visible at once; all-or-nothing needs ExactlyOnce", o.Delivery)
 	}
 	if o.Retry.QuotaWait == 0 {
 		o.Retry.QuotaWait = DefaultQuotaWait

@@ -324,6 +324,12 @@ func TestLingeringTransactionsOfTheSamePrefixAreAborted(t *testing.T) {
 	if _, err := w.write.client.Load(context.Background(), loadRequest("events", idl, []byte("1,\"x\"\n"))); err != nil {
 		t.Fatal(err)
 	}
+	// So is a group label (grouped delivery): another attempt of its group
+	// may be loading it.
+	gl := groupLabel("job1", "events", loadMeaning(w.write.Headers), "s0/1|p0/1|x")
+	if _, err := w.write.client.Load(context.Background(), loadRequest("events", gl, []byte("2,\"y\"\n"))); err != nil {
+		t.Fatal(err)
+	}
 
 	cfg := configFor(srv, "events")
 	cfg.LabelPrefix = "job1"
@@ -341,7 +347,7 @@ func TestLingeringTransactionsOfTheSamePrefixAreAborted(t *testing.T) {
 	if states[mine.Label] != "ABORTED" {
 		t.Errorf("lingering txn %s of the same prefix is %s, want ABORTED", mine.Label, states[mine.Label])
 	}
-	for _, l := range []string{other.Label, underscored.Label, idl} {
+	for _, l := range []string{other.Label, underscored.Label, idl, gl} {
 		if states[l] != "PRECOMMITTED" {
 			t.Errorf("txn %s is %s: cleanup of job1's earlier runs must not touch it", l, states[l])
 		}
