@@ -163,6 +163,7 @@ func windowOf(w beam.Window) LoadWindow {
 // it is emitted.
 type pendingChunk struct {
 	key    string
+	shard  int
 	window LoadWindow
 	buf    []byte
 	index  []byte
@@ -170,8 +171,20 @@ type pendingChunk struct {
 	minTs  beam.EventTime
 }
 
-type chunkID struct {
-	key    string
+// tableChunks is the chunking state of one table in a bundle: its shards'
+// keys, made once, and their pending chunks (per shard for the global
+// window, by window for others). Found with one lookup by table name: a
+// lookup by (key, window) per row, and the key's string made per row, were
+// a fifth of the stage's time.
+type tableChunks struct {
+	keys     []string
+	global   []*pendingChunk // per shard
+	windowed map[shardWindow]*pendingChunk
+	hot      []bool // per shard: a chunk of it filled up, so the next starts at full size
+}
+
+type shardWindow struct {
+	shard  int
 	window LoadWindow
 }
 
@@ -188,7 +201,7 @@ type chunkFn struct {
 	Elem  beam.EncodedType
 
 	enc      elemEncoder
-	pending  map[chunkID]*pendingChunk
+	tables   map[string]*tableChunks
 	buffered int64
 }
 
@@ -212,7 +225,58 @@ func (fn *chunkFn) Setup(ctx context.Context) error {
 }
 
 func (fn *chunkFn) StartBundle(_ context.Context, _ func(beam.EventTime, string, []byte), _ func(Row)) {
-	fn.pending, fn.buffered = map[chunkID]*pendingChunk{}, 0
+	fn.tables, fn.buffered = map[string]*tableChunks{}, 0
+}
+
+// table is table's chunking state in this bundle.
+func (fn *chunkFn) table(table string) *tableChunks {
+	tc := fn.tables[table]
+	if tc == nil {
+		shards := max(fn.Opts.Shards, 1)
+		tc = &tableChunks{keys: make([]string, shards), global: make([]*pendingChunk, shards), hot: make([]bool, shards)}
+		for i := range tc.keys {
+			tc.keys[i] = chunkKey(i, table)
+		}
+		fn.tables[table] = tc
+	}
+	return tc
+}
+
+// chunkFor is the pending chunk of table's shard in window w, made if
+// needed with room for n more bytes.
+func (fn *chunkFn) chunkFor(tc *tableChunks, shard int, w LoadWindow, ts beam.EventTime, n int) *pendingChunk {
+	var c *pendingChunk
+	if w == (LoadWindow{}) {
+		c = tc.global[shard]
+	} else {
+		c = tc.windowed[shardWindow{shard, w}]
+	}
+	if c != nil {
+		return c
+	}
+	want := min(fn.chunkBytes(), int64(n)*16)
+	if tc.hot[shard] {
+		want = fn.chunkBytes() + int64(n) // the last chunk filled up: so will this one, most likely
+	}
+	c = &pendingChunk{key: tc.keys[shard], shard: shard, window: w, buf: make([]byte, maxChunkHeader, maxChunkHeader+want), minTs: ts}
+	if w == (LoadWindow{}) {
+		tc.global[shard] = c
+	} else {
+		if tc.windowed == nil {
+			tc.windowed = map[shardWindow]*pendingChunk{}
+		}
+		tc.windowed[shardWindow{shard, w}] = c
+	}
+	return c
+}
+
+// dropChunk forgets an emitted chunk.
+func (fn *chunkFn) dropChunk(tc *tableChunks, c *pendingChunk) {
+	if c.window == (LoadWindow{}) {
+		tc.global[c.shard] = nil
+	} else {
+		delete(tc.windowed, shardWindow{c.shard, c.window})
+	}
 }
 
 func (fn *chunkFn) ProcessElement(ctx context.Context, w beam.Window, ts beam.EventTime, elem beam.X, emit func(beam.EventTime, string, []byte), own func(Row)) error {
@@ -236,12 +300,8 @@ func (fn *chunkFn) ProcessElement(ctx context.Context, w beam.Window, ts beam.Ev
 	if int64(len(data)) > fn.Opts.MaxLoadBytes {
 		return elementTooBig(fn.DB, table, len(data), fn.Opts.MaxLoadBytes)
 	}
-	id := chunkID{key: chunkKey(unitShard(data, fn.Opts.Shards), table), window: windowOf(w)}
-	c := fn.pending[id]
-	if c == nil {
-		c = &pendingChunk{key: id.key, window: id.window, buf: make([]byte, maxChunkHeader, maxChunkHeader+min(fn.chunkBytes(), int64(len(data))*16)), minTs: ts}
-		fn.pending[id] = c
-	}
+	tc := fn.table(table)
+	c := fn.chunkFor(tc, unitShard(data, fn.Opts.Shards), windowOf(w), ts, len(data))
 	before := cap(c.buf) + cap(c.index)
 	c.buf = append(c.buf, data...)
 	c.index = binary.AppendUvarint(c.index, uint64(len(data)))
@@ -250,14 +310,27 @@ func (fn *chunkFn) ProcessElement(ctx context.Context, w beam.Window, ts beam.Ev
 	c.rows += rows
 	c.minTs = min(c.minTs, ts)
 	if int64(len(c.buf)-maxChunkHeader) >= fn.chunkBytes() || c.rows >= fn.Opts.MaxBatchRows {
-		fn.emitChunk(id, c, emit)
+		tc.hot[c.shard] = true
+		fn.emitChunk(tc, c, emit)
 	}
 	if fn.buffered > fn.Opts.MaxBufferedBytes {
-		for id, c := range fn.pending {
-			fn.emitChunk(id, c, emit)
-		}
+		fn.emitAll(emit)
 	}
 	return nil
+}
+
+// emitAll emits every pending chunk.
+func (fn *chunkFn) emitAll(emit func(beam.EventTime, string, []byte)) {
+	for _, tc := range fn.tables {
+		for _, c := range tc.global {
+			if c != nil {
+				fn.emitChunk(tc, c, emit)
+			}
+		}
+		for _, c := range tc.windowed {
+			fn.emitChunk(tc, c, emit)
+		}
+	}
 }
 
 // chunkBytes is the size at which a chunk is emitted.
@@ -265,7 +338,7 @@ func (fn *chunkFn) chunkBytes() int64 { return min(fn.Opts.MaxBatchBytes, maxChu
 
 // emitChunk writes c's header into the room before its units, appends its
 // index, and emits it.
-func (fn *chunkFn) emitChunk(id chunkID, c *pendingChunk, emit func(beam.EventTime, string, []byte)) {
+func (fn *chunkFn) emitChunk(tc *tableChunks, c *pendingChunk, emit func(beam.EventTime, string, []byte)) {
 	var h [maxChunkHeader]byte
 	hdr := append(h[:0], chunkVersion)
 	hdr = binary.AppendUvarint(hdr, uint64(c.rows))
@@ -276,15 +349,13 @@ func (fn *chunkFn) emitChunk(id chunkID, c *pendingChunk, emit func(beam.EventTi
 	copy(c.buf[off:], hdr)
 	fn.buffered -= int64(cap(c.buf) + cap(c.index))
 	emit(c.minTs, c.key, append(c.buf, c.index...)[off:])
-	delete(fn.pending, id)
+	fn.dropChunk(tc, c)
 }
 
 // FinishBundle emits the bundle's remaining chunks. Their timestamps are
 // set explicitly: FinishBundle output would otherwise be at the epoch.
 func (fn *chunkFn) FinishBundle(_ context.Context, emit func(beam.EventTime, string, []byte), _ func(Row)) error {
-	for id, c := range fn.pending {
-		fn.emitChunk(id, c, emit)
-	}
-	fn.pending, fn.buffered = nil, 0
+	fn.emitAll(emit)
+	fn.tables, fn.buffered = nil, 0
 	return nil
 }

@@ -119,6 +119,9 @@ func (r *groupReader) read(table, shard string, chunks func(*[]byte) bool, files
 	}
 	g := &group{table: table, shard: shard, files: files}
 	var kept int64
+	// Buckets are counted only once the group passes one part: a group of
+	// one part needs its digest alone.
+	counting := false
 	var c []byte
 	for chunks(&c) {
 		h, err := parseChunk(c)
@@ -128,11 +131,9 @@ func (r *groupReader) read(table, shard string, chunks func(*[]byte) bool, files
 		}
 		err = eachUnit(c, h, func(u []byte, rows int64) error {
 			uh := hashUnit(u)
-			b := uh.bucket()
-			if r.buckets[b] == (size{}) {
-				r.touched = append(r.touched, b)
+			if counting {
+				r.count(uh, size{int64(len(u)), rows})
 			}
-			r.buckets[b] = r.buckets[b].add(size{int64(len(u)), rows})
 			g.total = g.total.add(size{int64(len(u)), rows})
 			g.digest.add(uh)
 			return nil
@@ -143,11 +144,28 @@ func (r *groupReader) read(table, shard string, chunks func(*[]byte) bool, files
 		}
 		// Counted by their units, so that a group of one part (its units
 		// within MaxBatchBytes) is all in memory.
-		if kept+int64(h.bytes) <= r.keep {
+		inMemory := kept+int64(h.bytes) <= r.keep
+		if inMemory {
 			g.mem, kept = append(g.mem, c), kept+int64(h.bytes)
 		} else if err := g.spoolChunk(r.dir, c); err != nil {
 			g.discard()
 			return nil, err
+		}
+		if !counting && g.total.over(r.lim) {
+			// Until now the group was within one part, so every unit so far
+			// is in memory: count them once.
+			counting = true
+			seen := g.mem
+			if !inMemory {
+				seen = append(slices.Clip(seen), c)
+			}
+			for _, mc := range seen {
+				mh, _ := parseChunk(mc)
+				_ = eachUnit(mc, mh, func(u []byte, rows int64) error {
+					r.count(hashUnit(u), size{int64(len(u)), rows})
+					return nil
+				})
+			}
 		}
 	}
 	if g.spoolW != nil {
@@ -157,6 +175,15 @@ func (r *groupReader) read(table, shard string, chunks func(*[]byte) bool, files
 		}
 	}
 	return g, nil
+}
+
+// count adds a unit to its bucket.
+func (r *groupReader) count(h unitHash, s size) {
+	b := h.bucket()
+	if r.buckets[b] == (size{}) {
+		r.touched = append(r.touched, b)
+	}
+	r.buckets[b] = r.buckets[b].add(s)
 }
 
 // reset zeroes the buckets the last group used.
