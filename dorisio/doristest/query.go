@@ -40,7 +40,7 @@ import (
 var (
 	showConfigRE = regexp.MustCompile(`(?is)^\s*(?:ADMIN\s+)?SHOW\s+FRONTEND\s+CONFIG(?:\s+LIKE\s+(?:'([^']*)'|"([^"]*)"))?\s*;?\s*$`)
 	showTxnRE    = regexp.MustCompile("(?is)^\\s*SHOW\\s+TRANSACTION(?:\\s+(?:FROM|IN)\\s+(`[^`]+`|[A-Za-z0-9_]+))?(?:\\s+WHERE\\s+(.*?))?\\s*;?\\s*$")
-	whereRE   = regexp.MustCompile(`(?is)^(ID|LABEL|STATUS)\s*(=|\s+LIKE\s+)\s*(?:'([^']*)'|(\d+))$`)
+	whereRE      = regexp.MustCompile(`(?is)^(ID|LABEL|STATUS)\s*(=|\s+LIKE\s+)\s*(?:'([^']*)'|(\d+))$`)
 )
 
 var txnColumns = []string{"TransactionId", "Label", "Coordinator", "TransactionStatus", "LoadJobSourceType",
