@@ -319,3 +319,66 @@ func TestGroupedDeliveryRefusesWhatCannotGoWithIt(t *testing.T) {
 		})
 	}
 }
+
+// A job whose loads with labels a re-run counts on are more than Doris
+// keeps (label_num_threshold, read from the FE) says so in one line naming
+// the setting and what to raise it to; so does its re-run, which also says
+// how many it found. A job within the cap says nothing.
+func TestAGroupedJobOfMoreLoadsThanDorisKeepsSaysSoInOneLine(t *testing.T) {
+	logs := captureLogs(t)
+	clock := doristest.NewFakeClock(time.Unix(1_700_000_000, 0))
+	srv := startServer(t, append(tableOptsN(1), doristest.WithLabelNumThreshold(5), doristest.WithClock(clock))...)
+	cfg := configFor(srv, "t0")
+	cfg.LabelPrefix = "capped"
+	in := csvRows(200)
+	run := func() {
+		t.Helper()
+		_, err := runPipeline(t, func(s beam.Scope) {
+			Write(s, cfg, beam.CreateList(s, in), WithDelivery(Grouped), WithMaxBatchRows(20))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	warnings := func() []string {
+		var out []string
+		for _, l := range strings.Split(logs.String(), "\n") {
+			if strings.Contains(l, "label_num_threshold") {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	run()
+	w := warnings()
+	if len(w) != 1 || !strings.Contains(w[0], "label_num_threshold 5, read from the FE") || !strings.Contains(w[0], "Raise label_num_threshold to at least 1") {
+		t.Fatalf("warnings %q: want one naming label_num_threshold 5 and what to raise it to", w)
+	}
+	clock.Advance(0) // the cleaner forgets all but the last 5 labels
+	run()
+	if w := warnings(); len(w) != 2 || !strings.Contains(w[1], "this run found 5 of them loaded by an earlier run") {
+		t.Errorf("the re-run's warnings %q: want a second one saying it found 5", w)
+	}
+	quiet := startServer(t, tableOptsN(1)...)
+	cfg = configFor(quiet, "t0")
+	cfg.LabelPrefix = "capped"
+	run()
+	if w := warnings(); len(w) != 2 {
+		t.Errorf("a job within the cap warned: %q", w[2:])
+	}
+}
+
+func TestTheLabelCapWarningSaysWhenItAssumedDorisDefault(t *testing.T) {
+	line := labelCapWarning(labelCount{Loads: 2500}, defaultLabelNumThreshold, "Doris' default, assumed: the FE did not tell it (Access denied)", "demo", "p")
+	for _, want := range []string{"2500 loads into demo", "label_num_threshold 2000, Doris' default, assumed", "at least 2500", `"label_num_threshold" = "2500"`} {
+		if !strings.Contains(line, want) {
+			t.Errorf("warning %q lacks %q", line, want)
+		}
+	}
+	if strings.Contains(line, "\n") {
+		t.Errorf("warning %q is more than one line", line)
+	}
+	if labelCapWarning(labelCount{Loads: 2000}, 2000, "", "demo", "p") != "" || labelCapWarning(labelCount{Loads: 5000}, -1, "", "demo", "p") != "" {
+		t.Error("a job within the cap, or without a cap, warned")
+	}
+}

@@ -64,11 +64,22 @@ func Write(s beam.Scope, cfg Config, col beam.PCollection, opts ...WriteOption) 
 	if err != nil {
 		panic("dorisio.Write: " + err.Error())
 	}
-	// One element per bundle and table, its loads in the order their rows
-	// arrived (order.go).
+	results := w.results(s, col)
+	if w.group != nil || col.Type().Type() == rowType {
+		// Loads a re-run finds by label: say so if Doris keeps fewer
+		// (label_cap.go).
+		watchLabelCap(s, col, w.write.Conn, w.write.DB, cfg.LabelPrefix, results)
+	}
+	return results
+}
+
+// results builds the Write's stages and returns its CommitResults.
+func (w *write) results(s beam.Scope, col beam.PCollection) beam.PCollection {
 	if w.group != nil {
 		return writeGrouped(s, w, col) // plain loads: visible already, no commit stage
 	}
+	// One element per bundle and table, its loads in the order their rows
+	// arrived (order.go).
 	var pre beam.PCollection
 	if w.stream != nil {
 		pre = writeStream(s, w, col)
