@@ -168,7 +168,7 @@ func run(ctx context.Context, o *options) error {
 			fmt.Println("verification: skipped (the FE is not a doristest server; count the rows in Doris)")
 			return nil
 		}
-		return rem.verify(before, expected)
+		return rem.verify(before, expected, o.delivery == "grouped" && o.labelPrefix != "")
 	}
 	return verify(srv, o, expected)
 }
