@@ -42,18 +42,44 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
 func init() {
 	register.DoFn4x1[context.Context, string, func(*[]byte) bool, func(CommitResult), error](&groupLoadFn{})
 	register.Iter1[[]byte]()
+}
+
+// runnerDelivery makes Grouped the default delivery of a bounded input on
+// Beam's Flink and Spark runners (named by --runner), where per-bundle
+// two-phase commit is only at-least-once for rows without an ID (a
+// recomputed precommit task loads again), and says so at construction. It
+// keeps an explicit WithDelivery, and ExactlyOnce where Grouped cannot go
+// (WithAllOrNothing, stream batching, unbounded input). A Flink or Spark
+// job server reached as --runner=universal is not recognised: name the
+// delivery there.
+func (o *writeOptions) runnerDelivery(col beam.PCollection) {
+	if o.DeliverySet || o.AllOrNothing || o.Stream == streamOn {
+		return
+	}
+	runner := strings.ToLower(*runners.Runner)
+	if runner != "flink" && runner != "flinkrunner" && runner != "spark" && runner != "sparkrunner" {
+		return
+	}
+	if unbounded, known := isUnbounded(col); unbounded || !known {
+		return
+	}
+	o.Delivery = Grouped
+	slog.Warn("dorisio.Write: delivery defaults to dorisio.Grouped on this runner: per-bundle two-phase commit (ExactlyOnce) is only at-least-once on Flink and Spark batch, where a recomputed stage loads again; grouped delivery shuffles the rows and loads them under labels of their contents, exactly once. Pass WithDelivery(dorisio.ExactlyOnce) to keep per-bundle loads",
+		"runner", *runners.Runner)
 }
 
 // writeGrouped is Write with grouped delivery: it returns the

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/direct"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
@@ -380,5 +381,40 @@ func TestTheLabelCapWarningSaysWhenItAssumedDorisDefault(t *testing.T) {
 	}
 	if labelCapWarning(labelCount{Loads: 2000}, 2000, "", "demo", "p") != "" || labelCapWarning(labelCount{Loads: 5000}, -1, "", "demo", "p") != "" {
 		t.Error("a job within the cap, or without a cap, warned")
+	}
+}
+
+// On Beam's Flink and Spark runners, where per-bundle two-phase commit is
+// only at-least-once, a bounded Write defaults to grouped delivery and says
+// so at construction; an explicit delivery is kept.
+func TestOnFlinkOrSparkABoundedWriteDefaultsToGroupedAndSaysSo(t *testing.T) {
+	logs := captureLogs(t)
+	old := *runners.Runner
+	t.Cleanup(func() { *runners.Runner = old })
+	cfg := Config{FEs: []string{"http://fe:8030"}, User: "u", Database: "d", Table: "t"}
+	build := func(opts ...WriteOption) *write {
+		t.Helper()
+		_, s := beam.NewPipelineWithRoot()
+		w, err := newWrite(s, cfg, beam.Create(s, event{}), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	for _, r := range []string{"flink", "SparkRunner"} {
+		*runners.Runner = r
+		if w := build(); w.group == nil || w.write.Opts.Delivery != Grouped {
+			t.Errorf("--runner=%s: delivery %v, want Grouped", r, w.write.Opts.Delivery)
+		}
+		if w := build(WithDelivery(ExactlyOnce)); w.group != nil {
+			t.Errorf("--runner=%s: an explicit ExactlyOnce became grouped", r)
+		}
+	}
+	if n := strings.Count(logs.String(), "delivery defaults to dorisio.Grouped on this runner"); n != 2 {
+		t.Errorf("the default was said %d times, want once per defaulted Write:\n%s", n, logs)
+	}
+	*runners.Runner = "prism"
+	if w := build(); w.group != nil {
+		t.Error("on prism the default is not per-bundle two-phase commit")
 	}
 }

@@ -159,6 +159,7 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 		}
 		prefix = defaultPrefix()
 	}
+	o.runnerDelivery(col)
 	if err := o.checkGrouped(col); err != nil {
 		return nil, err
 	}

@@ -68,6 +68,7 @@ type writeOptions struct {
 	Compression      string
 	Headers          map[string]string
 	Delivery         Delivery
+	DeliverySet      bool // WithDelivery was given (else the runner may pick Grouped: grouped.go)
 	Retry            RetryPolicy
 	TimeZone         string // time.Time fields are written in this zone (WithTimeZone)
 	TimeZoneSet      bool   // WithTimeZone was given: send the timezone header for pre-encoded rows too
@@ -480,7 +481,7 @@ func WithDelivery(d Delivery) WriteOption {
 			o.fail("WithDelivery(%d): want dorisio.ExactlyOnce, dorisio.AtLeastOnce or dorisio.Grouped", int(d))
 			return
 		}
-		o.Delivery = d
+		o.Delivery, o.DeliverySet = d, true
 	}
 }
 
