@@ -192,7 +192,8 @@ func WithFormat(f Format) WriteOption {
 // WithMaxBatchRows caps the rows of one load (default 1,000,000; the Flink
 // connector's sink.buffer-flush.max-rows). With ExactlyOnce it caps a
 // table's first WithMaxOpenTxns/4 loads of a bundle; the budget doubles it
-// for each later one.
+// for each later one. With Grouped it caps a part (a single element with
+// more rows is a part alone), and the part labels depend on it.
 func WithMaxBatchRows(n int64) WriteOption {
 	return positive("WithMaxBatchRows", n, func(o *writeOptions) { o.MaxBatchRows = n })
 }
@@ -202,7 +203,8 @@ func WithMaxBatchRows(n int64) WriteOption {
 // a batch keeps in memory. A single pre-encoded element larger than this is
 // sent as a load of its own. With ExactlyOnce it caps a table's first
 // WithMaxOpenTxns/4 loads of a bundle; the budget doubles it for each later
-// one (spilled to WithSpoolDir), up to WithMaxLoadBytes.
+// one (spilled to WithSpoolDir), up to WithMaxLoadBytes. With Grouped it
+// caps a part, and the part labels depend on it.
 func WithMaxBatchBytes(n int64) WriteOption {
 	return positive("WithMaxBatchBytes", n, func(o *writeOptions) { o.MaxBatchBytes = n })
 }
@@ -231,7 +233,7 @@ func WithLoadsInFlight(n int) WriteOption {
 // first n/4, up to MaxLoadBytes, spilled to WithSpoolDir; and half the
 // budget is kept for the last loads of the bundle's tables, so n/2 tables
 // always fit, in any order. A bundle that writes to more tables than the
-// budget holds fails, saying so. Ignored with AtLeastOnce, for elements
+// budget holds fails, saying so. Ignored with AtLeastOnce and Grouped, for elements
 // with an ID (their loads are not held open) and with stream batching (each
 // batch is one load, cut by size and age; see "Streaming" in the package
 // doc).
