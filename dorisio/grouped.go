@@ -225,21 +225,15 @@ func (fn *groupLoadFn) fail(ctx context.Context, err error) error {
 
 // FinishBundle waits for the bundle's loads and emits their results.
 func (fn *groupLoadFn) FinishBundle(ctx context.Context, emit func(CommitResult)) error {
-	up := fn.up
-	fn.up = nil
-	if up == nil {
+	if fn.up == nil {
 		return nil
 	}
-	outcomes, err := up.finish()
-	if err != nil {
-		return up.b.abandon(ctx, err)
-	}
+	outcomes, err := fn.up.finish(ctx)
+	fn.up = nil
 	for _, o := range outcomes {
-		recordLoad(ctx, o)
 		emit(o.result)
 	}
-	recordBundle(ctx, up.b.peakOpen.Load())
-	return nil
+	return err
 }
 
 // Teardown abandons a bundle that never finished.
@@ -323,14 +317,20 @@ func (u *groupUploads) add(j *loadJob) error {
 	return u.b.err()
 }
 
-// finish starts what is queued and waits for every load of the bundle.
-func (u *groupUploads) finish() ([]loadOutcome, error) {
+// finish starts what is queued and waits for every load of the bundle,
+// recording them; if one failed, it abandons the bundle (abandon.go).
+func (u *groupUploads) finish(ctx context.Context) ([]loadOutcome, error) {
 	u.mu.Lock()
 	u.closed = true
 	u.cond.Broadcast()
 	u.mu.Unlock()
 	<-u.done
-	return u.b.finish()
+	outcomes, err := u.b.finish()
+	if err != nil {
+		return nil, u.b.abandon(ctx, err)
+	}
+	recordBundleLoads(ctx, u.b, outcomes)
+	return outcomes, nil
 }
 
 // stop drops the loads not started yet and waits for the dispatcher; the

@@ -66,15 +66,7 @@ func otherRunner() string {
 	return "direct"
 }
 
-func visibleLoads(srv *doristest.Server) int {
-	n := 0
-	for _, tx := range srv.Txns("demo") {
-		if tx.State == "VISIBLE" {
-			n++
-		}
-	}
-	return n
-}
+func visibleLoads(srv *doristest.Server) int { return txnsIn(srv, "VISIBLE") }
 
 // The same bounded pipeline run twice with one LabelPrefix, the second time
 // on the other runner with the input reversed and reshuffled (so in other

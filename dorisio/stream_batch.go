@@ -298,13 +298,10 @@ func (fn *streamBatchFn) FinishBundle(ctx context.Context, emit func(tableLoads)
 	if err != nil {
 		return b.abandon(ctx, err)
 	}
-	for _, o := range outcomes {
-		recordLoad(ctx, o)
-	}
+	recordBundleLoads(ctx, b, outcomes)
 	for _, g := range groupByTable(outcomes) {
 		emit(g)
 	}
-	recordBundle(ctx, b.peakOpen.Load())
 	return nil
 }
 

@@ -1,7 +1,6 @@
 package dorisio
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -441,31 +440,21 @@ func TestAChunkerSpreadsATablesRowsOverItsShardsByTheirContent(t *testing.T) {
 	o := defaultWriteOptions()
 	o.Shards = 3
 	o.finish()
-	fn := &chunkFn{Table: "t1", Opts: *o, enc: &chunkEncoder{delim: []byte("\n")}}
 	keyOf := func(bundles [][]string) map[string]string {
 		t.Helper()
 		keys := map[string]string{}
-		emit := func(_ beam.EventTime, key string, c []byte) {
-			h, err := parseChunk(c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := eachUnit(c, h, func(unit []byte, rows int64) error {
-				keys[string(unit)] = key
-				return nil
-			}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for _, rows := range bundles {
-			fn.StartBundle(context.Background(), emit, nil)
-			for _, r := range rows {
-				if err := fn.ProcessElement(context.Background(), window.GlobalWindow{}, 0, []byte(r), emit, nil); err != nil {
+		for key, chunks := range chunked(t, o, "t1", bundles) {
+			for _, c := range chunks {
+				h, err := parseChunk(c)
+				if err != nil {
 					t.Fatal(err)
 				}
-			}
-			if err := fn.FinishBundle(context.Background(), emit, nil); err != nil {
-				t.Fatal(err)
+				if err := eachUnit(c, h, func(unit []byte, rows int64) error {
+					keys[string(unit)] = key
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
 		return keys

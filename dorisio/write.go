@@ -319,10 +319,7 @@ func (fn *writeFn) finishBundle(ctx context.Context, bf beam.BundleFinalization)
 	if err != nil {
 		return nil, b.abandon(ctx, err)
 	}
-	for _, o := range outcomes {
-		recordLoad(ctx, o)
-	}
-	recordBundle(ctx, b.peakOpen.Load())
+	recordBundleLoads(ctx, b, outcomes)
 	groups := groupByTable(outcomes)
 	fn.finalizeLater(bf, groups)
 	return groups, nil
