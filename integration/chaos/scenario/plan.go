@@ -210,6 +210,11 @@ func NewPlan(seed int64) Plan {
 // re-run under other bundling (Recompute).
 func (p *Plan) grouped(r *rand.Rand) {
 	p.Delivery, p.AllOrNothing, p.GroupShards = dorisio.Grouped, false, 1+r.IntN(3)
+	for i := range p.Faults {
+		if p.Faults[i].Endpoint == doristest.Endpoint2PC {
+			p.Faults[i].Endpoint = doristest.EndpointLoad // no load is two-phase: hit the loads instead
+		}
+	}
 	switch {
 	case p.Mode == PrecommitExpiry:
 		p.Mode = Recompute // nothing is precommitted: recompute instead
