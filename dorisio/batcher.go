@@ -49,6 +49,7 @@ type batcher struct {
 	prefix   string
 	run      string
 	headers  map[string]string
+	meaning  string // loadMeaning(headers), hashed into identity labels
 	twoPhase bool
 	opts     *writeOptions
 	budget   budget
@@ -131,7 +132,7 @@ type loadOutcome struct {
 func newBatcher(ctx context.Context, ld loader, pool *chunkPool, db, table, prefix, run string, headers map[string]string, o *writeOptions) *batcher {
 	ctx, cancel := context.WithCancel(ctx)
 	b := &batcher{
-		ld: ld, pool: pool, db: db, table: table, prefix: prefix, run: run, headers: headers, opts: o,
+		ld: ld, pool: pool, db: db, table: table, prefix: prefix, run: run, headers: headers, meaning: loadMeaning(headers), opts: o,
 		twoPhase:   o.Delivery == ExactlyOnce,
 		budget:     budget{batchBytes: o.MaxBatchBytes, batchRows: o.MaxBatchRows, loadBytes: o.MaxLoadBytes},
 		open:       map[string]*openBatch{},
@@ -260,7 +261,8 @@ func (b *batcher) addOwn(table, id string, data, elem []byte, rows int64) error 
 }
 
 // startOwn loads j, whose id, body, bytes and rows are set, on its own
-// under its identity label: addOwn's elements and WriteFiles' file ranges.
+// under its identity label (j.label, or idLabel of its id): addOwn's
+// elements, WriteFiles' file ranges and grouped delivery's parts.
 // j.release, if set, runs once the load has ended.
 func (b *batcher) startOwn(j *loadJob) error {
 	table, err := b.accept(j.table)
@@ -280,9 +282,20 @@ func (b *batcher) startOwn(j *loadJob) error {
 	if j.release == nil {
 		j.release = func() {}
 	}
-	j.table, j.label = table, idLabel(b.prefix, table, j.id)
+	j.table = table
+	if j.label == "" { // grouped delivery names its parts' labels itself
+		j.label = idLabel(b.prefix, table, b.meaningOf(j), j.id)
+	}
 	b.start(j)
 	return b.err()
+}
+
+// meaningOf is the loadMeaning of the headers j is sent with.
+func (b *batcher) meaningOf(j *loadJob) string {
+	if j.headers != nil {
+		return loadMeaning(j.headers)
+	}
+	return b.meaning
 }
 
 // wouldOverflow reports whether adding n bytes and rows takes ob past the

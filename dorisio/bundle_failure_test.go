@@ -83,10 +83,13 @@ func TestAFailingMarshalTextFailsTheBundleAndLoadsNothing(t *testing.T) {
 }
 
 // abortedTxns counts the ABORTED transactions of database demo.
-func abortedTxns(srv *doristest.Server) int {
+func abortedTxns(srv *doristest.Server) int { return txnsIn(srv, "ABORTED") }
+
+// txnsIn counts the transactions of database demo in state.
+func txnsIn(srv *doristest.Server, state string) int {
 	n := 0
 	for _, tx := range srv.Txns("demo") {
-		if tx.State == "ABORTED" {
+		if tx.State == state {
 			n++
 		}
 	}

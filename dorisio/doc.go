@@ -58,31 +58,96 @@
 // docs/beam-finalize.patch (one line; docs/design.md says how) gets every
 // bundle finalized, on Flink streaming at each checkpoint.
 //
-// Guarantee per runner, in plain words:
-//   - prism (the default local runner): exactly-once. A batch stage runs as
-//     one bundle, so all its loads stay open until the stage ends: the stage
-//     must finish within Doris' precommit timeout
-//     (stream_load_default_precommit_timeout_second, 1 h by default), or
-//     commits fail with ErrTxnAborted naming the lost rows. Rows with an ID
-//     have no such limit.
-//   - Dataflow batch and streaming: exactly-once (retried bundles' outputs
-//     are discarded, shuffle output is durable; see Streaming for stream
-//     batches). Not run in this repository's tests.
-//   - Flink batch: at-least-once without IDs: Beam's Flink translator turns
-//     the Reshuffle into a pipelined rebalance, so a re-executed precommit
-//     task loads its rows again under new labels.
-//   - Spark batch: at-least-once without IDs: a lost executor's repartition
-//     is recomputed, loading again.
-//   - Flink streaming: at-least-once without IDs after a restore from a
-//     checkpoint (elements are replayed into new batches; see Streaming).
-//   - direct: exactly-once (one bundle, no retries; no finalization). It
-//     has no state or timers: stream batching cannot run there.
-//   - A crash and a re-run with the same LabelPrefix: exactly-once for rows
-//     with an ID; at-least-once without (what the crashed run committed is
-//     loaded again).
+// Three deliveries (WithDelivery), for rows without an ID (Row.ID rows
+// are their own loads under identity labels in every delivery, exactly
+// once on every runner and across a crash and a re-run):
+//   - ExactlyOnce (the default): the per-bundle two-phase commit above.
+//   - AtLeastOnce: plain loads, visible at once, with no Reshuffle and no
+//     commit stage; a retried bundle loads again.
+//   - Grouped: rows grouped per table (and WithShards shard) by a
+//     GroupByKey and loaded as plain loads whose labels come from the rows
+//     themselves (see Grouped delivery): exactly once wherever the input is
+//     replayed, on any runner, and across a crash and a re-run with the
+//     same LabelPrefix. Bounded input only.
 //
-// WithDelivery(AtLeastOnce) sends plain loads instead, visible at once, with
-// no Reshuffle and no commit stage.
+// What each gives per runner:
+//
+//	runner                    ExactlyOnce              AtLeastOnce          Grouped
+//	prism (default), direct   exactly-once (1)         at-least-once (2)    exactly-once
+//	Dataflow batch            exactly-once (3)         at-least-once        exactly-once, no quota limit
+//	Dataflow streaming        exactly-once (4)         at-least-once        - (unbounded: refused)
+//	Flink batch               at-least-once (5)        at-least-once        exactly-once (the default)
+//	Flink streaming           at-least-once (6)        at-least-once        - (unbounded: refused)
+//	Spark batch               at-least-once (5)        at-least-once        exactly-once (the default)
+//	crash + re-run, same      at-least-once (7)        at-least-once        exactly-once (8)
+//	  LabelPrefix
+//
+// The Dataflow, Flink and Spark rows follow from how those runners retry
+// and recompute; this repository's tests run prism and direct.
+//
+//  1. prism and direct run a batch stage as one bundle and never retry:
+//     its loads stay open until the stage ends, so it must finish within
+//     Doris' precommit timeout (stream_load_default_precommit_timeout_second,
+//     1 h by default) or commits fail with ErrTxnAborted naming the lost
+//     rows. Stream batching (prism only): exactly-once within a run.
+//  2. Within a run no row is loaded twice (no retries); a failed run's
+//     re-run loads again what it loaded.
+//  3. Retried bundles' outputs are discarded and shuffle output is durable.
+//     A stage of many bundles holds every bundle's loads open until it
+//     ends: past max_running_txn_num_per_db loads wait, then fail after
+//     RetryPolicy.QuotaWait. Not run in this repository's tests.
+//  4. Stream batching: a retried bundle reads the same state and input,
+//     forms the same batch and finds its own label (see Streaming).
+//  5. Beam's Flink translator turns the Reshuffle into a pipelined
+//     rebalance, and Spark recomputes a lost executor's repartition: a
+//     re-executed precommit task loads its rows again under new labels.
+//     With --runner=flink or spark (Beam's flag) a bounded Write without
+//     WithDelivery uses Grouped instead, and logs so at construction.
+//  6. After a restore from a checkpoint the replayed rows are batched again.
+//  7. What the crashed run committed is loaded again.
+//  8. Within Doris' memory of labels: streaming_label_keep_max_second (12 h)
+//     and label_num_threshold (2000 finished loads per database; a job with
+//     more such loads says so in one line, see Labels).
+//
+// ExactlyOnce stays the default for bounded input because Grouped costs a
+// shuffle of the rows: measured on prism (2 M synthetic rows into 4 tables
+// of a count-only server, 2 shared cores), Grouped reached about half the
+// rows per second of ExactlyOnce (docs/design.md, "Grouped delivery"), at
+// about 1.8× the CPU and 4× the memory (prism holds the shuffled rows).
+//
+// # Grouped delivery
+//
+// With WithDelivery(Grouped) a chunking stage encodes the rows and packs
+// them per table and shard (the shard a function of the row's own bytes,
+// WithShards, default 1) into chunks of up to 1 MiB, a GroupByKey gathers
+// each table shard's chunks, and each group is cut into parts of at most
+// MaxBatchBytes and MaxBatchRows from its contents alone (a unit's place
+// comes from its hash, not from arrival order, bundles or timing). Each
+// part is a plain load under <prefix>:g:<table>:<hash of the table, the
+// shard and shard count, the part's place, its rows' multiset digest and
+// the load headers>. A retried bundle, a recomputed stage, a Flink failover
+// or a re-run with the same LabelPrefix forms the same parts under the
+// same labels: Doris loads each once, and CommitResult.AlreadyCommitted
+// says it was found. Two attempts of one group at once (speculative
+// execution) find each other's label running: the second waits for the
+// first's outcome. A source that is not deterministic forms other parts
+// under other labels: it loads twice rather than drops rows.
+//
+// Nothing holds a transaction beyond the loads in flight: no
+// running-transaction quota, no precommit timeout, any number of tables,
+// no ADMIN. A group is spooled (in memory up to MaxBatchBytes, then in
+// WithSpoolDir) before its parts are cut: a worker's disk must hold its
+// largest group; raise WithShards for tables larger than that, or to
+// spread a table over more workers on Dataflow, Flink or Spark (each shard
+// is at least one load). Beam gives no order between rows: upserts of one
+// key need WithSequenceColumn.
+//
+// The labels depend on the shard count, MaxBatchBytes, MaxBatchRows and
+// the load headers (format, columns, delete sign, ...): a re-run must keep
+// them. Loading the same rows again needs another LabelPrefix (within one
+// prefix, a table's identical rows in the same place of a group are one
+// load, whichever Write sends them). Labels made by an earlier version of
+// dorisio differ: a re-run across an upgrade loads again.
 //
 // # Order
 //
@@ -180,7 +245,14 @@
 // (CommitResult.AlreadyCommitted); a load a crashed run left open is
 // aborted by label and sent again. This is exactly-once across crashes,
 // needs no transaction window, and needs neither ADMIN nor SHOW
-// TRANSACTION. The same ID must always carry the same rows. Doris keeps
+// TRANSACTION. The same ID must always carry the same rows. An ID names
+// rows within one Write: the label also hashes what the Write's load
+// headers do with them (columns, the delete sign and merge type, the
+// sequence column, where, format and separators, partial columns, strict
+// mode, max_filter_ratio, time zone; not the timeout), so two Writes with
+// one prefix and the same IDs, one upserting and one deleting, are two
+// loads. Labels made by dorisio before it hashed the headers differ: a
+// re-run across that upgrade loads its identity rows again. Doris keeps
 // stream-load labels for streaming_label_keep_max_second (12 h), and on busy
 // databases fewer than label_num_threshold (2000) finished ones: a re-run
 // later than that loads again.
@@ -211,14 +283,24 @@
 //
 // Every load has its own label, reused for every in-process retry of that
 // load so Doris can deduplicate it: <prefix>:<run>:<table>:<32 hex> for
-// batched rows, <prefix>:id:<table>:<32 hex of the table and ID> for rows
-// with an ID. The prefix is Config.LabelPrefix ([-_A-Za-z0-9], at most 48;
+// batched rows, <prefix>:id:<table>:<32 hex of the table, the load headers
+// and ID> for rows with an ID, <prefix>:g:<table>:<32 hex> for grouped
+// parts. The prefix is Config.LabelPrefix ([-_A-Za-z0-9], at most 48;
 // ':' is the separator, so no prefix matches another's labels), or a fresh
 // "dorisio-<12 hex>" per pipeline construction; the run is 8 hex digits
 // drawn once per pipeline, shared by all its Writes. A load whose reply is
 // lost (connection reset, proxy error page, timeout) is never resent
 // blindly: the client reads the label's state with get_load_state first and
 // adopts the earlier send when Doris has it.
+//
+// Doris forgets labels: after streaming_label_keep_max_second (12 h), and
+// sooner once a database holds more than label_num_threshold finished
+// loads (2000 by default, the oldest forgotten first). A bounded Write with
+// a LabelPrefix whose loads with labels a re-run counts on (grouped parts,
+// Row.ID, WriteFiles' ranges) outnumber the threshold logs one warning
+// naming label_num_threshold and what to raise it to (ADMIN SET FRONTEND
+// CONFIG); it reads the threshold with ADMIN SHOW FRONTEND CONFIG (which
+// needs ADMIN) and, when refused, assumes Doris' default and says so.
 //
 // # Lingering transactions
 //

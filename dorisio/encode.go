@@ -25,13 +25,14 @@ type Row struct {
 	// missing final delimiter is added.
 	Data []byte
 	// ID, when set, is the element's stable identity (a file range, a
-	// partition/offset range, an export partition): the same ID must always
-	// carry the same rows. Such a Row is loaded on its own, as a plain load
-	// under a label derived from (Config.LabelPrefix, table, ID), visible at
-	// once in every delivery mode: a retry or a re-run with the same prefix
-	// finds the label already loaded and skips it, exactly once across
-	// crashes (see "Identity" in the package doc). Empty: batched with other
-	// rows under random labels.
+	// partition/offset range, an export partition) within one Write: the
+	// same ID must always carry the same rows. Such a Row is loaded on its
+	// own, as a plain load under a label derived from (Config.LabelPrefix,
+	// table, what the Write's load headers do with the rows, ID), visible
+	// at once in every delivery mode: a retry or a re-run with the same
+	// prefix finds the label already loaded and skips it, exactly once
+	// across crashes (see "Identity" in the package doc). Empty: batched
+	// with other rows.
 	ID string
 }
 

@@ -94,7 +94,9 @@ func WriteFiles(s beam.Scope, cfg Config, patterns []string, opts ...WriteOption
 	files := beam.ParDo(s.Scope("Match"), &matchFn{}, beam.Create(s, patterns))
 	// Only the small file descriptions are shuffled, to spread the files
 	// over workers; each is read and loaded where it lands.
-	return beam.ParDo(s.Scope("Load"), fn, beam.Reshuffle(s, files))
+	res := beam.ParDo(s.Scope("Load"), fn, beam.Reshuffle(s, files))
+	watchLabelCap(s, files, fn.Conn, fn.DB, cfg.LabelPrefix, res) // ranges a re-run finds by label (label_cap.go)
+	return res
 }
 
 func newFileLoad(s beam.Scope, cfg Config, patterns []string, opts []WriteOption) (*fileLoadFn, error) {

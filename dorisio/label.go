@@ -3,6 +3,8 @@ package dorisio
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
+	"strings"
 
 	"github.com/google/uuid"
 )
@@ -19,15 +21,25 @@ import (
 //     once per pipeline (runid.go), so the cleanup can leave every Write of
 //     the current pipeline alone.
 //   - Identity labels (Row.ID): <prefix>:id:<table part>:<32 hex of
-//     sha256(table + "\x00" + ID)>. The same (prefix, table, ID) gives the
+//     identityHex>. The same (prefix, table, load meaning, ID) gives the
 //     same label in every attempt and every run; "id" can never be a run
 //     (runs are 8 hex digits).
 //   - Batch labels (stream batching, stream_batch.go): a batch is loaded as
 //     an identity load whose ID is its (shard, sequence number, content
 //     hash), under the run's part: <prefix>:<run>:<table part>:<32 hex of
-//     sha256(table + "\x00" + ID)>. A retried load of the same batch finds
-//     its own label; the run is visible so that the lingering cleanup spares
-//     this run's batches and aborts those a crashed earlier run left open.
+//     identityHex>. A retried load of the same batch finds its own label;
+//     the run is visible so that the lingering cleanup spares this run's
+//     batches and aborts those a crashed earlier run left open.
+//   - Group labels (grouped delivery, grouped.go): <prefix>:g:<table
+//     part>:<32 hex of identityHex>, the ID naming the group's shard and
+//     the part's place and content (groupPartID). "g" can never be a run.
+//
+// Every identity label hashes the load's meaning (loadMeaning): the same
+// rows loaded with other columns, a delete sign, another sequence column,
+// where filter or format are another load, and must not be found "already
+// loaded" under the first one's label (two Writes with one prefix and the
+// same Row.IDs, one upserting and one deleting, kept only the first's
+// effect).
 //
 // The table part is the table name with every character outside
 // [-_A-Za-z0-9] replaced by '-', cut to maxTablePart: it is there for people
@@ -38,6 +50,7 @@ const (
 	maxTablePart = 32
 	labelSep     = ":"
 	idRun        = "id" // the run part of identity labels
+	groupRun     = "g"  // the run part of group labels (grouped delivery)
 )
 
 // validPrefix reports whether p is a Config.LabelPrefix: 1-48 of
@@ -77,6 +90,9 @@ func runLabelPrefix(prefix, run string) string { return prefix + labelSep + run 
 // idLabelPrefix is what every identity label of a prefix starts with.
 func idLabelPrefix(prefix string) string { return runLabelPrefix(prefix, idRun) }
 
+// groupLabelPrefix is what every group label of a prefix starts with.
+func groupLabelPrefix(prefix string) string { return runLabelPrefix(prefix, groupRun) }
+
 func tablePart(table string) string {
 	b := []byte(table)
 	if len(b) > maxTablePart {
@@ -99,20 +115,59 @@ func newLabel(prefix, run, table string) string {
 }
 
 // idLabel is the label of the load of the element with identity id in
-// table: the same in every attempt and every run with the same prefix.
-func idLabel(prefix, table, id string) string {
-	return idLabelPrefix(prefix) + tablePart(table) + labelSep + identityHex(table, id)
+// table, loaded with the headers whose loadMeaning is meaning: the same in
+// every attempt and every run with the same prefix.
+func idLabel(prefix, table, meaning, id string) string {
+	return idLabelPrefix(prefix) + tablePart(table) + labelSep + identityHex(table, meaning, id)
 }
 
 // batchLabel is the label of the stream batch with identity id in table,
 // in a run: the same in every attempt of that run.
-func batchLabel(prefix, run, table, id string) string {
-	return runLabelPrefix(prefix, run) + tablePart(table) + labelSep + identityHex(table, id)
+func batchLabel(prefix, run, table, meaning, id string) string {
+	return runLabelPrefix(prefix, run) + tablePart(table) + labelSep + identityHex(table, meaning, id)
+}
+
+// groupLabel is the label of one part of a group (grouped delivery): the
+// same in every attempt and every run that forms the same part.
+func groupLabel(prefix, table, meaning, id string) string {
+	return groupLabelPrefix(prefix) + tablePart(table) + labelSep + identityHex(table, meaning, id)
 }
 
 // identityHex is the unique part of an identity label: 32 hex digits of
-// sha256(table + "\x00" + id).
-func identityHex(table, id string) string {
-	sum := sha256.Sum256([]byte(table + "\x00" + id))
+// sha256(table + "\x00" + meaning + "\x00" + id).
+func identityHex(table, meaning, id string) string {
+	sum := sha256.Sum256([]byte(table + "\x00" + meaning + "\x00" + id))
 	return hex.EncodeToString(sum[:16])
+}
+
+// timeOnlyHeaders bound how long or with what resources a load runs, never
+// what it does to the table: they stay out of loadMeaning, so that a re-run
+// with a longer timeout still finds its labels.
+var timeOnlyHeaders = map[string]bool{
+	"timeout": true, "exec_mem_limit": true, "send_batch_parallelism": true, "memtable_on_sink_node": true,
+}
+
+// loadMeaning is what a load's headers say about what it does with its
+// rows: every header (columns, merge_type and the delete sign's
+// hidden_columns, function_column.sequence_col, where, format and
+// separators, partial_columns, strict_mode, max_filter_ratio, timezone,
+// ...) but those in timeOnlyHeaders, as sorted name=value lines. An
+// identity label hashes it, so a load that would do something else with
+// the same rows never finds an earlier one "already loaded".
+func loadMeaning(headers map[string]string) string {
+	keys := make([]string, 0, len(headers))
+	for k := range headers {
+		if !timeOnlyHeaders[strings.ToLower(k)] {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(strings.ToLower(k))
+		b.WriteByte('=')
+		b.WriteString(headers[k])
+		b.WriteByte('\n')
+	}
+	return b.String()
 }

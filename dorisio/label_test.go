@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 )
 
 var dorisLabel = regexp.MustCompile(`^[-_A-Za-z0-9:]{1,128}$`) // protocol §8
@@ -16,7 +17,7 @@ func TestLabelsAreValidForAnyTableName(t *testing.T) {
 	for _, table := range []string{"t", "events_2026", "weird.table name/ü", strings.Repeat("x", 300), ""} {
 		for kind, l := range map[string]string{
 			"random":   newLabel(prefix, "0123abcd", table),
-			"identity": idLabel(prefix, table, "s3://bucket/part-0001.csv|1024|17|0|1024 ü"),
+			"identity": idLabel(prefix, table, "m", "s3://bucket/part-0001.csv|1024|17|0|1024 ü"),
 		} {
 			if !dorisLabel.MatchString(l) {
 				t.Errorf("%s label for table %q = %q: not a valid Doris label", kind, table, l)
@@ -32,16 +33,16 @@ func TestLabelsAreValidForAnyTableName(t *testing.T) {
 }
 
 func TestIdentityLabelsAreTheSameInEveryRunAndDifferPerTableAndID(t *testing.T) {
-	a := idLabel("nightly", "events", "part-1|100|5|0|100")
-	if b := idLabel("nightly", "events", "part-1|100|5|0|100"); a != b {
+	a := idLabel("nightly", "events", "m", "part-1|100|5|0|100")
+	if b := idLabel("nightly", "events", "m", "part-1|100|5|0|100"); a != b {
 		t.Errorf("the same element got %q and %q", a, b)
 	}
 	for _, other := range []string{
-		idLabel("nightly", "events", "part-1|100|5|0|99"),
-		idLabel("nightly", "events2", "part-1|100|5|0|100"),
-		idLabel("nightly2", "events", "part-1|100|5|0|100"),
+		idLabel("nightly", "events", "m", "part-1|100|5|0|99"),
+		idLabel("nightly", "events2", "m", "part-1|100|5|0|100"),
+		idLabel("nightly2", "events", "m", "part-1|100|5|0|100"),
 		// table + ID are hashed with a separator: no shift makes a twin.
-		idLabel("nightly", "event", "s\x00part-1|100|5|0|100"),
+		idLabel("nightly", "event", "m", "s\x00part-1|100|5|0|100"),
 	} {
 		if other == a {
 			t.Errorf("different elements share the label %q", a)
@@ -50,8 +51,12 @@ func TestIdentityLabelsAreTheSameInEveryRunAndDifferPerTableAndID(t *testing.T) 
 	// Tables whose names agree in the label's table part (32 characters)
 	// differ in the hash.
 	long := "orders_partitioned_by_day_2024_01"
-	if idLabel("nightly", long+"_a", "p0:0-1") == idLabel("nightly", long+"_b", "p0:0-1") {
+	if idLabel("nightly", long+"_a", "m", "p0:0-1") == idLabel("nightly", long+"_b", "m", "p0:0-1") {
 		t.Errorf("the same ID in tables %s_a and %s_b shares a label", long, long)
+	}
+	// Another meaning of the same rows is another load.
+	if idLabel("nightly", "events", "hidden_columns=__DORIS_DELETE_SIGN__\n", "part-1|100|5|0|100") == a {
+		t.Error("a load with a delete sign shares the label of the same ID loaded without")
 	}
 	if !strings.HasPrefix(a, idLabelPrefix("nightly")) || strings.HasPrefix(newLabel("nightly", newRunID(), "events"), idLabelPrefix("nightly")) {
 		t.Errorf("identity and random labels are not told apart by %q", idLabelPrefix("nightly"))
@@ -61,7 +66,7 @@ func TestIdentityLabelsAreTheSameInEveryRunAndDifferPerTableAndID(t *testing.T) 
 func TestOnePrefixNeverMatchesAnothersLabels(t *testing.T) {
 	for _, pair := range [][2]string{{"job4", "job42"}, {"job4", "job4_x"}, {"orders_daily", "orders_daily2"}, {"a_b", "a_bc"}} {
 		short, long := pair[0], pair[1]
-		for _, l := range []string{newLabel(long, newRunID(), "t"), idLabel(long, "t", "x")} {
+		for _, l := range []string{newLabel(long, newRunID(), "t"), idLabel(long, "t", "m", "x")} {
 			if strings.HasPrefix(l, labelPrefixOf(short)) {
 				t.Errorf("label %q of prefix %s matches prefix %s's pattern %q", l, long, short, labelPrefixOf(short))
 			}
@@ -106,4 +111,48 @@ func TestTwoWritesOfOnePipelineShareTheRunID(t *testing.T) {
 		t.Errorf("two pipelines share the run id %q", c)
 	}
 	runtime.KeepAlive(p)
+}
+
+func TestALoadsMeaningIsItsHeadersButThoseThatOnlyBoundItsTime(t *testing.T) {
+	base := map[string]string{"format": "csv", "columns": "id,name", "timeout": "600"}
+	same := map[string]string{"columns": "id,name", "format": "csv", "timeout": "30", "exec_mem_limit": "1"}
+	if loadMeaning(base) != loadMeaning(same) {
+		t.Errorf("a longer timeout, or another memory limit, changed the meaning: %q vs %q", loadMeaning(base), loadMeaning(same))
+	}
+	for name, h := range map[string]map[string]string{
+		"a delete sign":     {"format": "csv", "columns": "id,name", "hidden_columns": "__DORIS_DELETE_SIGN__"},
+		"other columns":     {"format": "csv", "columns": "name,id"},
+		"a where filter":    {"format": "csv", "columns": "id,name", "where": "id > 0"},
+		"a sequence column": {"format": "csv", "columns": "id,name", "function_column.sequence_col": "id"},
+		"another format":    {"format": "json", "columns": "id,name"},
+	} {
+		if loadMeaning(h) == loadMeaning(base) {
+			t.Errorf("%s did not change the meaning %q", name, loadMeaning(base))
+		}
+	}
+}
+
+// An ID names rows within one Write. Two Writes with one prefix and the
+// same Row.IDs, the first upserting and the second deleting the same keys
+// (WithDeleteSign), are two loads: the table ends with the second's effect.
+// It failed before identity labels hashed the load's meaning: the deletes
+// were found "already loaded" under the upserts' label and the rows stayed.
+func TestTwoWritesWithOnePrefixAndTheSameIDsEndWithTheSecondsEffect(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(uniqueDDL))
+	cfg := configFor(srv, "u")
+	cfg.LabelPrefix = "cdc"
+	run := func(data string, opts ...WriteOption) {
+		t.Helper()
+		_, err := runPipeline(t, func(s beam.Scope) {
+			Write(s, cfg, beam.Create(s, Row{ID: "p0:0-100", Data: []byte(data)}), opts...)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	run("1,\"a\"\n2,\"b\"\n")
+	wantRows(t, srv, "u", [][]string{{"1", "a"}, {"2", "b"}})
+	run("1,\"a\",1\n2,\"b\",1\n", WithDeleteSign())
+	wantRows(t, srv, "u", nil)
+	wantNoOpenTxns(t, srv)
 }

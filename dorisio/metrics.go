@@ -58,6 +58,15 @@ func perTable(metric, table string) string { return metric + ":" + table }
 // recordBundle notes the most loads a bundle held open at once.
 func recordBundle(ctx context.Context, peakOpen int64) { openTxns.Update(ctx, peakOpen) }
 
+// recordBundleLoads records a finished bundle's loads and the most it held
+// open at once.
+func recordBundleLoads(ctx context.Context, b *batcher, outcomes []loadOutcome) {
+	for _, o := range outcomes {
+		recordLoad(ctx, o)
+	}
+	recordBundle(ctx, b.peakOpen.Load())
+}
+
 func recordCommit(ctx context.Context, r CommitResult, d time.Duration) {
 	commitsDone.Inc(ctx, 1)
 	if r.AlreadyCommitted {

@@ -386,7 +386,7 @@ func TestIdentityRowsNeedNoAdminToCleanUpACrashedRun(t *testing.T) {
 	for id := 0; id < 30; id++ {
 		crashed = fmt.Appendf(crashed, "%d,\"r%d\"\n", id, id)
 	}
-	label := idLabel("nightly", "t0", "t0/0")
+	label := idLabel("nightly", "t0", loadMeaning(w.write.Headers), "t0/0")
 	if _, err := w.write.client.Load(context.Background(), loadRequest("t0", label, crashed)); err != nil {
 		t.Fatal(err)
 	}

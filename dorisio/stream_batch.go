@@ -8,17 +8,17 @@ package dorisio
 // large loads, and fails too-frequent small ones with -235). With stream
 // batching (WithStreamBatching, on by default for unbounded input) Write is:
 //
-//	rows ─▶ streamChunkFn ─▶ WindowInto(global) ─▶ streamBatchFn ─▶ Reshuffle ─▶ commitFn
+//	rows ─▶ chunkFn ─▶ WindowInto(global) ─▶ streamBatchFn ─▶ Reshuffle ─▶ commitFn
 //	        encode, route to       │                 state per (table, shard):
 //	        (table, shard),        │                 chunks in a Bag, size and
 //	        chunk per bundle       │                 sequence number in a Value,
 //	        and window             │                 one event-time timer
-//	                               └ the chunk keeps its window (stream_chunk.go)
+//	                               └ the chunk keeps its window (chunk_stage.go)
 //
 // Each flushed batch is ONE load, made by the bundle that flushed it, with
 // two-phase commit (ExactlyOnce) and committed after the Reshuffle by the
 // same commit stage as per-bundle loads; with AtLeastOnce a plain load.
-// Rows with an ID (Row.ID) are not batched: streamChunkFn hands them to a
+// Rows with an ID (Row.ID) are not batched: chunkFn hands them to a
 // writeFn, which loads each on its own as without stream batching.
 //
 // The state-and-timer shape is the one measured to work on prism v2.77
@@ -55,7 +55,7 @@ package dorisio
 // Memory: batches live in the runner's state (prism: in its own memory;
 // Dataflow: its state backend; Flink: the state backend), not in DoFn
 // fields. A worker holds the batches it is loading, at most LoadsInFlight
-// + 1 of MaxBatchBytes each, and streamChunkFn's chunks of one bundle, at
+// + 1 of MaxBatchBytes each, and chunkFn's chunks of one bundle, at
 // most MaxBufferedBytes.
 
 import (
@@ -69,7 +69,6 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -167,7 +166,7 @@ func (fn *streamBatchFn) ProcessElement(ctx context.Context, ts beam.EventTime, 
 	if err != nil {
 		return fn.fail(ctx, fn.stateErr(key, "reading", err))
 	}
-	n := int64(len(chunk) - h.data)
+	n := int64(h.bytes)
 	full := func(rows, bytes int64) bool { return rows >= fn.Opts.MaxBatchRows || bytes >= fn.Opts.MaxBatchBytes }
 	if !m.empty() && (m.Bytes+n > fn.Opts.MaxBatchBytes || m.Rows+h.rows > fn.Opts.MaxBatchRows) {
 		if m, err = fn.flush(sp, b, key, m, nil); err != nil {
@@ -257,8 +256,7 @@ func (fn *streamBatchFn) flush(sp state.Provider, b *batcher, key string, m batc
 	if err != nil {
 		return m, fmt.Errorf("dorisio.Write: table %s.%s: %w", fn.DB, table, err)
 	}
-	shard, _, _ := strings.Cut(key, ":")
-	id := shard + "|" + strconv.FormatInt(m.Seq, 10) + "|" + body.hash
+	id := keyShard(key) + "|" + strconv.FormatInt(m.Seq, 10) + "|" + body.hash
 	if alone == nil {
 		if err := fn.Chunks.Clear(sp); err != nil {
 			return m, fn.stateErr(key, "clearing", err)
@@ -300,13 +298,10 @@ func (fn *streamBatchFn) FinishBundle(ctx context.Context, emit func(tableLoads)
 	if err != nil {
 		return b.abandon(ctx, err)
 	}
-	for _, o := range outcomes {
-		recordLoad(ctx, o)
-	}
+	recordBundleLoads(ctx, b, outcomes)
 	for _, g := range groupByTable(outcomes) {
 		emit(g)
 	}
-	recordBundle(ctx, b.peakOpen.Load())
 	return nil
 }
 
@@ -343,7 +338,7 @@ func assembleBatch(chunks [][]byte) (*streamBatch, error) {
 		if err != nil {
 			return nil, err
 		}
-		data := c[h.data:]
+		data := h.units(c)
 		sb.body.chunks = append(sb.body.chunks, data)
 		sb.body.n += int64(len(data))
 		sb.rows += h.rows
@@ -399,7 +394,7 @@ func (b *batcher) loadBatch(table, id string, sb *streamBatch) error {
 	if sb.body.n == 0 {
 		return nil
 	}
-	b.start(&loadJob{table: table, label: batchLabel(b.prefix, b.run, table, id), id: id,
+	b.start(&loadJob{table: table, label: batchLabel(b.prefix, b.run, table, b.meaning, id), id: id,
 		rows: sb.rows, bytes: sb.body.n, twoPhase: b.twoPhase, body: &sb.body, release: func() {}, windows: sb.windows})
 	return b.err()
 }

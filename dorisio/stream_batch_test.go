@@ -2,6 +2,7 @@ package dorisio
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -303,10 +304,9 @@ func csvIdentityRow(s string) Row {
 }
 
 // Shards: each table's rows are spread over WithShards batches, each
-// loaded on its own. Six bundles of rows per table (the test stream makes
-// one bundle per watermark step) go to 3 shards in turn: 2 or 3 loads per
-// table at the end of the input (one per shard that got rows), where one
-// shard would make 1.
+// loaded on its own. 30 rows per table go to 3 shards by their content: up
+// to 3 loads per table at the end of the input (one per shard that got
+// rows), where one shard would make 1.
 func TestShardsSpreadATablesRowsOverSeveralBatches(t *testing.T) {
 	requirePrism(t, "TestStream, state and timers")
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "t0")), doristest.WithTable(fmt.Sprintf(eventsDDL, "t1")))
@@ -338,9 +338,8 @@ func TestShardsSpreadATablesRowsOverSeveralBatches(t *testing.T) {
 	}
 	for table, rows := range want {
 		wantRows(t, srv, table, rows)
-		// prism decides how the steps are bundled: each bundle's chunk of a
-		// table goes to the table's next shard, so 1 to 3 shards get rows
-		// (TestAChunkerSpreadsATablesChunksOverItsShards shows the turn).
+		// A row's shard is a function of its bytes
+		// (TestAChunkerSpreadsATablesRowsOverItsShardsByTheirContent).
 		if loads := counter(q, "loads:demo."+table); loads < 1 || loads > 3 {
 			t.Errorf("%d loads into %s: want 1 to 3 (one per shard that got rows, never more with a minute's interval)", loads, table)
 		}
@@ -375,7 +374,8 @@ func TestRowsWithAnIDAreLoadedOnTheirOwnBesideStreamBatches(t *testing.T) {
 	for _, r := range loggedResults(t) {
 		byLabel[r.Label] = r.Rows
 	}
-	want := map[string]int64{idLabel("job7", "events", "part-1"): 2, idLabel("job7", "events", "part-2"): 1}
+	meaning := loadMeaning(formatHeaders(CSV)) // pre-encoded rows: the format's headers only
+	want := map[string]int64{idLabel("job7", "events", meaning, "part-1"): 2, idLabel("job7", "events", meaning, "part-2"): 1}
 	for l, rows := range want {
 		if byLabel[l] != rows {
 			t.Errorf("identity load %s: %d rows, want %d (results %v)", l, byLabel[l], rows, byLabel)
@@ -433,21 +433,53 @@ func TestStreamBatchesSurviveLostRepliesOnceEach(t *testing.T) {
 	wantNoOpenTxns(t, srv)
 }
 
-// A table's chunks go to its shards in turn, so a hot table is not one key.
-func TestAChunkerSpreadsATablesChunksOverItsShards(t *testing.T) {
-	fn := &streamChunkFn{Opts: writeOptions{Shards: 3}, next: map[string]int{}}
-	seen := map[string]int{}
-	for i := 0; i < 6; i++ {
-		key := fn.keyFor("t1")
-		seen[key]++
-		fn.nextShard("t1") // as emitting the chunk does
+// A table's rows go to its shards by their own bytes: a hot table is not
+// one key, and a row goes to the same key in whatever bundle, order or
+// chunk it comes.
+func TestAChunkerSpreadsATablesRowsOverItsShardsByTheirContent(t *testing.T) {
+	o := defaultWriteOptions()
+	o.Shards = 3
+	o.finish()
+	keyOf := func(bundles [][]string) map[string]string {
+		t.Helper()
+		keys := map[string]string{}
+		for key, chunks := range chunked(t, o, "t1", bundles) {
+			for _, c := range chunks {
+				h, err := parseChunk(c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := eachUnit(c, h, func(unit []byte, rows int64) error {
+					keys[string(unit)] = key
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		return keys
 	}
-	if len(seen) != 3 {
-		t.Errorf("6 chunks of one table went to keys %v: want each of its 3 shards twice", seen)
+	var rows []string
+	for i := 0; i < 300; i++ {
+		rows = append(rows, fmt.Sprintf("%d,r%d\n", i, i))
 	}
-	for key, n := range seen {
-		if n != 2 {
-			t.Errorf("shard key %s got %d of 6 chunks, want 2", key, n)
+	first := keyOf([][]string{rows})
+	reversed := slices.Clone(rows)
+	slices.Reverse(reversed)
+	again := keyOf([][]string{reversed[:7], reversed[7:150], reversed[150:]})
+	perKey := map[string]int{}
+	for r, k := range first {
+		perKey[k]++
+		if again[r] != k {
+			t.Errorf("row %q went to %s, then to %s in other bundles", r, k, again[r])
+		}
+	}
+	if len(perKey) != 3 {
+		t.Fatalf("300 rows of one table went to keys %v: want its 3 shards", perKey)
+	}
+	for k, n := range perKey {
+		if n < 60 || n > 140 {
+			t.Errorf("shard key %s got %d of 300 rows: want about a third", k, n)
 		}
 	}
 }

@@ -145,12 +145,12 @@ func (ss *streamStage) attemptWith(fire bool, before func(i int), chunks ...[]by
 	tp := &fakeTimers{}
 	for i, c := range chunks {
 		before(i)
-		if err := fn.ProcessElement(ctx, mtime.ZeroTimestamp, ss.st, tp, streamKey(0, "events"), c, emit); err != nil {
+		if err := fn.ProcessElement(ctx, mtime.ZeroTimestamp, ss.st, tp, chunkKey(0, "events"), c, emit); err != nil {
 			return out, err
 		}
 	}
 	if fire {
-		if err := fn.OnTimer(ctx, mtime.ZeroTimestamp, ss.st, tp, streamKey(0, "events"), timers.Context{Family: "flush"}, emit); err != nil {
+		if err := fn.OnTimer(ctx, mtime.ZeroTimestamp, ss.st, tp, chunkKey(0, "events"), timers.Context{Family: "flush"}, emit); err != nil {
 			return out, err
 		}
 	}

@@ -35,8 +35,8 @@ func init() {
 	beam.RegisterType(reflect.TypeOf((*tableLoads)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*LoadWindow)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*Row)(nil)).Elem())
-	// Stream batching (stream_batch.go, stream_chunk.go).
-	register.DoFn6x1[context.Context, beam.Window, beam.EventTime, beam.X, func(beam.EventTime, string, []byte), func(Row), error](&streamChunkFn{})
+	// Stream batching (stream_batch.go, chunk_stage.go).
+	register.DoFn6x1[context.Context, beam.Window, beam.EventTime, beam.X, func(beam.EventTime, string, []byte), func(Row), error](&chunkFn{})
 	register.Emitter3[beam.EventTime, string, []byte]()
 	register.Emitter1[Row]()
 	register.DoFn7x1[context.Context, beam.EventTime, state.Provider, timers.Provider, string, []byte, func(tableLoads), error](&streamBatchFn{})
@@ -65,6 +65,20 @@ func Write(s beam.Scope, cfg Config, col beam.PCollection, opts ...WriteOption) 
 	}
 	if err != nil {
 		panic("dorisio.Write: " + err.Error())
+	}
+	results := w.results(s, col)
+	if w.group != nil || col.Type().Type() == rowType {
+		// Loads a re-run finds by label: say so if Doris keeps fewer
+		// (label_cap.go).
+		watchLabelCap(s, col, w.write.Conn, w.write.DB, cfg.LabelPrefix, results)
+	}
+	return results
+}
+
+// results builds the Write's stages and returns its CommitResults.
+func (w *write) results(s beam.Scope, col beam.PCollection) beam.PCollection {
+	if w.group != nil {
+		return writeGrouped(s, w, col) // plain loads: visible already, no commit stage
 	}
 	// One element per bundle and table, its loads in the order their rows
 	// arrived (order.go).
@@ -101,9 +115,12 @@ type write struct {
 	write    *writeFn
 	finalize bool // the precommit stage asks the runner to finalize its bundles (early.go)
 	commit   *commitFn
+	// The chunking stage of stream batching and grouped delivery.
+	chunk *chunkFn
 	// With stream batching (stream_batch.go); nil otherwise.
-	chunk  *streamChunkFn
 	stream *streamBatchFn
+	// With grouped delivery (grouped.go); nil otherwise.
+	group *groupLoadFn
 }
 
 func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption) (*write, error) {
@@ -145,6 +162,10 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 		}
 		prefix = defaultPrefix()
 	}
+	o.runnerDelivery(col)
+	if err := o.checkGrouped(col); err != nil {
+		return nil, err
+	}
 	streaming, err := o.streaming(col)
 	if err != nil {
 		return nil, err
@@ -162,9 +183,14 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 	unbounded, known := isUnbounded(col)
 	w.commit.ReportLost = known && !unbounded
 	w.finalize = o.Delivery == ExactlyOnce && !o.AllOrNothing && finalizesBundles(known && unbounded)
+	if streaming || o.Delivery == Grouped {
+		w.chunk = &chunkFn{Conn: conn, DB: cfg.Database, Table: cfg.Table, Opts: *o, Elem: beam.EncodedType{T: t}, RunID: run}
+	}
 	if streaming {
-		w.chunk = &streamChunkFn{Conn: conn, DB: cfg.Database, Table: cfg.Table, Opts: *o, Elem: beam.EncodedType{T: t}, RunID: run}
 		w.stream = newStreamBatchFn(conn, cfg.Database, prefix, run, headers, o)
+	}
+	if o.Delivery == Grouped {
+		w.group = &groupLoadFn{Conn: conn, DB: cfg.Database, LabelPrefix: prefix, RunID: run, Headers: headers, Opts: *o}
 	}
 	return w, nil
 }
@@ -311,10 +337,7 @@ func (fn *writeFn) finishBundle(ctx context.Context, bf beam.BundleFinalization)
 	if err != nil {
 		return nil, b.abandon(ctx, err)
 	}
-	for _, o := range outcomes {
-		recordLoad(ctx, o)
-	}
-	recordBundle(ctx, b.peakOpen.Load())
+	recordBundleLoads(ctx, b, outcomes)
 	groups := groupByTable(outcomes)
 	fn.finalizeLater(ctx, bf, groups)
 	return groups, nil

@@ -37,11 +37,22 @@ const (
 	// An in-process retry reuses the label, so only a retried bundle can
 	// load rows twice.
 	AtLeastOnce
+	// Grouped groups each table's rows (per WithShards shard) with a
+	// GroupByKey and cuts each group into plain loads from its contents
+	// alone, under labels derived from the rows: exactly once on every
+	// runner (Flink and Spark too) and across a crash and a re-run with the
+	// same Config.LabelPrefix, with no open transaction, for bounded input.
+	// It costs a shuffle of the rows; see "Grouped delivery" in the package
+	// doc.
+	Grouped
 )
 
 func (d Delivery) String() string {
-	if d == AtLeastOnce {
+	switch d {
+	case AtLeastOnce:
 		return "AtLeastOnce"
+	case Grouped:
+		return "Grouped"
 	}
 	return "ExactlyOnce"
 }
@@ -57,6 +68,7 @@ type writeOptions struct {
 	Compression      string
 	Headers          map[string]string
 	Delivery         Delivery
+	DeliverySet      bool // WithDelivery was given (else the runner may pick Grouped: grouped.go)
 	Retry            RetryPolicy
 	TimeZone         string // time.Time fields are written in this zone (WithTimeZone)
 	TimeZoneSet      bool   // WithTimeZone was given: send the timezone header for pre-encoded rows too
@@ -203,7 +215,9 @@ func WithFormat(f Format) WriteOption {
 // few transactions open; e.g. WithMaxBatchRows(3) over 40 rows of one
 // table makes loads of 3, 3, 3, 3, 3, 6, 12 and 7 rows. (The Flink
 // connector with two-phase commit makes one load per table per
-// checkpoint, whatever its size.)
+// checkpoint, whatever its size.) With Grouped it caps a part (a single
+// element with more rows is a part alone), and the part labels depend on
+// it.
 func WithMaxBatchRows(n int64) WriteOption {
 	return positive("WithMaxBatchRows", n, func(o *writeOptions) { o.MaxBatchRows = n })
 }
@@ -215,7 +229,8 @@ func WithMaxBatchRows(n int64) WriteOption {
 // own. Like WithMaxBatchRows, a hard cap with AtLeastOnce; with
 // ExactlyOnce it caps a table's first WithMaxOpenTxns/4 loads of a bundle,
 // and each later one may double (spilled to WithSpoolDir), up to
-// WithMaxLoadBytes.
+// WithMaxLoadBytes. With Grouped it
+// caps a part, and the part labels depend on it.
 func WithMaxBatchBytes(n int64) WriteOption {
 	return positive("WithMaxBatchBytes", n, func(o *writeOptions) { o.MaxBatchBytes = n })
 }
@@ -248,7 +263,7 @@ func WithLoadsInFlight(n int) WriteOption {
 // double with each load it cuts after its first n/4, up to MaxLoadBytes,
 // spilled to WithSpoolDir; cuts of batches at their size stop at n/2, the
 // rest is kept for batches that reach MaxLoadBytes. Ignored with
-// AtLeastOnce, for elements with an ID (their loads are not held open) and
+// AtLeastOnce and Grouped, for elements with an ID (their loads are not held open) and
 // with stream batching (each batch is one load, cut by size and age; see
 // "Streaming" in the package doc).
 func WithMaxOpenTxns(n int) WriteOption {
@@ -491,14 +506,16 @@ func WithLoadTimeout(d time.Duration) WriteOption {
 	}
 }
 
-// WithDelivery selects ExactlyOnce (default) or AtLeastOnce.
+// WithDelivery selects ExactlyOnce (default: per-bundle two-phase commit),
+// AtLeastOnce (plain loads) or Grouped (loads whose labels come from their
+// rows); the package doc's "Exactly-once" compares them per runner.
 func WithDelivery(d Delivery) WriteOption {
 	return func(o *writeOptions) {
-		if d != ExactlyOnce && d != AtLeastOnce {
-			o.fail("WithDelivery(%d): want dorisio.ExactlyOnce or dorisio.AtLeastOnce", int(d))
+		if d != ExactlyOnce && d != AtLeastOnce && d != Grouped {
+			o.fail("WithDelivery(%d): want dorisio.ExactlyOnce, dorisio.AtLeastOnce or dorisio.Grouped", int(d))
 			return
 		}
-		o.Delivery = d
+		o.Delivery, o.DeliverySet = d, true
 	}
 }
 
@@ -589,7 +606,7 @@ func (o *writeOptions) finish() {
 		}
 	}
 	if o.AllOrNothing && o.Delivery != ExactlyOnce {
-		o.fail("WithAllOrNothing() with WithDelivery(AtLeastOnce): plain loads are visible at once; all-or-nothing needs ExactlyOnce")
+		o.fail("WithAllOrNothing() with WithDelivery(%v): plain loads are visible at once; all-or-nothing needs ExactlyOnce", o.Delivery)
 	}
 	if o.Retry.QuotaWait == 0 {
 		o.Retry.QuotaWait = DefaultQuotaWait

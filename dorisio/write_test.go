@@ -319,9 +319,15 @@ func TestLingeringTransactionsOfTheSamePrefixAreAborted(t *testing.T) {
 	underscored := precommit("job1_x", events(3, shortName))
 	// An identity label of the same prefix, left precommitted: a re-run
 	// settles it by label, so the cleanup must leave it alone.
-	idl := idLabel("job1", "events", "part-7")
 	w := buildWrite(t, configFor(srv, "events"), event{})
+	idl := idLabel("job1", "events", loadMeaning(w.write.Headers), "part-7")
 	if _, err := w.write.client.Load(context.Background(), loadRequest("events", idl, []byte("1,\"x\"\n"))); err != nil {
+		t.Fatal(err)
+	}
+	// So is a group label (grouped delivery): another attempt of its group
+	// may be loading it.
+	gl := groupLabel("job1", "events", loadMeaning(w.write.Headers), "s0/1|p0/1|x")
+	if _, err := w.write.client.Load(context.Background(), loadRequest("events", gl, []byte("2,\"y\"\n"))); err != nil {
 		t.Fatal(err)
 	}
 
@@ -341,7 +347,7 @@ func TestLingeringTransactionsOfTheSamePrefixAreAborted(t *testing.T) {
 	if states[mine.Label] != "ABORTED" {
 		t.Errorf("lingering txn %s of the same prefix is %s, want ABORTED", mine.Label, states[mine.Label])
 	}
-	for _, l := range []string{other.Label, underscored.Label, idl} {
+	for _, l := range []string{other.Label, underscored.Label, idl, gl} {
 		if states[l] != "PRECOMMITTED" {
 			t.Errorf("txn %s is %s: cleanup of job1's earlier runs must not touch it", l, states[l])
 		}

@@ -113,7 +113,10 @@
 //
 // Timeouts (precommit, load, label retention) follow the server's clock:
 // real time by default, with a cleanup sweep every 30 s like the FE, or a
-// FakeClock (WithClock) whose every Advance runs the sweep. A 2PC commit or
+// FakeClock (WithClock) whose every Advance runs the sweep. The sweep also
+// plays label_num_threshold (WithLabelNumThreshold, 2000 by default): a
+// database keeps that many finished transactions, and the oldest beyond it
+// are forgotten (get_load_state UNKNOWN, the label free again). A 2PC commit or
 // a non-2PC load goes COMMITTED → VISIBLE at once; only a PublishTimeout
 // fault leaves a txn COMMITTED: until the next sweep, or for its Delay.
 //
@@ -131,7 +134,8 @@
 //   - One FE, always master and always ready: no 503 health, no forwarding,
 //     no FE failover (PREPARE txns are never lost).
 //   - One account (WithAuth) with every privilege; privilege errors never
-//     occur, except SHOW TRANSACTION's under WithoutAdmin. Tokens (`token`, `Auth-Token`) are not supported.
+//     occur, except SHOW TRANSACTION's and SHOW FRONTEND CONFIG's under
+//     WithoutAdmin. Tokens (`token`, `Auth-Token`) are not supported.
 //   - Go's HTTP server sends `100 Continue` when the handler first reads the
 //     body, and answers any `Expect` value other than `100-continue` with
 //     417 itself. It also drops Content-Length when a request is chunked, so
@@ -145,11 +149,10 @@
 //     not by a publish daemon. Times in responses (LoadTimeMs, ...)
 //     are measured on the server clock: tiny, and 0 under a FakeClock
 //     unless it moves during the load.
-//   - label_num_threshold (count cap on retained labels) is not applied;
-//     only the retention time is.
 //   - The FE lists every BE as alive, even under a BackendDown fault (like
 //     a real FE between heartbeats).
-//   - SHOW TRANSACTION is the only statement of the query endpoint; its
+//   - SHOW TRANSACTION and ADMIN SHOW FRONTEND CONFIG (of the settings the
+//     server plays) are the only statements of the query endpoint; its
 //     error texts carry an invented `java.sql.SQLException: (conn=N)`
 //     prefix, as the spec leaves the driver's rendering uncertain.
 //   - Unknown FE paths answer 404 `Not Found` (a real FE may serve its web

@@ -21,6 +21,8 @@ type config struct {
 	loadTimeout      time.Duration
 	labelRetention   time.Duration
 	runningTxnQuota  int
+	labelNumCap      int  // label_num_threshold; -1: no cap
+	labelNumCapSet   bool // WithLabelNumThreshold given; else the version's default
 	withoutAdmin     bool
 	fakeClock        *FakeClock
 	addr             string
@@ -156,10 +158,45 @@ func WithRunningTxnQuota(n int) Option {
 	}
 }
 
+// DefaultLabelNumThreshold is Doris' label_num_threshold: the finished
+// (VISIBLE or ABORTED) stream-load transactions a database keeps before the
+// FE's cleaner forgets the oldest (protocol §5.5). 2000 in every version
+// the server plays (2.0 and later; the cap came with apache/doris#22889).
+const DefaultLabelNumThreshold = 2000
+
+// labelNumDefault is label_num_threshold's default in Doris version v.
+func labelNumDefault(v table.Version) int {
+	if v.Major < 2 {
+		return -1 // no cap before it came; the server plays no such version
+	}
+	return DefaultLabelNumThreshold
+}
+
+// WithLabelNumThreshold sets how many finished (VISIBLE or ABORTED)
+// transactions a database keeps (FE label_num_threshold; protocol §5.5):
+// past it, each cleanup sweep forgets the oldest finished ones, in the
+// order they finished, until n are left, after the 12 h retention
+// (WithLabelRetention) has forgotten the expired ones. A forgotten label's
+// get_load_state is UNKNOWN and the label can be used again. The sweep
+// runs every 30 s on the real clock (see WithPrecommitTimeout), or on
+// every Advance of a FakeClock. -1: no cap (only the retention). Default:
+// DefaultLabelNumThreshold, Doris' own. ADMIN SHOW FRONTEND CONFIG LIKE
+// 'label_num_threshold' over /api/query answers n. Other n panic.
+func WithLabelNumThreshold(n int) Option {
+	return func(c *config) {
+		if n < 1 && n != -1 {
+			panic(fmt.Sprintf("doristest: WithLabelNumThreshold(%d): want >= 1, or -1 for no cap", n))
+		}
+		c.labelNumCap, c.labelNumCapSet = n, true
+	}
+}
+
 // WithoutAdmin plays a least-privilege loader on Doris 2.1/3.0, which lacks
 // ADMIN: SHOW TRANSACTION over /api/query is refused with `Access denied;
 // you need (at least one of) the (Admin_priv) privilege(s) for this
-// operation` (protocol §12.2.1), as those versions refuse it. Loads, 2PC
+// operation` (protocol §12.2.1), as those versions refuse it, and ADMIN
+// SHOW FRONTEND CONFIG with `... the (ADMIN) privilege(s) ...` (every
+// version, §12.6). Loads, 2PC
 // commit and abort (by txn id or label) and get_load_state still work: they
 // need LOAD only. Default: the account has every privilege.
 func WithoutAdmin() Option {

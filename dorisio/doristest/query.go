@@ -26,12 +26,21 @@ import (
 //   - WithoutAdmin: a parsed SHOW TRANSACTION is refused with 2.1/3.0's
 //     `Access denied; you need (at least one of) the (Admin_priv)
 //     privilege(s) for this operation`.
+//   - `ADMIN SHOW FRONTEND CONFIG [LIKE 'pattern']` (also without ADMIN;
+//     §12.6): the columns Key, Value, Type, IsMutable, MasterOnly, Comment
+//     for the settings the server plays (label_num_threshold,
+//     max_running_txn_num_per_db, stream_load_default_precommit_timeout_second,
+//     stream_load_default_timeout_second, streaming_label_keep_max_second),
+//     `%`/`_` wildcards, case-insensitive; WithoutAdmin refuses it with
+//     `Access denied; you need (at least one of) the (ADMIN) privilege(s)
+//     for this operation` (ShowConfigStmt needs global ADMIN).
 //   - Anything else: {"msg":"Error","code":1,"data":"Failed to execute sql:
 //     java.sql.SQLException: (conn=N) errCode = 2, detailMessage = <text>","count":0}.
 
 var (
-	showTxnRE = regexp.MustCompile("(?is)^\\s*SHOW\\s+TRANSACTION(?:\\s+(?:FROM|IN)\\s+(`[^`]+`|[A-Za-z0-9_]+))?(?:\\s+WHERE\\s+(.*?))?\\s*;?\\s*$")
-	whereRE   = regexp.MustCompile(`(?is)^(ID|LABEL|STATUS)\s*(=|\s+LIKE\s+)\s*(?:'([^']*)'|(\d+))$`)
+	showConfigRE = regexp.MustCompile(`(?is)^\s*(?:ADMIN\s+)?SHOW\s+FRONTEND\s+CONFIG(?:\s+LIKE\s+(?:'([^']*)'|"([^"]*)"))?\s*;?\s*$`)
+	showTxnRE    = regexp.MustCompile("(?is)^\\s*SHOW\\s+TRANSACTION(?:\\s+(?:FROM|IN)\\s+(`[^`]+`|[A-Za-z0-9_]+))?(?:\\s+WHERE\\s+(.*?))?\\s*;?\\s*$")
+	whereRE      = regexp.MustCompile(`(?is)^(ID|LABEL|STATUS)\s*(=|\s+LIKE\s+)\s*(?:'([^']*)'|(\d+))$`)
 )
 
 var txnColumns = []string{"TransactionId", "Label", "Coordinator", "TransactionStatus", "LoadJobSourceType",
@@ -65,14 +74,20 @@ func (s *Server) feQuery(w http.ResponseWriter, r *http.Request, db string) {
 	}
 	// Timed on the server clock so a fake clock gives the same body every run.
 	start := s.clock.Now()
-	rows, errText := s.showTransaction(db, req.Stmt)
+	columns, rows, errText := txnColumns, []string(nil), ""
+	if m := showConfigRE.FindStringSubmatch(req.Stmt); m != nil {
+		columns = configColumns
+		rows, errText = s.showFrontendConfig(m[1] + m[2])
+	} else {
+		rows, errText = s.showTransaction(db, req.Stmt)
+	}
 	if errText != "" {
 		feEnvelope(w, "Error", 1, jsonString(fmt.Sprintf(
 			"Failed to execute sql: java.sql.SQLException: (conn=%d) errCode = 2, detailMessage = %s", s.connSeq.Add(1), errText)))
 		return
 	}
-	meta := make([]string, len(txnColumns))
-	for i, c := range txnColumns {
+	meta := make([]string, len(columns))
+	for i, c := range columns {
 		meta[i] = `{"name":` + jsonString(c) + `,"type":"VARCHAR"}`
 	}
 	metaJSON := "[" + strings.Join(meta, ",") + "]"
@@ -98,6 +113,44 @@ func (s *Server) feQuery(w http.ResponseWriter, r *http.Request, db string) {
 	}
 	b.WriteString("        \"time\": " + elapsed + "\n    },\n    \"msg\": \"success\",\n    \"code\": 0\n}")
 	writeBody(w, 200, "application/json;charset=utf-8", b.String())
+}
+
+var configColumns = []string{"Key", "Value", "Type", "IsMutable", "MasterOnly", "Comment"}
+
+// showFrontendConfig runs ADMIN SHOW FRONTEND CONFIG LIKE pattern over the
+// settings the server plays ("" lists them all).
+func (s *Server) showFrontendConfig(pattern string) (rows []string, errText string) {
+	if s.cfg.withoutAdmin {
+		return nil, "Access denied; you need (at least one of) the (ADMIN) privilege(s) for this operation"
+	}
+	re := regexp.MustCompile("(?is)^.*$")
+	if pattern != "" {
+		var b strings.Builder
+		for _, r := range pattern {
+			switch r {
+			case '%':
+				b.WriteString(".*")
+			case '_':
+				b.WriteString(".")
+			default:
+				b.WriteString(regexp.QuoteMeta(string(r)))
+			}
+		}
+		re = regexp.MustCompile("(?is)^" + b.String() + "$")
+	}
+	settings := []struct{ key, value, kind string }{
+		{"label_num_threshold", strconv.Itoa(s.cfg.labelNumCap), "int"},
+		{"max_running_txn_num_per_db", strconv.Itoa(s.cfg.runningTxnQuota), "int"},
+		{"stream_load_default_precommit_timeout_second", strconv.FormatInt(int64(s.cfg.precommitTimeout/time.Second), 10), "int"},
+		{"stream_load_default_timeout_second", strconv.FormatInt(int64(s.cfg.loadTimeout/time.Second), 10), "int"},
+		{"streaming_label_keep_max_second", strconv.FormatInt(int64(s.cfg.labelRetention/time.Second), 10), "long"},
+	}
+	for _, c := range settings {
+		if re.MatchString(c.key) {
+			rows = append(rows, "["+strings.Join([]string{jsonString(c.key), jsonString(c.value), jsonString(c.kind), `"true"`, `"true"`, `""`}, ",")+"]")
+		}
+	}
+	return rows, ""
 }
 
 // showTransaction runs a SHOW TRANSACTION statement in session database

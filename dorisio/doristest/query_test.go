@@ -100,3 +100,23 @@ func TestWithoutAdminRefusesShowTransactionOnly(t *testing.T) {
 	wantEqual(t, "abort by label", field(t, twoPC(t, s, "demo", hdr{"label": "job:1", "txn_operation": "abort"}), "status"), "Success")
 	wantEqual(t, "state", state(t, s, "job:1"), "ABORTED")
 }
+
+// §12.6: ADMIN SHOW FRONTEND CONFIG LIKE answers the settings the server
+// plays; without ADMIN it is refused.
+func TestShowFrontendConfigAnswersTheLabelCap(t *testing.T) {
+	s := newServer(t, WithTable(demoDDL), WithLabelNumThreshold(100))
+	url := s.URL + "/api/query/default_cluster/demo"
+	got := do(t, s, "POST", url, hdr{"X-Doris-Stream": "false"}, `{"stmt":"ADMIN SHOW FRONTEND CONFIG LIKE 'label_num_threshold'"}`).body
+	meta := `[{"name":"Key","type":"VARCHAR"},{"name":"Value","type":"VARCHAR"},{"name":"Type","type":"VARCHAR"},{"name":"IsMutable","type":"VARCHAR"},{"name":"MasterOnly","type":"VARCHAR"},{"name":"Comment","type":"VARCHAR"}]`
+	wantEqual(t, "label_num_threshold", got, `{"msg":"success","code":0,"data":{"type":"result_set","meta":`+meta+`,"data":[["label_num_threshold","100","int","true","true",""]],"time":0},"count":0}`)
+	def := newServer(t, WithTable(demoDDL))
+	got = do(t, def, "POST", def.URL+"/api/query/default_cluster/demo", hdr{"X-Doris-Stream": "false"}, `{"stmt":"show frontend config like '%label_num%'"}`).body
+	if !strings.Contains(got, `["label_num_threshold","2000",`) {
+		t.Errorf("the default cap: %s", got)
+	}
+	no := newServer(t, WithTable(demoDDL), WithoutAdmin())
+	got = do(t, no, "POST", no.URL+"/api/query/default_cluster/demo", nil, `{"stmt":"ADMIN SHOW FRONTEND CONFIG LIKE 'label_num_threshold'"}`).body
+	if !strings.HasSuffix(got, `detailMessage = Access denied; you need (at least one of) the (ADMIN) privilege(s) for this operation","count":0}`) {
+		t.Errorf("without ADMIN: %s", got)
+	}
+}

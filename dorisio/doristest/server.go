@@ -73,6 +73,9 @@ func NewServer(opts ...Option) *Server {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	if !cfg.labelNumCapSet {
+		cfg.labelNumCap = labelNumDefault(cfg.version)
+	}
 	s := &Server{
 		User: cfg.user, Password: cfg.password, cfg: cfg,
 		errLogs: map[string]string{}, requests: map[int]string{}, inflight: map[int]string{},

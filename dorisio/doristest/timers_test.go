@@ -2,6 +2,7 @@ package doristest
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -103,6 +104,7 @@ func TestMisusePanics(t *testing.T) {
 		{"a fault kind on the wrong endpoint", func() { s.Inject(Fault{Kind: PublishTimeout, Endpoint: EndpointQuery}) }, "doristest: Inject(PublishTimeout): does not apply to endpoint 4"},
 		{"zero backends", func() { NewServer(WithBackends(0)) }, "doristest: WithBackends(0): must be >= 1"},
 		{"a Body on a kind other than Respond", func() { s.Inject(Fault{Kind: Proxy502, Body: "x"}) }, "doristest: Inject(Proxy502): a negative Delay, or a Body on a kind other than Respond"},
+		{"a label cap of 0", func() { NewServer(WithLabelNumThreshold(0)) }, "doristest: WithLabelNumThreshold(0): want >= 1, or -1 for no cap"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			defer func() {
@@ -117,3 +119,28 @@ func TestMisusePanics(t *testing.T) {
 }
 
 var _ = bufio.NewReader
+
+// §5.5: past label_num_threshold final txns, each sweep forgets the oldest
+// final ones in the order they finished: their labels answer UNKNOWN and
+// can be used again; running txns are kept and not counted.
+func TestTheLabelCapForgetsTheOldestFinishedTxnsAtTheSweep(t *testing.T) {
+	s := newServer(t, WithTable(demoDDL), WithClock(NewFakeClock(time.Unix(0, 0))), WithLabelNumThreshold(3))
+	streamLoad(t, s, "demo", "t", hdr{"label": "open", "two_phase_commit": "true"}, "1\ta\n")
+	for _, l := range []string{"l1", "l2", "l3", "l4", "l5"} {
+		streamLoad(t, s, "demo", "t", hdr{"label": l}, "1\ta\n")
+	}
+	wantEqual(t, "before the sweep", state(t, s, "l1"), "VISIBLE")
+	s.Advance(0)
+	for l, want := range map[string]string{"l1": "UNKNOWN", "l2": "UNKNOWN", "l3": "VISIBLE", "l5": "VISIBLE", "open": "PRECOMMITTED"} {
+		wantEqual(t, "after the sweep: "+l, state(t, s, l), want)
+	}
+	wantEqual(t, "a forgotten label is free", field(t, streamLoad(t, s, "demo", "t", hdr{"label": "l1"}, "2\tb\n"), "Status"), "Success")
+	wantEqual(t, "rows stay", s.RowCount("demo", "t"), 6)
+
+	off := newServer(t, WithTable(demoDDL), WithClock(NewFakeClock(time.Unix(0, 0))), WithLabelNumThreshold(-1))
+	for i := 0; i < 5; i++ {
+		streamLoad(t, off, "demo", "t", hdr{"label": fmt.Sprint("k", i)}, "1\ta\n")
+	}
+	off.Advance(0)
+	wantEqual(t, "no cap", state(t, off, "k0"), "VISIBLE")
+}

@@ -27,8 +27,11 @@ import (
 //   - 2PC commit/abort outcomes and texts are exactly the rows of §5.2.
 //   - The sweep (§5.3, §5.5) aborts PREPARE txns past their load timeout and
 //     PRECOMMITTED txns past the precommit timeout (reason `timeout by txn
-//     manager`), publishes COMMITTED txns, and forgets VISIBLE/ABORTED txns
-//     older than the label retention.
+//     manager`), publishes COMMITTED txns, forgets VISIBLE/ABORTED txns
+//     older than the label retention, then, while a database keeps more
+//     final txns than label_num_threshold, the oldest final ones in the
+//     order they became final (at most 10,000 per sweep, as the FE's
+//     MAX_REMOVE_TXN_PER_ROUND; DatabaseTransactionMgr.removeUselessTxns).
 //   - One mutex guards every database, txn and table of a server.
 
 const (
@@ -66,6 +69,7 @@ type txn struct {
 	publishAt time.Time
 
 	prepareTime, precommitTime, commitTime, publishTime, finishTime time.Time
+	finalSeq                                                        int64 // when it became final, in the server's order
 }
 
 type database struct {
@@ -89,6 +93,7 @@ type txnMgr struct {
 	mu        sync.Mutex // guards every field below and all txns, databases and tables reachable from them
 	nextTxnID int64
 	nextDBID  int64
+	finalSeq  int64 // txns that became final so far
 	dbs       map[string]*database
 	stats     Stats // but for the body byte counts
 }
@@ -177,6 +182,10 @@ func (m *txnMgr) setState(t *txn, state string) {
 	}
 	if wasRunning && (state == stateVisible || state == stateAborted) {
 		t.db.running--
+	}
+	if state == stateVisible || state == stateAborted {
+		m.finalSeq++
+		t.finalSeq = m.finalSeq
 	}
 }
 
@@ -430,6 +439,32 @@ func (m *txnMgr) sweep() {
 				}
 			}
 		}
+		m.capFinal(db)
+	}
+}
+
+// maxForgetPerSweep is the FE's MAX_REMOVE_TXN_PER_ROUND.
+const maxForgetPerSweep = 10000
+
+// capFinal forgets db's oldest final txns while it keeps more than
+// label_num_threshold of them (§5.5).
+func (m *txnMgr) capFinal(db *database) {
+	limit := m.cfg.labelNumCap
+	if limit < 0 {
+		return
+	}
+	var final []*txn
+	for _, t := range db.txns {
+		if t.state == stateVisible || t.state == stateAborted {
+			final = append(final, t)
+		}
+	}
+	if len(final) <= limit {
+		return
+	}
+	sort.Slice(final, func(i, j int) bool { return final[i].finalSeq < final[j].finalSeq })
+	for _, t := range final[:min(len(final)-limit, maxForgetPerSweep)] {
+		m.forget(t)
 	}
 }
 

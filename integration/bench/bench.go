@@ -57,6 +57,12 @@ type Result struct {
 	WriteVsNoop    float64 `json:"write_vs_noop"`
 	ClientVsRawPut float64 `json:"client_vs_rawput"`
 	RSS10x         float64 `json:"rss_10x"`
+	// grouped_vs_per_bundle (grouped.go)
+	GroupedVsPerBundle    float64   `json:"grouped_vs_per_bundle"`
+	GroupedRowsPerSec     float64   `json:"grouped_rows_per_s"`
+	GroupedMBPerSec       float64   `json:"grouped_mb_per_s"`
+	GroupedRowsPerSecRuns []float64 `json:"grouped_rows_per_s_runs"`
+	GroupedLoads          int64     `json:"grouped_loads"`
 
 	Targets map[string]string `json:"targets"`
 
@@ -173,7 +179,7 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Result, error) {
 		GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(),
 		Timestamp: time.Now().UTC().Format(time.RFC3339),
 		Targets: map[string]string{"write_vs_noop": ">= 0.8", "client_vs_rawput": ">= 0.9", "rss_10x": "<= 1.3",
-			"file_vs_curl": ">= 0.9", "client_vs_curl": ">= 0.9"},
+			"file_vs_curl": ">= 0.9", "client_vs_curl": ">= 0.9", "grouped_vs_per_bundle": ">= 0.5"},
 	}
 	fmt.Fprintf(log, "building pipelines/load, doris-local and the client benchmark in %s\n", dir)
 	if err := b.build(ctx); err != nil {
@@ -342,7 +348,7 @@ func (b *bencher) runLoad(ctx context.Context, kind string, rows int64, args ...
 
 func (b *bencher) pipelines(ctx context.Context, res *Result) error {
 	n := b.cfg.Rows
-	var writes, noops, gzips, bigs []*pipelineRun
+	var writes, noops, gzips, bigs, groupeds []*pipelineRun
 	fmt.Fprintf(b.log, "pipeline runs: %d × (write, noop%s) at %d rows into %d tables\n", b.cfg.Runs, map[bool]string{false: ", gzip", true: ""}[b.cfg.SkipGzip], n, b.cfg.Tables)
 	// Interleaved, so that drift in the machine's load hits both sides alike.
 	for i := 0; i < b.cfg.Runs; i++ {
@@ -356,6 +362,11 @@ func (b *bencher) pipelines(ctx context.Context, res *Result) error {
 			return err
 		}
 		noops = append(noops, o)
+		g, err := b.runLoad(ctx, "grouped", n, "--count-only", "--delivery", "grouped")
+		if err != nil {
+			return err
+		}
+		groupeds = append(groupeds, g)
 		if !b.cfg.SkipGzip {
 			g, err := b.runLoad(ctx, "gzip", n, "--count-only", "--compression", "gz")
 			if err != nil {
@@ -421,6 +432,7 @@ func (b *bencher) pipelines(ctx context.Context, res *Result) error {
 	res.WriteRowsPerSec, res.NoopRowsPerSec = median(res.WriteRowsPerSecRuns), median(res.NoopRowsPerSecRuns)
 	res.WriteMBPerSec, res.NoopMBPerSec = mbs(writes), mbs(noops)
 	res.WriteVsNoop = ratio(res.WriteRowsPerSec, res.NoopRowsPerSec)
+	noteGrouped(res, groupeds)
 
 	w := writes[0] // load counts do not depend on timing
 	res.Loads, res.AvgLoadMB = w.loads, w.avgLoadMB
@@ -607,6 +619,7 @@ func PrintTable(w io.Writer, r *Result) {
 		fmt.Fprintf(w, "%-18s %8.3f %8s  client %.1f MB/s from memory / curl -T %.1f MB/s, interleaved runs  [%s]\n",
 			"client_vs_curl", r.ClientVsCurl, "≥ 0.9", r.ClientMemMBPerSec, r.ClientCurlMBPerSec, mark(r.ClientVsCurl >= 0.9))
 	}
+	printGrouped(w, r, mark)
 	fmt.Fprintf(w, "%-18s %8.3f %8s  peak RSS %.0f MB at %d rows / %.0f MB at %d rows  [%s]\n",
 		"rss_10x", r.RSS10x, "≤ 1.3", float64(r.RSS10xBytes)/1e6, r.RSSRows10x, float64(r.RSS1xBytes)/1e6, r.RSSRows, mark(r.RSS10x <= 1.3))
 	fmt.Fprintln(w)

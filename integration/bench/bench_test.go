@@ -43,7 +43,7 @@ func TestBenchSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range []string{
-		"write_vs_noop", "client_vs_rawput", "rss_10x",
+		"write_vs_noop", "client_vs_rawput", "rss_10x", "grouped_vs_per_bundle", "grouped_rows_per_s", "grouped_mb_per_s",
 		"write_rows_per_s", "noop_rows_per_s", "client_mem_mb_per_s", "rawput_mem_mb_per_s",
 		"client_file_mb_per_s", "rawput_file_mb_per_s", "rss_1x_bytes", "rss_10x_bytes",
 		"rows", "runs", "loads_per_table", "avg_load_mb", "gzip_rows_per_s", "gzip_mb_per_s",

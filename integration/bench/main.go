@@ -21,6 +21,10 @@
 //     ≥ 0.9); client_vs_curl: the Stream Load client's one load of that file
 //     from memory divided by the same curl figure (target ≥ 0.9). Interleaved
 //     runs, medians; skipped, saying so, where curl is not installed.
+//   - grouped_vs_per_bundle: rows/s of the same write pipeline with
+//     --delivery grouped (the rows chunked, shuffled through a GroupByKey
+//     and loaded under labels of their contents) divided by the per-bundle
+//     write's (target ≥ 0.5), interleaved with the write runs.
 //   - rss_10x: peak RSS (the child's rusage maxrss) of the write pipeline at
 //     -rss-factor × -rss-rows divided by peak RSS at -rss-rows (default
 //     -rows) (target ≤ 1.3). Memory is bounded by the batch buffers, so the

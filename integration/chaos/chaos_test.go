@@ -14,8 +14,9 @@ func TestMain(m *testing.M) { ptest.Main(m) }
 // fixedSeeds between them fire every server fault kind of the catalogue
 // (hung FEs and BEs and stalled bodies among them), the precommit timeout,
 // both kinds of bundle failure followed by a re-run (with random and
-// identity labels), spilled loads, quota back-pressure and two Writes of
-// one prefix (the test checks that they did).
+// identity labels), spilled loads, quota back-pressure, two Writes of one
+// prefix, grouped delivery and a grouped job recomputed under other
+// bundling (the test checks that they did).
 var fixedSeeds = seedRange(1, 40)
 
 // parallelSeeds is how many fixed seeds run at once: one. With two prism
@@ -41,7 +42,7 @@ func TestEveryRowCommittedExactlyOnceUnderRandomFaults(t *testing.T) {
 		}
 		t.Logf("seed %d: %s in %d run(s), %.2fs; fired %v", seed, rep.Outcome, rep.Runs, rep.Duration.Seconds(), rep.Fired)
 	}
-	want := []string{"PrecommitExpiry", "poison-bundle", "outage", "SpilledLoads", "QuotaWait", "IdentitySkipped", "TwoWrites", "Stream"}
+	want := []string{"PrecommitExpiry", "poison-bundle", "outage", "SpilledLoads", "QuotaWait", "IdentitySkipped", "TwoWrites", "Stream", "Grouped", "Recompute"}
 	for _, k := range scenario.Kinds {
 		want = append(want, k.String())
 	}

@@ -170,7 +170,7 @@ func TestRefusedFlagsSayTheFlagTheValueAndWhatIsAccepted(t *testing.T) {
 		{"the second FE address of a list", []string{"--fe", "http://fe1:8030,fe2"},
 			"load: --fe http://fe1:8030,fe2: element 2: want http://host:port or https://host:port, e.g. http://fe2"},
 		{"an unknown delivery", []string{"--delivery", "maybe"},
-			"load: --delivery maybe: want exactly-once or at-least-once"},
+			"load: --delivery maybe: want exactly-once, at-least-once or grouped"},
 		{"a negative batch size, refused by dorisio.Write", []string{"--batch-bytes", "-5"},
 			"load: --batch-bytes -5: must be > 0 (dorisio.Write's WithMaxBatchBytes)"},
 		{"no loads in flight, refused by dorisio.Write", []string{"--loads-in-flight", "0"},

@@ -8,6 +8,8 @@
 //     identity, a crash and a re-run are at-least-once.
 //   - File ranges (identity labels): whatever the killed run had loaded,
 //     the re-run skips it; every row is in exactly once.
+//   - Grouped delivery (labels from the rows): the same, for synthetic rows
+//     without identity.
 package crash
 
 import (
@@ -61,9 +63,11 @@ func binaries(t *testing.T) (load, local string) {
 // server is a doris-local process.
 type server struct{ url string }
 
-func startServer(t *testing.T, bin string) *server {
+// startServer starts doris-local with the synthetic and file tables, and
+// extra flags.
+func startServer(t *testing.T, bin string, extra ...string) *server {
 	t.Helper()
-	args := []string{"-addr", "127.0.0.1:0", "-backends", "2"}
+	args := append([]string{"-addr", "127.0.0.1:0", "-backends", "2"}, extra...)
 	for i := 0; i < tables; i++ {
 		args = append(args, "-table", fmt.Sprintf(synth.EventsDDL, "demo", fmt.Sprintf("events_%d", i)))
 	}

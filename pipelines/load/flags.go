@@ -112,8 +112,8 @@ func inputFlags(o *options) flagGroup {
 
 func loadingFlags(o *options) flagGroup {
 	return flagGroup{"Loading", []flagDef{
-		{name: "delivery", value: &o.delivery, feeds: "WithDelivery", check: oneOf(&o.delivery, "exactly-once", "at-least-once"),
-			usage: "`guarantee`: exactly-once (two-phase commit) or at-least-once (plain loads)"},
+		{name: "delivery", value: &o.delivery, feeds: "WithDelivery", check: oneOf(&o.delivery, "exactly-once", "at-least-once", "grouped"),
+			usage: "`guarantee`: exactly-once (per-bundle two-phase commit), at-least-once (plain loads) or grouped (rows grouped per table shard and loaded under labels of their contents: exactly once on every runner and across a crash and a re-run with the same --label-prefix, --batch-rows, --batch-bytes, --shards and format flags; costs a shuffle of the rows)"},
 		{name: "label-prefix", value: &o.labelPrefix, feeds: "Config.LabelPrefix",
 			usage: "stable label `prefix` of this job (Flink connector: sink.label-prefix): with --input, a re-run with the same prefix, --chunk-bytes and format flags skips the ranges already loaded of files unchanged since (same path, size and modification time; a touched or rewritten file is a new file and loads again whole), within Doris' label retention (12 h); with --abort-lingering it finds an earlier run's open transactions. Empty: a fresh prefix per run"},
 		{name: "batch-bytes", value: &o.batchBytes, feeds: "WithMaxBatchBytes",
@@ -148,7 +148,7 @@ func streamFlags(o *options) flagGroup {
 		{name: "flush-interval", value: &o.flushInterval, feeds: "WithFlushInterval",
 			usage: "with --stream: the `age`, in event time, at which a batch is loaded unless it filled up before (the Flink connector's checkpoint interval)"},
 		{name: "shards", value: &o.shards, feeds: "WithShards",
-			usage: "with --stream: batches per table (`N`), for a table too busy for one load at a time"},
+			usage: "with --stream: batches per table (`N`), for a table too busy for one load at a time; with --delivery grouped: groups per table, each at least one load"},
 	}}
 }
 

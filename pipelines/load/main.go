@@ -168,7 +168,7 @@ func run(ctx context.Context, o *options) error {
 			fmt.Println("verification: skipped (the FE is not a doristest server; count the rows in Doris)")
 			return nil
 		}
-		return rem.verify(before, expected)
+		return rem.verify(before, expected, o.delivery == "grouped" && o.labelPrefix != "")
 	}
 	return verify(srv, o, expected)
 }
@@ -227,8 +227,11 @@ func writeOptions(o *options) []dorisio.WriteOption {
 	if o.format == "json" {
 		opts = append(opts, dorisio.WithFormat(dorisio.JSON))
 	}
-	if o.delivery == "at-least-once" {
+	switch o.delivery {
+	case "at-least-once":
 		opts = append(opts, dorisio.WithDelivery(dorisio.AtLeastOnce))
+	case "grouped":
+		opts = append(opts, dorisio.WithDelivery(dorisio.Grouped))
 	}
 	for k, v := range o.headers {
 		opts = append(opts, dorisio.WithLoadHeader(k, v))
@@ -368,6 +371,14 @@ func printSummary(pr beam.PipelineResult, o *options, elapsed time.Duration, srv
 	}
 	line := fmt.Sprintf("open loads: at most %d at once in a bundle (--max-open-txns %d), %d already committed (early commit or an earlier run), %.1f MB spilled",
 		mostOpen, o.maxOpenTxns, c["dorisio/already_committed"], float64(c["dorisio/spilled_bytes"])/1e6)
+	if o.delivery == "grouped" {
+		line = fmt.Sprintf("grouped: %d plain loads under labels of their rows, %d of them found loaded by an earlier run (not loaded again), %.1f MB spilled; a re-run with --label-prefix %s and the same --batch-rows, --batch-bytes, --shards and format flags loads nothing twice",
+			loads, c["dorisio/already_committed"], float64(c["dorisio/spilled_bytes"])/1e6, shown(o.labelPrefix))
+		if o.labelPrefix == "" {
+			line = fmt.Sprintf("grouped: %d plain loads under labels of their rows, %.1f MB spilled; without --label-prefix each run has its own labels: give one to make a re-run after a crash exactly-once",
+				loads, float64(c["dorisio/spilled_bytes"])/1e6)
+		}
+	}
 	if srv != nil {
 		line += fmt.Sprintf("; server peak running txns %d", srv.PeakRunningTxns(o.db))
 	}

@@ -93,11 +93,64 @@ func (c *Client) showTransaction(ctx context.Context, tmpl *Error, where string)
 	return retry(ctx, c, tmpl.Op, []any{"db", tmpl.DB, "where", where}, func(attempt int) ([]Txn, bool, error) {
 		e := *tmpl
 		e.Attempts = attempt
-		return c.showTxnOnce(ctx, &e, payload)
+		rs, again, err := c.queryOnce(ctx, &e, payload, "grant the needed privilege (ADMIN on 2.1/3.0, LOAD on the database on newer FEs); without it, a transaction left open ends at Doris' precommit timeout, or "+abortByLabel(e.DB, "<label>"))
+		if err != nil {
+			return nil, again, err
+		}
+		txns, err := parseTxnRows(rs)
+		if err != nil {
+			e.Kind, e.Cause = ErrListingUnsupported, err
+			return nil, false, &e
+		}
+		return txns, false, nil
 	})
 }
 
-func (c *Client) showTxnOnce(ctx context.Context, e *Error, payload []byte) ([]Txn, bool, error) {
+// FEConfig reads one FE setting, by its exact name, with ADMIN SHOW
+// FRONTEND CONFIG LIKE '<key>' over /api/query (§12.6), in database db's
+// session. It needs global ADMIN: a refusal is an error wrapping
+// ErrListingUnsupported, with the FE's words. ok is false when the FE
+// knows no such setting. The call only reads.
+func (c *Client) FEConfig(ctx context.Context, db, key string) (value string, ok bool, err error) {
+	tmpl := &Error{Op: "show_frontend_config", DB: db}
+	if db == "" || strings.ContainsAny(db, "`/\\'\"") || !reConfigKey.MatchString(key) {
+		tmpl.Cause = fmt.Errorf("invalid database name %q or setting %q", db, key)
+		return "", false, tmpl
+	}
+	payload, _ := json.Marshal(map[string]string{"stmt": "ADMIN SHOW FRONTEND CONFIG LIKE '" + key + "'"})
+	type setting struct {
+		value string
+		ok    bool
+	}
+	got, err := retry(ctx, c, tmpl.Op, []any{"db", db, "key", key}, func(attempt int) (setting, bool, error) {
+		e := *tmpl
+		e.Attempts = attempt
+		rs, again, err := c.queryOnce(ctx, &e, payload, "read the setting as a user with ADMIN, or assume Doris' default")
+		if err != nil {
+			return setting{}, again, err
+		}
+		cols, rows, err := resultRows(rs)
+		if err != nil {
+			e.Kind, e.Cause = ErrListingUnsupported, err
+			return setting{}, false, &e
+		}
+		for _, row := range rows {
+			if strings.EqualFold(cell(cols, row, "Key"), key) {
+				return setting{cell(cols, row, "Value"), true}, false, nil
+			}
+		}
+		return setting{}, false, nil
+	})
+	return got.value, got.ok, err
+}
+
+// reConfigKey is what an FE setting's name may hold.
+var reConfigKey = regexp.MustCompile(`^[a-z0-9_.]{1,128}$`)
+
+// queryOnce runs one statement (payload) over /api/query and returns the
+// answer's envelope; refused is the next step of a statement the FE
+// refused (a privilege, an unsupported statement).
+func (c *Client) queryOnce(ctx context.Context, e *Error, payload []byte, refused string) (map[string]json.RawMessage, bool, error) {
 	fe := c.eps.feBase()
 	db := e.DB
 	resp, err := c.send(ctx, request{method: http.MethodPost, url: fe + "/api/query/default_cluster/" + url.PathEscape(db),
@@ -139,20 +192,38 @@ func (c *Client) showTxnOnce(ctx context.Context, e *Error, payload []byte) ([]T
 			return nil, false, e
 		default:
 			e.Kind = ErrListingUnsupported
-			e.next = "grant the needed privilege (ADMIN on 2.1/3.0, LOAD on the database on newer FEs); without it, a transaction left open ends at Doris' precommit timeout, or " + abortByLabel(db, "<label>")
+			e.next = refused
 			return nil, false, e
 		}
 	}
-	txns, err := parseTxnRows(m)
-	if err != nil {
-		e.Kind, e.Cause = ErrListingUnsupported, err
-		return nil, false, e
-	}
-	return txns, false, nil
+	return m, false, nil
 }
 
-// parseTxnRows reads data.meta / data.data of a §12.1 result set by column name.
+// parseTxnRows reads SHOW TRANSACTION's rows by column name.
 func parseTxnRows(m map[string]json.RawMessage) ([]Txn, error) {
+	col, rows, err := resultRows(m)
+	if err != nil {
+		return nil, err
+	}
+	for _, need := range []string{"TransactionId", "Label", "TransactionStatus"} {
+		if _, ok := col[need]; !ok {
+			return nil, fmt.Errorf("result set lacks column %s", need)
+		}
+	}
+	var out []Txn
+	for _, row := range rows {
+		var id int64
+		if _, err := fmt.Sscan(cell(col, row, "TransactionId"), &id); err != nil {
+			return nil, fmt.Errorf("bad TransactionId %q", cell(col, row, "TransactionId"))
+		}
+		out = append(out, Txn{ID: id, Label: cell(col, row, "Label"), Status: cell(col, row, "TransactionStatus"), Reason: cell(col, row, "Reason")})
+	}
+	return out, nil
+}
+
+// resultRows reads data.meta / data.data of a §12.1 result set: each
+// column's place by name, and the rows.
+func resultRows(m map[string]json.RawMessage) (map[string]int, [][]any, error) {
 	var d struct {
 		Type string `json:"type"`
 		Meta []struct {
@@ -161,39 +232,29 @@ func parseTxnRows(m map[string]json.RawMessage) ([]Txn, error) {
 		Data [][]any `json:"data"`
 	}
 	if raw, ok := m["data"]; !ok || json.Unmarshal(raw, &d) != nil {
-		return nil, errors.New("answer has no result set under \"data\"")
+		return nil, nil, errors.New("answer has no result set under \"data\"")
 	}
 	if d.Type != "" && d.Type != "result_set" {
-		return nil, fmt.Errorf("answer is %q, not a result set", d.Type)
+		return nil, nil, fmt.Errorf("answer is %q, not a result set", d.Type)
 	}
 	col := map[string]int{}
 	for i, mc := range d.Meta {
 		col[mc.Name] = i
 	}
-	for _, need := range []string{"TransactionId", "Label", "TransactionStatus"} {
-		if _, ok := col[need]; !ok {
-			return nil, fmt.Errorf("result set lacks column %s", need)
-		}
+	return col, d.Data, nil
+}
+
+// cell is a row's value in the named column as text ("" for NULL or a
+// missing column).
+func cell(col map[string]int, row []any, name string) string {
+	i, ok := col[name]
+	if !ok || i >= len(row) || row[i] == nil {
+		return ""
 	}
-	var out []Txn
-	for _, row := range d.Data {
-		get := func(name string) string {
-			i, ok := col[name]
-			if !ok || i >= len(row) || row[i] == nil {
-				return ""
-			}
-			if s, ok := row[i].(string); ok {
-				return s
-			}
-			return fmt.Sprint(row[i])
-		}
-		var id int64
-		if _, err := fmt.Sscan(get("TransactionId"), &id); err != nil {
-			return nil, fmt.Errorf("bad TransactionId %q", get("TransactionId"))
-		}
-		out = append(out, Txn{ID: id, Label: get("Label"), Status: get("TransactionStatus"), Reason: get("Reason")})
+	if s, ok := row[i].(string); ok {
+		return s
 	}
-	return out, nil
+	return fmt.Sprint(row[i])
 }
 
 // AbortLingering aborts every PREPARE or PRECOMMITTED txn of db whose label

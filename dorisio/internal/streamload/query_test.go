@@ -3,6 +3,7 @@ package streamload
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -175,5 +176,38 @@ func TestListTransactionsRefusesPrefixesThatCouldInjectSQL(t *testing.T) {
 	for _, p := range []string{"", "a'b", "a%", "a b", strings.Repeat("a", 129)} {
 		_, err := c.ListTransactions(context.Background(), "db1", p)
 		mustKind(t, err, nil)
+	}
+}
+
+// §12.6: an FE setting is read by name from ADMIN SHOW FRONTEND CONFIG; a
+// refusal (no ADMIN) keeps the FE's words.
+func TestFEConfigReadsOneSettingOrSaysWhyNot(t *testing.T) {
+	refuse := false
+	var stmt string
+	fe := server(t, func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Stmt string }
+		json.NewDecoder(r.Body).Decode(&req)
+		stmt = req.Stmt
+		if refuse {
+			io.WriteString(w, `{"msg":"Error","code":1,"data":"Failed to execute sql: java.sql.SQLException: (conn=7) errCode = 2, detailMessage = Access denied; you need (at least one of) the (ADMIN) privilege(s) for this operation","count":0}`)
+			return
+		}
+		io.WriteString(w, `{"data":{"type":"result_set","meta":[{"name":"Key","type":"VARCHAR"},{"name":"Value","type":"VARCHAR"},{"name":"Type","type":"VARCHAR"},{"name":"IsMutable","type":"VARCHAR"},{"name":"MasterOnly","type":"VARCHAR"},{"name":"Comment","type":"VARCHAR"}],"data":[["label_num_threshold","100","int","true","true",""]],"time":1},"msg":"success","code":0}`)
+	})
+	c, _ := newClient(t, []string{fe.URL}, nil)
+	v, ok, err := c.FEConfig(context.Background(), "db1", "label_num_threshold")
+	if err != nil || !ok || v != "100" {
+		t.Fatalf("FEConfig = %q, %v, %v; want 100", v, ok, err)
+	}
+	if stmt != "ADMIN SHOW FRONTEND CONFIG LIKE 'label_num_threshold'" {
+		t.Errorf("statement %q", stmt)
+	}
+	if _, ok, err := c.FEConfig(context.Background(), "db1", "no_such_setting"); err != nil || ok {
+		t.Errorf("an unknown setting: ok %v, err %v; want not found", ok, err)
+	}
+	refuse = true
+	_, _, err = c.FEConfig(context.Background(), "db1", "label_num_threshold")
+	if !errors.Is(err, ErrListingUnsupported) || !strings.Contains(err.Error(), "(ADMIN) privilege(s)") {
+		t.Errorf("refused: %v", err)
 	}
 }

@@ -167,11 +167,16 @@ func input(s beam.Scope, shards []Shard, stepMillis int64) (beam.PCollection, er
 // in-process prism, bounded by timeout: prism v2.77 can hang on some timer patterns. It
 // returns the run's dorisio counters.
 // With stepMillis > 0 the shards come from a test stream instead (input).
-func runPipeline(ctx context.Context, srv *doristest.Server, prefix string, shards []Shard, stepMillis int64, twoWrites bool, opts []dorisio.WriteOption, timeout time.Duration) (map[string]int64, error) {
+// With reshuffle the rows go through a Reshuffle before Write: other
+// bundles than the generator's.
+func runPipeline(ctx context.Context, srv *doristest.Server, prefix string, shards []Shard, stepMillis int64, twoWrites, reshuffle bool, opts []dorisio.WriteOption, timeout time.Duration) (map[string]int64, error) {
 	p, s := beam.NewPipelineWithRoot()
 	rows, err := input(s, shards, stepMillis)
 	if err != nil {
 		return nil, err
+	}
+	if reshuffle {
+		rows = beam.Reshuffle(s, rows)
 	}
 	cfg := dorisio.Config{
 		FEs: []string{srv.URL}, User: srv.User, Password: srv.Password,

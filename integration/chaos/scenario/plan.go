@@ -8,7 +8,8 @@
 // also shrink the open-transaction budget so that loads grow and spill to
 // disk, send rows with identity (Row.ID), split the tables over two Writes
 // with the same label prefix and the lingering cleanup on, or start with
-// another job holding the whole transaction quota. It then checks what a
+// another job holding the whole transaction quota, or use grouped delivery
+// (labels from the rows), some re-run under other bundling. It then checks what a
 // user would check: every input row committed exactly once (after a failed
 // run and a re-run: exactly once with identity or WithAllOrNothing, and
 // otherwise the input plus exactly what the failed run had committed, as
@@ -50,10 +51,16 @@ const (
 	// once some loads are precommitted, so Write's own bundle fails; the
 	// fault is lifted and the job re-run with the same label prefix.
 	Outage
+	// Recompute (grouped delivery) runs the job to the end, then runs it
+	// again with the same label prefix under other bundling (the shards in
+	// reverse order, the rows through a Reshuffle): the second run must
+	// load nothing new, as a recomputed stage (Spark, Flink batch) or a
+	// re-run must not.
+	Recompute
 )
 
 func (m Mode) String() string {
-	return [...]string{"normal", "precommit-expiry", "poison-bundle", "outage"}[m]
+	return [...]string{"normal", "precommit-expiry", "poison-bundle", "outage", "recompute"}[m]
 }
 
 // Plan is everything a seed decides.
@@ -96,6 +103,8 @@ type Plan struct {
 	Stream     bool
 	StepMillis int64
 	FlushSteps int64
+	// GroupShards is WithShards with grouped delivery (Delivery Grouped).
+	GroupShards int
 }
 
 // NewPlan draws a plan from seed.
@@ -187,7 +196,31 @@ func NewPlan(seed int64) Plan {
 	// Drawn after streaming for the same reason: seeds drawn before hung
 	// servers existed keep their plans and gain at most one hung fault.
 	p.Faults = append(p.Faults, drawHung(r, p)...)
+	// Drawn after hung servers for the same reason: grouped delivery (labels
+	// from the rows) for a quarter of the bounded plans.
+	if !p.Stream && r.IntN(4) == 0 {
+		p.grouped(r)
+	}
 	return p
+}
+
+// grouped makes p a plan of grouped delivery: bounded input, plain loads
+// under labels of their rows, exactly once across a failed run and its
+// re-run without identity; a third of those that would run normally are
+// re-run under other bundling (Recompute).
+func (p *Plan) grouped(r *rand.Rand) {
+	p.Delivery, p.AllOrNothing, p.GroupShards = dorisio.Grouped, false, 1+r.IntN(3)
+	for i := range p.Faults {
+		if p.Faults[i].Endpoint == doristest.Endpoint2PC {
+			p.Faults[i].Endpoint = doristest.EndpointLoad // no load is two-phase: hit the loads instead
+		}
+	}
+	switch {
+	case p.Mode == PrecommitExpiry:
+		p.Mode = Recompute // nothing is precommitted: recompute instead
+	case p.Mode == Normal && r.IntN(3) == 0:
+		p.Mode = Recompute
+	}
 }
 
 // streaming makes p a streaming plan.
@@ -216,6 +249,12 @@ func (p *Plan) streaming(r *rand.Rand) {
 // ForceStream makes a plan streaming whatever its seed drew (chaos
 // -stream).
 func ForceStream(p *Plan, seed int64) {
+	if p.Delivery == dorisio.Grouped { // grouped delivery needs bounded input
+		p.Delivery, p.GroupShards = dorisio.ExactlyOnce, 0
+		if p.Mode == Recompute {
+			p.Mode = Normal
+		}
+	}
 	if !p.Stream {
 		p.streaming(rand.New(rand.NewPCG(uint64(seed), 0x57_12ea)))
 	}
@@ -348,6 +387,9 @@ func (p Plan) String() string {
 	if p.Stream {
 		extra = append(extra, fmt.Sprintf("streaming: a shard per %d ms step, flush interval %d steps", p.StepMillis, p.FlushSteps))
 	}
+	if p.GroupShards > 0 {
+		extra = append(extra, fmt.Sprintf("grouped over %d shard(s) per table", p.GroupShards))
+	}
 	return fmt.Sprintf("seed %d: %d BE(s), %d tables, %d shards, ~%d rows, %v, batch %d rows, %d in flight, compression %s, mode %v (trigger %d), faults [%s], [%s]",
 		p.Seed, p.Backends, len(p.Tables), len(p.Shards), rows, p.Delivery, p.BatchRows, p.LoadsInFlight, comp, p.Mode, p.Trigger,
 		strings.Join(fs, "; "), strings.Join(extra, "; "))
@@ -402,6 +444,9 @@ func (p Plan) writeOptions(spool string) []dorisio.WriteOption {
 	}
 	if p.Stream {
 		opts = append(opts, dorisio.WithFlushInterval(time.Duration(p.FlushSteps*p.StepMillis)*time.Millisecond))
+	}
+	if p.GroupShards > 0 {
+		opts = append(opts, dorisio.WithShards(p.GroupShards))
 	}
 	return opts
 }

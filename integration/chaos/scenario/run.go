@@ -8,11 +8,13 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 )
 
@@ -106,6 +108,9 @@ func Run(ctx context.Context, seed int64, o Options) (rep Report) {
 	if p.Stream {
 		rep.Fired["Stream"]++
 	}
+	if p.Delivery == dorisio.Grouped {
+		rep.Fired["Grouped"]++
+	}
 	rep.Outcome, rep.Err = outcome, err
 	if err != nil {
 		logf("FAIL: %v", err)
@@ -174,7 +179,7 @@ func (s *scenario) run(ctx context.Context) (string, error) {
 			holder.releaseOnRefusal(wctx, srv)
 		}()
 	}
-	counters, err := runPipeline(ctx, srv, s.prefix, p.Shards, s.stepMillis(), p.TwoWrites, p.writeOptions(s.spool), s.o.PipelineTimeout)
+	counters, err := runPipeline(ctx, srv, s.prefix, p.Shards, s.stepMillis(), p.TwoWrites, false, p.writeOptions(s.spool), s.o.PipelineTimeout)
 	stopWatch()
 	wg.Wait()
 	s.rep.Runs++
@@ -212,6 +217,12 @@ func (s *scenario) run(ctx context.Context) (string, error) {
 		}
 		if err := s.checkSpoolEmpty(); err != nil {
 			return "", err
+		}
+		if p.Mode == Recompute {
+			if err := s.recompute(ctx); err != nil {
+				return "", err
+			}
+			return "exactly-once, recomputed under other bundling: nothing loaded again", s.checkNoOpenTxns()
 		}
 		return "exactly-once", s.checkNoOpenTxns()
 
@@ -253,7 +264,7 @@ func (s *scenario) run(ctx context.Context) (string, error) {
 		if err := s.checkNoDuplicates(); err != nil {
 			return "", err
 		}
-		if n := rowsIn(left); n > 0 && !p.Identity {
+		if n := rowsIn(left); n > 0 && !p.Identity && p.Delivery != dorisio.Grouped {
 			s.rep.Fired["CommittedBeforeFailure"]++
 			s.logf("the failed run left %d rows committed (early commit, or the other Write finished)", n)
 		}
@@ -268,6 +279,8 @@ func (s *scenario) run(ctx context.Context) (string, error) {
 		outcome := "failed, re-run with the same prefix: exactly-once"
 		var extra map[string]map[string]int
 		switch {
+		case p.Delivery == dorisio.Grouped:
+			outcome = "failed, re-run with grouped labels: exactly-once"
 		case p.Identity:
 			outcome = "failed, re-run with identity labels: exactly-once"
 		case rowsIn(left) > 0:
@@ -287,8 +300,32 @@ func (s *scenario) run(ctx context.Context) (string, error) {
 	return "", fmt.Errorf("job failed although no fault can explain it (mode %v): %v", p.Mode, err)
 }
 
+// recompute runs the job again, as its first run succeeded, under other
+// bundling: the shards in reverse order, the rows through a Reshuffle. It
+// must form the same parts under the same labels, find every one loaded
+// and load nothing new.
+func (s *scenario) recompute(ctx context.Context) error {
+	before := len(s.srv.Txns(db))
+	shards := slices.Clone(s.p.Shards)
+	slices.Reverse(shards)
+	counters, err := runPipeline(ctx, s.srv, s.prefix, shards, 0, s.p.TwoWrites, true, s.p.writeOptions(s.spool), s.o.PipelineTimeout)
+	s.rep.Runs++
+	s.srv.Advance(time.Second)
+	if err != nil {
+		return fmt.Errorf("the recompute under other bundling failed: %v", err)
+	}
+	s.rep.Fired["Recompute"]++
+	s.rep.Fired["RecomputeFound"] += int(counters["already_committed"])
+	if after := len(s.srv.Txns(db)); after != before || counters["loads"] != counters["already_committed"] {
+		return fmt.Errorf("the recompute under other bundling began %d txn(s) and found %d of its %d loads loaded: want none begun, every one found",
+			after-before, counters["already_committed"], counters["loads"])
+	}
+	s.logf("recomputed under other bundling: %d loads, all found loaded", counters["loads"])
+	return s.checkExactlyOnce(nil)
+}
+
 func (s *scenario) rerun(ctx context.Context, shards []Shard) error {
-	counters, err := runPipeline(ctx, s.srv, s.prefix, shards, s.stepMillis(), s.p.TwoWrites, s.p.writeOptions(s.spool), s.o.PipelineTimeout)
+	counters, err := runPipeline(ctx, s.srv, s.prefix, shards, s.stepMillis(), s.p.TwoWrites, false, s.p.writeOptions(s.spool), s.o.PipelineTimeout)
 	s.rep.Runs++
 	s.srv.Advance(time.Second)
 	if err != nil {
@@ -297,6 +334,9 @@ func (s *scenario) rerun(ctx context.Context, shards []Shard) error {
 	s.noteCounters(counters)
 	if s.p.Identity {
 		s.rep.Fired["IdentitySkipped"] += int(counters["already_committed"])
+	}
+	if s.p.Delivery == dorisio.Grouped {
+		s.rep.Fired["GroupedSkipped"] += int(counters["already_committed"])
 	}
 	s.logf("re-run with label prefix %s succeeded", s.prefix)
 	return nil
@@ -328,7 +368,7 @@ func (s *scenario) waitLoaded(ctx context.Context, n int) bool {
 		for _, t := range s.srv.Txns(db) {
 			// Stream batches are committed soon after they are loaded:
 			// count the committed ones too.
-			if t.State == "PRECOMMITTED" || ((s.p.Identity || s.p.Stream) && t.State == "VISIBLE") {
+			if t.State == "PRECOMMITTED" || ((s.p.Identity || s.p.Stream || s.p.Delivery == dorisio.Grouped) && t.State == "VISIBLE") {
 				c++
 			}
 		}

@@ -11,8 +11,10 @@
 // -backends, -count-only, -table (repeatable), -running-txn-quota and
 // -precommit-timeout (to play a small cluster on the real clock:
 // `-running-txn-quota 20 -precommit-timeout 5s`), -without-admin (refuse
-// SHOW TRANSACTION as Doris 2.1/3.0 do for a loader without ADMIN), -v;
-// -help prints them on stdout (exit status 0).
+// SHOW TRANSACTION as Doris 2.1/3.0 do for a loader without ADMIN),
+// -label-num-threshold (the finished txns a database keeps before the
+// cleaner forgets the oldest; -1: no cap), -v; -help prints them on stdout
+// (exit status 0).
 // GET /doristest/txns?db=NAME reports the peak number of running txns.
 package main
 
@@ -52,6 +54,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	quota := fs.Int("running-txn-quota", 1000, "max_running_txn_num_per_db: PREPARE+PRECOMMITTED+COMMITTED txns a database may hold")
 	precommit := fs.Duration("precommit-timeout", 3600*time.Second, "stream_load_default_precommit_timeout_second: PRECOMMITTED txns older than this are aborted (checked every 30 s, as the FE does, or every second when shorter than a minute)")
 	withoutAdmin := fs.Bool("without-admin", false, "refuse SHOW TRANSACTION as Doris 2.1/3.0 do for a loader without ADMIN")
+	labelCap := fs.Int("label-num-threshold", doristest.DefaultLabelNumThreshold, "label_num_threshold: finished (VISIBLE, ABORTED) txns a database keeps; past it the cleaner forgets the oldest (every 30 s, or every second with a precommit timeout under a minute); -1: no cap")
 	verbose := fs.Bool("v", false, "log requests at debug level to stderr")
 	var tables tableFlags
 	fs.Var(&tables, "table", "create a table: `'db.name(col TYPE, ...) [UNIQUE KEY(col)]'` (repeatable)")
@@ -92,6 +95,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *withoutAdmin {
 		opts = append(opts, doristest.WithoutAdmin())
 	}
+	if *labelCap < 1 && *labelCap != -1 {
+		fmt.Fprintf(stderr, "doris-local: -label-num-threshold %d: want >= 1, or -1 for no cap\n", *labelCap)
+		return 2
+	}
+	opts = append(opts, doristest.WithLabelNumThreshold(*labelCap))
 	if *user == "" {
 		fmt.Fprintln(stderr, "doris-local: -user must not be empty")
 		return 2

@@ -1,0 +1,373 @@
+package dorisio
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"strconv"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+)
+
+// The chunking stage of stream batching (stream_batch.go) and grouped
+// delivery (grouped.go): encode each element, route it to (table, shard),
+// and pre-batch the encoded elements per key and window within the bundle
+// into chunks. What follows the stage moves per element: a state call per
+// row made prism ~100× slower than a plain DoFn (1M rows: ~9.4k rows/s),
+// a shuffle of single rows ~20× slower than rows fused with their
+// producer; one chunk of up to 1 MiB per call keeps the pace (1.05M rows/s;
+// docs/design.md, "Stream batching").
+//
+// A chunk is the value of the next stage's KV<key, chunk> input:
+//
+//	byte 0        chunkVersion
+//	uvarint       rows
+//	varint×2      the rows' window [start, end) in Unix ms (0, 0: global)
+//	uvarint       n, the bytes of the units
+//	n bytes       the units, one after another, each ended by the load's
+//	              line delimiter
+//	...           the unit index to the end: per unit, uvarint bytes and
+//	              uvarint rows
+//
+// A unit is one element as encoded: one struct row, or one pre-encoded
+// []byte, string or Row with all its rows. The units' bytes are one
+// stretch, so a load body is a chunk's slice, not a copy; the index lets
+// grouped delivery hash and place each unit on its own (grouped_parts.go).
+//
+// Its key is "<shard>:<table>". The shard is a function of the unit's own
+// bytes (crc32c mod WithShards), so a replayed element goes to the same
+// key whatever bundle it comes in. Capturing the window into the chunk
+// lets the next stage run in the global window (a batch never waits for a
+// window to close, and late rows are never dropped) and still tell which
+// windows a load's rows came from.
+
+const (
+	chunkVersion = 2
+	// maxChunkHeader is the room kept at the front of a chunk buffer for its
+	// header: a version byte and four varints.
+	maxChunkHeader = 1 + 4*binary.MaxVarintLen64
+	// maxChunkBytes caps one chunk's rows (MaxBatchBytes when smaller).
+	maxChunkBytes = 1 << 20
+)
+
+// chunkHeader is what a chunk says about its units.
+type chunkHeader struct {
+	rows   int64
+	window LoadWindow // Rows unset
+	data   int        // offset of the units
+	bytes  int        // the units' bytes; the index follows them
+}
+
+// units is the stretch of a chunk holding its units' bytes.
+func (h chunkHeader) units(c []byte) []byte { return c[h.data : h.data+h.bytes] }
+
+// parseChunk reads a chunk's header.
+func parseChunk(c []byte) (chunkHeader, error) {
+	var h chunkHeader
+	if len(c) == 0 || c[0] != chunkVersion {
+		return h, errors.New("not a dorisio chunk of this version")
+	}
+	p := c[1:]
+	rows, n := binary.Uvarint(p)
+	if n <= 0 {
+		return h, errors.New("chunk: bad row count")
+	}
+	p = p[n:]
+	start, n := binary.Varint(p)
+	if n <= 0 {
+		return h, errors.New("chunk: bad window start")
+	}
+	p = p[n:]
+	end, n := binary.Varint(p)
+	if n <= 0 {
+		return h, errors.New("chunk: bad window end")
+	}
+	p = p[n:]
+	size, n := binary.Uvarint(p)
+	if n <= 0 || size > uint64(len(p)-n) {
+		return h, errors.New("chunk: bad length")
+	}
+	p = p[n:]
+	h.rows, h.window, h.data, h.bytes = int64(rows), LoadWindow{StartMillis: start, EndMillis: end}, len(c)-len(p), int(size)
+	return h, nil
+}
+
+// eachUnit calls f with every unit of chunk c (header h) and its rows, in
+// the chunk's order; the unit is a slice of c.
+func eachUnit(c []byte, h chunkHeader, f func(unit []byte, rows int64) error) error {
+	data, idx := h.units(c), c[h.data+h.bytes:]
+	for len(idx) > 0 {
+		size, n := binary.Uvarint(idx)
+		if n <= 0 || size > uint64(len(data)) {
+			return errors.New("chunk: bad unit index")
+		}
+		idx = idx[n:]
+		rows, n := binary.Uvarint(idx)
+		if n <= 0 {
+			return errors.New("chunk: bad unit index")
+		}
+		idx = idx[n:]
+		if err := f(data[:size], int64(rows)); err != nil {
+			return err
+		}
+		data = data[size:]
+	}
+	if len(data) != 0 {
+		return errors.New("chunk: the unit index does not cover the units")
+	}
+	return nil
+}
+
+// chunkKey is the key of a table's shard.
+func chunkKey(shard int, table string) string { return strconv.Itoa(shard) + ":" + table }
+
+// keyTable is the table of a chunk key.
+func keyTable(key string) string {
+	_, table, _ := strings.Cut(key, ":")
+	return table
+}
+
+// keyShard is the shard of a chunk key.
+func keyShard(key string) string {
+	shard, _, _ := strings.Cut(key, ":")
+	return shard
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// unitShard is the shard of an encoded unit among shards: a function of
+// its bytes alone (crc32c, a CPU instruction on amd64 and arm64).
+func unitShard(unit []byte, shards int) int {
+	if shards <= 1 {
+		return 0
+	}
+	return int(crc32.Checksum(unit, castagnoli) % uint32(shards))
+}
+
+// windowOf is w as a LoadWindow (Rows unset): an interval window's bounds,
+// or the zero LoadWindow for the global window (and any window kind Beam Go
+// adds later without bounds).
+func windowOf(w beam.Window) LoadWindow {
+	if iw, ok := w.(window.IntervalWindow); ok {
+		return LoadWindow{StartMillis: int64(iw.Start), EndMillis: int64(iw.End)}
+	}
+	return LoadWindow{}
+}
+
+// pendingChunk is a chunk being filled: its buffer starts with
+// maxChunkHeader bytes of room for the header; its index is appended when
+// it is emitted.
+type pendingChunk struct {
+	key    string
+	shard  int
+	window LoadWindow
+	buf    []byte
+	index  []byte
+	rows   int64
+	minTs  beam.EventTime
+}
+
+// tableChunks is the chunking state of one table in a bundle: its shards'
+// keys, made once, and their pending chunks (per shard for the global
+// window, by window for others). Found with one lookup by table name: a
+// lookup by (key, window) per row, and the key's string made per row, were
+// a fifth of the stage's time.
+type tableChunks struct {
+	keys     []string
+	global   []*pendingChunk // per shard
+	windowed map[shardWindow]*pendingChunk
+	hot      []bool // per shard: a chunk of it filled up, so the next starts at full size
+}
+
+type shardWindow struct {
+	shard  int
+	window LoadWindow
+}
+
+// chunkFn encodes and routes elements and emits chunks: when one reaches
+// the chunk size, when the bundle's chunks together pass
+// MaxBufferedBytes, and at the end of the bundle. Rows with an ID go to
+// its second output, unchunked. A chunk carries the timestamp of its
+// oldest row, so a stream batch it starts is aged from that row.
+type chunkFn struct {
+	Conn  connSpec
+	DB    string
+	Table string // Config.Table, for elements that name none
+	Opts  writeOptions
+	Elem  beam.EncodedType
+	RunID string
+
+	enc      elemEncoder
+	client   *streamload.Client // reads the tables' columns of struct rows
+	tables   map[string]*tableChunks
+	buffered int64
+}
+
+func (fn *chunkFn) Setup(ctx context.Context) error {
+	enc, err := newElemEncoder(fn.Elem.T, &fn.Opts)
+	if err != nil {
+		return fmt.Errorf("dorisio.Write: %w", err)
+	}
+	fn.enc = enc
+	if _, isStruct := enc.(*structEncoder); isStruct {
+		// Struct fields are checked against the table's columns where they
+		// are encoded (and the encoder learns the FLOAT/DOUBLE columns).
+		if fn.client, err = newClient(fn.Conn, fn.Opts.Retry); err != nil {
+			return err
+		}
+		if err := checkColumns(ctx, fn.client, fn.Conn, fn.DB, fn.Table, fn.RunID, enc); err != nil {
+			return fmt.Errorf("dorisio.Write: %w", err)
+		}
+	}
+	return nil
+}
+
+func (fn *chunkFn) Teardown() {
+	if fn.client != nil {
+		fn.client.Close()
+	}
+}
+
+func (fn *chunkFn) StartBundle(_ context.Context, _ func(beam.EventTime, string, []byte), _ func(Row)) {
+	fn.tables, fn.buffered = map[string]*tableChunks{}, 0
+}
+
+// table is table's chunking state in this bundle.
+func (fn *chunkFn) table(table string) *tableChunks {
+	tc := fn.tables[table]
+	if tc == nil {
+		shards := max(fn.Opts.Shards, 1)
+		tc = &tableChunks{keys: make([]string, shards), global: make([]*pendingChunk, shards), hot: make([]bool, shards)}
+		for i := range tc.keys {
+			tc.keys[i] = chunkKey(i, table)
+		}
+		fn.tables[table] = tc
+	}
+	return tc
+}
+
+// chunkFor is the pending chunk of table's shard in window w, made if
+// needed with room for n more bytes.
+func (fn *chunkFn) chunkFor(tc *tableChunks, shard int, w LoadWindow, ts beam.EventTime, n int) *pendingChunk {
+	var c *pendingChunk
+	if w == (LoadWindow{}) {
+		c = tc.global[shard]
+	} else {
+		c = tc.windowed[shardWindow{shard, w}]
+	}
+	if c != nil {
+		return c
+	}
+	want := min(fn.chunkBytes(), int64(n)*16)
+	if tc.hot[shard] {
+		want = fn.chunkBytes() + int64(n) // the last chunk filled up: so will this one, most likely
+	}
+	c = &pendingChunk{key: tc.keys[shard], shard: shard, window: w, buf: make([]byte, maxChunkHeader, maxChunkHeader+want), minTs: ts}
+	if w == (LoadWindow{}) {
+		tc.global[shard] = c
+	} else {
+		if tc.windowed == nil {
+			tc.windowed = map[shardWindow]*pendingChunk{}
+		}
+		tc.windowed[shardWindow{shard, w}] = c
+	}
+	return c
+}
+
+// dropChunk forgets an emitted chunk.
+func (fn *chunkFn) dropChunk(tc *tableChunks, c *pendingChunk) {
+	if c.window == (LoadWindow{}) {
+		tc.global[c.shard] = nil
+	} else {
+		delete(tc.windowed, shardWindow{c.shard, c.window})
+	}
+}
+
+func (fn *chunkFn) ProcessElement(ctx context.Context, w beam.Window, ts beam.EventTime, elem beam.X, emit func(beam.EventTime, string, []byte), own func(Row)) error {
+	if r, ok := elem.(Row); ok && r.ID != "" {
+		own(r) // loaded on its own under its identity label (writeFn)
+		return nil
+	}
+	table, data, rows, err := fn.enc.encode(ctx, elem)
+	if err != nil {
+		if fn.Table == "" || fn.enc.routes() {
+			return fmt.Errorf("dorisio.Write: database %s: %w", fn.DB, err)
+		}
+		return fmt.Errorf("dorisio.Write: table %s.%s: %w", fn.DB, fn.Table, err)
+	}
+	if table == "" {
+		table = fn.Table
+	}
+	if table == "" {
+		return errors.New("dorisio.Write: element names no table and Config.Table is empty (set Row.Table)")
+	}
+	if len(data) == 0 {
+		return nil
+	}
+	if int64(len(data)) > fn.Opts.MaxLoadBytes {
+		return elementTooBig(fn.DB, table, len(data), fn.Opts.MaxLoadBytes)
+	}
+	tc := fn.table(table)
+	c := fn.chunkFor(tc, unitShard(data, fn.Opts.Shards), windowOf(w), ts, len(data))
+	before := cap(c.buf) + cap(c.index)
+	c.buf = append(c.buf, data...)
+	c.index = binary.AppendUvarint(c.index, uint64(len(data)))
+	c.index = binary.AppendUvarint(c.index, uint64(rows))
+	fn.buffered += int64(cap(c.buf) + cap(c.index) - before)
+	c.rows += rows
+	c.minTs = min(c.minTs, ts)
+	if int64(len(c.buf)-maxChunkHeader) >= fn.chunkBytes() || c.rows >= fn.Opts.MaxBatchRows {
+		tc.hot[c.shard] = true
+		fn.emitChunk(tc, c, emit)
+	}
+	if fn.buffered > fn.Opts.MaxBufferedBytes {
+		fn.emitAll(emit)
+	}
+	return nil
+}
+
+// emitAll emits every pending chunk.
+func (fn *chunkFn) emitAll(emit func(beam.EventTime, string, []byte)) {
+	for _, tc := range fn.tables {
+		for _, c := range tc.global {
+			if c != nil {
+				fn.emitChunk(tc, c, emit)
+			}
+		}
+		for _, c := range tc.windowed {
+			fn.emitChunk(tc, c, emit)
+		}
+	}
+}
+
+// chunkBytes is the size at which a chunk is emitted.
+func (fn *chunkFn) chunkBytes() int64 { return min(fn.Opts.MaxBatchBytes, maxChunkBytes) }
+
+// emitChunk writes c's header into the room before its units, appends its
+// index, and emits it.
+func (fn *chunkFn) emitChunk(tc *tableChunks, c *pendingChunk, emit func(beam.EventTime, string, []byte)) {
+	var h [maxChunkHeader]byte
+	hdr := append(h[:0], chunkVersion)
+	hdr = binary.AppendUvarint(hdr, uint64(c.rows))
+	hdr = binary.AppendVarint(hdr, c.window.StartMillis)
+	hdr = binary.AppendVarint(hdr, c.window.EndMillis)
+	hdr = binary.AppendUvarint(hdr, uint64(len(c.buf)-maxChunkHeader))
+	off := maxChunkHeader - len(hdr)
+	copy(c.buf[off:], hdr)
+	fn.buffered -= int64(cap(c.buf) + cap(c.index))
+	emit(c.minTs, c.key, append(c.buf, c.index...)[off:])
+	fn.dropChunk(tc, c)
+}
+
+// FinishBundle emits the bundle's remaining chunks. Their timestamps are
+// set explicitly: FinishBundle output would otherwise be at the epoch.
+func (fn *chunkFn) FinishBundle(_ context.Context, emit func(beam.EventTime, string, []byte), _ func(Row)) error {
+	fn.emitAll(emit)
+	fn.tables, fn.buffered = nil, 0
+	return nil
+}

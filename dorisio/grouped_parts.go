@@ -1,0 +1,474 @@
+package dorisio
+
+// The parts of a group (grouped delivery, grouped.go), cut from the
+// group's contents alone.
+//
+// A group is every unit (chunk_stage.go: one encoded element) of one
+// table's shard. Its parts must be the same whatever order, bundles or
+// attempt its units arrive in: a part's label names its place and its
+// content, so a retried, recomputed or re-run group forms the same parts
+// under the same labels, and Doris loads each once.
+//
+//   - Every unit is hashed: unitHash, the first 128 bits of sha256 of its
+//     bytes (a fixed function: Go's maphash seeds itself per process).
+//   - Pass 1 reads the group once: it keeps the chunks (in memory up to
+//     MaxBatchBytes, past that in a spool file in WithSpoolDir), and counts
+//     bytes and rows per fine bucket (the hash's top bucketBits bits) and
+//     the group's digest.
+//   - A group within MaxBatchBytes and MaxBatchRows is one part whose body
+//     is the chunks' units as they are: no copy, no second pass.
+//   - Otherwise consecutive buckets are packed greedily into parts of at
+//     most MaxBatchBytes and MaxBatchRows, so the parts are few (each but
+//     the last of a run of buckets is at least the limit minus one
+//     bucket). A bucket over a limit on its own is split unit by unit in
+//     hash order (one more pass, over its units only): identical units are
+//     adjacent and split by count, and a unit over a limit is a part alone.
+//   - Pass 2 writes each unit into its part's body (spool.go's batchBody:
+//     in memory, the largest spilled past the memory budget) and sums each
+//     part's digest.
+//
+// A part's digest is the sum mod 2^128 of its units' hashes and their
+// count: the digest of a multiset, whatever order it is added in. A source
+// that is not deterministic (a replay with other rows) forms other parts
+// under other labels: it loads twice rather than drops rows.
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"os"
+	"slices"
+	"sort"
+	"strconv"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+)
+
+// bucketBits is the number of hash bits that pick a unit's fine bucket:
+// 65,536 buckets, so a group of fewer than about a thousand parts packs
+// with at most a bucket's worth (under 2%) of room left in a part.
+const bucketBits = 16
+
+// unitHash is a unit's 128-bit content hash.
+type unitHash struct{ hi, lo uint64 }
+
+func hashUnit(u []byte) unitHash {
+	s := sha256.Sum256(u)
+	return unitHash{binary.BigEndian.Uint64(s[:8]), binary.BigEndian.Uint64(s[8:16])}
+}
+
+func (h unitHash) bucket() uint32 { return uint32(h.hi >> (64 - bucketBits)) }
+
+func (h unitHash) less(o unitHash) bool { return h.hi < o.hi || h.hi == o.hi && h.lo < o.lo }
+
+// multiset is the digest of a multiset of units: the sum of their hashes
+// mod 2^128, and their count.
+type multiset struct {
+	sum   unitHash
+	units int64
+}
+
+func (m *multiset) add(h unitHash) {
+	var carry uint64
+	m.sum.lo, carry = bits.Add64(m.sum.lo, h.lo, 0)
+	m.sum.hi += h.hi + carry
+	m.units++
+}
+
+func (m multiset) String() string { return fmt.Sprintf("%016x%016x/%d", m.sum.hi, m.sum.lo, m.units) }
+
+// size is bytes and rows.
+type size struct{ bytes, rows int64 }
+
+func (s size) add(o size) size { return size{s.bytes + o.bytes, s.rows + o.rows} }
+
+// over reports whether s passes a part's limits.
+func (s size) over(lim size) bool { return s.bytes > lim.bytes || s.rows > lim.rows }
+
+// groupReader reads the groups of one DoFn instance, one at a time; its
+// bucket counts are reused (zero between groups).
+type groupReader struct {
+	lim     size   // MaxBatchBytes, MaxBatchRows
+	keep    int64  // chunk bytes kept in memory before spooling
+	dir     string // WithSpoolDir
+	buckets []size // 1 << bucketBits, lazily
+	touched []uint32
+}
+
+// group is one group read by pass 1.
+type group struct {
+	table, shard string
+	total        size
+	digest       multiset
+	mem          [][]byte // the first chunks, in memory
+	spool        string   // the later chunks, "" if none
+	spoolFile    *os.File
+	spoolW       *bufio.Writer
+	err          error
+	files        *spoolFiles
+}
+
+// read is pass 1 over a group's chunks.
+func (r *groupReader) read(table, shard string, chunks func(*[]byte) bool, files *spoolFiles) (*group, error) {
+	if r.buckets == nil {
+		r.buckets = make([]size, 1<<bucketBits)
+	}
+	g := &group{table: table, shard: shard, files: files}
+	var kept int64
+	// Buckets are counted only once the group passes one part: a group of
+	// one part needs its digest alone.
+	counting := false
+	var c []byte
+	for chunks(&c) {
+		h, err := parseChunk(c)
+		if err != nil {
+			g.discard()
+			return nil, err
+		}
+		err = eachUnit(c, h, func(u []byte, rows int64) error {
+			uh := hashUnit(u)
+			if counting {
+				r.count(uh, size{int64(len(u)), rows})
+			}
+			g.total = g.total.add(size{int64(len(u)), rows})
+			g.digest.add(uh)
+			return nil
+		})
+		if err != nil {
+			g.discard()
+			return nil, err
+		}
+		// Counted by their units, so that a group of one part (its units
+		// within MaxBatchBytes) is all in memory.
+		inMemory := kept+int64(h.bytes) <= r.keep
+		if inMemory {
+			g.mem, kept = append(g.mem, c), kept+int64(h.bytes)
+		} else if err := g.spoolChunk(r.dir, c); err != nil {
+			g.discard()
+			return nil, err
+		}
+		if !counting && g.total.over(r.lim) {
+			// Until now the group was within one part, so every unit so far
+			// is in memory: count them once.
+			counting = true
+			seen := g.mem
+			if !inMemory {
+				seen = append(slices.Clip(seen), c)
+			}
+			for _, mc := range seen {
+				mh, _ := parseChunk(mc)
+				_ = eachUnit(mc, mh, func(u []byte, rows int64) error {
+					r.count(hashUnit(u), size{int64(len(u)), rows})
+					return nil
+				})
+			}
+		}
+	}
+	if g.spoolW != nil {
+		if err := g.closeSpool(); err != nil {
+			g.discard()
+			return nil, err
+		}
+	}
+	return g, nil
+}
+
+// count adds a unit to its bucket.
+func (r *groupReader) count(h unitHash, s size) {
+	b := h.bucket()
+	if r.buckets[b] == (size{}) {
+		r.touched = append(r.touched, b)
+	}
+	r.buckets[b] = r.buckets[b].add(s)
+}
+
+// reset zeroes the buckets the last group used.
+func (r *groupReader) reset() {
+	if len(r.touched) > len(r.buckets)/16 {
+		clear(r.buckets)
+	} else {
+		for _, b := range r.touched {
+			r.buckets[b] = size{}
+		}
+	}
+	r.touched = r.touched[:0]
+}
+
+// spoolChunk appends c, length first, to the group's spool file.
+func (g *group) spoolChunk(dir string, c []byte) error {
+	if g.spoolW == nil {
+		f, err := os.CreateTemp(dir, "dorisio-group-*")
+		if err != nil {
+			return fmt.Errorf("spooling a group (WithSpoolDir): %w", err)
+		}
+		g.spool, g.spoolFile, g.spoolW = f.Name(), f, bufio.NewWriterSize(f, 1<<20)
+		g.files.add(g.spool)
+	}
+	var n [binary.MaxVarintLen64]byte
+	if _, err := g.spoolW.Write(binary.AppendUvarint(n[:0], uint64(len(c)))); err != nil {
+		return fmt.Errorf("spooling a group (WithSpoolDir): %w", err)
+	}
+	if _, err := g.spoolW.Write(c); err != nil {
+		return fmt.Errorf("spooling a group (WithSpoolDir): %w", err)
+	}
+	return nil
+}
+
+func (g *group) closeSpool() error {
+	err := g.spoolW.Flush()
+	if cerr := g.spoolFile.Close(); err == nil {
+		err = cerr
+	}
+	g.spoolW, g.spoolFile = nil, nil
+	if err != nil {
+		return fmt.Errorf("spooling a group (WithSpoolDir): %w", err)
+	}
+	return nil
+}
+
+// discard drops the group's chunks and removes its spool file.
+func (g *group) discard() {
+	g.mem = nil
+	if g.spoolFile != nil {
+		g.spoolFile.Close()
+		g.spoolW, g.spoolFile = nil, nil
+	}
+	if g.spool != "" {
+		os.Remove(g.spool)
+		g.files.drop(g.spool)
+		g.spool = ""
+	}
+}
+
+// eachUnit is pass 2's read: every unit of the group, memory first, then
+// the spool file.
+func (g *group) eachUnit(f func(u []byte, rows int64) error) error {
+	visit := func(c []byte) error {
+		h, err := parseChunk(c)
+		if err != nil {
+			return err
+		}
+		return eachUnit(c, h, f)
+	}
+	for _, c := range g.mem {
+		if err := visit(c); err != nil {
+			return err
+		}
+	}
+	if g.spool == "" {
+		return nil
+	}
+	file, err := os.Open(g.spool)
+	if err != nil {
+		return fmt.Errorf("reading a group's spool file: %w", err)
+	}
+	defer file.Close()
+	rd := bufio.NewReaderSize(file, 1<<20)
+	var c []byte
+	for {
+		n, err := binary.ReadUvarint(rd)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("reading a group's spool file: %w", err)
+		}
+		if uint64(cap(c)) < n {
+			c = make([]byte, n)
+		}
+		c = c[:n]
+		if _, err := io.ReadFull(rd, c); err != nil {
+			return fmt.Errorf("reading a group's spool file: %w", err)
+		}
+		if err := visit(c); err != nil {
+			return err
+		}
+	}
+}
+
+// groupPart is one part of a group: its place, size and digest.
+type groupPart struct {
+	index  int
+	size   size
+	digest multiset
+}
+
+// groupPlan says which part each unit of a group goes to.
+type groupPlan struct {
+	parts []groupPart
+	// bucketPart is each bucket's part, or -1 for a bucket split unit by
+	// unit (split); nil for a group of one part.
+	bucketPart []int32
+	split      map[uint32][]splitUnit
+}
+
+// splitUnit is a unit of a bucket split unit by unit, in hash order, with
+// its part.
+type splitUnit struct {
+	hash unitHash
+	size size
+	part int32
+}
+
+// plan cuts g into parts by r's bucket counts. A bucket over a limit on
+// its own is split unit by unit, which reads the group once more.
+func (r *groupReader) plan(g *group) (*groupPlan, error) {
+	if !g.total.over(r.lim) {
+		return &groupPlan{parts: []groupPart{{index: 0, size: g.total, digest: g.digest}}}, nil
+	}
+	p := &groupPlan{bucketPart: make([]int32, len(r.buckets))}
+	order := r.touched
+	if len(order) > len(r.buckets)/16 {
+		order = nil
+		for b, s := range r.buckets {
+			if s != (size{}) {
+				order = append(order, uint32(b))
+			}
+		}
+	} else {
+		slices.Sort(order)
+	}
+	// Split buckets first: their units, in hash order, from one more read.
+	for _, b := range order {
+		if r.buckets[b].over(r.lim) {
+			if p.split == nil {
+				p.split = map[uint32][]splitUnit{}
+			}
+			p.split[b] = nil
+		}
+	}
+	if p.split != nil {
+		err := g.eachUnit(func(u []byte, rows int64) error {
+			h := hashUnit(u)
+			if us, ok := p.split[h.bucket()]; ok {
+				p.split[h.bucket()] = append(us, splitUnit{hash: h, size: size{int64(len(u)), rows}})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	var cur size
+	open := false
+	next := func() {
+		p.parts = append(p.parts, groupPart{index: len(p.parts)})
+		cur, open = size{}, true
+	}
+	for _, b := range order {
+		bs := r.buckets[b]
+		if us, ok := p.split[b]; ok {
+			p.bucketPart[b] = -1
+			sort.Slice(us, func(i, j int) bool { return us[i].hash.less(us[j].hash) })
+			for i := range us {
+				if !open || cur.add(us[i].size).over(r.lim) {
+					next()
+				}
+				cur = cur.add(us[i].size)
+				us[i].part = int32(len(p.parts) - 1)
+			}
+			continue
+		}
+		if !open || cur.add(bs).over(r.lim) {
+			next()
+		}
+		cur = cur.add(bs)
+		p.bucketPart[b] = int32(len(p.parts) - 1)
+	}
+	return p, nil
+}
+
+// partOf is the part of a unit with hash h; seen counts the units of split
+// buckets met so far per hash (identical units go to their parts by count).
+func (p *groupPlan) partOf(h unitHash, seen map[unitHash]int) int {
+	if p.bucketPart == nil {
+		return 0
+	}
+	b := h.bucket()
+	if part := p.bucketPart[b]; part >= 0 {
+		return int(part)
+	}
+	us := p.split[b]
+	first := sort.Search(len(us), func(i int) bool { return !us[i].hash.less(h) })
+	k := seen[h]
+	seen[h] = k + 1
+	return int(us[first+k].part)
+}
+
+// partID is a part's identity within its table: the group's shard and
+// shard count, the part's place among the group's parts and its digest.
+// With the table and the load's meaning it makes the part's label
+// (groupLabel). The place keeps apart two parts of identical units.
+func partID(shard string, shards int, part groupPart, parts int) string {
+	return "s" + shard + "/" + strconv.Itoa(shards) + "|p" + strconv.Itoa(part.index) + "/" + strconv.Itoa(parts) + "|" + part.digest.String()
+}
+
+// partBodies is pass 2 of a group of several parts: each unit is written to
+// its part's body, in memory while the bodies hold at most budget bytes,
+// the largest spilled to dir past it. It fills in each part's digest.
+func partBodies(g *group, p *groupPlan, budget int64, dir string, pool *chunkPool, files *spoolFiles) ([]*batchBody, error) {
+	bodies := make([]*batchBody, len(p.parts))
+	for i := range bodies {
+		bodies[i] = &batchBody{}
+	}
+	var held int64
+	seen := map[unitHash]int{}
+	err := g.eachUnit(func(u []byte, rows int64) error {
+		h := hashUnit(u)
+		i := p.partOf(h, seen)
+		p.parts[i].digest.add(h)
+		p.parts[i].size = p.parts[i].size.add(size{int64(len(u)), rows})
+		b := bodies[i]
+		before := b.memAlloc()
+		b.write(u, pool)
+		held += b.memAlloc() - before
+		for held > budget {
+			big := largestBody(bodies)
+			if big == nil {
+				break
+			}
+			before := big.memAlloc()
+			big.spill(dir, pool, files)
+			held -= before - big.memAlloc()
+			if big.memAlloc() >= before { // a spilled tail cannot shrink more
+				break
+			}
+		}
+		return b.err
+	})
+	if err != nil {
+		for _, b := range bodies {
+			b.discard(pool, files)
+		}
+		return nil, err
+	}
+	return bodies, nil
+}
+
+// largestBody is the body holding the most memory, nil if none holds any.
+func largestBody(bodies []*batchBody) *batchBody {
+	var big *batchBody
+	for _, b := range bodies {
+		if m := b.memAlloc(); m > 0 && (big == nil || m > big.memAlloc()) {
+			big = b
+		}
+	}
+	return big
+}
+
+// oneBody is the body of a group of one part: the units of its chunks, as
+// they are (the group fits MaxBatchBytes, so every chunk is in memory).
+func oneBody(g *group) streamload.Body {
+	var body chunkBody
+	for _, c := range g.mem {
+		if h, err := parseChunk(c); err == nil && h.bytes > 0 {
+			body.chunks = append(body.chunks, h.units(c))
+			body.n += int64(h.bytes)
+		}
+	}
+	return &body
+}

@@ -1,0 +1,412 @@
+package dorisio
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/direct"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+)
+
+// groupedInput is n CSV rows over tables t0..t<tables-1>, as Rows, and
+// what each table must hold.
+func groupedInput(n, tables int) ([]Row, map[string][][]string) {
+	var rows []Row
+	want := map[string][][]string{}
+	for i := 0; i < n; i++ {
+		table := fmt.Sprintf("t%d", i%tables)
+		rows = append(rows, Row{Table: table, Data: fmt.Appendf(nil, "%d,\"r%d\"\n", i, i%50)})
+		want[table] = append(want[table], []string{fmt.Sprint(i), fmt.Sprintf("r%d", i%50)})
+	}
+	return rows, want
+}
+
+func tableOptsN(tables int) []doristest.Option {
+	var opts []doristest.Option
+	for i := 0; i < tables; i++ {
+		opts = append(opts, doristest.WithTable(fmt.Sprintf(eventsDDL, fmt.Sprintf("t%d", i))))
+	}
+	return opts
+}
+
+// runOn runs a pipeline on the named runner (not the test's), under
+// pipelineTimeout.
+func runOn(t *testing.T, runner string, build func(s beam.Scope)) error {
+	t.Helper()
+	p, s := beam.NewPipelineWithRoot()
+	build(s)
+	exec := prism.Execute
+	if runner == "direct" {
+		exec = direct.Execute
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), pipelineTimeout)
+	defer cancel()
+	_, err := exec(ctx, p)
+	return err
+}
+
+// otherRunner is the runner the test does not run on by default.
+func otherRunner() string {
+	r := *ptest.Runner
+	if r == "" {
+		r = ptest.DefaultRunner()
+	}
+	if r == "direct" || r == "DirectRunner" {
+		return "prism"
+	}
+	return "direct"
+}
+
+func visibleLoads(srv *doristest.Server) int { return txnsIn(srv, "VISIBLE") }
+
+// The same bounded pipeline run twice with one LabelPrefix, the second time
+// on the other runner with the input reversed and reshuffled (so in other
+// bundles), loads every row once: the second run forms the same parts
+// under the same labels and finds every one loaded.
+func TestAGroupedJobRecomputedUnderOtherBundlingLoadsNothingNew(t *testing.T) {
+	const tables = 3
+	srv := startServer(t, tableOptsN(tables)...)
+	cfg := configFor(srv, "")
+	cfg.LabelPrefix = "nightly"
+	in, want := groupedInput(3000, tables)
+	opts := []WriteOption{WithDelivery(Grouped), WithMaxBatchRows(150), WithShards(2)}
+	_, err := runPipeline(t, func(s beam.Scope) {
+		res := Write(s, cfg, beam.CreateList(s, in), opts...)
+		beam.ParDo0(s, &logResultsFn{Key: t.Name() + "/first"}, res)
+		assertCommitted(s, res, int64(len(in)))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for table, rows := range want {
+		wantRows(t, srv, table, rows)
+	}
+	loads := visibleLoads(srv)
+	if first := resultLog.byKey[t.Name()+"/first"]; len(first) != loads || loads < 3000/150 {
+		t.Fatalf("%d results, %d loads: want one result per load, at least %d loads of at most 150 rows", len(first), loads, 3000/150)
+	}
+
+	reversed := slices.Clone(in)
+	slices.Reverse(reversed)
+	if err := runOn(t, otherRunner(), func(s beam.Scope) {
+		res := Write(s, cfg, beam.Reshuffle(s, beam.CreateList(s, reversed)), opts...)
+		beam.ParDo0(s, &logResultsFn{Key: t.Name() + "/again"}, res)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for table, rows := range want {
+		wantRows(t, srv, table, rows)
+	}
+	if again := visibleLoads(srv); again != loads {
+		t.Errorf("%d loads after the re-run, %d before: the re-run loaded again", again, loads)
+	}
+	resultLog.mu.Lock()
+	again := resultLog.byKey[t.Name()+"/again"]
+	resultLog.mu.Unlock()
+	if len(again) != loads {
+		t.Errorf("the re-run reported %d loads, want the first run's %d", len(again), loads)
+	}
+	for _, r := range again {
+		if !r.AlreadyCommitted || !strings.HasPrefix(r.Label, groupLabelPrefix("nightly")) {
+			t.Errorf("re-run load %s (%d rows) AlreadyCommitted=%v: want a group label found loaded", r.Label, r.Rows, r.AlreadyCommitted)
+		}
+	}
+	wantNoOpenTxns(t, srv)
+}
+
+// Rows with an ID keep their own identity loads beside the groups.
+func TestGroupedDeliveryLoadsRowsWithAnIDOnTheirOwn(t *testing.T) {
+	srv := startServer(t, tableOptsN(1)...)
+	cfg := configFor(srv, "")
+	cfg.LabelPrefix = "job7"
+	in := []Row{{Table: "t0", ID: "part-1", Data: []byte("1,\"a\"\n2,\"b\"\n")}, {Table: "t0", Data: []byte("3,\"c\"\n")}, {Table: "t0", Data: []byte("4,\"d\"\n")}}
+	_, err := runPipeline(t, func(s beam.Scope) {
+		beam.ParDo0(s, &logResultsFn{Key: t.Name()}, Write(s, cfg, beam.CreateList(s, in), WithDelivery(Grouped)))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRows(t, srv, "t0", [][]string{{"1", "a"}, {"2", "b"}, {"3", "c"}, {"4", "d"}})
+	byKind := map[string]int64{}
+	for _, r := range loggedResults(t) {
+		switch {
+		case strings.HasPrefix(r.Label, idLabelPrefix("job7")):
+			byKind["id"] += r.Rows
+		case strings.HasPrefix(r.Label, groupLabelPrefix("job7")):
+			byKind["group"] += r.Rows
+		default:
+			t.Errorf("load %s is neither an identity nor a group load", r.Label)
+		}
+	}
+	if byKind["id"] != 2 || byKind["group"] != 2 {
+		t.Errorf("rows per kind of load %v: want 2 under the identity label, 2 in the group", byKind)
+	}
+	wantNoOpenTxns(t, srv)
+}
+
+// groupStage is grouped delivery's load stage, set up for direct calls.
+func groupStage(t *testing.T, cfg Config, opts ...WriteOption) *write {
+	t.Helper()
+	_, s := beam.NewPipelineWithRoot()
+	w, err := newWrite(s, cfg, beam.Create(s, Row{}), append([]WriteOption{WithDelivery(Grouped)}, opts...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.group.Setup(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.group.Teardown)
+	return w
+}
+
+// groupBundle runs one bundle of the load stage over the groups (key →
+// chunks), as a runner does after the GroupByKey.
+func groupBundle(fn *groupLoadFn, groups map[string][][]byte) ([]CommitResult, error) {
+	ctx := context.Background()
+	var out []CommitResult
+	emit := func(r CommitResult) { out = append(out, r) }
+	keys := slices.Sorted(func(yield func(string) bool) {
+		for k := range groups {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	for _, k := range keys {
+		if err := fn.ProcessElement(ctx, k, iterate(groups[k]), emit); err != nil {
+			return out, err
+		}
+	}
+	return out, fn.FinishBundle(ctx, emit)
+}
+
+func csvRows(n int) []string {
+	rows := make([]string, n)
+	for i := range rows {
+		rows[i] = fmt.Sprintf("%d,\"r%d\"\n", i, i)
+	}
+	return rows
+}
+
+// Two attempts of one group at once (speculative execution on Dataflow or
+// Spark): the second finds the first's label RUNNING and waits for its
+// outcome; the rows are loaded once and neither attempt fails.
+func TestTwoAttemptsOfOneGroupAtOnceLoadItOnceAndNeitherFails(t *testing.T) {
+	srv := startServer(t, tableOptsN(1)...)
+	cfg := configFor(srv, "t0")
+	cfg.LabelPrefix = "spec"
+	stall := srv.Inject(doristest.Fault{Kind: doristest.StallBody, Endpoint: doristest.EndpointLoad, Count: 1, Delay: time.Second})
+	a, b := groupStage(t, cfg), groupStage(t, cfg)
+	groups := chunked(t, &a.group.Opts, "t0", [][]string{csvRows(500)})
+	var wg sync.WaitGroup
+	var resA, resB []CommitResult
+	var errA, errB error
+	wg.Add(1)
+	go func() { defer wg.Done(); resA, errA = groupBundle(a.group, groups) }()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := stall.Wait(ctx); err != nil {
+		t.Fatal("the first attempt's load never reached the BE:", err)
+	}
+	resB, errB = groupBundle(b.group, groups) // while the first attempt's load is RUNNING
+	wg.Wait()
+	if errA != nil || errB != nil {
+		t.Fatalf("attempts failed: %v; %v", errA, errB)
+	}
+	if len(resA) != 1 || len(resB) != 1 || resA[0].Label != resB[0].Label || resA[0].AlreadyCommitted == resB[0].AlreadyCommitted {
+		t.Fatalf("results %+v and %+v: want one load under one label, one attempt finding it loaded", resA, resB)
+	}
+	var want [][]string
+	for i := 0; i < 500; i++ {
+		want = append(want, []string{fmt.Sprint(i), fmt.Sprintf("r%d", i)})
+	}
+	wantRows(t, srv, "t0", want)
+	if n := visibleLoads(srv); n != 1 {
+		t.Errorf("%d loads, want 1", n)
+	}
+}
+
+// A load bundle that failed after some parts were loaded is retried: the
+// retry forms the same parts, finds the loaded ones by label and loads the
+// rest, so every row is in once.
+func TestARetriedGroupLoadsOnlyThePartsThatAreMissing(t *testing.T) {
+	srv := startServer(t, tableOptsN(1)...)
+	cfg := configFor(srv, "t0")
+	cfg.LabelPrefix = "retry"
+	w := groupStage(t, cfg, WithMaxBatchRows(100), WithLoadsInFlight(1),
+		WithRetry(RetryPolicy{MaxAttempts: 1, InitialBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
+	groups := chunked(t, &w.group.Opts, "t0", [][]string{csvRows(1000)})
+	// One part in the middle meets a proxy's 502 page, and the bundle fails.
+	var labels []string
+	for key, chunks := range groups {
+		for id := range cutGroup(t, &w.group.Opts, keyShard(key), chunks) {
+			labels = append(labels, groupLabel("retry", "t0", loadMeaning(w.group.Headers), id))
+		}
+	}
+	if len(labels) < 10 {
+		t.Fatalf("%d parts of 1000 rows at 100 rows each", len(labels))
+	}
+	var middle string
+	for key, chunks := range groups {
+		for id := range cutGroup(t, &w.group.Opts, keyShard(key), chunks) {
+			if strings.Contains(id, fmt.Sprintf("|p%d/", len(labels)/2)) {
+				middle = groupLabel("retry", "t0", loadMeaning(w.group.Headers), id)
+			}
+		}
+	}
+	fault := srv.Inject(doristest.Fault{Kind: doristest.Proxy502, Endpoint: doristest.EndpointLoad, Label: middle})
+	first, err := groupBundle(w.group, groups)
+	if err == nil {
+		t.Fatalf("the first attempt succeeded (%d loads) through a failing load", len(first))
+	}
+	fault.Remove()
+	loaded := visibleLoads(srv)
+	if loaded == 0 || loaded == len(labels) {
+		t.Fatalf("the failed attempt loaded %d of %d parts: want some", loaded, len(labels))
+	}
+	retry := groupStage(t, cfg, WithMaxBatchRows(100))
+	res, err := groupBundle(retry.group, groups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, r := range res {
+		if r.AlreadyCommitted {
+			found++
+		}
+	}
+	if found != loaded || len(res) != visibleLoads(srv) {
+		t.Errorf("the retry found %d of %d loads already in (the first attempt made %d): want every one it made", found, len(res), loaded)
+	}
+	var want [][]string
+	for i := 0; i < 1000; i++ {
+		want = append(want, []string{fmt.Sprint(i), fmt.Sprintf("r%d", i)})
+	}
+	wantRows(t, srv, "t0", want)
+}
+
+func TestGroupedDeliveryRefusesWhatCannotGoWithIt(t *testing.T) {
+	cfg := Config{FEs: []string{"http://fe:8030"}, User: "u", Database: "d", Table: "t"}
+	for name, c := range map[string]struct {
+		opts []WriteOption
+		want string
+	}{
+		"all or nothing":  {[]WriteOption{WithAllOrNothing()}, "WithAllOrNothing() with WithDelivery(Grouped): plain loads are visible at once"},
+		"stream batching": {[]WriteOption{WithStreamBatching(true)}, "WithDelivery(Grouped) with WithStreamBatching(true)"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, s := beam.NewPipelineWithRoot()
+			_, err := newWrite(s, cfg, beam.Create(s, event{}), append(c.opts, WithDelivery(Grouped)))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("err = %v, want it to say %q", err, c.want)
+			}
+		})
+	}
+}
+
+// A job whose loads with labels a re-run counts on are more than Doris
+// keeps (label_num_threshold, read from the FE) says so in one line naming
+// the setting and what to raise it to; so does its re-run, which also says
+// how many it found. A job within the cap says nothing.
+func TestAGroupedJobOfMoreLoadsThanDorisKeepsSaysSoInOneLine(t *testing.T) {
+	logs := captureLogs(t)
+	clock := doristest.NewFakeClock(time.Unix(1_700_000_000, 0))
+	srv := startServer(t, append(tableOptsN(1), doristest.WithLabelNumThreshold(5), doristest.WithClock(clock))...)
+	cfg := configFor(srv, "t0")
+	cfg.LabelPrefix = "capped"
+	in := csvRows(200)
+	run := func() {
+		t.Helper()
+		_, err := runPipeline(t, func(s beam.Scope) {
+			Write(s, cfg, beam.CreateList(s, in), WithDelivery(Grouped), WithMaxBatchRows(20))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	warnings := func() []string {
+		var out []string
+		for _, l := range strings.Split(logs.String(), "\n") {
+			if strings.Contains(l, "label_num_threshold") {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	run()
+	w := warnings()
+	if len(w) != 1 || !strings.Contains(w[0], "label_num_threshold 5, read from the FE") || !strings.Contains(w[0], "Raise label_num_threshold to at least 1") {
+		t.Fatalf("warnings %q: want one naming label_num_threshold 5 and what to raise it to", w)
+	}
+	clock.Advance(0) // the cleaner forgets all but the last 5 labels
+	run()
+	if w := warnings(); len(w) != 2 || !strings.Contains(w[1], "this run found 5 of them loaded by an earlier run") {
+		t.Errorf("the re-run's warnings %q: want a second one saying it found 5", w)
+	}
+	quiet := startServer(t, tableOptsN(1)...)
+	cfg = configFor(quiet, "t0")
+	cfg.LabelPrefix = "capped"
+	run()
+	if w := warnings(); len(w) != 2 {
+		t.Errorf("a job within the cap warned: %q", w[2:])
+	}
+}
+
+func TestTheLabelCapWarningSaysWhenItAssumedDorisDefault(t *testing.T) {
+	line := labelCapWarning(labelCount{Loads: 2500}, defaultLabelNumThreshold, "Doris' default, assumed: the FE did not tell it (Access denied)", "demo", "p")
+	for _, want := range []string{"2500 loads into demo", "label_num_threshold 2000, Doris' default, assumed", "at least 2500", `"label_num_threshold" = "2500"`} {
+		if !strings.Contains(line, want) {
+			t.Errorf("warning %q lacks %q", line, want)
+		}
+	}
+	if strings.Contains(line, "\n") {
+		t.Errorf("warning %q is more than one line", line)
+	}
+	if labelCapWarning(labelCount{Loads: 2000}, 2000, "", "demo", "p") != "" || labelCapWarning(labelCount{Loads: 5000}, -1, "", "demo", "p") != "" {
+		t.Error("a job within the cap, or without a cap, warned")
+	}
+}
+
+// On Beam's Flink and Spark runners, where per-bundle two-phase commit is
+// only at-least-once, a bounded Write defaults to grouped delivery and says
+// so at construction; an explicit delivery is kept.
+func TestOnFlinkOrSparkABoundedWriteDefaultsToGroupedAndSaysSo(t *testing.T) {
+	logs := captureLogs(t)
+	old := *runners.Runner
+	t.Cleanup(func() { *runners.Runner = old })
+	cfg := Config{FEs: []string{"http://fe:8030"}, User: "u", Database: "d", Table: "t"}
+	build := func(opts ...WriteOption) *write {
+		t.Helper()
+		_, s := beam.NewPipelineWithRoot()
+		w, err := newWrite(s, cfg, beam.Create(s, event{}), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	for _, r := range []string{"flink", "SparkRunner"} {
+		*runners.Runner = r
+		if w := build(); w.group == nil || w.write.Opts.Delivery != Grouped {
+			t.Errorf("--runner=%s: delivery %v, want Grouped", r, w.write.Opts.Delivery)
+		}
+		if w := build(WithDelivery(ExactlyOnce)); w.group != nil {
+			t.Errorf("--runner=%s: an explicit ExactlyOnce became grouped", r)
+		}
+	}
+	if n := strings.Count(logs.String(), "delivery defaults to dorisio.Grouped on this runner"); n != 2 {
+		t.Errorf("the default was said %d times, want once per defaulted Write:\n%s", n, logs)
+	}
+	*runners.Runner = "prism"
+	if w := build(); w.group != nil {
+		t.Error("on prism the default is not per-bundle two-phase commit")
+	}
+}

@@ -1,0 +1,145 @@
+package dorisio
+
+// Doris forgets labels, and the user must hear it (protocol §5.5). A
+// re-run with the same Config.LabelPrefix is exactly-once only while Doris
+// still knows the labels of what the earlier run loaded: it forgets a
+// finished load's label after streaming_label_keep_max_second (12 h), and
+// sooner once a database holds more than label_num_threshold (2000)
+// finished loads, the oldest first (DatabaseTransactionMgr's cleaner,
+// every 30 s). A job whose own loads number more than that cannot count on
+// its first labels any more: a crash and a re-run would load their rows
+// again. Measured before: a model of the cap stored 4,200 rows for 2,100
+// without a word.
+//
+// So, with bounded input and a LabelPrefix, a last step counts the Write's
+// loads whose labels a re-run counts on (grouped parts and Row.ID /
+// WriteFiles ranges) and, when they are more than the cap, logs one
+// warning naming label_num_threshold and what to raise it to. The cap is
+// read from the FE (ADMIN SHOW FRONTEND CONFIG, §12.6, which needs ADMIN);
+// without ADMIN the line says it assumed Doris' default.
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+)
+
+func init() {
+	register.Function1x1(countOwned)
+	register.Function2x1(mergeLabelCounts)
+	register.DoFn2x0[context.Context, labelCount](&labelCapFn{})
+	beam.RegisterType(reflect.TypeOf((*labelCount)(nil)).Elem())
+}
+
+// defaultLabelNumThreshold is Doris' label_num_threshold (2.0 and later).
+const defaultLabelNumThreshold = 2000
+
+// labelCount is how many of a Write's loads have labels a re-run counts
+// on, and how many of them were found loaded by an earlier run.
+type labelCount struct {
+	Loads, Found int64
+}
+
+// countOwned counts a result whose label is an identity or group label:
+// "<prefix>:id:..." or "<prefix>:g:..." (a prefix holds no ':').
+func countOwned(r CommitResult) labelCount {
+	parts := strings.SplitN(r.Label, labelSep, 3)
+	if len(parts) < 3 || (parts[1] != idRun && parts[1] != groupRun) {
+		return labelCount{}
+	}
+	c := labelCount{Loads: 1}
+	if r.AlreadyCommitted {
+		c.Found = 1
+	}
+	return c
+}
+
+func mergeLabelCounts(a, b labelCount) labelCount {
+	return labelCount{Loads: a.Loads + b.Loads, Found: a.Found + b.Found}
+}
+
+// watchLabelCap adds the last step that warns when the Write's results hold
+// more loads with labels a re-run counts on than Doris keeps. Only with
+// bounded input (a global combine waits for the end) and a LabelPrefix (a
+// fresh prefix per run makes no re-run find anything).
+func watchLabelCap(s beam.Scope, input beam.PCollection, conn connSpec, db, prefix string, results beam.PCollection) {
+	if prefix == "" {
+		return
+	}
+	if unbounded, known := isUnbounded(input); unbounded || !known {
+		return
+	}
+	s = s.Scope("LabelCap")
+	total := beam.Combine(s, mergeLabelCounts, beam.ParDo(s, countOwned, results))
+	beam.ParDo0(s, &labelCapFn{Conn: conn, DB: db, Prefix: prefix}, total)
+}
+
+// labelCapFn logs the warning, once per Write.
+type labelCapFn struct {
+	Conn       connSpec
+	DB, Prefix string
+}
+
+func (fn *labelCapFn) ProcessElement(ctx context.Context, c labelCount) {
+	if c.Loads == 0 {
+		return
+	}
+	limit, from := fn.labelCap(ctx)
+	if line := labelCapWarning(c, limit, from, fn.DB, fn.Prefix); line != "" {
+		slog.Warn(line)
+	}
+}
+
+// labelCap is the database's label_num_threshold and where it comes from:
+// the FE's setting, or Doris' default when the FE does not say.
+func (fn *labelCapFn) labelCap(ctx context.Context) (int64, string) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	assumed := func(why error) (int64, string) {
+		text := strings.Join(strings.Fields(why.Error()), " ") // one line
+		if len(text) > 300 {
+			text = text[:300] + "..."
+		}
+		return defaultLabelNumThreshold, "Doris' default, assumed: the FE did not tell it (" + text + ")"
+	}
+	c, err := newClient(fn.Conn, RetryPolicy{MaxAttempts: 2, InitialBackoff: 200 * time.Millisecond, MaxBackoff: time.Second})
+	if err != nil {
+		return assumed(err)
+	}
+	defer c.Close()
+	v, ok, err := c.FEConfig(ctx, fn.DB, "label_num_threshold")
+	if err != nil {
+		return assumed(err)
+	}
+	if !ok {
+		return assumed(fmt.Errorf("ADMIN SHOW FRONTEND CONFIG has no label_num_threshold"))
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil {
+		return assumed(fmt.Errorf("label_num_threshold %q is not a number", v))
+	}
+	return n, "read from the FE"
+}
+
+// labelCapWarning is the one line a Write of c loads logs, or "" when they
+// fit the cap (limit ≤ 0: no cap).
+func labelCapWarning(c labelCount, limit int64, from, db, prefix string) string {
+	if limit <= 0 || c.Loads <= limit {
+		return ""
+	}
+	found := ""
+	if c.Found > 0 {
+		found = fmt.Sprintf("; this run found %d of them loaded by an earlier run, and any of the earlier run's it did not find may have been forgotten and loaded again", c.Found)
+	}
+	return fmt.Sprintf("dorisio.Write: %d loads into %s have labels a re-run with label prefix %q counts on (grouped parts, Row.ID, file ranges), more than the %d finished loads Doris keeps per database (label_num_threshold %d, %s): "+
+		"Doris forgets the oldest labels past it, so a re-run after a crash would load the forgotten loads' rows again%s. "+
+		"Raise label_num_threshold to at least %d plus the other loads into %s while this job may be re-run (ADMIN SET FRONTEND CONFIG (\"label_num_threshold\" = \"%d\")), or make fewer, larger loads (WithMaxBatchBytes, WithMaxBatchRows, fewer WithShards)",
+		c.Loads, db, prefix, limit, limit, from, found, c.Loads, db, c.Loads)
+}
