@@ -132,10 +132,12 @@ func stateRunner() error {
 // splitting of slow bundles.
 const prismNoSplit = "prism_disable_sdf_split"
 
-var prismSplitsOff sync.Once
+var prismSplitsMu sync.Mutex // guards the change of jobopts.Experiments
 
 // disablePrismSplits adds prismNoSplit to the pipeline's experiments (Beam's
-// --experiments flag, read when a pipeline is submitted), once per process.
+// --experiments flag, read when a pipeline is submitted), once per process,
+// at the first construction whose --runner is prism-based (a construction
+// for another runner first must not use the chance up).
 //
 // prism v2.77 splits a bundle that makes no progress between two progress
 // reports, stateful stages included, and its split of a stateful bundle is
@@ -151,21 +153,21 @@ var prismSplitsOff sync.Once
 // only tells prism not to split; it is not added when Beam's --runner names
 // another runner (the bug is prism's).
 func disablePrismSplits() {
-	prismSplitsOff.Do(func() {
-		switch *runners.Runner {
-		case "", "prism", "PrismRunner", "universal", "portable", "PortableRunner":
-		default:
-			return
-		}
-		if slices.Contains(jobopts.GetExperiments(), prismNoSplit) {
-			return
-		}
-		if *jobopts.Experiments == "" {
-			*jobopts.Experiments = prismNoSplit
-		} else {
-			*jobopts.Experiments += "," + prismNoSplit
-		}
-	})
+	prismSplitsMu.Lock()
+	defer prismSplitsMu.Unlock()
+	switch *runners.Runner {
+	case "", "prism", "PrismRunner", "universal", "portable", "PortableRunner":
+	default:
+		return
+	}
+	if slices.Contains(jobopts.GetExperiments(), prismNoSplit) {
+		return
+	}
+	if *jobopts.Experiments == "" {
+		*jobopts.Experiments = prismNoSplit
+	} else {
+		*jobopts.Experiments += "," + prismNoSplit
+	}
 }
 
 var nodePtrType = reflect.TypeOf((*graph.Node)(nil))
