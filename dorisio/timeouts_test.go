@@ -51,16 +51,18 @@ func TestAStalledBodyIsAbortedByLabelAndSentAgainNotPolled(t *testing.T) {
 	for _, attempts := range []int{2, 1} {
 		t.Run(fmt.Sprint(attempts, " attempts"), func(t *testing.T) {
 			srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
-			srv.Inject(doristest.Fault{Kind: doristest.StallBody, Endpoint: doristest.EndpointLoad, Count: 1, Delay: 10 * time.Second})
+			// The stall outlasts the bound below, so a client that waited it
+			// out (or polled the label) cannot pass; Close ends the stall.
+			srv.Inject(doristest.Fault{Kind: doristest.StallBody, Endpoint: doristest.EndpointLoad, Count: 1, Delay: 2 * time.Minute})
 			start := time.Now()
-			_, err := runPipelineWithin(t, time.Minute, func(s beam.Scope) {
+			_, err := runPipelineWithin(t, 90*time.Second, func(s beam.Scope) {
 				Write(s, configFor(srv, "events"), beam.Create(s, chunk),
 					WithHTTPTimeouts(HTTPTimeouts{Idle: time.Second}), WithRetry(RetryPolicy{MaxAttempts: attempts, InitialBackoff: 10 * time.Millisecond}))
 			})
 			took := time.Since(start)
 			t.Logf("after %v: %v", took, err)
-			if took > 8*time.Second {
-				t.Errorf("took %v; the idle timeout is 1s and nothing needs polling", took)
+			if took > 40*time.Second {
+				t.Errorf("took %v; the idle timeout is 1s and nothing needs polling (the stall lasts 2m)", took)
 			}
 			if attempts == 2 {
 				if err != nil {
