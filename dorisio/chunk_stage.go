@@ -41,7 +41,11 @@ import (
 //
 // Its key is "<shard>:<table>". The shard is a function of the unit's own
 // bytes (crc32c mod WithShards), so a replayed element goes to the same
-// key whatever bundle it comes in. Capturing the window into the chunk
+// key whatever bundle it comes in. With stream batching the key also names
+// the flush window of event time that holds the unit's timestamp,
+// "<shard>@<window start ms>:<table>" (windows of WithFlushInterval aligned
+// to the epoch): a chunk holds the rows of one window, and a replayed row
+// goes to the same batch whenever it arrives. Capturing the window into the chunk
 // lets the next stage run in the global window (a batch never waits for a
 // window to close, and late rows are never dropped) and still tell which
 // windows a load's rows came from.
@@ -132,10 +136,40 @@ func keyTable(key string) string {
 	return table
 }
 
-// keyShard is the shard of a chunk key.
+// keyShard is the shard of a chunk key, with its flush window for a
+// stream batch's key ("<shard>@<start>").
 func keyShard(key string) string {
 	shard, _, _ := strings.Cut(key, ":")
 	return shard
+}
+
+// streamKey is the key of a table's shard in the flush window starting at
+// start (Unix ms).
+func streamKey(shard int, start int64, table string) string {
+	return strconv.Itoa(shard) + "@" + strconv.FormatInt(start, 10) + ":" + table
+}
+
+// keyWindowStart is the start of a stream batch key's flush window; ok is
+// false for a key without one.
+func keyWindowStart(key string) (start int64, ok bool) {
+	_, w, found := strings.Cut(keyShard(key), "@")
+	if !found {
+		return 0, false
+	}
+	start, err := strconv.ParseInt(w, 10, 64)
+	return start, err == nil
+}
+
+// flushWindowStart is the start of the flush window of length every (ms)
+// that holds ts: windows are aligned to the epoch, so the window of a row
+// is a function of its own timestamp.
+func flushWindowStart(ts beam.EventTime, every int64) int64 {
+	t := int64(ts)
+	start := t - t%every
+	if t%every < 0 {
+		start -= every
+	}
+	return start
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -166,6 +200,7 @@ type pendingChunk struct {
 	key    string
 	shard  int
 	window LoadWindow
+	flush  int64 // the start of its flush window (stream batching)
 	buf    []byte
 	index  []byte
 	rows   int64
@@ -173,27 +208,29 @@ type pendingChunk struct {
 }
 
 // tableChunks is the chunking state of one table in a bundle: its shards'
-// keys, made once, and their pending chunks (per shard for the global
-// window, by window for others). Found with one lookup by table name: a
-// lookup by (key, window) per row, and the key's string made per row, were
-// a fifth of the stage's time.
+// keys, made once, and their pending chunks by (shard, window, flush
+// window), the last one used per shard at hand. Found with one lookup by
+// table name: a lookup by (key, window) per row, and the key's string made
+// per row, were a fifth of the stage's time.
 type tableChunks struct {
-	keys     []string
-	global   []*pendingChunk // per shard
-	windowed map[shardWindow]*pendingChunk
-	hot      []bool // per shard: a chunk of it filled up, so the next starts at full size
+	keys []string
+	last []*pendingChunk // per shard: the chunk its last row went to
+	open map[shardWindow]*pendingChunk
+	hot  []bool // per shard: a chunk of it filled up, so the next starts at full size
 }
 
 type shardWindow struct {
 	shard  int
 	window LoadWindow
+	flush  int64
 }
 
 // chunkFn encodes and routes elements and emits chunks: when one reaches
 // the chunk size, when the bundle's chunks together pass
 // MaxBufferedBytes, and at the end of the bundle. Rows with an ID go to
 // its second output, unchunked. A chunk carries the timestamp of its
-// oldest row, so a stream batch it starts is aged from that row.
+// oldest row (with stream batching every row of a chunk is in its key's
+// flush window).
 type chunkFn struct {
 	Conn  connSpec
 	DB    string
@@ -201,6 +238,9 @@ type chunkFn struct {
 	Opts  writeOptions
 	Elem  beam.EncodedType
 	RunID string
+	// FlushMillis is the flush interval with stream batching: chunks are
+	// then cut per flush window of the rows' timestamps. 0 otherwise.
+	FlushMillis int64
 
 	enc      elemEncoder
 	client   *streamload.Client // reads the tables' columns of struct rows
@@ -242,7 +282,7 @@ func (fn *chunkFn) table(table string) *tableChunks {
 	tc := fn.tables[table]
 	if tc == nil {
 		shards := max(fn.Opts.Shards, 1)
-		tc = &tableChunks{keys: make([]string, shards), global: make([]*pendingChunk, shards), hot: make([]bool, shards)}
+		tc = &tableChunks{keys: make([]string, shards), last: make([]*pendingChunk, shards), open: map[shardWindow]*pendingChunk{}, hot: make([]bool, shards)}
 		for i := range tc.keys {
 			tc.keys[i] = chunkKey(i, table)
 		}
@@ -251,40 +291,35 @@ func (fn *chunkFn) table(table string) *tableChunks {
 	return tc
 }
 
-// chunkFor is the pending chunk of table's shard in window w, made if
-// needed with room for n more bytes.
-func (fn *chunkFn) chunkFor(tc *tableChunks, shard int, w LoadWindow, ts beam.EventTime, n int) *pendingChunk {
-	var c *pendingChunk
-	if w == (LoadWindow{}) {
-		c = tc.global[shard]
-	} else {
-		c = tc.windowed[shardWindow{shard, w}]
-	}
-	if c != nil {
+// chunkFor is the pending chunk of table's shard in window w and flush
+// window flush, made if needed with room for n more bytes.
+func (fn *chunkFn) chunkFor(tc *tableChunks, shard int, w LoadWindow, flush int64, ts beam.EventTime, n int) *pendingChunk {
+	if c := tc.last[shard]; c != nil && c.window == w && c.flush == flush {
 		return c
 	}
-	want := min(fn.chunkBytes(), int64(n)*16)
-	if tc.hot[shard] {
-		want = fn.chunkBytes() + int64(n) // the last chunk filled up: so will this one, most likely
-	}
-	c = &pendingChunk{key: tc.keys[shard], shard: shard, window: w, buf: make([]byte, maxChunkHeader, maxChunkHeader+want), minTs: ts}
-	if w == (LoadWindow{}) {
-		tc.global[shard] = c
-	} else {
-		if tc.windowed == nil {
-			tc.windowed = map[shardWindow]*pendingChunk{}
+	at := shardWindow{shard, w, flush}
+	c := tc.open[at]
+	if c == nil {
+		want := min(fn.chunkBytes(), int64(n)*16)
+		if tc.hot[shard] {
+			want = fn.chunkBytes() + int64(n) // the last chunk filled up: so will this one, most likely
 		}
-		tc.windowed[shardWindow{shard, w}] = c
+		key := tc.keys[shard]
+		if fn.FlushMillis > 0 {
+			key = streamKey(shard, flush, keyTable(key))
+		}
+		c = &pendingChunk{key: key, shard: shard, window: w, flush: flush, buf: make([]byte, maxChunkHeader, maxChunkHeader+want), minTs: ts}
+		tc.open[at] = c
 	}
+	tc.last[shard] = c
 	return c
 }
 
 // dropChunk forgets an emitted chunk.
 func (fn *chunkFn) dropChunk(tc *tableChunks, c *pendingChunk) {
-	if c.window == (LoadWindow{}) {
-		tc.global[c.shard] = nil
-	} else {
-		delete(tc.windowed, shardWindow{c.shard, c.window})
+	delete(tc.open, shardWindow{c.shard, c.window, c.flush})
+	if tc.last[c.shard] == c {
+		tc.last[c.shard] = nil
 	}
 }
 
@@ -313,7 +348,11 @@ func (fn *chunkFn) ProcessElement(ctx context.Context, w beam.Window, ts beam.Ev
 		return elementTooBig(fn.DB, table, len(data), fn.Opts.MaxLoadBytes)
 	}
 	tc := fn.table(table)
-	c := fn.chunkFor(tc, unitShard(data, fn.Opts.Shards), windowOf(w), ts, len(data))
+	var flush int64
+	if fn.FlushMillis > 0 {
+		flush = flushWindowStart(ts, fn.FlushMillis)
+	}
+	c := fn.chunkFor(tc, unitShard(data, fn.Opts.Shards), windowOf(w), flush, ts, len(data))
 	before := cap(c.buf) + cap(c.index)
 	c.buf = append(c.buf, data...)
 	c.index = binary.AppendUvarint(c.index, uint64(len(data)))
@@ -334,12 +373,7 @@ func (fn *chunkFn) ProcessElement(ctx context.Context, w beam.Window, ts beam.Ev
 // emitAll emits every pending chunk.
 func (fn *chunkFn) emitAll(emit func(beam.EventTime, string, []byte)) {
 	for _, tc := range fn.tables {
-		for _, c := range tc.global {
-			if c != nil {
-				fn.emitChunk(tc, c, emit)
-			}
-		}
-		for _, c := range tc.windowed {
+		for _, c := range tc.open {
 			fn.emitChunk(tc, c, emit)
 		}
 	}

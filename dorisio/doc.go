@@ -195,40 +195,54 @@
 // On an unbounded input (a streaming source) Write batches rows across
 // bundles: a streaming runner makes small bundles, and one load per bundle
 // would overload Doris (each load makes a new version of every tablet it
-// touches). Rows are batched per table, in the runner's state, and each
-// batch is loaded as one load when it reaches MaxBatchRows or
-// MaxBatchBytes, or when it is WithFlushInterval old (default 5s; the Flink
-// connector's checkpoint interval): a table gets at most one load per
-// interval, or WithShards loads for a busy table spread over n keys. A
+// touches). Rows are batched in the runner's state, a row's batch fixed by
+// the row itself: (table, shard, the WithFlushInterval window of event
+// time, aligned to the epoch, that holds its timestamp; default 5s, the
+// Flink connector's checkpoint interval). A batch is loaded as one load
+// when the watermark passes its window's end, or earlier when it reaches
+// MaxBatchRows or MaxBatchBytes: a table gets at most one load per
+// interval, or WithShards loads for a busy table spread over n keys. A row
+// stamped far ahead waits in its own window without holding back others. A
 // Write on bounded input does this with WithStreamBatching(true);
 // WithStreamBatching(false) keeps per-bundle loads on unbounded input.
 //
 // It costs a shuffle of the rows (chunked per bundle) into the batching
 // stage, and needs a runner with state and timers (prism, Dataflow, Flink;
-// not direct). The age is in event time: a batch is loaded once the
-// watermark passes its first row's timestamp plus the interval, so the
-// end of the input, or a drain, loads whatever is buffered, and a source
-// whose watermark stalls (an idle partition) holds its batches until the
+// not direct). Windows are event time: a row waits for its window's end
+// (half an interval on average, plus the watermark's lag), the end of the
+// input, or a drain, loads whatever is buffered, and a source whose
+// watermark stalls (an idle partition) holds its batches until the
 // watermark moves. The batching runs in the global window: a batch never
 // waits for a window to close, late rows are loaded, and
 // CommitResult.Windows says which windows a load's rows came from. Rows
 // with an ID are not batched: they are loaded on their own, as always.
 //
 // Each batch is a two-phase load (ExactlyOnce) committed after the
-// Reshuffle, under a label derived from the run, the batch's shard,
-// sequence number (kept in state) and content. What that gives per runner:
-//   - prism: exactly-once within a run; a failure fails the job, and a
-//     re-run loads again what the failed run committed (unless rows have
-//     IDs).
-//   - Dataflow streaming: exactly-once. A retried bundle reads the state
-//     and input the failed attempt read, forms the same batch and finds its
-//     own label (it adopts the earlier attempt's precommitted load, or
-//     counts its committed one once); the failed attempt's output is
-//     discarded, so a load no kept output names is never committed.
-//   - Flink streaming: at-least-once after a restore: the replayed input is
-//     batched again, and a batch with other rows than before gets another
-//     label (a batch is never dropped as "already loaded"); the same rows
-//     find their label.
+// Reshuffle, under <prefix>:s:<table>:<hash of the shard, window, pane and
+// the digest of its rows' multiset>, with no run in it: a replay of the
+// same rows with the same timestamps forms the same batches under the same
+// labels, and finds each precommitted (adopted and committed) or loaded
+// (CommitResult.AlreadyCommitted). What that gives per runner:
+//   - prism: exactly-once within a run; a re-run of the same stream with
+//     the same LabelPrefix loads nothing twice.
+//   - Dataflow streaming: exactly-once. A failed attempt's load is never
+//     committed (its output is discarded); a retry forms the same batch or
+//     one of other rows under another label. A drain loads what is
+//     buffered; an update keeps the labels if it keeps the options below.
+//   - Flink streaming: exactly-once after a restore, and any runner after a
+//     crash and a re-run from the same source offsets, within Doris' label
+//     memory (below).
+//
+// Two cuts depend on arrival, and a replay may cut them otherwise and load
+// those rows again: rows that arrive after their window was loaded (late)
+// go to a follow-up pane of that window, loaded at once; and a window
+// whose shard reaches MaxBatchRows/MaxBatchBytes is loaded in parts cut
+// in arrival order (WithShards spreads a busy table). A different stream
+// under the same prefix loads its own rows (other digests). A re-run must
+// keep LabelPrefix, WithFlushInterval, WithShards, the batch limits and
+// the load headers. WithAbortLingeringTxns spares stream labels: another
+// run may adopt them. After its load, a window's key keeps a few bytes of
+// state (its pane count) so that late rows get a pane of their own.
 //
 // Memory: batches live in the runner's state, not in worker memory; a
 // worker holds the batches it is loading (LoadsInFlight + 1, of at most

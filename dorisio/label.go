@@ -24,12 +24,10 @@ import (
 //     identityHex>. The same (prefix, table, load meaning, ID) gives the
 //     same label in every attempt and every run; "id" can never be a run
 //     (runs are 8 hex digits).
-//   - Batch labels (stream batching, stream_batch.go): a batch is loaded as
-//     an identity load whose ID is its (shard, sequence number, content
-//     hash), under the run's part: <prefix>:<run>:<table part>:<32 hex of
-//     identityHex>. A retried load of the same batch finds its own label;
-//     the run is visible so that the lingering cleanup spares this run's
-//     batches and aborts those a crashed earlier run left open.
+//   - Stream labels (stream batching, stream_batch.go): <prefix>:s:<table
+//     part>:<32 hex of identityHex>, the ID naming the batch's shard, flush
+//     window, pane and rows' digest: a replay of the same rows, in any run,
+//     forms the same label. "s" can never be a run.
 //   - Group labels (grouped delivery, grouped.go): <prefix>:g:<table
 //     part>:<32 hex of identityHex>, the ID naming the group's shard and
 //     the part's place and content (groupPartID). "g" can never be a run.
@@ -51,6 +49,7 @@ const (
 	labelSep     = ":"
 	idRun        = "id" // the run part of identity labels
 	groupRun     = "g"  // the run part of group labels (grouped delivery)
+	streamRun    = "s"  // the run part of stream labels (stream batching)
 )
 
 // validPrefix reports whether p is a Config.LabelPrefix: 1-48 of
@@ -121,10 +120,13 @@ func idLabel(prefix, table, meaning, id string) string {
 	return idLabelPrefix(prefix) + tablePart(table) + labelSep + identityHex(table, meaning, id)
 }
 
-// batchLabel is the label of the stream batch with identity id in table,
-// in a run: the same in every attempt of that run.
-func batchLabel(prefix, run, table, meaning, id string) string {
-	return runLabelPrefix(prefix, run) + tablePart(table) + labelSep + identityHex(table, meaning, id)
+// streamLabelPrefix is what every stream label of a prefix starts with.
+func streamLabelPrefix(prefix string) string { return runLabelPrefix(prefix, streamRun) }
+
+// streamLabel is the label of the stream batch with identity id in table:
+// the same in every attempt and every run that forms the same batch.
+func streamLabel(prefix, table, meaning, id string) string {
+	return streamLabelPrefix(prefix) + tablePart(table) + labelSep + identityHex(table, meaning, id)
 }
 
 // groupLabel is the label of one part of a group (grouped delivery): the

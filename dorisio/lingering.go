@@ -16,10 +16,12 @@ import (
 // precommit timeout. Each worker process then aborts, before its first
 // load, the PREPARE/PRECOMMITTED transactions whose labels carry the prefix
 // ("<prefix>:") but neither this run's id ("<prefix>:<run>:", shared by
-// every Write of the pipeline) nor the identity and group markers
+// every Write of the pipeline) nor the identity, group and stream markers
 // ("<prefix>:id:", "<prefix>:g:": plain loads, which a re-run settles by
 // label itself, and which another attempt of the same work may still be
-// sending). It never touches another prefix
+// sending; "<prefix>:s:": stream batches, which a re-run replaying the same
+// rows forms again and adopts, precommitted, by label). It never touches
+// another prefix
 // (':' cannot occur in a prefix). It is opt-in because it cannot tell a
 // crashed run from a live one: another job, or an in-place update of this
 // one, writing with the same prefix would lose commits that may still come
@@ -43,7 +45,7 @@ func abortLingeringOnce(ctx context.Context, c *streamload.Client, db, prefix, r
 	if lc.done {
 		return nil
 	}
-	aborted, err := c.AbortLingering(ctx, db, labelPrefixOf(prefix), runLabelPrefix(prefix, run), idLabelPrefix(prefix), groupLabelPrefix(prefix))
+	aborted, err := c.AbortLingering(ctx, db, labelPrefixOf(prefix), runLabelPrefix(prefix, run), idLabelPrefix(prefix), groupLabelPrefix(prefix), streamLabelPrefix(prefix))
 	switch {
 	case errors.Is(err, streamload.ErrListingUnsupported):
 		slog.Warn("dorisio.Write: cannot list transactions to abort an earlier run's lingering ones; they expire at Doris' precommit timeout (stream_load_default_precommit_timeout_second, 1 h by default)",

@@ -1,6 +1,6 @@
 package dorisio
 
-// Stream batching (issue 12): loads cut across bundles by size and age.
+// Stream batching: loads cut across bundles, fixed by the rows' event time.
 //
 // A streaming runner makes small bundles, and Write's per-bundle loads
 // would then be small and many (measured on prism: a periodic source of 10
@@ -9,61 +9,68 @@ package dorisio
 // batching (WithStreamBatching, on by default for unbounded input) Write is:
 //
 //	rows ─▶ chunkFn ─▶ WindowInto(global) ─▶ streamBatchFn ─▶ Reshuffle ─▶ commitFn
-//	        encode, route to       │                 state per (table, shard):
-//	        (table, shard),        │                 chunks in a Bag, size and
-//	        chunk per bundle       │                 sequence number in a Value,
-//	        and window             │                 one event-time timer
+//	        encode, route to       │                 state per (table, shard,
+//	        (table, shard, flush   │                 flush window): chunks in a
+//	        window), chunk per     │                 Bag, size and pane index in
+//	        bundle and window      │                 a Value, one event-time timer
 //	                               └ the chunk keeps its window (chunk_stage.go)
 //
-// Each flushed batch is ONE load, made by the bundle that flushed it, with
-// two-phase commit (ExactlyOnce) and committed after the Reshuffle by the
-// same commit stage as per-bundle loads; with AtLeastOnce a plain load.
-// Rows with an ID (Row.ID) are not batched: chunkFn hands them to a
-// writeFn, which loads each on its own as without stream batching.
+// A batch is fixed by its rows, not by when they arrived: a row belongs to
+// the batch of (table, shard from its bytes, the WithFlushInterval window
+// of event time, aligned to the epoch, that holds its timestamp). The
+// batch is loaded when the watermark passes its window's end. So a replay
+// of the same rows (a Flink restore, a crash and a re-run from the same
+// offsets, a retried bundle) forms the same batches, and a row stamped far
+// ahead waits in its own window without holding back later rows.
+//
+// Each load is made by the bundle that flushed it, with two-phase commit
+// (ExactlyOnce) and committed after the Reshuffle by the same commit stage
+// as per-bundle loads; with AtLeastOnce a plain load. Rows with an ID
+// (Row.ID) are not batched: chunkFn hands them to a writeFn, which loads
+// each on its own as without stream batching.
 //
 // The state-and-timer shape is the one measured to work on prism v2.77
 // (docs/design.md, "Stream batching"); prism hangs or loses data on others:
 //
 //   - ONE timer family, in event time. A batch's timer is set when the
-//     batch starts, at its first chunk's timestamp + FlushInterval (capped at
-//     the end of the global window), never cleared: OnTimer loads whatever
-//     is buffered, and an empty fire (the batch was loaded by size) does
-//     nothing. Clear() inside OnTimer re-fires forever on prism; two timer
-//     families hang even unset; a processing-time timer loses data in
-//     non-global windows on prism and is ignored by Dataflow batch (the tail
-//     would be lost). Event time also makes the input's end, or a drain,
-//     load what is buffered: the watermark goes to +inf and every timer
-//     fires.
-//   - The age is event time: a batch is loaded when the watermark passes its
-//     first row's timestamp + FlushInterval. A source whose watermark stalls
-//     holds batches until it moves (or they fill up by size).
+//     batch starts, at its window's end (capped at the end of the global
+//     window), never cleared: OnTimer loads whatever is buffered, and an
+//     empty fire (the batch was loaded by size) does nothing. Clear() inside
+//     OnTimer re-fires forever on prism; two timer families hang even
+//     unset; a processing-time timer loses data in non-global windows on
+//     prism and is ignored by Dataflow batch (the tail would be lost). Event
+//     time also makes the input's end, or a drain, load what is buffered:
+//     the watermark goes to +inf and every timer fires. Each window is a
+//     key of its own, so a key needs one timer only, and it is never moved.
+//   - A source whose watermark stalls holds its batches until it moves (or
+//     they fill up by size).
 //   - The batching stage runs in the global window: a batch never waits for
-//     a window to close, and late rows are loaded, not dropped.
+//     a Beam window to close, and late rows are loaded, not dropped.
 //   - BundleFinalization is not used: Beam Go v2.77 finalizes only the
 //     first bundle of each plan (docs/design.md); the commit stage commits.
 //
-// Labels (label.go): a batch is an identity load under
-// <prefix>:<run>:<table>:<hex of (shard, sequence number, content hash)>.
-// A retried bundle that forms the same batch (Dataflow streaming commits
-// state and output atomically, so a retry reads the same state and input)
-// finds its own label: the earlier attempt's precommitted txn is adopted,
-// or its visible load counted once. A batch formed with other rows (a Flink
-// restore replays input into other batches) gets another label and is
-// loaded: never dropped as "already loaded". The run keeps a new
-// submission's sequence 0 apart from an earlier one's.
+// Labels (label.go): <prefix>:s:<table part>:<hex of (shard, window, pane,
+// digest of the rows' multiset)>, with no run and no arrival order in it.
+// A replay finds its label: precommitted (a crashed attempt's load is
+// adopted and committed) or loaded (counted once, AlreadyCommitted). A
+// batch with other rows gets another label and is loaded: never dropped as
+// "already loaded". The pane tells apart the loads of one window: a batch
+// that reaches MaxBatchRows/MaxBatchBytes before its window ends is loaded
+// then (cut in arrival order), and rows that arrive after their window was
+// loaded (late) form a follow-up pane, loaded at once. Both may be cut
+// otherwise by a replay, which then loads those rows again: the only places
+// where a duplicate remains possible (docs/design.md).
 //
 // Memory: batches live in the runner's state (prism: in its own memory;
 // Dataflow: its state backend; Flink: the state backend), not in DoFn
-// fields. A worker holds the batches it is loading, at most LoadsInFlight
-// + 1 of MaxBatchBytes each, and chunkFn's chunks of one bundle, at
-// most MaxBufferedBytes.
+// fields. After its load a window's key keeps its pane index (a few bytes,
+// so that late rows go to a new pane). A worker holds the batches it is
+// loading, at most LoadsInFlight + 1 of MaxBatchBytes each, and chunkFn's
+// chunks of one bundle, at most MaxBufferedBytes.
 
 import (
-	"bytes"
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -96,18 +103,18 @@ func writeStream(s beam.Scope, w *write, col beam.PCollection) beam.PCollection 
 	return pre
 }
 
-// batchMeta is a batch's size, in state next to its chunks, and the
-// sequence number of the key's next batch.
+// batchMeta is a batch's size, in state next to its chunks, and the pane
+// index of its window's next load (0 for the first).
 type batchMeta struct {
 	Rows, Bytes int64
-	Seq         int64
+	Pane        int64
 }
 
 func (m batchMeta) empty() bool { return m.Rows == 0 && m.Bytes == 0 }
 
-// streamBatchFn is the batching stage: keyed by "<shard>:<table>", it
-// keeps the key's current batch in state and loads it when it is full or
-// its timer fires. Loads run on the bundle's batcher, at most
+// streamBatchFn is the batching stage: keyed by "<shard>@<window>:<table>",
+// it keeps the key's current batch in state and loads it when it is full or
+// its timer (the window's end) fires. Loads run on the bundle's batcher, at most
 // LoadsInFlight at once; the bundle emits their CommitResults when it
 // finishes, and fails, aborting what it precommitted, if one fails.
 type streamBatchFn struct {
@@ -155,12 +162,17 @@ func (fn *streamBatchFn) bundle(ctx context.Context) *batcher {
 
 // ProcessElement adds a chunk to its key's batch: the batch is loaded
 // first if the chunk would take it past MaxBatchRows/MaxBatchBytes, and
-// after if it reaches them. A batch's first chunk sets the key's timer.
-func (fn *streamBatchFn) ProcessElement(ctx context.Context, ts beam.EventTime, sp state.Provider, tp timers.Provider, key string, chunk []byte, _ func(tableLoads)) error {
+// after if it reaches them. A batch's first chunk sets the key's timer at
+// its window's end (a late pane's end has passed: it fires at once).
+func (fn *streamBatchFn) ProcessElement(ctx context.Context, _ beam.EventTime, sp state.Provider, tp timers.Provider, key string, chunk []byte, _ func(tableLoads)) error {
 	b := fn.bundle(ctx)
 	h, err := parseChunk(chunk)
 	if err != nil {
 		return fn.fail(ctx, fmt.Errorf("dorisio.Write: table %s.%s: %w", fn.DB, keyTable(key), err))
+	}
+	start, ok := keyWindowStart(key)
+	if !ok {
+		return fn.fail(ctx, fmt.Errorf("dorisio.Write: table %s.%s: the stream batch key %q names no flush window (a chunk of another dorisio version?)", fn.DB, keyTable(key), key))
 	}
 	m, _, err := fn.Meta.Read(sp)
 	if err != nil {
@@ -180,7 +192,7 @@ func (fn *streamBatchFn) ProcessElement(ctx context.Context, ts beam.EventTime, 
 		// if the clear had not happened: a bag is read at most once a call.)
 		_, err = fn.flush(sp, b, key, m, [][]byte{chunk})
 	case m.empty():
-		fn.Flush.Set(tp, flushAt(ts, fn.Opts.FlushInterval).ToTime())
+		fn.Flush.Set(tp, windowEnd(start, fn.Opts.FlushInterval).ToTime())
 		fallthrough
 	default:
 		if err = fn.Chunks.Add(sp, chunk); err != nil {
@@ -210,13 +222,13 @@ func (fn *streamBatchFn) uploadErr(ctx context.Context, b *batcher) error {
 	return nil
 }
 
-// flushAt is when the timer of a batch starting at ts fires: ts + the
-// interval, capped at the end of the global window (where the batching
-// stage runs), past which no timer can be set.
-func flushAt(ts beam.EventTime, interval time.Duration) mtime.Time {
+// windowEnd is when the timer of the flush window starting at start (ms)
+// fires: start + the interval, capped at the end of the global window
+// (where the batching stage runs), past which no timer can be set.
+func windowEnd(start int64, interval time.Duration) mtime.Time {
 	end := mtime.EndOfGlobalWindowTime
-	at := mtime.Time(ts) + mtime.Time(interval.Milliseconds())
-	if at > end || at < mtime.Time(ts) {
+	at := mtime.Time(start) + mtime.Time(interval.Milliseconds())
+	if at > end || at < mtime.Time(start) {
 		return end
 	}
 	return at
@@ -256,13 +268,13 @@ func (fn *streamBatchFn) flush(sp state.Provider, b *batcher, key string, m batc
 	if err != nil {
 		return m, fmt.Errorf("dorisio.Write: table %s.%s: %w", fn.DB, table, err)
 	}
-	id := keyShard(key) + "|" + strconv.FormatInt(m.Seq, 10) + "|" + body.hash
+	id := keyShard(key) + "|" + strconv.FormatInt(m.Pane, 10) + "|" + body.digest
 	if alone == nil {
 		if err := fn.Chunks.Clear(sp); err != nil {
 			return m, fn.stateErr(key, "clearing", err)
 		}
 	}
-	next := batchMeta{Seq: m.Seq + 1}
+	next := batchMeta{Pane: m.Pane + 1}
 	if err := fn.Meta.Write(sp, next); err != nil {
 		return m, fn.stateErr(key, "writing", err)
 	}
@@ -323,17 +335,18 @@ type streamBatch struct {
 	body    chunkBody // the chunks' rows, not copied
 	rows    int64
 	windows []LoadWindow
-	hash    string // of the rows, whatever the order of the chunks
+	digest  string // of the multiset of its units: not of chunks, bundles or order
 }
 
 // assembleBatch makes one load body of a batch's chunks, and what the load
-// reports: its rows per window, and a content hash that does not depend on
-// the order in which the runner returns the chunks.
+// reports: its rows per window, and the digest of its units' multiset (as
+// grouped delivery's parts), the same however the rows were chunked and in
+// whatever order the runner returns the chunks.
 func assembleBatch(chunks [][]byte) (*streamBatch, error) {
 	sb := &streamBatch{}
-	sums := make([][sha256.Size]byte, len(chunks))
 	perWindow := map[LoadWindow]int64{}
-	for i, c := range chunks {
+	var rows multiset
+	for _, c := range chunks {
 		h, err := parseChunk(c)
 		if err != nil {
 			return nil, err
@@ -343,14 +356,11 @@ func assembleBatch(chunks [][]byte) (*streamBatch, error) {
 		sb.body.n += int64(len(data))
 		sb.rows += h.rows
 		perWindow[h.window] += h.rows
-		sums[i] = sha256.Sum256(c)
+		if err := eachUnit(c, h, func(u []byte, _ int64) error { rows.add(hashUnit(u)); return nil }); err != nil {
+			return nil, err
+		}
 	}
-	slices.SortFunc(sums, func(a, b [sha256.Size]byte) int { return bytes.Compare(a[:], b[:]) })
-	all := sha256.New()
-	for _, s := range sums {
-		all.Write(s[:])
-	}
-	sb.hash = hex.EncodeToString(all.Sum(nil)[:16])
+	sb.digest = rows.String()
 	sb.windows = resultWindows(perWindow)
 	return sb, nil
 }
@@ -381,11 +391,11 @@ func resultWindows(perWindow map[LoadWindow]int64) []LoadWindow {
 }
 
 // loadBatch uploads one stream batch as a load of its own under its batch
-// label, owned (LoadRequest.LabelOwned): a resend after a lost reply, or a
-// retried bundle forming the same batch, finds its own earlier load and
-// adopts it (precommitted) or counts it once (loaded). Two-phase with
-// ExactlyOnce, plain with AtLeastOnce. Stream batches are cut by size and
-// age and not grown: the open-transaction budget does not apply, Doris'
+// label, owned (LoadRequest.LabelOwned): a resend after a lost reply, a
+// retried bundle or a replay forming the same batch, finds its own earlier
+// load and adopts it (precommitted) or counts it once (loaded). Two-phase
+// with ExactlyOnce, plain with AtLeastOnce. Stream batches are cut by size
+// and window and not grown: the open-transaction budget does not apply, Doris'
 // quota does (upload.go waits on it).
 func (b *batcher) loadBatch(table, id string, sb *streamBatch) error {
 	if err := b.err(); err != nil {
@@ -394,7 +404,7 @@ func (b *batcher) loadBatch(table, id string, sb *streamBatch) error {
 	if sb.body.n == 0 {
 		return nil
 	}
-	b.start(&loadJob{table: table, label: batchLabel(b.prefix, b.run, table, b.meaning, id), id: id,
+	b.start(&loadJob{table: table, label: streamLabel(b.prefix, table, b.meaning, id), id: id,
 		rows: sb.rows, bytes: sb.body.n, twoPhase: b.twoPhase, body: &sb.body, release: func() {}, windows: sb.windows})
 	return b.err()
 }

@@ -92,8 +92,14 @@ type streamStage struct {
 
 func buildStream(t *testing.T, srv *doristest.Server, table string, opts ...WriteOption) *streamStage {
 	t.Helper()
+	return buildStreamFor(t, configFor(srv, table), opts...)
+}
+
+// buildStreamFor is buildStream with cfg.
+func buildStreamFor(t *testing.T, cfg Config, opts ...WriteOption) *streamStage {
+	t.Helper()
 	_, s := beam.NewPipelineWithRoot()
-	w, err := newWrite(s, configFor(srv, table), beam.Create(s, ""), append(opts, WithStreamBatching(true)))
+	w, err := newWrite(s, cfg, beam.Create(s, ""), append(opts, WithStreamBatching(true)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,12 +151,12 @@ func (ss *streamStage) attemptWith(fire bool, before func(i int), chunks ...[]by
 	tp := &fakeTimers{}
 	for i, c := range chunks {
 		before(i)
-		if err := fn.ProcessElement(ctx, mtime.ZeroTimestamp, ss.st, tp, chunkKey(0, "events"), c, emit); err != nil {
+		if err := fn.ProcessElement(ctx, mtime.ZeroTimestamp, ss.st, tp, streamKey(0, 0, "events"), c, emit); err != nil {
 			return out, err
 		}
 	}
 	if fire {
-		if err := fn.OnTimer(ctx, mtime.ZeroTimestamp, ss.st, tp, chunkKey(0, "events"), timers.Context{Family: "flush"}, emit); err != nil {
+		if err := fn.OnTimer(ctx, mtime.ZeroTimestamp, ss.st, tp, streamKey(0, 0, "events"), timers.Context{Family: "flush"}, emit); err != nil {
 			return out, err
 		}
 	}
@@ -201,7 +207,7 @@ func TestARetriedBatchAdoptsTheLoadOfTheLostAttempt(t *testing.T) {
 
 // A batch formed again with other rows (a Flink restore replays the input
 // into other batches) gets another label: it is loaded, never taken for
-// the earlier batch. Were the label derived from the sequence number only,
+// the earlier batch. Were the label derived from the pane index only,
 // the retry would adopt the lost attempt's load: row 2 would become
 // visible and row 4 lost.
 func TestABatchFormedWithOtherRowsIsLoadedUnderItsOwnLabel(t *testing.T) {
@@ -231,7 +237,7 @@ func TestABatchFormedWithOtherRowsIsLoadedUnderItsOwnLabel(t *testing.T) {
 }
 
 // Two batches of the same rows in one key (the input holds them twice) are
-// two loads: the sequence number kept in state tells them apart.
+// two loads: the pane index kept in state tells them apart.
 func TestTwoBatchesOfTheSameRowsAreBothLoaded(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 	ss := buildStream(t, srv, "events")

@@ -187,6 +187,9 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 		w.chunk = &chunkFn{Conn: conn, DB: cfg.Database, Table: cfg.Table, Opts: *o, Elem: beam.EncodedType{T: t}, RunID: run}
 	}
 	if streaming {
+		w.chunk.FlushMillis = o.FlushInterval.Milliseconds()
+	}
+	if streaming {
 		w.stream = newStreamBatchFn(conn, cfg.Database, prefix, run, headers, o)
 	}
 	if o.Delivery == Grouped {

@@ -15,8 +15,8 @@ func TestMain(m *testing.M) { ptest.Main(m) }
 // (hung FEs and BEs and stalled bodies among them), the precommit timeout,
 // both kinds of bundle failure followed by a re-run (with random and
 // identity labels), spilled loads, quota back-pressure, two Writes of one
-// prefix, grouped delivery and a grouped job recomputed under other
-// bundling (the test checks that they did).
+// prefix, grouped delivery, a grouped job recomputed and a stream replayed
+// under other bundling (the test checks that they did).
 var fixedSeeds = seedRange(1, 40)
 
 // parallelSeeds is how many fixed seeds run at once: one. With two prism
@@ -42,7 +42,7 @@ func TestEveryRowCommittedExactlyOnceUnderRandomFaults(t *testing.T) {
 		}
 		t.Logf("seed %d: %s in %d run(s), %.2fs; fired %v", seed, rep.Outcome, rep.Runs, rep.Duration.Seconds(), rep.Fired)
 	}
-	want := []string{"PrecommitExpiry", "poison-bundle", "outage", "SpilledLoads", "QuotaWait", "IdentitySkipped", "TwoWrites", "Stream", "Grouped", "Recompute"}
+	want := []string{"PrecommitExpiry", "poison-bundle", "outage", "SpilledLoads", "QuotaWait", "IdentitySkipped", "TwoWrites", "Stream", "Grouped", "Recompute", "Replay"}
 	for _, k := range scenario.Kinds {
 		want = append(want, k.String())
 	}

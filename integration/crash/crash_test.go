@@ -10,6 +10,8 @@
 //     the re-run skips it; every row is in exactly once.
 //   - Grouped delivery (labels from the rows): the same, for synthetic rows
 //     without identity.
+//   - A stream (--stream from a fixed --stream-start, stream batches
+//     labelled from their rows' event-time windows): the same.
 package crash
 
 import (

@@ -33,6 +33,7 @@ type options struct {
 	stream                  bool
 	duration, flushInterval time.Duration
 	rate                    int64
+	streamStart             int64 // Unix ms; 0: now
 	shards                  int
 
 	// given holds the flags set on the command line (cli.parse), for the
@@ -145,6 +146,8 @@ func streamFlags(o *options) flagGroup {
 			usage: "with --stream: how long the source produces rows (`duration`, e.g. 10s); the job then ends by itself"},
 		{name: "rate", value: &o.rate, check: atLeast(&o.rate, 1),
 			usage: "with --stream: `rows` per second"},
+		{name: "stream-start", value: &o.streamStart,
+			usage: "with --stream: the event time of the first row, in Unix `ms` (0: now). The rows and their event times follow from it, --duration, --rate and --flush-interval alone: a re-run with the same values and --label-prefix replays the same stream (ticks already past come at once) and loads nothing twice, e.g. after a crash"},
 		{name: "flush-interval", value: &o.flushInterval, feeds: "WithFlushInterval",
 			usage: "with --stream: the `age`, in event time, at which a batch is loaded unless it filled up before (the Flink connector's checkpoint interval)"},
 		{name: "shards", value: &o.shards, feeds: "WithShards",

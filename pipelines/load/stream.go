@@ -35,10 +35,16 @@ func streamTick(flush time.Duration) time.Duration {
 	return max(100*time.Millisecond, (flush / 50).Truncate(time.Millisecond))
 }
 
-// streamSource is the rows of --rate per second for --duration, ticked.
+// streamSource is the rows of --rate per second for --duration, ticked,
+// from --stream-start (or now). Each row's id and event time are a
+// function of its tick alone, so a source started again from the same
+// --stream-start replays the same rows at the same event times.
 func streamSource(s beam.Scope, o *options) beam.PCollection {
 	tick := streamTick(o.flushInterval)
 	start := time.Now().Truncate(time.Millisecond)
+	if o.streamStart != 0 {
+		start = time.UnixMilli(o.streamStart)
+	}
 	ticks := periodic.Impulse(s, start, start.Add(o.duration), tick, true)
 	return beam.ParDo(s, &tickFn{Table: o.table, Tables: o.tables, Rate: o.rate,
 		StartMillis: start.UnixMilli(), TickMillis: tick.Milliseconds()}, ticks)

@@ -224,6 +224,12 @@ func (s *scenario) run(ctx context.Context) (string, error) {
 			}
 			return "exactly-once, recomputed under other bundling: nothing loaded again", s.checkNoOpenTxns()
 		}
+		if p.Mode == Replay {
+			if err := s.again(ctx, "replay", p.Shards, s.stepMillis()); err != nil {
+				return "", err
+			}
+			return "exactly-once, stream replayed under other bundling: nothing loaded again", s.checkNoOpenTxns()
+		}
 		return "exactly-once", s.checkNoOpenTxns()
 
 	case p.Mode == PrecommitExpiry && expired > 0:
@@ -283,6 +289,10 @@ func (s *scenario) run(ctx context.Context) (string, error) {
 			outcome = "failed, re-run with grouped labels: exactly-once"
 		case p.Identity:
 			outcome = "failed, re-run with identity labels: exactly-once"
+		case p.Stream:
+			// Stream batches are labelled from their rows: the re-run replays
+			// the stream and finds what the failed run committed.
+			outcome = "failed, re-run replaying the stream: exactly-once"
 		case rowsIn(left) > 0:
 			// Random labels: the re-run loads every input row again, so the
 			// table holds the input plus exactly what the failed run committed.
@@ -305,22 +315,31 @@ func (s *scenario) run(ctx context.Context) (string, error) {
 // must form the same parts under the same labels, find every one loaded
 // and load nothing new.
 func (s *scenario) recompute(ctx context.Context) error {
-	before := len(s.srv.Txns(db))
 	shards := slices.Clone(s.p.Shards)
 	slices.Reverse(shards)
-	counters, err := runPipeline(ctx, s.srv, s.prefix, shards, 0, s.p.TwoWrites, true, s.p.writeOptions(s.spool), s.o.PipelineTimeout)
+	return s.again(ctx, "recompute", shards, 0)
+}
+
+// again runs the job again (what: "recompute" or "replay") with shards
+// from a test stream of stepMillis steps (0: bounded), its rows through a
+// Reshuffle. It must form the same loads under the same labels, find every
+// one loaded and load nothing new.
+func (s *scenario) again(ctx context.Context, what string, shards []Shard, stepMillis int64) error {
+	before := len(s.srv.Txns(db))
+	counters, err := runPipeline(ctx, s.srv, s.prefix, shards, stepMillis, s.p.TwoWrites, true, s.p.writeOptions(s.spool), s.o.PipelineTimeout)
 	s.rep.Runs++
 	s.srv.Advance(time.Second)
 	if err != nil {
-		return fmt.Errorf("the recompute under other bundling failed: %v", err)
+		return fmt.Errorf("the %s under other bundling failed: %v", what, err)
 	}
-	s.rep.Fired["Recompute"]++
-	s.rep.Fired["RecomputeFound"] += int(counters["already_committed"])
+	name := strings.ToUpper(what[:1]) + what[1:]
+	s.rep.Fired[name]++
+	s.rep.Fired[name+"Found"] += int(counters["already_committed"])
 	if after := len(s.srv.Txns(db)); after != before || counters["loads"] != counters["already_committed"] {
-		return fmt.Errorf("the recompute under other bundling began %d txn(s) and found %d of its %d loads loaded: want none begun, every one found",
-			after-before, counters["already_committed"], counters["loads"])
+		return fmt.Errorf("the %s under other bundling began %d txn(s) and found %d of its %d loads loaded: want none begun, every one found",
+			what, after-before, counters["already_committed"], counters["loads"])
 	}
-	s.logf("recomputed under other bundling: %d loads, all found loaded", counters["loads"])
+	s.logf("%s under other bundling: %d loads, all found loaded", what, counters["loads"])
 	return s.checkExactlyOnce(nil)
 }
 

@@ -1,0 +1,277 @@
+package dorisio
+
+import (
+	"fmt"
+	"math/rand"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/mtime"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/teststream"
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+)
+
+func init() {
+	register.Function1x2(stampByID)
+}
+
+// stampByID stamps the row "id,name" at id × 20 ms of event time: the
+// rows' timestamps are theirs, whatever run, order or bundle they come in.
+func stampByID(row string) (beam.EventTime, string) {
+	id, _ := strconv.ParseInt(row[:strings.IndexByte(row, ',')], 10, 64)
+	return mtime.FromMilliseconds(id * 20), row
+}
+
+// runResults runs one pipeline under key and returns its Write's results.
+func runResults(t *testing.T, key string, build func(s beam.Scope) beam.PCollection) []CommitResult {
+	t.Helper()
+	if _, err := runPipelineWithin(t, time.Minute, func(s beam.Scope) {
+		beam.ParDo0(s, &logResultsFn{Key: key}, build(s))
+	}); err != nil {
+		t.Fatalf("%s: %v", key, err)
+	}
+	resultLog.mu.Lock()
+	defer resultLog.mu.Unlock()
+	return append([]CommitResult(nil), resultLog.byKey[key]...)
+}
+
+// wantReplayFound checks that a replay's results are the first run's
+// loads found again: every one already committed, the same labels, the
+// same rows.
+func wantReplayFound(t *testing.T, first, replay []CommitResult, rows int64) {
+	t.Helper()
+	labels := map[string]bool{}
+	var n int64
+	for _, r := range first {
+		if r.AlreadyCommitted || !r.Committed {
+			t.Errorf("first run: load %s committed %v, already committed %v: want committed by this run", r.Label, r.Committed, r.AlreadyCommitted)
+		}
+		labels[r.Label] = true
+		n += r.Rows
+	}
+	if n != rows {
+		t.Errorf("first run: loads of %d rows, want %d", n, rows)
+	}
+	n = 0
+	for _, r := range replay {
+		if !r.AlreadyCommitted {
+			t.Errorf("replay: load %s of %d rows is not reported already committed (a batch formed otherwise than in the first run)", r.Label, r.Rows)
+		}
+		if !labels[r.Label] {
+			t.Errorf("replay: label %s is none of the first run's", r.Label)
+		}
+		n += r.Rows
+	}
+	if n != rows || len(replay) != len(first) {
+		t.Errorf("replay: %d loads of %d rows, want the first run's %d loads of %d rows", len(replay), n, len(first), rows)
+	}
+}
+
+// The same rows with fixed event timestamps, written twice with one
+// LabelPrefix: the first run gets them in order in one bundle, the second
+// shuffled, from five sources and through a Reshuffle (other bundles,
+// other chunks, other arrival). Both form the same batches (table, shard,
+// flush window of each row's own timestamp) under the same labels: the
+// table holds every row once and the second run finds each of its loads
+// already committed. With labels from the run and arrival order, the
+// second run loaded every row again.
+func TestAReplayOfAStreamInOtherBundlesLoadsNothingTwice(t *testing.T) {
+	requirePrism(t, "state and timers")
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+	cfg := configFor(srv, "events")
+	cfg.LabelPrefix = "replay"
+	const n = 300 // ids × 20 ms: 6 s of event time, three 2 s windows
+	var rows []string
+	var want [][]string
+	for i := 0; i < n; i++ {
+		rows = append(rows, fmt.Sprintf("%d,r%d", i, i%7))
+		want = append(want, []string{fmt.Sprint(i), fmt.Sprintf("r%d", i%7)})
+	}
+	opts := []WriteOption{WithStreamBatching(true), WithFlushInterval(2 * time.Second), WithShards(2)}
+	first := runResults(t, t.Name()+"/first", func(s beam.Scope) beam.PCollection {
+		return Write(s, cfg, beam.ParDo(s, stampByID, beam.CreateList(s, rows)), opts...)
+	})
+	wantRows(t, srv, "events", want)
+
+	shuffled := append([]string(nil), rows...)
+	rand.New(rand.NewSource(7)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	replay := runResults(t, t.Name()+"/replay", func(s beam.Scope) beam.PCollection {
+		var parts []beam.PCollection
+		for k := 0; k < 5; k++ {
+			parts = append(parts, beam.CreateList(s, shuffled[k*n/5:(k+1)*n/5]))
+		}
+		stamped := beam.ParDo(s, stampByID, beam.Flatten(s, parts...))
+		return Write(s, cfg, beam.Reshuffle(s, stamped), opts...)
+	})
+	wantRows(t, srv, "events", want)
+	wantNoOpenTxns(t, srv)
+	wantReplayFound(t, first, replay, n)
+}
+
+// teststreamReplay is a test stream across 2 s flush windows whose
+// watermark advances in steps, with late rows: rows of a window arrive
+// after the watermark passed it. regroup hands the on-time rows over in
+// other events (other bundles); the late rows arrive as in every replay,
+// so they form the same follow-up panes.
+func teststreamReplay(t *testing.T, regroup bool) (teststream.Config, [][]string) {
+	stream := teststream.NewConfig()
+	var want [][]string
+	add := func(ts int64, ids ...int) {
+		var rows []string
+		for _, id := range ids {
+			rows = append(rows, fmt.Sprintf("%d,w%d", id, ts/2000))
+			want = append(want, []string{fmt.Sprint(id), fmt.Sprintf("w%d", ts/2000)})
+		}
+		if regroup && len(rows) > 1 {
+			half := len(rows) / 2
+			if err := stream.AddElementList(ts, rows[half:]); err != nil {
+				t.Fatal(err)
+			}
+			rows = rows[:half]
+		}
+		if err := stream.AddElementList(ts, rows); err != nil {
+			t.Fatal(err)
+		}
+	}
+	advance := func(wm int64) {
+		if err := stream.AdvanceWatermark(wm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(100, 1, 2, 3, 4)  // window [0, 2s)
+	add(1500, 5, 6)       // window [0, 2s)
+	add(2500, 10, 11, 12) // window [2s, 4s)
+	advance(4500)         // both are loaded
+	add(900, 7)           // late for [0, 2s): its follow-up pane
+	add(4600, 20, 21, 22) // window [4s, 6s)
+	advance(6500)         // loaded
+	add(3000, 13)         // late for [2s, 4s)
+	add(7000, 30, 31)     // window [6s, 8s), loaded at the end
+	if err := stream.AdvanceWatermarkToInfinity(); err != nil {
+		t.Fatal(err)
+	}
+	return stream, want
+}
+
+// A test stream replayed with the same LabelPrefix, its on-time rows in
+// other bundles: every row once, late rows included, and the replay finds
+// each load, the late panes' too, already committed.
+func TestAReplayOfATestStreamWithLateRowsLoadsNothingTwice(t *testing.T) {
+	requirePrism(t, "TestStream, state and timers")
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+	cfg := configFor(srv, "events")
+	cfg.LabelPrefix = "replay-late"
+	var runs [2][]CommitResult
+	var want [][]string
+	for i, regroup := range []bool{false, true} {
+		stream, rows := teststreamReplay(t, regroup)
+		want = rows
+		runs[i] = runResults(t, fmt.Sprintf("%s/%d", t.Name(), i), func(s beam.Scope) beam.PCollection {
+			return Write(s, cfg, teststream.Create(s, stream), WithFlushInterval(2*time.Second))
+		})
+		wantRows(t, srv, "events", want)
+	}
+	wantNoOpenTxns(t, srv)
+	wantReplayFound(t, runs[0], runs[1], int64(len(want)))
+	panes := 0
+	for _, r := range runs[0] {
+		if r.Rows == 1 {
+			panes++
+		}
+	}
+	if panes != 2 {
+		t.Errorf("first run: loads of %s rows: want the two late rows in follow-up panes of their own", loadRows(runs[0]))
+	}
+}
+
+// loadRows is the rows of each load: "[1 1 2 3 6]".
+func loadRows(rs []CommitResult) string {
+	var sizes []int
+	for _, r := range rs {
+		sizes = append(sizes, int(r.Rows))
+	}
+	sort.Ints(sizes)
+	return fmt.Sprint(sizes)
+}
+
+// One row stamped a year ahead comes first; then 50 rows over five 2 s
+// windows, the watermark passing each in turn. The far row waits in its
+// own window; it does not hold back the later rows: five loads of 10 as
+// the watermark passes their windows, and the far row's at the end. (A
+// batch timed by its first row loaded all 51 rows at the end of the input,
+// in one load.)
+func TestARowStampedFarAheadDoesNotHoldBackLaterRows(t *testing.T) {
+	requirePrism(t, "TestStream, state and timers")
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+	stream := teststream.NewConfig()
+	yearAhead := time.Now().Add(365 * 24 * time.Hour).UnixMilli()
+	if err := stream.AddElements(yearAhead, "1000,future"); err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{{"1000", "future"}}
+	for w := 0; w < 5; w++ {
+		var rows []string
+		for j := 0; j < 10; j++ {
+			id := w*10 + j
+			rows = append(rows, fmt.Sprintf("%d,w%d", id, w))
+			want = append(want, []string{fmt.Sprint(id), fmt.Sprintf("w%d", w)})
+		}
+		if err := stream.AddElementList(int64(w)*2000+500, rows); err != nil {
+			t.Fatal(err)
+		}
+		if err := stream.AdvanceWatermark(int64(w+1)*2000 + 100); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := stream.AdvanceWatermarkToInfinity(); err != nil {
+		t.Fatal(err)
+	}
+	got := runResults(t, t.Name(), func(s beam.Scope) beam.PCollection {
+		return Write(s, configFor(srv, "events"), teststream.Create(s, stream), WithFlushInterval(2*time.Second))
+	})
+	wantRows(t, srv, "events", want)
+	if sizes := loadRows(got); sizes != "[1 10 10 10 10 10]" {
+		t.Errorf("loads of %s rows: want five of 10 (one per window, as the watermark passes it) and the far row's own", sizes)
+	}
+}
+
+// A run crashed after its batching bundle precommitted a window's batch
+// and before the commit stage committed it. The re-run, with the same
+// LabelPrefix and WithAbortLingeringTxns, replays the row: its cleanup
+// spares the stream batch (it carries no run: any run may adopt it), and
+// the re-run forms the batch again, finds its label precommitted, adopts
+// the transaction and commits it. The row once, no transaction aborted.
+// (A cleanup that aborted every label but the run's own would abort the
+// batches that this very run precommitted in another worker process.)
+func TestARerunAdoptsTheStreamBatchACrashedRunLeftPrecommitted(t *testing.T) {
+	requirePrism(t, "state and timers")
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+	cfg := configFor(srv, "events")
+	cfg.LabelPrefix = "crashed"
+	opts := []WriteOption{WithFlushInterval(2 * time.Second), WithAbortLingeringTxns()}
+	ss := buildStreamFor(t, cfg, opts...)
+	lost, err := ss.attempt(true, ss.chunk(t, window.GlobalWindow{}, "1,a"))
+	if err != nil || len(lost) != 1 {
+		t.Fatalf("crashed run: %d results, %v", len(lost), err)
+	}
+	got := runResults(t, t.Name(), func(s beam.Scope) beam.PCollection {
+		rows := beam.ParDo(s, stampByID, beam.Create(s, "1,a"))
+		return Write(s, cfg, rows, append(opts, WithStreamBatching(true))...)
+	})
+	wantRows(t, srv, "events", [][]string{{"1", "a"}})
+	if len(got) != 1 || got[0].Label != lost[0].Label || got[0].TxnID != lost[0].TxnID || !got[0].Committed {
+		t.Errorf("re-run results %+v: want the crashed run's load %s (txn %d) adopted and committed", got, lost[0].Label, lost[0].TxnID)
+	}
+	for _, tx := range srv.Txns("demo") {
+		if tx.State == "ABORTED" {
+			t.Errorf("transaction %d (label %s) was aborted: the re-run could have adopted it", tx.ID, tx.Label)
+		}
+	}
+	wantNoOpenTxns(t, srv)
+}
