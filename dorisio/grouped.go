@@ -99,9 +99,9 @@ func writeGrouped(s beam.Scope, w *write, col beam.PCollection) beam.PCollection
 	// The GroupByKey is what makes the loads a function of the input: each
 	// group is all of a table shard's rows, whatever bundles they came in.
 	res := beam.ParDo(s.Scope("Load"), w.group, beam.GroupByKey(s, chunks))
-	if col.Type().Type() == rowType {
+	if col.Type().Type() == rowType || w.write.Opts.Rejected {
 		// Rows with an ID are their own loads, under their identity labels.
-		own := beam.WindowInto(s, window.NewGlobalWindows(), beam.ParDo(s.Scope("LoadIdentity"), w.unfinalized(), identity))
+		own := beam.WindowInto(s, window.NewGlobalWindows(), beam.ParDo(s.Scope("LoadIdentity"), w.identityRows(), identity))
 		res = beam.Flatten(s, res, beam.ParDo(s.Scope("IdentityResults"), loadResults, own))
 	}
 	return res

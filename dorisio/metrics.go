@@ -16,6 +16,7 @@ var (
 	rowsLoaded       = beam.NewCounter(metricsNamespace, "rows")
 	bytesLoaded      = beam.NewCounter(metricsNamespace, "bytes")
 	rowsFiltered     = beam.NewCounter(metricsNamespace, "filtered_rows")
+	rowsRejected     = beam.NewCounter(metricsNamespace, "rejected_rows") // WithRejectedRows (rejected.go)
 	loadsDone        = beam.NewCounter(metricsNamespace, "loads")
 	loadRetries      = beam.NewCounter(metricsNamespace, "retries")
 	commitsDone      = beam.NewCounter(metricsNamespace, "commits")
@@ -32,6 +33,10 @@ var (
 
 func recordLoad(ctx context.Context, o loadOutcome) {
 	r := o.result
+	if r.Label == "" && len(r.Rejected) > 0 { // refused rows, no load (rejected.go)
+		recordRejected(ctx, r)
+		return
+	}
 	rowsLoaded.Inc(ctx, r.LoadedRows)
 	bytesLoaded.Inc(ctx, r.Bytes)
 	rowsFiltered.Inc(ctx, r.FilteredRows)
