@@ -48,6 +48,7 @@ func recordLoad(ctx context.Context, o loadOutcome) {
 	// A counter is a name, not a registration: making one per load is cheap.
 	table := r.Database + "." + r.Table
 	beam.NewCounter(metricsNamespace, perTable("rows", table)).Inc(ctx, r.LoadedRows)
+	beam.NewCounter(metricsNamespace, perTable("filtered_rows", table)).Inc(ctx, r.FilteredRows)
 	beam.NewCounter(metricsNamespace, perTable("bytes", table)).Inc(ctx, r.Bytes)
 	beam.NewCounter(metricsNamespace, perTable("loads", table)).Inc(ctx, 1)
 
