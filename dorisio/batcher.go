@@ -109,7 +109,12 @@ type loadJob struct {
 	// for the rows Doris refuses (isolate.go).
 	file       string
 	fileOffset int64
-	err        error // how the load failed (set by upload)
+	// byContent: the label names the multiset of the rows, not their order
+	// (grouped parts, stream batches): a refused load's rows are sorted
+	// before they are cut, so that the halves are a function of the label
+	// too (isolate.go).
+	byContent bool
+	err       error // how the load failed (set by upload)
 
 	seq   int           // the order the bundle started it in
 	order string        // plain loads wait for the previous one of the same order: "" is the table's

@@ -174,7 +174,7 @@ func (fn *groupLoadFn) loadGroup(table, shard string, chunks func(*[]byte) bool)
 		id := partID(shard, fn.Opts.Shards, p, len(plan.parts))
 		label := groupLabel(fn.LabelPrefix, table, b.meaning, id)
 		up.held.Add(inMemory)
-		return &loadJob{table: table, label: label, id: id, order: label, rows: p.size.rows, bytes: p.size.bytes, body: body,
+		return &loadJob{table: table, label: label, id: id, order: label, rows: p.size.rows, bytes: p.size.bytes, body: body, byContent: true,
 			release: func() { release(); up.held.Add(-inMemory) }}
 	}
 	if len(plan.parts) == 1 {

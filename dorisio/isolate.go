@@ -11,9 +11,12 @@ package dorisio
 //
 // Why it is exactly once: the halves are a function of the parent's body
 // and its labels a function of the parent's label, so a retried load of
-// the same body (an identity label: grouped parts, stream batches, file
-// ranges, Row.ID) re-forms the same halves under the same labels, and
-// Doris finds a half an earlier attempt loaded by its label. Halves of a
+// the same body (an identity label: file ranges, Row.ID) re-forms the same
+// halves under the same labels, and Doris finds a half an earlier attempt
+// loaded by its label. The labels of grouped parts and stream batches name
+// the multiset of their rows, whose order may differ in a retry: their
+// rows are sorted before they are cut (rows of one key in such a load may
+// then land in another order, which those modes do not promise anyway). Halves of a
 // random-label two-phase load are precommitted like any load of the
 // bundle, aborted with it if the bundle fails, and committed with it.
 //
@@ -30,11 +33,13 @@ package dorisio
 // maxIsolatedBytes, which isolation reads into memory.
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -72,7 +77,11 @@ func (b *batcher) isolate(j *loadJob, refusal error) ([]loadOutcome, CommitResul
 	if err != nil {
 		return nil, CommitResult{}, fmt.Errorf("dorisio.Write: table %s.%s (label %s): reading the refused load's rows again to isolate them: %v (after: %w)", b.db, j.table, j.label, err, refusal)
 	}
-	is := &isolation{b: b, parent: j, data: data, starts: recordStarts(sc, data)}
+	starts := recordStarts(sc, data)
+	if j.byContent {
+		data, starts = sortRecords(data, starts, b.delimOf(j))
+	}
+	is := &isolation{b: b, parent: j, data: data, starts: starts}
 	is.sum = CommitResult{Database: b.db, Table: j.table, Label: j.label, Bytes: int64(len(data)), Committed: !j.twoPhase}
 	err = is.split(0, len(is.starts)-1, "", refusal)
 	return is.parts, is.sum, err
@@ -250,6 +259,24 @@ func recordStarts(sc recordScanner, data []byte) []int {
 		pos = next
 	}
 	return append(starts, len(data))
+}
+
+// sortRecords returns data's records (starting at starts) in byte order,
+// each ended by delim, and where each starts: the same for any order of
+// the same multiset of records.
+func sortRecords(data []byte, starts []int, delim []byte) ([]byte, []int) {
+	recs := make([][]byte, 0, len(starts)-1)
+	for i := 0; i+1 < len(starts); i++ {
+		recs = append(recs, trimDelim(data[starts[i]:starts[i+1]], delim))
+	}
+	slices.SortFunc(recs, bytes.Compare)
+	out := make([]byte, 0, len(data)+len(delim))
+	at := make([]int, 0, len(starts))
+	for _, r := range recs {
+		at = append(at, len(out))
+		out = append(append(out, r...), delim...)
+	}
+	return out, append(at, len(out))
 }
 
 // readBody reads a load's body into memory.

@@ -395,6 +395,6 @@ func (b *batcher) loadBatch(table, id string, sb *streamBatch) error {
 		return nil
 	}
 	b.start(&loadJob{table: table, label: batchLabel(b.prefix, b.run, table, b.meaning, id), id: id,
-		rows: sb.rows, bytes: sb.body.n, twoPhase: b.twoPhase, body: &sb.body, release: func() {}, windows: sb.windows})
+		rows: sb.rows, bytes: sb.body.n, twoPhase: b.twoPhase, body: &sb.body, release: func() {}, windows: sb.windows, byContent: true})
 	return b.err()
 }
