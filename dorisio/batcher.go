@@ -79,8 +79,9 @@ type batcher struct {
 	peakOpen              atomic.Int64
 	tablesSeen            map[string]bool // of tables; DoFn goroutine only
 
-	mu        sync.Mutex // guards done, failed, firstErr
+	mu        sync.Mutex // guards done, failedJob, firstErr, rejected
 	done      []loadOutcome
+	rejected  rejections // refused rows, with WithRejectedRows (rejected.go)
 	failedJob []*loadJob // loads that ended in an error
 	firstErr  error
 	hasErr    atomic.Bool // firstErr is set
@@ -104,7 +105,16 @@ type loadJob struct {
 	body         streamload.Body
 	release      func()
 	windows      []LoadWindow // a stream batch's (stream_batch.go)
-	err          error        // how the load failed (set by upload)
+	// A WriteFiles range's file and the offset of its first byte in it,
+	// for the rows Doris refuses (isolate.go).
+	file       string
+	fileOffset int64
+	// byContent: the label names the multiset of the rows, not their order
+	// (grouped parts, stream batches): a refused load's rows are sorted
+	// before they are cut, so that the halves are a function of the label
+	// too (isolate.go).
+	byContent bool
+	err       error // how the load failed (set by upload)
 
 	seq   int           // the order the bundle started it in
 	order string        // plain loads wait for the previous one of the same order: "" is the table's
@@ -123,6 +133,7 @@ type loadJob struct {
 // loadOutcome is one finished load.
 type loadOutcome struct {
 	seq     int // the load's number in its bundle
+	sub     int // the part's number within an isolated load (isolate.go)
 	result  CommitResult
 	latency time.Duration
 	retries int
@@ -416,8 +427,26 @@ func (b *batcher) finish() ([]loadOutcome, error) {
 	if b.firstErr == nil {
 		b.cancel()
 	}
-	slices.SortFunc(b.done, func(x, y loadOutcome) int { return x.seq - y.seq })
+	slices.SortFunc(b.done, func(x, y loadOutcome) int {
+		if x.seq != y.seq {
+			return x.seq - y.seq
+		}
+		return x.sub - y.sub // the parts of an isolated load (isolate.go)
+	})
+	if b.firstErr == nil && len(b.rejected) > 0 {
+		b.done = append(b.done, b.rejected.outcomes(b.db, b.seq)...)
+	}
 	return b.done, b.firstErr
+}
+
+// reject keeps a refused row for the bundle's output (WithRejectedRows).
+func (b *batcher) reject(r RejectedRow) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.rejected == nil {
+		b.rejected = rejections{}
+	}
+	b.rejected.add(r)
 }
 
 // loadTooBig is the error of a batch that reached MaxLoadBytes and cannot

@@ -329,6 +329,10 @@ func (fn *chunkFn) ProcessElement(ctx context.Context, w beam.Window, ts beam.Ev
 		return nil
 	}
 	table, data, rows, err := fn.enc.encode(ctx, elem)
+	if rr := (*refusedRow)(nil); fn.Opts.Rejected && errors.As(err, &rr) {
+		own(refusedAsRow(fn.DB, rr)) // to the rows' own loads, which output it (rejected.go)
+		return nil
+	}
 	if err != nil {
 		if fn.Table == "" || fn.enc.routes() {
 			return fmt.Errorf("dorisio.Write: database %s: %w", fn.DB, err)

@@ -67,6 +67,12 @@ type CommitResult struct {
 	// maxResultWindows entries: past that, the last one spans the rest. Nil
 	// for loads made per bundle.
 	Windows []LoadWindow
+	// Rejected lists the rows refused (by Write's checks or by Doris)
+	// with WithRejectedRows; RejectedRows collects them. They come in a
+	// result of their own per bundle and table, with no Label and nothing
+	// loaded; each RejectedRow names the label of the load Doris refused it
+	// in.
+	Rejected []RejectedRow
 }
 
 // LoadWindow is the part of a load's rows that came from one window.

@@ -375,6 +375,31 @@
 // is settled by its label's state before anything is resent; only when that
 // fails does an error say ErrOutcomeUnknown.
 //
+// # Rejected rows
+//
+// With WithRejectedRows a row that is refused does not fail its bundle: it
+// comes out of RejectedRows(s, results) as a RejectedRow (database, table,
+// the row's bytes as sent, the reason in Doris' words or Write's, the
+// label of the load Doris refused it in, and for WriteFiles the file and
+// the row's byte offset in it). The counter "rejected_rows:<db>.<table>"
+// counts them. In every delivery mode and for file ranges:
+//
+//   - a struct row Write's value checks refuse is never sent;
+//   - a load Doris fails for data quality is cut in two at a record
+//     boundary and each half loaded under a label derived from the
+//     parent's, halves refused again cut again, until each refused row is
+//     alone: the other rows load exactly once (a retried bundle re-forms
+//     the same halves under the same labels). It costs about 2·k·log2(n/k)
+//     extra loads for k refused rows among n, sent one after another; with
+//     ExactlyOnce the halves are precommitted transactions outside
+//     WithMaxOpenTxns' budget.
+//
+// Not isolated (the load fails as without the option): compressed file
+// ranges, bodies with header lines (skip_lines, csv_with_names) or a JSON
+// array (strip_outer_array), and bodies past 1 GiB. A bundle's refused rows
+// of a table travel in one extra CommitResult with no Label, nothing
+// loaded and Rejected set.
+//
 // # Contexts
 //
 // Loads run under their bundle's context: a bundle the runner cancels stops
@@ -426,9 +451,11 @@
 //     their DoFn instance's plan is no longer finalized; see Exactly-once);
 //   - distributions load_latency_ms, commit_latency_ms and open_txns (per
 //     bundle, the most loads it held open at once);
-//   - per table, counters named "rows:<db>.<table>", "bytes:<db>.<table>"
-//     and "loads:<db>.<table>", e.g. "rows:demo.events" (Beam metrics carry
-//     no labels, so the table is part of the name).
+//   - per table, counters named "rows:<db>.<table>", "bytes:<db>.<table>",
+//     "loads:<db>.<table>" and "filtered_rows:<db>.<table>", e.g.
+//     "rows:demo.events" (Beam metrics carry no labels, so the table is
+//     part of the name); with WithRejectedRows, rejected_rows and
+//     "rejected_rows:<db>.<table>".
 //
 // Read them from the PipelineResult of beamx.RunWithMetrics (or
 // ptest.RunWithMetrics) with a query on the namespace (tested on prism and

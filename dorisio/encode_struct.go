@@ -223,7 +223,8 @@ func (e *structEncoder) encode(ctx context.Context, elem any) (string, []byte, i
 			if use.colType != "" {
 				col += " " + use.colType
 			}
-			return "", nil, 0, fmt.Errorf("%sfield %s (column %s) of element %s: %w", e.where(table), fe.goName, col, describe(elem), dataError(err))
+			err = fmt.Errorf("%sfield %s (column %s) of element %s: %w", e.where(table), fe.goName, col, describe(elem), dataError(err))
+			return "", nil, 0, &refusedRow{table: table, row: fmt.Sprintf("%+v", elem), err: err}
 		}
 	}
 	if isJSON {

@@ -58,6 +58,12 @@ func init() {
 	beam.RegisterType(reflect.TypeOf((*OrderChange)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*Product)(nil)).Elem())
 	register.Function2x1(tickToOrder)
+	register.Function1x0(printRejected)
+}
+
+// printRejected stands for a dead-letter sink.
+func printRejected(r dorisio.RejectedRow) {
+	fmt.Printf("rejected from %s.%s: %s\n", r.Database, r.Table, r.Row)
 }
 
 // tickToOrder stands for a streaming source's decoding.
@@ -90,6 +96,27 @@ func ExampleWrite() {
 	// Unordered output:
 	// [1 tea 3.50]
 	// [2 cake 4.25]
+}
+
+// Keep the rows Doris refuses as an output instead of failing the job:
+// the other rows of their load are loaded exactly once.
+func ExampleRejectedRows() {
+	srv := doristest.NewServer(doristest.WithTable("demo.orders(id BIGINT, item VARCHAR(8), amount DECIMAL(10,2))"))
+	defer srv.Close()
+
+	p, s := beam.NewPipelineWithRoot()
+	orders := beam.Create(s, Order{1, "tea", 3.5}, Order{2, "a cake too long", 4.25}, Order{3, "pie", 2})
+	cfg := dorisio.Config{FEs: []string{srv.URL}, User: srv.User, Password: srv.Password, Database: "demo", Table: "orders"}
+	results := dorisio.Write(s, cfg, orders, dorisio.WithRejectedRows())
+	beam.ParDo0(s, printRejected, dorisio.RejectedRows(s, results))
+	if err := beamx.Run(context.Background(), p); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(len(srv.Rows("demo", "orders")), "rows loaded")
+	// Output:
+	// rejected from demo.orders: 2,"a cake too long",4.25
+	// 2 rows loaded
 }
 
 // Route typed rows to many tables in one Write: a string field tagged

@@ -395,7 +395,8 @@ func (fn *fileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 	err = sp.split(r, f.Size, func(fr fileRange) error {
 		// A file's ranges land in file order; files, which no order
 		// relates (they come through a Reshuffle), load side by side.
-		j := &loadJob{table: fn.Table, id: f.rangeID(fr.Start, fr.End), rows: fr.Records, bytes: fr.End - fr.Start, order: "file:" + f.Path}
+		j := &loadJob{table: fn.Table, id: f.rangeID(fr.Start, fr.End), rows: fr.Records, bytes: fr.End - fr.Start, order: "file:" + f.Path,
+			file: f.Path, fileOffset: fr.Start}
 		if local {
 			j.body = streamload.NewFileBody(f.Path, fr.Start, fr.End-fr.Start, check)
 		} else {

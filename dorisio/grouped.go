@@ -99,9 +99,9 @@ func writeGrouped(s beam.Scope, w *write, col beam.PCollection) beam.PCollection
 	// The GroupByKey is what makes the loads a function of the input: each
 	// group is all of a table shard's rows, whatever bundles they came in.
 	res := beam.ParDo(s.Scope("Load"), w.group, beam.GroupByKey(s, chunks))
-	if col.Type().Type() == rowType {
+	if col.Type().Type() == rowType || w.write.Opts.Rejected {
 		// Rows with an ID are their own loads, under their identity labels.
-		own := beam.WindowInto(s, window.NewGlobalWindows(), beam.ParDo(s.Scope("LoadIdentity"), w.unfinalized(), identity))
+		own := beam.WindowInto(s, window.NewGlobalWindows(), beam.ParDo(s.Scope("LoadIdentity"), w.identityRows(), identity))
 		res = beam.Flatten(s, res, beam.ParDo(s.Scope("IdentityResults"), loadResults, own))
 	}
 	return res
@@ -174,7 +174,7 @@ func (fn *groupLoadFn) loadGroup(table, shard string, chunks func(*[]byte) bool)
 		id := partID(shard, fn.Opts.Shards, p, len(plan.parts))
 		label := groupLabel(fn.LabelPrefix, table, b.meaning, id)
 		up.held.Add(inMemory)
-		return &loadJob{table: table, label: label, id: id, order: label, rows: p.size.rows, bytes: p.size.bytes, body: body,
+		return &loadJob{table: table, label: label, id: id, order: label, rows: p.size.rows, bytes: p.size.bytes, body: body, byContent: true,
 			release: func() { release(); up.held.Add(-inMemory) }}
 	}
 	if len(plan.parts) == 1 {

@@ -16,6 +16,7 @@ var (
 	rowsLoaded       = beam.NewCounter(metricsNamespace, "rows")
 	bytesLoaded      = beam.NewCounter(metricsNamespace, "bytes")
 	rowsFiltered     = beam.NewCounter(metricsNamespace, "filtered_rows")
+	rowsRejected     = beam.NewCounter(metricsNamespace, "rejected_rows") // WithRejectedRows (rejected.go)
 	loadsDone        = beam.NewCounter(metricsNamespace, "loads")
 	loadRetries      = beam.NewCounter(metricsNamespace, "retries")
 	commitsDone      = beam.NewCounter(metricsNamespace, "commits")
@@ -32,6 +33,10 @@ var (
 
 func recordLoad(ctx context.Context, o loadOutcome) {
 	r := o.result
+	if r.Label == "" && len(r.Rejected) > 0 { // refused rows, no load (rejected.go)
+		recordRejected(ctx, r)
+		return
+	}
 	rowsLoaded.Inc(ctx, r.LoadedRows)
 	bytesLoaded.Inc(ctx, r.Bytes)
 	rowsFiltered.Inc(ctx, r.FilteredRows)
@@ -43,6 +48,7 @@ func recordLoad(ctx context.Context, o loadOutcome) {
 	// A counter is a name, not a registration: making one per load is cheap.
 	table := r.Database + "." + r.Table
 	beam.NewCounter(metricsNamespace, perTable("rows", table)).Inc(ctx, r.LoadedRows)
+	beam.NewCounter(metricsNamespace, perTable("filtered_rows", table)).Inc(ctx, r.FilteredRows)
 	beam.NewCounter(metricsNamespace, perTable("bytes", table)).Inc(ctx, r.Bytes)
 	beam.NewCounter(metricsNamespace, perTable("loads", table)).Inc(ctx, 1)
 

@@ -92,12 +92,12 @@ func writeStream(s beam.Scope, w *write, col beam.PCollection) beam.PCollection 
 	chunks, identity := beam.ParDo2(s.Scope("Batch"), w.chunk, col)
 	chunks = beam.WindowInto(s, window.NewGlobalWindows(), chunks)
 	pre := beam.ParDo(s.Scope("Precommit"), w.stream, chunks)
-	if col.Type().Type() == rowType {
+	if col.Type().Type() == rowType || w.write.Opts.Rejected {
 		// Rows with an ID are their own loads already: loaded per bundle,
 		// under their identity labels (exactly once across runs). writeFn
 		// emits in FinishBundle, in the global window as the batching
 		// stage does; the graph must say so to flatten.
-		own := beam.WindowInto(s, window.NewGlobalWindows(), beam.ParDo(s.Scope("PrecommitIdentity"), w.unfinalized(), identity))
+		own := beam.WindowInto(s, window.NewGlobalWindows(), beam.ParDo(s.Scope("PrecommitIdentity"), w.identityRows(), identity))
 		pre = beam.Flatten(s, pre, own)
 	}
 	return pre
@@ -405,6 +405,6 @@ func (b *batcher) loadBatch(table, id string, sb *streamBatch) error {
 		return nil
 	}
 	b.start(&loadJob{table: table, label: streamLabel(b.prefix, table, b.meaning, id), id: id,
-		rows: sb.rows, bytes: sb.body.n, twoPhase: b.twoPhase, body: &sb.body, release: func() {}, windows: sb.windows})
+		rows: sb.rows, bytes: sb.body.n, twoPhase: b.twoPhase, body: &sb.body, release: func() {}, windows: sb.windows, byContent: true})
 	return b.err()
 }

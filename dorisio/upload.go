@@ -22,9 +22,24 @@ func (b *batcher) upload(j *loadJob) {
 	}
 	start := time.Now()
 	res, err := b.load(j)
+	var parts []loadOutcome
+	isolated := false
+	if err != nil && b.opts.Rejected && errors.Is(err, streamload.ErrDataQuality) {
+		var sum CommitResult
+		parts, sum, err = b.isolate(j, err) // rows Doris refused: isolate.go
+		isolated = !errors.Is(err, streamload.ErrDataQuality) || parts != nil
+		if err == nil && j.loaded != nil {
+			j.loaded(sum)
+		}
+	}
 	j.release() // Load has returned: no attempt reads the body any more
 	if !j.twoPhase {
 		b.plainInFlight.Add(-1)
+	}
+	if isolated {
+		b.mu.Lock()
+		b.done = append(b.done, parts...) // aborted with the bundle if err is set
+		b.mu.Unlock()
 	}
 	if err != nil {
 		j.err = err
@@ -32,6 +47,9 @@ func (b *batcher) upload(j *loadJob) {
 		b.failedJob = append(b.failedJob, j)
 		b.mu.Unlock()
 		b.fail(err)
+		return
+	}
+	if isolated {
 		return
 	}
 	if j.twoPhase {

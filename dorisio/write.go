@@ -210,6 +210,14 @@ func (w *write) precommit() any {
 // unfinalized is the precommit DoFn that never asks for finalization.
 func (w *write) unfinalized() *unfinalizedWriteFn { return &unfinalizedWriteFn{writeFn: *w.write} }
 
+// identityRows is the DoFn of the Rows the chunking stage passes on: rows
+// with an ID, loaded on their own, and rows Write's checks refused.
+func (w *write) identityRows() *unfinalizedWriteFn {
+	fn := w.unfinalized()
+	fn.Elem = beam.EncodedType{T: rowType}
+	return fn
+}
+
 // newClient builds the Stream Load client on a worker: the password is
 // resolved here, never serialized.
 func newClient(c connSpec, rp RetryPolicy) (*streamload.Client, error) {
@@ -289,7 +297,13 @@ func (fn *writeFn) ProcessElement(ctx context.Context, _ beam.BundleFinalization
 		// Uploads run under the bundle's context: a cancelled bundle stops them.
 		fn.batch = newBatcher(ctx, fn.client, fn.pool, fn.DB, fn.Table, fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
 	}
+	if r, ok := elem.(Row); ok && r.ID == refusedRowID {
+		return fn.rejectRefused(ctx, r)
+	}
 	table, data, rows, err := fn.enc.encode(ctx, elem)
+	if rr := (*refusedRow)(nil); fn.Opts.Rejected && errors.As(err, &rr) {
+		return fn.rejectRow(ctx, rr)
+	}
 	if err != nil {
 		where := "table " + fn.DB + "." + fn.Table
 		if fn.Table == "" || fn.enc.routes() {
@@ -306,6 +320,12 @@ func (fn *writeFn) ProcessElement(ctx context.Context, _ beam.BundleFinalization
 		return fn.failBundle(ctx, err)
 	}
 	return nil
+}
+
+// rejectRow keeps a row Write's checks refused for the output
+// (WithRejectedRows): it is never sent.
+func (fn *writeFn) rejectRow(ctx context.Context, rr *refusedRow) error {
+	return fn.keepRejected(ctx, rr.rejected(fn.DB))
 }
 
 // failBundle ends a bundle that fails in ProcessElement. A runner calls no

@@ -78,6 +78,7 @@ type writeOptions struct {
 	SpoolDir         string
 	AllOrNothing     bool
 	AbortLingering   bool
+	Rejected         bool        // refused rows are output, not a bundle failure (rejected.go)
 	Files            fileOptions // WriteFiles only (files_option.go)
 	// Stream batching (stream_option.go).
 	Stream        streamMode

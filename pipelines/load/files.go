@@ -98,6 +98,9 @@ func fileOptions(o *options) []dorisio.WriteOption {
 	for k, v := range o.headers {
 		opts = append(opts, dorisio.WithLoadHeader(k, v))
 	}
+	if o.rejectedRows != "" {
+		opts = append(opts, dorisio.WithRejectedRows())
+	}
 	return opts
 }
 
@@ -113,7 +116,8 @@ func writeFiles(s beam.Scope, cfg dorisio.Config, o *options) (err error) {
 			err = &writeRefused{msg}
 		}
 	}()
-	dorisio.WriteFiles(s, cfg, inputPatterns(o), fileOptions(o)...)
+	results := dorisio.WriteFiles(s, cfg, inputPatterns(o), fileOptions(o)...)
+	keepRejected(s, o, results)
 	return nil
 }
 

@@ -21,6 +21,7 @@ type options struct {
 	input, format, ddl, compression, delivery, sink   string
 	csvDialect, columnSeparator, lineDelimiter        string
 	fileCompression                                   string
+	rejectedRows                                      string // --rejected-rows: JSON lines of the refused rows (rejected.go)
 	headerLines                                       int
 	rows, batchBytes, batchRows, chunkBytes           int64
 	tables, loadsInFlight, maxOpenTxns                int
@@ -106,6 +107,8 @@ func inputFlags(o *options) flagGroup {
 			usage: "--input CSV column `separator` in Doris' notation (\\t, |, \\x01)"},
 		{name: "line-delimiter", value: &o.lineDelimiter, feeds: "WithLineDelimiter", check: separator(&o.lineDelimiter),
 			usage: "--input line `delimiter` in Doris' notation (\\r\\n for CRLF files); default \\n"},
+		{name: "rejected-rows", value: &o.rejectedRows, feeds: "WithRejectedRows",
+			usage: "`path` of a JSON-lines file that gets the rows Doris (or Write's checks) refuse, one {table, reason, row, label, file, offset} each; the other rows load exactly once and the job succeeds. Without it a refused row fails the job, naming it"},
 		{name: "file-compression", value: &o.fileCompression, feeds: "WithFileCompression", check: oneOf(&o.fileCompression, "auto", "none", "gz", "lz4", "bz2", "zstd"),
 			usage: "how --input files are compressed: `kind` auto (by extension: .gz .lz4 .bz2 .zst), none, gz, lz4, bz2 or zstd; a compressed file is one load (gz, lz4, bz2 sent as they are; zstd decompressed on the way)"},
 	}}

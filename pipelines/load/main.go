@@ -108,6 +108,7 @@ func run(ctx context.Context, o *options) error {
 			if err != nil {
 				return err
 			}
+			keepRejected(s, o, results)
 			if o.stream {
 				beam.ParDo0(s, &latencyFn{}, results)
 			}
@@ -137,6 +138,9 @@ func run(ctx context.Context, o *options) error {
 		rem = newRemote(strings.Split(o.fe, ",")[0], o.db)
 		before, remoteOK = rem.counts(tableNames(o))
 	}
+	if err := startRejected(o); err != nil {
+		return err
+	}
 	start := time.Now()
 	files := dorisio.FilesProgress()
 	var stop func()
@@ -158,6 +162,7 @@ func run(ctx context.Context, o *options) error {
 	if o.sink == "noop" {
 		return nil
 	}
+	refused := refusedCounts(pr)
 	// Counted apart from the pipeline, so that verify checks its reading too.
 	expected, err := expectedRows(ctx, o)
 	if err != nil {
@@ -166,11 +171,20 @@ func run(ctx context.Context, o *options) error {
 	if srv == nil {
 		if !remoteOK {
 			fmt.Println("verification: skipped (the FE is not a doristest server; count the rows in Doris)")
+			printRejected(o, refused)
 			return nil
 		}
-		return rem.verify(before, expected, o.delivery == "grouped" && o.labelPrefix != "")
+		if err := rem.verify(before, expected, o.delivery == "grouped" && o.labelPrefix != ""); err != nil {
+			return err
+		}
+		printRejected(o, refused)
+		return nil
 	}
-	return verify(srv, o, expected)
+	if err := verify(srv, o, expected, refused); err != nil {
+		return err
+	}
+	printRejected(o, refused)
+	return nil
 }
 
 // passwordEnv returns the Config.PasswordEnv for --password-env name: name
@@ -235,6 +249,9 @@ func writeOptions(o *options) []dorisio.WriteOption {
 	}
 	for k, v := range o.headers {
 		opts = append(opts, dorisio.WithLoadHeader(k, v))
+	}
+	if o.rejectedRows != "" {
+		opts = append(opts, dorisio.WithRejectedRows())
 	}
 	// Write ignores them without stream batching (bounded input), but
 	// checks them: a bad value is refused whatever the mode.
@@ -390,14 +407,17 @@ func printSummary(pr beam.PipelineResult, o *options, elapsed time.Duration, srv
 
 // verify checks, against the embedded server, that each table holds exactly
 // the input's rows and that no transaction was left open.
-func verify(srv *doristest.Server, o *options, expected map[string]int64) error {
+// Rows Doris filtered (within max_filter_ratio) and rows refused (with
+// --rejected-rows) count as accounted for, not as missing.
+func verify(srv *doristest.Server, o *options, expected map[string]int64, refused map[string]refusedCount) error {
 	var bad []string
-	var total int64
+	var total, filtered, rejected int64
 	for _, t := range sortedKeys(expected) {
 		got := srv.RowCount(o.db, t)
-		total += got
-		if got != expected[t] {
-			bad = append(bad, fmt.Sprintf("%s holds %d rows, input had %d", t, got, expected[t]))
+		r := refused[o.db+"."+t]
+		total, filtered, rejected = total+got, filtered+r.filtered, rejected+r.rejected
+		if got+r.filtered+r.rejected != expected[t] {
+			bad = append(bad, fmt.Sprintf("%s holds %d rows, input had %d%s", t, got, expected[t], r.says()))
 		}
 	}
 	for _, tx := range srv.Txns(o.db) {
@@ -408,7 +428,8 @@ func verify(srv *doristest.Server, o *options, expected map[string]int64) error 
 	if len(bad) > 0 {
 		return fmt.Errorf("verification FAILED: %s", strings.Join(bad, "; "))
 	}
-	fmt.Printf("verification: counts match: %d rows in %d table(s), each input row committed exactly once, no open transactions\n", total, len(expected))
+	fmt.Printf("verification: counts match: %d rows in %d table(s)%s, each input row committed exactly once, no open transactions\n",
+		total, len(expected), refusedCount{filtered, rejected}.says())
 	return nil
 }
 

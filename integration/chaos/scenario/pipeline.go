@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -23,6 +24,7 @@ func init() {
 	register.Function1x0(discardResult)
 	register.Function1x1(oddTable)
 	register.Function1x2(decodeShard)
+	register.DoFn1x0[dorisio.RejectedRow](&collectRejectedFn{})
 	beam.RegisterType(reflect.TypeOf((*Shard)(nil)).Elem())
 }
 
@@ -41,7 +43,14 @@ type Shard struct {
 	// with an ID naming its table, shard and chunk: the same ID always
 	// carries the same rows.
 	ChunkRows int64
+	// Bad > 0 makes every id with id%Bad == 3 a row Doris refuses (a name
+	// too long for its VARCHAR, or a column missing), which Write outputs
+	// as rejected (dorisio.WithRejectedRows).
+	Bad int64
 }
+
+// isBad reports whether id's row is one Doris refuses.
+func (sh Shard) isBad(id int64) bool { return sh.Bad > 0 && id%sh.Bad == 3 }
 
 // genFn emits a shard's rows as dorisio.Row, one element per row, or in
 // chunks with an identity.
@@ -61,10 +70,10 @@ func (fn *genFn) ProcessElement(sh Shard, emit func(dorisio.Row)) error {
 		}
 		for ; n > 0; n-- {
 			if sh.ChunkRows == 0 {
-				emit(dorisio.Row{Table: sh.Table, Data: rowCSV(id)})
+				emit(dorisio.Row{Table: sh.Table, Data: sh.rowCSV(id)})
 				continue
 			}
-			chunk = append(chunk, rowCSV(id)...)
+			chunk = append(chunk, sh.rowCSV(id)...)
 		}
 		if sh.ChunkRows > 0 && (id-sh.First+1)%sh.ChunkRows == 0 {
 			emit(dorisio.Row{Table: sh.Table, ID: fmt.Sprintf("%s/%d-%d", sh.Table, first, id), Data: chunk})
@@ -84,8 +93,15 @@ func oddTable(r dorisio.Row) int {
 	return n % 2
 }
 
-func rowCSV(id int64) []byte {
+// rowCSV is id's row of sh as sent, its line delimiter included.
+func (sh Shard) rowCSV(id int64) []byte {
 	b := strconv.AppendInt(nil, id, 10)
+	switch {
+	case sh.isBad(id) && (id/sh.Bad)%2 == 0:
+		return append(b, ",\"a name longer than sixteen bytes\"\n"...)
+	case sh.isBad(id):
+		return append(b, '\n') // the name column missing
+	}
 	b = append(b, ",\"n"...)
 	b = strconv.AppendInt(b, id%997, 10)
 	return append(b, "\"\n"...)
@@ -106,6 +122,9 @@ func expected(shards []Shard) map[string]map[string]int {
 			out[sh.Table] = m
 		}
 		for id := sh.First; id < sh.First+sh.Count; id++ {
+			if sh.isBad(id) {
+				continue // refused: never in the table
+			}
 			m[rowText(id)]++
 			if sh.Dup > 0 && id%sh.Dup == 0 {
 				m[rowText(id)]++
@@ -115,27 +134,82 @@ func expected(shards []Shard) map[string]map[string]int {
 	return out
 }
 
+// expectedRejected is the multiset of the rows Doris refuses, as
+// "<table>\x00<row>", each as often as the input holds it.
+func expectedRejected(shards []Shard) map[string]int {
+	out := map[string]int{}
+	for _, sh := range shards {
+		for id := sh.First; id < sh.First+sh.Count; id++ {
+			if !sh.isBad(id) {
+				continue
+			}
+			row := sh.Table + "\x00" + strings.TrimSuffix(string(sh.rowCSV(id)), "\n")
+			out[row]++
+			if sh.Dup > 0 && id%sh.Dup == 0 {
+				out[row]++
+			}
+		}
+	}
+	return out
+}
+
 func discardResult(dorisio.CommitResult) {}
+
+// rejectedSeen holds the rejected rows of each scenario's latest run, by
+// label prefix: prism runs the workers in this process (loopback).
+var rejectedSeen = struct {
+	sync.Mutex // guards m
+	m          map[string]map[string]int
+}{m: map[string]map[string]int{}}
+
+// collectRejectedFn counts each rejected row under Key.
+type collectRejectedFn struct{ Key string }
+
+func (fn *collectRejectedFn) ProcessElement(r dorisio.RejectedRow) {
+	rejectedSeen.Lock()
+	defer rejectedSeen.Unlock()
+	m := rejectedSeen.m[fn.Key]
+	if m == nil {
+		m = map[string]int{}
+		rejectedSeen.m[fn.Key] = m
+	}
+	m[r.Table+"\x00"+string(r.Row)]++
+}
+
+// rejectedOf returns and forgets what the runs under prefix rejected.
+func rejectedOf(prefix string) map[string]int {
+	rejectedSeen.Lock()
+	defer rejectedSeen.Unlock()
+	m := rejectedSeen.m[prefix]
+	delete(rejectedSeen.m, prefix)
+	return m
+}
+
+// sink consumes a Write's results, collecting its rejected rows.
+func sink(s beam.Scope, prefix string, results beam.PCollection) {
+	beam.ParDo0(s, discardResult, results)
+	beam.ParDo0(s, &collectRejectedFn{Key: prefix}, dorisio.RejectedRows(s, results))
+}
 
 // encodeShard is a shard as a test stream element (test streams take
 // built-in types only).
 func encodeShard(sh Shard) string {
-	return fmt.Sprintf("%s|%d|%d|%d|%d|%d", sh.Table, sh.First, sh.Count, sh.Dup, sh.FailAt, sh.ChunkRows)
+	return fmt.Sprintf("%s|%d|%d|%d|%d|%d|%d", sh.Table, sh.First, sh.Count, sh.Dup, sh.FailAt, sh.ChunkRows, sh.Bad)
 }
 
 func decodeShard(s string) (Shard, error) {
 	f := strings.Split(s, "|")
-	if len(f) != 6 {
+	if len(f) != 7 {
 		return Shard{}, fmt.Errorf("chaos: bad shard %q", s)
 	}
-	var n [5]int64
+	var n [6]int64
 	for i := range n {
 		var err error
 		if n[i], err = strconv.ParseInt(f[i+1], 10, 64); err != nil {
 			return Shard{}, fmt.Errorf("chaos: bad shard %q: %v", s, err)
 		}
 	}
-	return Shard{Table: f[0], First: n[0], Count: n[1], Dup: n[2], FailAt: n[3], ChunkRows: n[4]}, nil
+	return Shard{Table: f[0], First: n[0], Count: n[1], Dup: n[2], FailAt: n[3], ChunkRows: n[4], Bad: n[5]}, nil
 }
 
 // input is the shards' rows: from a Create (bounded), or with stepMillis
@@ -182,12 +256,13 @@ func runPipeline(ctx context.Context, srv *doristest.Server, prefix string, shar
 		FEs: []string{srv.URL}, User: srv.User, Password: srv.Password,
 		Database: db, LabelPrefix: prefix,
 	}
+	rejectedOf(prefix) // this run's rejected rows only
 	if twoWrites {
 		parts := beam.Partition(s, 2, oddTable, rows)
-		beam.ParDo0(s, discardResult, dorisio.Write(s, cfg, parts[0], opts...))
-		beam.ParDo0(s, discardResult, dorisio.Write(s, cfg, beam.Reshuffle(s, parts[1]), opts...))
+		sink(s, prefix, dorisio.Write(s, cfg, parts[0], opts...))
+		sink(s, prefix, dorisio.Write(s, cfg, beam.Reshuffle(s, parts[1]), opts...))
 	} else {
-		beam.ParDo0(s, discardResult, dorisio.Write(s, cfg, rows, opts...))
+		sink(s, prefix, dorisio.Write(s, cfg, rows, opts...))
 	}
 
 	ctx, cancel := context.WithTimeout(ctx, timeout)

@@ -112,6 +112,9 @@ type Plan struct {
 	FlushSteps int64
 	// GroupShards is WithShards with grouped delivery (Delivery Grouped).
 	GroupShards int
+	// BadEvery > 0 is Shard.Bad of every shard: rows Doris refuses, which
+	// Write outputs as rejected (WithRejectedRows).
+	BadEvery int64
 }
 
 // NewPlan draws a plan from seed.
@@ -207,6 +210,16 @@ func NewPlan(seed int64) Plan {
 	// from the rows) for a quarter of the bounded plans.
 	if !p.Stream && r.IntN(4) == 0 {
 		p.grouped(r)
+	}
+	// Drawn last for the same reason: bad rows in half the plans. Not with
+	// a held quota: the loads that isolate a refused row are outside the
+	// open-transaction budget, and a quota sized for the budget may not
+	// hold them.
+	if p.QuotaHold == 0 && r.IntN(2) == 0 {
+		p.BadEvery = 40 + r.Int64N(200)
+		for i := range p.Shards {
+			p.Shards[i].Bad = p.BadEvery
+		}
 	}
 	return p
 }
@@ -461,6 +474,9 @@ func (p Plan) writeOptions(spool string) []dorisio.WriteOption {
 	}
 	if p.GroupShards > 0 {
 		opts = append(opts, dorisio.WithShards(p.GroupShards))
+	}
+	if p.BadEvery > 0 {
+		opts = append(opts, dorisio.WithRejectedRows())
 	}
 	return opts
 }

@@ -325,7 +325,7 @@ func (s *scenario) recompute(ctx context.Context) error {
 // Reshuffle. It must form the same loads under the same labels, find every
 // one loaded and load nothing new.
 func (s *scenario) again(ctx context.Context, what string, shards []Shard, stepMillis int64) error {
-	before := len(s.srv.Txns(db))
+	before := s.keptTxns()
 	counters, err := runPipeline(ctx, s.srv, s.prefix, shards, stepMillis, s.p.TwoWrites, true, s.p.writeOptions(s.spool), s.o.PipelineTimeout)
 	s.rep.Runs++
 	s.srv.Advance(time.Second)
@@ -335,8 +335,8 @@ func (s *scenario) again(ctx context.Context, what string, shards []Shard, stepM
 	name := strings.ToUpper(what[:1]) + what[1:]
 	s.rep.Fired[name]++
 	s.rep.Fired[name+"Found"] += int(counters["already_committed"])
-	if after := len(s.srv.Txns(db)); after != before || counters["loads"] != counters["already_committed"] {
-		return fmt.Errorf("the %s under other bundling began %d txn(s) and found %d of its %d loads loaded: want none begun, every one found",
+	if after := s.keptTxns(); after != before || counters["loads"] != counters["already_committed"] {
+		return fmt.Errorf("the %s under other bundling began %d txn(s) not aborted and found %d of its %d loads loaded: want none begun, every one found",
 			what, after-before, counters["already_committed"], counters["loads"])
 	}
 	s.logf("%s under other bundling: %d loads, all found loaded", what, counters["loads"])
@@ -528,8 +528,13 @@ func rowsIn(m map[string]map[string]int) int {
 }
 
 // checkExactlyOnce: every table holds its input rows once, plus extra
-// (what an earlier failed run committed) when given.
+// (what an earlier failed run committed) when given, and the last run
+// output every row Doris refuses once, and no other: table + rejected =
+// input.
 func (s *scenario) checkExactlyOnce(extra map[string]map[string]int) error {
+	if err := s.checkRejected(); err != nil {
+		return err
+	}
 	want, got := expected(s.p.Shards), s.committed()
 	for t, rows := range extra {
 		for row, n := range rows {
@@ -618,4 +623,57 @@ func oneLine(err error) string {
 		m = m[:300] + " … " + m[len(m)-300:]
 	}
 	return strings.ReplaceAll(m, "\n", " | ")
+}
+
+// checkRejected: the last run's rejected output holds each row of the
+// input Doris refuses as often as the input does, and nothing else.
+func (s *scenario) checkRejected() error {
+	want, got := expectedRejected(s.p.Shards), rejectedOf(s.prefix)
+	var bad []string
+	for row, n := range want {
+		if got[row] != n {
+			bad = append(bad, fmt.Sprintf("%q %d time(s), want %d", row, got[row], n))
+		}
+	}
+	for row, n := range got {
+		if _, ok := want[row]; !ok {
+			bad = append(bad, fmt.Sprintf("%q %d time(s), not a bad row", row, n))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("rejected rows differ from the bad rows of the input: %s", listFirst(bad, 5))
+	}
+	if len(want) > 0 {
+		s.rep.Fired["RejectedRows"] += rowsInSet(want)
+	}
+	return nil
+}
+
+func rowsInSet(m map[string]int) int {
+	n := 0
+	for _, c := range m {
+		n += c
+	}
+	return n
+}
+
+// listFirst joins the first n items, saying how many more there are.
+func listFirst(items []string, n int) string {
+	sort.Strings(items)
+	if len(items) <= n {
+		return strings.Join(items, "; ")
+	}
+	return strings.Join(items[:n], "; ") + fmt.Sprintf("; and %d more", len(items)-n)
+}
+
+// keptTxns counts the transactions not aborted: a load Doris refuses for
+// its rows (bad rows) begins one, aborted, on every run.
+func (s *scenario) keptTxns() int {
+	n := 0
+	for _, t := range s.srv.Txns(db) {
+		if t.State != "ABORTED" {
+			n++
+		}
+	}
+	return n
 }

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+)
+
+const rejectedDDL = "demo.docs(id BIGINT NOT NULL, name VARCHAR(16), n INT)"
+
+// badFile writes 10,000 CSV records, 7 of them refused by Doris in strict
+// mode, and returns its path and the offsets of the bad records.
+func badFile(t *testing.T) (string, map[int64]string) {
+	t.Helper()
+	bad := []string{"1,seventeen-chars-x,1", "2,n,abc", `\N,n,3`, "4,\xff\xfe,4", "5,n", "6,n,99999999999", "7,n,1.5"}
+	var b strings.Builder
+	offsets := map[int64]string{}
+	for i := 0; i < 10_000; i++ {
+		if k := i / 1400; i%1400 == 700 && k < len(bad) {
+			offsets[int64(b.Len())] = bad[k]
+			b.WriteString(bad[k] + "\n")
+			continue
+		}
+		fmt.Fprintf(&b, "%d,n%d,%d\n", 100+i, i%10, i)
+	}
+	path := filepath.Join(t.TempDir(), "bad.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, offsets
+}
+
+// --rejected-rows gets the 7 refused records, each with its file and
+// offset, the 9,993 others load once, and the job exits 0.
+func TestRejectedRowsGoToTheirFileWithFileAndOffset(t *testing.T) {
+	path, offsets := badFile(t)
+	srv := doristest.NewServer(doristest.WithTable(rejectedDDL))
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "rejected.jsonl")
+	stdout := fileRun(t, srv, path, func(o *options) {
+		o.ddl, o.chunkBytes, o.rejectedRows = rejectedDDL, 20_000, out
+		o.headers["strict_mode"] = "true"
+	})
+	if got := srv.RowCount("demo", "docs"); got != 9_993 {
+		t.Errorf("the table holds %d rows, want 9993", got)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if last := lines[len(lines)-1]; last != fmt.Sprintf("rejected: 7 rows (%s)", out) {
+		t.Errorf("last line %q, want the rejected summary", last)
+	}
+	if !strings.Contains(stdout, "counts match: 9993 rows in 1 table(s) (0 filtered by Doris, 7 rejected)") {
+		t.Errorf("verification does not account for the rejected rows:\n%s", stdout)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		n++
+		var l rejectedLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("line %d: %v: %s", n, err, sc.Bytes())
+		}
+		if l.File != path || l.Offset == nil || l.Table != "demo.docs" || l.Reason == "" {
+			t.Errorf("line %d = %s: want table demo.docs, a reason, file %s and an offset", n, sc.Bytes(), path)
+			continue
+		}
+		row, ok := offsets[*l.Offset]
+		if !ok || (l.Row != row && l.RowBase64 == "") {
+			t.Errorf("line %d: offset %d holds %q, the line says row %q", n, *l.Offset, row, l.Row)
+		}
+		delete(offsets, *l.Offset)
+	}
+	if n != 7 || len(offsets) != 0 {
+		t.Errorf("%d lines, bad records not reported: %v", n, offsets)
+	}
+}
+
+// With max_filter_ratio Doris filters the bad records itself: verification
+// counts them as filtered, not missing, and the job exits 0.
+func TestRowsDorisFilteredAreCountedNotMissing(t *testing.T) {
+	path, _ := badFile(t)
+	srv := doristest.NewServer(doristest.WithTable(rejectedDDL))
+	defer srv.Close()
+	stdout := fileRun(t, srv, path, func(o *options) {
+		o.ddl = rejectedDDL
+		o.headers["strict_mode"] = "true"
+		o.headers["max_filter_ratio"] = "0.01"
+	})
+	if !strings.Contains(stdout, "counts match: 9993 rows in 1 table(s) (7 filtered by Doris, 0 rejected)") {
+		t.Errorf("verification does not count the filtered rows:\n%s", stdout)
+	}
+}
