@@ -222,6 +222,8 @@ func (fn *matchFn) match(ctx context.Context, pattern string, seen map[string]bo
 			p = localpath.Key(p)
 			if st, err := os.Stat(p); err == nil && st.IsDir() {
 				continue // a glob of local paths matches directories too
+			} else if err == nil && localpath.NotRegular(st.Mode()) != "" {
+				return fmt.Errorf("dorisio.WriteFiles: pattern %q matches %s, which is %s: %s", pattern, p, localpath.NotRegular(st.Mode()), localpath.NotRegularAdvice)
 			}
 		}
 		files++ // a pattern whose files another listed has files
