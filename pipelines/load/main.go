@@ -90,11 +90,13 @@ func run(ctx context.Context, o *options) error {
 	}
 
 	p, s := beam.NewPipelineWithRoot()
+	var listed map[string]fileState // --input's local files before the job
 	if o.input != "" {
 		if err := checkInput(o); err != nil {
 			return &usageError{[]string{err.Error()}}
 		}
 		cfg.Table = o.table
+		listed = listLocalInput(o)
 		if err := writeFiles(s, cfg, o); err != nil {
 			return err
 		}
@@ -148,6 +150,7 @@ func run(ctx context.Context, o *options) error {
 	pr, err := beamx.RunWithMetrics(ctx, p)
 	stop()
 	elapsed := time.Since(start)
+	changed := reportChanged(os.Stderr, listed, err == nil, o)
 	if err != nil {
 		return &jobFailed{err}
 	}
@@ -162,6 +165,9 @@ func run(ctx context.Context, o *options) error {
 	expected, err := expectedRows(ctx, o)
 	if err != nil {
 		return err
+	}
+	if changed > 0 {
+		return fmt.Errorf("verification: skipped: %d file(s) changed while the job ran (above); their records now are not what was loaded", changed)
 	}
 	if srv == nil {
 		if !remoteOK {
