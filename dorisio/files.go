@@ -480,7 +480,15 @@ func (fn *fileLoadFn) loadCompressed(ctx context.Context, fs filesystem.Interfac
 			return err
 		}
 	}
-	j.loaded = noteLoaded(f.Size)
+	note := noteLoaded(f.Size)
+	j.loaded = func(r CommitResult) {
+		if r.AlreadyCommitted && r.Rows <= 0 {
+			if n, err := fn.countRecords(ctx, f.Path, kind); err == nil {
+				r.Rows, r.LoadedRows = n, n
+			}
+		}
+		note(r)
+	}
 	return fn.batch.startOwn(j)
 }
 

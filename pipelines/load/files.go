@@ -161,6 +161,7 @@ func progressSince(base dorisio.FileProgress) dorisio.FileProgress {
 		Files: p.Files - base.Files, Bytes: p.Bytes - base.Bytes,
 		LoadedBytes: p.LoadedBytes - base.LoadedBytes, LoadedRecords: p.LoadedRecords - base.LoadedRecords,
 		Loads: p.Loads - base.Loads, AlreadyLoaded: p.AlreadyLoaded - base.AlreadyLoaded,
+		AlreadyLoadedRecords: p.AlreadyLoadedRecords - base.AlreadyLoadedRecords,
 	}
 }
 
@@ -226,6 +227,6 @@ func stderrIsTerminal() bool {
 // printFilesSummary adds the files' line to the summary.
 func printFilesSummary(base dorisio.FileProgress) {
 	p := progressSince(base)
-	fmt.Printf("files: %d files, %s in %d ranges, %d records; %d ranges found loaded by an earlier run (same --label-prefix and --chunk-bytes, files unchanged)\n",
-		p.Files, mb(p.Bytes), p.Loads, p.LoadedRecords, p.AlreadyLoaded)
+	fmt.Printf("files: %d files, %s in %d ranges, %d records: %d committed, %d already loaded; %d ranges found loaded by an earlier run (same --label-prefix and --chunk-bytes, files unchanged)\n",
+		p.Files, mb(p.Bytes), p.Loads, p.LoadedRecords, p.LoadedRecords-p.AlreadyLoadedRecords, p.AlreadyLoadedRecords, p.AlreadyLoaded)
 }

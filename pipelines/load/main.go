@@ -97,6 +97,7 @@ func run(ctx context.Context, o *options) error {
 		}
 		cfg.Table = o.table
 		listed = listLocalInput(o)
+		warnManyLoads(os.Stderr, listed, o)
 		if err := writeFiles(s, cfg, o); err != nil {
 			return err
 		}
@@ -154,7 +155,11 @@ func run(ctx context.Context, o *options) error {
 	if err != nil {
 		return &jobFailed{err}
 	}
-	printSummary(pr, o, elapsed, srv)
+	var filesAlready int64 // records, gz files' included, WriteFiles found loaded
+	if o.input != "" {
+		filesAlready = progressSince(files).AlreadyLoadedRecords
+	}
+	printSummary(pr, o, elapsed, srv, filesAlready)
 	if o.input != "" {
 		printFilesSummary(files)
 	}
@@ -343,7 +348,10 @@ func progress(srv *doristest.Server, start time.Time) (stop func()) {
 	return func() { close(done) }
 }
 
-func printSummary(pr beam.PipelineResult, o *options, elapsed time.Duration, srv *doristest.Server) {
+// printSummary prints the job's counts; filesAlready is, with --input, the
+// records WriteFiles found loaded by an earlier run (a compressed file's
+// among them, which the rows metrics cannot count: Doris reports none).
+func printSummary(pr beam.PipelineResult, o *options, elapsed time.Duration, srv *doristest.Server, filesAlready int64) {
 	q := pr.Metrics().Query(func(r metrics.SingleResult) bool {
 		return r.Namespace() == "dorisio" || r.Namespace() == "load"
 	})
@@ -359,15 +367,26 @@ func printSummary(pr beam.PipelineResult, o *options, elapsed time.Duration, srv
 		return
 	}
 	tables := tableNames(o)
-	rows, bytes, loads := c["dorisio/rows"], c["dorisio/bytes"], c["dorisio/loads"]
+	// Rows an earlier run had loaded are counted apart: "committed" is
+	// what this run committed itself.
+	rows, bytes, loads := c["dorisio/rows"]-c["dorisio/already_loaded_rows"], c["dorisio/bytes"], c["dorisio/loads"]
+	already := max(c["dorisio/already_loaded_rows"], filesAlready)
 	avg := 0.0
 	if loads > 0 {
 		avg = float64(bytes) / float64(loads) / 1e6
 	}
 	fmt.Printf("summary: %d rows committed into %d table(s) of %s in %.2fs: %.0f rows/s, %.1f MB/s, %d loads (avg %.1f MB), %d filtered, %d retries\n",
 		rows, len(tables), o.db, secs, float64(rows)/secs, float64(bytes)/1e6/secs, loads, avg, c["dorisio/filtered_rows"], c["dorisio/retries"])
+	if already > 0 {
+		fmt.Printf("already loaded: %d rows, found loaded by an earlier run (or attempt) under the same labels: not loaded again, not counted above\n", already)
+	}
 	for _, t := range tables {
-		fmt.Printf("  %s.%s: %d rows committed in %d loads\n", o.db, t, c["dorisio/rows:"+o.db+"."+t], c["dorisio/loads:"+o.db+"."+t])
+		tk := o.db + "." + t
+		line := fmt.Sprintf("  %s: %d rows committed in %d loads", tk, c["dorisio/rows:"+tk]-c["dorisio/already_loaded_rows:"+tk], c["dorisio/loads:"+tk])
+		if a := max(c["dorisio/already_loaded_rows:"+tk], filesAlready); a > 0 {
+			line += fmt.Sprintf(", %d already loaded", a)
+		}
+		fmt.Println(line)
 	}
 	var mostOpen int64
 	for _, d := range q.Distributions() {
