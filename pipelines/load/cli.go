@@ -306,6 +306,8 @@ Examples:
   load --fe http://fe:8030 --runner=universal --endpoint=localhost:8073 --environment_type=LOOPBACK
 
 Exit status: 0 done, 1 the job failed, 2 a flag or setting was refused.
+130 (143): interrupted by Ctrl-C (SIGTERM), after aborting what the job
+precommitted; a second signal exits at once.
 `
 
 // usageWidth is where --help wraps its lines.

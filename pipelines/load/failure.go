@@ -65,6 +65,7 @@ func (r *redacting) Write(p []byte) (int, error) {
 
 func (c *cli) report(err error, verbose bool, w io.Writer) int {
 	var (
+		intr  *interrupted
 		usage *usageError
 		write *writeRefused
 		job   *jobFailed
@@ -72,6 +73,11 @@ func (c *cli) report(err error, verbose bool, w io.Writer) int {
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &intr):
+		if intr.err != nil && verbose {
+			fmt.Fprintf(w, "%s: the runner's error after the interruption:\n%s\n", progName, strings.TrimSpace(intr.err.Error()))
+		}
+		return intr.code()
 	case errors.As(err, &usage):
 		for _, l := range usage.lines {
 			fmt.Fprintf(w, "%s: %s\n", progName, l)

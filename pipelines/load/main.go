@@ -66,7 +66,12 @@ func main() {
 	if bad := c.check(); len(bad) > 0 {
 		os.Exit(report(c, &usageError{bad}, o.verbose, os.Stderr))
 	}
-	os.Exit(report(c, run(context.Background(), o), o.verbose, os.Stderr))
+	ctx, signalled := cancelOnSignal(os.Stderr)
+	err := run(ctx, o)
+	if sig := signalled(); sig != nil {
+		err = &interrupted{sig: sig, err: err}
+	}
+	os.Exit(report(c, err, o.verbose, os.Stderr))
 }
 
 func run(ctx context.Context, o *options) error {
@@ -152,6 +157,10 @@ func run(ctx context.Context, o *options) error {
 	stop()
 	elapsed := time.Since(start)
 	changed := reportChanged(os.Stderr, listed, err == nil, o)
+	if ctx.Err() != nil {
+		printInterrupted(os.Stderr, pr, err, o, files)
+		return err
+	}
 	if err != nil {
 		return &jobFailed{err}
 	}
