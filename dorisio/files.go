@@ -91,7 +91,7 @@ func WriteFiles(s beam.Scope, cfg Config, patterns []string, opts ...WriteOption
 		panic("dorisio.WriteFiles: " + err.Error())
 	}
 	// The patterns are one element: a file two of them match is listed once.
-	files := beam.ParDo(s.Scope("Match"), &matchFn{}, beam.Create(s, patterns))
+	files := beam.ParDo(s.Scope("Match"), &matchFn{AllowEmpty: fn.Opts.Files.EmptyMatch == AllowEmptyMatch}, beam.Create(s, patterns))
 	// Only the small file descriptions are shuffled, to spread the files
 	// over workers; each is read and loaded where it lands.
 	res := beam.ParDo(s.Scope("Load"), fn, beam.Reshuffle(s, files))
@@ -188,7 +188,9 @@ type fileSpec struct {
 // matchFn lists the files of the patterns, each file once however many
 // patterns match it: a second listing would be a second load of its ranges,
 // found committed and reported as loaded twice.
-type matchFn struct{}
+type matchFn struct {
+	AllowEmpty bool // WithEmptyMatchTreatment(AllowEmptyMatch): a pattern may match nothing
+}
 
 func (fn *matchFn) ProcessElement(ctx context.Context, patterns []string, emit func(fileSpec)) error {
 	seen := map[string]bool{}
@@ -211,7 +213,10 @@ func (fn *matchFn) match(ctx context.Context, pattern string, seen map[string]bo
 		return fmt.Errorf("dorisio.WriteFiles: listing pattern %q: %w", pattern, err)
 	}
 	if len(paths) == 0 {
-		return fmt.Errorf("dorisio.WriteFiles: pattern %q matches no file", pattern)
+		if fn.AllowEmpty {
+			return nil
+		}
+		return fmt.Errorf("dorisio.WriteFiles: pattern %q matches no file (WithEmptyMatchTreatment(dorisio.AllowEmptyMatch) lets it)", pattern)
 	}
 	files := 0
 	for _, p := range paths {
@@ -239,7 +244,7 @@ func (fn *matchFn) match(ctx context.Context, pattern string, seen map[string]bo
 		bytesListed.Add(spec.Size)
 		emit(spec)
 	}
-	if files == 0 {
+	if files == 0 && !fn.AllowEmpty {
 		return fmt.Errorf("dorisio.WriteFiles: pattern %q matches only directories; give files, or a glob of them (dir/*.csv)", pattern)
 	}
 	return nil
