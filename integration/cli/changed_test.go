@@ -31,6 +31,21 @@ func count(t *testing.T, fe, table string) int64 {
 	return c.Count
 }
 
+// writeParts writes files part-000.csv... of perFile records each, with
+// ids unique across them, into dir.
+func writeParts(t *testing.T, dir string, files, perFile int) {
+	t.Helper()
+	for f := 0; f < files; f++ {
+		var b bytes.Buffer
+		for i := 0; i < perFile; i++ {
+			fmt.Fprintf(&b, "%d,name-%d\n", f*perFile+i, i)
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("part-%03d.csv", f)), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // The review's scenario: files appended to while the job runs, one of them
 // maybe already loaded. Every changed file is named, with what of it is
 // loaded, and no line advises a re-run that would load it again whole; the
@@ -45,15 +60,7 @@ func TestFilesAppendedToDuringTheJobAreNamedAndNoAdvisedReRunDoublesRows(t *test
 	t.Cleanup(func() { _ = dl.Stop() })
 	dir := t.TempDir()
 	const files, perFile = 12, 20000
-	for f := 0; f < files; f++ {
-		var b bytes.Buffer
-		for i := 0; i < perFile; i++ {
-			fmt.Fprintf(&b, "%d,name-%d\n", f*perFile+i, i)
-		}
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("part-%03d.csv", f)), b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeParts(t, dir, files, perFile)
 	args := []string{"--fe", dl.URL, "--table", "events", "--input", filepath.Join(dir, "*.csv"), "--chunk-bytes", "65536", "--label-prefix", "advchg"}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -56,15 +54,7 @@ func TestAnInterruptedJobAbortsWhatItPrecommittedAndSaysHowToResume(t *testing.T
 			t.Cleanup(func() { _ = dl.Stop() })
 			dir := t.TempDir()
 			const files, perFile = 12, 20000
-			for f := 0; f < files; f++ {
-				var b bytes.Buffer
-				for i := 0; i < perFile; i++ {
-					fmt.Fprintf(&b, "%d,name-%d\n", f*perFile+i, i)
-				}
-				if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("part-%03d.csv", f)), b.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			writeParts(t, dir, files, perFile)
 			args := []string{"--fe", dl.URL, "--table", "events", "--input", filepath.Join(dir, "*.csv"), "--chunk-bytes", "65536", "--label-prefix", "ctrlc"}
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
