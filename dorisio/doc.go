@@ -446,7 +446,11 @@
 //     that fails before its commit stage counted rows it did not commit);
 //     retries (in-process resends of a load); commits; already_committed
 //     (loads found committed: early commit, a retried commit, an identity
-//     label loaded before); spilled_bytes (batch bytes spilled to disk);
+//     label loaded before); already_loaded_rows (the rows, counted in rows
+//     too, of loads an earlier attempt or run had loaded: a re-run
+//     committed rows - already_loaded_rows itself, also per table as
+//     "already_loaded_rows:<db>.<table>"); spilled_bytes (batch bytes
+//     spilled to disk);
 //     unfinalized_bundles (bundles whose early commit was given up because
 //     their DoFn instance's plan is no longer finalized; see Exactly-once);
 //   - distributions load_latency_ms, commit_latency_ms and open_txns (per

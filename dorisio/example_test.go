@@ -228,6 +228,27 @@ func ExampleWriteFiles() {
 	// ["2" "say \"hi\""]
 }
 
+// A daily export directory that may be empty: with AllowEmptyMatch a
+// pattern that matches nothing loads nothing instead of failing the job
+// (the default, DisallowEmptyMatch, fails it naming the pattern).
+func ExampleWithEmptyMatchTreatment() {
+	srv := doristest.NewServer(doristest.WithTable("demo.notes(id BIGINT, body VARCHAR(64))"))
+	defer srv.Close()
+	memfs.Write("memfs://daily/today/notes.csv", []byte("1,one\n"))
+
+	cfg := dorisio.Config{FEs: []string{srv.URL}, User: srv.User, Password: srv.Password,
+		Database: "demo", Table: "notes", LabelPrefix: "notes_daily"}
+	p, s := beam.NewPipelineWithRoot()
+	dorisio.WriteFiles(s, cfg, []string{"memfs://daily/today/*.csv", "memfs://daily/late/*.csv"},
+		dorisio.WithEmptyMatchTreatment(dorisio.AllowEmptyMatch))
+	if err := beamx.Run(context.Background(), p); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(srv.Rows("demo", "notes"))
+	// Output: [[1 one]]
+}
+
 // Write an unbounded input (here a periodic source; in production Kafka or
 // Pub/Sub): rows are batched per table across bundles, in the runner's
 // state, and each batch is one load, at most every 10 s of event time per

@@ -91,7 +91,7 @@ func WriteFiles(s beam.Scope, cfg Config, patterns []string, opts ...WriteOption
 		panic("dorisio.WriteFiles: " + err.Error())
 	}
 	// The patterns are one element: a file two of them match is listed once.
-	files := beam.ParDo(s.Scope("Match"), &matchFn{}, beam.Create(s, patterns))
+	files := beam.ParDo(s.Scope("Match"), &matchFn{AllowEmpty: fn.Opts.Files.EmptyMatch == AllowEmptyMatch}, beam.Create(s, patterns))
 	// Only the small file descriptions are shuffled, to spread the files
 	// over workers; each is read and loaded where it lands.
 	res := beam.ParDo(s.Scope("Load"), fn, beam.Reshuffle(s, files))
@@ -188,7 +188,9 @@ type fileSpec struct {
 // matchFn lists the files of the patterns, each file once however many
 // patterns match it: a second listing would be a second load of its ranges,
 // found committed and reported as loaded twice.
-type matchFn struct{}
+type matchFn struct {
+	AllowEmpty bool // WithEmptyMatchTreatment(AllowEmptyMatch): a pattern may match nothing
+}
 
 func (fn *matchFn) ProcessElement(ctx context.Context, patterns []string, emit func(fileSpec)) error {
 	seen := map[string]bool{}
@@ -211,7 +213,10 @@ func (fn *matchFn) match(ctx context.Context, pattern string, seen map[string]bo
 		return fmt.Errorf("dorisio.WriteFiles: listing pattern %q: %w", pattern, err)
 	}
 	if len(paths) == 0 {
-		return fmt.Errorf("dorisio.WriteFiles: pattern %q matches no file", pattern)
+		if fn.AllowEmpty {
+			return nil
+		}
+		return fmt.Errorf("dorisio.WriteFiles: pattern %q matches no file (WithEmptyMatchTreatment(dorisio.AllowEmptyMatch) lets it)", pattern)
 	}
 	files := 0
 	for _, p := range paths {
@@ -222,6 +227,8 @@ func (fn *matchFn) match(ctx context.Context, pattern string, seen map[string]bo
 			p = localpath.Key(p)
 			if st, err := os.Stat(p); err == nil && st.IsDir() {
 				continue // a glob of local paths matches directories too
+			} else if err == nil && localpath.NotRegular(st.Mode()) != "" {
+				return fmt.Errorf("dorisio.WriteFiles: pattern %q matches %s, which is %s: %s", pattern, p, localpath.NotRegular(st.Mode()), localpath.NotRegularAdvice)
 			}
 		}
 		files++ // a pattern whose files another listed has files
@@ -237,7 +244,7 @@ func (fn *matchFn) match(ctx context.Context, pattern string, seen map[string]bo
 		bytesListed.Add(spec.Size)
 		emit(spec)
 	}
-	if files == 0 {
+	if files == 0 && !fn.AllowEmpty {
 		return fmt.Errorf("dorisio.WriteFiles: pattern %q matches only directories; give files, or a glob of them (dir/*.csv)", pattern)
 	}
 	return nil
@@ -479,7 +486,15 @@ func (fn *fileLoadFn) loadCompressed(ctx context.Context, fs filesystem.Interfac
 			return err
 		}
 	}
-	j.loaded = noteLoaded(f.Size)
+	note := noteLoaded(f.Size)
+	j.loaded = func(r CommitResult) {
+		if r.AlreadyCommitted && r.Rows <= 0 {
+			if n, err := fn.countRecords(ctx, f.Path, kind); err == nil {
+				r.Rows, r.LoadedRows = n, n
+			}
+		}
+		note(r)
+	}
 	return fn.batch.startOwn(j)
 }
 

@@ -40,7 +40,8 @@ type fileOptions struct {
 	HeaderLines int
 	Compression string // "auto", "none", "gz", "lz4", "bz2", "zstd"
 	RangeBytes  int64
-	Given       []string // the file options given, for Write's refusal
+	EmptyMatch  EmptyMatchTreatment // files_empty.go
+	Given       []string            // the file options given, for Write's refusal
 }
 
 func defaultFileOptions() fileOptions {

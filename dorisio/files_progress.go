@@ -10,6 +10,7 @@ var (
 	filesListed, bytesListed           atomic.Int64
 	filesBytesDone, filesRecordsDone   atomic.Int64
 	filesLoadsDone, filesAlreadyLoaded atomic.Int64
+	filesRecordsAlreadyLoaded          atomic.Int64
 )
 
 // FileProgress is what WriteFiles has listed and loaded in this process
@@ -17,9 +18,12 @@ var (
 type FileProgress struct {
 	Files, Bytes int64 // matched by the patterns
 	// LoadedBytes and LoadedRecords are those of the ranges whose loads
-	// have returned, AlreadyLoaded of them found loaded by an earlier run.
+	// have returned, AlreadyLoaded of them found loaded by an earlier run,
+	// holding AlreadyLoadedRecords of the LoadedRecords: a re-run's
+	// committed records are LoadedRecords - AlreadyLoadedRecords.
 	LoadedBytes, LoadedRecords int64
 	Loads, AlreadyLoaded       int64
+	AlreadyLoadedRecords       int64
 }
 
 // FilesProgress returns WriteFiles' progress in this process.
@@ -28,6 +32,7 @@ func FilesProgress() FileProgress {
 		Files: filesListed.Load(), Bytes: bytesListed.Load(),
 		LoadedBytes: filesBytesDone.Load(), LoadedRecords: filesRecordsDone.Load(),
 		Loads: filesLoadsDone.Load(), AlreadyLoaded: filesAlreadyLoaded.Load(),
+		AlreadyLoadedRecords: filesRecordsAlreadyLoaded.Load(),
 	}
 }
 
@@ -39,6 +44,7 @@ func noteLoaded(n int64) func(CommitResult) {
 		filesLoadsDone.Add(1)
 		if r.AlreadyCommitted {
 			filesAlreadyLoaded.Add(1)
+			filesRecordsAlreadyLoaded.Add(r.Rows)
 		}
 	}
 }

@@ -21,10 +21,13 @@ var (
 	loadRetries      = beam.NewCounter(metricsNamespace, "retries")
 	commitsDone      = beam.NewCounter(metricsNamespace, "commits")
 	alreadyCommitted = beam.NewCounter(metricsNamespace, "already_committed")
-	loadLatency      = beam.NewDistribution(metricsNamespace, "load_latency_ms")
-	commitLatency    = beam.NewDistribution(metricsNamespace, "commit_latency_ms")
-	openTxns         = beam.NewDistribution(metricsNamespace, "open_txns")
-	spilledBytes     = beam.NewCounter(metricsNamespace, "spilled_bytes")
+	// Rows of the loads found loaded by an earlier attempt or run: counted
+	// in "rows" too, so that a re-run can say what it committed itself.
+	alreadyLoadedRows = beam.NewCounter(metricsNamespace, "already_loaded_rows")
+	loadLatency       = beam.NewDistribution(metricsNamespace, "load_latency_ms")
+	commitLatency     = beam.NewDistribution(metricsNamespace, "commit_latency_ms")
+	openTxns          = beam.NewDistribution(metricsNamespace, "open_txns")
+	spilledBytes      = beam.NewCounter(metricsNamespace, "spilled_bytes")
 	// Bundles whose early commit was given up because their DoFn instance's
 	// plan is no longer finalized (early.go): their loads wait for the
 	// commit stage.
@@ -55,6 +58,8 @@ func recordLoad(ctx context.Context, o loadOutcome) {
 	spilledBytes.Inc(ctx, o.spilled)
 	if r.AlreadyCommitted { // an identity label an earlier attempt or run loaded
 		alreadyCommitted.Inc(ctx, 1)
+		alreadyLoadedRows.Inc(ctx, r.LoadedRows)
+		beam.NewCounter(metricsNamespace, perTable("already_loaded_rows", table)).Inc(ctx, r.LoadedRows)
 	}
 }
 

@@ -190,3 +190,35 @@ func TestAStringBackslashNReadsBackAsAStringApartFromNull(t *testing.T) {
 		})
 	}
 }
+
+// A quoted "\N" is NULL, as in Doris' csv_reader (the quotes are trimmed,
+// then the value is compared with the null format before unescaping), under
+// both CSV dialects WriteFiles sends; an escaped "\\N" stays the string.
+func TestAQuotedBackslashNIsNullInBothCSVDialects(t *testing.T) {
+	type row struct {
+		ID  int64   `doris:"id"`
+		Opt *string `doris:"opt"`
+	}
+	for _, tc := range []struct {
+		dialect, escape, body string
+	}{
+		{"rfc4180", `"`, `1,"\N"` + "\n" + `2,\N` + "\n" + `3,"x"` + "\n"},
+		{"doris", `\`, `1,"\N"` + "\n" + `2,\N` + "\n" + `3,"\\N"` + "\n"},
+	} {
+		t.Run(tc.dialect, func(t *testing.T) {
+			s := newServer(t, WithTable("demo.t(id BIGINT, opt VARCHAR(32))"))
+			h := hdr{"label": "l", "column_separator": ",", "enclose": `"`, "escape": tc.escape, "trim_double_quotes": "true"}
+			wantEqual(t, "Status", field(t, beLoad(t, s, "demo", "t", h, tc.body), "Status"), "Success")
+			var got []row
+			if err := s.Scan("demo", "t", &got); err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 3 || got[0].Opt != nil || got[1].Opt != nil || got[2].Opt == nil {
+				t.Fatalf("Scan: %+v; want rows 1 and 2 NULL, row 3 a string", got)
+			}
+			if want := map[string]string{"rfc4180": "x", "doris": `\N`}[tc.dialect]; *got[2].Opt != want {
+				t.Errorf("row 3: %q, want %q", *got[2].Opt, want)
+			}
+		})
+	}
+}

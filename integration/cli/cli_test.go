@@ -48,7 +48,14 @@ type result struct {
 // environment.
 func load(t *testing.T, env []string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	return loadWithin(t, 2*time.Minute, env, args...)
+}
+
+// loadWithin is load, failing the test if the command has not finished
+// within timeout.
+func loadWithin(t *testing.T, timeout time.Duration, env []string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary(t, "load"), args...)
 	cmd.Env = append(os.Environ(), env...)
@@ -57,7 +64,7 @@ func load(t *testing.T, env []string, args ...string) result {
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
 	if ctx.Err() != nil {
-		t.Fatalf("load %q did not finish within 2 minutes; stderr:\n%s", args, proc.LastLines(errb.String(), 20))
+		t.Fatalf("load %q did not finish within %v; stderr:\n%s", args, timeout, proc.LastLines(errb.String(), 20))
 	}
 	code := 0
 	var exit *exec.ExitError

@@ -95,7 +95,7 @@ func (c *cli) parse(args []string, stdout, stderr io.Writer) (code int, stop boo
 		c.usage(stdout)
 		return 0, true
 	case err != nil:
-		fmt.Fprintf(stderr, "%s: %s\n", progName, c.parseError(err))
+		fmt.Fprintf(stderr, "%s: %s\n", progName, c.redact(c.parseError(err)))
 		return 2, true
 	case c.fs.NArg() > 0:
 		fmt.Fprintf(stderr, "%s: unexpected argument %s: every setting is a flag (%s --help lists them)\n", progName, shown(c.fs.Arg(0)), progName)
@@ -130,6 +130,9 @@ func (c *cli) parseError(err error) string {
 		value, name, why := m[1], m[2], m[3]
 		if genericErrors[why] {
 			why = "want " + c.kind(name)
+		}
+		if mayHoldSecret(value) {
+			return fmt.Sprintf("--%s: %s", name, why)
 		}
 		return fmt.Sprintf("--%s %s: %s", name, shown(value), why)
 	}
@@ -177,13 +180,13 @@ func (c *cli) check() []string {
 	return append(bad, checkCombinations(c.o)...)
 }
 
-// named prefixes msg with the flag and its value: "--fe x: msg".
+// named prefixes msg with the flag and its value: "--fe x: msg"; with the
+// flag alone when the value is not echoed (redact.go).
 func (c *cli) named(d *flagDef, msg string) string {
-	v := c.fs.Lookup(d.name).Value.String()
-	if d.repeatable || d.unshown || strings.ContainsAny(v, "@?#") { // a list, or maybe a password (user-info, ?password=)
+	if c.hidden(d) {
 		return "--" + d.name + ": " + msg
 	}
-	return "--" + d.name + " " + shown(v) + ": " + msg
+	return "--" + d.name + " " + shown(c.fs.Lookup(d.name).Value.String()) + ": " + msg
 }
 
 // shown quotes a value for an error line when it would not read as one word.
@@ -243,7 +246,7 @@ func (c *cli) writeError(msg string) []string {
 		// setting's own echo of the value gives way to the flag's, except
 		// for a list, where it says which element.
 		why := seg
-		if _, rest, ok := strings.Cut(seg, ": "); ok && !ct.d.repeatable {
+		if rest, ok := settingEcho(seg, ct.d.feeds); ok && !ct.d.repeatable {
 			why = rest
 		} else if !ok {
 			why = strings.TrimSpace(strings.TrimPrefix(seg, ct.d.feeds))
@@ -251,6 +254,34 @@ func (c *cli) writeError(msg string) []string {
 		lines = append(lines, c.named(ct.d, why)+" ("+transform+"'s "+ct.d.feeds+")")
 	}
 	return lines
+}
+
+// settingEcho cuts a refused setting's own echo of its value, or its
+// remark on not echoing it, from seg: "WithMaxBatchBytes(-5): must be > 0"
+// and "Config.User (not shown: it may hold a password): holds ':'" give
+// what follows the ": " after the parenthesis.
+func settingEcho(seg, setting string) (rest string, ok bool) {
+	rest = strings.TrimLeft(strings.TrimPrefix(seg, setting), " ")
+	if strings.HasPrefix(rest, "(") {
+		depth := 0
+		for i, r := range rest {
+			switch r {
+			case '(':
+				depth++
+			case ')':
+				depth--
+			}
+			if depth == 0 {
+				rest = rest[i+1:]
+				break
+			}
+		}
+	}
+	if after, ok := strings.CutPrefix(rest, ": "); ok {
+		return after, true
+	}
+	_, after, ok := strings.Cut(seg, ": ")
+	return after, ok
 }
 
 const usageHead = `Usage: load [flags]
@@ -275,6 +306,8 @@ Examples:
   load --fe http://fe:8030 --runner=universal --endpoint=localhost:8073 --environment_type=LOOPBACK
 
 Exit status: 0 done, 1 the job failed, 2 a flag or setting was refused.
+130 (143): interrupted by Ctrl-C (SIGTERM), after aborting what the job
+precommitted; a second signal exits at once.
 `
 
 // usageWidth is where --help wraps its lines.

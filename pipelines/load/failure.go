@@ -46,7 +46,26 @@ func (e *jobFailed) Unwrap() error { return e.err }
 // Doris' own words included; the runner's wrapping (plan dump, stack) only
 // with verbose.
 func report(c *cli, err error, verbose bool, w io.Writer) int {
+	return c.report(err, verbose, &redacting{c, w})
+}
+
+// redacting passes every line written to w through c.redact: the one way
+// a failure is printed.
+type redacting struct {
+	c *cli
+	w io.Writer
+}
+
+func (r *redacting) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(r.w, r.c.redact(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (c *cli) report(err error, verbose bool, w io.Writer) int {
 	var (
+		intr  *interrupted
 		usage *usageError
 		write *writeRefused
 		job   *jobFailed
@@ -54,6 +73,11 @@ func report(c *cli, err error, verbose bool, w io.Writer) int {
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &intr):
+		if intr.err != nil && verbose {
+			fmt.Fprintf(w, "%s: the runner's error after the interruption:\n%s\n", progName, strings.TrimSpace(intr.err.Error()))
+		}
+		return intr.code()
 	case errors.As(err, &usage):
 		for _, l := range usage.lines {
 			fmt.Fprintf(w, "%s: %s\n", progName, l)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/dorisbeam/dorisbeam/dorisio"
+	"github.com/dorisbeam/dorisbeam/internal/localpath"
 
 	// --input gs://... (credentials from the environment, as for Beam's
 	// textio). s3:// needs the s3 filesystem imported, which this program
@@ -50,11 +51,17 @@ func checkInput(o *options) error {
 		}
 		dirs := 0
 		for _, path := range m {
-			f, err := os.Open(path)
-			var st os.FileInfo
-			if err == nil {
-				st, err = f.Stat()
-				f.Close()
+			// Stat, never open, first: opening a FIFO blocks until a
+			// writer comes.
+			st, err := os.Stat(path)
+			if err == nil && localpath.NotRegular(st.Mode()) != "" {
+				return fmt.Errorf("--input %q: %s is %s: %s", p, shown(path), localpath.NotRegular(st.Mode()), localpath.NotRegularAdvice)
+			}
+			if err == nil && !st.IsDir() {
+				var f *os.File
+				if f, err = os.Open(path); err == nil {
+					f.Close()
+				}
 			}
 			var pe *fs.PathError
 			if errors.As(err, &pe) {
@@ -158,6 +165,7 @@ func progressSince(base dorisio.FileProgress) dorisio.FileProgress {
 		Files: p.Files - base.Files, Bytes: p.Bytes - base.Bytes,
 		LoadedBytes: p.LoadedBytes - base.LoadedBytes, LoadedRecords: p.LoadedRecords - base.LoadedRecords,
 		Loads: p.Loads - base.Loads, AlreadyLoaded: p.AlreadyLoaded - base.AlreadyLoaded,
+		AlreadyLoadedRecords: p.AlreadyLoadedRecords - base.AlreadyLoadedRecords,
 	}
 }
 
@@ -223,6 +231,6 @@ func stderrIsTerminal() bool {
 // printFilesSummary adds the files' line to the summary.
 func printFilesSummary(base dorisio.FileProgress) {
 	p := progressSince(base)
-	fmt.Printf("files: %d files, %s in %d ranges, %d records; %d ranges found loaded by an earlier run (same --label-prefix and --chunk-bytes, files unchanged)\n",
-		p.Files, mb(p.Bytes), p.Loads, p.LoadedRecords, p.AlreadyLoaded)
+	fmt.Printf("files: %d files, %s in %d ranges, %d records: %d committed, %d already loaded; %d ranges found loaded by an earlier run (same --label-prefix and --chunk-bytes, files unchanged)\n",
+		p.Files, mb(p.Bytes), p.Loads, p.LoadedRecords, p.LoadedRecords-p.AlreadyLoadedRecords, p.AlreadyLoadedRecords, p.AlreadyLoaded)
 }

@@ -66,7 +66,12 @@ func main() {
 	if bad := c.check(); len(bad) > 0 {
 		os.Exit(report(c, &usageError{bad}, o.verbose, os.Stderr))
 	}
-	os.Exit(report(c, run(context.Background(), o), o.verbose, os.Stderr))
+	ctx, signalled := cancelOnSignal(os.Stderr)
+	err := run(ctx, o)
+	if sig := signalled(); sig != nil {
+		err = &interrupted{sig: sig, err: err}
+	}
+	os.Exit(report(c, err, o.verbose, os.Stderr))
 }
 
 func run(ctx context.Context, o *options) error {
@@ -90,11 +95,14 @@ func run(ctx context.Context, o *options) error {
 	}
 
 	p, s := beam.NewPipelineWithRoot()
+	var listed map[string]fileState // --input's local files before the job
 	if o.input != "" {
 		if err := checkInput(o); err != nil {
 			return &usageError{[]string{err.Error()}}
 		}
 		cfg.Table = o.table
+		listed = listLocalInput(o)
+		warnManyLoads(os.Stderr, listed, o)
 		if err := writeFiles(s, cfg, o); err != nil {
 			return err
 		}
@@ -152,10 +160,19 @@ func run(ctx context.Context, o *options) error {
 	pr, err := beamx.RunWithMetrics(ctx, p)
 	stop()
 	elapsed := time.Since(start)
+	changed := reportChanged(os.Stderr, listed, err == nil, o)
+	if ctx.Err() != nil {
+		printInterrupted(os.Stderr, pr, err, o, files)
+		return err
+	}
 	if err != nil {
 		return &jobFailed{err}
 	}
-	printSummary(pr, o, elapsed, srv)
+	var filesAlready int64 // records, gz files' included, WriteFiles found loaded
+	if o.input != "" {
+		filesAlready = progressSince(files).AlreadyLoadedRecords
+	}
+	printSummary(pr, o, elapsed, srv, filesAlready)
 	if o.input != "" {
 		printFilesSummary(files)
 	}
@@ -167,6 +184,9 @@ func run(ctx context.Context, o *options) error {
 	expected, err := expectedRows(ctx, o)
 	if err != nil {
 		return err
+	}
+	if changed > 0 {
+		return fmt.Errorf("verification: skipped: %d file(s) changed while the job ran (above); their records now are not what was loaded", changed)
 	}
 	if srv == nil {
 		if !remoteOK {
@@ -354,7 +374,10 @@ func progress(srv *doristest.Server, start time.Time) (stop func()) {
 	return func() { close(done) }
 }
 
-func printSummary(pr beam.PipelineResult, o *options, elapsed time.Duration, srv *doristest.Server) {
+// printSummary prints the job's counts; filesAlready is, with --input, the
+// records WriteFiles found loaded by an earlier run (a compressed file's
+// among them, which the rows metrics cannot count: Doris reports none).
+func printSummary(pr beam.PipelineResult, o *options, elapsed time.Duration, srv *doristest.Server, filesAlready int64) {
 	q := pr.Metrics().Query(func(r metrics.SingleResult) bool {
 		return r.Namespace() == "dorisio" || r.Namespace() == "load"
 	})
@@ -370,15 +393,26 @@ func printSummary(pr beam.PipelineResult, o *options, elapsed time.Duration, srv
 		return
 	}
 	tables := tableNames(o)
-	rows, bytes, loads := c["dorisio/rows"], c["dorisio/bytes"], c["dorisio/loads"]
+	// Rows an earlier run had loaded are counted apart: "committed" is
+	// what this run committed itself.
+	rows, bytes, loads := c["dorisio/rows"]-c["dorisio/already_loaded_rows"], c["dorisio/bytes"], c["dorisio/loads"]
+	already := max(c["dorisio/already_loaded_rows"], filesAlready)
 	avg := 0.0
 	if loads > 0 {
 		avg = float64(bytes) / float64(loads) / 1e6
 	}
 	fmt.Printf("summary: %d rows committed into %d table(s) of %s in %.2fs: %.0f rows/s, %.1f MB/s, %d loads (avg %.1f MB), %d filtered, %d retries\n",
 		rows, len(tables), o.db, secs, float64(rows)/secs, float64(bytes)/1e6/secs, loads, avg, c["dorisio/filtered_rows"], c["dorisio/retries"])
+	if already > 0 {
+		fmt.Printf("already loaded: %d rows, found loaded by an earlier run (or attempt) under the same labels: not loaded again, not counted above\n", already)
+	}
 	for _, t := range tables {
-		fmt.Printf("  %s.%s: %d rows committed in %d loads\n", o.db, t, c["dorisio/rows:"+o.db+"."+t], c["dorisio/loads:"+o.db+"."+t])
+		tk := o.db + "." + t
+		line := fmt.Sprintf("  %s: %d rows committed in %d loads", tk, c["dorisio/rows:"+tk]-c["dorisio/already_loaded_rows:"+tk], c["dorisio/loads:"+tk])
+		if a := max(c["dorisio/already_loaded_rows:"+tk], filesAlready); a > 0 {
+			line += fmt.Sprintf(", %d already loaded", a)
+		}
+		fmt.Println(line)
 	}
 	var mostOpen int64
 	for _, d := range q.Distributions() {

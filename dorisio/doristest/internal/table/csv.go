@@ -224,7 +224,6 @@ func (c *csvReader) next() (fields []field, raw []byte, ok bool) {
 
 // resolve turns the current record's raw fields into values, as the BE's
 // field splitter and string deserializer do:
-//   - `\N` (as written) is NULL.
 //   - An enclosed field loses its enclose characters, unless the version keeps a
 //     '"' enclose without trim_double_quotes (2.x/3.0); with trim_double_quotes a
 //     '"' pair left at both ends is trimmed too.
@@ -232,6 +231,8 @@ func (c *csvReader) next() (fields []field, raw []byte, ok bool) {
 //   - With an `escape` header every value is unescaped (escape_string_for_csv):
 //     the escape character makes the next byte literal (an unquoted C:\temp\new
 //     becomes C:tempnew) and a doubled enclose character is one.
+//   - `\N` left after the trimming, before unescaping, is NULL: bare or
+//     quoted ("\N"), in either dialect; an escaped "\\N" is the string \N.
 func (c *csvReader) resolve() []field {
 	sp, data := c.sp, c.data
 	c.unesc = c.unesc[:0]
@@ -242,10 +243,6 @@ func (c *csvReader) resolve() []field {
 	spans := make([]span, len(c.refs))
 	for i, r := range c.refs {
 		v := data[r.s:r.e]
-		if !r.enclosed && len(v) == 2 && v[0] == '\\' && v[1] == 'N' {
-			spans[i].null = true
-			continue
-		}
 		switch {
 		case r.enclosed && sp.trimsEnclose():
 			v = v[1 : len(v)-1]
@@ -254,6 +251,13 @@ func (c *csvReader) resolve() []field {
 			}
 		case !r.enclosed && sp.trimDQ && len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"':
 			v = v[1 : len(v)-1]
+		}
+		// Compared with the null format after the quotes are trimmed and
+		// before unescaping, as Doris' _deserialize_nullable_string does: a
+		// quoted "\N" is NULL too, an escaped "\\N" the string \N.
+		if len(v) == 2 && v[0] == '\\' && v[1] == 'N' {
+			spans[i].null = true
+			continue
 		}
 		s := len(c.unesc)
 		if sp.hasEscape {

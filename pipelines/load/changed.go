@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/dorisbeam/dorisbeam/internal/localpath"
+)
+
+// A file appended to or rewritten after WriteFiles listed it is a new file
+// to a re-run (its identity holds its size and modification time): the
+// re-run loads it again whole, so what of it was loaded would be there
+// twice. The job's own error names only a file that changed while its
+// ranges loaded; a file that changed after it was loaded is found here, by
+// listing --input's local files before the job and again when it ends, and
+// each is named with what of it is loaded and a next step that loads
+// nothing twice.
+
+// fileState is a local file as the job listed it.
+type fileState struct {
+	size int64
+	mod  time.Time
+}
+
+// listLocalInput returns --input's local regular files by their key (one
+// name per file, as WriteFiles names them).
+func listLocalInput(o *options) map[string]fileState {
+	files := map[string]fileState{}
+	for _, p := range inputPatterns(o) {
+		if strings.Contains(p, "://") {
+			continue
+		}
+		m, _ := filepath.Glob(p)
+		for _, path := range m {
+			if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+				files[localpath.Key(path)] = fileState{st.Size(), st.ModTime()}
+			}
+		}
+	}
+	return files
+}
+
+// reportChanged stats the listed files again and says on w, for each that
+// changed, what of it is loaded and what to do; it returns how many
+// changed. ok is whether the job succeeded: then every listed byte of every
+// file is loaded.
+func reportChanged(w io.Writer, listed map[string]fileState, ok bool, o *options) int {
+	var changed []string
+	for path := range listed {
+		if st, err := os.Stat(path); err != nil || st.Size() != listed[path].size || !st.ModTime().Equal(listed[path].mod) {
+			changed = append(changed, path)
+		}
+	}
+	sort.Strings(changed)
+	for _, path := range changed {
+		was := listed[path]
+		now := "it is gone"
+		if st, err := os.Stat(path); err == nil {
+			now = fmt.Sprintf("now %d bytes, modified %s", st.Size(), st.ModTime().UTC().Format(time.RFC3339Nano))
+		}
+		loaded := fmt.Sprintf("its first %d bytes (all it held when listed) are loaded", was.size)
+		if !ok {
+			loaded = fmt.Sprintf("of its first %d bytes, the ranges loaded before the job stopped are loaded (the job's error says what, if the file changed while it loaded)", was.size)
+		}
+		fmt.Fprintf(w, "%s: %s changed while the job ran (listed at %d bytes, modified %s; %s): %s. A re-run sees a new file and loads it whole again: do not re-run with it in --input as it is; load only what was added after byte %d (tail -c +%d %s) as a file of its own, or delete its rows from the table first\n",
+			progName, shown(path), was.size, was.mod.UTC().Format(time.RFC3339Nano), now, loaded, was.size, was.size+1, shown(path))
+	}
+	if len(changed) > 0 && !ok {
+		fmt.Fprintf(w, "%s: a re-run with --label-prefix %s loads nothing twice only for the files that did not change: move the %d changed file(s) out of --input first\n", progName, shown(o.labelPrefix), len(changed))
+	}
+	return len(changed)
+}

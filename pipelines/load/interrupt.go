@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
+	"github.com/dorisbeam/dorisbeam/dorisio"
+)
+
+// Ctrl-C (SIGINT) or SIGTERM cancels the job instead of killing the
+// process: a killed process leaves its precommitted transactions holding
+// the database's running-transaction quota until Doris' precommit timeout
+// (an hour by default). Cancelled, each bundle aborts what it precommitted
+// (dorisio's abandon), and the program says what happened and exits 130
+// (143 for SIGTERM), as a shell reports a process ended by the signal. A
+// second signal exits at once, for a user who will not wait for the aborts.
+
+// interrupted is the job cancelled by a signal.
+type interrupted struct {
+	sig os.Signal
+	err error // the run's error, nil if it ended anyway
+}
+
+func (e *interrupted) Error() string { return "interrupted by " + sigName(e.sig) }
+
+// code is the exit status for the signal: 128 + its number.
+func (e *interrupted) code() int {
+	if s, ok := e.sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 130
+}
+
+func sigName(s os.Signal) string {
+	if s == syscall.SIGTERM {
+		return "SIGTERM"
+	}
+	return "SIGINT (Ctrl-C)"
+}
+
+// cancelOnSignal returns a context cancelled by the first SIGINT or
+// SIGTERM, and a function reporting which one came (nil: none). The
+// signals are caught even where a non-interactive shell started the program
+// with SIGINT ignored.
+func cancelOnSignal(w io.Writer) (context.Context, func() os.Signal) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	got := make(chan os.Signal, 1)
+	go func() {
+		first := <-ch
+		got <- first
+		fmt.Fprintf(w, "%s: %s: stopping the job and aborting the transactions it precommitted; %s again exits at once, leaving them open\n", progName, sigName(first), sigName(first))
+		cancel()
+		second := <-ch
+		fmt.Fprintf(w, "%s: %s again: exiting now; transactions left open expire at Doris' precommit timeout, or run again with --abort-lingering and the same --label-prefix\n", progName, sigName(second))
+		os.Exit((&interrupted{sig: first}).code())
+	}()
+	return ctx, func() os.Signal {
+		select {
+		case s := <-got:
+			got <- s
+			return s
+		default:
+			return nil
+		}
+	}
+}
+
+// resumeAdvice says how to load what an interrupted job did not.
+func resumeAdvice(o *options) string {
+	switch {
+	case o.labelPrefix != "" && (o.input != "" || o.delivery == "grouped"):
+		return fmt.Sprintf("run the same command again (--label-prefix %s, same flags): what is loaded is found under its labels and not loaded again", shown(o.labelPrefix))
+	case o.input != "":
+		return "without --label-prefix each run has its own labels: a re-run loads every file again; give --label-prefix to make a re-run resume"
+	}
+	return "the rows committed stay; a re-run generates and loads every row again (only --input, or --delivery grouped, with a --label-prefix resume)"
+}
+
+// printInterrupted says on w what an interrupted job loaded, that its
+// bundles aborted what they precommitted (or, in dorisio's words, what they
+// could not abort), and how to resume.
+func printInterrupted(w io.Writer, pr beam.PipelineResult, err error, o *options, files dorisio.FileProgress) {
+	loaded := "the rows committed before the interruption stay in the tables"
+	if o.input != "" {
+		p := progressSince(files)
+		loaded = fmt.Sprintf("%d records in %d ranges loaded (%d of them found loaded by an earlier run), of %d files listed", p.LoadedRecords, p.Loads, p.AlreadyLoadedRecords, p.Files)
+	} else if pr != nil {
+		var commits int64
+		for _, r := range pr.Metrics().Query(func(r metrics.SingleResult) bool { return r.Namespace() == "dorisio" && r.Name() == "commits" }).Counters() {
+			commits += r.Result()
+		}
+		loaded = fmt.Sprintf("%d loads committed", commits)
+	}
+	fmt.Fprintf(w, "%s: interrupted: %s; the loads in flight were stopped and what they precommitted aborted\n", progName, loaded)
+	if err != nil {
+		if msg := dorisio.ErrorMessage(err); strings.Contains(msg, "[dorisio:") {
+			fmt.Fprintf(w, "%s: what the job said as it stopped: %s\n", progName, msg)
+		}
+	}
+	fmt.Fprintf(w, "%s: to resume: %s\n", progName, resumeAdvice(o))
+}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+)
+
+// manyLoads is the number of loads past which --chunk-bytes is said to be
+// too small: thousands of loads into one table outrun Doris' compaction
+// and its label cap.
+const manyLoads = 1000
+
+// warnManyLoads says on w when --chunk-bytes cuts the listed files into
+// thousands of ranges, each one load under a label of its own: Doris keeps
+// only label_num_threshold (2000 by default) finished loads' labels, so a
+// re-run could no longer find the first ones loaded, and a table taking
+// loads faster than compaction merges their versions refuses them with
+// err -235. Each compressed file is one load.
+func warnManyLoads(w io.Writer, listed map[string]fileState, o *options) {
+	var loads, bytes int64
+	for path, st := range listed {
+		bytes += st.size
+		if compressedByName(o.fileCompression, path) {
+			loads++
+			continue
+		}
+		loads += max(1, (st.size+o.chunkBytes-1)/o.chunkBytes)
+	}
+	if loads <= manyLoads {
+		return
+	}
+	better := max((bytes+manyLoads/2-1)/(manyLoads/2), 1<<20)
+	fmt.Fprintf(w, "%s: --chunk-bytes %d cuts --input into about %d ranges, each one load under a label of its own: Doris keeps the labels of only label_num_threshold (2000 by default) finished loads, so a re-run could not find the first ones loaded, and a table taking loads faster than compaction merges them refuses them with err -235 (too many versions); --chunk-bytes %d makes about %d loads\n",
+		progName, o.chunkBytes, loads, better, (bytes+better-1)/better)
+}
+
+// compressedByName is whether WriteFiles reads path as one compressed load
+// under --file-compression kind.
+func compressedByName(kind, path string) bool {
+	switch kind {
+	case "none":
+		return false
+	case "auto":
+		switch strings.ToLower(filepath.Ext(path)) {
+		case ".gz", ".lz4", ".bz2", ".zst", ".zstd":
+			return true
+		}
+		return false
+	}
+	return true
+}
