@@ -118,6 +118,10 @@ type loadJob struct {
 	headers    map[string]string
 	compressed string
 	loaded     func(CommitResult)
+	// check, when set, refuses a load Doris counted otherwise than the
+	// sender (WriteFiles' ranges: the split's record count), once it has
+	// returned; its rows stay reported as loaded.
+	check func(CommitResult) error
 }
 
 // loadOutcome is one finished load.

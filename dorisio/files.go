@@ -305,6 +305,24 @@ func (d *fileDone) get() (end, rows int64, ranges int) {
 	return d.end, d.rows, d.ranges
 }
 
+// countedOtherwise is the error of a range whose rows Doris counted
+// otherwise than the split: every record of the range is one row Doris
+// loads, filters or leaves unselected by its "where", so a difference means
+// Doris read the bytes as other records than WriteFiles cut (a line
+// delimiter, separator or quoting that does not match the file). This
+// check is what verifies a file load without reading the file twice.
+func (f fileSpec) countedOtherwise(fr fileRange, r CommitResult) error {
+	counted := r.LoadedRows + r.FilteredRows + r.UnselectedRows
+	if counted == fr.Records {
+		return nil
+	}
+	return fmt.Errorf("dorisio.WriteFiles: file %s, bytes %d-%d (%d records) into %s.%s (label %s, txn %d): Doris counted %d rows "+
+		"(NumberLoadedRows %d + NumberFilteredRows %d + NumberUnselectedRows %d), so it read other records than the file holds. "+
+		"That load is committed and stays loaded. Check that WithCSVDialect, WithColumnSeparator and WithLineDelimiter (--csv-dialect, "+
+		"--column-separator, --line-delimiter) describe the file, then delete what this job loaded and load the file again",
+		f.Path, fr.Start, fr.End, fr.Records, r.Database, r.Table, r.Label, r.TxnID, counted, r.LoadedRows, r.FilteredRows, r.UnselectedRows)
+}
+
 func showTime(ns int64) string { return time.Unix(0, ns).UTC().Format(time.RFC3339Nano) }
 
 // rangeID is a range's identity, its Row.ID: path, size, modification
@@ -406,6 +424,7 @@ func (fn *fileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 			note(r)
 			done.add(end, r.Rows)
 		}
+		j.check = func(r CommitResult) error { return f.countedOtherwise(fr, r) }
 		loadErr = fn.batch.startOwn(j)
 		return loadErr
 	})

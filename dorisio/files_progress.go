@@ -10,6 +10,7 @@ var (
 	filesListed, bytesListed           atomic.Int64
 	filesBytesDone, filesRecordsDone   atomic.Int64
 	filesLoadsDone, filesAlreadyLoaded atomic.Int64
+	filesRowsLoaded, filesRowsFiltered atomic.Int64
 )
 
 // FileProgress is what WriteFiles has listed and loaded in this process
@@ -17,9 +18,14 @@ var (
 type FileProgress struct {
 	Files, Bytes int64 // matched by the patterns
 	// LoadedBytes and LoadedRecords are those of the ranges whose loads
-	// have returned, AlreadyLoaded of them found loaded by an earlier run.
+	// have returned (records as the split counted them), AlreadyLoaded of
+	// them found loaded by an earlier run.
 	LoadedBytes, LoadedRecords int64
 	Loads, AlreadyLoaded       int64
+	// LoadedRows and FilteredRows are what Doris accepted and filtered
+	// (NumberLoadedRows, NumberFilteredRows) of those loads; a range found
+	// loaded by an earlier run counts its records as loaded.
+	LoadedRows, FilteredRows int64
 }
 
 // FilesProgress returns WriteFiles' progress in this process.
@@ -28,6 +34,7 @@ func FilesProgress() FileProgress {
 		Files: filesListed.Load(), Bytes: bytesListed.Load(),
 		LoadedBytes: filesBytesDone.Load(), LoadedRecords: filesRecordsDone.Load(),
 		Loads: filesLoadsDone.Load(), AlreadyLoaded: filesAlreadyLoaded.Load(),
+		LoadedRows: filesRowsLoaded.Load(), FilteredRows: filesRowsFiltered.Load(),
 	}
 }
 
@@ -37,6 +44,8 @@ func noteLoaded(n int64) func(CommitResult) {
 		filesBytesDone.Add(n)
 		filesRecordsDone.Add(r.Rows)
 		filesLoadsDone.Add(1)
+		filesRowsLoaded.Add(r.LoadedRows)
+		filesRowsFiltered.Add(r.FilteredRows)
 		if r.AlreadyCommitted {
 			filesAlreadyLoaded.Add(1)
 		}

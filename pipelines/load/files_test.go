@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -131,10 +132,32 @@ func TestBackslashesInBothDialects(t *testing.T) {
 }
 
 func TestTheProgressLineSaysBytesRecordsRateAndETA(t *testing.T) {
-	p := dorisio.FileProgress{Files: 3, Bytes: 400e6, LoadedBytes: 100e6, LoadedRecords: 1_250_000, Loads: 2}
+	p := dorisio.FileProgress{Files: 3, Bytes: 400e6, LoadedBytes: 100e6, LoadedRecords: 1_250_000, LoadedRows: 1_249_990, Loads: 2}
 	got := progressLine(p, 2*time.Second)
-	want := "progress   2.0s: 100.0 MB of 400.0 MB (3 files) loaded, 1250000 records, 50.0 MB/s, 25%, ETA 6s"
+	want := "progress   2.0s: 100.0 MB of 400.0 MB (3 files) loaded, 1250000 records, 1249990 rows accepted by Doris, 50.0 MB/s, 25%, ETA 6s"
 	if got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// Verification reads no file twice unless asked: by default it compares
+// the split's records with Doris' counts and says so, with how long it took;
+// --recount counts the records again with a counter of its own.
+func TestVerificationSaysHowItCheckedAndHowLongItTook(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "in.csv")
+	if err := os.WriteFile(path, []byte("1,\"a\nb\"\n2,c\n3,d\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, recount := range []bool{false, true} {
+		srv := doristest.NewServer(doristest.WithTable("demo.docs(id BIGINT, body VARCHAR(200))"))
+		out := fileRun(t, srv, path, func(o *options) { o.recount = recount })
+		srv.Close()
+		how := `verification took \d+\.\d\ds \(each range's records against the rows Doris counted for its load, and the table's count\)\n$`
+		if recount {
+			how = `verification took \d+\.\d\ds \(--recount: every file read again and its records counted\)\n$`
+		}
+		if !strings.Contains(out, "counts match: 3 rows") || !regexp.MustCompile(how).MatchString(out) {
+			t.Errorf("recount %v: no verification of 3 rows ending in %q:\n%s", recount, how, out)
+		}
 	}
 }

@@ -25,7 +25,7 @@ type options struct {
 	rows, batchBytes, batchRows, chunkBytes           int64
 	tables, loadsInFlight, maxOpenTxns                int
 	maxLoadBytes                                      int64
-	countOnly, verbose, helpBeam                      bool
+	countOnly, verbose, helpBeam, recount             bool
 	allOrNothing, abortLingering                      bool
 	cpuProfile                                        string
 	headers                                           headerFlags
@@ -105,6 +105,8 @@ func inputFlags(o *options) flagGroup {
 			usage: "--input CSV column `separator` in Doris' notation (\\t, |, \\x01)"},
 		{name: "line-delimiter", value: &o.lineDelimiter, feeds: "WithLineDelimiter", check: separator(&o.lineDelimiter),
 			usage: "--input line `delimiter` in Doris' notation (\\r\\n for CRLF files); default \\n"},
+		{name: "recount", value: &o.recount,
+			usage: "with --input: verify by reading every file again after the job and counting its records with a counter of its own (a second pass over the data); by default verification compares each range's records, as the split counted them, with the rows Doris counted for its load, and the table's count with their sum"},
 		{name: "file-compression", value: &o.fileCompression, feeds: "WithFileCompression", check: oneOf(&o.fileCompression, "auto", "none", "gz", "lz4", "bz2", "zstd"),
 			usage: "how --input files are compressed: `kind` auto (by extension: .gz .lz4 .bz2 .zst), none, gz, lz4, bz2 or zstd; a compressed file is one load (gz, lz4, bz2 sent as they are; zstd decompressed on the way)"},
 	}}
