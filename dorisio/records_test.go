@@ -82,7 +82,7 @@ func TestRangesAreWholeRecordsForEveryRangeSize(t *testing.T) {
 					if err != nil {
 						t.Fatalf("window %d, range %d: %v", window, rb, err)
 					}
-					if msg := checkRanges(data, got, ends, bodyStart, want, rb); msg != "" {
+					if msg := checkRanges(data, tc.scanner.enclose, got, ends, bodyStart, want, rb); msg != "" {
 						t.Fatalf("window %d, range %d bytes: %s\nranges %v", window, rb, msg, got)
 					}
 				}
@@ -93,7 +93,7 @@ func TestRangesAreWholeRecordsForEveryRangeSize(t *testing.T) {
 
 func isEmptyRecord(r string, delim []byte) bool { return r == string(delim) }
 
-func checkRanges(data []byte, got []fileRange, ends map[int64]bool, bodyStart, want, rb int64) string {
+func checkRanges(data []byte, enclose byte, got []fileRange, ends map[int64]bool, bodyStart, want, rb int64) string {
 	var records int64
 	next := bodyStart
 	for i, fr := range got {
@@ -111,6 +111,10 @@ func checkRanges(data []byte, got []fileRange, ends map[int64]bool, bodyStart, w
 		}
 		if !bytes.Equal(fr.Data, data[fr.Start:fr.End]) {
 			return fmt.Sprintf("range %d keeps %q, not its bytes %q", i, fr.Data, data[fr.Start:fr.End])
+		}
+		// Quoted decides whether the range is sent with the enclose headers.
+		if q := enclose != 0 && bytes.IndexByte(data[fr.Start:fr.End], enclose) >= 0; fr.Quoted != q {
+			return fmt.Sprintf("range %d says Quoted %v of %q", i, fr.Quoted, data[fr.Start:fr.End])
 		}
 		records += fr.Records
 		next = fr.End
