@@ -78,6 +78,13 @@ func init() {
 // through the worker's memory, and retries read the file again. Ranges of
 // other filesystems are read once, kept in memory while they load (at most
 // WithLoadsInFlight + 1 ranges per worker thread) and sent from there.
+// A CSV range holding a quote is read again and checked for a value Doris
+// would change (a '"' pair at both ends, a quoted "\N"): such a range is
+// sent transcoded into Write's CSV, from memory, every value byte-equal
+// (files_transcode.go); a range with no quote is sent without the enclose
+// headers. Each range's records, as the split counted them, must equal the
+// rows Doris counted for its load (loaded + filtered + unselected), or the
+// job fails naming the range: the load is verified without a second pass.
 //
 // The options are Write's, plus the file options above; the options that
 // shape batches (WithMaxBatchRows, WithMaxBatchBytes, WithMaxBufferedBytes,
@@ -346,8 +353,9 @@ type fileLoadFn struct {
 	Delim, Sep      []byte
 	Enclose, Escape byte
 
-	pending []fileSpec        // this bundle's files, loaded in FinishBundle
-	plain   map[string]string // unquotedHeaders, made once
+	pending   []fileSpec        // this bundle's files, loaded in FinishBundle
+	plain     map[string]string // unquotedHeaders, made once
+	rewritten map[string]string // transcodedHeaders, made once
 }
 
 // ProcessElement and FinishBundle take no beam.BundleFinalization: every
@@ -415,12 +423,29 @@ func (fn *fileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 		// A file's ranges land in file order; files, which no order
 		// relates (they come through a Reshuffle), load side by side.
 		j := &loadJob{table: fn.Table, id: f.rangeID(fr.Start, fr.End), rows: fr.Records, bytes: fr.End - fr.Start, order: "file:" + f.Path}
-		if !fr.Quoted && fn.Enclose != 0 {
+		var rewritten []byte
+		switch {
+		case fn.Enclose == 0: // JSON lines
+		case !fr.Quoted:
 			// Doris' enclosed-value reading costs it time; a range with no
 			// enclose byte reads the same without it.
 			j.headers, j.formOnly = fn.unquotedHeaders(), true
+		default:
+			data := fr.Data
+			if local {
+				data = make([]byte, fr.End-fr.Start)
+				if _, err := r.(io.ReaderAt).ReadAt(data, fr.Start); err != nil {
+					return fmt.Errorf("reading bytes %d-%d again: %w", fr.Start, fr.End, err)
+				}
+			}
+			// A value Doris would change is not sent as written (files_transcode.go).
+			if rewritten = fn.transcoder().transcode(data); rewritten != nil {
+				j.headers, j.formOnly, j.bytes = fn.transcodedHeaders(), true, int64(len(rewritten))
+			}
 		}
-		if local {
+		if rewritten != nil {
+			j.body = streamload.NewBytesBody(rewritten)
+		} else if local {
 			j.body = streamload.NewFileBody(f.Path, fr.Start, fr.End-fr.Start, check)
 		} else {
 			j.body = streamload.NewBytesBody(fr.Data)
@@ -454,6 +479,21 @@ func (fn *fileLoadFn) unquotedHeaders() map[string]string {
 		delete(fn.plain, "trim_double_quotes")
 	}
 	return fn.plain
+}
+
+// transcoder reads the ranges of this DoFn's CSV files by their dialect.
+func (fn *fileLoadFn) transcoder() *csvTranscoder {
+	return &csvTranscoder{sep: fn.Sep, delim: fn.Delim, esc: fn.Escape}
+}
+
+// transcodedHeaders are the headers of a range rewritten in Write's CSV:
+// the file's, with escape '\'.
+func (fn *fileLoadFn) transcodedHeaders() map[string]string {
+	if fn.rewritten == nil {
+		fn.rewritten = maps.Clone(fn.Headers)
+		fn.rewritten["escape"] = `\`
+	}
+	return fn.rewritten
 }
 
 // fileCompression is a file's compression: the option, or by extension.

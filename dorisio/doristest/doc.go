@@ -84,7 +84,9 @@
 //
 // A string value `\N` is stored as that string, as Doris stores it: a CSV
 // value enclosed and escaped ("\\N", as dorisio.Write sends it) or a JSON
-// string "\\N" is not NULL; only a bare \N in CSV and null in JSON are.
+// string "\\N" is not NULL; a bare \N in CSV, a quoted "\N" (the BE trims
+// the enclose, then compares with the null format before unescaping) and
+// null in JSON are.
 // Scan reads it into a string (a *string is not nil) and /doristest/rows
 // as the JSON string "\\N"; Rows, whose values are plain strings, shows
 // both as \N: assert NULL against a string `\N` with Scan.

@@ -242,7 +242,9 @@ func (c *csvReader) resolve() []field {
 	spans := make([]span, len(c.refs))
 	for i, r := range c.refs {
 		v := data[r.s:r.e]
-		if !r.enclosed && len(v) == 2 && v[0] == '\\' && v[1] == 'N' {
+		// The BE trims the enclose, then compares with the null format
+		// before unescaping: a quoted "\N" is NULL too.
+		if (!r.enclosed || sp.trimsEnclose()) && string(trimEnclose(v, r.enclosed)) == `\N` {
 			spans[i].null = true
 			continue
 		}
@@ -272,6 +274,14 @@ func (c *csvReader) resolve() []field {
 		c.fields = append(c.fields, field{v: c.unesc[sp.s:sp.e]})
 	}
 	return c.fields
+}
+
+// trimEnclose is v without its enclose characters when enclosed.
+func trimEnclose(v []byte, enclosed bool) []byte {
+	if enclosed {
+		return v[1 : len(v)-1]
+	}
+	return v
 }
 
 // unescapeCSV appends src to dst unescaped as the BE's escape_string_for_csv
