@@ -430,7 +430,7 @@ func (fn *fileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 			// Doris' enclosed-value reading costs it time; a range with no
 			// enclose byte reads the same without it.
 			j.headers, j.formOnly = fn.unquotedHeaders(), true
-		default:
+		case fr.Suspect:
 			data := fr.Data
 			if local {
 				data = make([]byte, fr.End-fr.Start)

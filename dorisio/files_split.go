@@ -16,6 +16,10 @@ type fileRange struct {
 	// Quoted says the range holds the enclose byte: without one, no value
 	// of it is enclosed, and it loads the same without enclose headers.
 	Quoted bool
+	// Suspect says the range may hold a value Doris would change (it holds
+	// `"""` or `"\N"`, see files_transcode.go): only such a range is read
+	// again and checked value by value.
+	Suspect bool
 }
 
 // splitWindow is how much of a file the splitter reads at once; a record
@@ -65,6 +69,7 @@ func (sp *splitter) split(r io.Reader, size int64, emit func(fileRange) error) e
 		keepFrom   int   // buf index from which the open range's bytes are not kept yet
 		kept       []byte
 		quoted     bool // the open range holds an enclose byte before buf[keepFrom]
+		suspect    suspectScan
 		records    int64
 		skip       = sp.headerLines
 		eof        bool
@@ -74,6 +79,11 @@ func (sp *splitter) split(r io.Reader, size int64, emit func(fileRange) error) e
 	)
 	cut := func(end int64, bufEnd int) error {
 		fr := fileRange{Start: rangeStart, End: end, Records: records, Quoted: quoted || sp.holdsEnclose(buf[keepFrom:bufEnd])}
+		if fr.Quoted {
+			suspect.add(buf[keepFrom:bufEnd])
+			fr.Suspect = suspect.hit
+		}
+		suspect = suspectScan{}
 		if sp.keep {
 			fr.Data = append(kept, buf[keepFrom:bufEnd]...)
 			kept = nil
@@ -89,6 +99,9 @@ func (sp *splitter) split(r io.Reader, size int64, emit func(fileRange) error) e
 		if pos > 0 {
 			if rangeStart >= 0 {
 				quoted = quoted || sp.holdsEnclose(buf[keepFrom:pos])
+				if quoted {
+					suspect.add(buf[keepFrom:pos])
+				}
 				if sp.keep {
 					kept = append(kept, buf[keepFrom:pos]...)
 				}
@@ -178,4 +191,30 @@ func (sp *splitter) split(r io.Reader, size int64, emit func(fileRange) error) e
 // fraction of the scan's cost; none once the range is known to hold one).
 func (sp *splitter) holdsEnclose(b []byte) bool {
 	return sp.sc.enclose != 0 && bytes.IndexByte(b, sp.sc.enclose) >= 0
+}
+
+// suspectScan finds `"""` or `"\N"` in a range read in pieces: a value
+// Doris would change holds one (an enclosed value starting with '"' starts
+// with a doubled one; a quoted \N is `"\N"`). Pieces that hold no enclose
+// byte may go unchecked: neither pattern can start in them.
+type suspectScan struct {
+	tail []byte // the last bytes seen, for a pattern across two pieces
+	hit  bool
+}
+
+func (s *suspectScan) add(b []byte) {
+	if s.hit {
+		return
+	}
+	joint := append(s.tail, b[:min(3, len(b))]...)
+	s.hit = suspectBytes(joint) || suspectBytes(b)
+	if len(b) >= 3 {
+		s.tail = append(s.tail[:0], b[len(b)-3:]...)
+	} else {
+		s.tail = append(s.tail[:0], joint[max(0, len(joint)-3):]...)
+	}
+}
+
+func suspectBytes(b []byte) bool {
+	return bytes.Contains(b, []byte(`"""`)) || bytes.Contains(b, []byte(`"\N"`))
 }
