@@ -125,9 +125,17 @@ type loadJob struct {
 	// body's own compression (sent as compress_type), and a callback when
 	// the load has succeeded (on the upload's goroutine). rows < 0: not
 	// counted before the load (a compressed file), taken from Doris' answer.
-	headers    map[string]string
+	headers map[string]string
+	// formOnly says headers differ from the batcher's in form, not in what
+	// the load means (a file range with no enclose byte, sent without the
+	// enclose headers): its identity label holds the batcher's meaning.
+	formOnly   bool
 	compressed string
 	loaded     func(CommitResult)
+	// check, when set, refuses a load Doris counted otherwise than the
+	// sender (WriteFiles' ranges: the split's record count), once it has
+	// returned; its rows stay reported as loaded.
+	check func(CommitResult) error
 }
 
 // loadOutcome is one finished load.
@@ -303,7 +311,7 @@ func (b *batcher) startOwn(j *loadJob) error {
 
 // meaningOf is the loadMeaning of the headers j is sent with.
 func (b *batcher) meaningOf(j *loadJob) string {
-	if j.headers != nil {
+	if j.headers != nil && !j.formOnly {
 		return loadMeaning(j.headers)
 	}
 	return b.meaning

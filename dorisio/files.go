@@ -78,6 +78,13 @@ func init() {
 // through the worker's memory, and retries read the file again. Ranges of
 // other filesystems are read once, kept in memory while they load (at most
 // WithLoadsInFlight + 1 ranges per worker thread) and sent from there.
+// A CSV range holding a quote is read again and checked for a value Doris
+// would change (a '"' pair at both ends, a quoted "\N"): such a range is
+// sent transcoded into Write's CSV, from memory, every value byte-equal
+// (files_transcode.go); a range with no quote is sent without the enclose
+// headers. Each range's records, as the split counted them, must equal the
+// rows Doris counted for its load (loaded + filtered + unselected), or the
+// job fails naming the range: the load is verified without a second pass.
 //
 // The options are Write's, plus the file options above; the options that
 // shape batches (WithMaxBatchRows, WithMaxBatchBytes, WithMaxBufferedBytes,
@@ -312,6 +319,24 @@ func (d *fileDone) get() (end, rows int64, ranges int) {
 	return d.end, d.rows, d.ranges
 }
 
+// countedOtherwise is the error of a range whose rows Doris counted
+// otherwise than the split: every record of the range is one row Doris
+// loads, filters or leaves unselected by its "where", so a difference means
+// Doris read the bytes as other records than WriteFiles cut (a line
+// delimiter, separator or quoting that does not match the file). This
+// check is what verifies a file load without reading the file twice.
+func (f fileSpec) countedOtherwise(fr fileRange, r CommitResult) error {
+	counted := r.LoadedRows + r.FilteredRows + r.UnselectedRows
+	if counted == fr.Records {
+		return nil
+	}
+	return fmt.Errorf("dorisio.WriteFiles: file %s, bytes %d-%d (%d records) into %s.%s (label %s, txn %d): Doris counted %d rows "+
+		"(NumberLoadedRows %d + NumberFilteredRows %d + NumberUnselectedRows %d), so it read other records than the file holds. "+
+		"That load is committed and stays loaded. Check that WithCSVDialect, WithColumnSeparator and WithLineDelimiter (--csv-dialect, "+
+		"--column-separator, --line-delimiter) describe the file, then delete what this job loaded and load the file again",
+		f.Path, fr.Start, fr.End, fr.Records, r.Database, r.Table, r.Label, r.TxnID, counted, r.LoadedRows, r.FilteredRows, r.UnselectedRows)
+}
+
 func showTime(ns int64) string { return time.Unix(0, ns).UTC().Format(time.RFC3339Nano) }
 
 // rangeID is a range's identity, its Row.ID: path, size, modification
@@ -335,7 +360,9 @@ type fileLoadFn struct {
 	Delim, Sep      []byte
 	Enclose, Escape byte
 
-	pending []fileSpec // this bundle's files, loaded in FinishBundle
+	pending   []fileSpec        // this bundle's files, loaded in FinishBundle
+	plain     map[string]string // unquotedHeaders, made once
+	rewritten map[string]string // transcodedHeaders, made once
 }
 
 // ProcessElement and FinishBundle take no beam.BundleFinalization: every
@@ -404,7 +431,29 @@ func (fn *fileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 		// relates (they come through a Reshuffle), load side by side.
 		j := &loadJob{table: fn.Table, id: f.rangeID(fr.Start, fr.End), rows: fr.Records, bytes: fr.End - fr.Start, order: "file:" + f.Path,
 			file: f.Path, fileOffset: fr.Start}
-		if local {
+		var rewritten []byte
+		switch {
+		case fn.Enclose == 0: // JSON lines
+		case !fr.Quoted:
+			// Doris' enclosed-value reading costs it time; a range with no
+			// enclose byte reads the same without it.
+			j.headers, j.formOnly = fn.unquotedHeaders(), true
+		case fr.Suspect:
+			data := fr.Data
+			if local {
+				data = make([]byte, fr.End-fr.Start)
+				if _, err := r.(io.ReaderAt).ReadAt(data, fr.Start); err != nil {
+					return fmt.Errorf("reading bytes %d-%d again: %w", fr.Start, fr.End, err)
+				}
+			}
+			// A value Doris would change is not sent as written (files_transcode.go).
+			if rewritten = fn.transcoder().transcode(data); rewritten != nil {
+				j.headers, j.formOnly, j.bytes = fn.transcodedHeaders(), true, int64(len(rewritten))
+			}
+		}
+		if rewritten != nil {
+			j.body = streamload.NewBytesBody(rewritten)
+		} else if local {
 			j.body = streamload.NewFileBody(f.Path, fr.Start, fr.End-fr.Start, check)
 		} else {
 			j.body = streamload.NewBytesBody(fr.Data)
@@ -414,6 +463,7 @@ func (fn *fileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 			note(r)
 			done.add(end, r.Rows)
 		}
+		j.check = func(r CommitResult) error { return f.countedOtherwise(fr, r) }
 		loadErr = fn.batch.startOwn(j)
 		return loadErr
 	})
@@ -424,6 +474,34 @@ func (fn *fileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 		return fmt.Errorf("dorisio.WriteFiles: reading file %s: %w", f.Path, err)
 	}
 	return nil
+}
+
+// unquotedHeaders are the headers of a CSV range that holds no enclose
+// byte: those of every range less enclose and trim_double_quotes, which
+// only act on '"' bytes. escape stays: the Doris dialect's backslashes
+// escape outside quotes too.
+func (fn *fileLoadFn) unquotedHeaders() map[string]string {
+	if fn.plain == nil {
+		fn.plain = maps.Clone(fn.Headers)
+		delete(fn.plain, "enclose")
+		delete(fn.plain, "trim_double_quotes")
+	}
+	return fn.plain
+}
+
+// transcoder reads the ranges of this DoFn's CSV files by their dialect.
+func (fn *fileLoadFn) transcoder() *csvTranscoder {
+	return &csvTranscoder{sep: fn.Sep, delim: fn.Delim, esc: fn.Escape}
+}
+
+// transcodedHeaders are the headers of a range rewritten in Write's CSV:
+// the file's, with escape '\'.
+func (fn *fileLoadFn) transcodedHeaders() map[string]string {
+	if fn.rewritten == nil {
+		fn.rewritten = maps.Clone(fn.Headers)
+		fn.rewritten["escape"] = `\`
+	}
+	return fn.rewritten
 }
 
 // fileCompression is a file's compression: the option, or by extension.

@@ -15,10 +15,10 @@ const (
 	// may be enclosed in '"', a '"' inside it is doubled, and a backslash is
 	// an ordinary character. WriteFiles sends enclose '"', escape '"' (Doris
 	// then unescapes only doubled quotes, protocol §3, §13) and
-	// trim_double_quotes true. The default of WriteFiles. Doris 2.1 and
-	// 3.0 then trim a '"' pair left at both ends of a value once more, so a
-	// value that itself begins and ends with '"' ("""x""") loads without
-	// them; DorisCSV files keep them.
+	// trim_double_quotes true. The default of WriteFiles. Doris would
+	// change two kinds of enclosed values (a '"' pair at both ends, trimmed
+	// once more; a quoted "\N", NULL): a range holding one is transcoded
+	// into Write's CSV, so that every value loads as the file means it.
 	RFC4180 CSVDialect = "rfc4180"
 	// DorisCSV is Doris' own quoting, which Write produces: a value may be
 	// enclosed in '"', and a backslash makes the next character literal,

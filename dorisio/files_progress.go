@@ -11,6 +11,7 @@ var (
 	filesBytesDone, filesRecordsDone   atomic.Int64
 	filesLoadsDone, filesAlreadyLoaded atomic.Int64
 	filesRecordsAlreadyLoaded          atomic.Int64
+	filesRowsLoaded, filesRowsFiltered atomic.Int64
 )
 
 // FileProgress is what WriteFiles has listed and loaded in this process
@@ -18,12 +19,17 @@ var (
 type FileProgress struct {
 	Files, Bytes int64 // matched by the patterns
 	// LoadedBytes and LoadedRecords are those of the ranges whose loads
-	// have returned, AlreadyLoaded of them found loaded by an earlier run,
-	// holding AlreadyLoadedRecords of the LoadedRecords: a re-run's
-	// committed records are LoadedRecords - AlreadyLoadedRecords.
+	// have returned (records as the split counted them), AlreadyLoaded of
+	// them found loaded by an earlier run, holding AlreadyLoadedRecords of
+	// the LoadedRecords: a re-run's committed records are LoadedRecords -
+	// AlreadyLoadedRecords.
 	LoadedBytes, LoadedRecords int64
 	Loads, AlreadyLoaded       int64
 	AlreadyLoadedRecords       int64
+	// LoadedRows and FilteredRows are what Doris accepted and filtered
+	// (NumberLoadedRows, NumberFilteredRows) of those loads; a range found
+	// loaded by an earlier run counts its records as loaded.
+	LoadedRows, FilteredRows int64
 }
 
 // FilesProgress returns WriteFiles' progress in this process.
@@ -33,6 +39,7 @@ func FilesProgress() FileProgress {
 		LoadedBytes: filesBytesDone.Load(), LoadedRecords: filesRecordsDone.Load(),
 		Loads: filesLoadsDone.Load(), AlreadyLoaded: filesAlreadyLoaded.Load(),
 		AlreadyLoadedRecords: filesRecordsAlreadyLoaded.Load(),
+		LoadedRows:           filesRowsLoaded.Load(), FilteredRows: filesRowsFiltered.Load(),
 	}
 }
 
@@ -42,6 +49,8 @@ func noteLoaded(n int64) func(CommitResult) {
 		filesBytesDone.Add(n)
 		filesRecordsDone.Add(r.Rows)
 		filesLoadsDone.Add(1)
+		filesRowsLoaded.Add(r.LoadedRows)
+		filesRowsFiltered.Add(r.FilteredRows)
 		if r.AlreadyCommitted {
 			filesAlreadyLoaded.Add(1)
 			filesRecordsAlreadyLoaded.Add(r.Rows)

@@ -1,6 +1,7 @@
 package dorisio
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,13 @@ type fileRange struct {
 	Start, End int64
 	Records    int64  // non-empty records in it (Doris skips empty ones)
 	Data       []byte // the range's bytes, when the splitter keeps them
+	// Quoted says the range holds the enclose byte: without one, no value
+	// of it is enclosed, and it loads the same without enclose headers.
+	Quoted bool
+	// Suspect says the range may hold a value Doris would change (it holds
+	// `"""` or `"\N"`, see files_transcode.go): only such a range is read
+	// again and checked value by value.
+	Suspect bool
 }
 
 // splitWindow is how much of a file the splitter reads at once; a record
@@ -60,6 +68,8 @@ func (sp *splitter) split(r io.Reader, size int64, emit func(fileRange) error) e
 		rangeStart int64 = -1
 		keepFrom   int   // buf index from which the open range's bytes are not kept yet
 		kept       []byte
+		quoted     bool // the open range holds an enclose byte before buf[keepFrom]
+		suspect    suspectScan
 		records    int64
 		skip       = sp.headerLines
 		eof        bool
@@ -68,12 +78,17 @@ func (sp *splitter) split(r io.Reader, size int64, emit func(fileRange) error) e
 		fastFrom   int64 // file offset from which scanFast is tried again
 	)
 	cut := func(end int64, bufEnd int) error {
-		fr := fileRange{Start: rangeStart, End: end, Records: records}
+		fr := fileRange{Start: rangeStart, End: end, Records: records, Quoted: quoted || sp.holdsEnclose(buf[keepFrom:bufEnd])}
+		if fr.Quoted {
+			suspect.add(buf[keepFrom:bufEnd])
+			fr.Suspect = suspect.hit
+		}
+		suspect = suspectScan{}
 		if sp.keep {
 			fr.Data = append(kept, buf[keepFrom:bufEnd]...)
-			kept, keepFrom = nil, bufEnd
+			kept = nil
 		}
-		rangeStart, records = -1, 0
+		rangeStart, records, keepFrom, quoted = -1, 0, bufEnd, false
 		if fr.Records == 0 {
 			return nil // only empty records: nothing to load
 		}
@@ -82,8 +97,14 @@ func (sp *splitter) split(r io.Reader, size int64, emit func(fileRange) error) e
 	for {
 		// Keep the unscanned tail, read more after it.
 		if pos > 0 {
-			if sp.keep && rangeStart >= 0 {
-				kept = append(kept, buf[keepFrom:pos]...)
+			if rangeStart >= 0 {
+				quoted = quoted || sp.holdsEnclose(buf[keepFrom:pos])
+				if quoted {
+					suspect.add(buf[keepFrom:pos])
+				}
+				if sp.keep {
+					kept = append(kept, buf[keepFrom:pos]...)
+				}
 			}
 			off += int64(pos)
 			buf = buf[:copy(buf, buf[pos:])]
@@ -164,4 +185,36 @@ func (sp *splitter) split(r io.Reader, size int64, emit func(fileRange) error) e
 			return nil
 		}
 	}
+}
+
+// holdsEnclose reports whether b holds the enclose byte (a memchr pass, a
+// fraction of the scan's cost; none once the range is known to hold one).
+func (sp *splitter) holdsEnclose(b []byte) bool {
+	return sp.sc.enclose != 0 && bytes.IndexByte(b, sp.sc.enclose) >= 0
+}
+
+// suspectScan finds `"""` or `"\N"` in a range read in pieces: a value
+// Doris would change holds one (an enclosed value starting with '"' starts
+// with a doubled one; a quoted \N is `"\N"`). Pieces that hold no enclose
+// byte may go unchecked: neither pattern can start in them.
+type suspectScan struct {
+	tail []byte // the last bytes seen, for a pattern across two pieces
+	hit  bool
+}
+
+func (s *suspectScan) add(b []byte) {
+	if s.hit {
+		return
+	}
+	joint := append(s.tail, b[:min(3, len(b))]...)
+	s.hit = suspectBytes(joint) || suspectBytes(b)
+	if len(b) >= 3 {
+		s.tail = append(s.tail[:0], b[len(b)-3:]...)
+	} else {
+		s.tail = append(s.tail[:0], joint[max(0, len(joint)-3):]...)
+	}
+}
+
+func suspectBytes(b []byte) bool {
+	return bytes.Contains(b, []byte(`"""`)) || bytes.Contains(b, []byte(`"\N"`))
 }

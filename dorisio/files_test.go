@@ -428,3 +428,26 @@ func TestATruncatedCompressedFileFailsNamingItOnce(t *testing.T) {
 		t.Errorf("%d loads begun, want 1 (no resend of a broken file)", n)
 	}
 }
+
+// Verification costs no second pass over a file: a range whose rows Doris
+// counts otherwise than the split (here a BE that answers 3 rows for a
+// range of 5 records) fails the job, naming the file, its bytes, the label
+// and Doris' counters.
+func TestARangeDorisCountsOtherwiseThanTheSplitFailsNamingIt(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(docsDDL))
+	h := srv.Inject(doristest.Fault{Kind: doristest.Respond, Endpoint: doristest.EndpointLoad, Count: 1,
+		Body: `{"TxnId": 4711, "Label": "", "Status": "Success", "Message": "OK", "NumberTotalRows": 3, "NumberLoadedRows": 3, "NumberFilteredRows": 0, "NumberUnselectedRows": 0, "LoadBytes": 20}`})
+	path := writeFile(t, t.TempDir(), "five.csv", []byte("1,a\n2,b\n3,c\n4,d\n5,e\n"))
+	_, err := runPipeline(t, func(s beam.Scope) { WriteFiles(s, configFor(srv, "docs"), []string{path}) })
+	if h.Hits() != 1 {
+		t.Fatalf("the fault fired %d times: the test proves nothing", h.Hits())
+	}
+	if err == nil {
+		t.Fatal("the job succeeded though Doris counted 3 rows of 5 records")
+	}
+	for _, want := range []string{"five.csv, bytes 0-20 (5 records) into demo.docs", "txn 4711", "Doris counted 3 rows (NumberLoadedRows 3 + NumberFilteredRows 0 + NumberUnselectedRows 0)", "Check that WithCSVDialect"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error lacks %q:\n%v", want, err)
+		}
+	}
+}

@@ -153,7 +153,7 @@ func TestFastScanAtBlockEdges(t *testing.T) {
 				for rb := int64(1); rb <= int64(len(data))+1; rb++ {
 					for _, window := range []int64{64, 128, splitWindow} {
 						got := splitAll(t, &splitter{sc: tc.sc, rangeBytes: rb, keep: true, window: window}, data)
-						if msg := checkRanges(data, got, ends, 0, want, rb); msg != "" {
+						if msg := checkRanges(data, tc.sc.enclose, got, ends, 0, want, rb); msg != "" {
 							t.Fatalf("padding %d, window %d, range %d bytes: %s\nranges %v", pad, window, rb, msg, got)
 						}
 					}

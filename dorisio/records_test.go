@@ -26,6 +26,7 @@ func dorisDialect() recordScanner {
 }
 
 var splitCases = []splitCase{
+	{"RFC 4180 with values Doris would change", rfc(",", "\n"), 0, []string{"1,\"\"\"x\"\"\"\n", "2,a\n", "3,\"\\N\"\n", "4,\"b\"\n", "5,\"\"\"\"\n"}},
 	{"quoted values hold newlines, commas and doubled quotes", rfc(",", "\n"), 0, []string{
 		"1,\"first line\nsecond line, with comma\nthird\"\n", "2,\"a \"\"quoted\"\" word\"\n", "3,plain\n", "4,\"\"\n"}},
 	{"CRLF records with a quoted CRLF", rfc(",", "\r\n"), 0, []string{
@@ -82,7 +83,7 @@ func TestRangesAreWholeRecordsForEveryRangeSize(t *testing.T) {
 					if err != nil {
 						t.Fatalf("window %d, range %d: %v", window, rb, err)
 					}
-					if msg := checkRanges(data, got, ends, bodyStart, want, rb); msg != "" {
+					if msg := checkRanges(data, tc.scanner.enclose, got, ends, bodyStart, want, rb); msg != "" {
 						t.Fatalf("window %d, range %d bytes: %s\nranges %v", window, rb, msg, got)
 					}
 				}
@@ -93,7 +94,7 @@ func TestRangesAreWholeRecordsForEveryRangeSize(t *testing.T) {
 
 func isEmptyRecord(r string, delim []byte) bool { return r == string(delim) }
 
-func checkRanges(data []byte, got []fileRange, ends map[int64]bool, bodyStart, want, rb int64) string {
+func checkRanges(data []byte, enclose byte, got []fileRange, ends map[int64]bool, bodyStart, want, rb int64) string {
 	var records int64
 	next := bodyStart
 	for i, fr := range got {
@@ -111,6 +112,13 @@ func checkRanges(data []byte, got []fileRange, ends map[int64]bool, bodyStart, w
 		}
 		if !bytes.Equal(fr.Data, data[fr.Start:fr.End]) {
 			return fmt.Sprintf("range %d keeps %q, not its bytes %q", i, fr.Data, data[fr.Start:fr.End])
+		}
+		// Quoted decides whether the range is sent with the enclose headers.
+		if q := enclose != 0 && bytes.IndexByte(data[fr.Start:fr.End], enclose) >= 0; fr.Quoted != q {
+			return fmt.Sprintf("range %d says Quoted %v of %q", i, fr.Quoted, data[fr.Start:fr.End])
+		}
+		if s := bytes.Contains(data[fr.Start:fr.End], []byte(`"""`)) || bytes.Contains(data[fr.Start:fr.End], []byte(`"\N"`)); fr.Suspect != (s && fr.Quoted) {
+			return fmt.Sprintf("range %d says Suspect %v of %q", i, fr.Suspect, data[fr.Start:fr.End])
 		}
 		records += fr.Records
 		next = fr.End

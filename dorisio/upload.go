@@ -65,6 +65,11 @@ func (b *batcher) upload(j *loadJob) {
 	b.mu.Lock()
 	b.done = append(b.done, out)
 	b.mu.Unlock()
+	if j.check != nil && res.Settled == "" { // a load found settled carries no counters to check
+		if err := j.check(out.result); err != nil {
+			b.fail(err)
+		}
+	}
 }
 
 // afterPrevious waits until the previous plain load of j's table has

@@ -111,3 +111,17 @@ func TestSummaryRegexps(t *testing.T) {
 		t.Errorf("noop regexp: %q", m)
 	}
 }
+
+// Without -streamloader the table says so instead of printing the ratio.
+func TestTheTableSaysWhyFileVsStreamloaderIsSkipped(t *testing.T) {
+	var b strings.Builder
+	PrintTable(&b, &Result{StreamloaderSkipped: "no -streamloader: file_vs_streamloader skipped (build doris-streamloader ...)"})
+	if !strings.Contains(b.String(), "file_vs_streamloader  skipped") && !strings.Contains(b.String(), "file_vs_streamloader skipped") {
+		t.Errorf("table lacks the skipped line:\n%s", b.String())
+	}
+	b.Reset()
+	PrintTable(&b, &Result{FileVsStreamloader: 1.6, FilesMBPerSec: 640, StreamloaderMBPerSec: 400, StreamloaderVersion: "version local", Runs: 3})
+	if want := "pipelines/load --input 640.0 MB/s / doris-streamloader version local 400.0 MB/s, whole processes, best of 3 interleaved  [meets target]"; !strings.Contains(b.String(), want) {
+		t.Errorf("table lacks %q:\n%s", want, b.String())
+	}
+}

@@ -17,10 +17,16 @@
 //     followed by hand with Expect: 100-continue, then the BE) (target ≥ 0.9).
 //   - file_vs_curl: MB/s of pipelines/load --input (dorisio.WriteFiles) of
 //     the -csv-mb CSV file (512 MB by default) into a count-only doris-local,
-//     divided by MB/s of curl -T of the same file to the same server (target
-//     ≥ 0.9); client_vs_curl: the Stream Load client's one load of that file
+//     divided by MB/s of curl -T of the same file to the same server;
+//     client_vs_curl: the Stream Load client's one load of that file
 //     from memory divided by the same curl figure (target ≥ 0.9). Interleaved
 //     runs, medians; skipped, saying so, where curl is not installed.
+//     file_vs_curl is whole-process wall time: curl -T with
+//     column_separator , as its users run it, against pipelines/load
+//     --input with its defaults, best of -runs interleaved rounds (target
+//     ≥ 0.5); file_vs_streamloader likewise against the doris-streamloader
+//     binary -streamloader names, with column_separator , (target ≥ 1.5;
+//     skipped, saying so, without it).
 //   - grouped_vs_per_bundle: rows/s of the same write pipeline with
 //     --delivery grouped (the rows chunked, shuffled through a GroupByKey
 //     and loaded under labels of their contents) divided by the per-bundle
@@ -68,6 +74,7 @@ func main() {
 	flag.StringVar(&cfg.WorkDir, "workdir", "", "directory for binaries and the CSV file (default: a temp dir, removed at the end)")
 	flag.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "deadline of the whole benchmark")
 	flag.BoolVar(&cfg.Verbose, "v", false, "print every measurement as it is taken")
+	flag.StringVar(&cfg.Streamloader, "streamloader", "", "a doris-streamloader binary, built from its public source outside this repository, for file_vs_streamloader (empty: skipped, saying so)")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

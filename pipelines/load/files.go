@@ -136,7 +136,7 @@ var inputOnlyIgnored = []string{"batch-rows", "batch-bytes", "max-open-txns", "a
 func checkInputFlags(o *options) []string {
 	var bad []string
 	if o.input == "" {
-		for _, f := range []string{"csv-dialect", "header-lines", "column-separator", "line-delimiter", "file-compression"} {
+		for _, f := range []string{"csv-dialect", "header-lines", "column-separator", "line-delimiter", "file-compression", "recount"} {
 			if o.given[f] {
 				bad = append(bad, fmt.Sprintf("--%s describes the files of --input; it needs --input", f))
 			}
@@ -166,6 +166,7 @@ func progressSince(base dorisio.FileProgress) dorisio.FileProgress {
 		LoadedBytes: p.LoadedBytes - base.LoadedBytes, LoadedRecords: p.LoadedRecords - base.LoadedRecords,
 		Loads: p.Loads - base.Loads, AlreadyLoaded: p.AlreadyLoaded - base.AlreadyLoaded,
 		AlreadyLoadedRecords: p.AlreadyLoadedRecords - base.AlreadyLoadedRecords,
+		LoadedRows:           p.LoadedRows - base.LoadedRows, FilteredRows: p.FilteredRows - base.FilteredRows,
 	}
 }
 
@@ -206,7 +207,7 @@ func fileProgress(w io.Writer, tty bool, start time.Time, base dorisio.FileProgr
 func progressLine(p dorisio.FileProgress, elapsed time.Duration) string {
 	secs := elapsed.Seconds()
 	rate := float64(p.LoadedBytes) / 1e6 / max(secs, 1e-3)
-	line := fmt.Sprintf("progress %5.1fs: %s of %s (%d files) loaded, %d records, %.1f MB/s", secs, mb(p.LoadedBytes), mb(p.Bytes), p.Files, p.LoadedRecords, rate)
+	line := fmt.Sprintf("progress %5.1fs: %s of %s (%d files) loaded, %d records, %d rows accepted by Doris, %.1f MB/s", secs, mb(p.LoadedBytes), mb(p.Bytes), p.Files, p.LoadedRecords, p.LoadedRows, rate)
 	if p.Bytes > 0 {
 		line += fmt.Sprintf(", %.0f%%", 100*float64(p.LoadedBytes)/float64(p.Bytes))
 	}
@@ -231,6 +232,6 @@ func stderrIsTerminal() bool {
 // printFilesSummary adds the files' line to the summary.
 func printFilesSummary(base dorisio.FileProgress) {
 	p := progressSince(base)
-	fmt.Printf("files: %d files, %s in %d ranges, %d records: %d committed, %d already loaded; %d ranges found loaded by an earlier run (same --label-prefix and --chunk-bytes, files unchanged)\n",
-		p.Files, mb(p.Bytes), p.Loads, p.LoadedRecords, p.LoadedRecords-p.AlreadyLoadedRecords, p.AlreadyLoadedRecords, p.AlreadyLoaded)
+	fmt.Printf("files: %d files, %s in %d ranges, %d records: %d committed, %d already loaded; %d rows accepted by Doris; %d ranges found loaded by an earlier run (same --label-prefix and --chunk-bytes, files unchanged)\n",
+		p.Files, mb(p.Bytes), p.Loads, p.LoadedRecords, p.LoadedRecords-p.AlreadyLoadedRecords, p.AlreadyLoadedRecords, p.LoadedRows, p.AlreadyLoaded)
 }

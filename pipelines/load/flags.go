@@ -26,7 +26,7 @@ type options struct {
 	rows, batchBytes, batchRows, chunkBytes           int64
 	tables, loadsInFlight, maxOpenTxns                int
 	maxLoadBytes                                      int64
-	countOnly, verbose, helpBeam                      bool
+	countOnly, verbose, helpBeam, recount             bool
 	allOrNothing, abortLingering                      bool
 	cpuProfile                                        string
 	headers                                           headerFlags
@@ -109,6 +109,8 @@ func inputFlags(o *options) flagGroup {
 			usage: "--input line `delimiter` in Doris' notation (\\r\\n for CRLF files); default \\n"},
 		{name: "rejected-rows", value: &o.rejectedRows, feeds: "WithRejectedRows",
 			usage: "`path` of a JSON-lines file that gets the rows Doris (or Write's checks) refuse, one {table, reason, row, label, file, offset} each; the other rows load exactly once and the job succeeds. Without it a refused row fails the job, naming it"},
+		{name: "recount", value: &o.recount,
+			usage: "with --input: verify by reading every file again after the job and counting its records with a counter of its own (a second pass over the data); by default verification compares each range's records, as the split counted them, with the rows Doris counted for its load, and the table's count with their sum"},
 		{name: "file-compression", value: &o.fileCompression, feeds: "WithFileCompression", check: oneOf(&o.fileCompression, "auto", "none", "gz", "lz4", "bz2", "zstd"),
 			usage: "how --input files are compressed: `kind` auto (by extension: .gz .lz4 .bz2 .zst), none, gz, lz4, bz2 or zstd; a compressed file is one load (gz, lz4, bz2 sent as they are; zstd decompressed on the way)"},
 	}}

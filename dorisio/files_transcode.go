@@ -1,0 +1,182 @@
+package dorisio
+
+import "bytes"
+
+// No value changed by Doris' reading of a quoted CSV value.
+//
+// Doris changes two kinds of enclosed values on the way in, whatever the
+// file means by them (docs/protocol.md §3, §13):
+//   - with trim_double_quotes, a '"' pair left at both ends of a value
+//     after its enclose is removed is trimmed once more: an RFC 4180
+//     """x""" (the value "x") loads as x, and """" (the value ") as "";
+//   - its CSV reader removes the enclose, then compares the rest with the
+//     null format before unescaping: a quoted "\N" is NULL, not a string.
+//
+// A range holding such a value is not sent as it is: it is transcoded into
+// Write's own CSV (every such value enclosed, '"' and '\' escaped by '\';
+// escape '\'), in which no value begins with '"' inside its enclose and the
+// string \N is written \\N, so that every value loads byte-equal to the
+// file's on every Doris version. Other ranges, the common case, are sent
+// from the file unchanged. A range whose quoting is malformed (text after a
+// closing enclose, an enclose never closed) is sent as it is: Doris'
+// reading of it is its own.
+
+// csvTranscoder reads a range of a CSV file as its dialect does and
+// rewrites it when Doris would change one of its values.
+type csvTranscoder struct {
+	sep, delim []byte
+	esc        byte // '\\' in the Doris dialect; the enclose '"' in RFC 4180
+}
+
+// csvField is one field of a record: raw is its bytes between the enclose
+// characters (enclosed) or as written.
+type csvField struct {
+	raw      []byte
+	enclosed bool
+}
+
+// transcode returns data rewritten in Write's CSV, or nil when every value
+// loads as the file means it (or the range cannot be read by the dialect).
+func (t *csvTranscoder) transcode(data []byte) []byte {
+	changed := false
+	t.records(data, func(fields []csvField) bool {
+		for _, f := range fields {
+			if f.enclosed && dorisChanges(f.raw) {
+				changed = true
+				return false // one is enough; the rewrite reads every record
+			}
+		}
+		return true
+	})
+	if !changed {
+		return nil
+	}
+	out := make([]byte, 0, len(data)+len(data)/8)
+	var val []byte
+	ok := t.records(data, func(fields []csvField) bool {
+		for i, f := range fields {
+			if i > 0 {
+				out = append(out, t.sep...)
+			}
+			if !f.enclosed && string(f.raw) == `\N` {
+				out = append(out, f.raw...) // NULL, as written
+				continue
+			}
+			val = t.value(val[:0], f)
+			if !f.enclosed && !t.needsEnclose(val) {
+				out = append(out, val...)
+				continue
+			}
+			var err error
+			if out, err = appendCSVString(out, string(val)); err != nil {
+				return false // not UTF-8: Doris filters the line whatever its bytes
+			}
+		}
+		out = append(out, t.delim...)
+		return true
+	})
+	if !ok {
+		return nil
+	}
+	return out
+}
+
+// dorisChanges reports whether Doris loads the enclosed value raw (its
+// bytes inside the enclose) otherwise than as written: a '"' at both ends
+// (trimmed again) or exactly \N (NULL).
+func dorisChanges(raw []byte) bool {
+	n := len(raw)
+	return n >= 2 && raw[0] == '"' && raw[n-1] == '"' || string(raw) == `\N`
+}
+
+// value appends the field's value as the dialect defines it: in RFC 4180
+// a doubled '"' inside an enclose is one and a bare value is its bytes; in
+// the Doris dialect a backslash makes the next byte literal, and a doubled
+// '"' is one, enclosed or not (escape_string_for_csv).
+func (t *csvTranscoder) value(dst []byte, f csvField) []byte {
+	raw := f.raw
+	if t.esc == '"' && !f.enclosed {
+		return append(dst, raw...)
+	}
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if i+1 < len(raw) && (c == t.esc && c != '"' || c == '"' && raw[i+1] == '"') {
+			i++ // the next byte is literal
+			c = raw[i]
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// needsEnclose reports whether a bare value must be enclosed in Write's
+// CSV: it holds '"', '\', or a separator or delimiter byte.
+func (t *csvTranscoder) needsEnclose(v []byte) bool {
+	return bytes.ContainsAny(v, "\"\\") || bytes.Contains(v, t.sep) || bytes.Contains(v, t.delim)
+}
+
+// records calls each with the fields of every non-empty record of data
+// (whole records, as the splitter cut them); it returns false when each
+// does, or when a record's quoting is malformed.
+func (t *csvTranscoder) records(data []byte, each func([]csvField) bool) bool {
+	var fields []csvField
+	pos, n := 0, len(data)
+	for pos < n {
+		if hasAt(data, pos, t.delim) {
+			pos += len(t.delim) // an empty record: Doris skips it
+			continue
+		}
+		fields = fields[:0]
+		for {
+			if pos < n && data[pos] == '"' {
+				j, closed := pos+1, false
+				for j < n {
+					c := data[j]
+					if t.esc != '"' && c == t.esc {
+						j += 2
+						continue
+					}
+					if c == '"' {
+						if j+1 < n && data[j+1] == '"' {
+							j += 2
+							continue
+						}
+						closed = true
+						break
+					}
+					j++
+				}
+				if !closed {
+					return false
+				}
+				fields = append(fields, csvField{raw: data[pos+1 : j], enclosed: true})
+				pos = j + 1
+				if pos < n && !hasAt(data, pos, t.sep) && !hasAt(data, pos, t.delim) {
+					return false // text after the closing enclose
+				}
+			} else {
+				end := n
+				if i := indexOf(data[pos:], t.delim); i >= 0 {
+					end = pos + i
+				}
+				if i := indexOf(data[pos:end], t.sep); i >= 0 {
+					end = pos + i
+				}
+				fields = append(fields, csvField{raw: data[pos:end]})
+				pos = end
+			}
+			if pos < n && hasAt(data, pos, t.sep) {
+				pos += len(t.sep)
+				continue
+			}
+			if pos < n {
+				pos += len(t.delim)
+			}
+			break
+		}
+		if !each(fields) {
+			return false
+		}
+	}
+	return true
+}
