@@ -232,6 +232,6 @@ func stderrIsTerminal() bool {
 // printFilesSummary adds the files' line to the summary.
 func printFilesSummary(base dorisio.FileProgress) {
 	p := progressSince(base)
-	fmt.Printf("files: %d files, %s in %d ranges, %d records: %d committed, %d already loaded; %d rows accepted by Doris; %d ranges found loaded by an earlier run (same --label-prefix and --chunk-bytes, files unchanged)\n",
-		p.Files, mb(p.Bytes), p.Loads, p.LoadedRecords, p.LoadedRecords-p.AlreadyLoadedRecords, p.AlreadyLoadedRecords, p.LoadedRows, p.AlreadyLoaded)
+	fmt.Printf("files: %d files, %s in %d ranges, %d rows accepted by Doris, %d records: %d committed, %d already loaded; %d ranges found loaded by an earlier run (same --label-prefix and --chunk-bytes, files unchanged)\n",
+		p.Files, mb(p.Bytes), p.Loads, p.LoadedRows, p.LoadedRecords, p.LoadedRecords-p.AlreadyLoadedRecords, p.AlreadyLoadedRecords, p.AlreadyLoaded)
 }
