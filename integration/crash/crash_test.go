@@ -152,7 +152,26 @@ func pipeline(ctx context.Context, bin string, srv *server) (*exec.Cmd, *bytes.B
 	return cmd, &out
 }
 
-var summaryRE = regexp.MustCompile(`summary: (\d+) rows committed`)
+var (
+	summaryRE       = regexp.MustCompile(`summary: (\d+) rows committed`)
+	alreadyLoadedRE = regexp.MustCompile(`(?m)^already loaded: (\d+) rows`)
+)
+
+// rowsReported is what a run's summary accounts for: the rows it committed
+// plus those it found loaded by an earlier run (printed apart); ok is false
+// when there is no summary.
+func rowsReported(out string) (n int, ok bool) {
+	m := summaryRE.FindStringSubmatch(out)
+	if m == nil {
+		return 0, false
+	}
+	n, _ = strconv.Atoi(m[1])
+	if m := alreadyLoadedRE.FindStringSubmatch(out); m != nil {
+		already, _ := strconv.Atoi(m[1])
+		n += already
+	}
+	return n, true
+}
 
 // killPoint says when to kill the first run: once `n` txns are in one of
 // `states`.

@@ -134,5 +134,9 @@ func printRejected(o *options, refused map[string]refusedCount) {
 	for _, r := range refused {
 		n += r.rejected
 	}
-	fmt.Printf("rejected: %d rows (%s)\n", n, o.rejectedRows)
+	path := o.rejectedRows
+	if mayHoldSecret(path) { // the flag's value goes through the one redaction rule
+		path = notShown
+	}
+	fmt.Printf("rejected: %d rows (%s)\n", n, path)
 }
