@@ -1,0 +1,64 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A child process of this test binary runs the CLI's job as main does,
+// with its own signal handling, so that the parent can send it a real
+// SIGINT, as a user's Ctrl-C would.
+func TestBreakerChildRunsUntilSignalled(t *testing.T) {
+	if os.Getenv("BREAKER_INTERRUPT_CHILD") != "1" {
+		t.Skip("only as the child of TestBreakerCtrlCSaysWhatLoadedWithoutPanic")
+	}
+	o := defaultTestOptions()
+	o.rows, o.tables = 5_000_000, 2
+	ctx, signalled := cancelOnSignal(os.Stderr)
+	err := run(ctx, o)
+	if sig := signalled(); sig != nil {
+		err = &interrupted{sig: sig, err: err}
+	}
+	c := newCLI(flag.NewFlagSet(progName, flag.ContinueOnError), o)
+	os.Exit(report(c, err, false, os.Stderr))
+}
+
+// Ctrl-C on a synthetic run must say what was loaded and exit 130, not
+// crash: a panic's stack is all the user sees, and the exit status 2
+// reads as "a flag was refused".
+func TestBreakerCtrlCSaysWhatLoadedWithoutPanic(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestBreakerChildRunsUntilSignalled$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "BREAKER_INTERRUPT_CHILD=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(4 * time.Second) // the job is running: the embedded server started, rows flowing
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatalf("no exit within 2 minutes of SIGINT; stderr:\n%s", stderr.String())
+	}
+	out := stderr.String()
+	if strings.Contains(out, "panic:") {
+		t.Fatalf("Ctrl-C crashed the program:\n%s", out)
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Errorf("exit status %d after SIGINT, want 130; stderr:\n%s", code, out)
+	}
+	if !strings.Contains(out, "interrupted") {
+		t.Errorf("stderr does not say the job was interrupted:\n%s", out)
+	}
+}
