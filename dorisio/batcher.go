@@ -51,8 +51,11 @@ type batcher struct {
 	headers  map[string]string
 	meaning  string // loadMeaning(headers), hashed into identity labels
 	twoPhase bool
-	opts     *writeOptions
-	budget   budget
+	// streamBatches: the loads are stream batches (stream_batch.go), for
+	// which grouped delivery and the cut budget do not apply.
+	streamBatches bool
+	opts          *writeOptions
+	budget        budget
 
 	open      map[string]*openBatch
 	buffered  int64                    // memory the open batches hold (chunk capacity)

@@ -156,6 +156,7 @@ func (fn *streamBatchFn) Setup(ctx context.Context) error {
 func (fn *streamBatchFn) bundle(ctx context.Context) *batcher {
 	if fn.batch == nil {
 		fn.batch = newBatcher(ctx, fn.client, &chunkPool{}, fn.DB, "", fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
+		fn.batch.streamBatches = true
 	}
 	return fn.batch
 }

@@ -181,6 +181,17 @@ func (b *batcher) quotaErr(j *loadJob, e *streamload.Error, own int64, waited ti
 func (b *batcher) quotaRemedies(own int64, others bool) string {
 	r := []string{"Use grouped delivery (WithDelivery(dorisio.Grouped)): its loads are committed as they return and hold no transaction open",
 		"raise Doris' max_running_txn_num_per_db"}
+	if b.streamBatches {
+		// Grouped delivery needs a bounded input: a stream's batches each
+		// hold a transaction from their load to their commit.
+		r = []string{"Raise Doris' max_running_txn_num_per_db",
+			fmt.Sprintf("write fewer tables or shards (WithShards) per stream: each (table, shard) batch holds a transaction until its commit (this bundle loads %d)", own),
+			"or use WithDelivery(dorisio.AtLeastOnce), whose batches hold no transaction open"}
+		if others {
+			r = append(r, "run fewer jobs writing to the database at once")
+		}
+		return strings.Join(r, ", ")
+	}
 	if tables := b.tables.Load(); tables > 1 {
 		r = append(r, fmt.Sprintf("write fewer tables per bundle (this one writes to %d, each holding a transaction until the commit)", tables))
 	}

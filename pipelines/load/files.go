@@ -133,6 +133,47 @@ func writeFiles(s beam.Scope, cfg dorisio.Config, o *options) (err error) {
 var inputOnlyIgnored = []string{"batch-rows", "batch-bytes", "max-open-txns", "all-or-nothing", "abort-lingering", "delivery", "rows", "tables"}
 
 // checkInputFlags refuses flags given with --input that cannot apply.
+// rejectedAmongInput returns the --input pattern that names or matches the
+// --rejected-rows file (which the job empties at its start), or "".
+func rejectedAmongInput(o *options) string {
+	if o.rejectedRows == "" {
+		return ""
+	}
+	rej := resolvedPath(o.rejectedRows)
+	for _, p := range inputPatterns(o) {
+		if strings.Contains(p, "://") {
+			continue
+		}
+		if ok, _ := filepath.Match(resolvedPath(p), rej); ok {
+			return p
+		}
+		m, _ := filepath.Glob(p)
+		for _, path := range m {
+			if resolvedPath(path) == rej {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// resolvedPath is path made absolute, with the links of its directory
+// (and of itself, if it exists) resolved, so two spellings of one file
+// compare equal.
+func resolvedPath(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		return filepath.Join(dir, filepath.Base(abs))
+	}
+	return abs
+}
+
 func checkInputFlags(o *options) []string {
 	var bad []string
 	if o.input == "" {
@@ -142,6 +183,10 @@ func checkInputFlags(o *options) []string {
 			}
 		}
 		return bad
+	}
+	if p := rejectedAmongInput(o); p != "" {
+		bad = append(bad, fmt.Sprintf("--rejected-rows %s is among the files of --input (%s): the job would empty it before reading it, or load an earlier run's rejected rows as input; give --rejected-rows a path outside --input",
+			shown(o.rejectedRows), shown(p)))
 	}
 	for _, f := range inputOnlyIgnored {
 		if o.given[f] {

@@ -195,7 +195,32 @@ func checkCombinations(o *options) []string {
 	if r := *runners.Runner; o.stream && (r == "direct" || r == "DirectRunner") {
 		bad = append(bad, "--stream needs a runner with state and timers (prism, the default; Dataflow; Flink): Beam's direct runner has none")
 	}
+	bad = append(bad, checkStreamStart(o)...)
 	return append(bad, checkInputFlags(o)...)
+}
+
+// streamStartAhead is how far --stream-start may lie ahead of this clock:
+// a source starting later produces nothing until then, which looks like a
+// hang (a start given in microseconds lies centuries ahead).
+const streamStartAhead = time.Minute
+
+// checkStreamStart refuses a --stream-start the source cannot start from
+// now: before the epoch, or more than streamStartAhead in the future.
+func checkStreamStart(o *options) []string {
+	if !o.given["stream-start"] {
+		return nil
+	}
+	if !o.stream {
+		return []string{"--stream-start is the first event time of --stream; it needs --stream"}
+	}
+	switch ahead := time.Until(time.UnixMilli(o.streamStart)); {
+	case o.streamStart < 0:
+		return []string{fmt.Sprintf("--stream-start %d: must be a Unix time in ms (>= 0; 0: now)", o.streamStart)}
+	case ahead > streamStartAhead:
+		return []string{fmt.Sprintf("--stream-start %d is %s ahead of this machine's clock (%s): the stream would produce nothing until then; give a Unix time in ms (not s or µs) that is past or now, e.g. %d",
+			o.streamStart, ahead.Round(time.Second), time.UnixMilli(o.streamStart).UTC().Format(time.RFC3339), time.Now().UnixMilli())}
+	}
+	return nil
 }
 
 // separator checks a separator in Doris' notation; empty is the default.

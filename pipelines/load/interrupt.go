@@ -74,9 +74,28 @@ func cancelOnSignal(w io.Writer) (context.Context, func() os.Signal) {
 	}
 }
 
+// jobMetrics returns pr's metrics; ok is false when there are none: the
+// universal runner's result of a cancelled job holds none, and its Metrics
+// method then dereferences nil.
+func jobMetrics(pr beam.PipelineResult) (m metrics.Results, ok bool) {
+	if pr == nil {
+		return m, false
+	}
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return pr.Metrics(), true
+}
+
 // resumeAdvice says how to load what an interrupted job did not.
 func resumeAdvice(o *options) string {
 	switch {
+	case o.stream && o.labelPrefix != "" && o.streamStart != 0:
+		return fmt.Sprintf("run the same command again (--label-prefix %s, --stream-start %d, same flags): the stream is replayed and its batches found under their labels are not loaded again", shown(o.labelPrefix), o.streamStart)
+	case o.stream:
+		return "the rows committed stay; a re-run makes a new stream; for a re-run that resumes, give --stream-start (the first row's event time, Unix ms) and --label-prefix, and run again with the same values"
 	case o.labelPrefix != "" && (o.input != "" || o.delivery == "grouped"):
 		return fmt.Sprintf("run the same command again (--label-prefix %s, same flags): what is loaded is found under its labels and not loaded again", shown(o.labelPrefix))
 	case o.input != "":
@@ -93,9 +112,9 @@ func printInterrupted(w io.Writer, pr beam.PipelineResult, err error, o *options
 	if o.input != "" {
 		p := progressSince(files)
 		loaded = fmt.Sprintf("%d records in %d ranges loaded (%d of them found loaded by an earlier run), of %d files listed", p.LoadedRecords, p.Loads, p.AlreadyLoadedRecords, p.Files)
-	} else if pr != nil {
+	} else if m, ok := jobMetrics(pr); ok {
 		var commits int64
-		for _, r := range pr.Metrics().Query(func(r metrics.SingleResult) bool { return r.Namespace() == "dorisio" && r.Name() == "commits" }).Counters() {
+		for _, r := range m.Query(func(r metrics.SingleResult) bool { return r.Namespace() == "dorisio" && r.Name() == "commits" }).Counters() {
 			commits += r.Result()
 		}
 		loaded = fmt.Sprintf("%d loads committed", commits)

@@ -212,7 +212,7 @@ func TestFileRangesLoadOnceAcrossReRunsUnderASmallCluster(t *testing.T) {
 	}
 }
 
-// --stream (issue 12): an unbounded source for a few seconds, batched
+// --stream: an unbounded source for a few seconds, batched
 // across bundles: at most one load per table per flush interval (plus the
 // tail), every row once, and the stream line with loads per second and the
 // latency from event to visible.

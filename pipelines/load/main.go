@@ -217,7 +217,7 @@ func verifyRun(ctx context.Context, o *options, srv *doristest.Server, rem *remo
 		return err
 	}
 	if srv == nil {
-		return rem.verify(before, expected, o.delivery == "grouped" && o.labelPrefix != "")
+		return rem.verify(before, expected, o.delivery == "grouped" && o.labelPrefix != "", refused)
 	}
 	return verify(srv, o, expected, refused)
 }

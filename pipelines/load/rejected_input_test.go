@@ -15,7 +15,7 @@ import (
 // the directory the last run's rejected rows went to) must be refused:
 // the program must never truncate the data it was asked to load. Today it
 // opens the path for writing first, the file is emptied, and 0 records load.
-func TestBreakerRejectedRowsPathNeverTruncatesAnInputFile(t *testing.T) {
+func TestRejectedRowsPathNeverTruncatesAnInputFile(t *testing.T) {
 	srv := doristest.NewServer(doristest.WithTable(rejectedDDL))
 	defer srv.Close()
 	for _, name := range []string{"same path", "matched by the glob"} {

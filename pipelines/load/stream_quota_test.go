@@ -13,7 +13,7 @@ import (
 // with the quota error; its advice must be one the user can follow. Today
 // it says "Use grouped delivery (--delivery grouped)", which --stream
 // refuses ("a streaming input is loaded by stream batching").
-func TestBreakerStreamQuotaAdviceIsFollowable(t *testing.T) {
+func TestStreamQuotaAdviceIsFollowable(t *testing.T) {
 	if r := *ptest.Runner; r != "" && r != "prism" {
 		t.Skipf("--stream needs prism; -runner=%s", r)
 	}

@@ -13,9 +13,9 @@ import (
 // A child process of this test binary runs the CLI's job as main does,
 // with its own signal handling, so that the parent can send it a real
 // SIGINT, as a user's Ctrl-C would.
-func TestBreakerChildRunsUntilSignalled(t *testing.T) {
-	if os.Getenv("BREAKER_INTERRUPT_CHILD") != "1" {
-		t.Skip("only as the child of TestBreakerCtrlCSaysWhatLoadedWithoutPanic")
+func TestChildRunsUntilSignalled(t *testing.T) {
+	if os.Getenv("LOAD_TEST_INTERRUPT_CHILD") != "1" {
+		t.Skip("only as the child of TestCtrlCSaysWhatLoadedWithoutPanic")
 	}
 	o := defaultTestOptions()
 	o.rows, o.tables = 5_000_000, 2
@@ -31,9 +31,9 @@ func TestBreakerChildRunsUntilSignalled(t *testing.T) {
 // Ctrl-C on a synthetic run must say what was loaded and exit 130, not
 // crash: a panic's stack is all the user sees, and the exit status 2
 // reads as "a flag was refused".
-func TestBreakerCtrlCSaysWhatLoadedWithoutPanic(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestBreakerChildRunsUntilSignalled$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "BREAKER_INTERRUPT_CHILD=1")
+func TestCtrlCSaysWhatLoadedWithoutPanic(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestChildRunsUntilSignalled$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "LOAD_TEST_INTERRUPT_CHILD=1")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

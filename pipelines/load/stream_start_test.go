@@ -16,7 +16,7 @@ import (
 // milliseconds) must not leave the job printing "0 rows produced" until
 // then: it is refused as a flag, or the job says it waits and for how long.
 // Here: neither happens within 30 s for a 1 s stream.
-func TestBreakerFutureStreamStartIsRefusedOrSaid(t *testing.T) {
+func TestFutureStreamStartIsRefusedOrSaid(t *testing.T) {
 	if r := *ptest.Runner; r != "" && r != "prism" {
 		t.Skipf("--stream needs prism; -runner=%s", r)
 	}

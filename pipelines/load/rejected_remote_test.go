@@ -13,7 +13,7 @@ import (
 // refused records are in --rejected-rows and the 9,993 others load once,
 // so the job must succeed and its verification must count the rejected
 // rows apart, not fail with "holds 9993 rows, input had 10000".
-func TestBreakerRejectedRowsVerifiedAgainstRemoteDoristest(t *testing.T) {
+func TestRejectedRowsVerifiedAgainstRemoteDoristest(t *testing.T) {
 	path, _ := badFile(t)
 	srv := doristest.NewServer(doristest.WithTable(rejectedDDL))
 	defer srv.Close()
