@@ -426,7 +426,11 @@ func (fn *fileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 	done := &fileDone{headerLines: fn.Opts.Files.HeaderLines}
 	check := func(fi os.FileInfo) error { return f.changed(fi.Size(), fi.ModTime().UnixNano(), done) }
 	var loadErr error // the bundle's load error, which stops the reading
-	err = sp.split(r, f.Size, func(fr fileRange) error {
+	var in io.Reader = r
+	if fn.Opts.Format != JSON && string(fn.Delim) == "\n" {
+		in = &crlfSniffer{r: r, path: f.Path}
+	}
+	err = sp.split(in, f.Size, func(fr fileRange) error {
 		// A file's ranges land in file order; files, which no order
 		// relates (they come through a Reshuffle), load side by side.
 		j := &loadJob{table: fn.Table, id: f.rangeID(fr.Start, fr.End), rows: fr.Records, bytes: fr.End - fr.Start, order: "file:" + f.Path,
