@@ -35,6 +35,6 @@ func (s *crlfSniffer) Read(p []byte) (int, error) {
 }
 
 func warnCRLF(path string) {
-	slog.Warn(`dorisio.WriteFiles: file `+path+` has lines ending "\r\n" but the line delimiter is "\n": each row's last value keeps the "\r" (Doris stores "alpha\r" for alpha). `+
+	slog.Warn(`dorisio.WriteFiles: file ` + path + ` has lines ending "\r\n" but the line delimiter is "\n": each row's last value keeps the "\r" (Doris stores "alpha\r" for alpha). ` +
 		`Load it with WithLineDelimiter("\r\n") (load: --line-delimiter '\r\n'); loading it as it is`)
 }
