@@ -75,6 +75,7 @@ func main() {
 	flag.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "deadline of the whole benchmark")
 	flag.BoolVar(&cfg.Verbose, "v", false, "print every measurement as it is taken")
 	flag.StringVar(&cfg.Streamloader, "streamloader", "", "a doris-streamloader binary, built from its public source outside this repository, for file_vs_streamloader (empty: skipped, saying so)")
+	flag.BoolVar(&cfg.FilesOnly, "files-only", false, "measure the file loads alone (file_vs_curl, file_vs_streamloader, on the quoted and the unquoted CSV)")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
