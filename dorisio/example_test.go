@@ -271,3 +271,30 @@ func ExampleWithFlushInterval() {
 		fmt.Println(err)
 	}
 }
+
+// Files that keep arriving: WriteFilesFrom loads the files each element
+// names (here a Create; in production the names a notification topic or a
+// periodic listing delivers). A file named twice loads once.
+func ExampleWriteFilesFrom() {
+	srv := doristest.NewServer(doristest.WithTable("demo.notes(id BIGINT, body VARCHAR(64))"))
+	defer srv.Close()
+	memfs.Write("memfs://arriving/a.csv", []byte("1,one\n"))
+	memfs.Write("memfs://arriving/b.csv", []byte("2,two\n3,three\n"))
+
+	cfg := dorisio.Config{FEs: []string{srv.URL}, User: srv.User, Password: srv.Password,
+		Database: "demo", Table: "notes", LabelPrefix: "notes_arriving"}
+	p, s := beam.NewPipelineWithRoot()
+	names := beam.Create(s, "memfs://arriving/a.csv", "memfs://arriving/b.csv", "memfs://arriving/a.csv")
+	dorisio.WriteFilesFrom(s, cfg, names)
+	if err := beamx.Run(context.Background(), p); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, row := range srv.Rows("demo", "notes") {
+		fmt.Println(row)
+	}
+	// Unordered output:
+	// [1 one]
+	// [2 two]
+	// [3 three]
+}

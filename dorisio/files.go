@@ -93,12 +93,21 @@ func init() {
 // Config, pattern or option, naming what is wrong.
 func WriteFiles(s beam.Scope, cfg Config, patterns []string, opts ...WriteOption) beam.PCollection {
 	s = s.Scope("dorisio.WriteFiles")
-	fn, err := newFileLoad(s, cfg, patterns, opts)
+	fn, err := newFileLoad(s, cfg, opts)
+	if err == nil {
+		err = validPatterns(patterns)
+	}
 	if err != nil {
 		panic("dorisio.WriteFiles: " + err.Error())
 	}
 	// The patterns are one element: a file two of them match is listed once.
-	files := beam.ParDo(s.Scope("Match"), &matchFn{AllowEmpty: fn.Opts.Files.EmptyMatch == AllowEmptyMatch}, beam.Create(s, patterns))
+	return loadMatched(s, cfg, fn, beam.Create(s, patterns))
+}
+
+// loadMatched lists the files of each element of patterns (a []string)
+// and loads them with fn.
+func loadMatched(s beam.Scope, cfg Config, fn *fileLoadFn, patterns beam.PCollection) beam.PCollection {
+	files := beam.ParDo(s.Scope("Match"), &matchFn{AllowEmpty: fn.Opts.Files.EmptyMatch == AllowEmptyMatch}, patterns)
 	// Only the small file descriptions are shuffled, to spread the files
 	// over workers; each is read and loaded where it lands.
 	res := beam.ParDo(s.Scope("Load"), fn, beam.Reshuffle(s, files))
@@ -106,21 +115,25 @@ func WriteFiles(s beam.Scope, cfg Config, patterns []string, opts ...WriteOption
 	return res
 }
 
-func newFileLoad(s beam.Scope, cfg Config, patterns []string, opts []WriteOption) (*fileLoadFn, error) {
+func validPatterns(patterns []string) error {
+	if len(patterns) == 0 {
+		return errors.New("no file pattern")
+	}
+	for _, p := range patterns {
+		if err := validScheme(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func newFileLoad(s beam.Scope, cfg Config, opts []WriteOption) (*fileLoadFn, error) {
 	conn := newConnSpec(cfg)
 	if err := cfg.validate(conn); err != nil {
 		return nil, err
 	}
 	if cfg.Table == "" {
 		return nil, errors.New("Config.Table: empty; WriteFiles loads every file into Config.Table")
-	}
-	if len(patterns) == 0 {
-		return nil, errors.New("no file pattern")
-	}
-	for _, p := range patterns {
-		if err := validScheme(p); err != nil {
-			return nil, err
-		}
 	}
 	o := defaultWriteOptions()
 	for _, opt := range opts {
@@ -426,7 +439,11 @@ func (fn *fileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 	done := &fileDone{headerLines: fn.Opts.Files.HeaderLines}
 	check := func(fi os.FileInfo) error { return f.changed(fi.Size(), fi.ModTime().UnixNano(), done) }
 	var loadErr error // the bundle's load error, which stops the reading
-	err = sp.split(r, f.Size, func(fr fileRange) error {
+	var in io.Reader = r
+	if fn.Opts.Format != JSON && string(fn.Delim) == "\n" {
+		in = &crlfSniffer{r: r, path: f.Path}
+	}
+	err = sp.split(in, f.Size, func(fr fileRange) error {
 		// A file's ranges land in file order; files, which no order
 		// relates (they come through a Reshuffle), load side by side.
 		j := &loadJob{table: fn.Table, id: f.rangeID(fr.Start, fr.End), rows: fr.Records, bytes: fr.End - fr.Start, order: "file:" + f.Path,

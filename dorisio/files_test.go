@@ -376,13 +376,13 @@ func TestWriteFilesRefusesOptionsThatDoNotApplyAndWriteRefusesFileOptions(t *tes
 		{WithCSVDialect("excel"), `WithCSVDialect("excel"): want dorisio.RFC4180 or dorisio.DorisCSV`},
 	} {
 		_, s := beam.NewPipelineWithRoot()
-		_, err := newFileLoad(s, configFor(srv, "docs"), []string{"/tmp/x.csv"}, []WriteOption{tc.opt})
+		_, err := newFileLoad(s, configFor(srv, "docs"), []WriteOption{tc.opt})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("err %v, want %q", err, tc.want)
 		}
 	}
 	_, s := beam.NewPipelineWithRoot()
-	if _, err := newFileLoad(s, configFor(srv, "docs"), []string{"nofs://bucket/x.csv"}, nil); err == nil || !strings.Contains(err.Error(), `"nofs" not registered`) {
+	if err := validPatterns([]string{"nofs://bucket/x.csv"}); err == nil || !strings.Contains(err.Error(), `"nofs" not registered`) {
 		t.Errorf("unknown scheme: %v", err)
 	}
 	_, err := newWrite(s, configFor(srv, "docs"), beam.Create(s, event{}), []WriteOption{WithHeaderLines(1)})

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -123,5 +124,40 @@ func TestTheTableSaysWhyFileVsStreamloaderIsSkipped(t *testing.T) {
 	PrintTable(&b, &Result{FileVsStreamloader: 1.6, FilesMBPerSec: 640, StreamloaderMBPerSec: 400, StreamloaderVersion: "version local", Runs: 3})
 	if want := "pipelines/load --input 640.0 MB/s / doris-streamloader version local 400.0 MB/s, whole processes, best of 3 interleaved  [meets target]"; !strings.Contains(b.String(), want) {
 		t.Errorf("table lacks %q:\n%s", want, b.String())
+	}
+}
+
+// The file loads are printed for both CSVs, the unquoted ones named the
+// like-for-like figures; the unquoted file holds the same rows, no '"'.
+func TestTheTableSaysWhichFileFiguresAreLikeForLike(t *testing.T) {
+	var b strings.Builder
+	PrintTable(&b, &Result{FileVsStreamloader: 1.6, FilesMBPerSec: 640, StreamloaderMBPerSec: 400, Runs: 3,
+		Unquoted: &FileFigures{CSVBytes: 1_220_000_000, FilesMBPerSec: 700, StreamloaderMBPerSec: 500, FileVsStreamloader: 1.4, CurlMBPerSec: 900, FileVsCurl: 0.778}})
+	for _, want := range []string{
+		"not like-for-like",
+		"like-for-like: unquoted 1220 MB CSV, same headers: pipelines/load --input 700.0 MB/s / doris-streamloader 500.0 MB/s, best of 3 interleaved  [MISSES target]",
+		"like-for-like: unquoted 1220 MB CSV, same headers: pipelines/load --input 700.0 MB/s / curl -T 900.0 MB/s",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	PrintTable(&b, &Result{FilesOnly: true, Unquoted: &FileFigures{}})
+	if strings.Contains(b.String(), "write_vs_noop") || !strings.Contains(b.String(), "like-for-like") {
+		t.Errorf("-files-only prints figures it did not measure, or lacks the file loads:\n%s", b.String())
+	}
+	dir := t.TempDir()
+	q, u := filepath.Join(dir, "q.csv"), filepath.Join(dir, "u.csv")
+	if _, err := writeCSV(q, 100_000, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := writeCSV(u, 100_000, false); err != nil {
+		t.Fatal(err)
+	}
+	qb, _ := os.ReadFile(q)
+	ub, _ := os.ReadFile(u)
+	if bytes.IndexByte(ub, '"') >= 0 || bytes.Count(ub, []byte("\n")) < bytes.Count(qb, []byte("\n")) || !bytes.Contains(ub, []byte(",note 1\n")) {
+		t.Errorf("the unquoted CSV holds a quote or fewer rows: %d lines against %d:\n%.200s", bytes.Count(ub, []byte("\n")), bytes.Count(qb, []byte("\n")), ub)
 	}
 }

@@ -26,7 +26,11 @@
 //     --input with its defaults, best of -runs interleaved rounds (target
 //     ≥ 0.5); file_vs_streamloader likewise against the doris-streamloader
 //     binary -streamloader names, with column_separator , (target ≥ 1.5;
-//     skipped, saying so, without it).
+//     skipped, saying so, without it). Both are measured on the bench's CSV,
+//     whose strings are quoted (load sends RFC 4180's enclose headers, the
+//     peers do not: not like-for-like), and on an unquoted copy of it, the
+//     like-for-like figures; -files-only measures these alone
+//     (go run ./integration/bench -files-only -csv-mb 1220 -streamloader ...).
 //   - grouped_vs_per_bundle: rows/s of the same write pipeline with
 //     --delivery grouped (the rows chunked, shuffled through a GroupByKey
 //     and loaded under labels of their contents) divided by the per-bundle
@@ -75,6 +79,7 @@ func main() {
 	flag.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "deadline of the whole benchmark")
 	flag.BoolVar(&cfg.Verbose, "v", false, "print every measurement as it is taken")
 	flag.StringVar(&cfg.Streamloader, "streamloader", "", "a doris-streamloader binary, built from its public source outside this repository, for file_vs_streamloader (empty: skipped, saying so)")
+	flag.BoolVar(&cfg.FilesOnly, "files-only", false, "measure the file loads alone (file_vs_curl, file_vs_streamloader, on the quoted and the unquoted CSV)")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
