@@ -15,7 +15,7 @@ import (
 // its loads holding the database's running-transaction quota). It returns
 // cause followed by what the bundle leaves behind: every transaction it
 // could not abort, by label, txn and rows; loads already visible; and
-// nothing about aborting when nothing was precommitted (issue 10.13).
+// nothing about aborting when nothing was precommitted.
 //
 // The aborts run even when the runner cancelled the bundle (they free the
 // quota for everyone), at most maxConcurrentAborts at once, and all of them

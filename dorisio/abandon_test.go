@@ -24,7 +24,7 @@ func narrowRows(n int) []any {
 	return append(out, "99,waytoolong\n")
 }
 
-// Review finding 4a: a failed bundle aborted its loads one at a time, each
+// Before, a failed bundle aborted its loads one at a time, each
 // bounded by a minute, so an FE whose 2PC endpoint went silent held it for
 // minutes per load, and it went on aborting long after the run had
 // returned. Now the aborts run at once, within one RetryPolicy.TwoPCTimeout.
@@ -119,7 +119,7 @@ func (a *abortCounter) Abort(ctx context.Context, db string, txnID int64, label 
 	return err
 }
 
-// Review finding 10: a failed bundle aborts by label only the two-phase
+// A failed bundle aborts by label only the two-phase
 // loads whose outcome is unknown (a load Doris rejected holds nothing),
 // and an abort answered "unknown database" means nothing to abort: the
 // error never says loads stay open in a database that does not exist.
@@ -190,7 +190,7 @@ func addAll(b *batcher, table string, rows []any) error {
 	return nil
 }
 
-// Review finding 11: WithAllOrNothing covers rows without an ID; rows with
+// WithAllOrNothing covers rows without an ID; rows with
 // an ID are plain loads, visible once loaded. A failed job says so, and a
 // re-run with the same prefix loads every row once.
 func TestAllOrNothingSaysRowsWithAnIDAreVisibleAndARerunSkipsThem(t *testing.T) {
@@ -226,7 +226,7 @@ func TestAllOrNothingSaysRowsWithAnIDAreVisibleAndARerunSkipsThem(t *testing.T) 
 // A bundle the runner cancels (the user cancelled the run) aborts for at
 // most abortGraceAfterCancel more against a silent FE, not the 90s a failing
 // bundle gets: the run returned minutes after its context ended, and the
-// bundle went on aborting (review finding 4a, on direct). Here the bundle
+// bundle went on aborting (on direct). Here the bundle
 // fails, its aborts hang, and the runner cancels it a second later.
 func TestACancelledBundleAbortsWithinAShortGrace(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(narrowDDL))

@@ -243,7 +243,7 @@ func (b *batcher) add(table string, data []byte, rows int64) error {
 // MaxBufferedBytes, largest batch first: a batch at least half its target
 // size is cut (a load worth making) when the budget allows; any other is
 // spilled to disk. Cutting small batches instead made one load per row of
-// a bundle writing to thousands of tables (review finding 7).
+// a bundle writing to thousands of tables.
 func (b *batcher) relieve() {
 	for b.buffered > b.opts.MaxBufferedBytes {
 		big := b.largestInMemory()

@@ -14,7 +14,7 @@ import (
 // Chunks are allocated by what is written: a batch's first chunk is small
 // (firstChunkSize) and each next one twice the last, up to chunkSize. A
 // bundle writing one row to each of 4,000 tables then holds 4,000 small
-// chunks, not 4,000 MiB (issue 10.5), and the buffered total counts chunk
+// chunks, not 4,000 MiB, and the buffered total counts chunk
 // capacity, not length, so the MaxBufferedBytes bound holds whatever the
 // number of tables.
 const (

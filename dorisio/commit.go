@@ -149,7 +149,7 @@ func (fn *commitFn) ProcessElement(ctx context.Context, g tableLoads, _ func(Com
 //
 // Loads lost for good (aborted, forgotten: committing again cannot change
 // them) are emitted to lost when ReportLost, and the report after the stage
-// names them all (review finding 9: runners report only the first failed
+// names them all (before: runners report only the first failed
 // bundle). Any other failure (outcome unknown, a refusal that leaves the
 // txn as it was) fails the bundle naming every failed load (count, rows,
 // labels, txns), lost ones included, and the first reason of each kind: a

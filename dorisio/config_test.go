@@ -111,7 +111,7 @@ func TestPasswordMissingOnWorkerSaysWhatToDo(t *testing.T) {
 	}
 }
 
-// Addresses that carry a password (issue 10.6) stop construction with a
+// Addresses that carry a password stop construction with a
 // message that names the element and shows no part of the password; with
 // the address fixed, the serialized pipeline holds no password either.
 func TestMalformedAddressesStopConstructionWithoutShowingThePassword(t *testing.T) {

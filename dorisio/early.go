@@ -12,7 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 )
 
-// Early commit (issue 8.2; docs/design.md, "Early commit by bundle finalization"): a runner calls a bundle's
+// Early commit (docs/design.md, "Early commit by bundle finalization"): a runner calls a bundle's
 // finalization callbacks once it has made the bundle's output durable
 // (prism right after persisting it, Dataflow after committing it, Flink
 // streaming when the covering checkpoint completes). From then on the

@@ -124,7 +124,7 @@ func TestACancelledBundleStopsItsUploads(t *testing.T) {
 }
 
 // A commit bundle commits every load it was given even after one fails for
-// good, and the job then fails naming each one (issue 10.1).
+// good, and the job then fails naming each one.
 func TestACommitBundleCommitsEveryLoadEvenAfterOneFails(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 	w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(10))

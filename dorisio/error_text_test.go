@@ -18,7 +18,6 @@ import (
 
 // Error texts reach the user through the runner, which sends them as
 // protobuf strings (UTF-8 only) and flattens them (KindOf reads markers).
-// Review findings 6 and 8 of branch review1.
 
 type noted struct {
 	ID   int64   `doris:"id"`

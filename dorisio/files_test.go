@@ -179,7 +179,7 @@ func TestWriteFilesLoadsCompressedFilesOnceEach(t *testing.T) {
 
 // Compressed JSON lines load on every Doris: Doris before 3.0.5 refuses
 // compress_type on a JSON load, so WriteFiles decompresses them on the
-// worker (review 2, finding 3: the default server, playing 2.1, failed the
+// worker (before: the default server, playing 2.1, failed the
 // job).
 func TestWriteFilesLoadsCompressedJSONLinesOnDorisBefore305(t *testing.T) {
 	rows := docRows(300)
@@ -240,7 +240,7 @@ func TestWriteFilesFailsNamingAPatternWithoutFilesOrWithOnlyDirectoriesAndAnUnre
 	for _, tc := range []struct{ pattern, want string }{
 		{filepath.Join(dir, "*.tsv"), fmt.Sprintf("pattern %q matches no file", filepath.Join(dir, "*.tsv"))},
 		{filepath.Join(dir, "dangling.csv"), "file " + filepath.Join(dir, "dangling.csv")},
-		// A directory: nothing to load, said (review finding 15: nothing loaded, no error).
+		// A directory: nothing to load, said (before: nothing loaded, no error).
 		{dir, fmt.Sprintf("pattern %q matches only directories", dir)},
 	} {
 		err := loadFiles(t, configFor(srv, "docs"), []string{tc.pattern}, 0)
@@ -255,8 +255,7 @@ func TestWriteFilesFailsNamingAPatternWithoutFilesOrWithOnlyDirectoriesAndAnUnre
 
 // Patterns that match the same file (a glob and one of its files, a path
 // twice) list it once: its records are loaded and reported once, not found
-// "already committed" by a second listing and counted twice (review 2,
-// finding 4).
+// "already committed" by a second listing and counted twice.
 func TestOverlappingPatternsListAFileOnce(t *testing.T) {
 	rows := docRows(300)
 	dir := t.TempDir()
@@ -280,7 +279,7 @@ func TestOverlappingPatternsListAFileOnce(t *testing.T) {
 // A file reached through a symlinked directory ("latest" pointing to a
 // dated one) and through its own path is one file: listed once, and under
 // one identity, so a later run through the other path loads nothing again
-// (review 3: 200 rows for 100).
+// (before: 200 rows for 100).
 func TestAFileReachedThroughALinkIsOneFile(t *testing.T) {
 	rows := docRows(100)
 	dir := t.TempDir()
@@ -311,7 +310,7 @@ func TestAFileReachedThroughALinkIsOneFile(t *testing.T) {
 
 // A file that grows while its ranges load fails the job naming it and
 // what of it is loaded, and says that loading the grown file again would
-// load that again (review 2, finding 1: it advised exactly that re-run,
+// load that again (before: it advised exactly that re-run,
 // which doubled the rows). Doing what it does advise, loading the bytes
 // after the loaded ones, loads every record once.
 func TestAFileThatChangesWhileItLoadsFailsSayingWhatIsLoadedAndHowToLoadTheRest(t *testing.T) {
@@ -394,7 +393,7 @@ func TestWriteFilesRefusesOptionsThatDoNotApplyAndWriteRefusesFileOptions(t *tes
 // A compressed file cut short (a copy that did not finish) fails while it
 // is decompressed mid-send: the load fails once, naming the file as broken
 // and the txn it began aborted, loads nothing, and does not advise loading
-// it again (review 3: it was resent MaxAttempts times as a "cut short" body
+// it again (before: it was resent MaxAttempts times as a "cut short" body
 // to load again).
 func TestATruncatedCompressedFileFailsNamingItOnce(t *testing.T) {
 	skipRaceInFailingJobTeardown(t)

@@ -12,7 +12,7 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 )
 
-// The error a pipeline run returns is text (issue 13.5): KindOf reads the
+// The error a pipeline run returns is text: KindOf reads the
 // marker in it. Each sentinel a pipeline can produce here is produced for
 // real on prism, with the fault or setting that causes it.
 func TestKindOfARunErrorFindsTheSentinel(t *testing.T) {
@@ -113,7 +113,7 @@ func TestKindOfUsesTheErrorAndItsMarkers(t *testing.T) {
 
 // Two loads whose commits meet a proxy's 502s while Doris aborts both
 // (precommit timeout): every row is lost, and KindOf says so although
-// outcome-unknown comes first in the text (review finding 8).
+// outcome-unknown comes first in the text.
 func TestKindOfSaysRowsAreLostWhenCommitsAlsoFailedUnsettled(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 	h := srv.Inject(doristest.Fault{Kind: doristest.Proxy502, Endpoint: doristest.Endpoint2PC, Count: 5})
@@ -130,7 +130,7 @@ func TestKindOfSaysRowsAreLostWhenCommitsAlsoFailedUnsettled(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "[dorisio:txn-aborted]") {
 		// prism may split the commit stage into bundles and report only the
-		// first that failed (review finding 9); direct runs it as one.
+		// first that failed; direct runs it as one.
 		t.Skipf("the runner's error names no aborted load, only: %s", KindOf(err))
 	}
 	if got := KindOf(err); got != ErrTxnAborted {

@@ -24,8 +24,7 @@ import (
 // another prefix
 // (':' cannot occur in a prefix). It is opt-in because it cannot tell a
 // crashed run from a live one: another job, or an in-place update of this
-// one, writing with the same prefix would lose commits that may still come
-// (issue 10.1).
+// one, writing with the same prefix would lose commits that may still come.
 
 // cleanups holds one cleanup per (db, prefix, run) in this process.
 var cleanups sync.Map // key string -> *lingeringCleanup

@@ -1,6 +1,6 @@
 package dorisio
 
-// Loads a Write could not commit (review finding 9). A commit that fails
+// Loads a Write could not commit. A commit that fails
 // for good (the transaction aborted, its rows lost; or forgotten, its
 // outcome unknowable) cannot be helped by a retry, and a runner that sees a
 // commit bundle fail reports that bundle only: prism named 1 of the lost

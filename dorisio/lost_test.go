@@ -12,7 +12,7 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 )
 
-// Review finding 9: when commits fail for good across several commit
+// When commits fail for good across several commit
 // bundles, prism reports only the first failed bundle, so the job's error
 // named 1 of the lost loads while rows of several were lost. The job now
 // fails once, after the commit stage, naming every load it lost.

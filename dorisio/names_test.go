@@ -12,7 +12,7 @@ import (
 )
 
 // Database and table names Doris refuses stop construction, saying Doris'
-// rule (review finding 14: "a/b" and "my table" were accepted and failed
+// rule (before: "a/b" and "my table" were accepted and failed
 // at run time with the local server's DDL parser's words).
 func TestNamesDorisRefusesStopConstruction(t *testing.T) {
 	for _, tc := range []struct {

@@ -12,7 +12,7 @@ import (
 // The run id is drawn once per pipeline, not per Write: two Writes of one
 // pipeline with the same LabelPrefix then share it, so neither one's
 // lingering cleanup (which spares only the current run) can abort the
-// other's loads (issue 10.1).
+// other's loads.
 //
 // Beam gives a Scope no public identity for its pipeline. This file reads
 // the Scope's unexported graph pointer (beam.Scope.real, *graph.Graph) with

@@ -189,7 +189,7 @@ func TestMoreTablesInOneBundleThanDorisQuotaFailsWithTheQuotasWords(t *testing.T
 	wantNoOpenTxns(t, srv)
 }
 
-// Review finding 7: 7 tables whose rows arrive one table after another (a
+// Seven tables whose rows arrive one table after another (a
 // sorted export, a file per table) with the default budget of 20 failed:
 // the first table cut 14 loads and the 7th found none. Half the budget is
 // now kept for the tables' last loads.
@@ -219,7 +219,7 @@ func TestSevenTablesArrivingOneAfterAnotherFitTheDefaultBudget(t *testing.T) {
 	}
 }
 
-// Review finding 7: a bundle writing a few rows to each of 3,000 tables
+// A bundle writing a few rows to each of 3,000 tables
 // under a small WithMaxBufferedBytes cut a load whenever memory was short,
 // one load per row (12,000 for 12,000 rows; or failed, with a budget of
 // 3,500, for want of loads). The batches are spilled instead: one load per

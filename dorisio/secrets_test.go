@@ -16,7 +16,7 @@ import (
 
 // A password given where a variable's name or a file's path goes (the
 // commonest mistake: PasswordEnv: os.Getenv("DORIS_PW")) never shows in an
-// error, a log line or the serialized pipeline (review finding 5).
+// error, a log line or the serialized pipeline.
 
 // captureLogs sends slog's output to a buffer for the test (prism logs
 // through slog too, from its own goroutines).

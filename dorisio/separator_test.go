@@ -11,7 +11,7 @@ import (
 
 // Separators written as Go literals hold the control bytes themselves
 // ("\r\n", "\t", "\x01"), which a header cannot carry: they are sent in
-// Doris' hex form and load (review 2, finding 7: construction panicked
+// Doris' hex form and load (before: construction panicked
 // naming WithLoadHeader, an option the user did not call).
 func TestSeparatorsGivenAsGoLiteralsLoad(t *testing.T) {
 	t.Run("WriteFiles, a CRLF file of tab-separated values", func(t *testing.T) {
@@ -47,7 +47,7 @@ func TestSeparatorsGivenAsGoLiteralsLoad(t *testing.T) {
 		}
 		wantRows(t, srv, "events", want)
 	})
-	t.Run("Write, a separator ending in a space (review 3: the server read \",\" and stored \" x0\")", func(t *testing.T) {
+	t.Run("Write, a separator ending in a space (before: the server read \",\" and stored \" x0\")", func(t *testing.T) {
 		srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 		var chunk []byte
 		var want [][]string

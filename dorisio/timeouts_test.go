@@ -12,7 +12,7 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 )
 
-// A silent FE (issue 10.4): with WithHTTPTimeouts the job fails in the
+// A silent FE: with WithHTTPTimeouts the job fails in the
 // phase that hung, within the timeout, instead of holding the bundle.
 func TestWriteAgainstAnFEThatNeverAnswersFailsNamingThePhase(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
@@ -39,8 +39,8 @@ func TestWriteAgainstAnFEThatNeverAnswersFailsNamingThePhase(t *testing.T) {
 	wantNoOpenTxns(t, srv)
 }
 
-// A BE that began the txn and stopped reading the body (review 2, finding
-// 2: the load then polled the PREPARE label for 5 minutes). The client
+// A BE that began the txn and stopped reading the body (before:
+// the load then polled the PREPARE label for 5 minutes). The client
 // knows it never sent the whole body, which Doris never loads
 // (StreamLoadAction::_handle), so it aborts the label at once and sends it
 // again under the same label: the rows land once, within seconds; with no
@@ -87,7 +87,7 @@ func TestAStalledBodyIsAbortedByLabelAndSentAgainNotPolled(t *testing.T) {
 	}
 }
 
-// A BE stuck after the whole body, its txn PREPARE (review 2, finding 2):
+// A BE stuck after the whole body, its txn PREPARE:
 // after the header timeout the load asks its label's state while it is
 // PREPARE for RetryPolicy.LabelPollTimeout, not 5 minutes no option set,
 // and the error says how a user asks the state.
@@ -120,7 +120,7 @@ func TestALabelLeftPrepareIsPolledForTheLabelPollTimeoutSayingHowToAskIt(t *test
 	}
 }
 
-// Review finding 4b: one commit against an FE whose 2PC endpoint went
+// Before, one commit against an FE whose 2PC endpoint went
 // silent held the job 8 minutes. RetryPolicy.TwoPCTimeout bounds each
 // commit, retries included; the job fails within it naming the phase.
 func TestACommitAgainstASilentFEFailsWithinItsDeadline(t *testing.T) {
@@ -177,7 +177,7 @@ func TestACommitBundleCommitsItsTablesAtTheSameTime(t *testing.T) {
 	}
 }
 
-// Review finding 4c: Setup reads the table's columns for struct elements;
+// Setup reads the table's columns for struct elements;
 // against an FE that accepts and never answers it waited a small call's
 // whole 60s answer wait, whatever the run's context said. It gives up after
 // 10s (a warning: the loads go on unchecked), and at once when its context

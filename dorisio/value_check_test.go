@@ -12,8 +12,8 @@ import (
 )
 
 // Values outside their column's type or range fail the bundle, naming the
-// table, field, column, type and row, instead of becoming NULL (review
-// finding 2: each became NULL and the job succeeded, both formats).
+// table, field, column, type and row, instead of becoming NULL (before:
+// each became NULL and the job succeeded, both formats).
 
 const mismatchDDL = "demo.m(id BIGINT, small TINYINT, ratio INT, day DATE, big BIGINT, num INT, money DECIMAL(5,2), ok BOOLEAN)"
 

@@ -106,7 +106,7 @@ func TestColumnTypeChecks(t *testing.T) {
 }
 
 // A struct with no type name (anonymous, or one Beam rebuilt because it was
-// not registered) is named by its literal, not "field .F" (review finding 16).
+// not registered) is named by its literal, not "field .F".
 func TestAFieldOfAnUnnamedStructIsNamedByItsType(t *testing.T) {
 	v := struct {
 		F float64 `doris:"f"`

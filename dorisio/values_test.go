@@ -14,8 +14,8 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 )
 
-// Pipeline tests of issue 9 (every value lands as given, or the user is
-// told) and issue 13 item 11 (complex column types): each asserts what the
+// Pipeline tests (every value lands as given, or the user is
+// told) and of complex column types: each asserts what the
 // table holds, in CSV and JSON where both apply.
 
 type user struct {
@@ -376,7 +376,7 @@ func TestComplexTypesRoundTrip(t *testing.T) {
 
 // The string `\N` (a Windows path fragment, a regex) written by Write in
 // CSV or JSON is stored as a string, as Doris stores it, and reads back as
-// that string with doristest's Scan (review 2, finding 6: Scan failed with
+// that string with doristest's Scan (before: Scan failed with
 // "NULL needs a pointer field").
 func TestTheStringBackslashNRoundTripsAsAString(t *testing.T) {
 	for _, f := range []Format{CSV, JSON} {

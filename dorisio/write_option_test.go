@@ -114,8 +114,8 @@ func TestValidOptionsConstruct(t *testing.T) {
 	}
 }
 
-// Values that could only fail at run time stop construction (review finding
-// 14: each was accepted, and failed every load, or loaded nothing).
+// Values that could only fail at run time stop construction (before:
+// each was accepted, and failed every load, or loaded nothing).
 func TestOptionsThatCanOnlyFailLaterStopConstruction(t *testing.T) {
 	tests := []struct {
 		name string

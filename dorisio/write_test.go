@@ -67,7 +67,7 @@ func TestWriteJSONFormat(t *testing.T) {
 }
 
 // Compressed JSON needs Doris 3.0.5: before, the load fails with Doris'
-// words and ours on what to do; from 3.0.5 it loads (review 2, finding 3).
+// words and ours on what to do; from 3.0.5 it loads.
 func TestWriteCompressedJSONFailsOnDorisBefore305SayingWhatToDo(t *testing.T) {
 	skipRaceInFailingJobTeardown(t)
 	in := events(20, shortName)

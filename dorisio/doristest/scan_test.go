@@ -154,8 +154,8 @@ func TestPackageDocListsEveryColumnTypeOfTheParser(t *testing.T) {
 // JSON string, is stored as that string by Doris (the CSV reader checks for
 // NULL before it removes escapes and skips the check for a quoted value
 // with trim_double_quotes; the JSON reader's string path never checks), so
-// Scan and GET /doristest/rows read it back as a string, apart from NULL
-// (review 2, finding 6). Rows renders both as `\N`.
+// Scan and GET /doristest/rows read it back as a string, apart from NULL.
+// Rows renders both as `\N`.
 func TestAStringBackslashNReadsBackAsAStringApartFromNull(t *testing.T) {
 	type row struct {
 		ID   int64   `doris:"id"`

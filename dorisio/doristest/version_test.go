@@ -28,7 +28,7 @@ func TestDefaultVersionIsTheComposeFilesDefault(t *testing.T) {
 
 // A JSON load with compress_type is refused before Doris 3.0.5, in the
 // header phase with the BE's words (StreamLoadAction::_on_header), and
-// loaded from 3.0.5 on (apache/doris#48990, #49044). Review 2, finding 3:
+// loaded from 3.0.5 on (apache/doris#48990, #49044). Before,
 // it was loaded on every version.
 func TestCompressedJSONIsRefusedBeforeDoris305(t *testing.T) {
 	var gz bytes.Buffer

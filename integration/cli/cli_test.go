@@ -118,7 +118,7 @@ func TestHelpShowsTheProgramsFlagsByGroupAndExitsZero(t *testing.T) {
 			!strings.Contains(flat, "not the MySQL port 9030") {
 			t.Errorf("%s: defaults or the port hint missing:\n%s", arg, r.stdout)
 		}
-		// What a re-run skips, said where the flags are (review finding 3:
+		// What a re-run skips, said where the flags are (before:
 		// "a re-run skips the file ranges already loaded" was not true after
 		// a touch or with another --chunk-bytes).
 		flat := strings.Join(strings.Fields(r.stdout), " ")
@@ -268,7 +268,7 @@ func TestAnFEAddressWithAPasswordIsRefusedWithoutRepeatingIt(t *testing.T) {
 	}
 }
 
-// Review 2, finding 5: a query or fragment was quoted when the scheme or
+// Before, a query or fragment was quoted when the scheme or
 // the host was missing.
 func TestAnFEAddressWithAPasswordQueryIsRefusedWithoutRepeatingIt(t *testing.T) {
 	for _, fe := range []string{"fe:8030?password=Sup3rS3cret", "http://?password=Sup3rS3cret", "fe:8030/#Sup3rS3cret"} {
@@ -384,8 +384,7 @@ func TestAJobOverTheQuotaNamesTheFlagsOfItsRemedies(t *testing.T) {
 
 // --input with two patterns that match the same file loads and reports it
 // once: before, the second listing was counted as a second load, "found
-// loaded by an earlier run", and verification failed with exit 1 (review 2,
-// finding 4).
+// loaded by an earlier run", and verification failed with exit 1.
 func TestOverlappingInputPatternsReportEachFileOnce(t *testing.T) {
 	dir := t.TempDir()
 	var b strings.Builder

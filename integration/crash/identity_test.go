@@ -48,7 +48,7 @@ func filePipeline(ctx context.Context, bin, path string, srv *server) (*exec.Cmd
 	return cmd, &out
 }
 
-// Identity labels (issue 8.3): whatever a run killed at a random point had
+// Identity labels: whatever a run killed at a random point had
 // loaded, the re-run with the same prefix skips it and loads the rest:
 // every row exactly once.
 func TestKilledFileLoadRerunLoadsEveryRowOnce(t *testing.T) {

@@ -204,7 +204,7 @@ func TestLoadRetriesTransientFailsWithTheSameLabel(t *testing.T) {
 }
 
 // The txn quota is back-pressure the caller owns: Load returns it at once,
-// with the numbers, instead of burning its attempts on it (issue 8.4).
+// with the numbers, instead of burning its attempts on it.
 func TestLoadReturnsTheTxnQuotaAtOnceWithItsNumbers(t *testing.T) {
 	var be beCounter
 	beSrv := server(t, func(w http.ResponseWriter, r *http.Request) {
@@ -332,7 +332,7 @@ func TestLoadStillPrepareAfterPollTimeoutIsOutcomeUnknown(t *testing.T) {
 	})
 	_, err := c.Load(context.Background(), loadReq("slow", true, "1\n"))
 	e := mustKind(t, err, ErrOutcomeUnknown)
-	// What to do names what a user can run, not an unexported function (review 2, finding 2).
+	// What to do names what a user can run, not an unexported function.
 	if !strings.Contains(err.Error(), "still PREPARE after polling for 10s (RetryPolicy.LabelPollTimeout)") ||
 		!strings.Contains(err.Error(), "Next: ask Doris the label's state: GET /api/db1/get_load_state?label=slow on an FE") {
 		t.Errorf("error %q should say the label is still PREPARE and what to do", err)

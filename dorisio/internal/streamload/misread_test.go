@@ -11,7 +11,7 @@ import (
 )
 
 // Recorded answers that older or busier Doris versions give, which the
-// client used to misread (issue 10, items 7-12). Each is played end to end
+// client used to misread. Each is played end to end
 // by a raw httptest server; the classification of each is also a row of
 // TestClassifyLoadAnswers / TestParse2PCAnswers.
 

@@ -15,7 +15,7 @@ import (
 
 // ownedServer is a doristest server that refuses SHOW TRANSACTION, as Doris
 // 2.1/3.0 do for a loader without ADMIN: owned labels must be settled with
-// get_load_state and abort by label alone (issue 13.8).
+// get_load_state and abort by label alone.
 func ownedServer(t *testing.T) *doristest.Server {
 	t.Helper()
 	srv := doristest.NewServer(doristest.WithAuth(testUser, testPassword), doristest.WithoutAdmin(),

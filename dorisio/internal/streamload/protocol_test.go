@@ -174,7 +174,7 @@ func TestNoErrorOrLogLineContainsThePassword(t *testing.T) {
 	errs = append(errs, err)
 	_, err = c.ListTransactions(context.Background(), "db1", "x_")
 	errs = append(errs, err)
-	// Addresses that carry the password, malformed in every way seen (issue 10.6).
+	// Addresses that carry the password, malformed in every way seen.
 	for _, addr := range []string{"loader:" + testPassword + "@fe:8030", "http://loader:" + testPassword + "@fe:8030",
 		"http://loader:" + strings.ReplaceAll(testPassword, "-", "/") + "@fe:8030", "https://" + testPassword + "@fe"} {
 		_, err := New(Config{FEs: []string{addr}, User: testUser, Password: testPassword, Logger: suiteSlogTo(&buf)})

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// Malformed addresses that carry a password (issue 10.6): refused, and no
+// Malformed addresses that carry a password: refused, and no
 // part of what could be the password reaches the message.
 func TestMalformedAddressesAreRefusedWithoutAnyPartOfThePassword(t *testing.T) {
 	tests := []struct {
@@ -25,7 +25,7 @@ func TestMalformedAddressesAreRefusedWithoutAnyPartOfThePassword(t *testing.T) {
 		{"a password with a hash", "http://loader:ab#cd@fe:8030", []string{"ab#cd", "#cd"}},
 		{"a password in a query", "http://fe:8030/?password=Sup3rS3cret", []string{"Sup3rS3cret", "password="}},
 		{"a password in a fragment", "http://fe:8030/#Sup3rS3cret", []string{"Sup3rS3cret"}},
-		// Review 2, finding 5: the scheme or host checks quoted these whole.
+		// Before, the scheme or host checks quoted these whole.
 		{"a password in a query, scheme forgotten", "fe:8030?password=Sup3rS3cret", []string{"Sup3rS3cret", "password="}},
 		{"a password in a fragment, scheme forgotten", "fe:8030/#Sup3rS3cret", []string{"Sup3rS3cret"}},
 		{"a password in a query, no host", "http://?password=Sup3rS3cret", []string{"Sup3rS3cret", "password="}},

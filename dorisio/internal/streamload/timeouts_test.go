@@ -11,7 +11,7 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 )
 
-// Silent servers (issue 10.4): every phase of a call has its own bound, the
+// Silent servers: every phase of a call has its own bound, the
 // error names the phase, and a cancelled context ends the call at once.
 
 func silentCluster(t *testing.T, f doristest.Fault) (*doristest.Server, *doristest.FaultHandle) {
@@ -156,7 +156,7 @@ func TestConnectingToAServerThatNeverCompletesTheHandshakeTimesOut(t *testing.T)
 	}
 }
 
-// Review finding 4b: a commit against a silent FE took 8 minutes (5
+// Before, a commit against a silent FE took 8 minutes (5
 // attempts, each waiting its answer for a minute). Retry.TwoPCTimeout
 // bounds a Commit or Abort as a whole; the error names the phase the call
 // stopped in and the deadline.

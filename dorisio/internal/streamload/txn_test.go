@@ -132,7 +132,7 @@ func TestAbortOutcomesFollowTheSpec(t *testing.T) {
 		{"abort by a label whose txn is VISIBLE is ErrTxnCommitted", 0, twoPCBody("ANALYSIS_ERROR", pre+"running transaction not found, label=job42_x"), "VISIBLE", ErrTxnCommitted},
 		{"abort by a label whose txn is ABORTED is success", 0, twoPCBody("ANALYSIS_ERROR", pre+"running transaction not found, label=job42_x"), "ABORTED", nil},
 		{"an FE refusing the password is ErrAuth", 42, `{"msg":"Unauthorized","code":401,"data":"Access denied for user 'loader@10.1.2.3' (using password: YES)","count":0}`, "", ErrAuth},
-		// Review finding 10: no txn can exist in a database that does not.
+		// No txn can exist in a database that does not.
 		{"abort by label in an unknown database is success", 0, twoPCBody("ANALYSIS_ERROR", "TStatus: errCode = 7, detailMessage = unknown database, database=nodb"), "", nil},
 		{"abort by id in an unknown database is success", 42, twoPCBody("ANALYSIS_ERROR", pre+"Unknown database 'nodb'"), "", nil},
 	}
@@ -173,8 +173,8 @@ func TestCommitGivesUpWithOutcomeUnknownWhenEveryReplyIsLost(t *testing.T) {
 
 // A commit that lost its answer on every attempt asks the label's state:
 // ABORTED (the precommit timeout fired meanwhile) is rows lost, not an
-// outcome unknown that "committing again" could settle (review finding 8's
-// scenario: two aborted txns reported as "committing again is safe").
+// outcome unknown that "committing again" could settle (before:
+// two aborted txns reported as "committing again is safe").
 func TestACommitThatLostEveryAnswerIsSettledByTheLabelsState(t *testing.T) {
 	for _, tc := range []struct {
 		state    string

@@ -100,9 +100,9 @@ type Plan struct {
 	TwoWrites bool
 	// QuotaHold > 0 is the server's running-transaction quota; another job
 	// holds all of it when the run starts and releases it once a load of
-	// the run was refused (back-pressure, issue 8.4).
+	// the run was refused (back-pressure).
 	QuotaHold int
-	// Stream makes the input unbounded (issue 12): a test stream adds one
+	// Stream makes the input unbounded: a test stream adds one
 	// shard per step, StepMillis of event time apart, advancing the
 	// watermark after each, so the rows arrive in many bundles and Write
 	// batches them across bundles, loading a batch every FlushSteps steps

@@ -13,7 +13,7 @@ import (
 
 // quotaHolder is another job holding the database's whole running
 // transaction quota with precommitted loads of its own, until it aborts
-// them: a run started meanwhile must wait (issue 8.4), not fail.
+// them: a run started meanwhile must wait, not fail.
 type quotaHolder struct {
 	srv    *doristest.Server
 	labels []string
