@@ -31,6 +31,43 @@ func count(t *testing.T, fe, table string) int64 {
 	return c.Count
 }
 
+// fileLoad is a load --input of files part-*.csv (writeParts) into
+// demo.events of a doris-local of its own, under a label prefix.
+type fileLoad struct {
+	dl        *proc.DorisLocal
+	dir       string
+	args      []string
+	ctx       context.Context // bounds the run: 3 minutes
+	cmd       *exec.Cmd
+	out, errb bytes.Buffer
+}
+
+// startFileLoad starts a fileLoad of files × perFile records and returns
+// once the table holds rows, so that the caller acts mid-load.
+func startFileLoad(t *testing.T, prefix string, files, perFile int) *fileLoad {
+	t.Helper()
+	dl, err := proc.StartDorisLocal(context.Background(), binary(t, "doris-local"), []string{"-addr", "127.0.0.1:0", "-table", "demo.events(id BIGINT, name VARCHAR(32))"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = dl.Stop() })
+	l := &fileLoad{dl: dl, dir: t.TempDir()}
+	writeParts(t, l.dir, files, perFile)
+	l.args = []string{"--fe", dl.URL, "--table", "events", "--input", filepath.Join(l.dir, "*.csv"), "--chunk-bytes", "65536", "--label-prefix", prefix}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	l.ctx = ctx
+	l.cmd = exec.CommandContext(ctx, binary(t, "load"), l.args...)
+	l.cmd.Stdout, l.cmd.Stderr = &l.out, &l.errb
+	if err := l.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for count(t, dl.URL, "events") == 0 && ctx.Err() == nil {
+		time.Sleep(20 * time.Millisecond) // polling a separate process's table: no handle to wait on
+	}
+	return l
+}
+
 // writeParts writes files part-000.csv... of perFile records each, with
 // ids unique across them, into dir.
 func writeParts(t *testing.T, dir string, files, perFile int) {
@@ -52,27 +89,9 @@ func writeParts(t *testing.T, dir string, files, perFile int) {
 // safe step it gives (moving the changed files out before a re-run with the
 // same prefix) leaves no record twice.
 func TestFilesAppendedToDuringTheJobAreNamedAndNoAdvisedReRunDoublesRows(t *testing.T) {
-	const ddl = "demo.events(id BIGINT, name VARCHAR(32))"
-	dl, err := proc.StartDorisLocal(context.Background(), binary(t, "doris-local"), []string{"-addr", "127.0.0.1:0", "-table", ddl}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = dl.Stop() })
-	dir := t.TempDir()
 	const files, perFile = 12, 20000
-	writeParts(t, dir, files, perFile)
-	args := []string{"--fe", dl.URL, "--table", "events", "--input", filepath.Join(dir, "*.csv"), "--chunk-bytes", "65536", "--label-prefix", "advchg"}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binary(t, "load"), args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for count(t, dl.URL, "events") == 0 && ctx.Err() == nil {
-		time.Sleep(20 * time.Millisecond) // polling a separate process's table: no handle to wait on
-	}
+	l := startFileLoad(t, "advchg", files, perFile)
+	dl, dir, args, ctx, cmd, errb := l.dl, l.dir, l.args, l.ctx, l.cmd, &l.errb
 	first, last := filepath.Join(dir, "part-000.csv"), filepath.Join(dir, fmt.Sprintf("part-%03d.csv", files-1))
 	for _, p := range []string{first, last} {
 		f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)

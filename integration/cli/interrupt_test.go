@@ -1,17 +1,13 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/dorisbeam/dorisbeam/integration/internal/proc"
 )
@@ -47,30 +43,13 @@ func openTxns(t *testing.T, fe string) []string {
 func TestAnInterruptedJobAbortsWhatItPrecommittedAndSaysHowToResume(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
-			dl, err := proc.StartDorisLocal(context.Background(), binary(t, "doris-local"), []string{"-addr", "127.0.0.1:0", "-table", "demo.events(id BIGINT, name VARCHAR(32))"}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = dl.Stop() })
-			dir := t.TempDir()
 			const files, perFile = 12, 20000
-			writeParts(t, dir, files, perFile)
-			args := []string{"--fe", dl.URL, "--table", "events", "--input", filepath.Join(dir, "*.csv"), "--chunk-bytes", "65536", "--label-prefix", "ctrlc"}
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, binary(t, "load"), args...)
-			var out, errb bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &errb
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			for count(t, dl.URL, "events") == 0 && ctx.Err() == nil {
-				time.Sleep(20 * time.Millisecond) // a separate process's table: no handle to wait on
-			}
+			l := startFileLoad(t, "ctrlc", files, perFile)
+			dl, args, ctx, cmd, errb := l.dl, l.args, l.ctx, l.cmd, &l.errb
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
-			err = cmd.Wait()
+			err := cmd.Wait()
 			if ctx.Err() != nil {
 				t.Fatalf("load did not stop; stderr:\n%s", proc.LastLines(errb.String(), 20))
 			}
