@@ -20,6 +20,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local" // local paths work without an import of the user's
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 	"github.com/dorisbeam/dorisbeam/internal/localpath"
 	"github.com/klauspost/compress/zstd"
@@ -338,7 +339,7 @@ func (d *fileDone) get() (end, rows int64, ranges int) {
 // Doris read the bytes as other records than WriteFiles cut (a line
 // delimiter, separator or quoting that does not match the file). This
 // check is what verifies a file load without reading the file twice.
-func (f fileSpec) countedOtherwise(fr fileRange, r CommitResult) error {
+func (f fileSpec) countedOtherwise(fr filerange.Range, r CommitResult) error {
 	counted := r.LoadedRows + r.FilteredRows + r.UnselectedRows
 	if counted == fr.Records {
 		return nil
@@ -369,7 +370,7 @@ func (f fileSpec) rangeID(start, end int64) string {
 // which takes a core from the server a load is sent to on the same host.
 type fileLoadFn struct {
 	writeFn
-	// The record scanner's settings (recordScanner).
+	// The record scanner's settings (filerange.Syntax).
 	Delim, Sep      []byte
 	Enclose, Escape byte
 
@@ -432,18 +433,15 @@ func (fn *fileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 	}
 	defer r.Close()
 	_, local := r.(*os.File) // local ranges are sent from the file (sendfile)
-	sp := &splitter{
-		sc:         recordScanner{delim: fn.Delim, sep: fn.Sep, enclose: fn.Enclose, escape: fn.Escape},
-		rangeBytes: fn.Opts.Files.RangeBytes, headerLines: fn.Opts.Files.HeaderLines, keep: !local,
-	}
+	sp := filerange.NewSplitter(fn.syntax(), fn.Opts.Files.RangeBytes, fn.Opts.Files.HeaderLines, !local)
 	done := &fileDone{headerLines: fn.Opts.Files.HeaderLines}
 	check := func(fi os.FileInfo) error { return f.changed(fi.Size(), fi.ModTime().UnixNano(), done) }
 	var loadErr error // the bundle's load error, which stops the reading
 	var in io.Reader = r
 	if fn.Opts.Format != JSON && string(fn.Delim) == "\n" {
-		in = &crlfSniffer{r: r, path: f.Path}
+		in = filerange.SniffCRLF(r, f.Path)
 	}
-	err = sp.split(in, f.Size, func(fr fileRange) error {
+	err = sp.Split(in, f.Size, func(fr filerange.Range) error {
 		// A file's ranges land in file order; files, which no order
 		// relates (they come through a Reshuffle), load side by side.
 		j := &loadJob{table: fn.Table, id: f.rangeID(fr.Start, fr.End), rows: fr.Records, bytes: fr.End - fr.Start, order: "file:" + f.Path,

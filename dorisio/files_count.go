@@ -2,10 +2,9 @@ package dorisio
 
 import (
 	"context"
-	"errors"
-	"io"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
 )
 
 // A compressed file is one load whose records Doris counts; when an earlier
@@ -32,34 +31,5 @@ func (fn *fileLoadFn) countRecords(ctx context.Context, path, kind string) (int6
 		return 0, err
 	}
 	defer r.Close()
-	sc := recordScanner{delim: fn.Delim, sep: fn.Sep, enclose: fn.Enclose, escape: fn.Escape}
-	var n int64
-	buf := make([]byte, 0, 1<<20)
-	for eof := false; !eof; {
-		if len(buf) == cap(buf) {
-			buf = append(buf, make([]byte, len(buf))...)[:len(buf)]
-		}
-		m, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+m]
-		switch {
-		case errors.Is(err, io.EOF):
-			eof = true
-		case err != nil:
-			return 0, err
-		}
-		sc.reset(buf, eof)
-		pos := 0
-		for pos < len(buf) {
-			next, empty, ok := sc.next(pos)
-			if !ok {
-				break
-			}
-			if !empty {
-				n++
-			}
-			pos = next
-		}
-		buf = append(buf[:0], buf[pos:]...)
-	}
-	return max(n-int64(fn.Opts.Files.HeaderLines), 0), nil
+	return filerange.Count(r, fn.syntax(), fn.Opts.Files.HeaderLines)
 }

@@ -43,6 +43,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/textfmt"
 )
@@ -77,7 +78,7 @@ func (b *batcher) isolate(j *loadJob, refusal error) ([]loadOutcome, CommitResul
 	if err != nil {
 		return nil, CommitResult{}, fmt.Errorf("dorisio.Write: table %s.%s (label %s): reading the refused load's rows again to isolate them: %v (after: %w)", b.db, j.table, j.label, err, refusal)
 	}
-	starts := recordStarts(sc, data)
+	starts := filerange.Starts(sc.syntax(), data)
 	if j.byContent {
 		data, starts = sortRecords(data, starts, b.delimOf(j))
 	}
@@ -244,21 +245,6 @@ func orDefault(v, def string) string {
 		return def
 	}
 	return v
-}
-
-// recordStarts lists where each record of data starts, and len(data).
-func recordStarts(sc recordScanner, data []byte) []int {
-	sc.reset(data, true)
-	starts := []int{}
-	for pos := 0; pos < len(data); {
-		next, _, _ := sc.next(pos)
-		if next <= pos {
-			next = len(data)
-		}
-		starts = append(starts, pos)
-		pos = next
-	}
-	return append(starts, len(data))
 }
 
 // sortRecords returns data's records (starting at starts) in byte order,

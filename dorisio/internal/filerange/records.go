@@ -1,6 +1,35 @@
-package dorisio
+package filerange
 
 import "bytes"
+
+// Syntax is how a file's records end: its line delimiter, and for CSV its
+// column separator and quoting. Enclose 0: JSON lines, or CSV never quoted;
+// Escape 0 or Enclose: no escape besides doubling.
+type Syntax struct {
+	Delim, Sep      []byte
+	Enclose, Escape byte
+}
+
+func (syn Syntax) scanner() recordScanner {
+	return recordScanner{delim: syn.Delim, sep: syn.Sep, enclose: syn.Enclose, escape: syn.Escape}
+}
+
+// Starts lists where each record of data, whole records of syntax syn,
+// starts, and len(data).
+func Starts(syn Syntax, data []byte) []int {
+	sc := syn.scanner()
+	sc.reset(data, true)
+	starts := []int{}
+	for pos := 0; pos < len(data); {
+		next, _, _ := sc.next(pos)
+		if next <= pos {
+			next = len(data)
+		}
+		starts = append(starts, pos)
+		pos = next
+	}
+	return append(starts, len(data))
+}
 
 // recordScanner finds where the records of a CSV or JSON-lines file end, as
 // Doris' readers split them, so that a file can be cut into ranges that are
@@ -81,11 +110,11 @@ func (s *recordScanner) next(pos int) (next int, empty, ok bool) {
 			if pos >= s.limit && !s.eof {
 				return 0, false, false
 			}
-			if pos < n && !hasAt(s.data, pos, s.sep) && !hasAt(s.data, pos, s.delim) {
+			if pos < n && !HasAt(s.data, pos, s.sep) && !HasAt(s.data, pos, s.delim) {
 				if pos = s.plainEnd(pos); pos < 0 { // text after the closing enclose
 					return 0, false, false
 				}
-				if pos < n && hasAt(s.data, pos, s.sep) {
+				if pos < n && HasAt(s.data, pos, s.sep) {
 					pos += len(s.sep)
 					if pos >= n {
 						return n, false, s.eof
@@ -111,7 +140,7 @@ func (s *recordScanner) next(pos int) (next int, empty, ok bool) {
 			}
 			return n, false, true
 		}
-		if hasAt(s.data, pos, s.sep) {
+		if HasAt(s.data, pos, s.sep) {
 			pos += len(s.sep)
 			if pos >= n {
 				return n, false, s.eof // a trailing separator at the end of the file
@@ -139,7 +168,7 @@ func (s *recordScanner) plainRun(pos int) (end, f int) {
 		}
 		// An enclose starts a field only right after a separator; anywhere
 		// else it is a plain character.
-		if q-len(s.sep) >= pos && hasAt(s.data, q-len(s.sep), s.sep) {
+		if q-len(s.sep) >= pos && HasAt(s.data, q-len(s.sep), s.sep) {
 			if q >= s.limit && !s.eof {
 				return -1, -1
 			}
@@ -164,7 +193,7 @@ func (s *recordScanner) plainEnd(pos int) int {
 		return -1
 	}
 	p := d
-	if i := indexOf(s.data[pos:min(d, len(s.data))], s.sep); i >= 0 {
+	if i := IndexOf(s.data[pos:min(d, len(s.data))], s.sep); i >= 0 {
 		p = pos + i
 	}
 	if p >= s.limit && !s.eof {
@@ -216,7 +245,7 @@ func (s *recordScanner) closeEnclosed(j int) (after int, closed, ok bool) {
 func (s *recordScanner) delimAt(pos int) int {
 	if s.nDelim < pos {
 		s.nDelim = len(s.data)
-		if i := indexOf(s.data[pos:], s.delim); i >= 0 {
+		if i := IndexOf(s.data[pos:], s.delim); i >= 0 {
 			s.nDelim = pos + i
 		}
 	}
@@ -236,7 +265,8 @@ func (s *recordScanner) encloseAt(pos int) int {
 	return s.nEnc
 }
 
-func indexOf(data, sep []byte) int {
+// IndexOf is the first sep in data, -1 if none.
+func IndexOf(data, sep []byte) int {
 	if len(sep) == 1 {
 		return bytes.IndexByte(data, sep[0])
 	}
@@ -244,7 +274,7 @@ func indexOf(data, sep []byte) int {
 }
 
 // hasAt reports whether data[pos:] starts with sep.
-func hasAt(data []byte, pos int, sep []byte) bool {
+func HasAt(data []byte, pos int, sep []byte) bool {
 	if len(sep) == 1 {
 		return pos < len(data) && data[pos] == sep[0]
 	}

@@ -1,4 +1,4 @@
-package dorisio
+package filerange
 
 import (
 	"bytes"
@@ -17,6 +17,9 @@ type crlfSniffer struct {
 	done   bool
 	lastCR bool // the bytes so far end with '\r' (a first line across reads)
 }
+
+// SniffCRLF returns r, read through a crlfSniffer naming path.
+func SniffCRLF(r io.Reader, path string) io.Reader { return &crlfSniffer{r: r, path: path} }
 
 func (s *crlfSniffer) Read(p []byte) (int, error) {
 	n, err := s.r.Read(p)

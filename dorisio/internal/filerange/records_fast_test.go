@@ -1,4 +1,4 @@
-package dorisio
+package filerange
 
 import (
 	"bytes"
@@ -90,9 +90,9 @@ func TestFastScanCutsWhereNextCuts(t *testing.T) {
 				data := randomCSV(r, 1+r.IntN(60), tc.sep, tc.eol)
 				for _, rb := range []int64{1, 2, 17, 63, 64, 65, 100, 200, 1 << 20} {
 					for _, window := range []int64{64, 100, 129, 1024, splitWindow} {
-						want := splitAll(t, &splitter{sc: tc.sc, rangeBytes: rb, window: window, noFast: true}, data)
-						got := splitAll(t, &splitter{sc: tc.sc, rangeBytes: rb, window: window}, data)
-						if !slices.EqualFunc(got, want, func(a, b fileRange) bool { return a.Start == b.Start && a.End == b.End && a.Records == b.Records }) {
+						want := splitAll(t, &Splitter{sc: tc.sc, rangeBytes: rb, window: window, noFast: true}, data)
+						got := splitAll(t, &Splitter{sc: tc.sc, rangeBytes: rb, window: window}, data)
+						if !slices.EqualFunc(got, want, func(a, b Range) bool { return a.Start == b.Start && a.End == b.End && a.Records == b.Records }) {
 							t.Fatalf("range %d bytes, window %d: scanFast cut %v, next() alone %v\nfile %q", rb, window, got, want, data)
 						}
 					}
@@ -103,10 +103,10 @@ func TestFastScanCutsWhereNextCuts(t *testing.T) {
 }
 
 // splitAll returns the ranges sp cuts data into.
-func splitAll(t *testing.T, sp *splitter, data []byte) []fileRange {
+func splitAll(t *testing.T, sp *Splitter, data []byte) []Range {
 	t.Helper()
-	var got []fileRange
-	if err := sp.split(bytes.NewReader(data), int64(len(data)), func(fr fileRange) error {
+	var got []Range
+	if err := sp.Split(bytes.NewReader(data), int64(len(data)), func(fr Range) error {
 		got = append(got, fr)
 		return nil
 	}); err != nil {
@@ -152,7 +152,7 @@ func TestFastScanAtBlockEdges(t *testing.T) {
 				}
 				for rb := int64(1); rb <= int64(len(data))+1; rb++ {
 					for _, window := range []int64{64, 128, splitWindow} {
-						got := splitAll(t, &splitter{sc: tc.sc, rangeBytes: rb, keep: true, window: window}, data)
+						got := splitAll(t, &Splitter{sc: tc.sc, rangeBytes: rb, keep: true, window: window}, data)
 						if msg := checkRanges(data, tc.sc.enclose, got, ends, 0, want, rb); msg != "" {
 							t.Fatalf("padding %d, window %d, range %d bytes: %s\nranges %v", pad, window, rb, msg, got)
 						}

@@ -1,4 +1,4 @@
-package dorisio
+package filerange
 
 import (
 	"bytes"
@@ -8,11 +8,11 @@ import (
 	"runtime"
 )
 
-// fileRange is one load of a file: the bytes [Start, End), whole records.
-type fileRange struct {
+// Range is one load of a file: the bytes [Start, End), whole records.
+type Range struct {
 	Start, End int64
 	Records    int64  // non-empty records in it (Doris skips empty ones)
-	Data       []byte // the range's bytes, when the splitter keeps them
+	Data       []byte // the range's bytes, when the Splitter keeps them
 	// Quoted says the range holds the enclose byte: without one, no value
 	// of it is enclosed, and it loads the same without enclose headers.
 	Quoted bool
@@ -22,7 +22,7 @@ type fileRange struct {
 	Suspect bool
 }
 
-// splitWindow is how much of a file the splitter reads at once; a record
+// splitWindow is how much of a file the Splitter reads at once; a record
 // longer than that grows the window. A file's first range is at most
 // splitWindow too, and each next one twice the last up to rangeBytes, so
 // that the first load starts after 4 MiB of reading, not after a whole
@@ -34,13 +34,13 @@ const splitWindow = 4 << 20
 // is tried again: a file of such records is not read twice.
 const fastPause = 4 << 10
 
-// splitter reads a file once, from its start, and cuts it into ranges of
+// Splitter reads a file once, from its start, and cuts it into ranges of
 // about rangeBytes (the first ones smaller: splitWindow, doubling) that end
 // at record boundaries (recordScanner): the same file and settings always
 // give the same ranges. The first headerLines
 // records (empty ones included, as Doris' skip_lines counts them) belong to
 // no range.
-type splitter struct {
+type Splitter struct {
 	sc          recordScanner
 	rangeBytes  int64
 	headerLines int
@@ -52,16 +52,30 @@ type splitter struct {
 	// noFast reads with recordScanner.next alone (tests: the reference
 	// scanFast is checked against).
 	noFast bool
+	// unmarked leaves Quoted and Suspect false (Count, which reads neither:
+	// finding a suspect value took half of a count's time).
+	unmarked bool
 }
 
-// split reads r, which must hold size bytes, and calls emit for each range
-// in order. An emit error stops it.
-func (sp *splitter) split(r io.Reader, size int64, emit func(fileRange) error) error {
+// NewSplitter cuts files of syntax syn into ranges of about rangeBytes,
+// past headerLines header records; keep makes each range carry its bytes.
+func NewSplitter(syn Syntax, rangeBytes int64, headerLines int, keep bool) *Splitter {
+	return &Splitter{sc: syn.scanner(), rangeBytes: rangeBytes, headerLines: headerLines, keep: keep}
+}
+
+// Split reads r, which must hold size bytes (size < 0: unknown, as for a
+// decompressed file), and calls emit for each range in order. An emit
+// error stops it.
+func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) error {
 	window := int64(splitWindow)
 	if sp.window > 0 {
 		window = sp.window
 	}
-	buf := make([]byte, 0, min(window, max(size, 1)+int64(len(sp.sc.delim))))
+	bufCap := window
+	if size >= 0 {
+		bufCap = min(window, max(size, 1)+int64(len(sp.sc.delim)))
+	}
+	buf := make([]byte, 0, bufCap)
 	var (
 		off        int64 // file offset of buf[0]
 		pos        int   // the next record's start in buf
@@ -78,7 +92,7 @@ func (sp *splitter) split(r io.Reader, size int64, emit func(fileRange) error) e
 		fastFrom   int64 // file offset from which scanFast is tried again
 	)
 	cut := func(end int64, bufEnd int) error {
-		fr := fileRange{Start: rangeStart, End: end, Records: records, Quoted: quoted || sp.holdsEnclose(buf[keepFrom:bufEnd])}
+		fr := Range{Start: rangeStart, End: end, Records: records, Quoted: quoted || sp.holdsEnclose(buf[keepFrom:bufEnd])}
 		if fr.Quoted {
 			suspect.add(buf[keepFrom:bufEnd])
 			fr.Suspect = suspect.hit
@@ -125,10 +139,10 @@ func (sp *splitter) split(r io.Reader, size int64, emit func(fileRange) error) e
 			case err != nil:
 				return err
 			}
-			if off+int64(len(buf)) > size {
+			if size >= 0 && off+int64(len(buf)) > size {
 				return fmt.Errorf("it holds more than the %d bytes it had when listed", size)
 			}
-			if eof && off+int64(len(buf)) < size {
+			if size >= 0 && eof && off+int64(len(buf)) < size {
 				return fmt.Errorf("it ended after %d of the %d bytes it had when listed", off+int64(len(buf)), size)
 			}
 		}
@@ -189,8 +203,8 @@ func (sp *splitter) split(r io.Reader, size int64, emit func(fileRange) error) e
 
 // holdsEnclose reports whether b holds the enclose byte (a memchr pass, a
 // fraction of the scan's cost; none once the range is known to hold one).
-func (sp *splitter) holdsEnclose(b []byte) bool {
-	return sp.sc.enclose != 0 && bytes.IndexByte(b, sp.sc.enclose) >= 0
+func (sp *Splitter) holdsEnclose(b []byte) bool {
+	return sp.sc.enclose != 0 && !sp.unmarked && bytes.IndexByte(b, sp.sc.enclose) >= 0
 }
 
 // suspectScan finds `"""` or `"\N"` in a range read in pieces: a value

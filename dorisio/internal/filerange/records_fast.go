@@ -1,4 +1,4 @@
-package dorisio
+package filerange
 
 import (
 	"encoding/binary"

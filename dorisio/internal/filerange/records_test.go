@@ -1,4 +1,4 @@
-package dorisio
+package filerange
 
 import (
 	"bytes"
@@ -74,9 +74,9 @@ func TestRangesAreWholeRecordsForEveryRangeSize(t *testing.T) {
 			}
 			for _, window := range []int64{1, 2, 3, 5, 8, 13, 64, splitWindow} {
 				for rb := int64(1); rb <= int64(len(data))+1; rb++ {
-					sp := &splitter{sc: tc.scanner, rangeBytes: rb, headerLines: tc.header, keep: true, window: window}
-					var got []fileRange
-					err := sp.split(iotest.HalfReader(bytes.NewReader(data)), int64(len(data)), func(fr fileRange) error {
+					sp := &Splitter{sc: tc.scanner, rangeBytes: rb, headerLines: tc.header, keep: true, window: window}
+					var got []Range
+					err := sp.Split(iotest.HalfReader(bytes.NewReader(data)), int64(len(data)), func(fr Range) error {
 						got = append(got, fr)
 						return nil
 					})
@@ -94,7 +94,7 @@ func TestRangesAreWholeRecordsForEveryRangeSize(t *testing.T) {
 
 func isEmptyRecord(r string, delim []byte) bool { return r == string(delim) }
 
-func checkRanges(data []byte, enclose byte, got []fileRange, ends map[int64]bool, bodyStart, want, rb int64) string {
+func checkRanges(data []byte, enclose byte, got []Range, ends map[int64]bool, bodyStart, want, rb int64) string {
 	var records int64
 	next := bodyStart
 	for i, fr := range got {
@@ -133,21 +133,21 @@ func checkRanges(data []byte, enclose byte, got []fileRange, ends map[int64]bool
 }
 
 // allEmpty reports whether b holds only empty records (delimiters): what
-// the splitter may leave out of every range.
+// the Splitter may leave out of every range.
 func allEmpty(b []byte) bool { return len(bytes.Trim(b, "\r\n#")) == 0 }
 
 func TestAFileThatIsNotTheListedSizeIsRefused(t *testing.T) {
-	sp := &splitter{sc: rfc(",", "\n"), rangeBytes: 4}
-	emit := func(fileRange) error { return nil }
-	if err := sp.split(strings.NewReader("1,a\n2,b\n"), 6, emit); err == nil || !strings.Contains(err.Error(), "more than the 6 bytes") {
+	sp := &Splitter{sc: rfc(",", "\n"), rangeBytes: 4}
+	emit := func(Range) error { return nil }
+	if err := sp.Split(strings.NewReader("1,a\n2,b\n"), 6, emit); err == nil || !strings.Contains(err.Error(), "more than the 6 bytes") {
 		t.Errorf("a longer file: %v", err)
 	}
-	if err := sp.split(strings.NewReader("1,a\n"), 8, emit); err == nil || !strings.Contains(err.Error(), "ended after 4 of the 8 bytes") {
+	if err := sp.Split(strings.NewReader("1,a\n"), 8, emit); err == nil || !strings.Contains(err.Error(), "ended after 4 of the 8 bytes") {
 		t.Errorf("a shorter file: %v", err)
 	}
 }
 
-// BenchmarkSplitQuotedCSV measures the splitter on rows shaped like the
+// BenchmarkSplitQuotedCSV measures the Splitter on rows shaped like the
 // benchmark's events (two quoted fields each): go test -bench Split.
 func BenchmarkSplitQuotedCSV(b *testing.B) {
 	var buf bytes.Buffer
@@ -157,8 +157,8 @@ func BenchmarkSplitQuotedCSV(b *testing.B) {
 	data := buf.Bytes()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		sp := &splitter{sc: rfc(",", "\n"), rangeBytes: 64 << 20}
-		if err := sp.split(bytes.NewReader(data), int64(len(data)), func(fileRange) error { return nil }); err != nil {
+		sp := &Splitter{sc: rfc(",", "\n"), rangeBytes: 64 << 20}
+		if err := sp.Split(bytes.NewReader(data), int64(len(data)), func(Range) error { return nil }); err != nil {
 			b.Fatal(err)
 		}
 	}
