@@ -254,7 +254,7 @@ func (fn *chunkFn) Setup(ctx context.Context) error {
 		return fmt.Errorf("dorisio.Write: %w", err)
 	}
 	fn.enc = enc
-	if _, isStruct := enc.(*structEncoder); isStruct {
+	if _, isStruct := enc.Elem.(*structEncoder); isStruct {
 		// Struct fields are checked against the table's columns where they
 		// are encoded (and the encoder learns the FLOAT/DOUBLE columns).
 		if fn.client, err = newClient(fn.Conn, fn.Opts.Retry); err != nil {

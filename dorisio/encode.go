@@ -1,16 +1,15 @@
 package dorisio
 
 import (
-	"bytes"
 	"context"
-	"encoding"
+	"errors"
 	"fmt"
 	"reflect"
-	"time"
+	"strings"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/textfmt"
-	"github.com/dorisbeam/dorisbeam/internal/dorisname"
 )
 
 // Row routes pre-encoded rows to a table of Config.Database. Use it when one
@@ -36,115 +35,112 @@ type Row struct {
 	ID string
 }
 
-// elemEncoder turns one element into bytes for its table's load body.
-type elemEncoder interface {
-	// encode returns the element's rows, ended by exactly one line
-	// delimiter, and how many rows they are: a slice of the element itself
-	// or of the encoder's own buffer, valid until the next call (the batcher
-	// copies it at once); table is "" for Config.Table. A struct encoder
-	// may read the columns of a table its rows name for the first time,
-	// under ctx. An encoder belongs to one DoFn instance: not safe for
-	// concurrent use.
-	encode(ctx context.Context, elem any) (table string, out []byte, rows int64, err error)
-	// routes reports whether elements name their own table (Row, a struct
-	// with a `doris:",table"` field).
-	routes() bool
-}
+// Decimal is an exact decimal number for DECIMAL columns, kept as text so
+// that no digit is lost on the way (a float64 holds about 16 significant
+// digits; DECIMAL(38) holds 38). Write sends it as plain decimal text
+// ("-1234567.89"), in JSON loads as a JSON string so that no reader turns it
+// into a double. Build one with ParseDecimal, or convert a string you trust
+// (Write checks it again and fails the bundle, naming the field and the row,
+// on text that is not a decimal number). Doris rounds extra fraction digits
+// to the column's scale, half up; a value with more integer digits than the
+// column holds fails the bundle, naming the field (see "Values" in the
+// package doc).
+//
+// Fields of type *big.Rat, *big.Float and *big.Int are written as exact
+// decimal text too; a *big.Rat with no finite decimal expansion (1/3) is an
+// error: round it to the column's scale first. Beam's default coder does not
+// carry the value of these types from one stage to the next (their fields
+// are unexported): use them only in a struct built by a DoFn fused with
+// Write; Decimal survives every coder.
+type Decimal = encode.Decimal
 
-var (
-	bytesType = reflect.TypeOf([]byte(nil))
-	rowType   = reflect.TypeOf(Row{})
-	timeType  = reflect.TypeOf(time.Time{})
-	textType  = reflect.TypeOf((*encoding.TextMarshaler)(nil)).Elem()
-)
+// ParseDecimal checks s: an optional sign, digits with an optional '.', and
+// an optional exponent ("1.5e-3"). The Decimal holds the plain form
+// ("0.0015"): DECIMAL columns take plain text on every Doris version.
+func ParseDecimal(s string) (Decimal, error) { return encode.ParseDecimal(s) }
+
+// encodings are the load formats a Write can produce, by the name
+// WithFormat takes.
+var encodings = map[Format]encode.Format{CSV: encode.CSV, JSON: encode.JSONLines}
+
+// encoding is f's load format.
+func (f Format) encoding() encode.Format { return encodings[f] }
+
+// formatHeaders are the Stream Load headers format f needs.
+func formatHeaders(f Format) map[string]string { return f.encoding().Headers() }
+
+var rowType = reflect.TypeOf(Row{})
+
+// structEncoder writes struct elements, one row each.
+type structEncoder = encode.Struct
+
+// elemEncoder turns one element into rows for its table's load body (see
+// encode.Elem); a value its checks refuse is a *refusedRow.
+type elemEncoder struct {
+	encode.Elem
+	rows *encode.PassThrough // set when elements are Row
+}
 
 // newElemEncoder checks at construction (and again on each worker) that t
 // can be encoded; reflection work is done here once per type, not per row.
 func newElemEncoder(t reflect.Type, o *writeOptions) (elemEncoder, error) {
 	switch {
-	case t == bytesType, t.Kind() == reflect.String, t == rowType:
+	case encode.IsPreEncoded(t), t == rowType:
 		delim := []byte{'\n'}
 		if v, ok := o.Headers["line_delimiter"]; ok {
 			d, err := textfmt.DecodeSeparator(v)
 			if err != nil {
-				return nil, fmt.Errorf("WithLoadHeader(\"line_delimiter\", %q): %v", v, err)
+				return elemEncoder{}, fmt.Errorf("WithLoadHeader(\"line_delimiter\", %q): %v", v, err)
 			}
 			delim = d
 		}
-		return &chunkEncoder{delim: delim, row: t == rowType}, nil
+		pass := encode.NewPassThrough(delim, t == rowType)
+		if t == rowType {
+			return elemEncoder{Elem: pass, rows: pass}, nil
+		}
+		return elemEncoder{Elem: pass}, nil
 	case t.Kind() == reflect.Struct:
 		loc, err := loadZone(o.TimeZone)
 		if err != nil {
-			return nil, err
+			return elemEncoder{}, err
 		}
-		return newStructEncoder(t, o.Format, loc)
+		se, err := encode.NewStruct(t, o.Format.encoding(), loc)
+		if err != nil {
+			return elemEncoder{}, err
+		}
+		return elemEncoder{Elem: se}, nil
 	}
-	return nil, fmt.Errorf("cannot encode element type %v: want a struct (fields mapped by `doris:\"col\"`, `json` tags or names), []byte or string of pre-encoded rows, or dorisio.Row", t)
+	return elemEncoder{}, fmt.Errorf("cannot encode element type %v: want a struct (fields mapped by `doris:\"col\"`, `json` tags or names), []byte or string of pre-encoded rows, or dorisio.Row", t)
 }
 
-// chunkEncoder passes pre-encoded rows through: []byte and string elements
-// (the fast path) and Row. Rows are joined and counted by the load's line
-// delimiter, as Doris splits them.
-type chunkEncoder struct {
-	delim   []byte
-	row     bool   // elements are Row
-	buf     []byte // strings, and chunks that need their final delimiter, are copied here
-	checked string // the last Row.Table found to be a name Doris takes
-}
-
-func (e *chunkEncoder) routes() bool { return e.row }
-
-func (e *chunkEncoder) encode(_ context.Context, elem any) (string, []byte, int64, error) {
+// encode returns the element's rows, ended by the format's row end, and how
+// many rows they are, as encode.Elem.Encode does.
+func (e elemEncoder) encode(ctx context.Context, elem any) (string, []byte, int64, error) {
 	var table string
-	var b []byte
-	owned := false // b is the encoder's buffer, not the user's element
-	switch v := elem.(type) {
-	case []byte:
-		b = v // passed as is and never kept
-	case Row:
-		table, b = v.Table, v.Data
-		if table != "" && table != e.checked {
-			if err := dorisname.Table(table); err != nil {
-				return "", nil, 0, fmt.Errorf("Row.Table %s: %v", streamload.QuoteData(table), err)
-			}
-			e.checked = table
-		}
-	case string:
-		b, owned = append(e.buf[:0], v...), true
-	default: // a named string type
-		b, owned = append(e.buf[:0], reflect.ValueOf(elem).String()...), true
+	var out []byte
+	var rows int64
+	var err error
+	if r, ok := elem.(Row); ok && e.rows != nil {
+		table, out, rows, err = e.rows.Routed("Row.Table", r.Table, r.Data)
+	} else {
+		table, out, rows, err = e.Encode(ctx, elem)
 	}
-	if len(b) == 0 {
-		return table, nil, 0, nil
+	if r := (*encode.Refused)(nil); errors.As(err, &r) {
+		return "", nil, 0, &refusedRow{table: r.Table, row: r.Row, err: r.Err}
 	}
-	// A CSV value with an enclosed delimiter counts as a row here; the count
-	// is informational (Doris reports its own).
-	rows := int64(bytes.Count(b, e.delim))
-	if !bytes.HasSuffix(b, e.delim) {
-		rows++
-		if !owned {
-			b, owned = append(e.buf[:0], b...), true // never append to the user's slice
-		}
-		b = append(b, e.delim...)
-	}
-	if owned && cap(b) <= maxKeptBuffer {
-		e.buf = b[:0]
-	}
-	return table, b, rows, nil
+	return table, out, rows, err
 }
 
-// maxKeptBuffer bounds the encoding buffer an encoder keeps between elements.
-const maxKeptBuffer = 1 << 20
+// routes reports whether elements name their own table (Row, a struct
+// with a `doris:",table"` field).
+func (e elemEncoder) routes() bool { return e.Routes() }
 
-// formatHeaders are the headers each format needs. CSV: Doris 2.1/3.0 keep
-// a '"' enclose in the value unless trim_double_quotes is true
-// (csv_reader.cpp: _not_trim_enclose = !_trim_double_quotes && _enclose ==
-// '"'); master trims it with enclose alone (PR #54937) and, with
-// trim_double_quotes, also trims a '"' pair left at both ends of a value,
-// which escaping every '"' inside never leaves. So it is right on both.
-func formatHeaders(f Format) map[string]string {
-	if f == JSON {
-		return map[string]string{"format": "json", "read_json_by_line": "true"}
+// checkColumns reads the table's columns from the FE when the elements are
+// structs, at Setup (encode.Struct.CheckColumns).
+func checkColumns(ctx context.Context, c *streamload.Client, conn connSpec, db, table, run string, enc elemEncoder) error {
+	se, ok := enc.Elem.(*structEncoder)
+	if !ok {
+		return nil
 	}
-	return map[string]string{"format": "csv", "column_separator": ",", "enclose": `"`, "escape": `\`, "trim_double_quotes": "true"}
+	return se.CheckColumns(ctx, c, strings.Join(conn.FEs, ","), db, table, run)
 }

@@ -164,23 +164,11 @@ func validErr(err error) error {
 	return textError{err: err}
 }
 
-// dataError wraps an error about a value: its text may hold the user's
-// data (a MarshalText error, a decimal's text), so it is shown with no
-// marker and as valid UTF-8.
-func dataError(err error) error { return textError{err: err, data: true} }
-
-// textError shows err's text as valid UTF-8, and without markers if data.
+// textError shows err's text as valid UTF-8.
 type textError struct {
-	err  error
-	data bool
+	err error
 }
 
-func (e textError) Error() string {
-	t := e.err.Error()
-	if e.data {
-		t = streamload.Neutralize(t)
-	}
-	return streamload.ValidText(t)
-}
+func (e textError) Error() string { return streamload.ValidText(e.err.Error()) }
 
 func (e textError) Unwrap() error { return e.err }

@@ -1,6 +1,10 @@
 package dorisio
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
+)
 
 // No value changed by Doris' reading of a quoted CSV value.
 //
@@ -68,7 +72,7 @@ func (t *csvTranscoder) transcode(data []byte) []byte {
 				continue
 			}
 			var err error
-			if out, err = appendCSVString(out, string(val)); err != nil {
+			if out, err = encode.CSV.AppendString(out, string(val)); err != nil {
 				return false // not UTF-8: Doris filters the line whatever its bytes
 			}
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
@@ -20,7 +21,7 @@ import (
 // element each) for table and returns the chunks per key, in emission order.
 func chunked(t *testing.T, o *writeOptions, table string, bundles [][]string) map[string][][]byte {
 	t.Helper()
-	fn := &chunkFn{Table: table, Opts: *o, enc: &chunkEncoder{delim: []byte("\n")}}
+	fn := &chunkFn{Table: table, Opts: *o, enc: elemEncoder{Elem: encode.NewPassThrough([]byte("\n"), false)}}
 	out := map[string][][]byte{}
 	emit := func(_ beam.EventTime, key string, c []byte) { out[key] = append(out[key], c) }
 	for _, rows := range bundles {

@@ -17,7 +17,7 @@ const deleteSignColumn = "__DORIS_DELETE_SIGN__"
 // delete sign are read against it.
 func loadHeaders(t reflect.Type, enc elemEncoder, o *writeOptions) (map[string]string, error) {
 	headers := formatHeaders(o.Format)
-	se, isStruct := enc.(*structEncoder)
+	se, isStruct := enc.Elem.(*structEncoder)
 	if !isStruct {
 		if o.TimeZoneSet {
 			if _, set := userHeader(o, "timezone", "time_zone"); set {
@@ -41,13 +41,13 @@ func loadHeaders(t reflect.Type, enc elemEncoder, o *writeOptions) (map[string]s
 			return nil, fmt.Errorf("WithLoadHeader(%q, ...): Write encodes %v itself; this header only fits pre-encoded elements", h, t)
 		}
 	}
-	if hidden := o.Headers["hidden_columns"]; containsFold(hidden, deleteSignColumn) && !se.hasColumn(deleteSignColumn) {
+	if hidden := o.Headers["hidden_columns"]; containsFold(hidden, deleteSignColumn) && !se.HasColumn(deleteSignColumn) {
 		return nil, fmt.Errorf("WithDeleteSign(): %v has no field for column %s, so no row could be deleted; add one, e.g. Deleted bool `doris:\"%s\"`", t, deleteSignColumn, deleteSignColumn)
 	}
-	if seq := o.Headers["function_column.sequence_col"]; seq != "" && !se.hasColumn(seq) {
+	if seq := o.Headers["function_column.sequence_col"]; seq != "" && !se.HasColumn(seq) {
 		return nil, fmt.Errorf("WithSequenceColumn(%q): %v has no field for that column; Doris needs its value in every row", seq, t)
 	}
-	headers["columns"] = se.columns()
+	headers["columns"] = se.Columns()
 	headers["timezone"] = o.TimeZone
 	for k, v := range o.Headers {
 		headers[k] = v

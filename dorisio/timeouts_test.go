@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
 )
 
 // A silent FE: with WithHTTPTimeouts the job fails in the
@@ -210,8 +211,8 @@ func TestSetupAgainstASilentFEDoesNotWaitForIt(t *testing.T) {
 	if err := w.write.Setup(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if took := time.Since(start); took < schemaCheckTimeout-time.Second || took > schemaCheckTimeout+5*time.Second {
-		t.Errorf("Setup took %v against a silent FE; want its %v bound on the columns check", took, schemaCheckTimeout)
+	if took := time.Since(start); took < encode.SchemaCheckTimeout-time.Second || took > encode.SchemaCheckTimeout+5*time.Second {
+		t.Errorf("Setup took %v against a silent FE; want its %v bound on the columns check", took, encode.SchemaCheckTimeout)
 	}
 }
 

@@ -1,4 +1,4 @@
-package dorisio
+package encode
 
 import (
 	"bytes"
@@ -142,7 +142,7 @@ type valueCheck func(v reflect.Value, text []byte) error
 // errNeverFits is the Setup error of a field whose Go type no value of
 // fits its column.
 func errNeverFits(t reflect.Type, col colType) error {
-	return fmt.Errorf("a %v cannot be loaded into %s column: Doris would store NULL for every row (or filter it under strict mode); change the field's type, or map it to another column with its `doris` tag", t, aType(col))
+	return fmt.Errorf("a %v cannot be loaded into %s column: Doris would store NULL for every row (or filter it under strict mode); change the field's type, or map it to another column with its `doris` tag", typeText(t), aType(col))
 }
 
 // checkFor returns the check of a field of Go type t (pointers removed)
@@ -150,7 +150,7 @@ func errNeverFits(t reflect.Type, col colType) error {
 // lands as given, or an error when none can.
 func checkFor(t reflect.Type, f Format, col colType) (valueCheck, error) {
 	g := goClassOf(t)
-	text := func(b []byte) []byte { return unquoteValue(b, f, g == goText) }
+	text := func(b []byte) []byte { return f.Unquote(b, g == goText) }
 	switch col.class {
 	case colInt:
 		switch g {
@@ -258,32 +258,6 @@ func checkFor(t reflect.Type, f Format, col colType) (valueCheck, error) {
 		return nil, nil // a JSON scalar may fit: Doris' rules
 	}
 	return nil, errNeverFits(t, col)
-}
-
-// unquoteValue returns the bytes Doris reads from a written value: a string
-// without its CSV or JSON quoting, a JSON time or decimal without quotes. It
-// copies only a string that holds escapes.
-func unquoteValue(b []byte, f Format, isString bool) []byte {
-	if len(b) < 2 || b[0] != '"' {
-		return b
-	}
-	inner := b[1 : len(b)-1]
-	if !isString || bytes.IndexByte(inner, '\\') < 0 {
-		return inner
-	}
-	if f == JSON {
-		if s, err := strconv.Unquote(string(b)); err == nil {
-			return []byte(s) // appendJSONString's escapes are a subset of Go's
-		}
-	}
-	out := make([]byte, 0, len(inner))
-	for i := 0; i < len(inner); i++ {
-		if inner[i] == '\\' && i+1 < len(inner) {
-			i++
-		}
-		out = append(out, inner[i])
-	}
-	return out
 }
 
 // aType is col's type name with its article: "an INT", "a DATE".

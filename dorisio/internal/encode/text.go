@@ -1,4 +1,4 @@
-package dorisio
+package encode
 
 import (
 	"bytes"
@@ -296,7 +296,7 @@ func jsonValueEncoder(t reflect.Type, vc valueCtx) (appendFunc, error) {
 			return append(dst, '}'), nil
 		}, nil
 	}
-	return nil, fmt.Errorf("type %v has no JSON encoding", t)
+	return nil, fmt.Errorf("type %v has no JSON encoding", typeText(t))
 }
 
 // mapKeyEncoder turns a map key into its JSON object key.
@@ -314,5 +314,5 @@ func mapKeyEncoder(t reflect.Type) (func(reflect.Value) (string, error), error) 
 	case t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uint64:
 		return func(k reflect.Value) (string, error) { return strconv.FormatUint(k.Uint(), 10), nil }, nil
 	}
-	return nil, fmt.Errorf("map key type %v: want a string, an integer or an encoding.TextMarshaler", t)
+	return nil, fmt.Errorf("map key type %v: want a string, an integer or an encoding.TextMarshaler", typeText(t))
 }

@@ -1,4 +1,4 @@
-package dorisio
+package encode
 
 import (
 	"context"
@@ -80,7 +80,7 @@ func TestColumnTypeChecks(t *testing.T) {
 		{col("VARCHAR", 0, 0), 300, ""},
 		{col("JSON", 0, 0), 1.5, ""},
 	}
-	for _, f := range formats {
+	for _, f := range []Format{CSV, JSONLines} {
 		for _, tc := range tests {
 			v := reflect.ValueOf(tc.val)
 			check, err := checkFor(v.Type(), f, tc.col)
@@ -97,9 +97,9 @@ func TestColumnTypeChecks(t *testing.T) {
 			}
 			switch {
 			case tc.want == "" && err != nil:
-				t.Errorf("%s: %T %v into %s: refused: %v", f, tc.val, tc.val, tc.col.name, err)
+				t.Errorf("%s: %T %v into %s: refused: %v", f.Headers()["format"], tc.val, tc.val, tc.col.name, err)
 			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-				t.Errorf("%s: %T %v into %s: err = %v, want it to contain %q", f, tc.val, tc.val, tc.col.name, err, tc.want)
+				t.Errorf("%s: %T %v into %s: err = %v, want it to contain %q", f.Headers()["format"], tc.val, tc.val, tc.col.name, err, tc.want)
 			}
 		}
 	}
@@ -111,11 +111,11 @@ func TestAFieldOfAnUnnamedStructIsNamedByItsType(t *testing.T) {
 	v := struct {
 		F float64 `doris:"f"`
 	}{math.NaN()}
-	enc, err := newStructEncoder(reflect.TypeOf(v), CSV, time.UTC)
+	enc, err := NewStruct(reflect.TypeOf(v), CSV, time.UTC)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, _, err = enc.encode(context.Background(), v)
+	_, _, _, err = enc.Encode(context.Background(), v)
 	if err == nil || !strings.Contains(err.Error(), "field struct { F float64 \"doris:\\\"f\\\"\" }.F (column f)") {
 		t.Errorf("err = %v", err)
 	}

@@ -1,4 +1,4 @@
-package dorisio
+package encode
 
 import (
 	"encoding"
@@ -76,12 +76,9 @@ func isNested(t reflect.Type) bool {
 }
 
 func valueEncoder(t reflect.Type, vc valueCtx) (appendFunc, error) {
-	str := appendCSVString
-	if vc.format == JSON {
-		str = appendJSONString
-	}
+	str := vc.format.AppendString
 	quoted := func(f func([]byte, reflect.Value) ([]byte, error)) appendFunc {
-		if vc.format == CSV {
+		if !vc.format.QuotesText() {
 			return f
 		}
 		return func(dst []byte, v reflect.Value) ([]byte, error) {
@@ -102,7 +99,7 @@ func valueEncoder(t reflect.Type, vc valueCtx) (appendFunc, error) {
 	case isBigNumber(t):
 		return quoted(func(dst []byte, v reflect.Value) ([]byte, error) { return appendBig(dst, v.Interface()) }), nil
 	case t == rawJSONType:
-		if vc.format != JSON {
+		if !vc.format.CarriesComplex() {
 			return nil, errComplexCSV(t)
 		}
 		return appendRawJSON, nil
@@ -121,15 +118,7 @@ func valueEncoder(t reflect.Type, vc valueCtx) (appendFunc, error) {
 	case reflect.String:
 		return func(dst []byte, v reflect.Value) ([]byte, error) { return str(dst, v.String()) }, nil
 	case reflect.Bool:
-		return func(dst []byte, v reflect.Value) ([]byte, error) {
-			switch {
-			case vc.format == JSON:
-				return strconv.AppendBool(dst, v.Bool()), nil
-			case v.Bool():
-				return append(dst, '1'), nil
-			}
-			return append(dst, '0'), nil
-		}, nil
+		return func(dst []byte, v reflect.Value) ([]byte, error) { return vc.format.AppendBool(dst, v.Bool()), nil }, nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		return func(dst []byte, v reflect.Value) ([]byte, error) { return strconv.AppendInt(dst, v.Int(), 10), nil }, nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
@@ -144,7 +133,7 @@ func valueEncoder(t reflect.Type, vc valueCtx) (appendFunc, error) {
 			return strconv.AppendFloat(dst, x, 'f', -1, bits), nil
 		}, nil
 	case reflect.Slice, reflect.Array, reflect.Map, reflect.Struct:
-		if vc.format != JSON {
+		if !vc.format.CarriesComplex() {
 			return nil, errComplexCSV(t)
 		}
 		if vc.typed {
@@ -152,7 +141,7 @@ func valueEncoder(t reflect.Type, vc valueCtx) (appendFunc, error) {
 		}
 		return appendMarshalJSON, nil
 	}
-	return nil, fmt.Errorf("type %v has no Doris encoding (want bool, integer, float, string, []byte, time.Time, dorisio.Decimal, *big.Rat/Float/Int, encoding.TextMarshaler, or with WithFormat(JSON) a slice, map, struct or json.RawMessage; or a pointer to one)", t)
+	return nil, fmt.Errorf("type %v has no Doris encoding (want bool, integer, float, string, []byte, time.Time, dorisio.Decimal, *big.Rat/Float/Int, encoding.TextMarshaler, or with WithFormat(JSON) a slice, map, struct or json.RawMessage; or a pointer to one)", typeText(t))
 }
 
 // errComplexCSV refuses ARRAY/MAP/STRUCT/JSON values in CSV loads: Doris'
@@ -161,7 +150,7 @@ func valueEncoder(t reflect.Type, vc valueCtx) (appendFunc, error) {
 // trims only a leading '"', so an element written "\"a\"" keeps its
 // quotes), and its collection delimiter ',' is the CSV separator.
 func errComplexCSV(t reflect.Type) error {
-	return fmt.Errorf("type %v is an ARRAY/MAP/STRUCT/JSON value: load it with WithFormat(dorisio.JSON) (Doris' CSV reader cannot carry quoted strings inside such values)", t)
+	return fmt.Errorf("type %v is an ARRAY/MAP/STRUCT/JSON value: load it with WithFormat(dorisio.JSON) (Doris' CSV reader cannot carry quoted strings inside such values)", typeText(t))
 }
 
 // appendNonFinite writes NaN or ±Inf as Doris' float parser reads them.
@@ -173,7 +162,7 @@ func appendNonFinite(dst []byte, x float64, f Format) []byte {
 	case math.IsInf(x, -1):
 		s = "-inf"
 	}
-	if f == JSON {
+	if f.QuotesText() {
 		return append(append(append(dst, '"'), s...), '"')
 	}
 	return append(dst, s...)

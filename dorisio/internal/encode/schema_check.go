@@ -1,4 +1,4 @@
-package dorisio
+package encode
 
 import (
 	"context"
@@ -11,14 +11,15 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
-// schemaCheckTimeout bounds a read of a table's columns.
-const schemaCheckTimeout = 10 * time.Second
+// SchemaCheckTimeout bounds a read of a table's columns.
+const SchemaCheckTimeout = 10 * time.Second
 
-// hiddenColumns may be loaded though the schema endpoint does not list them.
-var hiddenColumns = []string{deleteSignColumn, "__DORIS_SEQUENCE_COL__"}
+// hiddenColumns may be loaded though the schema endpoint does not list them:
+// the delete sign (WithDeleteSign) and the sequence column.
+var hiddenColumns = []string{"__DORIS_DELETE_SIGN__", "__DORIS_SEQUENCE_COL__"}
 
-// checkColumns reads the table's columns from the FE when the elements are
-// structs, at Setup: a field whose column the table lacks (a typo in a
+// CheckColumns reads the table's columns from the FE (cluster: Config.FEs)
+// at Setup: a field whose column the table lacks (a typo in a
 // `doris` tag) would load NULLs silently, so it fails here, naming the
 // field and the table's columns. It also gives each field the check of its
 // column's type (value_check.go) and its form for the column (JSON columns
@@ -27,12 +28,8 @@ var hiddenColumns = []string{deleteSignColumn, "__DORIS_SEQUENCE_COL__"}
 // SELECT privilege, a proxy), it logs a warning and the loads go on
 // unchecked. Rows routed by a `doris:",table"` field have their table's
 // columns read the same way when the first row for it comes (tableFor).
-func checkColumns(ctx context.Context, c *streamload.Client, conn connSpec, db, table, run string, enc elemEncoder) error {
-	se, ok := enc.(*structEncoder)
-	if !ok {
-		return nil
-	}
-	se.schemas = &schemaSource{client: c, cluster: strings.Join(conn.FEs, ","), db: db, table: table, run: run}
+func (se *Struct) CheckColumns(ctx context.Context, c *streamload.Client, cluster, db, table, run string) error {
+	se.schemas = &schemaSource{client: c, cluster: cluster, db: db, table: table, run: run}
 	if table == "" {
 		return nil // every row names its table
 	}
@@ -56,7 +53,7 @@ type schemaSource struct {
 
 // tableFor is how table's columns ("": Config.Table's) take the fields,
 // read the first time a row goes to it.
-func (e *structEncoder) tableFor(ctx context.Context, table string) (*boundTable, error) {
+func (e *Struct) tableFor(ctx context.Context, table string) (*boundTable, error) {
 	if e.last != nil && e.last.name == table {
 		return e.last, nil
 	}
@@ -136,7 +133,7 @@ func (s *schemaSource) read(ctx context.Context, key, table string, a *schemaAns
 	defer close(a.done)
 	// A silent FE must not hold a worker for a small call's whole answer
 	// wait (60s), nor past a runner's cancel.
-	rctx, cancel := context.WithTimeout(ctx, schemaCheckTimeout)
+	rctx, cancel := context.WithTimeout(ctx, SchemaCheckTimeout)
 	defer cancel()
 	a.cols, a.err = s.client.TableColumns(rctx, s.db, table)
 	if ctx.Err() != nil { // the bundle's end, not the FE's answer: not kept
@@ -154,7 +151,7 @@ func (s *schemaSource) read(ctx context.Context, key, table string, a *schemaAns
 
 // bindColumns checks every field's column against the table's and gives
 // each field its column's type, value check and form.
-func (e *structEncoder) bindColumns(db, table string, cols []streamload.Column) (*boundTable, error) {
+func (e *Struct) bindColumns(db, table string, cols []streamload.Column) (*boundTable, error) {
 	bt := &boundTable{name: table, fields: make([]columnUse, len(e.fields))}
 	var unknown, never []string
 	for i := range e.fields {
@@ -207,24 +204,24 @@ func (e *structEncoder) bindColumns(db, table string, cols []streamload.Column) 
 // formFor is how a field is written into a column of type ct: as
 // encoding/json writes it into JSON and VARIANT columns, with its elements
 // typed into ARRAY, MAP and STRUCT columns, else as always.
-func (e *structEncoder) formFor(fe *fieldEnc, ct colType) (appendFunc, error) {
+func (e *Struct) formFor(fe *fieldEnc, ct colType) (appendFunc, error) {
 	switch ct.class {
 	case colJSON:
 		g, marshaler := goClassOf(fe.typ), fe.typ.Implements(jsonMarshalerType)
 		switch {
 		case g == goRawJSON:
 			return fe.enc, nil
-		case marshaler && e.format == CSV:
-			return nil, fmt.Errorf("a CSV load cannot carry what %v's MarshalJSON writes (Doris' CSV reader does not unescape the quotes of a JSON column's text); load with WithFormat(dorisio.JSON)", fe.typ)
+		case marshaler && !e.format.CarriesComplex():
+			return nil, fmt.Errorf("a CSV load cannot carry what %v's MarshalJSON writes (Doris' CSV reader does not unescape the quotes of a JSON column's text); load with WithFormat(dorisio.JSON)", typeText(fe.typ))
 		case marshaler:
 			return appendJSONDocument, nil
 		case g == goText && !fe.typ.Implements(textType):
 			return fe.enc, nil // a string or []byte holds JSON text: Doris parses it
-		case e.format == JSON:
+		case e.format.CarriesComplex():
 			return appendJSONDocument, nil
 		}
 	case colNested:
-		if e.format == JSON && isNested(fe.typ) {
+		if e.format.CarriesComplex() && isNested(fe.typ) {
 			return fe.typed, fe.typedErr
 		}
 	}

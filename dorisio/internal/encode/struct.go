@@ -1,4 +1,4 @@
-package dorisio
+package encode
 
 import (
 	"context"
@@ -61,7 +61,8 @@ type boundTable struct {
 	fields []columnUse
 }
 
-type structEncoder struct {
+// Struct writes struct elements, one row each.
+type Struct struct {
 	typ    reflect.Type
 	format Format
 	fields []fieldEnc
@@ -76,8 +77,11 @@ type structEncoder struct {
 	checked   string      // the last table name found to be one Doris takes
 }
 
-func newStructEncoder(t reflect.Type, f Format, loc *time.Location) (*structEncoder, error) {
-	e := &structEncoder{typ: t, format: f, bound: map[string]*boundTable{}}
+// NewStruct checks at construction (and again on each worker) that struct
+// type t can be written in format f, its times in loc; reflection work is
+// done here once per type, not per row.
+func NewStruct(t reflect.Type, f Format, loc *time.Location) (*Struct, error) {
+	e := &Struct{typ: t, format: f, bound: map[string]*boundTable{}}
 	vc := valueCtx{format: f, loc: loc}
 	fields, err := structFields(t, vc)
 	if err != nil {
@@ -129,8 +133,8 @@ func structFields(t reflect.Type, vc valueCtx) ([]fieldEnc, error) {
 			return nil, fmt.Errorf("field %v.%s: %w", f.Owner, f.Name, err)
 		}
 		fe := fieldEnc{column: f.Column, goName: typeName(f.Owner) + "." + f.Name, index: f.Index, typ: ft, enc: enc, ptr: ptr, deref: deref}
-		if vc.format == JSON && isNested(ft) && !vc.typed {
-			fe.typed, fe.typedErr = jsonValueEncoder(ft, valueCtx{format: JSON, loc: vc.loc, typed: true})
+		if vc.format.CarriesComplex() && isNested(ft) && !vc.typed {
+			fe.typed, fe.typedErr = jsonValueEncoder(ft, valueCtx{format: vc.format, loc: vc.loc, typed: true})
 		}
 		out = append(out, fe)
 	}
@@ -157,11 +161,11 @@ func quoteColumn(n string) string {
 	return n
 }
 
-// columns is the Stream Load "columns" header: the struct's columns.
-func (e *structEncoder) columns() string { return e.cols }
+// Columns is the Stream Load "columns" header: the struct's columns.
+func (e *Struct) Columns() string { return e.cols }
 
-// hasColumn reports whether a field writes column c.
-func (e *structEncoder) hasColumn(c string) bool {
+// HasColumn reports whether a field writes column c.
+func (e *Struct) HasColumn(c string) bool {
 	for _, fe := range e.fields {
 		if strings.EqualFold(fe.column, c) {
 			return true
@@ -170,10 +174,11 @@ func (e *structEncoder) hasColumn(c string) bool {
 	return false
 }
 
-// routes reports whether rows name their table (a `doris:",table"` field).
-func (e *structEncoder) routes() bool { return e.table != nil }
+// Routes reports whether rows name their table (a `doris:",table"` field).
+func (e *Struct) Routes() bool { return e.table != nil }
 
-func (e *structEncoder) encode(ctx context.Context, elem any) (string, []byte, int64, error) {
+// Encode writes one struct element as one row.
+func (e *Struct) Encode(ctx context.Context, elem any) (string, []byte, int64, error) {
 	v := reflect.ValueOf(elem)
 	table, err := e.tableOf(v, elem)
 	if err != nil {
@@ -183,24 +188,15 @@ func (e *structEncoder) encode(ctx context.Context, elem any) (string, []byte, i
 	if err != nil {
 		return "", nil, 0, err
 	}
-	dst := e.buf[:0]
-	isJSON := e.format == JSON
-	if isJSON {
-		dst = append(dst, '{')
-	}
+	dst := e.format.BeginRow(e.buf[:0])
 	for i := range e.fields {
 		fe := &e.fields[i]
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		if isJSON {
-			dst = appendJSONKey(dst, fe.column)
-		}
+		dst = e.format.FieldPrefix(dst, i, fe.column)
 		use := &bt.fields[i]
 		fv := v.FieldByIndex(fe.index)
 		if fe.ptr {
 			if fv.IsNil() {
-				dst = appendNull(dst, e.format)
+				dst = e.format.AppendNull(dst)
 				continue
 			}
 			if fe.deref {
@@ -224,13 +220,10 @@ func (e *structEncoder) encode(ctx context.Context, elem any) (string, []byte, i
 				col += " " + use.colType
 			}
 			err = fmt.Errorf("%sfield %s (column %s) of element %s: %w", e.where(table), fe.goName, col, describe(elem), dataError(err))
-			return "", nil, 0, &refusedRow{table: table, row: fmt.Sprintf("%+v", elem), err: err}
+			return "", nil, 0, &Refused{Table: table, Row: fmt.Sprintf("%+v", elem), Err: err}
 		}
 	}
-	if isJSON {
-		dst = append(dst, '}')
-	}
-	dst = append(dst, '\n')
+	dst = e.format.EndRow(dst)
 	if cap(dst) <= maxKeptBuffer {
 		e.buf = dst[:0]
 	}
@@ -238,7 +231,7 @@ func (e *structEncoder) encode(ctx context.Context, elem any) (string, []byte, i
 }
 
 // tableOf is the table a row names in its table field ("": Config.Table).
-func (e *structEncoder) tableOf(v reflect.Value, elem any) (string, error) {
+func (e *Struct) tableOf(v reflect.Value, elem any) (string, error) {
 	if e.table == nil {
 		return "", nil
 	}
@@ -257,7 +250,7 @@ func (e *structEncoder) tableOf(v reflect.Value, elem any) (string, error) {
 
 // where names a routed row's table in its errors ("" when the Write has one
 // table: the caller names it).
-func (e *structEncoder) where(table string) string {
+func (e *Struct) where(table string) string {
 	if e.table == nil {
 		return ""
 	}
@@ -268,13 +261,6 @@ func (e *structEncoder) where(table string) string {
 		table = e.schemas.db + "." + table
 	}
 	return "table " + table + ": "
-}
-
-func appendNull(dst []byte, f Format) []byte {
-	if f == JSON {
-		return append(dst, "null"...)
-	}
-	return append(dst, `\N`...)
 }
 
 // describe renders an element for an error message, quoted (valid UTF-8
@@ -292,3 +278,13 @@ func describe(elem any) string {
 	}
 	return streamload.QuoteData(s)
 }
+
+// dataError wraps an error about a value: its text may hold the user's
+// data (a MarshalText error, a decimal's text), so it is shown with no
+// marker and as valid UTF-8.
+func dataError(err error) error { return dataText{err: err} }
+
+type dataText struct{ err error }
+
+func (e dataText) Error() string { return streamload.ValidText(streamload.Neutralize(e.err.Error())) }
+func (e dataText) Unwrap() error { return e.err }

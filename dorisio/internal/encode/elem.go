@@ -1,0 +1,118 @@
+package encode
+
+import (
+	"bytes"
+	"context"
+	"encoding"
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+	"github.com/dorisbeam/dorisbeam/internal/dorisname"
+)
+
+// Elem turns one element into rows for its table's load body.
+type Elem interface {
+	// Encode returns the element's rows, each ended as its Format's EndRow
+	// ends a row (pre-encoded rows: by the load's line delimiter), and how
+	// many rows they are: a slice of the element itself or of the encoder's
+	// own buffer, valid until the next call (the batcher copies it at once);
+	// table is "" for Config.Table. A struct encoder may read the columns of
+	// a table its rows name for the first time, under ctx. A value the
+	// checks refuse is a *Refused. An encoder belongs to one DoFn instance:
+	// not safe for concurrent use.
+	Encode(ctx context.Context, elem any) (table string, out []byte, rows int64, err error)
+	// Routes reports whether elements name their own table (a routed row,
+	// a struct with a `doris:",table"` field).
+	Routes() bool
+}
+
+// Refused is the error of an element Write's checks refused: the row it
+// names may be set aside as rejected instead of failing the bundle.
+type Refused struct {
+	Table string // "" for Config.Table
+	Row   string // the element as Go prints it
+	Err   error
+}
+
+func (e *Refused) Error() string { return e.Err.Error() }
+func (e *Refused) Unwrap() error { return e.Err }
+
+var (
+	bytesType = reflect.TypeOf([]byte(nil))
+	timeType  = reflect.TypeOf(time.Time{})
+	textType  = reflect.TypeOf((*encoding.TextMarshaler)(nil)).Elem()
+)
+
+// IsPreEncoded reports whether elements of type t are rows encoded by the
+// user ([]byte or a string type), passed through by PassThrough.
+func IsPreEncoded(t reflect.Type) bool { return t == bytesType || t.Kind() == reflect.String }
+
+// PassThrough passes pre-encoded rows through: []byte and string elements
+// (the fast path) and routed rows (Routed). Rows are joined and counted by
+// the load's line delimiter, as Doris splits them.
+type PassThrough struct {
+	delim   []byte
+	routes  bool   // elements are routed rows
+	buf     []byte // strings, and chunks that need their final delimiter, are copied here
+	checked string // the last routed table found to be a name Doris takes
+}
+
+// NewPassThrough passes rows ended by delim through; routes: the elements
+// name their table (the caller encodes them with Routed).
+func NewPassThrough(delim []byte, routes bool) *PassThrough {
+	return &PassThrough{delim: delim, routes: routes}
+}
+
+// Routes reports whether elements name their table.
+func (e *PassThrough) Routes() bool { return e.routes }
+
+// Encode passes a []byte or string element through.
+func (e *PassThrough) Encode(_ context.Context, elem any) (string, []byte, int64, error) {
+	switch v := elem.(type) {
+	case []byte:
+		return e.rows("", v, false) // passed as is and never kept
+	case string:
+		return e.rows("", append(e.buf[:0], v...), true)
+	}
+	// a named string type
+	return e.rows("", append(e.buf[:0], reflect.ValueOf(elem).String()...), true)
+}
+
+// Routed passes the rows data of table through ("": Config.Table); field
+// names the table's source in errors.
+func (e *PassThrough) Routed(field, table string, data []byte) (string, []byte, int64, error) {
+	if table != "" && table != e.checked {
+		if err := dorisname.Table(table); err != nil {
+			return "", nil, 0, fmt.Errorf("%s %s: %v", field, streamload.QuoteData(table), err)
+		}
+		e.checked = table
+	}
+	return e.rows(table, data, false)
+}
+
+// rows counts b's rows and ends it with one delimiter; owned: b is the
+// encoder's buffer, not the user's element.
+func (e *PassThrough) rows(table string, b []byte, owned bool) (string, []byte, int64, error) {
+	if len(b) == 0 {
+		return table, nil, 0, nil
+	}
+	// A CSV value with an enclosed delimiter counts as a row here; the count
+	// is informational (Doris reports its own).
+	rows := int64(bytes.Count(b, e.delim))
+	if !bytes.HasSuffix(b, e.delim) {
+		rows++
+		if !owned {
+			b, owned = append(e.buf[:0], b...), true // never append to the user's slice
+		}
+		b = append(b, e.delim...)
+	}
+	if owned && cap(b) <= maxKeptBuffer {
+		e.buf = b[:0]
+	}
+	return table, b, rows, nil
+}
+
+// maxKeptBuffer bounds the encoding buffer an encoder keeps between elements.
+const maxKeptBuffer = 1 << 20
