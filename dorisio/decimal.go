@@ -3,7 +3,7 @@ package dorisio
 import (
 	"fmt"
 
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/textfmt"
+	"github.com/dorisbeam/dorisbeam/internal/textfmt"
 )
 
 // Decimal is an exact decimal number for DECIMAL columns, kept as text so

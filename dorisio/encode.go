@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/textfmt"
 	"github.com/dorisbeam/dorisbeam/internal/dorisname"
+	"github.com/dorisbeam/dorisbeam/internal/textfmt"
 )
 
 // Row routes pre-encoded rows to a table of Config.Database. Use it when one

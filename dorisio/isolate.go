@@ -44,7 +44,7 @@ import (
 	"strings"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/textfmt"
+	"github.com/dorisbeam/dorisbeam/internal/textfmt"
 )
 
 // maxIsolatedBytes bounds the body of a load whose refused rows are

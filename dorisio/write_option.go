@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/textfmt"
+	"github.com/dorisbeam/dorisbeam/internal/textfmt"
 )
 
 // Format is the Stream Load body format Write produces.
@@ -143,36 +143,36 @@ type RetryPolicy struct {
 // Defaults, chosen for Doris: it wants few large loads (too many small ones
 // fail with -235), as the Flink connector's batch mode (100 MB, 500k rows).
 const (
-	DefaultMaxBatchRows  = 1_000_000
-	DefaultMaxBatchBytes = 64 << 20
-	DefaultLoadsInFlight = 2
-	// DefaultMaxOpenTxns: 50 bundles writing at once fit Doris' default
+	defaultMaxBatchRows  = 1_000_000
+	defaultMaxBatchBytes = 64 << 20
+	defaultLoadsInFlight = 2
+	// defaultMaxOpenTxns: 50 bundles writing at once fit Doris' default
 	// max_running_txn_num_per_db of 1000.
-	DefaultMaxOpenTxns = 20
-	// DefaultMaxLoadBytes is Doris 2.x's streaming_load_max_mb (10 GB).
-	DefaultMaxLoadBytes = 10 << 30
-	// DefaultQuotaWait bounds the wait on Doris' running-transaction quota.
-	DefaultQuotaWait = 10 * time.Minute
-	// DefaultTwoPCTimeout bounds one commit or abort, retries included, and
+	defaultMaxOpenTxns = 20
+	// defaultMaxLoadBytes is Doris 2.x's streaming_load_max_mb (10 GB).
+	defaultMaxLoadBytes = 10 << 30
+	// defaultQuotaWait bounds the wait on Doris' running-transaction quota.
+	defaultQuotaWait = 10 * time.Minute
+	// defaultTwoPCTimeout bounds one commit or abort, retries included, and
 	// the aborts of a failed bundle together.
-	DefaultTwoPCTimeout = 90 * time.Second
-	// DefaultLabelPollTimeout bounds the polling of a PREPARE label after
+	defaultTwoPCTimeout = 90 * time.Second
+	// defaultLabelPollTimeout bounds the polling of a PREPARE label after
 	// an unknown outcome.
-	DefaultLabelPollTimeout = 5 * time.Minute
+	defaultLabelPollTimeout = 5 * time.Minute
 )
 
 func defaultWriteOptions() *writeOptions {
 	return &writeOptions{
 		Format:        CSV,
-		MaxBatchRows:  DefaultMaxBatchRows,
-		MaxBatchBytes: DefaultMaxBatchBytes,
-		LoadsInFlight: DefaultLoadsInFlight,
-		MaxOpenTxns:   DefaultMaxOpenTxns,
-		MaxLoadBytes:  DefaultMaxLoadBytes,
+		MaxBatchRows:  defaultMaxBatchRows,
+		MaxBatchBytes: defaultMaxBatchBytes,
+		LoadsInFlight: defaultLoadsInFlight,
+		MaxOpenTxns:   defaultMaxOpenTxns,
+		MaxLoadBytes:  defaultMaxLoadBytes,
 		Headers:       map[string]string{},
 		TimeZone:      defaultTimeZone,
 		Files:         defaultFileOptions(),
-		FlushInterval: DefaultFlushInterval,
+		FlushInterval: defaultFlushInterval,
 		Shards:        1,
 	}
 }
@@ -610,6 +610,6 @@ func (o *writeOptions) finish() {
 		o.fail("WithAllOrNothing() with WithDelivery(%v): plain loads are visible at once; all-or-nothing needs ExactlyOnce", o.Delivery)
 	}
 	if o.Retry.QuotaWait == 0 {
-		o.Retry.QuotaWait = DefaultQuotaWait
+		o.Retry.QuotaWait = defaultQuotaWait
 	}
 }
