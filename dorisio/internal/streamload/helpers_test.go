@@ -145,8 +145,8 @@ func newClient(t *testing.T, fes []string, mod func(*Config)) (*Client, *fakeTim
 	cfg := Config{
 		FEs: fes, User: testUser, Password: testPassword,
 		Timeouts:       HTTPTimeouts{Continue: 5 * time.Second},
-		RequestTimeout:        10 * time.Second,
-		Logger:                suiteSlog, Clock: ft, Sleeper: ft,
+		RequestTimeout: 10 * time.Second,
+		Logger:         suiteSlog, Clock: ft, Sleeper: ft,
 	}
 	if mod != nil {
 		mod(&cfg)
