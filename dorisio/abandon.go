@@ -56,7 +56,7 @@ func (b *batcher) twoPCTimeout() time.Duration {
 	if d := b.opts.Retry.TwoPCTimeout; d > 0 {
 		return d
 	}
-	return DefaultTwoPCTimeout
+	return defaultTwoPCTimeout
 }
 
 // abortsCut says what cut a failing bundle's aborts short.

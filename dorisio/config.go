@@ -212,13 +212,7 @@ func (s connSpec) clientConfig(password string, tc *tls.Config, rp RetryPolicy) 
 	return streamload.Config{
 		FEs: s.FEs, BEs: s.BEs, DiscoverBEs: s.DiscoverBEs,
 		User: s.User, Password: password, TLS: tc,
-		ConnectTimeout: s.Timeouts.Connect, HeaderTimeout: s.Timeouts.Header, IdleTimeout: s.Timeouts.Idle,
-		ExpectContinueTimeout: s.Timeouts.Continue,
-		Retry: streamload.RetryPolicy{
-			MaxAttempts: rp.MaxAttempts, InitialBackoff: rp.InitialBackoff, MaxBackoff: rp.MaxBackoff,
-			TwoPCTimeout: rp.TwoPCTimeout, StatePollTimeout: rp.LabelPollTimeout,
-			TabletWait: rp.TabletWait, VisibleTimeout: rp.VisibleTimeout,
-		},
+		Timeouts: s.Timeouts, Retry: rp,
 		Logger: slog.Default().With("component", "dorisio"),
 	}
 }

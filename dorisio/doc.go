@@ -290,8 +290,7 @@
 // an unreadable file, or a file that changes while it loads fail the job,
 // naming the pattern or file; for a changed file, also the bytes and rows
 // of it already loaded, which loading the changed file again would load
-// again, and how to load only the rest. FilesProgress tells a program that runs the
-// job in its own process how far it is. WriteFilesFrom does the same for
+// again, and how to load only the rest. WriteFilesFrom does the same for
 // file names or patterns that arrive as a PCollection of strings (files
 // that keep arriving): a file named twice loads once.
 //

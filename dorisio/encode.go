@@ -9,7 +9,7 @@ import (
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/textfmt"
+	"github.com/dorisbeam/dorisbeam/internal/textfmt"
 )
 
 // Row routes pre-encoded rows to a table of Config.Database. Use it when one

@@ -22,6 +22,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+	"github.com/dorisbeam/dorisbeam/internal/fileprogress"
 	"github.com/dorisbeam/dorisbeam/internal/localpath"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
@@ -261,8 +262,7 @@ func (fn *matchFn) match(ctx context.Context, pattern string, seen map[string]bo
 		if err != nil {
 			return err
 		}
-		filesListed.Add(1)
-		bytesListed.Add(spec.Size)
+		fileprogress.Listed(spec.Size)
 		emit(spec)
 	}
 	if files == 0 && !fn.AllowEmpty {
@@ -677,4 +677,12 @@ func checkMagic(ctx context.Context, fs filesystem.Interface, path, kind string)
 		return fmt.Errorf("dorisio.WriteFiles: file %s is not %s-compressed (%v); say how it is compressed with WithFileCompression", path, kind, err)
 	}
 	return nil
+}
+
+// noteLoaded counts a range of n bytes in this process's progress
+// (pipelines/load shows it) when its load returns.
+func noteLoaded(n int64) func(CommitResult) {
+	return func(r CommitResult) {
+		fileprogress.Loaded(n, r.Rows, r.LoadedRows, r.FilteredRows, r.AlreadyCommitted)
+	}
 }

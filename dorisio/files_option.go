@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/textfmt"
+	"github.com/dorisbeam/dorisbeam/internal/textfmt"
 )
 
 // CSVDialect is how a CSV file quotes its values, for WriteFiles.
@@ -29,9 +29,9 @@ const (
 
 // File options of WriteFiles: defaults and the names WriteFiles reports.
 const (
-	// DefaultRangeBytes is the size of the ranges WriteFiles cuts a file
+	// defaultRangeBytes is the size of the ranges WriteFiles cuts a file
 	// into, each one load.
-	DefaultRangeBytes = 64 << 20
+	defaultRangeBytes = 64 << 20
 )
 
 // fileOptions are the options only WriteFiles reads.
@@ -45,7 +45,7 @@ type fileOptions struct {
 }
 
 func defaultFileOptions() fileOptions {
-	return fileOptions{Dialect: RFC4180, Compression: "auto", RangeBytes: DefaultRangeBytes}
+	return fileOptions{Dialect: RFC4180, Compression: "auto", RangeBytes: defaultRangeBytes}
 }
 
 func (o *writeOptions) fileOption(name string) { o.Files.Given = append(o.Files.Given, name) }
@@ -150,12 +150,6 @@ func separatorHeader(option, header, v string) WriteOption {
 		WithLoadHeader(header, hv)(o)
 	}
 }
-
-// ParseSeparator decodes a column_separator or line_delimiter in Doris'
-// notation, as its FE does: "\x" and hex digits are bytes ("\x01",
-// "\x0d0a"); otherwise "\t", "\n", "\r" and "\\" are unescaped and every
-// other byte stands for itself ("||").
-func ParseSeparator(v string) ([]byte, error) { return textfmt.DecodeSeparator(v) }
 
 // fileHeaders are the headers of every load of WriteFiles, and the scanner
 // that cuts its files into records, checked against the user's headers.

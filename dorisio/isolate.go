@@ -45,7 +45,7 @@ import (
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/textfmt"
+	"github.com/dorisbeam/dorisbeam/internal/textfmt"
 )
 
 // maxIsolatedBytes bounds the body of a load whose refused rows are

@@ -87,15 +87,15 @@ func tableOpts(tables []string) []doristest.Option {
 // than the quota.
 func TestAJobOfHundredsOfBatchesStaysWithinTheTransactionQuota(t *testing.T) {
 	tables := []string{"t0", "t1", "t2", "t3"}
-	srv := startServer(t, append(tableOpts(tables), doristest.WithRunningTxnQuota(DefaultMaxOpenTxns))...)
-	in, want := routedRows(100*DefaultMaxOpenTxns*10+1000, tables) // 100 × 20 loads of 10 rows, and some
+	srv := startServer(t, append(tableOpts(tables), doristest.WithRunningTxnQuota(defaultMaxOpenTxns))...)
+	in, want := routedRows(100*defaultMaxOpenTxns*10+1000, tables) // 100 × 20 loads of 10 rows, and some
 	q := writeRouted(t, srv, in, WithMaxBatchRows(10))
 	wantTables(t, srv, want)
-	if peak := srv.PeakRunningTxns("demo"); peak > DefaultMaxOpenTxns {
-		t.Errorf("peak running txns %d, over the quota of %d", peak, DefaultMaxOpenTxns)
+	if peak := srv.PeakRunningTxns("demo"); peak > defaultMaxOpenTxns {
+		t.Errorf("peak running txns %d, over the quota of %d", peak, defaultMaxOpenTxns)
 	}
-	if loads := counter(q, "loads"); loads > DefaultMaxOpenTxns || loads < int64(len(tables)) {
-		t.Errorf("%d loads for %d batches' worth: want the budget's at most %d", loads, len(in)/10, DefaultMaxOpenTxns)
+	if loads := counter(q, "loads"); loads > defaultMaxOpenTxns || loads < int64(len(tables)) {
+		t.Errorf("%d loads for %d batches' worth: want the budget's at most %d", loads, len(in)/10, defaultMaxOpenTxns)
 	}
 }
 
@@ -149,7 +149,7 @@ func TestTwentyFiveTablesThatEachCutLoadsStayWithinOneLoadPerTablePlusTheBudget(
 	in, want := routedRows(25*100, tables)
 	q := writeRouted(t, srv, in, WithMaxBatchRows(10))
 	wantTables(t, srv, want)
-	limit := int64(len(tables) + DefaultMaxOpenTxns)
+	limit := int64(len(tables) + defaultMaxOpenTxns)
 	if loads := counter(q, "loads"); loads > limit || loads <= int64(len(tables)) {
 		t.Errorf("%d loads: want more than one per table (they cut) and at most %d", loads, limit)
 	}
@@ -214,8 +214,8 @@ func TestSevenTablesArrivingOneAfterAnotherFitTheDefaultBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantTables(t, srv, want)
-	if loads := counter(q, "loads"); loads > DefaultMaxOpenTxns {
-		t.Errorf("%d loads, over the budget of %d", loads, DefaultMaxOpenTxns)
+	if loads := counter(q, "loads"); loads > defaultMaxOpenTxns {
+		t.Errorf("%d loads, over the budget of %d", loads, defaultMaxOpenTxns)
 	}
 }
 

@@ -25,9 +25,9 @@ const (
 	streamOff
 )
 
-// DefaultFlushInterval is how old a stream batch may get, in event time,
+// defaultFlushInterval is how old a stream batch may get, in event time,
 // before it is loaded (WithFlushInterval).
-const DefaultFlushInterval = 5 * time.Second
+const defaultFlushInterval = 5 * time.Second
 
 // WithStreamBatching turns batching across bundles on or off. With it,
 // rows are batched per table (and shard, WithShards) in the runner's

@@ -141,7 +141,7 @@ func (b *batcher) load(j *loadJob) (*streamload.LoadResult, error) {
 func (b *batcher) quotaWait() time.Duration {
 	d := b.opts.Retry.QuotaWait
 	if d <= 0 {
-		d = DefaultQuotaWait
+		d = defaultQuotaWait
 	}
 	if s, err := strconv.Atoi(b.headers["timeout"]); err == nil && s > 0 {
 		d = min(d, time.Duration(s)*time.Second)

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/textfmt"
+	"github.com/dorisbeam/dorisbeam/internal/textfmt"
 )
 
 // Format is the Stream Load body format Write produces.
@@ -88,91 +88,44 @@ type writeOptions struct {
 	errs []string // construction errors, reported together by Write
 }
 
-// RetryPolicy bounds the in-process retries of one load or commit. Every
-// retry reuses the load's label, and a load whose outcome is unknown is
-// resent only after its label's state has been read.
-type RetryPolicy struct {
-	MaxAttempts    int           // attempts including the first; default 5
-	InitialBackoff time.Duration // default 500ms
-	MaxBackoff     time.Duration // default 30s
-	// QuotaWait is how long a load refused by Doris' running-transaction
-	// quota (ErrTxnQuota) keeps being resent, with the same label and a
-	// jittered backoff from InitialBackoff up to MaxBackoff, while other
-	// transactions end: default 10m, or the load's timeout (WithLoadTimeout)
-	// if shorter. A bundle whose own open loads already fill the quota fails
-	// at once: only its own commit could free them.
-	QuotaWait time.Duration
-	// TwoPCTimeout bounds one commit or abort of a two-phase load
-	// (_stream_load_2pc) as a whole, its attempts, backoffs and label-state
-	// questions included, and the aborts of a failed bundle together (they
-	// run at the same time): default 90s, one whole 60s answer wait and
-	// time for quick retries. A silent FE then fails a commit within it,
-	// naming the phase the last attempt stopped in, instead of holding the
-	// stage for MaxAttempts × the 60s answer wait (8 minutes measured).
-	TwoPCTimeout time.Duration
-	// LabelPollTimeout bounds how long a load whose outcome is unknown (its
-	// whole body sent, its answer lost or late past the header timeout)
-	// keeps asking Doris the state of its label while the label is PREPARE:
-	// Doris may still be loading it. Default 5m. (A load whose body was cut
-	// short, e.g. a BE that stopped reading past the idle timeout, is not
-	// polled: Doris never loads a partial body, so its label is aborted and
-	// the load sent again under it.) Past it, a load with an identity (Row.ID, WriteFiles' ranges)
-	// aborts the txn by label and is sent again under the same label; any
-	// other load fails as outcome unknown (ErrOutcomeUnknown), naming the
-	// label and how to ask its state.
-	LabelPollTimeout time.Duration
-	// TabletWait is how long a load that Doris refuses for the state of a
-	// tablet keeps being resent, with the same label and the backoff above,
-	// instead of MaxAttempts times: too many versions (-235) until
-	// compaction merges them, too few alive replicas ("alive replica num 0
-	// < quorum replica num 1") while a BE restarts. Default 10m; past it the
-	// error says what to change (fewer, bigger loads; the BEs).
-	TabletWait time.Duration
-	// VisibleTimeout, when > 0, makes Write report a load only once Doris
-	// shows it VISIBLE, polling get_load_state for at most this long: a
-	// commit leaves a txn COMMITTED until Doris publishes it, and so does a
-	// plain load answered "Publish Timeout". Past it the bundle fails with
-	// ErrTxnCommitted (the rows are in; committing again, as a retried
-	// bundle does, waits again; with AtLeastOnce a retried bundle loads its
-	// plain loads again). Default 0: committed loads are reported at once.
-	// Doris' insert_visible_timeout_ms does the same for INSERT; SeaTunnel's
-	// Doris sink waits likewise.
-	VisibleTimeout time.Duration
-}
+// RetryPolicy bounds the in-process retries of one load or commit (its
+// fields and their defaults: go doc on the type it names). It is the Stream
+// Load client's own type, passed to it unchanged.
+type RetryPolicy = streamload.RetryPolicy
 
 // Defaults, chosen for Doris: it wants few large loads (too many small ones
 // fail with -235), as the Flink connector's batch mode (100 MB, 500k rows).
 const (
-	DefaultMaxBatchRows  = 1_000_000
-	DefaultMaxBatchBytes = 64 << 20
-	DefaultLoadsInFlight = 2
-	// DefaultMaxOpenTxns: 50 bundles writing at once fit Doris' default
+	defaultMaxBatchRows  = 1_000_000
+	defaultMaxBatchBytes = 64 << 20
+	defaultLoadsInFlight = 2
+	// defaultMaxOpenTxns: 50 bundles writing at once fit Doris' default
 	// max_running_txn_num_per_db of 1000.
-	DefaultMaxOpenTxns = 20
-	// DefaultMaxLoadBytes is Doris 2.x's streaming_load_max_mb (10 GB).
-	DefaultMaxLoadBytes = 10 << 30
-	// DefaultQuotaWait bounds the wait on Doris' running-transaction quota.
-	DefaultQuotaWait = 10 * time.Minute
-	// DefaultTwoPCTimeout bounds one commit or abort, retries included, and
+	defaultMaxOpenTxns = 20
+	// defaultMaxLoadBytes is Doris 2.x's streaming_load_max_mb (10 GB).
+	defaultMaxLoadBytes = 10 << 30
+	// defaultQuotaWait bounds the wait on Doris' running-transaction quota.
+	defaultQuotaWait = 10 * time.Minute
+	// defaultTwoPCTimeout bounds one commit or abort, retries included, and
 	// the aborts of a failed bundle together.
-	DefaultTwoPCTimeout = 90 * time.Second
-	// DefaultLabelPollTimeout bounds the polling of a PREPARE label after
+	defaultTwoPCTimeout = 90 * time.Second
+	// defaultLabelPollTimeout bounds the polling of a PREPARE label after
 	// an unknown outcome.
-	DefaultLabelPollTimeout = 5 * time.Minute
+	defaultLabelPollTimeout = 5 * time.Minute
 )
 
 func defaultWriteOptions() *writeOptions {
 	return &writeOptions{
 		Format:        CSV,
-		MaxBatchRows:  DefaultMaxBatchRows,
-		MaxBatchBytes: DefaultMaxBatchBytes,
-		LoadsInFlight: DefaultLoadsInFlight,
-		MaxOpenTxns:   DefaultMaxOpenTxns,
-		MaxLoadBytes:  DefaultMaxLoadBytes,
+		MaxBatchRows:  defaultMaxBatchRows,
+		MaxBatchBytes: defaultMaxBatchBytes,
+		LoadsInFlight: defaultLoadsInFlight,
+		MaxOpenTxns:   defaultMaxOpenTxns,
+		MaxLoadBytes:  defaultMaxLoadBytes,
 		Headers:       map[string]string{},
 		TimeZone:      defaultTimeZone,
 		Files:         defaultFileOptions(),
-		FlushInterval: DefaultFlushInterval,
+		FlushInterval: defaultFlushInterval,
 		Shards:        1,
 	}
 }
@@ -540,29 +493,10 @@ func WithRetry(p RetryPolicy) WriteOption {
 	}
 }
 
-// HTTPTimeouts bounds each phase of every HTTP call to Doris, so that a
-// silent FE or BE fails the call in that phase, with an error naming it,
-// instead of holding a bundle. Zero fields keep their defaults.
-type HTTPTimeouts struct {
-	// Connect bounds connecting to an FE or BE, TLS handshake included.
-	// Default 10s.
-	Connect time.Duration
-	// Header bounds the wait for Doris' answer once a request and its whole
-	// body are sent. Doris answers a load only after writing its rows, so
-	// the default is generous: 10m. Commits, aborts and label-state calls
-	// wait at most 60s.
-	Header time.Duration
-	// Idle bounds how long sending a load body, or reading an answer, may
-	// make no progress. Default 60s.
-	Idle time.Duration
-	// Continue bounds how long a load waits for the FE's answer to its
-	// headers (its redirect to a BE, or "100 Continue") before it sends the
-	// body anyway, after which Header bounds the wait for the answer.
-	// Default 60s: long enough that a slow FE answers before it is sent
-	// any body byte. An FE that accepts connections and never answers
-	// holds each load attempt about Continue + Header.
-	Continue time.Duration
-}
+// HTTPTimeouts bounds each phase of every HTTP call to Doris (its fields
+// and their defaults: go doc on the type it names). It is the Stream Load
+// client's own type, passed to it unchanged.
+type HTTPTimeouts = streamload.HTTPTimeouts
 
 // WithHTTPTimeouts bounds the phases of every HTTP call (connect, waiting
 // for the answer after the body, no progress while sending or reading);
@@ -610,6 +544,6 @@ func (o *writeOptions) finish() {
 		o.fail("WithAllOrNothing() with WithDelivery(%v): plain loads are visible at once; all-or-nothing needs ExactlyOnce", o.Delivery)
 	}
 	if o.Retry.QuotaWait == 0 {
-		o.Retry.QuotaWait = DefaultQuotaWait
+		o.Retry.QuotaWait = defaultQuotaWait
 	}
 }

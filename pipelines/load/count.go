@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
-	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/internal/localpath"
+	"github.com/dorisbeam/dorisbeam/internal/textfmt"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 )
@@ -40,14 +40,14 @@ func newRecordCounter(o *options) (*recordCounter, error) {
 	c := &recordCounter{delim: []byte{'\n'}, fieldStart: true, skip: o.headerLines}
 	var err error
 	if o.lineDelimiter != "" {
-		if c.delim, err = dorisio.ParseSeparator(o.lineDelimiter); err != nil {
+		if c.delim, err = textfmt.DecodeSeparator(o.lineDelimiter); err != nil {
 			return nil, err
 		}
 	}
 	if o.format == "json" {
 		return c, nil
 	}
-	if c.sep, err = dorisio.ParseSeparator(o.columnSeparator); err != nil {
+	if c.sep, err = textfmt.DecodeSeparator(o.columnSeparator); err != nil {
 		return nil, err
 	}
 	c.quote, c.esc = '"', '"'

@@ -18,6 +18,7 @@ import (
 	// textio). s3:// needs the s3 filesystem imported, which this program
 	// leaves out: it would add the AWS SDK to every build.
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"
+	"github.com/dorisbeam/dorisbeam/internal/fileprogress"
 )
 
 // The --input path: a thin command over dorisio.WriteFiles.
@@ -204,9 +205,9 @@ func checkInputFlags(o *options) []string {
 
 // progressSince is WriteFiles' progress in this process since base (a run
 // of this program's tests may follow another in one process).
-func progressSince(base dorisio.FileProgress) dorisio.FileProgress {
-	p := dorisio.FilesProgress()
-	return dorisio.FileProgress{
+func progressSince(base fileprogress.Progress) fileprogress.Progress {
+	p := fileprogress.Now()
+	return fileprogress.Progress{
 		Files: p.Files - base.Files, Bytes: p.Bytes - base.Bytes,
 		LoadedBytes: p.LoadedBytes - base.LoadedBytes, LoadedRecords: p.LoadedRecords - base.LoadedRecords,
 		Loads: p.Loads - base.Loads, AlreadyLoaded: p.AlreadyLoaded - base.AlreadyLoaded,
@@ -217,7 +218,7 @@ func progressSince(base dorisio.FileProgress) dorisio.FileProgress {
 
 // fileProgress shows WriteFiles' progress while the job runs: a live line
 // on a terminal, a plain line every 5 s otherwise (a log, a pipe).
-func fileProgress(w io.Writer, tty bool, start time.Time, base dorisio.FileProgress) (stop func()) {
+func fileProgress(w io.Writer, tty bool, start time.Time, base fileprogress.Progress) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	every := 5 * time.Second
@@ -249,7 +250,7 @@ func fileProgress(w io.Writer, tty bool, start time.Time, base dorisio.FileProgr
 }
 
 // progressLine says what is loaded, how fast, and what is left.
-func progressLine(p dorisio.FileProgress, elapsed time.Duration) string {
+func progressLine(p fileprogress.Progress, elapsed time.Duration) string {
 	secs := elapsed.Seconds()
 	rate := float64(p.LoadedBytes) / 1e6 / max(secs, 1e-3)
 	line := fmt.Sprintf("progress %5.1fs: %s of %s (%d files) loaded, %d records, %d rows accepted by Doris, %.1f MB/s", secs, mb(p.LoadedBytes), mb(p.Bytes), p.Files, p.LoadedRecords, p.LoadedRows, rate)
@@ -275,7 +276,7 @@ func stderrIsTerminal() bool {
 }
 
 // printFilesSummary adds the files' line to the summary.
-func printFilesSummary(base dorisio.FileProgress) {
+func printFilesSummary(base fileprogress.Progress) {
 	p := progressSince(base)
 	fmt.Printf("files: %d files, %s in %d ranges, %d rows accepted by Doris, %d records: %d committed, %d already loaded; %d ranges found loaded by an earlier run (same --label-prefix and --chunk-bytes, files unchanged)\n",
 		p.Files, mb(p.Bytes), p.Loads, p.LoadedRows, p.LoadedRecords, p.LoadedRecords-p.AlreadyLoadedRecords, p.AlreadyLoadedRecords, p.AlreadyLoaded)

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/internal/fileprogress"
 )
 
 // fileRun loads the file at path with o's flags into the embedded server
@@ -173,7 +173,7 @@ func TestBackslashesInBothDialects(t *testing.T) {
 }
 
 func TestTheProgressLineSaysBytesRecordsRateAndETA(t *testing.T) {
-	p := dorisio.FileProgress{Files: 3, Bytes: 400e6, LoadedBytes: 100e6, LoadedRecords: 1_250_000, LoadedRows: 1_249_990, Loads: 2}
+	p := fileprogress.Progress{Files: 3, Bytes: 400e6, LoadedBytes: 100e6, LoadedRecords: 1_250_000, LoadedRows: 1_249_990, Loads: 2}
 	got := progressLine(p, 2*time.Second)
 	want := "progress   2.0s: 100.0 MB of 400.0 MB (3 files) loaded, 1250000 records, 1249990 rows accepted by Doris, 50.0 MB/s, 25%, ETA 6s"
 	if got != want {

@@ -12,6 +12,7 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/internal/dorisname"
+	"github.com/dorisbeam/dorisbeam/internal/textfmt"
 )
 
 // options are the program's own flags. Their defaults are set here, once:
@@ -51,12 +52,13 @@ func defaultOptions() *options {
 	return &options{
 		user: "root", passwordEnv: "DORIS_PASSWORD", db: "demo", table: "events", tables: 4,
 		rows: 200_000, format: "csv", chunkBytes: 64 << 20,
-		batchBytes: dorisio.DefaultMaxBatchBytes, batchRows: dorisio.DefaultMaxBatchRows,
-		loadsInFlight: dorisio.DefaultLoadsInFlight, compression: "none",
-		maxOpenTxns: dorisio.DefaultMaxOpenTxns, maxLoadBytes: dorisio.DefaultMaxLoadBytes,
+		// dorisio's defaults, as its option docs state them.
+		batchBytes: 64 << 20, batchRows: 1_000_000,
+		loadsInFlight: 2, compression: "none",
+		maxOpenTxns: 20, maxLoadBytes: 10 << 30,
 		delivery: "exactly-once", sink: "doris", headers: headerFlags{},
 		csvDialect: string(dorisio.RFC4180), columnSeparator: ",", fileCompression: "auto",
-		duration: 10 * time.Second, rate: 2000, flushInterval: dorisio.DefaultFlushInterval, shards: 1,
+		duration: 10 * time.Second, rate: 2000, flushInterval: 5 * time.Second, shards: 1,
 	}
 }
 
@@ -229,7 +231,7 @@ func separator(p *string) func() error {
 		if *p == "" {
 			return nil
 		}
-		_, err := dorisio.ParseSeparator(*p)
+		_, err := textfmt.DecodeSeparator(*p)
 		return err
 	}
 }

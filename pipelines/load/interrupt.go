@@ -12,6 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 	"github.com/dorisbeam/dorisbeam/dorisio"
+	"github.com/dorisbeam/dorisbeam/internal/fileprogress"
 )
 
 // Ctrl-C (SIGINT) or SIGTERM cancels the job instead of killing the
@@ -107,7 +108,7 @@ func resumeAdvice(o *options) string {
 // printInterrupted says on w what an interrupted job loaded, that its
 // bundles aborted what they precommitted (or, in dorisio's words, what they
 // could not abort), and how to resume.
-func printInterrupted(w io.Writer, pr beam.PipelineResult, err error, o *options, files dorisio.FileProgress) {
+func printInterrupted(w io.Writer, pr beam.PipelineResult, err error, o *options, files fileprogress.Progress) {
 	loaded := "the rows committed before the interruption stay in the tables"
 	if o.input != "" {
 		p := progressSince(files)

@@ -46,6 +46,7 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/internal/dorisname"
+	"github.com/dorisbeam/dorisbeam/internal/fileprogress"
 	"github.com/dorisbeam/dorisbeam/internal/synth"
 )
 
@@ -150,7 +151,7 @@ func run(ctx context.Context, o *options) error {
 		return err
 	}
 	start := time.Now()
-	files := dorisio.FilesProgress()
+	files := fileprogress.Now()
 	var stop func()
 	if o.input != "" {
 		stop = fileProgress(os.Stderr, stderrIsTerminal(), start, files)
@@ -204,7 +205,7 @@ func run(ctx context.Context, o *options) error {
 // Doris' own count of every load, or with --recount a count of its own,
 // apart from the pipeline, so that it checks the pipeline's reading too.
 // Rows Doris filtered and rows refused (refused) are accounted for.
-func verifyRun(ctx context.Context, o *options, srv *doristest.Server, rem *remote, remoteOK bool, before map[string]int64, files dorisio.FileProgress, refused map[string]refusedCount) error {
+func verifyRun(ctx context.Context, o *options, srv *doristest.Server, rem *remote, remoteOK bool, before map[string]int64, files fileprogress.Progress, refused map[string]refusedCount) error {
 	if srv == nil && !remoteOK {
 		fmt.Println("verification: skipped (the FE is not a doristest server; count the rows in Doris)")
 		return nil

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/textfmt"
+	"github.com/dorisbeam/dorisbeam/internal/textfmt"
 )
 
 // Checks of struct field values against the table's column types, read at

@@ -30,12 +30,12 @@ func New(cfg Config) (*Client, error) {
 		rt = &http.Transport{
 			Proxy: http.ProxyFromEnvironment,
 			DialContext: sniffingDialer(&net.Dialer{
-				Timeout:   cfg.ConnectTimeout,
+				Timeout:   cfg.Timeouts.Connect,
 				KeepAlive: 30 * time.Second,
 			}),
 			TLSClientConfig:       cfg.TLS,
-			TLSHandshakeTimeout:   cfg.ConnectTimeout,
-			ExpectContinueTimeout: cfg.ExpectContinueTimeout,
+			TLSHandshakeTimeout:   cfg.Timeouts.Connect,
+			ExpectContinueTimeout: cfg.Timeouts.Continue,
 			MaxIdleConns:          64,
 			MaxIdleConnsPerHost:   16,
 			IdleConnTimeout:       90 * time.Second,

@@ -40,21 +40,8 @@ type Config struct {
 	// TLS is used for https endpoints (custom CA etc.); nil means the system
 	// defaults. InsecureSkipVerify is honoured with a warning logged once.
 	TLS *tls.Config
-	// ExpectContinueTimeout is how long a load PUT waits for "100 Continue"
-	// before sending the body anyway. Default 60s: long enough that a slow FE
-	// answers its 307 before any body byte is sent to it (§1.2).
-	ExpectContinueTimeout time.Duration
-	// ConnectTimeout bounds connecting to an FE or BE, TLS handshake
-	// included. Default 10s.
-	ConnectTimeout time.Duration
-	// HeaderTimeout bounds the wait for an answer once the whole request,
-	// body included, is sent. Doris answers a load only after writing its
-	// rows, so the default is generous: 10m. Small calls (2PC,
-	// get_load_state, queries, backend discovery) wait at most 60s.
-	HeaderTimeout time.Duration
-	// IdleTimeout bounds how long sending a body, or reading an answer,
-	// may make no progress. Default 60s.
-	IdleTimeout time.Duration
+	// Timeouts bound each phase of every HTTP call.
+	Timeouts HTTPTimeouts
 	// RequestTimeout, when > 0, bounds one HTTP attempt as a whole,
 	// redirect hops included. Default 0: the phase timeouts above bound
 	// each call, so a large load may take as long as it keeps progressing.
@@ -73,36 +60,85 @@ type Config struct {
 	Transport http.RoundTripper
 }
 
-// RetryPolicy bounds the retries of one operation.
+// RetryPolicy bounds the in-process retries of one load or commit. Every
+// retry reuses the load's label, and a load whose outcome is unknown is
+// resent only after its label's state has been read. Zero fields keep
+// their defaults.
 type RetryPolicy struct {
-	// MaxAttempts is the number of attempts per operation, the first
-	// included. Default 5.
-	MaxAttempts int
-	// InitialBackoff is the wait before the second attempt. Default 500ms.
-	InitialBackoff time.Duration
-	// MaxBackoff caps the exponential backoff (before jitter). Default 30s.
-	MaxBackoff time.Duration
-	// StatePollTimeout is the longest time spent polling a label that stays
-	// PREPARE after an unknown outcome. Default 5m.
-	StatePollTimeout time.Duration
-	// TwoPCTimeout bounds one Commit or Abort as a whole: every attempt,
-	// backoff and label-state question. Default 90s: one whole answer wait
-	// (60s) and time for quick retries; a silent FE then fails a commit in
-	// 90 seconds, not MaxAttempts × the 60s answer wait.
+	MaxAttempts    int           // attempts including the first; default 5
+	InitialBackoff time.Duration // the wait before the second attempt; default 500ms
+	MaxBackoff     time.Duration // caps the exponential backoff (before jitter); default 30s
+	// QuotaWait is how long a load refused by Doris' running-transaction
+	// quota (ErrTxnQuota) keeps being resent, with the same label and a
+	// jittered backoff from InitialBackoff up to MaxBackoff, while other
+	// transactions end: default 10m, or the load's timeout (WithLoadTimeout)
+	// if shorter. A bundle whose own open loads already fill the quota fails
+	// at once: only its own commit could free them. (dorisio's batcher
+	// paces this wait; the client itself does not read it.)
+	QuotaWait time.Duration
+	// TwoPCTimeout bounds one commit or abort of a two-phase load
+	// (_stream_load_2pc) as a whole, its attempts, backoffs and label-state
+	// questions included, and the aborts of a failed bundle together (they
+	// run at the same time): default 90s, one whole 60s answer wait and
+	// time for quick retries. A silent FE then fails a commit within it,
+	// naming the phase the last attempt stopped in, instead of holding the
+	// stage for MaxAttempts × the 60s answer wait (8 minutes measured).
 	TwoPCTimeout time.Duration
-	// TabletWait bounds, in time instead of attempts, the resending of a
-	// load that Doris refused for the state of a tablet that time repairs:
-	// too many versions (-235) until compaction merges them, too few alive
-	// replicas while a BE restarts. Default 10m: compaction and a BE
-	// restart take minutes, where MaxAttempts quick retries last seconds.
+	// LabelPollTimeout bounds how long a load whose outcome is unknown (its
+	// whole body sent, its answer lost or late past the header timeout)
+	// keeps asking Doris the state of its label while the label is PREPARE:
+	// Doris may still be loading it. Default 5m. (A load whose body was cut
+	// short, e.g. a BE that stopped reading past the idle timeout, is not
+	// polled: Doris never loads a partial body, so its label is aborted and
+	// the load sent again under it.) Past it, a load with an identity (Row.ID, WriteFiles' ranges)
+	// aborts the txn by label and is sent again under the same label; any
+	// other load fails as outcome unknown (ErrOutcomeUnknown), naming the
+	// label and how to ask its state.
+	LabelPollTimeout time.Duration
+	// TabletWait is how long a load that Doris refuses for the state of a
+	// tablet keeps being resent, with the same label and the backoff above,
+	// instead of MaxAttempts times: too many versions (-235) until
+	// compaction merges them, too few alive replicas ("alive replica num 0
+	// < quorum replica num 1") while a BE restarts. Default 10m; past it the
+	// error says what to change (fewer, bigger loads; the BEs).
 	TabletWait time.Duration
-	// VisibleTimeout, when > 0, makes a load or commit that leaves its txn
-	// COMMITTED (a Publish Timeout answer, a 2PC commit, a label found
-	// committed) return only once get_load_state says VISIBLE, polling for
-	// at most this long; past it the call fails with Kind ErrTxnCommitted.
-	// Default 0: committed is reported at once (Doris' own
-	// insert_visible_timeout_ms plays this part for INSERT).
+	// VisibleTimeout, when > 0, makes Write report a load only once Doris
+	// shows it VISIBLE, polling get_load_state for at most this long: a
+	// commit leaves a txn COMMITTED until Doris publishes it, and so does a
+	// plain load answered "Publish Timeout". Past it the bundle fails with
+	// ErrTxnCommitted (the rows are in; committing again, as a retried
+	// bundle does, waits again; with AtLeastOnce a retried bundle loads its
+	// plain loads again). Default 0: committed loads are reported at once.
+	// Doris' insert_visible_timeout_ms does the same for INSERT; SeaTunnel's
+	// Doris sink waits likewise.
 	VisibleTimeout time.Duration
+}
+
+// HTTPTimeouts bounds each phase of every HTTP call to Doris, so that a
+// silent FE or BE fails the call in that phase, with an error naming it,
+// instead of holding a bundle; the connectors' connect and socket/read
+// timeouts (doris.request.connect.timeout, doris.request.read.timeout). A
+// load whose request reached Doris is settled by its label before anything
+// is resent. Zero fields keep their defaults.
+type HTTPTimeouts struct {
+	// Connect bounds connecting to an FE or BE, TLS handshake included.
+	// Default 10s.
+	Connect time.Duration
+	// Header bounds the wait for Doris' answer once a request and its whole
+	// body are sent. Doris answers a load only after writing its rows, so
+	// the default is generous: 10m. Commits, aborts and label-state calls
+	// (and queries, backend discovery) wait at most 60s.
+	Header time.Duration
+	// Idle bounds how long sending a load body, or reading an answer, may
+	// make no progress. Default 60s.
+	Idle time.Duration
+	// Continue bounds how long a load waits for the FE's answer to its
+	// headers (its redirect to a BE, or "100 Continue") before it sends the
+	// body anyway, after which Header bounds the wait for the answer.
+	// Default 60s: long enough that a slow FE answers before it is sent
+	// any body byte (§1.2). An FE that accepts connections and never answers
+	// holds each load attempt about Continue + Header.
+	Continue time.Duration
 }
 
 // Clock tells the current time.
@@ -172,23 +208,23 @@ func (cfg *Config) normalize() error {
 	if cfg.User == "" {
 		return errors.New("Config.User is empty")
 	}
-	if cfg.ExpectContinueTimeout < 0 || cfg.RequestTimeout < 0 || cfg.ConnectTimeout < 0 ||
-		cfg.HeaderTimeout < 0 || cfg.IdleTimeout < 0 || cfg.Retry.InitialBackoff < 0 ||
-		cfg.Retry.MaxBackoff < 0 || cfg.Retry.StatePollTimeout < 0 || cfg.Retry.MaxAttempts < 0 || cfg.Retry.TwoPCTimeout < 0 ||
-		cfg.Retry.TabletWait < 0 || cfg.Retry.VisibleTimeout < 0 {
+	if cfg.Timeouts.Continue < 0 || cfg.RequestTimeout < 0 || cfg.Timeouts.Connect < 0 ||
+		cfg.Timeouts.Header < 0 || cfg.Timeouts.Idle < 0 || cfg.Retry.InitialBackoff < 0 ||
+		cfg.Retry.MaxBackoff < 0 || cfg.Retry.LabelPollTimeout < 0 || cfg.Retry.MaxAttempts < 0 || cfg.Retry.TwoPCTimeout < 0 ||
+		cfg.Retry.TabletWait < 0 || cfg.Retry.VisibleTimeout < 0 || cfg.Retry.QuotaWait < 0 {
 		return errors.New("durations and Retry.MaxAttempts must not be negative")
 	}
-	if cfg.ExpectContinueTimeout == 0 {
-		cfg.ExpectContinueTimeout = defaultExpectContinue
+	if cfg.Timeouts.Continue == 0 {
+		cfg.Timeouts.Continue = defaultExpectContinue
 	}
-	if cfg.ConnectTimeout == 0 {
-		cfg.ConnectTimeout = defaultConnect
+	if cfg.Timeouts.Connect == 0 {
+		cfg.Timeouts.Connect = defaultConnect
 	}
-	if cfg.HeaderTimeout == 0 {
-		cfg.HeaderTimeout = defaultHeader
+	if cfg.Timeouts.Header == 0 {
+		cfg.Timeouts.Header = defaultHeader
 	}
-	if cfg.IdleTimeout == 0 {
-		cfg.IdleTimeout = defaultIdle
+	if cfg.Timeouts.Idle == 0 {
+		cfg.Timeouts.Idle = defaultIdle
 	}
 	if cfg.Retry.MaxAttempts == 0 {
 		cfg.Retry.MaxAttempts = defaultMaxAttempts
@@ -202,8 +238,8 @@ func (cfg *Config) normalize() error {
 	if cfg.Retry.MaxBackoff < cfg.Retry.InitialBackoff {
 		return fmt.Errorf("Retry.MaxBackoff %v is below Retry.InitialBackoff %v", cfg.Retry.MaxBackoff, cfg.Retry.InitialBackoff)
 	}
-	if cfg.Retry.StatePollTimeout == 0 {
-		cfg.Retry.StatePollTimeout = defaultStatePoll
+	if cfg.Retry.LabelPollTimeout == 0 {
+		cfg.Retry.LabelPollTimeout = defaultStatePoll
 	}
 	if cfg.Retry.TwoPCTimeout == 0 {
 		cfg.Retry.TwoPCTimeout = defaultTwoPCTimeout

@@ -144,9 +144,9 @@ func newClient(t *testing.T, fes []string, mod func(*Config)) (*Client, *fakeTim
 	ft := newFakeTime()
 	cfg := Config{
 		FEs: fes, User: testUser, Password: testPassword,
-		ExpectContinueTimeout: 5 * time.Second,
-		RequestTimeout:        10 * time.Second,
-		Logger:                suiteSlog, Clock: ft, Sleeper: ft,
+		Timeouts:       HTTPTimeouts{Continue: 5 * time.Second},
+		RequestTimeout: 10 * time.Second,
+		Logger:         suiteSlog, Clock: ft, Sleeper: ft,
 	}
 	if mod != nil {
 		mod(&cfg)

@@ -43,7 +43,7 @@ type LoadRequest struct {
 	// carries the same rows. Label Already Exists is then our own earlier
 	// load, even from an earlier run (owned.go): FINISHED means the rows are
 	// in (Settled "committed"); RUNNING is polled until it ends; a txn left
-	// PRECOMMITTED (plain loads), or PREPARE past Retry.StatePollTimeout, is
+	// PRECOMMITTED (plain loads), or PREPARE past Retry.LabelPollTimeout, is
 	// aborted by label and the body resent under the same label. This needs
 	// only get_load_state and abort by label: no ADMIN, no SHOW TRANSACTION.
 	LabelOwned bool
@@ -146,7 +146,7 @@ func CheckCompression(kind string) error {
 //
 // Cancelling ctx stops the call at once, in whatever phase it is. A server
 // that goes silent stops it too, after the bound of the phase it went
-// silent in (Config.ConnectTimeout, IdleTimeout, HeaderTimeout); the error
+// silent in (Config.Timeouts: Connect, Idle, Header); the error
 // names the phase and the bytes sent. If a request had been sent, the
 // label's state is asked before anything is resent, and a cancelled call's
 // error has Kind ErrOutcomeUnknown (see above); otherwise nothing was

@@ -326,7 +326,7 @@ func TestLoadStillPrepareAfterPollTimeoutIsOutcomeUnknown(t *testing.T) {
 	sh, calls := stateHandler(t, "PREPARE")
 	fe := feRedirecting(t, beSrv, sh)
 	c, ft := newClient(t, []string{fe.URL}, func(c *Config) {
-		c.Retry.StatePollTimeout = 10e9
+		c.Retry.LabelPollTimeout = 10e9
 		c.Retry.InitialBackoff = 1e9
 		c.Retry.MaxBackoff = 2e9
 	})

@@ -52,7 +52,7 @@ func TestStatePollingStopsAtTheClockDeadline(t *testing.T) {
 	fe := server(t, sh)
 	c, _ := newClient(t, []string{fe.URL}, func(c *Config) {
 		c.Clock, c.Sleeper = clk, sl
-		c.Retry.StatePollTimeout = time.Minute
+		c.Retry.LabelPollTimeout = time.Minute
 	})
 	state, err := c.settleLabel(context.Background(), "db1", "l")
 	record(err)

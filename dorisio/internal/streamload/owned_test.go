@@ -96,7 +96,7 @@ func TestAnOwnedLabelStuckInPrepareIsAbortedAfterThePollTimeout(t *testing.T) {
 	defer stuck.Close()
 	waitState(t, srv, label, "PREPARE")
 
-	c, ft := newClient(t, []string{srv.URL}, func(c *Config) { c.Retry.StatePollTimeout = 2 * time.Second })
+	c, ft := newClient(t, []string{srv.URL}, func(c *Config) { c.Retry.LabelPollTimeout = 2 * time.Second })
 	res, err := c.Load(context.Background(), ownedReq(label))
 	if err != nil {
 		t.Fatalf("load: %v", record(err))

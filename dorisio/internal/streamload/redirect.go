@@ -120,12 +120,12 @@ func (c *Client) sendOnce(ctx context.Context, req request, target *url.URL) (*h
 	if req.body != nil {
 		n = req.body.Len()
 	}
-	wait := c.cfg.HeaderTimeout
+	wait := c.cfg.Timeouts.Header
 	if req.small {
 		wait = min(wait, smallCallTimeout)
 	}
-	hctx, w := newWatch(ctx, baseOf(target), n, phaseLimits{connect: c.cfg.ConnectTimeout,
-		cont: c.cfg.ExpectContinueTimeout, idle: c.cfg.IdleTimeout, wait: wait})
+	hctx, w := newWatch(ctx, baseOf(target), n, phaseLimits{connect: c.cfg.Timeouts.Connect,
+		cont: c.cfg.Timeouts.Continue, idle: c.cfg.Timeouts.Idle, wait: wait})
 	defer w.stop()
 	var written atomic.Bool
 	var conn net.Conn    // the hop's connection, to tell what answered when it fails

@@ -118,7 +118,7 @@ func slowFE(t *testing.T, delay time.Duration, be string) (addr string, bodyByte
 }
 
 // An FE slower than Go's default 1 s wait still never receives the body,
-// because the client waits ExpectContinueTimeout for "100 Continue" (§1.2).
+// because the client waits Timeouts.Continue for "100 Continue" (§1.2).
 func TestSlowFENeverReceivesTheBody(t *testing.T) {
 	var beBody atomic.Int64
 	beSrv := server(t, func(w http.ResponseWriter, r *http.Request) {
@@ -129,7 +129,7 @@ func TestSlowFENeverReceivesTheBody(t *testing.T) {
 	body := strings.Repeat("1,abcdefgh\n", 1000)
 	t.Run("with a long 100-continue wait the FE reads 0 body bytes", func(t *testing.T) {
 		fe, feBody := slowFE(t, 300*time.Millisecond, beSrv.URL)
-		c, _ := newClient(t, []string{fe}, func(c *Config) { c.ExpectContinueTimeout = 10 * time.Second })
+		c, _ := newClient(t, []string{fe}, func(c *Config) { c.Timeouts.Continue = 10 * time.Second })
 		if _, err := c.Load(context.Background(), loadReq("x", false, body)); err != nil {
 			t.Fatalf("Load: %v", record(err))
 		}
@@ -139,7 +139,7 @@ func TestSlowFENeverReceivesTheBody(t *testing.T) {
 	})
 	t.Run("with a short wait the body does reach the FE (the check above can fail)", func(t *testing.T) {
 		fe, feBody := slowFE(t, 300*time.Millisecond, beSrv.URL)
-		c, _ := newClient(t, []string{fe}, func(c *Config) { c.ExpectContinueTimeout = 10 * time.Millisecond })
+		c, _ := newClient(t, []string{fe}, func(c *Config) { c.Timeouts.Continue = 10 * time.Millisecond })
 		c.Load(context.Background(), loadReq("x", false, body))
 		if feBody.Load() == 0 {
 			t.Errorf("FE read no body bytes although the wait was short")

@@ -75,9 +75,9 @@ func (c *Client) loadStateOnce(ctx context.Context, db, label string, attempt in
 
 // settleLabel asks the label's state, polling with backoff while it is
 // PREPARE (an earlier send may still be loading, or its connection drop may
-// not have been processed yet) for at most Retry.StatePollTimeout.
+// not have been processed yet) for at most Retry.LabelPollTimeout.
 func (c *Client) settleLabel(ctx context.Context, db, label string) (string, error) {
-	return c.pollLabel(ctx, db, label, StatePrepare, c.cfg.Retry.StatePollTimeout, "RetryPolicy.LabelPollTimeout")
+	return c.pollLabel(ctx, db, label, StatePrepare, c.cfg.Retry.LabelPollTimeout, "RetryPolicy.LabelPollTimeout")
 }
 
 // pollLabel asks the label's state until it is not while, backing off

@@ -24,7 +24,7 @@ func silentCluster(t *testing.T, f doristest.Fault) (*doristest.Server, *doriste
 // quickTimeouts makes the header timeout short; the other phases keep a
 // margin for a loaded machine (-race, parallel packages).
 func quickTimeouts(c *Config) {
-	c.ConnectTimeout, c.HeaderTimeout, c.IdleTimeout = 2*time.Second, 300*time.Millisecond, 2*time.Second
+	c.Timeouts.Connect, c.Timeouts.Header, c.Timeouts.Idle = 2*time.Second, 300*time.Millisecond, 2*time.Second
 	c.Retry.MaxAttempts = 1
 }
 
@@ -75,9 +75,9 @@ func TestABodyTheBEStopsReadingIsDetectedAndResentOnce(t *testing.T) {
 	var logs lockedBuffer
 	c, _ := newClient(t, []string{srv.URL}, func(c *Config) {
 		quickTimeouts(c)
-		c.IdleTimeout = 300 * time.Millisecond
-		c.HeaderTimeout = time.Minute // the BE parses 32 MB before it answers (slow under -race)
-		c.Retry = RetryPolicy{MaxAttempts: 2, InitialBackoff: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond, StatePollTimeout: 10 * time.Second}
+		c.Timeouts.Idle = 300 * time.Millisecond
+		c.Timeouts.Header = time.Minute // the BE parses 32 MB before it answers (slow under -race)
+		c.Retry = RetryPolicy{MaxAttempts: 2, InitialBackoff: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond, LabelPollTimeout: 10 * time.Second}
 		c.Clock, c.Sleeper = nil, nil // real time: the BE notices the client left only when it reads on
 		c.Logger = suiteSlogTo(&logs)
 	})
@@ -143,7 +143,7 @@ func TestConnectingToAServerThatNeverCompletesTheHandshakeTimesOut(t *testing.T)
 	fe := "https://" + ln.Addr().String()
 	c, _ := newClient(t, []string{fe}, func(c *Config) {
 		quickTimeouts(c)
-		c.ConnectTimeout = 300 * time.Millisecond
+		c.Timeouts.Connect = 300 * time.Millisecond
 	})
 	start := time.Now()
 	_, err = c.LoadState(context.Background(), "db1", "l")

@@ -13,11 +13,11 @@ import (
 // that a silent server is detected in the phase where it went silent
 // instead of by one long per-request timeout:
 //
-//	connecting   dial + TLS handshake                  ConnectTimeout
-//	continuing   headers sent, waiting for 100-continue ExpectContinueTimeout + IdleTimeout
-//	sending      body bytes flowing                     IdleTimeout without progress
-//	waiting      whole request sent, no answer yet      HeaderTimeout (loads) or 60s (small calls)
-//	reading      answer headers in, reading the body    IdleTimeout without progress
+//	connecting   dial + TLS handshake                  Timeouts.Connect
+//	continuing   headers sent, waiting for 100-continue Timeouts.Continue + Timeouts.Idle
+//	sending      body bytes flowing                     Timeouts.Idle without progress
+//	waiting      whole request sent, no answer yet      Timeouts.Header (loads) or 60s (small calls)
+//	reading      answer headers in, reading the body    Timeouts.Idle without progress
 //
 // Doris answers a load only after it has written the rows, so waiting is
 // the long phase; the others never legitimately stall for long.

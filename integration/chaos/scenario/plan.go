@@ -192,7 +192,7 @@ func NewPlan(seed int64) Plan {
 	p.AllOrNothing = twoPC && r.IntN(4) == 0
 	p.TwoWrites = r.IntN(5) == 0
 	if r.IntN(6) == 0 {
-		budget := dorisio.DefaultMaxOpenTxns
+		budget := 20 // WithMaxOpenTxns' default
 		if p.Budget > 0 {
 			budget = p.Budget
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/textfmt"
+	"github.com/dorisbeam/dorisbeam/internal/textfmt"
 )
 
 // Conversions that depend on the load (its time zone) or that follow

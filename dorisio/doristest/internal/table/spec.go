@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/textfmt"
+	"github.com/dorisbeam/dorisbeam/internal/textfmt"
 )
 
 // DeleteSign is the hidden column that marks a row of a UNIQUE KEY table as deleted (1).

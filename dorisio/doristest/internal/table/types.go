@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/textfmt"
+	"github.com/dorisbeam/dorisbeam/internal/textfmt"
 )
 
 // Kind is a Doris column type family.

@@ -1,11 +1,12 @@
-package dorisio
+// Package fileprogress counts what dorisio.WriteFiles has done in this
+// process, for a program that runs its pipeline in its own process (prism,
+// direct, a LOOPBACK job server) and wants to show progress while it runs
+// (pipelines/load). Remote workers keep their own counts; Beam's metrics
+// (rows, bytes, loads) sum them for the whole job.
+package fileprogress
 
 import "sync/atomic"
 
-// What WriteFiles has done in this process, for a program that runs its
-// pipeline in its own process (prism, direct, a LOOPBACK job server) and
-// wants to show progress while it runs. Remote workers keep their own
-// counts; Beam's metrics (rows, bytes, loads) sum them for the whole job.
 var (
 	filesListed, bytesListed           atomic.Int64
 	filesBytesDone, filesRecordsDone   atomic.Int64
@@ -14,9 +15,9 @@ var (
 	filesRowsLoaded, filesRowsFiltered atomic.Int64
 )
 
-// FileProgress is what WriteFiles has listed and loaded in this process
+// Progress is what WriteFiles has listed and loaded in this process
 // since it started.
-type FileProgress struct {
+type Progress struct {
 	Files, Bytes int64 // matched by the patterns
 	// LoadedBytes and LoadedRecords are those of the ranges whose loads
 	// have returned (records as the split counted them), AlreadyLoaded of
@@ -32,9 +33,9 @@ type FileProgress struct {
 	LoadedRows, FilteredRows int64
 }
 
-// FilesProgress returns WriteFiles' progress in this process.
-func FilesProgress() FileProgress {
-	return FileProgress{
+// Now returns WriteFiles' progress in this process.
+func Now() Progress {
+	return Progress{
 		Files: filesListed.Load(), Bytes: bytesListed.Load(),
 		LoadedBytes: filesBytesDone.Load(), LoadedRecords: filesRecordsDone.Load(),
 		Loads: filesLoadsDone.Load(), AlreadyLoaded: filesAlreadyLoaded.Load(),
@@ -43,17 +44,22 @@ func FilesProgress() FileProgress {
 	}
 }
 
-// noteLoaded counts a range of n bytes when its load returns.
-func noteLoaded(n int64) func(CommitResult) {
-	return func(r CommitResult) {
-		filesBytesDone.Add(n)
-		filesRecordsDone.Add(r.Rows)
-		filesLoadsDone.Add(1)
-		filesRowsLoaded.Add(r.LoadedRows)
-		filesRowsFiltered.Add(r.FilteredRows)
-		if r.AlreadyCommitted {
-			filesAlreadyLoaded.Add(1)
-			filesRecordsAlreadyLoaded.Add(r.Rows)
-		}
+// Listed counts a file of size bytes when it is listed.
+func Listed(size int64) {
+	filesListed.Add(1)
+	bytesListed.Add(size)
+}
+
+// Loaded counts a range of n bytes holding records (as the split counted
+// them) when its load returns; already says an earlier run had loaded it.
+func Loaded(n, records, loadedRows, filteredRows int64, already bool) {
+	filesBytesDone.Add(n)
+	filesRecordsDone.Add(records)
+	filesLoadsDone.Add(1)
+	filesRowsLoaded.Add(loadedRows)
+	filesRowsFiltered.Add(filteredRows)
+	if already {
+		filesAlreadyLoaded.Add(1)
+		filesRecordsAlreadyLoaded.Add(records)
 	}
 }
