@@ -145,7 +145,7 @@ func (c *Client) parseBackends(fe string, body []byte) ([]string, error) {
 		list = env.Backends
 	} else if *env.Code != 0 {
 		err := fmt.Errorf("code %d %q, body %q", *env.Code, env.Msg, c.redact(excerpt(body)))
-		if *env.Code == 401 {
+		if classify(onBackends, envelopeReply(*env.Code, env.Msg, "")).kind == ErrAuth {
 			return nil, errors.Join(ErrAuth, err)
 		}
 		return nil, err
