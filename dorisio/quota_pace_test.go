@@ -58,3 +58,22 @@ func TestTheQuotaWaitIsPacedOnTheClientsClock(t *testing.T) {
 		t.Errorf("the wait took %v of real time: it must not sleep on a real timer", d)
 	}
 }
+
+// The wait on the quota is bounded by QuotaWait on the client's clock: its
+// last back-off is cut at the deadline, so a load is refused after exactly
+// QuotaWait, never a back-off's worth later.
+func TestTheQuotaWaitEndsAtQuotaWaitNotPastIt(t *testing.T) {
+	clock := advancing{doristest.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))}
+	start := clock.Now()
+	ld := &quotaLoader{pace: streamload.NewBackoff(streamload.RetryPolicy{}, clock, clock)}
+	b := testBatcher(ld, WithMaxOpenTxns(4))
+	if err := b.add("events", []byte("1,a\n"), 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.finish(); err == nil || !strings.Contains(err.Error(), "waited 10m0s") {
+		t.Fatalf("err = %v, want the quota error after the default 10m QuotaWait", err)
+	}
+	if waited := clock.Now().Sub(start); waited != 10*time.Minute {
+		t.Errorf("the clock moved %v: want the wait to end at QuotaWait's 10m0s exactly", waited)
+	}
+}

@@ -106,7 +106,7 @@ func (b *batcher) load(j *loadJob) (*streamload.LoadResult, error) {
 	if j.compressed != "" {
 		req.Compressed, req.Compression = j.compressed, "" // already compressed: sent as it is
 	}
-	var waitedSince time.Time
+	var deadline time.Time // of the wait on the quota, from the first refusal
 	pace := b.ld.Backoff()
 	for wait := 1; ; wait++ {
 		res, err := b.ld.Load(b.ctx, req)
@@ -123,16 +123,17 @@ func (b *batcher) load(j *loadJob) (*streamload.LoadResult, error) {
 		if q := e.Quota; q != nil && q.Scope == "db" && own >= q.Limit {
 			return nil, b.quotaErr(j, e, own, 0)
 		}
-		if waitedSince.IsZero() {
-			waitedSince = pace.Now()
-		}
 		limit := b.quotaWait()
-		if pace.Now().Sub(waitedSince) >= limit {
-			return nil, b.quotaErr(j, e, own, limit)
+		if deadline.IsZero() {
+			deadline = pace.Now().Add(limit)
 		}
-		if err := b.sleepOnQuota(pace, wait); err != nil {
+		waiting, err := b.sleepOnQuota(pace, wait, deadline)
+		if err != nil {
 			return nil, fmt.Errorf("dorisio.Write: cancelled while waiting for Doris' transaction quota to load %d rows into %s.%s (label %s): %w (after: %w)",
 				j.rows, b.db, j.table, j.label, err, e)
+		}
+		if !waiting {
+			return nil, b.quotaErr(j, e, own, limit)
 		}
 	}
 }
@@ -151,10 +152,10 @@ func (b *batcher) quotaWait() time.Duration {
 
 // sleepOnQuota backs off before resending a load refused for the quota,
 // on the client's pacing (streamload.Backoff: jittered, so that many
-// bundles do not retry in step). It returns the bundle ctx's error if the
-// bundle ends meanwhile.
-func (b *batcher) sleepOnQuota(pace streamload.Backoff, wait int) error {
-	return pace.Sleep(b.ctx, wait)
+// bundles do not retry in step), never past deadline: false once it has
+// passed. It returns the bundle ctx's error if the bundle ends meanwhile.
+func (b *batcher) sleepOnQuota(pace streamload.Backoff, wait int, deadline time.Time) (bool, error) {
+	return pace.SleepWithin(b.ctx, wait, deadline)
 }
 
 // quotaErr is the error of a load the quota kept out: waited is how long it

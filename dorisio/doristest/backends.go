@@ -8,8 +8,12 @@ import "net/http"
 //   - Every BE is reported alive: like a real FE between heartbeats, the FE
 //     does not notice a BackendDown fault. is_alive=true (any case) is
 //     accepted and filters nothing more.
+//   - A Respond fault on EndpointBackends answers in place of all of it.
 
 func (s *Server) feBackends(w http.ResponseWriter, r *http.Request) {
+	if s.respond(w, EndpointBackends, 0, "", "", "application/json") {
+		return
+	}
 	if _, ok := s.feAuth(w, r, "Need auth information."); !ok {
 		return
 	}

@@ -128,8 +128,10 @@
 // label prefix, count) and returns a FaultHandle with Hits, Wait and
 // Remove; see FaultKind for what each kind does, including the "applied,
 // but the reply was lost" LoseReply, and Respond, which answers a request
-// with any body (LoadFailure renders a failed load's), so that a Doris
-// answer the server does not play needs no fault kind of its own.
+// to any endpoint (the FE's redirect, BE discovery and error logs
+// included) with any body and HTTP status (LoadFailure renders a failed
+// load's), so that a Doris answer the server does not play needs no fault
+// kind of its own.
 //
 // # Where doristest differs from real Doris
 //

@@ -18,6 +18,7 @@ import (
 //     `Reason: <reason>. src line [<row>]; `.
 //   - GET returns it as text/plain; charset=utf-8, no auth; an unknown file
 //     is 404 `Not Found`. Logs live as long as the server.
+//   - A Respond fault on EndpointErrorLog answers in place of the log.
 
 func (s *Server) storeErrorLog(db, label string, rejected []table.Rejection) string {
 	var b strings.Builder
@@ -37,6 +38,9 @@ func (s *Server) storeErrorLog(db, label string, rejected []table.Rejection) str
 }
 
 func (s *Server) beErrorLog(w http.ResponseWriter, r *http.Request) {
+	if s.respond(w, EndpointErrorLog, 0, "", "", "text/plain; charset=utf-8") {
+		return
+	}
 	s.errLogMu.Lock()
 	content, ok := s.errLogs[r.URL.Query().Get("file")]
 	s.errLogMu.Unlock()

@@ -74,13 +74,15 @@ const (
 	// short, and the txn is aborted (`[NETWORK_ERROR]receive body don't
 	// equal with body bytes`); a patient client's load succeeds.
 	StallBody
-	// Respond: the server answers Body, HTTP 200, instead of handling the
-	// request, and applies nothing. It answers where Doris answers the
-	// endpoint: on the BE for loads and 2PC calls (before reading the body,
-	// as Doris answers its header phase), on the FE for the others. A real
-	// BE begins a txn before some of the answers a test plays (a failed
-	// plan, -238) and rolls it back: to a client the label is free either
-	// way. Render a load's failure with LoadFailure.
+	// Respond: the server answers Body with HTTP Status (zero: 200)
+	// instead of handling the request, and applies nothing. It answers
+	// where Doris answers the endpoint: on the BE for loads and 2PC calls
+	// (before reading the body, as Doris answers its header phase) and for
+	// error logs, on the FE for the others, EndpointRedirect included (the
+	// FE's answer in place of its 307). A real BE begins a txn before some
+	// of the answers a test plays (a failed plan, -238) and rolls it back:
+	// to a client the label is free either way. Render a load's failure
+	// with LoadFailure.
 	Respond
 )
 
@@ -107,13 +109,28 @@ const (
 	EndpointQuery
 	// EndpointSchema is GET /api/{db}/{tbl}/_schema (FE).
 	EndpointSchema
+	// EndpointRedirect is the FE's answer to a load or 2PC PUT, which is
+	// a 307 to a BE unless a fault answers in its place (Table and Label
+	// pick the request; a 2PC call has no Table).
+	EndpointRedirect
+	// EndpointBackends is GET /api/backends (FE).
+	EndpointBackends
+	// EndpointErrorLog is GET /api/_load_error_log (BE).
+	EndpointErrorLog
 )
+
+// namedOnly reports the endpoints only a fault naming them matches: a
+// fault with a zero Endpoint keeps firing where it fired before these
+// endpoints could be named.
+func (e Endpoint) namedOnly() bool { return e >= EndpointRedirect }
 
 // Fault describes one injected fault. Zero values: Endpoint 0 = every
 // endpoint the Kind applies to; Backend 0 = every BE; Table "" and Label
 // "" = any; Label matches as a prefix; Count 0 = every match until Remove;
 // Delay (SlowFE and StallBody) 0 = 2 s, (PublishTimeout) 0 = until the
-// next sweep; Body (Respond only) "" = an empty body.
+// next sweep; Body (Respond only) "" = an empty body; Status (Respond
+// only) 0 = HTTP 200. EndpointRedirect, EndpointBackends and
+// EndpointErrorLog are answered only by a fault that names them.
 type Fault struct {
 	Kind     FaultKind
 	Endpoint Endpoint
@@ -123,6 +140,7 @@ type Fault struct {
 	Count    int
 	Delay    time.Duration
 	Body     string
+	Status   int
 }
 
 // FaultHandle controls an injected fault. It is safe for concurrent use.
@@ -195,7 +213,8 @@ func (s *Server) Inject(f Fault) *FaultHandle {
 		RedirectUnreachable: {EndpointLoad, Endpoint2PC},
 		Hang:                {EndpointLoad, Endpoint2PC, EndpointLoadState, EndpointQuery},
 		StallBody:           {EndpointLoad},
-		Respond:             {EndpointLoad, Endpoint2PC, EndpointLoadState, EndpointQuery, EndpointSchema},
+		Respond: {EndpointLoad, Endpoint2PC, EndpointLoadState, EndpointQuery, EndpointSchema,
+			EndpointRedirect, EndpointBackends, EndpointErrorLog},
 	}[f.Kind]
 	if f.Endpoint != 0 && !slices.Contains(applies, f.Endpoint) {
 		panic(fmt.Sprintf("doristest: Inject(%v): does not apply to endpoint %d", f.Kind, int(f.Endpoint)))
@@ -205,6 +224,9 @@ func (s *Server) Inject(f Fault) *FaultHandle {
 	}
 	if f.Delay < 0 || (f.Body != "" && f.Kind != Respond) {
 		panic(fmt.Sprintf("doristest: Inject(%v): a negative Delay, or a Body on a kind other than Respond", f.Kind))
+	}
+	if f.Status != 0 && (f.Kind != Respond || f.Status < 100 || f.Status > 599) {
+		panic(fmt.Sprintf("doristest: Inject(%v): Status %d: only Respond takes a Status, from 100 to 599", f.Kind, f.Status))
 	}
 	h := &FaultHandle{f: f, set: &s.faults, hit: make(chan struct{})}
 	s.faults.mu.Lock()
@@ -238,7 +260,7 @@ func (fs *faultSet) take(kind FaultKind, ep Endpoint, backend int, tbl, label st
 	defer fs.mu.Unlock()
 	for _, h := range fs.list {
 		f := h.f
-		if f.Kind != kind || (f.Endpoint != 0 && f.Endpoint != ep) ||
+		if f.Kind != kind || (f.Endpoint != 0 && f.Endpoint != ep) || (f.Endpoint == 0 && ep.namedOnly()) ||
 			(f.Backend != 0 && backend != 0 && f.Backend != backend) ||
 			(f.Table != "" && f.Table != tbl) || (f.Label != "" && !strings.HasPrefix(label, f.Label)) {
 			continue
@@ -295,14 +317,18 @@ func hangUp(w http.ResponseWriter) {
 	_ = conn.Close()
 }
 
-// respond answers the request with a Respond fault's body, if one matches
-// (backend as for take); contentType is the one Doris uses there.
+// respond answers the request with a Respond fault's body and status, if
+// one matches (backend as for take); contentType is the one Doris uses there.
 func (s *Server) respond(w http.ResponseWriter, ep Endpoint, backend int, tbl, label, contentType string) bool {
 	h := s.faults.take(Respond, ep, backend, tbl, label)
 	if h == nil {
 		return false
 	}
-	writeBody(w, http.StatusOK, contentType, h.f.Body)
+	status := h.f.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	writeBody(w, status, contentType, h.f.Body)
 	return true
 }
 

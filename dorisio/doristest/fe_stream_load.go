@@ -16,13 +16,14 @@ import (
 //     `Location: http://<user>:<pass>@<be host:port><path>?<query>`, the
 //     user-info percent-encoded like java.net.URI and taken from the
 //     request's Basic auth; the Location always carries the `?`.
+//   - A Respond fault on EndpointRedirect answers in place of all of it.
 //   - Body bytes a client sends anyway (after its 100-continue wait ran out)
 //     are counted in Stats.FrontendBodyBytes, after the reply is sent.
 
 func (s *Server) feStreamLoad(w http.ResponseWriter, r *http.Request, db, tbl string) {
 	label := r.Header.Get("label")
 	done, slow := s.feFaults(w, r, EndpointLoad, tbl, label)
-	if done {
+	if done || s.respond(w, EndpointRedirect, 0, tbl, label, "application/json") {
 		return
 	}
 	if gc := r.Header.Get("group_commit"); gc != "" && !validGroupCommit(gc) {

@@ -1,6 +1,7 @@
 package doristest
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -32,6 +33,78 @@ func TestARespondFaultAnswersGetLoadStateOnTheFE(t *testing.T) {
 	s.Inject(Fault{Kind: Respond, Endpoint: EndpointLoadState, Count: 1, Body: `{"msg":"success","code":0,"data":"PREPARED","count":0}`})
 	wantEqual(t, "the played answer", state(t, s, "x"), "PREPARED")
 	wantEqual(t, "then the server's own", state(t, s, "x"), "UNKNOWN")
+}
+
+// A Respond fault answers every endpoint a fault can name with its body
+// and status, on the side Doris answers it from, and applies nothing; the
+// next request is handled as usual.
+func TestARespondFaultAnswersAnyEndpointWithItsBodyAndStatus(t *testing.T) {
+	const notReady = `{"msg":"Service Unavailable","code":503,"data":"FE is not ready","count":0}`
+	for _, tc := range []struct {
+		name   string
+		ep     Endpoint
+		send   func(s *Server) reply
+		status int
+	}{
+		{"the FE's answer to a load, in place of its 307", EndpointRedirect, func(s *Server) reply {
+			return do(t, s, http.MethodPut, s.URL+"/api/demo/t/_stream_load", hdr{"Expect": "100-continue", "label": "r1"}, "1\ta\n")
+		}, http.StatusServiceUnavailable},
+		{"the FE's answer to a 2PC call, in place of its 307", EndpointRedirect, func(s *Server) reply {
+			return do(t, s, http.MethodPut, s.URL+"/api/demo/_stream_load_2pc", hdr{"Expect": "100-continue", "txn_id": "1", "txn_operation": "commit"}, "")
+		}, 0},
+		{"BE discovery", EndpointBackends, func(s *Server) reply { return do(t, s, http.MethodGet, s.URL+"/api/backends?is_alive=true", nil, "") }, 0},
+		{"get_load_state", EndpointLoadState, func(s *Server) reply {
+			return do(t, s, http.MethodGet, s.URL+"/api/demo/get_load_state?label=x", nil, "")
+		}, 404},
+		{"a query", EndpointQuery, func(s *Server) reply {
+			return do(t, s, http.MethodPost, s.URL+"/api/query/default_cluster/demo", nil, `{"stmt":"SHOW FRONTEND CONFIG"}`)
+		}, 0},
+		{"a table's schema", EndpointSchema, func(s *Server) reply { return do(t, s, http.MethodGet, s.URL+"/api/demo/t/_schema", nil, "") }, 502},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newServer(t, WithTable(demoDDL))
+			h := s.Inject(Fault{Kind: Respond, Endpoint: tc.ep, Count: 1, Body: notReady, Status: tc.status})
+			first := tc.send(s)
+			want := tc.status
+			if want == 0 {
+				want = http.StatusOK
+			}
+			wantEqual(t, "status", first.code, want)
+			wantEqual(t, "body", first.body, notReady)
+			wantEqual(t, "hits", h.Hits(), 1)
+			if then := tc.send(s); then.body == notReady {
+				t.Errorf("the second request was answered the fault's body again (code %d)", then.code)
+			}
+			wantEqual(t, "txns", len(s.Txns("demo")), 0)
+		})
+	}
+}
+
+// A load's error log, which the client fetches from the BE, can be
+// answered too.
+func TestARespondFaultAnswersAnErrorLog(t *testing.T) {
+	s := newServer(t, WithTable(demoDDL))
+	body := streamLoad(t, s, "demo", "t", hdr{"label": "bad"}, "not_a_number\tb\tc\n")
+	u, _ := field(t, body, "ErrorURL").(string)
+	if u == "" {
+		t.Fatalf("no ErrorURL in %s", body)
+	}
+	const played = "Reason: played by the test. src line [not_a_number\tb\tc]; \n"
+	s.Inject(Fault{Kind: Respond, Endpoint: EndpointErrorLog, Count: 1, Body: played})
+	wantEqual(t, "played log", do(t, s, http.MethodGet, u, nil, "").body, played)
+	if real := do(t, s, http.MethodGet, u, nil, "").body; real == played || !strings.HasPrefix(real, "Reason: ") {
+		t.Errorf("then the server's own log: got %q", real)
+	}
+}
+
+// A Respond fault without an Endpoint keeps answering only the endpoints
+// it answered before the FE's redirect, discovery and error logs could be
+// named: loads still reach the BE, where it answers.
+func TestARespondFaultWithoutAnEndpointLeavesTheRedirectAlone(t *testing.T) {
+	s := newServer(t, WithTable(demoDDL))
+	want := LoadFailure("z1", 9, quorumMsg)
+	s.Inject(Fault{Kind: Respond, Label: "z", Count: 1, Body: want})
+	wantEqual(t, "body from the BE", streamLoad(t, s, "demo", "t", hdr{"label": "z1"}, "1\ta\n"), want)
 }
 
 // §1.4: a 2PC commit does not wait for publish. Under PublishTimeout with

@@ -104,6 +104,8 @@ func TestMisusePanics(t *testing.T) {
 		{"a fault kind on the wrong endpoint", func() { s.Inject(Fault{Kind: PublishTimeout, Endpoint: EndpointQuery}) }, "doristest: Inject(PublishTimeout): does not apply to endpoint 4"},
 		{"zero backends", func() { NewServer(WithBackends(0)) }, "doristest: WithBackends(0): must be >= 1"},
 		{"a Body on a kind other than Respond", func() { s.Inject(Fault{Kind: Proxy502, Body: "x"}) }, "doristest: Inject(Proxy502): a negative Delay, or a Body on a kind other than Respond"},
+		{"a Status on a kind other than Respond", func() { s.Inject(Fault{Kind: Proxy502, Status: 503}) }, "doristest: Inject(Proxy502): Status 503: only Respond takes a Status, from 100 to 599"},
+		{"a Status that is no HTTP status", func() { s.Inject(Fault{Kind: Respond, Status: 42}) }, "doristest: Inject(Respond): Status 42: only Respond takes a Status, from 100 to 599"},
 		{"a label cap of 0", func() { NewServer(WithLabelNumThreshold(0)) }, "doristest: WithLabelNumThreshold(0): want >= 1, or -1 for no cap"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 //     `No transaction id or label selected.`, `No transaction
 //     operation('commit' or 'abort') selected.`, then 307 to a BE like
 //     §1.2. The FE does not check the operation value nor read the body.
+//     A Respond fault on EndpointRedirect answers in place of all of it.
 //   - BE: a `txn_id` that is not an unsigned integer →
 //     INTERNAL_ERROR `convert txn_id [<v>] failed, reason=stoull`;
 //     `txn_operation` other than exactly `commit`/`abort` → INTERNAL_ERROR.
@@ -25,7 +26,7 @@ import (
 func (s *Server) fe2PC(w http.ResponseWriter, r *http.Request, db string) {
 	label := r.Header.Get("label")
 	done, slow := s.feFaults(w, r, Endpoint2PC, "", label)
-	if done {
+	if done || s.respond(w, EndpointRedirect, 0, "", label, "application/json") {
 		return
 	}
 	cred, ok := s.feAuth(w, r, "Need auth information.")

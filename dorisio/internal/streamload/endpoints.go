@@ -132,23 +132,28 @@ func (c *Client) parseBackends(fe string, body []byte) ([]string, error) {
 		} `json:"backends"`
 	}
 	var env struct {
-		Code        *int64      `json:"code"`
-		Msg         string      `json:"msg"`
-		Data        backendList `json:"data"`
-		backendList             // older FEs: the list itself, no envelope
+		Code        *int64          `json:"code"`
+		Msg         string          `json:"msg"`
+		Data        json.RawMessage `json:"data"` // the list, or a refusal's text
+		backendList                 // older FEs: the list itself, no envelope
 	}
 	if json.Unmarshal(body, &env) != nil || (env.Code == nil && env.Backends == nil) {
 		return nil, fmt.Errorf("body %q, which is not a backend list", c.redact(excerpt(body)))
 	}
-	list := env.Data.Backends
-	if env.Code == nil {
-		list = env.Backends
-	} else if *env.Code != 0 {
+	list := env.Backends
+	if env.Code != nil && *env.Code != 0 {
 		err := fmt.Errorf("code %d %q, body %q", *env.Code, env.Msg, c.redact(excerpt(body)))
-		if *env.Code == 401 {
+		if classify(onBackends, envelopeReply(*env.Code, env.Msg, string(env.Data))).kind == ErrAuth {
 			return nil, errors.Join(ErrAuth, err)
 		}
 		return nil, err
+	}
+	if env.Code != nil {
+		var data backendList
+		if len(env.Data) > 0 && json.Unmarshal(env.Data, &data) != nil {
+			return nil, fmt.Errorf("body %q, which is not a backend list", c.redact(excerpt(body)))
+		}
+		list = data.Backends
 	}
 	scheme := "http"
 	if strings.HasPrefix(fe, "https://") {

@@ -175,19 +175,14 @@ func (c *Client) queryOnce(ctx context.Context, e *Error, payload []byte, refuse
 	}
 	if code != 0 {
 		e.Status, e.Message, e.parsed = jsonText(m, "msg"), c.redact(jsonText(m, "data")), true
-		// Not classifyEnvelopeError: an "Access denied" here is a missing
-		// privilege for SHOW TRANSACTION, so listing is unsupported, not auth.
-		switch {
-		case code == 401:
+		switch v := classify(onQuery, envelopeReply(code, e.Status, jsonText(m, "data"))); {
+		case v.kind == ErrAuth:
 			e.Kind, e.next = ErrAuth, "check Config.User and Config.Password"
 			return nil, false, e
-		case code == 503 || strings.Contains(e.Message, "rejected from SQL submitter"):
-			// Not ready, or SQL workers busy; any other internal error means
-			// listing does not work here (cleanup falls back to the timeout).
-			e.Cause = errors.New("FE not ready or its SQL workers busy")
+		case v.act == actRetry:
+			e.Cause = errors.New(v.reason)
 			return nil, true, e
-		case strings.Contains(e.Message, "transaction with id") && strings.Contains(e.Message, "does not exist"):
-			// ID = n of a txn the FE no longer holds (§12.2.1).
+		case v.kind == errNoSuchTxn:
 			e.Cause = errNoSuchTxn
 			return nil, false, e
 		default:

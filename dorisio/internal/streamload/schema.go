@@ -70,7 +70,7 @@ func (c *Client) TableColumns(ctx context.Context, db, table string) ([]Column, 
 		}
 		e.Message = c.redact(text)
 		e.Cause = fmt.Errorf("FE answered code %d", *env.Code)
-		if classifyEnvelopeError(*env.Code, text).kind == ErrAuth {
+		if classify(onSchema, envelopeReply(*env.Code, "", text)).kind == ErrAuth {
 			e.Kind = ErrAuth
 		}
 		return nil, e

@@ -50,7 +50,7 @@ func (c *Client) loadStateOnce(ctx context.Context, db, label string, attempt in
 	e.Message = c.redact(data)
 	if code > 0 {
 		e.Cause = fmt.Errorf("FE answered code %d", code)
-		switch v := classifyEnvelopeError(code, data); {
+		switch v := classify(onState, envelopeReply(code, "", data)); {
 		case v.kind == ErrAuth:
 			e.Kind, e.next = ErrAuth, "check Config.User and Config.Password"
 			return "", false, e
