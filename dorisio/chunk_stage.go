@@ -329,7 +329,7 @@ func (fn *chunkFn) ProcessElement(ctx context.Context, w beam.Window, ts beam.Ev
 		return nil
 	}
 	table, data, rows, err := fn.enc.encode(ctx, elem)
-	if rr := (*refusedRow)(nil); fn.Opts.Rejected && errors.As(err, &rr) {
+	if rr, ok := err.(*refusedRow); ok && fn.Opts.Rejected { // encode returns it unwrapped; no per-row errors.As target
 		own(refusedAsRow(fn.DB, rr)) // to the rows' own loads, which output it (rejected.go)
 		return nil
 	}

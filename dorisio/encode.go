@@ -116,19 +116,35 @@ func newElemEncoder(t reflect.Type, o *writeOptions) (elemEncoder, error) {
 // encode returns the element's rows, ended by the format's row end, and how
 // many rows they are, as encode.Elem.Encode does.
 func (e elemEncoder) encode(ctx context.Context, elem any) (string, []byte, int64, error) {
-	var table string
-	var out []byte
-	var rows int64
-	var err error
-	if r, ok := elem.(Row); ok && e.rows != nil {
-		table, out, rows, err = e.rows.Routed("Row.Table", r.Table, r.Data)
-	} else {
-		table, out, rows, err = e.Encode(ctx, elem)
+	if e.rows != nil {
+		if r, ok := elem.(Row); ok {
+			return e.routed(r)
+		}
 	}
+	table, out, rows, err := e.Encode(ctx, elem)
+	if err != nil {
+		return "", nil, 0, asRefusedRow(err)
+	}
+	return table, out, rows, nil
+}
+
+// routed passes a Row's pre-encoded data through to its table.
+func (e elemEncoder) routed(r Row) (string, []byte, int64, error) {
+	table, out, rows, err := e.rows.Routed("Row.Table", r.Table, r.Data)
+	if err != nil {
+		return "", nil, 0, asRefusedRow(err)
+	}
+	return table, out, rows, nil
+}
+
+// asRefusedRow turns the encoder's *encode.Refused into the *refusedRow the
+// bundle sets aside; apart from encode so that the per-row call allocates
+// nothing for the target errors.As needs.
+func asRefusedRow(err error) error {
 	if r := (*encode.Refused)(nil); errors.As(err, &r) {
-		return "", nil, 0, &refusedRow{table: r.Table, row: r.Row, err: r.Err}
+		return &refusedRow{table: r.Table, row: r.Row, err: r.Err}
 	}
-	return table, out, rows, err
+	return err
 }
 
 // routes reports whether elements name their own table (Row, a struct

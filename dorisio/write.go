@@ -301,7 +301,7 @@ func (fn *writeFn) ProcessElement(ctx context.Context, _ beam.BundleFinalization
 		return fn.rejectRefused(ctx, r)
 	}
 	table, data, rows, err := fn.enc.encode(ctx, elem)
-	if rr := (*refusedRow)(nil); fn.Opts.Rejected && errors.As(err, &rr) {
+	if rr, ok := err.(*refusedRow); ok && fn.Opts.Rejected { // encode returns it unwrapped; no per-row errors.As target
 		return fn.rejectRow(ctx, rr)
 	}
 	if err != nil {
