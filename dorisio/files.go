@@ -173,7 +173,7 @@ func newFileLoad(s beam.Scope, cfg Config, opts []WriteOption) (*fileLoadFn, err
 			Conn: conn, DB: cfg.Database, Table: cfg.Table, LabelPrefix: prefix, RunID: pipelineRunID(s),
 			Headers: headers, Opts: *o, Elem: beam.EncodedType{T: rowType},
 		},
-		Delim: sc.delim, Sep: sc.sep, Enclose: sc.enclose, Escape: sc.escape,
+		Delim: sc.Delim, Sep: sc.Sep, Enclose: sc.Enclose, Escape: sc.Escape,
 	}, nil
 }
 
@@ -685,4 +685,9 @@ func noteLoaded(n int64) func(CommitResult) {
 	return func(r CommitResult) {
 		fileprogress.Loaded(n, r.Rows, r.LoadedRows, r.FilteredRows, r.AlreadyCommitted)
 	}
+}
+
+// syntax is the record syntax of fn's files.
+func (fn *fileLoadFn) syntax() filerange.Syntax {
+	return filerange.Syntax{Delim: fn.Delim, Sep: fn.Sep, Enclose: fn.Enclose, Escape: fn.Escape}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
 	"github.com/dorisbeam/dorisbeam/internal/textfmt"
 )
 
@@ -153,8 +154,8 @@ func separatorHeader(option, header, v string) WriteOption {
 
 // fileHeaders are the headers of every load of WriteFiles, and the scanner
 // that cuts its files into records, checked against the user's headers.
-func fileHeaders(o *writeOptions) (map[string]string, recordScanner, error) {
-	var sc recordScanner
+func fileHeaders(o *writeOptions) (map[string]string, filerange.Syntax, error) {
+	var sc filerange.Syntax
 	headers := formatHeaders(o.Format)
 	for _, h := range []string{"enclose", "escape", "trim_double_quotes", "skip_lines"} {
 		if _, set := o.Headers[h]; set {
@@ -168,13 +169,13 @@ func fileHeaders(o *writeOptions) (map[string]string, recordScanner, error) {
 	for k, v := range o.Headers {
 		headers[k] = v
 	}
-	sc.delim = []byte{'\n'}
+	sc.Delim = []byte{'\n'}
 	if v, ok := headers["line_delimiter"]; ok {
 		d, err := textfmt.DecodeSeparator(v)
 		if err != nil {
 			return nil, sc, fmt.Errorf("line_delimiter %q: %v", v, err)
 		}
-		sc.delim = d
+		sc.Delim = d
 	}
 	if o.Format == JSON {
 		if o.Files.HeaderLines > 0 {
@@ -189,13 +190,13 @@ func fileHeaders(o *writeOptions) (map[string]string, recordScanner, error) {
 	if err != nil {
 		return nil, sc, fmt.Errorf("column_separator %q: %v", headers["column_separator"], err)
 	}
-	sc.sep, sc.enclose = sep, '"'
+	sc.Sep, sc.Enclose = sep, '"'
 	if o.Files.Dialect == RFC4180 {
-		headers["escape"], sc.escape = `"`, '"'
+		headers["escape"], sc.Escape = `"`, '"'
 	} else {
-		headers["escape"], sc.escape = `\`, '\\'
+		headers["escape"], sc.Escape = `\`, '\\'
 	}
-	if strings.ContainsRune(string(sep)+string(sc.delim), '"') {
+	if strings.ContainsRune(string(sep)+string(sc.Delim), '"') {
 		return nil, sc, fmt.Errorf("column_separator %q and line_delimiter %q: may not hold '\"', the enclose character", headers["column_separator"], headers["line_delimiter"])
 	}
 	return headers, sc, nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
 )
 
 // No value changed by Doris' reading of a quoted CSV value.
@@ -126,7 +127,7 @@ func (t *csvTranscoder) records(data []byte, each func([]csvField) bool) bool {
 	var fields []csvField
 	pos, n := 0, len(data)
 	for pos < n {
-		if hasAt(data, pos, t.delim) {
+		if filerange.HasAt(data, pos, t.delim) {
 			pos += len(t.delim) // an empty record: Doris skips it
 			continue
 		}
@@ -155,21 +156,21 @@ func (t *csvTranscoder) records(data []byte, each func([]csvField) bool) bool {
 				}
 				fields = append(fields, csvField{raw: data[pos+1 : j], enclosed: true})
 				pos = j + 1
-				if pos < n && !hasAt(data, pos, t.sep) && !hasAt(data, pos, t.delim) {
+				if pos < n && !filerange.HasAt(data, pos, t.sep) && !filerange.HasAt(data, pos, t.delim) {
 					return false // text after the closing enclose
 				}
 			} else {
 				end := n
-				if i := indexOf(data[pos:], t.delim); i >= 0 {
+				if i := filerange.IndexOf(data[pos:], t.delim); i >= 0 {
 					end = pos + i
 				}
-				if i := indexOf(data[pos:end], t.sep); i >= 0 {
+				if i := filerange.IndexOf(data[pos:end], t.sep); i >= 0 {
 					end = pos + i
 				}
 				fields = append(fields, csvField{raw: data[pos:end]})
 				pos = end
 			}
-			if pos < n && hasAt(data, pos, t.sep) {
+			if pos < n && filerange.HasAt(data, pos, t.sep) {
 				pos += len(t.sep)
 				continue
 			}

@@ -78,7 +78,7 @@ func (b *batcher) isolate(j *loadJob, refusal error) ([]loadOutcome, CommitResul
 	if err != nil {
 		return nil, CommitResult{}, fmt.Errorf("dorisio.Write: table %s.%s (label %s): reading the refused load's rows again to isolate them: %v (after: %w)", b.db, j.table, j.label, err, refusal)
 	}
-	starts := filerange.Starts(sc.syntax(), data)
+	starts := filerange.Starts(sc, data)
 	if j.byContent {
 		data, starts = sortRecords(data, starts, b.delimOf(j))
 	}
@@ -200,17 +200,17 @@ func refusedBy(refusal error) string {
 
 // recordsOf returns how j's body is cut into records, and false when it
 // cannot be cut into loads of their own (see the top of this file).
-func (b *batcher) recordsOf(j *loadJob) (recordScanner, bool) {
+func (b *batcher) recordsOf(j *loadJob) (filerange.Syntax, bool) {
 	h := b.headers
 	if j.headers != nil {
 		h = j.headers
 	}
-	var sc recordScanner
+	var sc filerange.Syntax
 	if j.compressed != "" || h["skip_lines"] != "" && h["skip_lines"] != "0" || h["strip_outer_array"] == "true" ||
 		strings.HasPrefix(strings.ToLower(h["format"]), "csv_with_names") {
 		return sc, false
 	}
-	sc.delim = b.delimOf(j)
+	sc.Delim = b.delimOf(j)
 	if strings.ToLower(h["format"]) == "json" {
 		return sc, true
 	}
@@ -218,11 +218,11 @@ func (b *batcher) recordsOf(j *loadJob) (recordScanner, bool) {
 	if err != nil {
 		return sc, false
 	}
-	sc.sep = sep
+	sc.Sep = sep
 	if e := h["enclose"]; len(e) == 1 {
-		sc.enclose = e[0]
+		sc.Enclose = e[0]
 		if x := h["escape"]; len(x) == 1 {
-			sc.escape = x[0]
+			sc.Escape = x[0]
 		}
 	}
 	return sc, true
