@@ -54,7 +54,7 @@ type batcher struct {
 	// streamBatches: the loads are stream batches (stream_batch.go), for
 	// which grouped delivery and the cut budget do not apply.
 	streamBatches bool
-	opts          *writeOptions
+	opts          *Options
 	budget        budget
 
 	open      map[string]*openBatch
@@ -151,7 +151,7 @@ type loadOutcome struct {
 	spilled int64 // bytes the load sent from a spool file
 }
 
-func newBatcher(ctx context.Context, ld loader, pool *chunkPool, db, table, prefix, run string, headers map[string]string, o *writeOptions) *batcher {
+func newBatcher(ctx context.Context, ld loader, pool *chunkPool, db, table, prefix, run string, headers map[string]string, o *Options) *batcher {
 	ctx, cancel := context.WithCancel(ctx)
 	b := &batcher{
 		ld: ld, pool: pool, db: db, table: table, prefix: prefix, run: run, headers: headers, meaning: loadMeaning(headers), opts: o,

@@ -81,7 +81,7 @@ func testBatcher(ld loader, opts ...WriteOption) *batcher {
 		panic(strings.Join(o.errs, "; "))
 	}
 	pool := &chunkPool{max: int((o.MaxBufferedBytes + int64(o.LoadsInFlight)*o.MaxBatchBytes) / chunkSize)}
-	return newBatcher(context.Background(), ld, pool, "demo", "", "job", "0badf00d", map[string]string{}, o)
+	return newBatcher(context.Background(), ld, pool, "demo", "", "job", "0badf00d", map[string]string{}, &o.Options)
 }
 
 // finishAll finishes b's bundle and returns the loads ld saw and their
@@ -425,7 +425,7 @@ func TestSpilledBatchesOfThousandsOfTablesHoldNoFileOpen(t *testing.T) {
 func TestIdentityElementsAreLoadsOfTheirOwn(t *testing.T) {
 	ld := &fakeLoader{}
 	b := testBatcher(ld, WithMaxOpenTxns(1))
-	enc, err := newElemEncoder(rowType, defaultWriteOptions())
+	enc, err := newElemEncoder(rowType, &defaultWriteOptions().Options)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -235,7 +235,7 @@ type chunkFn struct {
 	Conn  connSpec
 	DB    string
 	Table string // Config.Table, for elements that name none
-	Opts  writeOptions
+	Opts  Options
 	Elem  beam.EncodedType
 	RunID string
 	// FlushMillis is the flush interval with stream batching: chunks are

@@ -36,7 +36,7 @@ func encoderFor(t *testing.T, typ reflect.Type, opts ...WriteOption) elemEncoder
 	if len(o.errs) > 0 {
 		t.Fatal(o.errs)
 	}
-	enc, err := newElemEncoder(typ, o)
+	enc, err := newElemEncoder(typ, &o.Options)
 	if err != nil {
 		t.Fatalf("newElemEncoder: %v", err)
 	}
@@ -97,12 +97,12 @@ func TestStructColumnsHeaderFollowsTagsInBothFormats(t *testing.T) {
 	}
 }
 
-func defaultWriteOptionsWith(opts ...WriteOption) *writeOptions {
+func defaultWriteOptionsWith(opts ...WriteOption) *Options {
 	o := defaultWriteOptions()
 	for _, opt := range opts {
 		opt(o)
 	}
-	return o
+	return &o.Options
 }
 
 func TestUnencodableTypesFailAtConstruction(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
@@ -152,23 +151,3 @@ var ownPrefixes = []string{"dorisio.Write: ", "dorisio.WriteFiles: ", "dorisio: 
 // runnerTrailers start what runners and ptest append after a DoFn's
 // error: a goroutine dump (a panic), and ptest.Run's advice on prism.
 var runnerTrailers = []string{"\ngoroutine ", "\nerror may be due to Apache Beam Go's migration"}
-
-// validErr returns err with a text that is valid UTF-8: a runner sends an
-// error's text as a protobuf string, and a worker whose error is not UTF-8
-// is dropped (prism: "SDK worker disconnected"). File paths may hold any
-// byte; data is quoted where it is put in a message (streamload.QuoteData).
-func validErr(err error) error {
-	if err == nil || utf8.ValidString(err.Error()) {
-		return err
-	}
-	return textError{err: err}
-}
-
-// textError shows err's text as valid UTF-8.
-type textError struct {
-	err error
-}
-
-func (e textError) Error() string { return streamload.ValidText(e.err.Error()) }
-
-func (e textError) Unwrap() error { return e.err }

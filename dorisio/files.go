@@ -171,7 +171,7 @@ func newFileLoad(s beam.Scope, cfg Config, opts []WriteOption) (*fileLoadFn, err
 	return &fileLoadFn{
 		writeFn: writeFn{
 			Conn: conn, DB: cfg.Database, Table: cfg.Table, LabelPrefix: prefix, RunID: pipelineRunID(s),
-			Headers: headers, Opts: *o, Elem: beam.EncodedType{T: rowType},
+			Headers: headers, Opts: o.Options, Elem: beam.EncodedType{T: rowType},
 		},
 		Delim: sc.Delim, Sep: sc.Sep, Enclose: sc.Enclose, Escape: sc.Escape,
 	}, nil

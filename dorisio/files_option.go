@@ -8,47 +8,6 @@ import (
 	"github.com/dorisbeam/dorisbeam/internal/textfmt"
 )
 
-// CSVDialect is how a CSV file quotes its values, for WriteFiles.
-type CSVDialect string
-
-const (
-	// RFC4180 is the CSV that spreadsheets and most exporters write: a value
-	// may be enclosed in '"', a '"' inside it is doubled, and a backslash is
-	// an ordinary character. WriteFiles sends enclose '"', escape '"' (Doris
-	// then unescapes only doubled quotes, protocol §3, §13) and
-	// trim_double_quotes true. The default of WriteFiles. Doris would
-	// change two kinds of enclosed values (a '"' pair at both ends, trimmed
-	// once more; a quoted "\N", NULL): a range holding one is transcoded
-	// into Write's CSV, so that every value loads as the file means it.
-	RFC4180 CSVDialect = "rfc4180"
-	// DorisCSV is Doris' own quoting, which Write produces: a value may be
-	// enclosed in '"', and a backslash makes the next character literal,
-	// inside enclosed values and out (C:\temp\new loads as C:tempnew).
-	// WriteFiles sends enclose '"', escape '\' and trim_double_quotes true.
-	DorisCSV CSVDialect = "doris"
-)
-
-// File options of WriteFiles: defaults and the names WriteFiles reports.
-const (
-	// defaultRangeBytes is the size of the ranges WriteFiles cuts a file
-	// into, each one load.
-	defaultRangeBytes = 64 << 20
-)
-
-// fileOptions are the options only WriteFiles reads.
-type fileOptions struct {
-	Dialect     CSVDialect
-	HeaderLines int
-	Compression string // "auto", "none", "gz", "lz4", "bz2", "zstd"
-	RangeBytes  int64
-	EmptyMatch  EmptyMatchTreatment // files_empty.go
-	Given       []string            // the file options given, for Write's refusal
-}
-
-func defaultFileOptions() fileOptions {
-	return fileOptions{Dialect: RFC4180, Compression: "auto", RangeBytes: defaultRangeBytes}
-}
-
 func (o *writeOptions) fileOption(name string) { o.Files.Given = append(o.Files.Given, name) }
 
 // WithCSVDialect says how WriteFiles' CSV files quote their values:

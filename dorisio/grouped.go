@@ -66,7 +66,7 @@ func init() {
 // (WithAllOrNothing, stream batching, unbounded input). A Flink or Spark
 // job server reached as --runner=universal is not recognised: name the
 // delivery there.
-func (o *writeOptions) runnerDelivery(col beam.PCollection) {
+func (o *Options) runnerDelivery(col beam.PCollection) {
 	if o.DeliverySet || o.AllOrNothing || o.Stream == streamOn {
 		return
 	}
@@ -119,7 +119,7 @@ type groupLoadFn struct {
 	LabelPrefix string
 	RunID       string
 	Headers     map[string]string
-	Opts        writeOptions
+	Opts        Options
 
 	client *streamload.Client
 	pool   *chunkPool

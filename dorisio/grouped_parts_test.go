@@ -19,7 +19,7 @@ import (
 
 // chunked runs the chunking stage over bundles of pre-encoded rows (one
 // element each) for table and returns the chunks per key, in emission order.
-func chunked(t *testing.T, o *writeOptions, table string, bundles [][]string) map[string][][]byte {
+func chunked(t *testing.T, o *Options, table string, bundles [][]string) map[string][][]byte {
 	t.Helper()
 	fn := &chunkFn{Table: table, Opts: *o, enc: elemEncoder{Elem: encode.NewPassThrough([]byte("\n"), false)}}
 	out := map[string][][]byte{}
@@ -53,7 +53,7 @@ func iterate(chunks [][]byte) func(*[]byte) bool {
 
 // cutGroup cuts one group's parts as the load stage does and returns each
 // part's id and sorted rows.
-func cutGroup(t *testing.T, o *writeOptions, shard string, chunks [][]byte) map[string][]string {
+func cutGroup(t *testing.T, o *Options, shard string, chunks [][]byte) map[string][]string {
 	t.Helper()
 	r := &groupReader{lim: size{o.MaxBatchBytes, o.MaxBatchRows}, keep: o.MaxBatchBytes, dir: t.TempDir()}
 	files := &spoolFiles{}
@@ -110,7 +110,7 @@ func cutGroup(t *testing.T, o *writeOptions, shard string, chunks [][]byte) map[
 }
 
 // groupsOf cuts every group of the chunks.
-func groupsOf(t *testing.T, o *writeOptions, byKey map[string][][]byte) map[string][]string {
+func groupsOf(t *testing.T, o *Options, byKey map[string][][]byte) map[string][]string {
 	t.Helper()
 	all := map[string][]string{}
 	for key, chunks := range byKey {
@@ -121,11 +121,11 @@ func groupsOf(t *testing.T, o *writeOptions, byKey map[string][][]byte) map[stri
 	return all
 }
 
-func partOptions(batchRows, batchBytes int64, shards int) *writeOptions {
+func partOptions(batchRows, batchBytes int64, shards int) *Options {
 	o := defaultWriteOptions()
 	o.MaxBatchRows, o.MaxBatchBytes, o.Shards = batchRows, batchBytes, shards
 	o.finish()
-	return o
+	return &o.Options
 }
 
 // A group's parts are a function of its rows alone: the same rows in

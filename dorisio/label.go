@@ -173,3 +173,7 @@ func loadMeaning(headers map[string]string) string {
 	}
 	return b.String()
 }
+
+// maxPrefixLen keeps prefix + table part + unique id within Doris' 128-char
+// label limit (see label.go).
+const maxPrefixLen = 48

@@ -15,7 +15,7 @@ const deleteSignColumn = "__DORIS_DELETE_SIGN__"
 // encoding, so the user may not change it; the column list is always sent
 // (CSV and JSON alike) because partial_columns, the sequence column and the
 // delete sign are read against it.
-func loadHeaders(t reflect.Type, enc elemEncoder, o *writeOptions) (map[string]string, error) {
+func loadHeaders(t reflect.Type, enc elemEncoder, o *Options) (map[string]string, error) {
 	headers := formatHeaders(o.Format)
 	se, isStruct := enc.Elem.(*structEncoder)
 	if !isStruct {
@@ -56,7 +56,7 @@ func loadHeaders(t reflect.Type, enc elemEncoder, o *writeOptions) (map[string]s
 }
 
 // userHeader reports the first of names the user set with WithLoadHeader.
-func userHeader(o *writeOptions, names ...string) (string, bool) {
+func userHeader(o *Options, names ...string) (string, bool) {
 	for _, n := range names {
 		if _, ok := o.Headers[n]; ok {
 			return n, true

@@ -127,7 +127,7 @@ func TestATableFieldIsAStringAndOnlyOne(t *testing.T) {
 		{intTable{}, "field intTable.T is tagged `doris:\",table\"` but is a int: the table field must be a string"},
 	} {
 		o := defaultWriteOptions()
-		if _, err := newElemEncoder(reflect.TypeOf(tc.elem), o); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := newElemEncoder(reflect.TypeOf(tc.elem), &o.Options); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%T: err = %v, want %q", tc.elem, err, tc.want)
 		}
 	}

@@ -123,7 +123,7 @@ type streamBatchFn struct {
 	LabelPrefix string
 	RunID       string
 	Headers     map[string]string
-	Opts        writeOptions
+	Opts        Options
 
 	Chunks state.Bag[[]byte]
 	Meta   state.Value[batchMeta]
@@ -133,7 +133,7 @@ type streamBatchFn struct {
 	batch  *batcher // the current bundle's; nil between bundles
 }
 
-func newStreamBatchFn(conn connSpec, db, prefix, run string, headers map[string]string, o *writeOptions) *streamBatchFn {
+func newStreamBatchFn(conn connSpec, db, prefix, run string, headers map[string]string, o *Options) *streamBatchFn {
 	return &streamBatchFn{
 		Conn: conn, DB: db, LabelPrefix: prefix, RunID: run, Headers: headers, Opts: *o,
 		Chunks: state.MakeBagState[[]byte]("chunks"),

@@ -443,7 +443,7 @@ func TestAChunkerSpreadsATablesRowsOverItsShardsByTheirContent(t *testing.T) {
 	keyOf := func(bundles [][]string) map[string]string {
 		t.Helper()
 		keys := map[string]string{}
-		for key, chunks := range chunked(t, o, "t1", bundles) {
+		for key, chunks := range chunked(t, &o.Options, "t1", bundles) {
 			for _, c := range chunks {
 				h, err := parseChunk(c)
 				if err != nil {

@@ -28,9 +28,6 @@ func WithTimeZone(loc *time.Location) WriteOption {
 	}
 }
 
-// defaultTimeZone is the zone of time.Time fields without WithTimeZone.
-const defaultTimeZone = "UTC"
-
 // zoneName is the name a worker can load loc by, and Doris' timezone header
 // accepts: an IANA name, "UTC", or an offset "+08:00".
 func zoneName(loc *time.Location) (string, error) {
@@ -70,26 +67,4 @@ func sameOffsets(a, b *time.Location) bool {
 		}
 	}
 	return true
-}
-
-// loadZone loads a zone named by zoneName, on a worker.
-func loadZone(name string) (*time.Location, error) {
-	if name == "" || name == "UTC" {
-		return time.UTC, nil
-	}
-	if len(name) == 6 && (name[0] == '+' || name[0] == '-') && name[3] == ':' {
-		var h, m int
-		if _, err := fmt.Sscanf(name[1:], "%02d:%02d", &h, &m); err == nil {
-			off := h*3600 + m*60
-			if name[0] == '-' {
-				off = -off
-			}
-			return time.FixedZone(name, off), nil
-		}
-	}
-	loc, err := time.LoadLocation(name)
-	if err != nil {
-		return nil, fmt.Errorf("WithTimeZone: loading %q on this worker: %w (import _ \"time/tzdata\" to embed the time zone database)", name, err)
-	}
-	return loc, nil
 }

@@ -13,122 +13,14 @@ import (
 	"github.com/dorisbeam/dorisbeam/internal/textfmt"
 )
 
-// Format is the Stream Load body format Write produces.
-type Format string
-
-const (
-	// CSV is Doris' fastest text path. Write sends column_separator ",",
-	// enclose '"', escape '\' and trim_double_quotes true (without it Doris
-	// 2.1/3.0 keep the quotes in the value), quotes every string and writes
-	// NULL as \N. ARRAY/MAP/STRUCT/JSON values need JSON.
-	CSV Format = "csv"
-	// JSON is one JSON object per line (read_json_by_line: true).
-	JSON Format = "json"
-)
-
-// Delivery selects the guarantee.
-type Delivery int
-
-const (
-	// ExactlyOnce (default) precommits each load with two-phase commit and
-	// commits it after a Reshuffle; see "Exactly-once" in the package doc.
-	ExactlyOnce Delivery = iota
-	// AtLeastOnce sends plain loads that are visible as soon as they return.
-	// An in-process retry reuses the label, so only a retried bundle can
-	// load rows twice.
-	AtLeastOnce
-	// Grouped groups each table's rows (per WithShards shard) with a
-	// GroupByKey and cuts each group into plain loads from its contents
-	// alone, under labels derived from the rows: exactly once on every
-	// runner (Flink and Spark too) and across a crash and a re-run with the
-	// same Config.LabelPrefix, with no open transaction, for bounded input.
-	// It costs a shuffle of the rows; see "Grouped delivery" in the package
-	// doc.
-	Grouped
-)
-
-func (d Delivery) String() string {
-	switch d {
-	case AtLeastOnce:
-		return "AtLeastOnce"
-	case Grouped:
-		return "Grouped"
-	}
-	return "ExactlyOnce"
-}
-
-// writeOptions is what the With* options set. Exported fields: it is
-// serialized with the DoFns.
+// writeOptions collects the options of one Write or WriteFiles, and the
+// errors of those whose value is bad, reported together.
 type writeOptions struct {
-	Format           Format
-	MaxBatchRows     int64
-	MaxBatchBytes    int64
-	MaxBufferedBytes int64
-	LoadsInFlight    int
-	Compression      string
-	Headers          map[string]string
-	Delivery         Delivery
-	DeliverySet      bool // WithDelivery was given (else the runner may pick Grouped: grouped.go)
-	Retry            RetryPolicy
-	TimeZone         string // time.Time fields are written in this zone (WithTimeZone)
-	TimeZoneSet      bool   // WithTimeZone was given: send the timezone header for pre-encoded rows too
-	Timeouts         HTTPTimeouts
-	MaxOpenTxns      int
-	MaxLoadBytes     int64
-	SpoolDir         string
-	AllOrNothing     bool
-	AbortLingering   bool
-	Rejected         bool        // refused rows are output, not a bundle failure (rejected.go)
-	Files            fileOptions // WriteFiles only (files_option.go)
-	// Stream batching (stream_option.go).
-	Stream        streamMode
-	FlushInterval time.Duration
-	Shards        int
-
-	errs []string // construction errors, reported together by Write
+	Options
+	errs []string
 }
 
-// RetryPolicy bounds the in-process retries of one load or commit (its
-// fields and their defaults: go doc on the type it names). It is the Stream
-// Load client's own type, passed to it unchanged.
-type RetryPolicy = streamload.RetryPolicy
-
-// Defaults, chosen for Doris: it wants few large loads (too many small ones
-// fail with -235), as the Flink connector's batch mode (100 MB, 500k rows).
-const (
-	defaultMaxBatchRows  = 1_000_000
-	defaultMaxBatchBytes = 64 << 20
-	defaultLoadsInFlight = 2
-	// defaultMaxOpenTxns: 50 bundles writing at once fit Doris' default
-	// max_running_txn_num_per_db of 1000.
-	defaultMaxOpenTxns = 20
-	// defaultMaxLoadBytes is Doris 2.x's streaming_load_max_mb (10 GB).
-	defaultMaxLoadBytes = 10 << 30
-	// defaultQuotaWait bounds the wait on Doris' running-transaction quota.
-	defaultQuotaWait = 10 * time.Minute
-	// defaultTwoPCTimeout bounds one commit or abort, retries included, and
-	// the aborts of a failed bundle together.
-	defaultTwoPCTimeout = 90 * time.Second
-	// defaultLabelPollTimeout bounds the polling of a PREPARE label after
-	// an unknown outcome.
-	defaultLabelPollTimeout = 5 * time.Minute
-)
-
-func defaultWriteOptions() *writeOptions {
-	return &writeOptions{
-		Format:        CSV,
-		MaxBatchRows:  defaultMaxBatchRows,
-		MaxBatchBytes: defaultMaxBatchBytes,
-		LoadsInFlight: defaultLoadsInFlight,
-		MaxOpenTxns:   defaultMaxOpenTxns,
-		MaxLoadBytes:  defaultMaxLoadBytes,
-		Headers:       map[string]string{},
-		TimeZone:      defaultTimeZone,
-		Files:         defaultFileOptions(),
-		FlushInterval: defaultFlushInterval,
-		Shards:        1,
-	}
-}
+func defaultWriteOptions() *writeOptions { return &writeOptions{Options: defaultOptions()} }
 
 // WriteOption configures Write. A bad value stops pipeline construction with
 // a message naming the option and the value.
@@ -306,11 +198,6 @@ var writeOwnedHeaders = map[string]string{
 	"authorization":    "use Config.User and Config.Password*",
 }
 
-// encodingHeaders are fixed by Write's own encoding of struct elements; for
-// pre-encoded elements ([]byte, string, Row) they may be overridden to match
-// the data, e.g. WithLoadHeader("column_separator", "\\t").
-var encodingHeaders = []string{"column_separator", "line_delimiter", "enclose", "escape", "read_json_by_line", "strip_outer_array", "trim_double_quotes"}
-
 // WithLoadHeader passes a Stream Load header through to every load, e.g.
 // WithLoadHeader("where", "k1 > 0"), ("merge_type", "MERGE"),
 // ("hidden_columns", "__DORIS_DELETE_SIGN__"), ("exec_mem_limit", "...").
@@ -339,11 +226,6 @@ func WithLoadHeader(name, value string) WriteOption {
 		o.Headers[key] = value
 	}
 }
-
-// maxStreamLoadTimeout is Doris' default max_stream_load_timeout_second
-// (protocol §3, §8): a load with a longer timeout is refused unless the FE's
-// setting was raised.
-const maxStreamLoadTimeout = 259200
 
 // checkHeaderValue refuses the values of the headers Doris parses that it
 // would refuse on every load (protocol §3).
@@ -492,11 +374,6 @@ func WithRetry(p RetryPolicy) WriteOption {
 		o.Retry = p
 	}
 }
-
-// HTTPTimeouts bounds each phase of every HTTP call to Doris (its fields
-// and their defaults: go doc on the type it names). It is the Stream Load
-// client's own type, passed to it unchanged.
-type HTTPTimeouts = streamload.HTTPTimeouts
 
 // WithHTTPTimeouts bounds the phases of every HTTP call (connect, waiting
 // for the answer after the body, no progress while sending or reading);
