@@ -1,0 +1,529 @@
+package dorisio
+
+import (
+	"compress/bzip2"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+	"github.com/dorisbeam/dorisbeam/internal/fileprogress"
+	"github.com/dorisbeam/dorisbeam/internal/localpath"
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+)
+
+func init() {
+	register.DoFn3x1[context.Context, []string, func(fileSpec), error](&matchFn{})
+	register.DoFn3x0[context.Context, fileSpec, func(CommitResult)](&fileLoadFn{})
+	register.Emitter1[fileSpec]()
+	beam.RegisterType(reflect.TypeOf((*fileSpec)(nil)).Elem())
+}
+
+// fileSpec is a file as it was listed: with the path, its identity.
+type fileSpec struct {
+	Path  string
+	Size  int64
+	ModNs int64 // modification time (GCS: last update); 0 where the filesystem has none
+}
+
+// matchFn lists the files of the patterns, each file once however many
+// patterns match it: a second listing would be a second load of its ranges,
+// found committed and reported as loaded twice.
+type matchFn struct {
+	AllowEmpty bool // WithEmptyMatchTreatment(AllowEmptyMatch): a pattern may match nothing
+}
+
+func (fn *matchFn) ProcessElement(ctx context.Context, patterns []string, emit func(fileSpec)) error {
+	seen := map[string]bool{}
+	for _, pattern := range patterns {
+		if err := fn.match(ctx, pattern, seen, emit); err != nil {
+			return validErr(err) // paths may hold any byte
+		}
+	}
+	return nil
+}
+
+func (fn *matchFn) match(ctx context.Context, pattern string, seen map[string]bool, emit func(fileSpec)) error {
+	fs, err := filesystem.New(ctx, pattern)
+	if err != nil {
+		return fmt.Errorf("dorisio.WriteFiles: pattern %q: %w", pattern, err)
+	}
+	defer fs.Close()
+	paths, err := fs.List(ctx, pattern)
+	if err != nil {
+		return fmt.Errorf("dorisio.WriteFiles: listing pattern %q: %w", pattern, err)
+	}
+	if len(paths) == 0 {
+		if fn.AllowEmpty {
+			return nil
+		}
+		return fmt.Errorf("dorisio.WriteFiles: pattern %q matches no file (WithEmptyMatchTreatment(dorisio.AllowEmptyMatch) lets it)", pattern)
+	}
+	files := 0
+	for _, p := range paths {
+		if !strings.Contains(p, "://") {
+			// One name, and identity, per file from any working directory
+			// and through any link, so a re-run through another link loads
+			// nothing again.
+			p = localpath.Key(p)
+			if st, err := os.Stat(p); err == nil && st.IsDir() {
+				continue // a glob of local paths matches directories too
+			} else if err == nil && localpath.NotRegular(st.Mode()) != "" {
+				return fmt.Errorf("dorisio.WriteFiles: pattern %q matches %s, which is %s: %s", pattern, p, localpath.NotRegular(st.Mode()), localpath.NotRegularAdvice)
+			}
+		}
+		files++ // a pattern whose files another listed has files
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		spec, err := statFile(ctx, fs, p)
+		if err != nil {
+			return err
+		}
+		fileprogress.Listed(spec.Size)
+		emit(spec)
+	}
+	if files == 0 && !fn.AllowEmpty {
+		return fmt.Errorf("dorisio.WriteFiles: pattern %q matches only directories; give files, or a glob of them (dir/*.csv)", pattern)
+	}
+	return nil
+}
+
+// statFile reads a file's size and modification time.
+func statFile(ctx context.Context, fs filesystem.Interface, path string) (fileSpec, error) {
+	size, err := fs.Size(ctx, path)
+	if err != nil {
+		return fileSpec{}, fmt.Errorf("dorisio.WriteFiles: file %s: %w", path, err)
+	}
+	spec := fileSpec{Path: path, Size: size}
+	if lm, ok := fs.(filesystem.LastModifiedGetter); ok {
+		t, err := lm.LastModified(ctx, path)
+		if err != nil {
+			return fileSpec{}, fmt.Errorf("dorisio.WriteFiles: file %s: %w", path, err)
+		}
+		spec.ModNs = t.UnixNano()
+	}
+	return spec, nil
+}
+
+// changed is the error of a file that is not as it was listed; done is
+// what of it is loaded (nil: nothing).
+func (f fileSpec) changed(size, modNs int64, done *fileDone) error {
+	if size == f.Size && modNs == f.ModNs {
+		return nil
+	}
+	msg := fmt.Sprintf("dorisio.WriteFiles: file %s changed while it was loaded: listed with %d bytes, modified %s; now %d bytes, modified %s. ",
+		f.Path, f.Size, showTime(f.ModNs), size, showTime(modNs))
+	end, rows, ranges := done.get()
+	if ranges == 0 {
+		return errors.New(msg + "Nothing of it was loaded: load it again once it is complete")
+	}
+	rest := "load the bytes from offset " + strconv.FormatInt(end, 10) + " on (e.g. a new file holding them"
+	if done.headerLines > 0 {
+		rest += ", loaded without WithHeaderLines"
+	}
+	return errors.New(msg + fmt.Sprintf("Its first %d bytes (%d rows, in %d ranges) are loaded, once, and stay loaded. "+
+		"Loading this file again under this label prefix loads those rows again: a range's identity holds the file's size and modification time, and both changed. "+
+		"To load only the rest, %s), or delete the loaded rows from the table first and load the whole file again", end, rows, ranges, rest))
+}
+
+// fileDone is what of a file is loaded: its ranges load one after another
+// in file order, so a prefix of it.
+type fileDone struct {
+	headerLines int
+	mu          sync.Mutex
+	end, rows   int64
+	ranges      int
+}
+
+func (d *fileDone) add(end, rows int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.end, d.rows, d.ranges = end, d.rows+rows, d.ranges+1
+}
+
+func (d *fileDone) get() (end, rows int64, ranges int) {
+	if d == nil {
+		return 0, 0, 0
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.end, d.rows, d.ranges
+}
+
+// countedOtherwise is the error of a range whose rows Doris counted
+// otherwise than the split: every record of the range is one row Doris
+// loads, filters or leaves unselected by its "where", so a difference means
+// Doris read the bytes as other records than WriteFiles cut (a line
+// delimiter, separator or quoting that does not match the file). This
+// check is what verifies a file load without reading the file twice.
+func (f fileSpec) countedOtherwise(fr filerange.Range, r CommitResult) error {
+	counted := r.LoadedRows + r.FilteredRows + r.UnselectedRows
+	if counted == fr.Records {
+		return nil
+	}
+	return fmt.Errorf("dorisio.WriteFiles: file %s, bytes %d-%d (%d records) into %s.%s (label %s, txn %d): Doris counted %d rows "+
+		"(NumberLoadedRows %d + NumberFilteredRows %d + NumberUnselectedRows %d), so it read other records than the file holds. "+
+		"That load is committed and stays loaded. Check that WithCSVDialect, WithColumnSeparator and WithLineDelimiter (--csv-dialect, "+
+		"--column-separator, --line-delimiter) describe the file, then delete what this job loaded and load the file again",
+		f.Path, fr.Start, fr.End, fr.Records, r.Database, r.Table, r.Label, r.TxnID, counted, r.LoadedRows, r.FilteredRows, r.UnselectedRows)
+}
+
+func showTime(ns int64) string { return time.Unix(0, ns).UTC().Format(time.RFC3339Nano) }
+
+// rangeID is a range's identity, its Row.ID: path, size, modification
+// time, offset and length.
+func (f fileSpec) rangeID(start, end int64) string {
+	return f.Path + "|" + strconv.FormatInt(f.Size, 10) + "|" + strconv.FormatInt(f.ModNs, 10) + "|" +
+		strconv.FormatInt(start, 10) + "|" + strconv.FormatInt(end-start, 10)
+}
+
+// fileLoadFn reads files and loads their ranges; the bundle machinery
+// (batcher, uploads, results, failure) is Write's.
+//
+// The files are read and loaded in FinishBundle, not ProcessElement:
+// measured on prism (Beam v2.77), the runner's progress loop spins a whole
+// core for as long as a DoFn is inside ProcessElement (a 2 s
+// ProcessElement cost 2.0 s of CPU, the same 2 s in FinishBundle 0.11 s),
+// which takes a core from the server a load is sent to on the same host.
+type fileLoadFn struct {
+	writeFn
+	// The record scanner's settings (filerange.Syntax).
+	Delim, Sep      []byte
+	Enclose, Escape byte
+
+	pending   []fileSpec        // this bundle's files, loaded in FinishBundle
+	plain     map[string]string // unquotedHeaders, made once
+	rewritten map[string]string // transcodedHeaders, made once
+}
+
+// ProcessElement and FinishBundle take no beam.BundleFinalization: every
+// range is a plain load, visible once loaded, with nothing to commit early,
+// and runners that refuse finalization (Spark) would fail the bundle.
+func (fn *fileLoadFn) ProcessElement(_ context.Context, f fileSpec, _ func(CommitResult)) {
+	fn.pending = append(fn.pending, f)
+}
+
+func (fn *fileLoadFn) FinishBundle(ctx context.Context, emit func(CommitResult)) error {
+	files := fn.pending
+	fn.pending = nil
+	if len(files) > 0 {
+		// Uploads run under the bundle's context: a cancelled bundle stops them.
+		fn.batch = newBatcher(ctx, fn.client, fn.pool, fn.DB, fn.Table, fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
+	}
+	for _, f := range files {
+		if err := fn.loadFile(ctx, f); err != nil {
+			return validErr(fn.failBundle(ctx, err)) // paths may hold any byte
+		}
+	}
+	groups, err := fn.finishBundle(ctx, nil)
+	for _, g := range groups {
+		loadResults(g, emit)
+	}
+	return validErr(err)
+}
+
+func (fn *fileLoadFn) Teardown() {
+	fn.pending = nil
+	fn.writeFn.Teardown()
+}
+
+func (fn *fileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
+	fs, err := filesystem.New(ctx, f.Path)
+	if err != nil {
+		return fmt.Errorf("dorisio.WriteFiles: file %s: %w", f.Path, err)
+	}
+	defer fs.Close()
+	now, err := statFile(ctx, fs, f.Path)
+	if err != nil {
+		return err
+	}
+	if err := f.changed(now.Size, now.ModNs, nil); err != nil {
+		return err
+	}
+	kind := fileCompression(fn.Opts.Files.Compression, f.Path)
+	if kind != "none" {
+		return fn.loadCompressed(ctx, fs, f, kind)
+	}
+	r, err := fs.OpenRead(ctx, f.Path)
+	if err != nil {
+		return fmt.Errorf("dorisio.WriteFiles: reading file %s: %w", f.Path, err)
+	}
+	defer r.Close()
+	_, local := r.(*os.File) // local ranges are sent from the file (sendfile)
+	sp := filerange.NewSplitter(fn.syntax(), fn.Opts.Files.RangeBytes, fn.Opts.Files.HeaderLines, !local)
+	done := &fileDone{headerLines: fn.Opts.Files.HeaderLines}
+	check := func(fi os.FileInfo) error { return f.changed(fi.Size(), fi.ModTime().UnixNano(), done) }
+	var loadErr error // the bundle's load error, which stops the reading
+	var in io.Reader = r
+	if fn.Opts.Format != JSON && string(fn.Delim) == "\n" {
+		in = filerange.SniffCRLF(r, f.Path)
+	}
+	err = sp.Split(in, f.Size, func(fr filerange.Range) error {
+		// A file's ranges land in file order; files, which no order
+		// relates (they come through a Reshuffle), load side by side.
+		j := &loadJob{table: fn.Table, id: f.rangeID(fr.Start, fr.End), rows: fr.Records, bytes: fr.End - fr.Start, order: "file:" + f.Path,
+			file: f.Path, fileOffset: fr.Start}
+		var rewritten []byte
+		switch {
+		case fn.Enclose == 0: // JSON lines
+		case !fr.Quoted:
+			// Doris' enclosed-value reading costs it time; a range with no
+			// enclose byte reads the same without it.
+			j.headers, j.formOnly = fn.unquotedHeaders(), true
+		case fr.Suspect:
+			data := fr.Data
+			if local {
+				data = make([]byte, fr.End-fr.Start)
+				if _, err := r.(io.ReaderAt).ReadAt(data, fr.Start); err != nil {
+					return fmt.Errorf("reading bytes %d-%d again: %w", fr.Start, fr.End, err)
+				}
+			}
+			// A value Doris would change is not sent as written (files_transcode.go).
+			if rewritten = fn.transcoder().transcode(data); rewritten != nil {
+				j.headers, j.formOnly, j.bytes = fn.transcodedHeaders(), true, int64(len(rewritten))
+			}
+		}
+		if rewritten != nil {
+			j.body = streamload.NewBytesBody(rewritten)
+		} else if local {
+			j.body = streamload.NewFileBody(f.Path, fr.Start, fr.End-fr.Start, check)
+		} else {
+			j.body = streamload.NewBytesBody(fr.Data)
+		}
+		note, end := noteLoaded(fr.End-fr.Start), fr.End
+		j.loaded = func(r CommitResult) {
+			note(r)
+			done.add(end, r.Rows)
+		}
+		j.check = func(r CommitResult) error { return f.countedOtherwise(fr, r) }
+		loadErr = fn.batch.startOwn(j)
+		return loadErr
+	})
+	switch {
+	case loadErr != nil:
+		return loadErr
+	case err != nil:
+		return fmt.Errorf("dorisio.WriteFiles: reading file %s: %w", f.Path, err)
+	}
+	return nil
+}
+
+// unquotedHeaders are the headers of a CSV range that holds no enclose
+// byte: those of every range less enclose and trim_double_quotes, which
+// only act on '"' bytes. escape stays: the Doris dialect's backslashes
+// escape outside quotes too.
+func (fn *fileLoadFn) unquotedHeaders() map[string]string {
+	if fn.plain == nil {
+		fn.plain = maps.Clone(fn.Headers)
+		delete(fn.plain, "enclose")
+		delete(fn.plain, "trim_double_quotes")
+	}
+	return fn.plain
+}
+
+// transcoder reads the ranges of this DoFn's CSV files by their dialect.
+func (fn *fileLoadFn) transcoder() *csvTranscoder {
+	return &csvTranscoder{sep: fn.Sep, delim: fn.Delim, esc: fn.Escape}
+}
+
+// transcodedHeaders are the headers of a range rewritten in Write's CSV:
+// the file's, with escape '\'.
+func (fn *fileLoadFn) transcodedHeaders() map[string]string {
+	if fn.rewritten == nil {
+		fn.rewritten = maps.Clone(fn.Headers)
+		fn.rewritten["escape"] = `\`
+	}
+	return fn.rewritten
+}
+
+// fileCompression is a file's compression: the option, or by extension.
+func fileCompression(opt, path string) string {
+	if opt != "auto" {
+		return opt
+	}
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".gz":
+		return "gz"
+	case ".lz4":
+		return "lz4"
+	case ".bz2":
+		return "bz2"
+	case ".zst", ".zstd":
+		return "zstd"
+	}
+	return "none"
+}
+
+// loadCompressed loads a compressed file as one range: gz, lz4 and bz2 as
+// they are, with compress_type; zstd, and JSON lines in any compression
+// (Doris before 3.0.5 refuses compress_type on a JSON load),
+// decompressed on the way, as a body of unknown length. Header lines are
+// skipped by Doris (skip_lines), once: the file is one load.
+func (fn *fileLoadFn) loadCompressed(ctx context.Context, fs filesystem.Interface, f fileSpec, kind string) error {
+	headers := fn.Headers
+	if n := fn.Opts.Files.HeaderLines; n > 0 {
+		headers = maps.Clone(fn.Headers)
+		headers["skip_lines"] = strconv.Itoa(n)
+	}
+	j := &loadJob{table: fn.Table, id: f.rangeID(0, f.Size), rows: -1, bytes: f.Size, headers: headers}
+	open := func() (io.ReadCloser, error) {
+		now, err := statFile(ctx, fs, f.Path)
+		if err == nil {
+			err = f.changed(now.Size, now.ModNs, nil) // one range: nothing of it loaded
+		}
+		if err != nil {
+			return nil, err
+		}
+		return fs.OpenRead(ctx, f.Path)
+	}
+	if kind == "zstd" || fn.Opts.Format == JSON {
+		if kind != "zstd" {
+			if err := checkMagic(ctx, fs, f.Path, kind); err != nil {
+				return err
+			}
+		}
+		j.body = &streamBody{open: func() (io.ReadCloser, error) {
+			r, err := open()
+			if err != nil {
+				return nil, err
+			}
+			return newDecompressor(r, kind, f.Path)
+		}}
+	} else {
+		j.compressed = kind
+		j.body = &streamBody{open: open, n: f.Size}
+		if err := checkMagic(ctx, fs, f.Path, kind); err != nil {
+			return err
+		}
+	}
+	note := noteLoaded(f.Size)
+	j.loaded = func(r CommitResult) {
+		if r.AlreadyCommitted && r.Rows <= 0 {
+			if n, err := fn.countRecords(ctx, f.Path, kind); err == nil {
+				r.Rows, r.LoadedRows = n, n
+			}
+		}
+		note(r)
+	}
+	return fn.batch.startOwn(j)
+}
+
+// streamBody is a replayable body that opens its source again for every
+// attempt; n < 0: the length is unknown (sent chunked).
+type streamBody struct {
+	open func() (io.ReadCloser, error)
+	n    int64
+}
+
+func (b *streamBody) Open() (io.ReadCloser, error) { return b.open() }
+
+func (b *streamBody) Len() int64 {
+	if b.n == 0 {
+		return -1
+	}
+	return b.n
+}
+
+func (b *streamBody) Close() error { return nil }
+
+// newDecompressor decompresses r, compressed as kind; closing it closes r.
+func newDecompressor(r io.ReadCloser, kind, path string) (io.ReadCloser, error) {
+	d := &decompressed{r: r, kind: kind, path: path}
+	switch kind {
+	case "zstd":
+		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			r.Close()
+			return nil, fmt.Errorf("dorisio.WriteFiles: file %s: zstd: %w", path, err)
+		}
+		d.dec, d.close = zr, zr.Close
+	case "gz":
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			r.Close()
+			return nil, fmt.Errorf("dorisio.WriteFiles: file %s is not valid gz: %w", path, err)
+		}
+		d.dec = zr
+	case "lz4":
+		d.dec = lz4.NewReader(r)
+	case "bz2":
+		d.dec = bzip2.NewReader(r)
+	}
+	return d, nil
+}
+
+type decompressed struct {
+	dec   io.Reader
+	close func() // the decoder's own, if it has one
+	r     io.Closer
+	kind  string
+	path  string
+}
+
+func (d *decompressed) Read(p []byte) (int, error) {
+	n, err := d.dec.Read(p)
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("dorisio.WriteFiles: file %s is not valid %s: %w", d.path, d.kind, err)
+	}
+	return n, err
+}
+
+func (d *decompressed) Close() error {
+	if d.close != nil {
+		d.close()
+	}
+	return d.r.Close()
+}
+
+// checkMagic refuses a file whose first bytes are not of its compression,
+// before Doris is asked to decompress it: a .gz that is not gzip fails
+// naming the file, not with Doris' decompressor's words.
+func checkMagic(ctx context.Context, fs filesystem.Interface, path, kind string) error {
+	r, err := fs.OpenRead(ctx, path)
+	if err != nil {
+		return fmt.Errorf("dorisio.WriteFiles: reading file %s: %w", path, err)
+	}
+	defer r.Close()
+	switch kind {
+	case "gz":
+		_, err = gzip.NewReader(r)
+	case "lz4":
+		_, err = lz4.NewReader(r).Read(make([]byte, 1))
+	case "bz2":
+		_, err = bzip2.NewReader(r).Read(make([]byte, 1))
+	}
+	if err != nil && err != io.EOF {
+		return fmt.Errorf("dorisio.WriteFiles: file %s is not %s-compressed (%v); say how it is compressed with WithFileCompression", path, kind, err)
+	}
+	return nil
+}
+
+// noteLoaded counts a range of n bytes in this process's progress
+// (pipelines/load shows it) when its load returns.
+func noteLoaded(n int64) func(CommitResult) {
+	return func(r CommitResult) {
+		fileprogress.Loaded(n, r.Rows, r.LoadedRows, r.FilteredRows, r.AlreadyCommitted)
+	}
+}
+
+// syntax is the record syntax of fn's files.
+func (fn *fileLoadFn) syntax() filerange.Syntax {
+	return filerange.Syntax{Delim: fn.Delim, Sep: fn.Sep, Enclose: fn.Enclose, Escape: fn.Escape}
+}
