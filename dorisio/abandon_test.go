@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
@@ -34,7 +36,7 @@ func TestAFailedBundleAgainstASilent2PCEndpointEndsWithinOneDeadline(t *testing.
 	w := buildWrite(t, configFor(srv, "narrow"), "", WithMaxBatchRows(10), WithLoadsInFlight(1), WithMaxOpenTxns(100),
 		WithRetry(RetryPolicy{TwoPCTimeout: time.Second}))
 	start := time.Now()
-	_, err := lifecycle(t, w.write, narrowRows(80)) // 8 loads precommitted, the 9th rejected
+	_, err := lifecycle(t, w.Write, narrowRows(80)) // 8 loads precommitted, the 9th rejected
 	took := time.Since(start)
 	if err == nil {
 		t.Fatal("the bundle succeeded")
@@ -72,7 +74,7 @@ func TestACancelledBundleStillAbortsWhatItPrecommitted(t *testing.T) {
 // cancelAfterThreeLoads runs a bundle of w whose context the runner
 // cancels once 3 loads are precommitted and a request then meets fault; it
 // returns the bundle's error.
-func cancelAfterThreeLoads(t *testing.T, srv *doristest.Server, w *write, fault doristest.Fault) error {
+func cancelAfterThreeLoads(t *testing.T, srv *doristest.Server, w *sink.Write, fault doristest.Fault) error {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -84,12 +86,12 @@ func cancelAfterThreeLoads(t *testing.T, srv *doristest.Server, w *write, fault 
 			t.Cleanup(h.Remove)
 			onHit(h, cancel)
 		}
-		if err = w.write.ProcessElement(ctx, nil, e, dropLoads); err != nil {
+		if err = w.Write.ProcessElement(ctx, nil, e, dropLoads); err != nil {
 			break
 		}
 	}
 	if err == nil {
-		err = w.write.FinishBundle(ctx, nil, dropLoads)
+		err = w.Write.FinishBundle(ctx, nil, dropLoads)
 	}
 	if err == nil || ctx.Err() == nil {
 		t.Fatalf("the bundle was not cancelled: %v", err)
@@ -127,13 +129,13 @@ func TestAFailedBundleAbortsByLabelOnlyLoadsOfUnknownOutcome(t *testing.T) {
 	t.Run("a rejected load is not aborted", func(t *testing.T) {
 		srv := startServer(t, doristest.WithTable(narrowDDL))
 		w := buildWrite(t, configFor(srv, "narrow"), "", WithMaxBatchRows(10), WithLoadsInFlight(1), WithMaxOpenTxns(100))
-		ac := &abortCounter{Client: w.write.client}
+		ac := &abortCounter{Client: w.Write.Client()}
 		b := writeBatcher(context.Background(), w, ac)
 		err := addAll(b, "narrow", narrowRows(30))
 		if err == nil {
-			_, err = b.finish()
+			_, err = b.Finish()
 		}
-		err = b.abandon(context.Background(), err)
+		err = b.Abandon(context.Background(), err)
 		if len(ac.byLabel) != 0 || len(ac.byID) != 3 {
 			t.Errorf("aborts by label %v, by id %v: want none by label (Doris rolled the rejected load back) and the 3 precommitted by id", ac.byLabel, ac.byID)
 		}
@@ -148,7 +150,7 @@ func TestAFailedBundleAbortsByLabelOnlyLoadsOfUnknownOutcome(t *testing.T) {
 		cfg := configFor(srv, "narrow")
 		cfg.Database = "nodb"
 		w := buildWrite(t, cfg, "", WithMaxBatchRows(10))
-		ac := &abortCounter{Client: w.write.client}
+		ac := &abortCounter{Client: w.Write.Client()}
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		b := writeBatcher(ctx, w, ac)
@@ -159,9 +161,9 @@ func TestAFailedBundleAbortsByLabelOnlyLoadsOfUnknownOutcome(t *testing.T) {
 		}()
 		err := addAll(b, "narrow", narrowRows(5))
 		if err == nil {
-			_, err = b.finish()
+			_, err = b.Finish()
 		}
-		err = b.abandon(ctx, err)
+		err = b.Abandon(ctx, err)
 		if len(ac.byLabel) != 1 || ac.answered[0] != nil {
 			t.Errorf("aborts by label %v answered %v: want the one load of unknown outcome aborted, Doris saying the database does not exist", ac.byLabel, ac.answered)
 		}
@@ -175,15 +177,15 @@ func TestAFailedBundleAbortsByLabelOnlyLoadsOfUnknownOutcome(t *testing.T) {
 
 // writeBatcher is the batcher w's writeFn makes for a bundle under ctx,
 // loading through ld.
-func writeBatcher(ctx context.Context, w *write, ld loader) *batcher {
-	fn := w.write
-	return newBatcher(ctx, ld, fn.pool, fn.DB, fn.Table, fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
+func writeBatcher(ctx context.Context, w *sink.Write, ld sink.Loader) *sink.Batcher {
+	fn := w.Write
+	return sink.NewBatcher(ctx, ld, fn.Pool(), fn.DB, fn.Table, fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
 }
 
 // addAll adds pre-encoded rows to table until one fails.
-func addAll(b *batcher, table string, rows []any) error {
+func addAll(b *sink.Batcher, table string, rows []any) error {
 	for _, r := range rows {
-		if err := b.add(table, []byte(r.(string)), 1); err != nil {
+		if err := b.Add(table, []byte(r.(string)), 1); err != nil {
 			return err
 		}
 	}
@@ -236,12 +238,12 @@ func TestACancelledBundleAbortsWithinAShortGrace(t *testing.T) {
 	defer cancel()
 	cancelled := make(chan time.Time, 1)
 	onHit(hang, func() { time.Sleep(time.Second); cancelled <- time.Now(); cancel() })
-	_, err := lifecycleWith(ctx, w.write, nil, narrowRows(30))
+	_, err := lifecycleWith(ctx, w.Write, nil, narrowRows(30))
 	if err == nil {
 		t.Fatal("the bundle succeeded")
 	}
-	if took := time.Since(<-cancelled); took > abortGraceAfterCancel+5*time.Second {
-		t.Errorf("the bundle returned %v after the runner cancelled it; want its aborts cut at %v", took, abortGraceAfterCancel)
+	if took := time.Since(<-cancelled); took > sink.AbortGraceAfterCancel+5*time.Second {
+		t.Errorf("the bundle returned %v after the runner cancelled it; want its aborts cut at %v", took, sink.AbortGraceAfterCancel)
 	}
 	for _, want := range []string{"3 loads (30 rows) could not be aborted", "the aborts were cut 10s after the runner cancelled the bundle"} {
 		if !strings.Contains(err.Error(), want) {

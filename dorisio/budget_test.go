@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
+
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
@@ -71,7 +73,7 @@ func (f *fakeLoader) snapshot() []fakeLoad {
 }
 
 // testBatcher builds a batcher as writeFn does, over ld.
-func testBatcher(ld loader, opts ...WriteOption) *batcher {
+func testBatcher(ld sink.Loader, opts ...WriteOption) *sink.Batcher {
 	o := defaultWriteOptions()
 	for _, opt := range opts {
 		opt(o)
@@ -80,15 +82,15 @@ func testBatcher(ld loader, opts ...WriteOption) *batcher {
 	if len(o.errs) > 0 {
 		panic(strings.Join(o.errs, "; "))
 	}
-	pool := &chunkPool{max: int((o.MaxBufferedBytes + int64(o.LoadsInFlight)*o.MaxBatchBytes) / chunkSize)}
-	return newBatcher(context.Background(), ld, pool, "demo", "", "job", "0badf00d", map[string]string{}, &o.Options)
+	pool := &sink.ChunkPool{Max: int((o.MaxBufferedBytes + int64(o.LoadsInFlight)*o.MaxBatchBytes) / sink.ChunkSize)}
+	return sink.NewBatcher(context.Background(), ld, pool, "demo", "", "job", "0badf00d", map[string]string{}, &o.Options)
 }
 
 // finishAll finishes b's bundle and returns the loads ld saw and their
 // rows per table.
-func finishAll(t *testing.T, b *batcher, ld *fakeLoader) ([]fakeLoad, map[string]int64) {
+func finishAll(t *testing.T, b *sink.Batcher, ld *fakeLoader) ([]fakeLoad, map[string]int64) {
 	t.Helper()
-	if _, err := b.finish(); err != nil {
+	if _, err := b.Finish(); err != nil {
 		t.Fatal(err)
 	}
 	perTable := map[string]int64{}
@@ -102,17 +104,17 @@ func finishAll(t *testing.T, b *batcher, ld *fakeLoader) ([]fakeLoad, map[string
 // A table's loads are cut at the batch limits for its first quarter of the
 // budget, then double with each load it cuts, up to MaxLoadBytes.
 func TestATablesLoadsGrowAfterItsFirstQuarterOfTheBudget(t *testing.T) {
-	b := budget{max: 10, batchBytes: 100, batchRows: 10, loadBytes: 1000}
+	b := sink.Budget{Max: 10, BatchBytes: 100, BatchRows: 10, LoadBytes: 1000}
 	var got []string
 	for c := 0; c < 10; c++ {
-		bytes, rows := b.target(c)
+		bytes, rows := b.Target(c)
 		got = append(got, fmt.Sprintf("%d/%d", bytes, rows))
 	}
 	want := "100/10 100/10 200/20 400/40 800/80 1000/100 1000/100 1000/100 1000/100 1000/100"
 	if strings.Join(got, " ") != want {
 		t.Errorf("targets %s\nwant    %s", strings.Join(got, " "), want)
 	}
-	if (budget{batchBytes: 100, batchRows: 10, loadBytes: 1000}).growth(500) != 1 {
+	if (sink.Budget{BatchBytes: 100, BatchRows: 10, LoadBytes: 1000}).Growth(500) != 1 {
 		t.Error("without a budget (plain loads) batches never grow")
 	}
 }
@@ -125,11 +127,11 @@ func TestOneBundleNeverStartsMoreLoadsThanItsBudget(t *testing.T) {
 	b := testBatcher(ld, WithMaxOpenTxns(10), WithMaxBatchRows(100), WithSpoolDir(t.TempDir()))
 	row := []byte("12345,\"some name\"\n")
 	for i := 0; i < 300_000; i++ {
-		if err := b.add("events", row, 1); err != nil {
+		if err := b.Add("events", row, 1); err != nil {
 			t.Fatal(err)
 		}
 	}
-	out, err := b.finish()
+	out, err := b.Finish()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,8 +148,8 @@ func TestOneBundleNeverStartsMoreLoadsThanItsBudget(t *testing.T) {
 	if len(loads) > 10 || len(out) != len(loads) || rows != 300_000 {
 		t.Fatalf("%d loads (%d results) holding %d rows, want ≤ 10 loads holding 300000", len(loads), len(out), rows)
 	}
-	if b.peakOpen.Load() != int64(len(loads)) {
-		t.Errorf("peak open %d, want %d (every load stays open until the commit)", b.peakOpen.Load(), len(loads))
+	if b.PeakOpen.Load() != int64(len(loads)) {
+		t.Errorf("peak open %d, want %d (every load stays open until the commit)", b.PeakOpen.Load(), len(loads))
 	}
 	t.Logf("load sizes in rows: %v", sizes)
 }
@@ -159,7 +161,7 @@ func TestTheBudgetReservesASlotForEveryOpenTable(t *testing.T) {
 	ld := &fakeLoader{}
 	b := testBatcher(ld, WithMaxOpenTxns(8), WithMaxBatchRows(50), WithSpoolDir(t.TempDir()))
 	for i := 0; i < 40_000; i++ {
-		if err := b.add(fmt.Sprintf("t%d", i%4), []byte(fmt.Sprintf("%d,\"x\"\n", i)), 1); err != nil {
+		if err := b.Add(fmt.Sprintf("t%d", i%4), []byte(fmt.Sprintf("%d,\"x\"\n", i)), 1); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -181,7 +183,7 @@ func TestTablesArrivingOneAfterAnotherFitTheBudget(t *testing.T) {
 	b := testBatcher(ld, WithMaxOpenTxns(8), WithMaxBatchRows(10), WithSpoolDir(t.TempDir()))
 	for _, table := range []string{"t0", "t1", "t2"} {
 		for i := 0; i < 1000; i++ {
-			if err := b.add(table, []byte(fmt.Sprintf("%d,\"x\"\n", i)), 1); err != nil {
+			if err := b.Add(table, []byte(fmt.Sprintf("%d,\"x\"\n", i)), 1); err != nil {
 				t.Fatalf("table %s, row %d: %v", table, i, err)
 			}
 		}
@@ -211,7 +213,7 @@ func TestABundleLoadsEveryTableItRoutesToWithinOneLoadPerTablePlusTheBudget(t *t
 					if order != "interleaved" {
 						tb, row = i/perTable, i%perTable
 					}
-					if err := b.add(fmt.Sprintf("t%d", tb), fmt.Appendf(nil, "%d,\"x\"\n", row), 1); err != nil {
+					if err := b.Add(fmt.Sprintf("t%d", tb), fmt.Appendf(nil, "%d,\"x\"\n", row), 1); err != nil {
 						t.Fatalf("row %d of table t%d: %v", row, tb, err)
 					}
 				}
@@ -221,8 +223,8 @@ func TestABundleLoadsEveryTableItRoutesToWithinOneLoadPerTablePlusTheBudget(t *t
 						t.Errorf("table t%d got %d rows, want %d", tb, n, perTable)
 					}
 				}
-				if limit := c.tables + c.budget; len(loads) > limit || b.peakOpen.Load() > int64(limit) {
-					t.Errorf("%d loads, %d open at once: want at most %d (one per table plus the budget)", len(loads), b.peakOpen.Load(), limit)
+				if limit := c.tables + c.budget; len(loads) > limit || b.PeakOpen.Load() > int64(limit) {
+					t.Errorf("%d loads, %d open at once: want at most %d (one per table plus the budget)", len(loads), b.PeakOpen.Load(), limit)
 				}
 				if len(loads) == c.tables {
 					t.Errorf("no table cut a load: the budget was never used, the test proves nothing")
@@ -236,12 +238,12 @@ func TestABatchAtMaxLoadBytesWithNoSlotLeftFails(t *testing.T) {
 	b := testBatcher(&fakeLoader{}, WithMaxOpenTxns(1), WithMaxBatchBytes(1000), WithMaxLoadBytes(4000), WithSpoolDir(t.TempDir()))
 	var err error
 	for i := 0; i < 1000 && err == nil; i++ {
-		err = b.add("events", []byte("0123456789\n"), 1)
+		err = b.Add("events", []byte("0123456789\n"), 1)
 	}
 	if err == nil || !strings.Contains(err.Error(), "reached WithMaxLoadBytes(4000)") || !strings.Contains(err.Error(), "leaves no load to cut it into") {
 		t.Fatalf("err = %v", err)
 	}
-	_ = b.abandon(context.Background(), err)
+	_ = b.Abandon(context.Background(), err)
 }
 
 // Batches grown past MaxBatchBytes live in spool files, which are read by
@@ -253,20 +255,20 @@ func TestGrownBatchesAreSpilledAndTheirFilesRemoved(t *testing.T) {
 	row := bytes.Repeat([]byte("x"), 99)
 	row = append(row, '\n')
 	for i := 0; i < 2000; i++ {
-		if err := b.add("events", row, 1); err != nil {
+		if err := b.Add("events", row, 1); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if files, _ := os.ReadDir(dir); len(files) != 1 {
 		t.Errorf("%d spool files while the grown batch is open, want 1", len(files))
 	}
-	out, err := b.finish()
+	out, err := b.Finish()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var spilled int64
 	for _, o := range out {
-		spilled += o.spilled
+		spilled += o.Spilled
 	}
 	loads := ld.snapshot()
 	if len(loads) != 2 || !(loads[0].fromFile || loads[1].fromFile) || loads[0].rows+loads[1].rows != 2000 || spilled == 0 {
@@ -278,11 +280,11 @@ func TestGrownBatchesAreSpilledAndTheirFilesRemoved(t *testing.T) {
 
 	b = testBatcher(ld, WithMaxOpenTxns(2), WithMaxBatchBytes(4096), WithSpoolDir(dir))
 	for i := 0; i < 2000; i++ {
-		if err := b.add("events", row, 1); err != nil {
+		if err := b.Add("events", row, 1); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_ = b.abandon(context.Background(), fmt.Errorf("a fused step failed"))
+	_ = b.Abandon(context.Background(), fmt.Errorf("a fused step failed"))
 	if files, _ := os.ReadDir(dir); len(files) != 0 {
 		t.Errorf("%d spool files left after an abandoned bundle", len(files))
 	}
@@ -296,11 +298,11 @@ func TestADroppedBundlesSpoolFilesGoWithIt(t *testing.T) {
 	func() {
 		b := testBatcher(&fakeLoader{}, WithMaxOpenTxns(2), WithMaxBatchBytes(4096), WithSpoolDir(dir))
 		for i := 0; i < 3000; i++ {
-			if err := b.add(fmt.Sprintf("t%d", i%2), []byte(strings.Repeat("x", 99)+"\n"), 1); err != nil {
+			if err := b.Add(fmt.Sprintf("t%d", i%2), []byte(strings.Repeat("x", 99)+"\n"), 1); err != nil {
 				t.Fatal(err)
 			}
 		}
-		b.wg.Wait() // its uploads end; the bundle itself is never finished
+		b.Wg.Wait() // its uploads end; the bundle itself is never finished
 	}()
 	if files, _ := os.ReadDir(dir); len(files) == 0 {
 		t.Fatal("no batch was spilled: the test proves nothing")
@@ -332,7 +334,7 @@ func TestMemoryStaysBoundedWithThousandsOfOneRowTables(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	for i := 0; i < 4000; i++ {
-		if err := b.add(fmt.Sprintf("table_%04d", i), row, 1); err != nil {
+		if err := b.Add(fmt.Sprintf("table_%04d", i), row, 1); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -343,10 +345,10 @@ func TestMemoryStaysBoundedWithThousandsOfOneRowTables(t *testing.T) {
 	if grown > limit {
 		t.Errorf("heap grew by %d MB for 4,000 one-row tables, over the %d MB bound", grown>>20, limit>>20)
 	}
-	if b.buffered > bound {
-		t.Errorf("buffered %d bytes, over MaxBufferedBytes %d", b.buffered, bound)
+	if b.Buffered > bound {
+		t.Errorf("buffered %d bytes, over MaxBufferedBytes %d", b.Buffered, bound)
 	}
-	if _, err := b.finish(); err != nil {
+	if _, err := b.Finish(); err != nil {
 		t.Fatal(err)
 	}
 	var rows int64
@@ -367,15 +369,15 @@ func TestOneRowTablesHoldSmallChunks(t *testing.T) {
 	dir := t.TempDir()
 	b := testBatcher(&fakeLoader{}, WithDelivery(AtLeastOnce), WithMaxBufferedBytes(64<<20), WithSpoolDir(dir))
 	for i := 0; i < 4000; i++ {
-		if err := b.add(fmt.Sprintf("table_%04d", i), []byte("1,\"one row\"\n"), 1); err != nil {
+		if err := b.Add(fmt.Sprintf("table_%04d", i), []byte("1,\"one row\"\n"), 1); err != nil {
 			t.Fatal(err)
 		}
 	}
 	spooled, _ := os.ReadDir(dir)
-	if b.buffered > 4000*(4<<10) || len(spooled) > 0 {
-		t.Errorf("4,000 one-row batches hold %d bytes of chunks and %d spilled: want at most 4 KiB each, none spilled", b.buffered, len(spooled))
+	if b.Buffered > 4000*(4<<10) || len(spooled) > 0 {
+		t.Errorf("4,000 one-row batches hold %d bytes of chunks and %d spilled: want at most 4 KiB each, none spilled", b.Buffered, len(spooled))
 	}
-	if _, err := b.finish(); err != nil {
+	if _, err := b.Finish(); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -399,7 +401,7 @@ func TestSpilledBatchesOfThousandsOfTablesHoldNoFileOpen(t *testing.T) {
 	before := fds()
 	for r := 0; r < 4; r++ {
 		for i := 0; i < tables; i++ {
-			if err := b.add(fmt.Sprintf("m%d", i), fmt.Appendf(nil, "%d,%060d\n", r, i), 1); err != nil {
+			if err := b.Add(fmt.Sprintf("m%d", i), fmt.Appendf(nil, "%d,%060d\n", r, i), 1); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -408,8 +410,8 @@ func TestSpilledBatchesOfThousandsOfTablesHoldNoFileOpen(t *testing.T) {
 	if open := fds() - before; open > 10 || len(spooled) < tables/2 {
 		t.Errorf("%d spool files, %d more files open than before: want most tables spilled and no file held open", len(spooled), open)
 	}
-	if b.buffered > 256<<10 {
-		t.Errorf("%d bytes buffered, over MaxBufferedBytes", b.buffered)
+	if b.Buffered > 256<<10 {
+		t.Errorf("%d bytes buffered, over MaxBufferedBytes", b.Buffered)
 	}
 	loads, perTable := finishAll(t, b, ld)
 	if len(loads) != tables || perTable["m0"] != 4 || perTable["m2999"] != 4 {
@@ -425,25 +427,25 @@ func TestSpilledBatchesOfThousandsOfTablesHoldNoFileOpen(t *testing.T) {
 func TestIdentityElementsAreLoadsOfTheirOwn(t *testing.T) {
 	ld := &fakeLoader{}
 	b := testBatcher(ld, WithMaxOpenTxns(1))
-	enc, err := newElemEncoder(rowType, &defaultWriteOptions().Options)
+	enc, err := sink.NewElemEncoder(sink.RowType, &defaultWriteOptions().Options)
 	if err != nil {
 		t.Fatal(err)
 	}
 	whole := Row{Table: "events", ID: "part-0", Data: []byte("1,\"a\"\n2,\"b\"\n")}
 	cut := Row{Table: "events", ID: "part-1", Data: []byte("3,\"c\"\n4,\"d\"")}
 	for _, r := range []Row{whole, cut} {
-		table, data, rows, err := enc.encode(context.Background(), r)
+		table, data, rows, err := enc.Encode(context.Background(), r)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := b.addOwn(table, r.ID, data, r.Data, rows); err != nil {
+		if err := b.AddOwn(table, r.ID, data, r.Data, rows); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := b.add("events", []byte("5,\"e\"\n"), 1); err != nil {
+	if err := b.Add("events", []byte("5,\"e\"\n"), 1); err != nil {
 		t.Fatal(err)
 	}
-	out, err := b.finish()
+	out, err := b.Finish()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -460,8 +462,8 @@ func TestIdentityElementsAreLoadsOfTheirOwn(t *testing.T) {
 	if owned != 2 || len(loads) != 3 || len(out) != 3 {
 		t.Errorf("%d identity loads of %d loads: want 2 of their own besides the batch", owned, len(loads))
 	}
-	if b.peakOpen.Load() > 2 {
-		t.Errorf("peak open %d", b.peakOpen.Load())
+	if b.PeakOpen.Load() > 2 {
+		t.Errorf("peak open %d", b.PeakOpen.Load())
 	}
 }
 
@@ -479,17 +481,17 @@ func TestWithMaxBatchRowsCapsEveryPlainLoadAndTheFirstTwoPhaseLoadsOfATable(t *t
 	} {
 		b := testBatcher(&fakeLoader{}, WithDelivery(c.delivery), WithMaxBatchRows(3))
 		for i := 0; i < 40; i++ {
-			if err := b.add("events", fmt.Appendf(nil, "%d,\"x\"\n", i), 1); err != nil {
+			if err := b.Add("events", fmt.Appendf(nil, "%d,\"x\"\n", i), 1); err != nil {
 				t.Fatal(err)
 			}
 		}
-		out, err := b.finish()
+		out, err := b.Finish()
 		if err != nil {
 			t.Fatal(err)
 		}
 		var rows []int64
 		for _, o := range out {
-			rows = append(rows, o.result.Rows)
+			rows = append(rows, o.Result.Rows)
 		}
 		if got := fmt.Sprint(rows); got != c.want {
 			t.Errorf("%v: loads of %s rows, want %s", c.delivery, got, c.want)

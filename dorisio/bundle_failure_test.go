@@ -27,7 +27,7 @@ func TestABundleFailingInProcessElementAbortsItsPrecommittedLoads(t *testing.T) 
 			fault = srv.Inject(doristest.Fault{Kind: doristest.BackendDown, Endpoint: doristest.EndpointLoad})
 			t.Cleanup(fault.Remove)
 		}
-		if err = w.write.ProcessElement(ctx, nil, e, dropLoads); err != nil {
+		if err = w.Write.ProcessElement(ctx, nil, e, dropLoads); err != nil {
 			break // as a runner does: no FinishBundle after an error
 		}
 	}
@@ -65,7 +65,7 @@ func TestAFailingMarshalTextFailsTheBundleAndLoadsNothing(t *testing.T) {
 		elems[i] = ratedEvent{ID: int64(i), Rating: rating(i % 7)}
 	}
 	elems[250] = ratedEvent{ID: 250, Rating: -1}
-	_, err := lifecycle(t, w.write, elems)
+	_, err := lifecycle(t, w.Write, elems)
 	want := "dorisio.Write: table demo.events: field ratedEvent.Rating (column name VARCHAR) of element \"{ID:250 Rating:-1}\": MarshalText: rating -1 is negative"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("err = %v, want it to contain %q", err, want)
@@ -77,7 +77,7 @@ func TestAFailingMarshalTextFailsTheBundleAndLoadsNothing(t *testing.T) {
 	}
 
 	enc := encoderFor(t, reflect.TypeOf(ratedEvent{}))
-	if _, out, _, err := enc.encode(context.Background(), ratedEvent{ID: 1, Rating: 5}); err != nil || string(out) != "1,\"r5\"\n" {
+	if _, out, _, err := enc.Encode(context.Background(), ratedEvent{ID: 1, Rating: 5}); err != nil || string(out) != "1,\"r5\"\n" {
 		t.Errorf("a good MarshalText encodes as %q, %v; want \"1,\\\"r5\\\"\\n\"", out, err)
 	}
 }

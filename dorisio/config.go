@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
+
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 	"github.com/dorisbeam/dorisbeam/internal/dorisname"
 )
@@ -72,10 +74,10 @@ type Config struct {
 }
 
 // validate checks c; conn is its connection part (newConnSpec(c)).
-func (c Config) validate(conn connSpec) error {
+func (c Config) validate(conn sink.ConnSpec) error {
 	// Addresses and user are checked by the client's own rules, so that a
 	// pipeline the client would refuse on the worker fails at construction.
-	if err := conn.clientConfig("", nil, RetryPolicy{}).Validate(); err != nil {
+	if err := conn.ClientConfig("", nil, RetryPolicy{}).Validate(); err != nil {
 		return err
 	}
 	n := 0
@@ -109,8 +111,25 @@ func (c Config) validate(conn connSpec) error {
 			return fmt.Errorf("Config.Table %s: %v", streamload.QuoteData(c.Table), err)
 		}
 	}
-	if c.LabelPrefix != "" && !validPrefix(c.LabelPrefix) {
-		return fmt.Errorf("Config.LabelPrefix %q: want 1-%d of [-_A-Za-z0-9] (':' separates the prefix from the rest of each label)", c.LabelPrefix, maxPrefixLen)
+	if c.LabelPrefix != "" && !sink.ValidPrefix(c.LabelPrefix) {
+		return fmt.Errorf("Config.LabelPrefix %q: want 1-%d of [-_A-Za-z0-9] (':' separates the prefix from the rest of each label)", c.LabelPrefix, sink.MaxPrefixLen)
 	}
 	return nil
+}
+
+// newConnSpec is the part of c that workers need, the password by reference.
+func newConnSpec(c Config) sink.ConnSpec {
+	s := sink.ConnSpec{
+		FEs: c.FEs, BEs: c.BEs, DiscoverBEs: c.DiscoverBEs, User: c.User,
+		TLSCAFile: c.TLSCAFile, TLSInsecureSkipVerify: c.TLSInsecureSkipVerify,
+	}
+	switch {
+	case c.PasswordEnv != "":
+		s.PasswordRef = "env:" + c.PasswordEnv
+	case c.PasswordFile != "":
+		s.PasswordRef = "file:" + c.PasswordFile
+	case c.Password != "":
+		s.PasswordRef = "mem:" + sink.RememberSecret(c.Password)
+	}
+	return s
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/runtime/graphx"
 	pipepb "github.com/apache/beam/sdks/v2/go/pkg/beam/model/pipeline_v1"
@@ -92,7 +94,7 @@ func TestSerializedPipelineNeverHoldsThePassword(t *testing.T) {
 				t.Fatalf("the decoded pipeline lacks writeFn's fields: the check inspected the wrong bytes")
 			}
 			// And the worker side resolves it.
-			pw, err := newConnSpec(cfg).password()
+			pw, err := newConnSpec(cfg).Password()
 			if err != nil || pw != testSecret {
 				t.Fatalf("worker-side password = %q, %v", pw, err)
 			}
@@ -101,11 +103,11 @@ func TestSerializedPipelineNeverHoldsThePassword(t *testing.T) {
 }
 
 func TestPasswordMissingOnWorkerSaysWhatToDo(t *testing.T) {
-	_, err := connSpec{PasswordRef: "env:DORISIO_SURELY_UNSET"}.password()
+	_, err := sink.ConnSpec{PasswordRef: "env:DORISIO_SURELY_UNSET"}.Password()
 	if err == nil || !strings.Contains(err.Error(), "DORISIO_SURELY_UNSET (Config.PasswordEnv) is not set on this worker") {
 		t.Errorf("err = %v", err)
 	}
-	_, err = connSpec{PasswordRef: "mem:unknown-handle"}.password()
+	_, err = sink.ConnSpec{PasswordRef: "mem:unknown-handle"}.Password()
 	if err == nil || !strings.Contains(err.Error(), "use Config.PasswordEnv or Config.PasswordFile") {
 		t.Errorf("err = %v", err)
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	pipepb "github.com/apache/beam/sdks/v2/go/pkg/beam/model/pipeline_v1"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
@@ -32,7 +34,7 @@ func TestFinalizationCommitsABundlesLoadsEarly(t *testing.T) {
 	w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(100))
 	in := events(450, shortName)
 	fz := &finalizer{}
-	out, err := lifecycleWith(context.Background(), w.write, fz, asElems(in))
+	out, err := lifecycleWith(context.Background(), w.Write, fz, asElems(in))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +46,7 @@ func TestFinalizationCommitsABundlesLoadsEarly(t *testing.T) {
 		t.Fatalf("after finalization: txns %v, want 5 VISIBLE", got)
 	}
 	wantRows(t, srv, "events", rowsOf(in))
-	res, err := commitBundle(w.commit, out)
+	res, err := commitBundle(w.Commit, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +62,7 @@ func TestAllOrNothingLeavesCommitsToTheCommitStage(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 	w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(100), WithAllOrNothing())
 	fz := &finalizer{}
-	out, err := lifecycleWith(context.Background(), w.write, fz, asElems(events(450, shortName)))
+	out, err := lifecycleWith(context.Background(), w.Write, fz, asElems(events(450, shortName)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +70,7 @@ func TestAllOrNothingLeavesCommitsToTheCommitStage(t *testing.T) {
 	if got := states(srv); got["PRECOMMITTED"] != 5 || srv.RowCount("demo", "events") != 0 {
 		t.Fatalf("after finalization with WithAllOrNothing: txns %v, %d rows visible; want all 5 still PRECOMMITTED", got, srv.RowCount("demo", "events"))
 	}
-	res, err := commitBundle(w.commit, out)
+	res, err := commitBundle(w.Commit, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,11 +87,11 @@ func TestANilFinalizerIsNotUsed(t *testing.T) {
 	type fakeBF struct{ beam.BundleFinalization }
 	var typedNil *finalizer
 	for _, bf := range []beam.BundleFinalization{nil, typedNil} {
-		if usableFinalizer(bf) {
+		if sink.UsableFinalizer(bf) {
 			t.Errorf("usableFinalizer(%#v) = true", bf)
 		}
 	}
-	if !usableFinalizer(&finalizer{}) || !usableFinalizer(fakeBF{}) {
+	if !sink.UsableFinalizer(&finalizer{}) || !sink.UsableFinalizer(fakeBF{}) {
 		t.Error("a real finalizer is not used")
 	}
 }
@@ -111,7 +113,7 @@ func TestACancelledBundleStopsItsUploads(t *testing.T) {
 		cancel() // the runner gives up on the bundle
 	}()
 	start := time.Now()
-	_, err := lifecycleWith(ctx, w.write, nil, asElems(events(30, shortName)))
+	_, err := lifecycleWith(ctx, w.Write, nil, asElems(events(30, shortName)))
 	if err == nil {
 		t.Fatal("a cancelled bundle succeeded")
 	}
@@ -129,18 +131,18 @@ func TestACommitBundleCommitsEveryLoadEvenAfterOneFails(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 	w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(10))
 	in := events(40, shortName)
-	out, err := lifecycle(t, w.write, asElems(in))
+	out, err := lifecycle(t, w.Write, asElems(in))
 	if err != nil || len(out) != 4 {
 		t.Fatalf("precommit: %v, %d loads", err, len(out))
 	}
 	// Someone aborts the second and third loads before the commit.
 	lost := out[1:3]
 	for _, r := range lost {
-		if err := w.commit.client.Abort(context.Background(), "demo", r.TxnID, r.Label); err != nil {
+		if err := w.Commit.Client().Abort(context.Background(), "demo", r.TxnID, r.Label); err != nil {
 			t.Fatal(err)
 		}
 	}
-	res, err := commitBundle(w.commit, out)
+	res, err := commitBundle(w.Commit, out)
 	if !errors.Is(err, ErrTxnAborted) {
 		t.Fatalf("err = %v, want ErrTxnAborted", err)
 	}
@@ -269,7 +271,7 @@ func TestAnInstanceWhosePlanIsNoLongerFinalizedStopsAskingForIt(t *testing.T) {
 		var all []CommitResult
 		for b := 0; b < 6; b++ {
 			before := len(*sdk.units)
-			out, err := lifecycleWith(context.Background(), w.write, sdk, asElems(events(150, shortName)))
+			out, err := lifecycleWith(context.Background(), w.Write, sdk, asElems(events(150, shortName)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -285,7 +287,7 @@ func TestAnInstanceWhosePlanIsNoLongerFinalizedStopsAskingForIt(t *testing.T) {
 		if registered != want || visible != wantVisible {
 			t.Errorf("fixed SDK %v: %d callbacks registered, %d loads committed early; want %d and %d", fixed, registered, visible, want, wantVisible)
 		}
-		if _, err := commitBundle(w.commit, all); err != nil {
+		if _, err := commitBundle(w.Commit, all); err != nil {
 			t.Fatal(err)
 		}
 		if n := srv.RowCount("demo", "events"); n != 6*150 {

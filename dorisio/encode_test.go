@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
@@ -27,7 +29,7 @@ type encEvent struct {
 }
 
 // encoderFor builds the encoder Write would build for typ with opts.
-func encoderFor(t *testing.T, typ reflect.Type, opts ...WriteOption) elemEncoder {
+func encoderFor(t *testing.T, typ reflect.Type, opts ...WriteOption) sink.ElemEncoder {
 	t.Helper()
 	o := defaultWriteOptions()
 	for _, opt := range opts {
@@ -36,7 +38,7 @@ func encoderFor(t *testing.T, typ reflect.Type, opts ...WriteOption) elemEncoder
 	if len(o.errs) > 0 {
 		t.Fatal(o.errs)
 	}
-	enc, err := newElemEncoder(typ, &o.Options)
+	enc, err := sink.NewElemEncoder(typ, &o.Options)
 	if err != nil {
 		t.Fatalf("newElemEncoder: %v", err)
 	}
@@ -46,7 +48,7 @@ func encoderFor(t *testing.T, typ reflect.Type, opts ...WriteOption) elemEncoder
 func encodeOne(t *testing.T, f Format, v any, opts ...WriteOption) string {
 	t.Helper()
 	enc := encoderFor(t, reflect.TypeOf(v), append(opts, WithFormat(f))...)
-	_, out, rows, err := enc.encode(context.Background(), v)
+	_, out, rows, err := enc.Encode(context.Background(), v)
 	if err != nil {
 		t.Fatalf("encode: %v", err)
 	}
@@ -87,7 +89,7 @@ func TestStructEncoding(t *testing.T) {
 func TestStructColumnsHeaderFollowsTagsInBothFormats(t *testing.T) {
 	for _, f := range []Format{CSV, JSON} {
 		enc := encoderFor(t, reflect.TypeOf(encEvent{}), WithFormat(f))
-		h, err := loadHeaders(reflect.TypeOf(encEvent{}), enc, defaultWriteOptionsWith(WithFormat(f)))
+		h, err := sink.LoadHeaders(reflect.TypeOf(encEvent{}), enc, defaultWriteOptionsWith(WithFormat(f)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +99,7 @@ func TestStructColumnsHeaderFollowsTagsInBothFormats(t *testing.T) {
 	}
 }
 
-func defaultWriteOptionsWith(opts ...WriteOption) *Options {
+func defaultWriteOptionsWith(opts ...WriteOption) *sink.Options {
 	o := defaultWriteOptions()
 	for _, opt := range opts {
 		opt(o)
@@ -126,7 +128,7 @@ func TestUnencodableTypesFailAtConstruction(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := newElemEncoder(tc.typ, defaultWriteOptionsWith(WithFormat(tc.format)))
+			_, err := sink.NewElemEncoder(tc.typ, defaultWriteOptionsWith(WithFormat(tc.format)))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want it to contain %q", err, tc.want)
 			}
@@ -160,7 +162,7 @@ func TestPreEncodedChunksEndWithOneDelimiterAndCountTheirRows(t *testing.T) {
 				if b, ok := elem.([]byte); ok {
 					in = b
 				}
-				_, out, rows, err := encoderFor(t, reflect.TypeOf(elem), opts...).encode(context.Background(), elem)
+				_, out, rows, err := encoderFor(t, reflect.TypeOf(elem), opts...).Encode(context.Background(), elem)
 				if err != nil || rows != tc.rows || string(out) != tc.out {
 					t.Errorf("%T: encode(%q) = %q, %d rows, %v; want %q, %d rows", elem, tc.in, out, rows, err, tc.out, tc.rows)
 				}
@@ -228,7 +230,7 @@ func TestValuesDorisWouldNotStoreAreErrorsNamingFieldAndRow(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, f := range []Format{CSV, JSON} {
-				_, _, _, err := encoderFor(t, reflect.TypeOf(tc.elem), WithFormat(f)).encode(context.Background(), tc.elem)
+				_, _, _, err := encoderFor(t, reflect.TypeOf(tc.elem), WithFormat(f)).Encode(context.Background(), tc.elem)
 				for _, w := range tc.want {
 					if err == nil || !strings.Contains(err.Error(), w) {
 						t.Errorf("%s: err = %v, want it to contain %q", f, err, w)
@@ -310,7 +312,7 @@ func TestAddingTheFinalDelimiterNeverWritesIntoTheUsersSlice(t *testing.T) {
 		case Row:
 			elem = Row{Data: buf[:3]}
 		}
-		_, out, _, err := encoderFor(t, reflect.TypeOf(elem)).encode(context.Background(), elem)
+		_, out, _, err := encoderFor(t, reflect.TypeOf(elem)).Encode(context.Background(), elem)
 		if err != nil || string(out) != "1,a\n" || string(buf) != "1,aXYZ" {
 			t.Errorf("%T: encode = %q, %v; the user's array is now %q, want 1,aXYZ", elem, out, err, buf)
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local" // local paths work without an import of the user's
@@ -83,12 +85,12 @@ func WriteFiles(s beam.Scope, cfg Config, patterns []string, opts ...WriteOption
 
 // loadMatched lists the files of each element of patterns (a []string)
 // and loads them with fn.
-func loadMatched(s beam.Scope, cfg Config, fn *fileLoadFn, patterns beam.PCollection) beam.PCollection {
-	files := beam.ParDo(s.Scope("Match"), &matchFn{AllowEmpty: fn.Opts.Files.EmptyMatch == AllowEmptyMatch}, patterns)
+func loadMatched(s beam.Scope, cfg Config, fn *sink.FileLoadFn, patterns beam.PCollection) beam.PCollection {
+	files := beam.ParDo(s.Scope("Match"), &sink.MatchFn{AllowEmpty: fn.Opts.Files.EmptyMatch == AllowEmptyMatch}, patterns)
 	// Only the small file descriptions are shuffled, to spread the files
 	// over workers; each is read and loaded where it lands.
 	res := beam.ParDo(s.Scope("Load"), fn, beam.Reshuffle(s, files))
-	watchLabelCap(s, files, fn.Conn, fn.DB, cfg.LabelPrefix, res) // ranges a re-run finds by label (label_cap.go)
+	sink.WatchLabelCap(s, files, fn.Conn, fn.DB, cfg.LabelPrefix, res) // ranges a re-run finds by label (label_cap.go)
 	return res
 }
 
@@ -104,7 +106,7 @@ func validPatterns(patterns []string) error {
 	return nil
 }
 
-func newFileLoad(s beam.Scope, cfg Config, opts []WriteOption) (*fileLoadFn, error) {
+func newFileLoad(s beam.Scope, cfg Config, opts []WriteOption) (*sink.FileLoadFn, error) {
 	conn := newConnSpec(cfg)
 	if err := cfg.validate(conn); err != nil {
 		return nil, err
@@ -141,12 +143,12 @@ func newFileLoad(s beam.Scope, cfg Config, opts []WriteOption) (*fileLoadFn, err
 	}
 	prefix := cfg.LabelPrefix
 	if prefix == "" {
-		prefix = defaultPrefix()
+		prefix = sink.DefaultPrefix()
 	}
-	return &fileLoadFn{
-		writeFn: writeFn{
-			Conn: conn, DB: cfg.Database, Table: cfg.Table, LabelPrefix: prefix, RunID: pipelineRunID(s),
-			Headers: headers, Opts: o.Options, Elem: beam.EncodedType{T: rowType},
+	return &sink.FileLoadFn{
+		WriteFn: sink.WriteFn{
+			Conn: conn, DB: cfg.Database, Table: cfg.Table, LabelPrefix: prefix, RunID: sink.PipelineRunID(s),
+			Headers: headers, Opts: o.Options, Elem: beam.EncodedType{T: sink.RowType},
 		},
 		Delim: sc.Delim, Sep: sc.Sep, Enclose: sc.Enclose, Escape: sc.Escape,
 	}, nil

@@ -1,6 +1,8 @@
 package dorisio
 
-import "fmt"
+import (
+	"fmt"
+)
 
 // WithEmptyMatchTreatment says what a pattern matching no file does:
 // DisallowEmptyMatch (the default) fails the job naming the pattern,

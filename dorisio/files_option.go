@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
+
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
 	"github.com/dorisbeam/dorisbeam/internal/textfmt"
 )
@@ -115,7 +117,7 @@ func separatorHeader(option, header, v string) WriteOption {
 // that cuts its files into records, checked against the user's headers.
 func fileHeaders(o *writeOptions) (map[string]string, filerange.Syntax, error) {
 	var sc filerange.Syntax
-	headers := formatHeaders(o.Format)
+	headers := sink.FormatHeaders(o.Format)
 	for _, h := range []string{"enclose", "escape", "trim_double_quotes", "skip_lines"} {
 		if _, set := o.Headers[h]; set {
 			why := "WithCSVDialect chooses how values are quoted, and WriteFiles cuts files by it"

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
@@ -19,9 +21,9 @@ import (
 
 // chunked runs the chunking stage over bundles of pre-encoded rows (one
 // element each) for table and returns the chunks per key, in emission order.
-func chunked(t *testing.T, o *Options, table string, bundles [][]string) map[string][][]byte {
+func chunked(t *testing.T, o *sink.Options, table string, bundles [][]string) map[string][][]byte {
 	t.Helper()
-	fn := &chunkFn{Table: table, Opts: *o, enc: elemEncoder{Elem: encode.NewPassThrough([]byte("\n"), false)}}
+	fn := (&sink.ChunkFn{Table: table, Opts: *o}).WithEncoder(sink.ElemEncoder{Elem: encode.NewPassThrough([]byte("\n"), false)})
 	out := map[string][][]byte{}
 	emit := func(_ beam.EventTime, key string, c []byte) { out[key] = append(out[key], c) }
 	for _, rows := range bundles {
@@ -53,30 +55,30 @@ func iterate(chunks [][]byte) func(*[]byte) bool {
 
 // cutGroup cuts one group's parts as the load stage does and returns each
 // part's id and sorted rows.
-func cutGroup(t *testing.T, o *Options, shard string, chunks [][]byte) map[string][]string {
+func cutGroup(t *testing.T, o *sink.Options, shard string, chunks [][]byte) map[string][]string {
 	t.Helper()
-	r := &groupReader{lim: size{o.MaxBatchBytes, o.MaxBatchRows}, keep: o.MaxBatchBytes, dir: t.TempDir()}
-	files := &spoolFiles{}
-	g, err := r.read("t", shard, iterate(chunks), files)
+	r := &sink.GroupReader{Lim: sink.Size{Bytes: o.MaxBatchBytes, Rows: o.MaxBatchRows}, Keep: o.MaxBatchBytes, Dir: t.TempDir()}
+	files := &sink.SpoolFiles{}
+	g, err := r.Read("t", shard, iterate(chunks), files)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.reset()
-	defer g.discard()
-	p, err := r.plan(g)
+	defer r.Reset()
+	defer g.Discard()
+	p, err := r.Plan(g)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var bodies []streamload.Body
-	if len(p.parts) == 1 {
-		bodies = []streamload.Body{oneBody(g)}
+	if len(p.Parts) == 1 {
+		bodies = []streamload.Body{sink.OneBody(g)}
 	} else {
-		bbs, err := partBodies(g, p, 64<<10, t.TempDir(), &chunkPool{}, files)
+		bbs, err := sink.PartBodies(g, p, 64<<10, t.TempDir(), &sink.ChunkPool{}, files)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, bb := range bbs {
-			body, release, err := bb.body(&chunkPool{}, files)
+			body, release, err := bb.Body(&sink.ChunkPool{}, files)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,33 +97,33 @@ func cutGroup(t *testing.T, o *Options, shard string, chunks [][]byte) map[strin
 		if err != nil {
 			t.Fatal(err)
 		}
-		if int64(len(data)) != p.parts[i].size.bytes || int64(bytes.Count(data, []byte("\n"))) != p.parts[i].size.rows {
-			t.Fatalf("part %d holds %d bytes, %d rows; its plan says %+v", i, len(data), bytes.Count(data, []byte("\n")), p.parts[i].size)
+		if int64(len(data)) != p.Parts[i].Size.Bytes || int64(bytes.Count(data, []byte("\n"))) != p.Parts[i].Size.Rows {
+			t.Fatalf("part %d holds %d bytes, %d rows; its plan says %+v", i, len(data), bytes.Count(data, []byte("\n")), p.Parts[i].Size)
 		}
-		if p.parts[i].size.over(r.lim) && p.parts[i].digest.units > 1 {
-			t.Errorf("part %d of %d units is %+v, over the limits %+v", i, p.parts[i].digest.units, p.parts[i].size, r.lim)
+		if p.Parts[i].Size.Over(r.Lim) && p.Parts[i].Digest.Units > 1 {
+			t.Errorf("part %d of %d units is %+v, over the limits %+v", i, p.Parts[i].Digest.Units, p.Parts[i].Size, r.Lim)
 		}
 		rows := strings.SplitAfter(string(data), "\n")
 		rows = rows[:len(rows)-1]
 		sort.Strings(rows)
-		out[partID(shard, o.Shards, p.parts[i], len(p.parts))] = rows
+		out[sink.PartID(shard, o.Shards, p.Parts[i], len(p.Parts))] = rows
 	}
 	return out
 }
 
 // groupsOf cuts every group of the chunks.
-func groupsOf(t *testing.T, o *Options, byKey map[string][][]byte) map[string][]string {
+func groupsOf(t *testing.T, o *sink.Options, byKey map[string][][]byte) map[string][]string {
 	t.Helper()
 	all := map[string][]string{}
 	for key, chunks := range byKey {
-		for id, rows := range cutGroup(t, o, keyShard(key), chunks) {
+		for id, rows := range cutGroup(t, o, sink.KeyShard(key), chunks) {
 			all[id] = rows
 		}
 	}
 	return all
 }
 
-func partOptions(batchRows, batchBytes int64, shards int) *Options {
+func partOptions(batchRows, batchBytes int64, shards int) *sink.Options {
 	o := defaultWriteOptions()
 	o.MaxBatchRows, o.MaxBatchBytes, o.Shards = batchRows, batchBytes, shards
 	o.finish()

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/direct"
@@ -116,7 +118,7 @@ func TestAGroupedJobRecomputedUnderOtherBundlingLoadsNothingNew(t *testing.T) {
 		t.Errorf("the re-run reported %d loads, want the first run's %d", len(again), loads)
 	}
 	for _, r := range again {
-		if !r.AlreadyCommitted || !strings.HasPrefix(r.Label, groupLabelPrefix("nightly")) {
+		if !r.AlreadyCommitted || !strings.HasPrefix(r.Label, sink.GroupLabelPrefix("nightly")) {
 			t.Errorf("re-run load %s (%d rows) AlreadyCommitted=%v: want a group label found loaded", r.Label, r.Rows, r.AlreadyCommitted)
 		}
 	}
@@ -139,9 +141,9 @@ func TestGroupedDeliveryLoadsRowsWithAnIDOnTheirOwn(t *testing.T) {
 	byKind := map[string]int64{}
 	for _, r := range loggedResults(t) {
 		switch {
-		case strings.HasPrefix(r.Label, idLabelPrefix("job7")):
+		case strings.HasPrefix(r.Label, sink.IdLabelPrefix("job7")):
 			byKind["id"] += r.Rows
-		case strings.HasPrefix(r.Label, groupLabelPrefix("job7")):
+		case strings.HasPrefix(r.Label, sink.GroupLabelPrefix("job7")):
 			byKind["group"] += r.Rows
 		default:
 			t.Errorf("load %s is neither an identity nor a group load", r.Label)
@@ -154,23 +156,23 @@ func TestGroupedDeliveryLoadsRowsWithAnIDOnTheirOwn(t *testing.T) {
 }
 
 // groupStage is grouped delivery's load stage, set up for direct calls.
-func groupStage(t *testing.T, cfg Config, opts ...WriteOption) *write {
+func groupStage(t *testing.T, cfg Config, opts ...WriteOption) *sink.Write {
 	t.Helper()
 	_, s := beam.NewPipelineWithRoot()
 	w, err := newWrite(s, cfg, beam.Create(s, Row{}), append([]WriteOption{WithDelivery(Grouped)}, opts...))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.group.Setup(context.Background()); err != nil {
+	if err := w.Group.Setup(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(w.group.Teardown)
+	t.Cleanup(w.Group.Teardown)
 	return w
 }
 
 // groupBundle runs one bundle of the load stage over the groups (key →
 // chunks), as a runner does after the GroupByKey.
-func groupBundle(fn *groupLoadFn, groups map[string][][]byte) ([]CommitResult, error) {
+func groupBundle(fn *sink.GroupLoadFn, groups map[string][][]byte) ([]CommitResult, error) {
 	ctx := context.Background()
 	var out []CommitResult
 	emit := func(r CommitResult) { out = append(out, r) }
@@ -206,18 +208,18 @@ func TestTwoAttemptsOfOneGroupAtOnceLoadItOnceAndNeitherFails(t *testing.T) {
 	cfg.LabelPrefix = "spec"
 	stall := srv.Inject(doristest.Fault{Kind: doristest.StallBody, Endpoint: doristest.EndpointLoad, Count: 1, Delay: time.Second})
 	a, b := groupStage(t, cfg), groupStage(t, cfg)
-	groups := chunked(t, &a.group.Opts, "t0", [][]string{csvRows(500)})
+	groups := chunked(t, &a.Group.Opts, "t0", [][]string{csvRows(500)})
 	var wg sync.WaitGroup
 	var resA, resB []CommitResult
 	var errA, errB error
 	wg.Add(1)
-	go func() { defer wg.Done(); resA, errA = groupBundle(a.group, groups) }()
+	go func() { defer wg.Done(); resA, errA = groupBundle(a.Group, groups) }()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := stall.Wait(ctx); err != nil {
 		t.Fatal("the first attempt's load never reached the BE:", err)
 	}
-	resB, errB = groupBundle(b.group, groups) // while the first attempt's load is RUNNING
+	resB, errB = groupBundle(b.Group, groups) // while the first attempt's load is RUNNING
 	wg.Wait()
 	if errA != nil || errB != nil {
 		t.Fatalf("attempts failed: %v; %v", errA, errB)
@@ -244,12 +246,12 @@ func TestARetriedGroupLoadsOnlyThePartsThatAreMissing(t *testing.T) {
 	cfg.LabelPrefix = "retry"
 	w := groupStage(t, cfg, WithMaxBatchRows(100), WithLoadsInFlight(1),
 		WithRetry(RetryPolicy{MaxAttempts: 1, InitialBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
-	groups := chunked(t, &w.group.Opts, "t0", [][]string{csvRows(1000)})
+	groups := chunked(t, &w.Group.Opts, "t0", [][]string{csvRows(1000)})
 	// One part in the middle meets a proxy's 502 page, and the bundle fails.
 	var labels []string
 	for key, chunks := range groups {
-		for id := range cutGroup(t, &w.group.Opts, keyShard(key), chunks) {
-			labels = append(labels, groupLabel("retry", "t0", loadMeaning(w.group.Headers), id))
+		for id := range cutGroup(t, &w.Group.Opts, sink.KeyShard(key), chunks) {
+			labels = append(labels, sink.GroupLabel("retry", "t0", sink.LoadMeaning(w.Group.Headers), id))
 		}
 	}
 	if len(labels) < 10 {
@@ -257,14 +259,14 @@ func TestARetriedGroupLoadsOnlyThePartsThatAreMissing(t *testing.T) {
 	}
 	var middle string
 	for key, chunks := range groups {
-		for id := range cutGroup(t, &w.group.Opts, keyShard(key), chunks) {
+		for id := range cutGroup(t, &w.Group.Opts, sink.KeyShard(key), chunks) {
 			if strings.Contains(id, fmt.Sprintf("|p%d/", len(labels)/2)) {
-				middle = groupLabel("retry", "t0", loadMeaning(w.group.Headers), id)
+				middle = sink.GroupLabel("retry", "t0", sink.LoadMeaning(w.Group.Headers), id)
 			}
 		}
 	}
 	fault := srv.Inject(doristest.Fault{Kind: doristest.Proxy502, Endpoint: doristest.EndpointLoad, Label: middle})
-	first, err := groupBundle(w.group, groups)
+	first, err := groupBundle(w.Group, groups)
 	if err == nil {
 		t.Fatalf("the first attempt succeeded (%d loads) through a failing load", len(first))
 	}
@@ -274,7 +276,7 @@ func TestARetriedGroupLoadsOnlyThePartsThatAreMissing(t *testing.T) {
 		t.Fatalf("the failed attempt loaded %d of %d parts: want some", loaded, len(labels))
 	}
 	retry := groupStage(t, cfg, WithMaxBatchRows(100))
-	res, err := groupBundle(retry.group, groups)
+	res, err := groupBundle(retry.Group, groups)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +364,7 @@ func TestAGroupedJobOfMoreLoadsThanDorisKeepsSaysSoInOneLine(t *testing.T) {
 }
 
 func TestTheLabelCapWarningSaysWhenItAssumedDorisDefault(t *testing.T) {
-	line := labelCapWarning(labelCount{Loads: 2500}, defaultLabelNumThreshold, "Doris' default, assumed: the FE did not tell it (Access denied)", "demo", "p")
+	line := sink.LabelCapWarning(sink.LabelCount{Loads: 2500}, sink.DefaultLabelNumThreshold, "Doris' default, assumed: the FE did not tell it (Access denied)", "demo", "p")
 	for _, want := range []string{"2500 loads into demo", "label_num_threshold 2000, Doris' default, assumed", "at least 2500", `"label_num_threshold" = "2500"`} {
 		if !strings.Contains(line, want) {
 			t.Errorf("warning %q lacks %q", line, want)
@@ -371,7 +373,7 @@ func TestTheLabelCapWarningSaysWhenItAssumedDorisDefault(t *testing.T) {
 	if strings.Contains(line, "\n") {
 		t.Errorf("warning %q is more than one line", line)
 	}
-	if labelCapWarning(labelCount{Loads: 2000}, 2000, "", "demo", "p") != "" || labelCapWarning(labelCount{Loads: 5000}, -1, "", "demo", "p") != "" {
+	if sink.LabelCapWarning(sink.LabelCount{Loads: 2000}, 2000, "", "demo", "p") != "" || sink.LabelCapWarning(sink.LabelCount{Loads: 5000}, -1, "", "demo", "p") != "" {
 		t.Error("a job within the cap, or without a cap, warned")
 	}
 }
@@ -384,7 +386,7 @@ func TestOnFlinkOrSparkABoundedWriteDefaultsToGroupedAndSaysSo(t *testing.T) {
 	old := *runners.Runner
 	t.Cleanup(func() { *runners.Runner = old })
 	cfg := Config{FEs: []string{"http://fe:8030"}, User: "u", Database: "d", Table: "t"}
-	build := func(opts ...WriteOption) *write {
+	build := func(opts ...WriteOption) *sink.Write {
 		t.Helper()
 		_, s := beam.NewPipelineWithRoot()
 		w, err := newWrite(s, cfg, beam.Create(s, event{}), opts)
@@ -395,10 +397,10 @@ func TestOnFlinkOrSparkABoundedWriteDefaultsToGroupedAndSaysSo(t *testing.T) {
 	}
 	for _, r := range []string{"flink", "SparkRunner"} {
 		*runners.Runner = r
-		if w := build(); w.group == nil || w.write.Opts.Delivery != Grouped {
-			t.Errorf("--runner=%s: delivery %v, want Grouped", r, w.write.Opts.Delivery)
+		if w := build(); w.Group == nil || w.Write.Opts.Delivery != Grouped {
+			t.Errorf("--runner=%s: delivery %v, want Grouped", r, w.Write.Opts.Delivery)
 		}
-		if w := build(WithDelivery(ExactlyOnce)); w.group != nil {
+		if w := build(WithDelivery(ExactlyOnce)); w.Group != nil {
 			t.Errorf("--runner=%s: an explicit ExactlyOnce became grouped", r)
 		}
 	}
@@ -406,7 +408,7 @@ func TestOnFlinkOrSparkABoundedWriteDefaultsToGroupedAndSaysSo(t *testing.T) {
 		t.Errorf("the default was said %d times, want once per defaulted Write:\n%s", n, logs)
 	}
 	*runners.Runner = "prism"
-	if w := build(); w.group != nil {
+	if w := build(); w.Group != nil {
 		t.Error("on prism the default is not per-bundle two-phase commit")
 	}
 }

@@ -59,21 +59,21 @@ func TestTheJobsErrorNamesEveryLoadItLost(t *testing.T) {
 func TestLoadsLostInSeveralCommitBundlesAreNamedTogether(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 	w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(10), WithAllOrNothing())
-	first, err := lifecycle(t, w.write, asElems(events(20, shortName)))
+	first, err := lifecycle(t, w.Write, asElems(events(20, shortName)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := lifecycle(t, w.write, asElems(events(30, shortName)))
+	second, err := lifecycle(t, w.Write, asElems(events(30, shortName)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	lost := []CommitResult{first[1], second[0], second[2]}
 	for _, r := range lost {
-		if err := w.commit.client.Abort(context.Background(), "demo", r.TxnID, r.Label); err != nil {
+		if err := w.Commit.Client().Abort(context.Background(), "demo", r.TxnID, r.Label); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err = commitStage(w.commit, first, second)
+	_, err = commitStage(w.Commit, first, second)
 	if !errors.Is(err, ErrTxnAborted) {
 		t.Fatalf("err = %v, want ErrTxnAborted", err)
 	}
@@ -103,12 +103,12 @@ func TestACommitOfUnknownOutcomeFailsItsBundleAndItsTableWaits(t *testing.T) {
 			in = append(in, event{ID: int64(k), Name: fmt.Sprintf("v%d", round)})
 		}
 	}
-	out, err := lifecycle(t, w.write, asElems(in))
+	out, err := lifecycle(t, w.Write, asElems(in))
 	if err != nil || len(out) != 3 {
 		t.Fatalf("precommit: %v, %d loads", err, len(out))
 	}
 	h := srv.Inject(doristest.Fault{Kind: doristest.Proxy502, Endpoint: doristest.Endpoint2PC, Count: fastRetry.MaxAttempts})
-	_, err = commitBundle(w.commit, out)
+	_, err = commitBundle(w.Commit, out)
 	if !errors.Is(err, ErrOutcomeUnknown) || h.Hits() != fastRetry.MaxAttempts {
 		t.Fatalf("err = %v after %d 502s, want the bundle to fail with ErrOutcomeUnknown", err, h.Hits())
 	}
@@ -121,7 +121,7 @@ func TestACommitOfUnknownOutcomeFailsItsBundleAndItsTableWaits(t *testing.T) {
 	if n := srv.RowCount("demo", "u"); n != 0 {
 		t.Errorf("%d rows visible: a later load was committed before the first", n)
 	}
-	if _, err := commitBundle(w.commit, out); err != nil { // the runner retries the bundle
+	if _, err := commitBundle(w.Commit, out); err != nil { // the runner retries the bundle
 		t.Fatal(err)
 	}
 	for _, r := range srv.Rows("demo", "u") {
@@ -136,13 +136,13 @@ func TestACommitOfUnknownOutcomeFailsItsBundleAndItsTableWaits(t *testing.T) {
 func TestWithoutAnEndOfTheStageALostLoadFailsItsBundle(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 	w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(10))
-	w.commit.ReportLost = false // as Write sets it for an unbounded input
-	out, err := lifecycle(t, w.write, asElems(events(20, shortName)))
+	w.Commit.ReportLost = false // as Write sets it for an unbounded input
+	out, err := lifecycle(t, w.Write, asElems(events(20, shortName)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv.ExpirePrecommitted("demo")
-	_, err = commitStage(w.commit, out[:1], out[1:])
+	_, err = commitStage(w.Commit, out[:1], out[1:])
 	if !errors.Is(err, ErrTxnAborted) || !strings.Contains(err.Error(), "committing 1 of this bundle's loads (10 rows) failed") ||
 		!strings.Contains(err.Error(), out[0].Label) {
 		t.Errorf("err = %v, want the first bundle's failure naming its lost load", err)
@@ -167,8 +167,8 @@ func TestLostLoadsAreReportedAfterTheStageOnlyForBoundedInput(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if w.commit.ReportLost != (name == "bounded") {
-			t.Errorf("%s input: ReportLost %v", name, w.commit.ReportLost)
+		if w.Commit.ReportLost != (name == "bounded") {
+			t.Errorf("%s input: ReportLost %v", name, w.Commit.ReportLost)
 		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
@@ -101,11 +103,11 @@ func TestATablesPlainLoadsGoOneAfterAnother(t *testing.T) {
 	ld := &slowLoader{}
 	b := testBatcher(ld, WithDelivery(AtLeastOnce), WithMaxBatchRows(5), WithLoadsInFlight(4))
 	for i := 0; i < 200; i++ {
-		if err := b.add(fmt.Sprintf("t%d", i%3), []byte(fmt.Sprintf("%d,\"x\"\n", i)), 1); err != nil {
+		if err := b.Add(fmt.Sprintf("t%d", i%3), []byte(fmt.Sprintf("%d,\"x\"\n", i)), 1); err != nil {
 			t.Fatal(err)
 		}
 	}
-	out, err := b.finish()
+	out, err := b.Finish()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +120,7 @@ func TestATablesPlainLoadsGoOneAfterAnother(t *testing.T) {
 	for _, l := range ld.order {
 		last[l.table] = l.label
 	}
-	for _, g := range groupByTable(out) {
+	for _, g := range sink.GroupByTable(out) {
 		if got := g.Loads[len(g.Loads)-1].Label; got != last[g.Loads[0].Table] {
 			t.Errorf("table %s: the last load cut (%s) was not the last sent (%s)", g.Loads[0].Table, got, last[g.Loads[0].Table])
 		}

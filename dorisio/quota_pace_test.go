@@ -45,11 +45,11 @@ func TestTheQuotaWaitIsPacedOnTheClientsClockAndEndsAtQuotaWait(t *testing.T) {
 	start := clock.Now()
 	ld := &quotaLoader{pace: streamload.NewBackoff(streamload.RetryPolicy{}, clock, clock)}
 	b := testBatcher(ld, WithMaxOpenTxns(4))
-	if err := b.add("events", []byte("1,a\n"), 1); err != nil {
+	if err := b.Add("events", []byte("1,a\n"), 1); err != nil {
 		t.Fatal(err)
 	}
 	began := time.Now()
-	_, err := b.finish()
+	_, err := b.Finish()
 	if err == nil || !strings.Contains(err.Error(), "waited 10m0s") {
 		t.Fatalf("err = %v, want the quota error after the default 10m QuotaWait", err)
 	}

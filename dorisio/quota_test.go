@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
+
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 )
 
@@ -15,12 +17,12 @@ var fastRetry = RetryPolicy{MaxAttempts: 3, InitialBackoff: 5 * time.Millisecond
 
 // holdTxns precommits n one-row loads of another job, which hold n of the
 // database's running transactions until committed.
-func holdTxns(t *testing.T, srv *doristest.Server, n int) (*write, []CommitResult) {
+func holdTxns(t *testing.T, srv *doristest.Server, n int) (*sink.Write, []CommitResult) {
 	t.Helper()
 	cfg := configFor(srv, "events")
 	cfg.LabelPrefix = "otherjob"
 	w := buildWrite(t, cfg, event{}, WithMaxBatchRows(1), WithMaxOpenTxns(4*n)) // n loads of a row: the table's first quarter of the budget
-	out, err := lifecycle(t, w.write, asElems(events(n, shortName)))
+	out, err := lifecycle(t, w.Write, asElems(events(n, shortName)))
 	if err != nil || len(out) != n {
 		t.Fatalf("holding %d txns: %v, %d loads", n, err, len(out))
 	}
@@ -38,19 +40,19 @@ func TestALoadWaitsForTheQuotaWhileOtherTransactionsEnd(t *testing.T) {
 		for srv.Stats().TxnQuotaRefusals == 0 {
 			time.Sleep(time.Millisecond)
 		}
-		_, err := commitBundle(holder.commit, held)
+		_, err := commitBundle(holder.Commit, held)
 		released <- err
 	}()
 	w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(10), WithMaxOpenTxns(2), WithRetry(fastRetry))
 	in := events(30, shortName)
-	out, err := lifecycle(t, w.write, asElems(in))
+	out, err := lifecycle(t, w.Write, asElems(in))
 	if err != nil {
 		t.Fatalf("the bundle failed instead of waiting for the quota: %v", err)
 	}
 	if err := <-released; err != nil {
 		t.Fatal(err)
 	}
-	if _, err := commitBundle(w.commit, out); err != nil {
+	if _, err := commitBundle(w.Commit, out); err != nil {
 		t.Fatal(err)
 	}
 	wantRows(t, srv, "events", append(rowsOf(events(3, shortName)), rowsOf(in)...))
@@ -71,7 +73,7 @@ func TestABundleWhoseOwnLoadsFillTheQuotaFailsAtOnce(t *testing.T) {
 	w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(10), WithMaxOpenTxns(8), WithLoadsInFlight(1),
 		WithRetry(RetryPolicy{MaxAttempts: 3, InitialBackoff: time.Second, MaxBackoff: time.Second, QuotaWait: 2 * time.Second}))
 	start := time.Now()
-	_, err := lifecycle(t, w.write, asElems(events(100, shortName)))
+	_, err := lifecycle(t, w.Write, asElems(events(100, shortName)))
 	if !errors.Is(err, ErrTxnQuota) {
 		t.Fatalf("err = %v, want ErrTxnQuota", err)
 	}
@@ -93,7 +95,7 @@ func TestALoadKeptOutByTheQuotaPastQuotaWaitFails(t *testing.T) {
 	p := fastRetry
 	p.QuotaWait = 200 * time.Millisecond
 	w := buildWrite(t, configFor(srv, "events"), event{}, WithRetry(p))
-	_, err := lifecycle(t, w.write, asElems(events(5, shortName)))
+	_, err := lifecycle(t, w.Write, asElems(events(5, shortName)))
 	if !errors.Is(err, ErrTxnQuota) {
 		t.Fatalf("err = %v, want ErrTxnQuota", err)
 	}
@@ -114,7 +116,7 @@ func TestAWrongPasswordSaysNothingAboutAborting(t *testing.T) {
 	cfg := configFor(srv, "events")
 	cfg.Password = "wrong"
 	w := buildWrite(t, cfg, event{}, WithRetry(fastRetry))
-	_, err := lifecycle(t, w.write, asElems(events(5, shortName)))
+	_, err := lifecycle(t, w.Write, asElems(events(5, shortName)))
 	if !errors.Is(err, ErrAuth) {
 		t.Fatalf("err = %v, want ErrAuth", err)
 	}
@@ -138,7 +140,7 @@ func TestAFailedBundleNamesEveryLoadItCouldNotAbort(t *testing.T) {
 			h := srv.Inject(doristest.Fault{Kind: doristest.BackendDown})
 			defer h.Remove()
 		}
-		if err = w.write.ProcessElement(ctx, nil, e, dropLoads); err != nil {
+		if err = w.Write.ProcessElement(ctx, nil, e, dropLoads); err != nil {
 			break
 		}
 	}
@@ -197,15 +199,15 @@ func TestStreamBatchesOverTheQuotaCountTheirOpenLoadsAsDorisDoes(t *testing.T) {
 	}
 	srv := startServer(t, append(opts, doristest.WithRunningTxnQuota(quota))...)
 	w := buildWrite(t, configFor(srv, ""), Row{}, WithLoadsInFlight(8), WithRetry(RetryPolicy{QuotaWait: time.Minute}))
-	b := writeBatcher(context.Background(), w, w.write.client)
+	b := writeBatcher(context.Background(), w, w.Write.Client())
 	var err error
 	for i := 0; i < tables && err == nil; i++ {
-		sb := &streamBatch{rows: 1}
-		sb.body.write([]byte("1,\"a\"\n"), &chunkPool{})
-		err = b.loadBatch(fmt.Sprintf("t%d", i), fmt.Sprint(i), sb)
+		sb := &sink.StreamBatch{Rows: 1}
+		sb.Body.Write([]byte("1,\"a\"\n"), &sink.ChunkPool{})
+		err = b.LoadBatch(fmt.Sprintf("t%d", i), fmt.Sprint(i), sb)
 	}
 	if err == nil {
-		_, err = b.finish()
+		_, err = b.Finish()
 	}
 	if !errors.Is(err, ErrTxnQuota) {
 		t.Fatalf("err = %v, want ErrTxnQuota", err)
@@ -217,6 +219,6 @@ func TestStreamBatchesOverTheQuotaCountTheirOpenLoadsAsDorisDoes(t *testing.T) {
 	if strings.Contains(err.Error(), "WithMaxOpenTxns") {
 		t.Errorf("the error advises WithMaxOpenTxns, which stream batches ignore:\n%v", err)
 	}
-	_ = b.abandon(context.Background(), err)
+	_ = b.Abandon(context.Background(), err)
 	wantNoOpenTxns(t, srv)
 }

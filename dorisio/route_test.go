@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 )
@@ -127,7 +129,7 @@ func TestATableFieldIsAStringAndOnlyOne(t *testing.T) {
 		{intTable{}, "field intTable.T is tagged `doris:\",table\"` but is a int: the table field must be a string"},
 	} {
 		o := defaultWriteOptions()
-		if _, err := newElemEncoder(reflect.TypeOf(tc.elem), &o.Options); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := sink.NewElemEncoder(reflect.TypeOf(tc.elem), &o.Options); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%T: err = %v, want %q", tc.elem, err, tc.want)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -87,15 +89,15 @@ func tableOpts(tables []string) []doristest.Option {
 // than the quota.
 func TestAJobOfHundredsOfBatchesStaysWithinTheTransactionQuota(t *testing.T) {
 	tables := []string{"t0", "t1", "t2", "t3"}
-	srv := startServer(t, append(tableOpts(tables), doristest.WithRunningTxnQuota(defaultMaxOpenTxns))...)
-	in, want := routedRows(100*defaultMaxOpenTxns*10+1000, tables) // 100 × 20 loads of 10 rows, and some
+	srv := startServer(t, append(tableOpts(tables), doristest.WithRunningTxnQuota(sink.DefaultMaxOpenTxns))...)
+	in, want := routedRows(100*sink.DefaultMaxOpenTxns*10+1000, tables) // 100 × 20 loads of 10 rows, and some
 	q := writeRouted(t, srv, in, WithMaxBatchRows(10))
 	wantTables(t, srv, want)
-	if peak := srv.PeakRunningTxns("demo"); peak > defaultMaxOpenTxns {
-		t.Errorf("peak running txns %d, over the quota of %d", peak, defaultMaxOpenTxns)
+	if peak := srv.PeakRunningTxns("demo"); peak > sink.DefaultMaxOpenTxns {
+		t.Errorf("peak running txns %d, over the quota of %d", peak, sink.DefaultMaxOpenTxns)
 	}
-	if loads := counter(q, "loads"); loads > defaultMaxOpenTxns || loads < int64(len(tables)) {
-		t.Errorf("%d loads for %d batches' worth: want the budget's at most %d", loads, len(in)/10, defaultMaxOpenTxns)
+	if loads := counter(q, "loads"); loads > sink.DefaultMaxOpenTxns || loads < int64(len(tables)) {
+		t.Errorf("%d loads for %d batches' worth: want the budget's at most %d", loads, len(in)/10, sink.DefaultMaxOpenTxns)
 	}
 }
 
@@ -149,7 +151,7 @@ func TestTwentyFiveTablesThatEachCutLoadsStayWithinOneLoadPerTablePlusTheBudget(
 	in, want := routedRows(25*100, tables)
 	q := writeRouted(t, srv, in, WithMaxBatchRows(10))
 	wantTables(t, srv, want)
-	limit := int64(len(tables) + defaultMaxOpenTxns)
+	limit := int64(len(tables) + sink.DefaultMaxOpenTxns)
 	if loads := counter(q, "loads"); loads > limit || loads <= int64(len(tables)) {
 		t.Errorf("%d loads: want more than one per table (they cut) and at most %d", loads, limit)
 	}
@@ -214,8 +216,8 @@ func TestSevenTablesArrivingOneAfterAnotherFitTheDefaultBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantTables(t, srv, want)
-	if loads := counter(q, "loads"); loads > defaultMaxOpenTxns {
-		t.Errorf("%d loads, over the budget of %d", loads, defaultMaxOpenTxns)
+	if loads := counter(q, "loads"); loads > sink.DefaultMaxOpenTxns {
+		t.Errorf("%d loads, over the budget of %d", loads, sink.DefaultMaxOpenTxns)
 	}
 }
 
@@ -386,8 +388,8 @@ func TestIdentityRowsNeedNoAdminToCleanUpACrashedRun(t *testing.T) {
 	for id := 0; id < 30; id++ {
 		crashed = fmt.Appendf(crashed, "%d,\"r%d\"\n", id, id)
 	}
-	label := idLabel("nightly", "t0", loadMeaning(w.write.Headers), "t0/0")
-	if _, err := w.write.client.Load(context.Background(), loadRequest("t0", label, crashed)); err != nil {
+	label := sink.IdLabel("nightly", "t0", sink.LoadMeaning(w.Write.Headers), "t0/0")
+	if _, err := w.Write.Client().Load(context.Background(), loadRequest("t0", label, crashed)); err != nil {
 		t.Fatal(err)
 	}
 	_, err := runPipeline(t, func(s beam.Scope) {
@@ -425,5 +427,5 @@ func TestTwoWritesWithTheSamePrefixAndCleanupLoadBothTablesOnce(t *testing.T) {
 // loadRequest is a two-phase load of CSV rows, as an older run would send.
 func loadRequest(table, label string, data []byte) streamload.LoadRequest {
 	return streamload.LoadRequest{DB: "demo", Table: table, Label: label, TwoPhase: true,
-		Headers: formatHeaders(CSV), Body: streamload.NewBytesBody(data)}
+		Headers: sink.FormatHeaders(CSV), Body: streamload.NewBytesBody(data)}
 }

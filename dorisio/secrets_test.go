@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 )
@@ -112,12 +114,12 @@ func TestAnUnsetVariableIsNamedOnlyWhenPlainlyAName(t *testing.T) {
 // and the path only when it is plainly one (absolute).
 func TestAnUnreadablePasswordFileIsNamedOnlyWhenAbsolute(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "pw")
-	_, err := connSpec{PasswordRef: "file:" + missing}.password()
+	_, err := sink.ConnSpec{PasswordRef: "file:" + missing}.Password()
 	wantErr(t, err, `dorisio: reading Config.PasswordFile "`+missing+`" on this worker: no such file or directory`)
 
 	// A relative path that existed where the pipeline was built, and is
 	// missing on the worker.
-	_, err = connSpec{PasswordRef: "file:Sup3rS3cret.pw"}.password()
+	_, err = sink.ConnSpec{PasswordRef: "file:Sup3rS3cret.pw"}.Password()
 	wantErr(t, err, "dorisio: reading the file named by Config.PasswordFile on this worker: no such file or directory")
 	if err != nil && strings.Contains(err.Error(), "Sup3r") {
 		t.Errorf("the error shows the relative path: %v", err)

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -374,8 +376,8 @@ func TestRowsWithAnIDAreLoadedOnTheirOwnBesideStreamBatches(t *testing.T) {
 	for _, r := range loggedResults(t) {
 		byLabel[r.Label] = r.Rows
 	}
-	meaning := loadMeaning(formatHeaders(CSV)) // pre-encoded rows: the format's headers only
-	want := map[string]int64{idLabel("job7", "events", meaning, "part-1"): 2, idLabel("job7", "events", meaning, "part-2"): 1}
+	meaning := sink.LoadMeaning(sink.FormatHeaders(CSV)) // pre-encoded rows: the format's headers only
+	want := map[string]int64{sink.IdLabel("job7", "events", meaning, "part-1"): 2, sink.IdLabel("job7", "events", meaning, "part-2"): 1}
 	for l, rows := range want {
 		if byLabel[l] != rows {
 			t.Errorf("identity load %s: %d rows, want %d (results %v)", l, byLabel[l], rows, byLabel)
@@ -445,11 +447,11 @@ func TestAChunkerSpreadsATablesRowsOverItsShardsByTheirContent(t *testing.T) {
 		keys := map[string]string{}
 		for key, chunks := range chunked(t, &o.Options, "t1", bundles) {
 			for _, c := range chunks {
-				h, err := parseChunk(c)
+				h, err := sink.ParseChunk(c)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := eachUnit(c, h, func(unit []byte, rows int64) error {
+				if err := sink.EachUnit(c, h, func(unit []byte, rows int64) error {
 					keys[string(unit)] = key
 					return nil
 				}); err != nil {

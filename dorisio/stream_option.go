@@ -5,14 +5,10 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
-)
-
-const (
-	streamAuto streamMode = iota // on for unbounded input
-	streamOn
-	streamOff
 )
 
 // WithStreamBatching turns batching across bundles on or off. With it,
@@ -28,9 +24,9 @@ const (
 // connector batches this way always (one load per checkpoint).
 func WithStreamBatching(on bool) WriteOption {
 	return func(o *writeOptions) {
-		o.Stream = streamOff
+		o.Stream = sink.StreamOff
 		if on {
-			o.Stream = streamOn
+			o.Stream = sink.StreamOn
 		}
 	}
 }
@@ -71,9 +67,9 @@ func WithShards(n int) WriteOption {
 // streaming reports whether a Write of col batches across bundles, and
 // checks the options that cannot go with it.
 func (o *writeOptions) streaming(col beam.PCollection) (bool, error) {
-	on := o.Stream == streamOn
-	if o.Stream == streamAuto {
-		unbounded, known := isUnbounded(col)
+	on := o.Stream == sink.StreamOn
+	if o.Stream == sink.StreamAuto {
+		unbounded, known := sink.IsUnbounded(col)
 		if !known {
 			slog.Warn("dorisio.Write: cannot tell whether the input is bounded (Beam's PCollection changed); batching per bundle. Use WithStreamBatching(true) for a streaming input")
 		}
@@ -83,7 +79,7 @@ func (o *writeOptions) streaming(col beam.PCollection) (bool, error) {
 		return false, fmt.Errorf("WithAllOrNothing() with stream batching (WithStreamBatching, on by default for an unbounded input): each batch is committed once it is loaded, there is no end of the stage to wait for; drop one of them")
 	}
 	if on {
-		disablePrismSplits()
+		sink.DisablePrismSplits()
 	}
 	return on, nil
 }
@@ -95,10 +91,10 @@ func (o *writeOptions) checkGrouped(col beam.PCollection) error {
 	if o.Delivery != Grouped {
 		return nil
 	}
-	if o.Stream == streamOn {
+	if o.Stream == sink.StreamOn {
 		return fmt.Errorf("WithDelivery(Grouped) with WithStreamBatching(true): grouped delivery loads each table shard's rows as a whole, at the end of a bounded input; drop one of them")
 	}
-	if unbounded, _ := isUnbounded(col); unbounded {
+	if unbounded, _ := sink.IsUnbounded(col); unbounded {
 		return fmt.Errorf("WithDelivery(Grouped) on an unbounded input: its groups are complete only at the end of the input; a streaming input is loaded by stream batching (the default for it)")
 	}
 	return nil

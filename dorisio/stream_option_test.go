@@ -63,7 +63,7 @@ func TestUnboundedInputTurnsStreamBatchingOn(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			if got := w.stream != nil; got != want {
+			if got := w.Stream != nil; got != want {
 				t.Errorf("%s with %d options: stream batching %v, want %v", name, len(opts), got, want)
 			}
 		}

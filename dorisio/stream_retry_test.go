@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/mtime"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
@@ -86,7 +88,7 @@ func (f *fakeTimers) Set(t timers.TimerMap) { f.set = append(f.set, t) }
 // streamStage is Write's batching stage (and commit stage) built for
 // direct calls, with chunk makes chunks as the chunking stage does.
 type streamStage struct {
-	w  *write
+	w  *sink.Write
 	st *fakeState
 }
 
@@ -104,12 +106,12 @@ func buildStreamFor(t *testing.T, cfg Config, opts ...WriteOption) *streamStage 
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	for _, setup := range []func(context.Context) error{w.chunk.Setup, w.stream.Setup, w.commit.Setup} {
+	for _, setup := range []func(context.Context) error{w.Chunk.Setup, w.Stream.Setup, w.Commit.Setup} {
 		if err := setup(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
-	t.Cleanup(func() { w.stream.Teardown(); w.commit.Teardown() })
+	t.Cleanup(func() { w.Stream.Teardown(); w.Commit.Teardown() })
 	return &streamStage{w: w, st: newFakeState()}
 }
 
@@ -119,7 +121,7 @@ func (ss *streamStage) chunk(t *testing.T, w beam.Window, rows ...string) []byte
 	t.Helper()
 	var out [][]byte
 	emit := func(_ beam.EventTime, _ string, c []byte) { out = append(out, c) }
-	fn := ss.w.chunk
+	fn := ss.w.Chunk
 	own := func(Row) { t.Fatal("a chunk's row went to the identity output") }
 	fn.StartBundle(context.Background(), emit, own)
 	if err := fn.ProcessElement(context.Background(), w, mtime.ZeroTimestamp, strings.Join(rows, "\n")+"\n", emit, own); err != nil {
@@ -144,19 +146,19 @@ func (ss *streamStage) attempt(fire bool, chunks ...[]byte) ([]CommitResult, err
 // attemptWith is attempt calling before(i) before chunk i.
 func (ss *streamStage) attemptWith(fire bool, before func(i int), chunks ...[]byte) ([]CommitResult, error) {
 	ctx := context.Background()
-	fn := ss.w.stream
+	fn := ss.w.Stream
 	ss.st.begin()
 	var out []CommitResult
-	emit := func(g tableLoads) { out = append(out, g.Loads...) }
+	emit := func(g sink.TableLoads) { out = append(out, g.Loads...) }
 	tp := &fakeTimers{}
 	for i, c := range chunks {
 		before(i)
-		if err := fn.ProcessElement(ctx, mtime.ZeroTimestamp, ss.st, tp, streamKey(0, 0, "events"), c, emit); err != nil {
+		if err := fn.ProcessElement(ctx, mtime.ZeroTimestamp, ss.st, tp, sink.StreamKey(0, 0, "events"), c, emit); err != nil {
 			return out, err
 		}
 	}
 	if fire {
-		if err := fn.OnTimer(ctx, mtime.ZeroTimestamp, ss.st, tp, streamKey(0, 0, "events"), timers.Context{Family: "flush"}, emit); err != nil {
+		if err := fn.OnTimer(ctx, mtime.ZeroTimestamp, ss.st, tp, sink.StreamKey(0, 0, "events"), timers.Context{Family: "flush"}, emit); err != nil {
 			return out, err
 		}
 	}
@@ -195,7 +197,7 @@ func TestARetriedBatchAdoptsTheLoadOfTheLostAttempt(t *testing.T) {
 		t.Errorf("retry loaded under %s (txn %d), the lost attempt under %s (txn %d): want the same load adopted",
 			got[0].Label, got[0].TxnID, lost[0].Label, lost[0].TxnID)
 	}
-	if _, err := commitBundle(ss.w.commit, got); err != nil {
+	if _, err := commitBundle(ss.w.Commit, got); err != nil {
 		t.Fatal(err)
 	}
 	wantRows(t, srv, "events", [][]string{{"1", "a"}, {"2", "b"}, {"3", "c"}})
@@ -225,7 +227,7 @@ func TestABatchFormedWithOtherRowsIsLoadedUnderItsOwnLabel(t *testing.T) {
 	if got[0].Label == lost[0].Label {
 		t.Fatalf("a batch of other rows was loaded under the lost attempt's label %s", got[0].Label)
 	}
-	if _, err := commitBundle(ss.w.commit, got); err != nil {
+	if _, err := commitBundle(ss.w.Commit, got); err != nil {
 		t.Fatal(err)
 	}
 	wantRows(t, srv, "events", [][]string{{"1", "a"}, {"4", "d"}})
@@ -253,7 +255,7 @@ func TestTwoBatchesOfTheSameRowsAreBothLoaded(t *testing.T) {
 	if len(all) != 2 || all[0].Label == all[1].Label {
 		t.Fatalf("results %v: want two loads under two labels", all)
 	}
-	if _, err := commitBundle(ss.w.commit, all); err != nil {
+	if _, err := commitBundle(ss.w.Commit, all); err != nil {
 		t.Fatal(err)
 	}
 	wantRows(t, srv, "events", [][]string{{"7", "same"}, {"7", "same"}})
@@ -279,7 +281,7 @@ func TestAFailedBatchingBundleAbortsItsLoadsAndItsRetryLoadsThemOnce(t *testing.
 			waitFor(t, func() bool { return len(txnsByState(srv)["PRECOMMITTED"]) == 1 })
 			fault = srv.Inject(doristest.Fault{Kind: doristest.BackendDown, Endpoint: doristest.EndpointLoad})
 		case 2:
-			waitFor(t, func() bool { return ss.w.stream.batch.err() != nil })
+			waitFor(t, func() bool { return ss.w.Stream.Batch().Err() != nil })
 		}
 	}, a, b, c)
 	fault.Remove()
@@ -295,7 +297,7 @@ func TestAFailedBatchingBundleAbortsItsLoadsAndItsRetryLoadsThemOnce(t *testing.
 		t.Fatalf("retry: %d results, %v", len(got), err)
 	}
 	ss.st.commit()
-	if _, err := commitBundle(ss.w.commit, got); err != nil {
+	if _, err := commitBundle(ss.w.Commit, got); err != nil {
 		t.Fatal(err)
 	}
 	wantRows(t, srv, "events", [][]string{{"1", "a"}, {"2", "b"}, {"3", "c"}, {"4", "d"}, {"5", "e"}})
@@ -317,7 +319,7 @@ func waitFor(t *testing.T, cond func() bool) {
 func TestAStreamElementLargerThanALoadFailsSayingSo(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 	ss := buildStream(t, srv, "events", WithMaxBatchBytes(64), WithMaxLoadBytes(100))
-	fn := ss.w.chunk
+	fn := ss.w.Chunk
 	emit := func(beam.EventTime, string, []byte) { t.Error("a chunk was emitted") }
 	fn.StartBundle(context.Background(), emit, func(Row) {})
 	err := fn.ProcessElement(context.Background(), window.GlobalWindow{}, mtime.ZeroTimestamp, "1,"+strings.Repeat("x", 200)+"\n", emit, func(Row) {})

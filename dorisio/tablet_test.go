@@ -29,11 +29,11 @@ func TestAWriteWaitsOutAQuorumRefusalAndLoadsItsRowsOnce(t *testing.T) {
 	h := refuseLoads(srv, quorumRefusal, 5)
 	w := buildWrite(t, configFor(srv, "events"), event{}, WithRetry(fastRetry)) // 3 attempts
 	in := events(20, shortName)
-	out, err := lifecycle(t, w.write, asElems(in))
+	out, err := lifecycle(t, w.Write, asElems(in))
 	if err != nil {
 		t.Fatalf("the bundle failed instead of waiting for the tablet: %v", err)
 	}
-	if _, err := commitBundle(w.commit, out); err != nil {
+	if _, err := commitBundle(w.Commit, out); err != nil {
 		t.Fatal(err)
 	}
 	wantRows(t, srv, "events", rowsOf(in))
@@ -48,7 +48,7 @@ func TestAWriteWhoseLoadMakesTooManySegmentsFailsSayingHowToMakeItSmaller(t *tes
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 	h := refuseLoads(srv, segmentsRefusal, 0)
 	w := buildWrite(t, configFor(srv, "events"), event{}, WithRetry(fastRetry))
-	_, err := lifecycle(t, w.write, asElems(events(20, shortName)))
+	_, err := lifecycle(t, w.Write, asElems(events(20, shortName)))
 	wantErr(t, err, "demo.events", "too many segments in rowset", "WithMaxLoadBytes", "more buckets",
 		"max_segment_num_per_rowset", "resending it unchanged fails the same way")
 	if h.Hits() != 1 {
@@ -75,11 +75,11 @@ func TestWriteReportsCommittedLoadsOnlyOnceVisibleWithVisibleTimeout(t *testing.
 			rp := RetryPolicy{InitialBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, VisibleTimeout: tc.wait}
 			w := buildWrite(t, configFor(srv, "events"), event{}, WithRetry(rp))
 			in := events(20, shortName)
-			out, err := lifecycle(t, w.write, asElems(in))
+			out, err := lifecycle(t, w.Write, asElems(in))
 			if err != nil {
 				t.Fatal(err)
 			}
-			committed, err := commitBundle(w.commit, out)
+			committed, err := commitBundle(w.Commit, out)
 			if err != nil || len(committed) != len(out) {
 				t.Fatalf("commit: %d of %d loads, %v", len(committed), len(out), err)
 			}

@@ -158,13 +158,13 @@ func TestACommitBundleCommitsItsTablesAtTheSameTime(t *testing.T) {
 	}
 	srv := startServer(t, opts...)
 	w := buildWrite(t, configFor(srv, ""), Row{}, WithAllOrNothing(), WithRetry(RetryPolicy{TwoPCTimeout: time.Second}))
-	out, err := lifecycle(t, w.write, elems)
+	out, err := lifecycle(t, w.Write, elems)
 	if err != nil || len(out) != 6 {
 		t.Fatalf("precommit: %v, %d loads", err, len(out))
 	}
 	srv.Inject(doristest.Fault{Kind: doristest.Hang, Endpoint: doristest.Endpoint2PC})
 	start := time.Now()
-	_, err = commitBundle(w.commit, out)
+	_, err = commitBundle(w.Commit, out)
 	if took := time.Since(start); took > 4*time.Second {
 		t.Errorf("committing 6 tables against a silent FE took %v; want about one 1s deadline", took)
 	}
@@ -197,18 +197,18 @@ func TestSetupAgainstASilentFEDoesNotWaitForIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(w.write.Teardown)
+	t.Cleanup(w.Write.Teardown)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	if err := w.write.Setup(ctx); err != nil {
+	if err := w.Write.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if took := time.Since(start); took > 3*time.Second {
 		t.Errorf("Setup took %v after its context ended at 300ms", took)
 	}
 	start = time.Now()
-	if err := w.write.Setup(context.Background()); err != nil {
+	if err := w.Write.Setup(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if took := time.Since(start); took < encode.SchemaCheckTimeout-time.Second || took > encode.SchemaCheckTimeout+5*time.Second {
@@ -231,7 +231,7 @@ func TestAnFEThatNeverReadsIsBoundedByTheContinueTimeout(t *testing.T) {
 	w := buildWrite(t, cfg, []byte(nil), WithDelivery(AtLeastOnce), WithRetry(RetryPolicy{MaxAttempts: 1}),
 		WithHTTPTimeouts(HTTPTimeouts{Continue: 300 * time.Millisecond, Idle: 300 * time.Millisecond, Header: 300 * time.Millisecond}))
 	start := time.Now()
-	_, err = lifecycle(t, w.write, []any{[]byte("1,a\n")})
+	_, err = lifecycle(t, w.Write, []any{[]byte("1,a\n")})
 	took := time.Since(start)
 	if err == nil {
 		t.Fatal("a load against an FE that never reads succeeded")

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 )
 
@@ -24,22 +26,22 @@ import (
 func Write(s beam.Scope, cfg Config, col beam.PCollection, opts ...WriteOption) beam.PCollection {
 	s = s.Scope("dorisio.Write")
 	w, err := newWrite(s, cfg, col, opts)
-	if err == nil && w.stream != nil {
+	if err == nil && w.Stream != nil {
 		err = stateRunner()
 	}
 	if err != nil {
 		panic("dorisio.Write: " + err.Error())
 	}
-	results := w.results(s, col)
-	if w.group != nil || col.Type().Type() == rowType {
+	results := w.Results(s, col)
+	if w.Group != nil || col.Type().Type() == sink.RowType {
 		// Loads a re-run finds by label: say so if Doris keeps fewer
 		// (label_cap.go).
-		watchLabelCap(s, col, w.write.Conn, w.write.DB, cfg.LabelPrefix, results)
+		sink.WatchLabelCap(s, col, w.Write.Conn, w.Write.DB, cfg.LabelPrefix, results)
 	}
 	return results
 }
 
-func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption) (*write, error) {
+func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption) (*sink.Write, error) {
 	conn := newConnSpec(cfg) // once: a Config.Password gets one in-process handle
 	if err := cfg.validate(conn); err != nil {
 		return nil, err
@@ -60,14 +62,14 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 		return nil, fmt.Errorf("invalid input PCollection")
 	}
 	t := col.Type().Type()
-	enc, err := newElemEncoder(t, &o.Options)
+	enc, err := sink.NewElemEncoder(t, &o.Options)
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Table == "" && !enc.routes() {
+	if cfg.Table == "" && !enc.Routes() {
 		return nil, fmt.Errorf("Config.Table: empty; set it, route typed rows with a string field tagged `doris:\",table\"`, or route pre-encoded rows with dorisio.Row")
 	}
-	headers, err := loadHeaders(t, enc, &o.Options)
+	headers, err := sink.LoadHeaders(t, enc, &o.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -76,9 +78,9 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 		if o.AbortLingering {
 			return nil, fmt.Errorf("WithAbortLingeringTxns() needs Config.LabelPrefix: a fresh prefix per construction has nothing of earlier runs to abort")
 		}
-		prefix = defaultPrefix()
+		prefix = sink.DefaultPrefix()
 	}
-	o.runnerDelivery(col)
+	o.RunnerDelivery(col)
 	if err := o.checkGrouped(col); err != nil {
 		return nil, err
 	}
@@ -86,30 +88,30 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 	if err != nil {
 		return nil, err
 	}
-	run := pipelineRunID(s)
-	w := &write{
-		write: &writeFn{
+	run := sink.PipelineRunID(s)
+	w := &sink.Write{
+		Write: &sink.WriteFn{
 			Conn: conn, DB: cfg.Database, Table: cfg.Table, LabelPrefix: prefix, RunID: run,
 			Headers: headers, Opts: o.Options, Elem: beam.EncodedType{T: t},
 		},
-		commit: &commitFn{Conn: conn, Retry: o.Retry},
+		Commit: &sink.CommitFn{Conn: conn, Retry: o.Retry},
 	}
 	// A bounded input's commit stage ends: its lost loads are reported
 	// together after it (lost.go).
-	unbounded, known := isUnbounded(col)
-	w.commit.ReportLost = known && !unbounded
-	w.finalize = o.Delivery == ExactlyOnce && !o.AllOrNothing && finalizesBundles(known && unbounded)
+	unbounded, known := sink.IsUnbounded(col)
+	w.Commit.ReportLost = known && !unbounded
+	w.Finalize = o.Delivery == ExactlyOnce && !o.AllOrNothing && sink.FinalizesBundles(known && unbounded)
 	if streaming || o.Delivery == Grouped {
-		w.chunk = &chunkFn{Conn: conn, DB: cfg.Database, Table: cfg.Table, Opts: o.Options, Elem: beam.EncodedType{T: t}, RunID: run}
+		w.Chunk = &sink.ChunkFn{Conn: conn, DB: cfg.Database, Table: cfg.Table, Opts: o.Options, Elem: beam.EncodedType{T: t}, RunID: run}
 	}
 	if streaming {
-		w.chunk.FlushMillis = o.FlushInterval.Milliseconds()
+		w.Chunk.FlushMillis = o.FlushInterval.Milliseconds()
 	}
 	if streaming {
-		w.stream = newStreamBatchFn(conn, cfg.Database, prefix, run, headers, &o.Options)
+		w.Stream = sink.NewStreamBatchFn(conn, cfg.Database, prefix, run, headers, &o.Options)
 	}
 	if o.Delivery == Grouped {
-		w.group = &groupLoadFn{Conn: conn, DB: cfg.Database, LabelPrefix: prefix, RunID: run, Headers: headers, Opts: o.Options}
+		w.Group = &sink.GroupLoadFn{Conn: conn, DB: cfg.Database, LabelPrefix: prefix, RunID: run, Headers: headers, Opts: o.Options}
 	}
 	return w, nil
 }

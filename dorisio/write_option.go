@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
+
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 	"github.com/dorisbeam/dorisbeam/internal/textfmt"
 )
@@ -16,11 +18,11 @@ import (
 // writeOptions collects the options of one Write or WriteFiles, and the
 // errors of those whose value is bad, reported together.
 type writeOptions struct {
-	Options
+	sink.Options
 	errs []string
 }
 
-func defaultWriteOptions() *writeOptions { return &writeOptions{Options: defaultOptions()} }
+func defaultWriteOptions() *writeOptions { return &writeOptions{Options: sink.DefaultOptions()} }
 
 // WriteOption configures Write. A bad value stops pipeline construction with
 // a message naming the option and the value.
@@ -236,7 +238,7 @@ func checkHeaderValue(key, value string) error {
 		if err != nil || n < 1 {
 			return fmt.Errorf("want whole seconds, at least 1 (Doris' min_load_timeout_second)")
 		}
-		if n > maxStreamLoadTimeout {
+		if n > sink.MaxStreamLoadTimeout {
 			slog.Warn("dorisio: a load timeout above Doris' default max_stream_load_timeout_second (259200 s, 3 days): every load fails with \"Invalid timeout\" unless the FE's setting was raised",
 				"timeout_s", n)
 		}
@@ -421,6 +423,6 @@ func (o *writeOptions) finish() {
 		o.fail("WithAllOrNothing() with WithDelivery(%v): plain loads are visible at once; all-or-nothing needs ExactlyOnce", o.Delivery)
 	}
 	if o.Retry.QuotaWait == 0 {
-		o.Retry.QuotaWait = defaultQuotaWait
+		o.Retry.QuotaWait = sink.DefaultQuotaWait
 	}
 }

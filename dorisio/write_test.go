@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
@@ -308,7 +310,7 @@ func TestLingeringTransactionsOfTheSamePrefixAreAborted(t *testing.T) {
 		cfg := configFor(srv, "events")
 		cfg.LabelPrefix = prefix
 		w := buildWrite(t, cfg, event{})
-		out, err := lifecycle(t, w.write, asElems(evs))
+		out, err := lifecycle(t, w.Write, asElems(evs))
 		if err != nil || len(out) != 1 {
 			t.Fatalf("precommit for %s: %v, %d results", prefix, err, len(out))
 		}
@@ -320,14 +322,14 @@ func TestLingeringTransactionsOfTheSamePrefixAreAborted(t *testing.T) {
 	// An identity label of the same prefix, left precommitted: a re-run
 	// settles it by label, so the cleanup must leave it alone.
 	w := buildWrite(t, configFor(srv, "events"), event{})
-	idl := idLabel("job1", "events", loadMeaning(w.write.Headers), "part-7")
-	if _, err := w.write.client.Load(context.Background(), loadRequest("events", idl, []byte("1,\"x\"\n"))); err != nil {
+	idl := sink.IdLabel("job1", "events", sink.LoadMeaning(w.Write.Headers), "part-7")
+	if _, err := w.Write.Client().Load(context.Background(), loadRequest("events", idl, []byte("1,\"x\"\n"))); err != nil {
 		t.Fatal(err)
 	}
 	// So is a group label (grouped delivery): another attempt of its group
 	// may be loading it.
-	gl := groupLabel("job1", "events", loadMeaning(w.write.Headers), "s0/1|p0/1|x")
-	if _, err := w.write.client.Load(context.Background(), loadRequest("events", gl, []byte("2,\"y\"\n"))); err != nil {
+	gl := sink.GroupLabel("job1", "events", sink.LoadMeaning(w.Write.Headers), "s0/1|p0/1|x")
+	if _, err := w.Write.Client().Load(context.Background(), loadRequest("events", gl, []byte("2,\"y\"\n"))); err != nil {
 		t.Fatal(err)
 	}
 
@@ -363,7 +365,7 @@ func TestWithoutTheOptionNoLingeringTransactionIsAborted(t *testing.T) {
 	cfg := configFor(srv, "events")
 	cfg.LabelPrefix = "job1"
 	first := buildWrite(t, cfg, event{})
-	out, err := lifecycle(t, first.write, asElems(events(5, shortName)))
+	out, err := lifecycle(t, first.Write, asElems(events(5, shortName)))
 	if err != nil || len(out) != 1 {
 		t.Fatalf("precommit: %v, %d loads", err, len(out))
 	}
@@ -380,9 +382,9 @@ func TestWithoutTheOptionNoLingeringTransactionIsAborted(t *testing.T) {
 
 func TestRetriedBundleCommitsEveryRowOnce(t *testing.T) {
 	in := events(1000, shortName)
-	commitAll := func(t *testing.T, w *write, rs []CommitResult) {
+	commitAll := func(t *testing.T, w *sink.Write, rs []CommitResult) {
 		t.Helper()
-		if _, err := commitBundle(w.commit, rs); err != nil {
+		if _, err := commitBundle(w.Commit, rs); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -392,13 +394,13 @@ func TestRetriedBundleCommitsEveryRowOnce(t *testing.T) {
 		cfg := configFor(srv, "events")
 		cfg.LabelPrefix = "retry1"
 		w := buildWrite(t, cfg, event{}, WithMaxBatchRows(150))
-		first, err := lifecycle(t, w.write, asElems(in))
+		first, err := lifecycle(t, w.Write, asElems(in))
 		if err != nil || len(first) < 2 {
 			t.Fatalf("first attempt: %v, %d loads", err, len(first))
 		}
 		// The runner fails the bundle after FinishBundle (say a fused
 		// downstream step failed) and discards its outputs; it retries.
-		second, err := lifecycle(t, w.write, asElems(in))
+		second, err := lifecycle(t, w.Write, asElems(in))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -406,7 +408,7 @@ func TestRetriedBundleCommitsEveryRowOnce(t *testing.T) {
 		wantRows(t, srv, "events", rowsOf(in))
 		// The discarded attempt's txns stay invisible until the next run
 		// with the same prefix aborts them (or Doris' precommit timeout).
-		aborted, err := w.write.client.AbortLingering(context.Background(), "demo", labelPrefixOf("retry1"))
+		aborted, err := w.Write.Client().AbortLingering(context.Background(), "demo", sink.LabelPrefixOf("retry1"))
 		if err != nil || len(aborted) != len(first) {
 			t.Fatalf("cleanup aborted %d txns (%v), want the first attempt's %d", len(aborted), err, len(first))
 		}
@@ -420,7 +422,7 @@ func TestRetriedBundleCommitsEveryRowOnce(t *testing.T) {
 			WithRetry(RetryPolicy{MaxAttempts: 2, InitialBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
 		// Every load after the third finds its backend down, beyond the
 		// client's retries: the bundle fails with loads precommitted.
-		first, err := lifecycleFailingAfter(t, w.write, asElems(in), 3, srv)
+		first, err := lifecycleFailingAfter(t, w.Write, asElems(in), 3, srv)
 		if err == nil {
 			t.Fatal("first attempt succeeded despite its backend being down")
 		}
@@ -440,7 +442,7 @@ func TestRetriedBundleCommitsEveryRowOnce(t *testing.T) {
 			t.Fatalf("the failed bundle left %d transactions open and aborted %d; want 0 open, its ≥ 3 precommitted loads aborted", open, aborted)
 		}
 		t.Logf("failed attempt: %v", err)
-		second, err := lifecycle(t, w.write, asElems(in))
+		second, err := lifecycle(t, w.Write, asElems(in))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -452,11 +454,11 @@ func TestRetriedBundleCommitsEveryRowOnce(t *testing.T) {
 
 // lifecycleFailingAfter runs one bundle in which the backend goes down once
 // `after` loads have been precommitted.
-func lifecycleFailingAfter(t *testing.T, fn *writeFn, elems []any, after int64, srv *doristest.Server) ([]CommitResult, error) {
+func lifecycleFailingAfter(t *testing.T, fn *sink.WriteFn, elems []any, after int64, srv *doristest.Server) ([]CommitResult, error) {
 	t.Helper()
 	ctx := context.Background()
 	var out []CommitResult
-	emit := func(g tableLoads) { out = append(out, g.Loads...) }
+	emit := func(g sink.TableLoads) { out = append(out, g.Loads...) }
 	var fault *doristest.FaultHandle
 	defer func() {
 		if fault != nil {
@@ -477,14 +479,14 @@ func lifecycleFailingAfter(t *testing.T, fn *writeFn, elems []any, after int64, 
 func TestCommitOfAnExpiredTransactionFailsNamingTheLoss(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 	w := buildWrite(t, configFor(srv, "events"), event{})
-	out, err := lifecycle(t, w.write, asElems(events(42, shortName)))
+	out, err := lifecycle(t, w.Write, asElems(events(42, shortName)))
 	if err != nil || len(out) != 1 {
 		t.Fatalf("precommit: %v, %d results", err, len(out))
 	}
 	if n := srv.ExpirePrecommitted("demo"); n != 1 {
 		t.Fatalf("expired %d txns, want 1", n)
 	}
-	_, err = commitBundle(w.commit, out)
+	_, err = commitBundle(w.Commit, out)
 	if !errors.Is(err, ErrTxnAborted) {
 		t.Fatalf("commit of an expired txn: %v, want ErrTxnAborted", err)
 	}
@@ -499,12 +501,12 @@ func TestTeardownOfAnUnfinishedBundleAbortsItsLoads(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 	w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(100))
 	for _, e := range asElems(events(450, shortName)) {
-		if err := w.write.ProcessElement(context.Background(), nil, e, dropLoads); err != nil {
+		if err := w.Write.ProcessElement(context.Background(), nil, e, dropLoads); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// Another step of the fused bundle failed: no FinishBundle, only Teardown.
-	w.write.Teardown()
+	w.Write.Teardown()
 	// Of the 4 full batches, those whose upload had not begun a transaction
 	// when Teardown cancelled them leave nothing; the others are aborted.
 	if abortedTxns(srv) < 1 {

@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 import (
 	"context"
@@ -7,9 +7,11 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
-// abandon ends a failing bundle: it stops the uploads, waits for them,
+// Abandon ends a failing bundle: it stops the uploads, waits for them,
 // drops the batches not yet sent (and their spool files), and aborts what
 // the bundle precommitted (docs/design.md, "Stages": a bundle that fails must not leave
 // its loads holding the database's running-transaction quota). It returns
@@ -22,19 +24,19 @@ import (
 // within one RetryPolicy.TwoPCTimeout (default 90s), or abortGraceAfterCancel
 // once the runner cancels the bundle: a silent FE holds a failed bundle
 // that long, not a timeout per load.
-func (b *batcher) abandon(ctx context.Context, cause error) error {
+func (b *Batcher) Abandon(ctx context.Context, cause error) error {
 	b.cancel()
-	b.wg.Wait()
+	b.Wg.Wait()
 	for t, ob := range b.open {
 		ob.body.discard(b.pool, b.spoolFiles)
 		delete(b.open, t)
 	}
-	b.buffered = 0
+	b.Buffered = 0
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.twoPCTimeout())
 	defer cancel()
 	// Once the runner cancels the bundle, now or while the aborts run, they
 	// have abortGraceAfterCancel left at most.
-	stop := context.AfterFunc(ctx, func() { time.AfterFunc(abortGraceAfterCancel, cancel) })
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(AbortGraceAfterCancel, cancel) })
 	defer stop()
 	if note := b.abortLeftovers(actx, func() string { return b.abortsCut(ctx) }); note != "" {
 		return fmt.Errorf("%w; %s", cause, note)
@@ -45,14 +47,14 @@ func (b *batcher) abandon(ctx context.Context, cause error) error {
 // maxConcurrentAborts bounds the aborts a failing bundle sends at once.
 const maxConcurrentAborts = 8
 
-// abortGraceAfterCancel bounds the aborts of a bundle once the runner (or
+// AbortGraceAfterCancel bounds the aborts of a bundle once the runner (or
 // the user, cancelling the run) cancelled it: enough for a healthy FE,
 // while a cancelled run does not wait minutes on a silent one.
-const abortGraceAfterCancel = 10 * time.Second
+const AbortGraceAfterCancel = 10 * time.Second
 
 // twoPCTimeout is RetryPolicy.TwoPCTimeout: how long a failing bundle's
 // aborts may take together.
-func (b *batcher) twoPCTimeout() time.Duration {
+func (b *Batcher) twoPCTimeout() time.Duration {
 	if d := b.opts.Retry.TwoPCTimeout; d > 0 {
 		return d
 	}
@@ -60,9 +62,9 @@ func (b *batcher) twoPCTimeout() time.Duration {
 }
 
 // abortsCut says what cut a failing bundle's aborts short.
-func (b *batcher) abortsCut(ctx context.Context) string {
-	if ctx.Err() != nil && abortGraceAfterCancel < b.twoPCTimeout() {
-		return fmt.Sprintf("the aborts were cut %v after the runner cancelled the bundle", abortGraceAfterCancel)
+func (b *Batcher) abortsCut(ctx context.Context) string {
+	if ctx.Err() != nil && AbortGraceAfterCancel < b.twoPCTimeout() {
+		return fmt.Sprintf("the aborts were cut %v after the runner cancelled the bundle", AbortGraceAfterCancel)
 	}
 	return fmt.Sprintf("the aborts' deadline of %v passed: RetryPolicy.TwoPCTimeout", b.twoPCTimeout())
 }
@@ -93,13 +95,13 @@ func (l leftover) String() string {
 // only those may hold a txn, as Doris rolled back, or never began, every
 // load that failed otherwise (streamload.Load). It returns what the user
 // must know, or "".
-func (b *batcher) abortLeftovers(ctx context.Context, cut func() string) string {
+func (b *Batcher) abortLeftovers(ctx context.Context, cut func() string) string {
 	b.mu.Lock()
 	done, failedJobs := b.done, b.failedJob
 	b.mu.Unlock()
 	var toAbort, visible, unknownPlain []leftover
 	for _, o := range done {
-		r := o.result
+		r := o.Result
 		l := leftover{table: r.Table, label: r.Label, txnID: r.TxnID, rows: r.Rows}
 		switch {
 		case !r.Committed && r.TxnID > 0:
@@ -109,7 +111,7 @@ func (b *batcher) abortLeftovers(ctx context.Context, cut func() string) string 
 		}
 	}
 	for _, j := range failedJobs {
-		if !errors.Is(j.err, ErrOutcomeUnknown) {
+		if !errors.Is(j.err, streamload.ErrOutcomeUnknown) {
 			continue
 		}
 		l := leftover{table: j.table, label: j.label, rows: j.rows, unknown: true}
@@ -172,7 +174,7 @@ func (b *batcher) abortLeftovers(ctx context.Context, cut func() string) string 
 
 // abortAll aborts every leftover (by txn id, or by label when its outcome
 // is unknown), at most maxConcurrentAborts at once, setting each one's err.
-func (b *batcher) abortAll(ctx context.Context, ls []leftover) {
+func (b *Batcher) abortAll(ctx context.Context, ls []leftover) {
 	sem := make(chan struct{}, maxConcurrentAborts)
 	var wg sync.WaitGroup
 	for i := range ls {

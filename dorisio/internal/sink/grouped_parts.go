@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 // The parts of a group (grouped delivery, grouped.go), cut from the
 // group's contents alone.
@@ -69,53 +69,53 @@ func (h unitHash) less(o unitHash) bool { return h.hi < o.hi || h.hi == o.hi && 
 // mod 2^128, and their count.
 type multiset struct {
 	sum   unitHash
-	units int64
+	Units int64
 }
 
 func (m *multiset) add(h unitHash) {
 	var carry uint64
 	m.sum.lo, carry = bits.Add64(m.sum.lo, h.lo, 0)
 	m.sum.hi += h.hi + carry
-	m.units++
+	m.Units++
 }
 
-func (m multiset) String() string { return fmt.Sprintf("%016x%016x/%d", m.sum.hi, m.sum.lo, m.units) }
+func (m multiset) String() string { return fmt.Sprintf("%016x%016x/%d", m.sum.hi, m.sum.lo, m.Units) }
 
-// size is bytes and rows.
-type size struct{ bytes, rows int64 }
+// Size is bytes and rows.
+type Size struct{ Bytes, Rows int64 }
 
-func (s size) add(o size) size { return size{s.bytes + o.bytes, s.rows + o.rows} }
+func (s Size) add(o Size) Size { return Size{s.Bytes + o.Bytes, s.Rows + o.Rows} }
 
-// over reports whether s passes a part's limits.
-func (s size) over(lim size) bool { return s.bytes > lim.bytes || s.rows > lim.rows }
+// Over reports whether s passes a part's limits.
+func (s Size) Over(lim Size) bool { return s.Bytes > lim.Bytes || s.Rows > lim.Rows }
 
-// groupReader reads the groups of one DoFn instance, one at a time; its
+// GroupReader reads the groups of one DoFn instance, one at a time; its
 // bucket counts are reused (zero between groups).
-type groupReader struct {
-	lim     size   // MaxBatchBytes, MaxBatchRows
-	keep    int64  // chunk bytes kept in memory before spooling
-	dir     string // WithSpoolDir
-	buckets []size // 1 << bucketBits, lazily
+type GroupReader struct {
+	Lim     Size   // MaxBatchBytes, MaxBatchRows
+	Keep    int64  // chunk bytes kept in memory before spooling
+	Dir     string // WithSpoolDir
+	buckets []Size // 1 << bucketBits, lazily
 	touched []uint32
 }
 
 // group is one group read by pass 1.
 type group struct {
 	table, shard string
-	total        size
+	total        Size
 	digest       multiset
 	mem          [][]byte // the first chunks, in memory
 	spool        string   // the later chunks, "" if none
 	spoolFile    *os.File
 	spoolW       *bufio.Writer
 	err          error
-	files        *spoolFiles
+	files        *SpoolFiles
 }
 
-// read is pass 1 over a group's chunks.
-func (r *groupReader) read(table, shard string, chunks func(*[]byte) bool, files *spoolFiles) (*group, error) {
+// Read is pass 1 over a group's chunks.
+func (r *GroupReader) Read(table, shard string, chunks func(*[]byte) bool, files *SpoolFiles) (*group, error) {
 	if r.buckets == nil {
-		r.buckets = make([]size, 1<<bucketBits)
+		r.buckets = make([]Size, 1<<bucketBits)
 	}
 	g := &group{table: table, shard: shard, files: files}
 	var kept int64
@@ -124,34 +124,34 @@ func (r *groupReader) read(table, shard string, chunks func(*[]byte) bool, files
 	counting := false
 	var c []byte
 	for chunks(&c) {
-		h, err := parseChunk(c)
+		h, err := ParseChunk(c)
 		if err != nil {
-			g.discard()
+			g.Discard()
 			return nil, err
 		}
-		err = eachUnit(c, h, func(u []byte, rows int64) error {
+		err = EachUnit(c, h, func(u []byte, rows int64) error {
 			uh := hashUnit(u)
 			if counting {
-				r.count(uh, size{int64(len(u)), rows})
+				r.count(uh, Size{int64(len(u)), rows})
 			}
-			g.total = g.total.add(size{int64(len(u)), rows})
+			g.total = g.total.add(Size{int64(len(u)), rows})
 			g.digest.add(uh)
 			return nil
 		})
 		if err != nil {
-			g.discard()
+			g.Discard()
 			return nil, err
 		}
 		// Counted by their units, so that a group of one part (its units
 		// within MaxBatchBytes) is all in memory.
-		inMemory := kept+int64(h.bytes) <= r.keep
+		inMemory := kept+int64(h.bytes) <= r.Keep
 		if inMemory {
 			g.mem, kept = append(g.mem, c), kept+int64(h.bytes)
-		} else if err := g.spoolChunk(r.dir, c); err != nil {
-			g.discard()
+		} else if err := g.spoolChunk(r.Dir, c); err != nil {
+			g.Discard()
 			return nil, err
 		}
-		if !counting && g.total.over(r.lim) {
+		if !counting && g.total.Over(r.Lim) {
 			// Until now the group was within one part, so every unit so far
 			// is in memory: count them once.
 			counting = true
@@ -160,9 +160,9 @@ func (r *groupReader) read(table, shard string, chunks func(*[]byte) bool, files
 				seen = append(slices.Clip(seen), c)
 			}
 			for _, mc := range seen {
-				mh, _ := parseChunk(mc)
-				_ = eachUnit(mc, mh, func(u []byte, rows int64) error {
-					r.count(hashUnit(u), size{int64(len(u)), rows})
+				mh, _ := ParseChunk(mc)
+				_ = EachUnit(mc, mh, func(u []byte, rows int64) error {
+					r.count(hashUnit(u), Size{int64(len(u)), rows})
 					return nil
 				})
 			}
@@ -170,7 +170,7 @@ func (r *groupReader) read(table, shard string, chunks func(*[]byte) bool, files
 	}
 	if g.spoolW != nil {
 		if err := g.closeSpool(); err != nil {
-			g.discard()
+			g.Discard()
 			return nil, err
 		}
 	}
@@ -178,21 +178,21 @@ func (r *groupReader) read(table, shard string, chunks func(*[]byte) bool, files
 }
 
 // count adds a unit to its bucket.
-func (r *groupReader) count(h unitHash, s size) {
+func (r *GroupReader) count(h unitHash, s Size) {
 	b := h.bucket()
-	if r.buckets[b] == (size{}) {
+	if r.buckets[b] == (Size{}) {
 		r.touched = append(r.touched, b)
 	}
 	r.buckets[b] = r.buckets[b].add(s)
 }
 
-// reset zeroes the buckets the last group used.
-func (r *groupReader) reset() {
+// Reset zeroes the buckets the last group used.
+func (r *GroupReader) Reset() {
 	if len(r.touched) > len(r.buckets)/16 {
 		clear(r.buckets)
 	} else {
 		for _, b := range r.touched {
-			r.buckets[b] = size{}
+			r.buckets[b] = Size{}
 		}
 	}
 	r.touched = r.touched[:0]
@@ -230,8 +230,8 @@ func (g *group) closeSpool() error {
 	return nil
 }
 
-// discard drops the group's chunks and removes its spool file.
-func (g *group) discard() {
+// Discard drops the group's chunks and removes its spool file.
+func (g *group) Discard() {
 	g.mem = nil
 	if g.spoolFile != nil {
 		g.spoolFile.Close()
@@ -248,11 +248,11 @@ func (g *group) discard() {
 // the spool file.
 func (g *group) eachUnit(f func(u []byte, rows int64) error) error {
 	visit := func(c []byte) error {
-		h, err := parseChunk(c)
+		h, err := ParseChunk(c)
 		if err != nil {
 			return err
 		}
-		return eachUnit(c, h, f)
+		return EachUnit(c, h, f)
 	}
 	for _, c := range g.mem {
 		if err := visit(c); err != nil {
@@ -293,13 +293,13 @@ func (g *group) eachUnit(f func(u []byte, rows int64) error) error {
 // groupPart is one part of a group: its place, size and digest.
 type groupPart struct {
 	index  int
-	size   size
-	digest multiset
+	Size   Size
+	Digest multiset
 }
 
 // groupPlan says which part each unit of a group goes to.
 type groupPlan struct {
-	parts []groupPart
+	Parts []groupPart
 	// bucketPart is each bucket's part, or -1 for a bucket split unit by
 	// unit (split); nil for a group of one part.
 	bucketPart []int32
@@ -310,22 +310,22 @@ type groupPlan struct {
 // its part.
 type splitUnit struct {
 	hash unitHash
-	size size
+	size Size
 	part int32
 }
 
-// plan cuts g into parts by r's bucket counts. A bucket over a limit on
+// Plan cuts g into parts by r's bucket counts. A bucket over a limit on
 // its own is split unit by unit, which reads the group once more.
-func (r *groupReader) plan(g *group) (*groupPlan, error) {
-	if !g.total.over(r.lim) {
-		return &groupPlan{parts: []groupPart{{index: 0, size: g.total, digest: g.digest}}}, nil
+func (r *GroupReader) Plan(g *group) (*groupPlan, error) {
+	if !g.total.Over(r.Lim) {
+		return &groupPlan{Parts: []groupPart{{index: 0, Size: g.total, Digest: g.digest}}}, nil
 	}
 	p := &groupPlan{bucketPart: make([]int32, len(r.buckets))}
 	order := r.touched
 	if len(order) > len(r.buckets)/16 {
 		order = nil
 		for b, s := range r.buckets {
-			if s != (size{}) {
+			if s != (Size{}) {
 				order = append(order, uint32(b))
 			}
 		}
@@ -334,7 +334,7 @@ func (r *groupReader) plan(g *group) (*groupPlan, error) {
 	}
 	// Split buckets first: their units, in hash order, from one more read.
 	for _, b := range order {
-		if r.buckets[b].over(r.lim) {
+		if r.buckets[b].Over(r.Lim) {
 			if p.split == nil {
 				p.split = map[uint32][]splitUnit{}
 			}
@@ -345,7 +345,7 @@ func (r *groupReader) plan(g *group) (*groupPlan, error) {
 		err := g.eachUnit(func(u []byte, rows int64) error {
 			h := hashUnit(u)
 			if us, ok := p.split[h.bucket()]; ok {
-				p.split[h.bucket()] = append(us, splitUnit{hash: h, size: size{int64(len(u)), rows}})
+				p.split[h.bucket()] = append(us, splitUnit{hash: h, size: Size{int64(len(u)), rows}})
 			}
 			return nil
 		})
@@ -353,11 +353,11 @@ func (r *groupReader) plan(g *group) (*groupPlan, error) {
 			return nil, err
 		}
 	}
-	var cur size
+	var cur Size
 	open := false
 	next := func() {
-		p.parts = append(p.parts, groupPart{index: len(p.parts)})
-		cur, open = size{}, true
+		p.Parts = append(p.Parts, groupPart{index: len(p.Parts)})
+		cur, open = Size{}, true
 	}
 	for _, b := range order {
 		bs := r.buckets[b]
@@ -365,19 +365,19 @@ func (r *groupReader) plan(g *group) (*groupPlan, error) {
 			p.bucketPart[b] = -1
 			sort.Slice(us, func(i, j int) bool { return us[i].hash.less(us[j].hash) })
 			for i := range us {
-				if !open || cur.add(us[i].size).over(r.lim) {
+				if !open || cur.add(us[i].size).Over(r.Lim) {
 					next()
 				}
 				cur = cur.add(us[i].size)
-				us[i].part = int32(len(p.parts) - 1)
+				us[i].part = int32(len(p.Parts) - 1)
 			}
 			continue
 		}
-		if !open || cur.add(bs).over(r.lim) {
+		if !open || cur.add(bs).Over(r.Lim) {
 			next()
 		}
 		cur = cur.add(bs)
-		p.bucketPart[b] = int32(len(p.parts) - 1)
+		p.bucketPart[b] = int32(len(p.Parts) - 1)
 	}
 	return p, nil
 }
@@ -399,19 +399,19 @@ func (p *groupPlan) partOf(h unitHash, seen map[unitHash]int) int {
 	return int(us[first+k].part)
 }
 
-// partID is a part's identity within its table: the group's shard and
+// PartID is a part's identity within its table: the group's shard and
 // shard count, the part's place among the group's parts and its digest.
 // With the table and the load's meaning it makes the part's label
 // (groupLabel). The place keeps apart two parts of identical units.
-func partID(shard string, shards int, part groupPart, parts int) string {
-	return "s" + shard + "/" + strconv.Itoa(shards) + "|p" + strconv.Itoa(part.index) + "/" + strconv.Itoa(parts) + "|" + part.digest.String()
+func PartID(shard string, shards int, part groupPart, parts int) string {
+	return "s" + shard + "/" + strconv.Itoa(shards) + "|p" + strconv.Itoa(part.index) + "/" + strconv.Itoa(parts) + "|" + part.Digest.String()
 }
 
-// partBodies is pass 2 of a group of several parts: each unit is written to
+// PartBodies is pass 2 of a group of several parts: each unit is written to
 // its part's body, in memory while the bodies hold at most budget bytes,
 // the largest spilled to dir past it. It fills in each part's digest.
-func partBodies(g *group, p *groupPlan, budget int64, dir string, pool *chunkPool, files *spoolFiles) ([]*batchBody, error) {
-	bodies := make([]*batchBody, len(p.parts))
+func PartBodies(g *group, p *groupPlan, budget int64, dir string, pool *ChunkPool, files *SpoolFiles) ([]*batchBody, error) {
+	bodies := make([]*batchBody, len(p.Parts))
 	for i := range bodies {
 		bodies[i] = &batchBody{}
 	}
@@ -420,8 +420,8 @@ func partBodies(g *group, p *groupPlan, budget int64, dir string, pool *chunkPoo
 	err := g.eachUnit(func(u []byte, rows int64) error {
 		h := hashUnit(u)
 		i := p.partOf(h, seen)
-		p.parts[i].digest.add(h)
-		p.parts[i].size = p.parts[i].size.add(size{int64(len(u)), rows})
+		p.Parts[i].Digest.add(h)
+		p.Parts[i].Size = p.Parts[i].Size.add(Size{int64(len(u)), rows})
 		b := bodies[i]
 		before := b.memAlloc()
 		b.write(u, pool)
@@ -460,12 +460,12 @@ func largestBody(bodies []*batchBody) *batchBody {
 	return big
 }
 
-// oneBody is the body of a group of one part: the units of its chunks, as
+// OneBody is the body of a group of one part: the units of its chunks, as
 // they are (the group fits MaxBatchBytes, so every chunk is in memory).
-func oneBody(g *group) streamload.Body {
+func OneBody(g *group) streamload.Body {
 	var body chunkBody
 	for _, c := range g.mem {
-		if h, err := parseChunk(c); err == nil && h.bytes > 0 {
+		if h, err := ParseChunk(c); err == nil && h.bytes > 0 {
 			body.chunks = append(body.chunks, h.units(c))
 			body.n += int64(h.bytes)
 		}

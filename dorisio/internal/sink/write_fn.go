@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 import (
 	"context"
@@ -20,38 +20,38 @@ import (
 )
 
 func init() {
-	register.DoFn4x1[context.Context, beam.BundleFinalization, beam.X, func(tableLoads), error](&writeFn{})
-	register.DoFn3x1[context.Context, beam.X, func(tableLoads), error](&unfinalizedWriteFn{})
-	register.DoFn4x1[context.Context, tableLoads, func(CommitResult), func(lostLoads), error](&commitFn{})
+	register.DoFn4x1[context.Context, beam.BundleFinalization, beam.X, func(TableLoads), error](&WriteFn{})
+	register.DoFn3x1[context.Context, beam.X, func(TableLoads), error](&unfinalizedWriteFn{})
+	register.DoFn4x1[context.Context, TableLoads, func(CommitResult), func(LostLoads), error](&CommitFn{})
 	register.Function2x0(loadResults)
-	register.Function2x1(mergeLost)
-	register.Function1x1(failOnLost)
-	register.Emitter1[lostLoads]()
-	beam.RegisterType(reflect.TypeOf((*lostLoads)(nil)).Elem())
+	register.Function2x1(MergeLost)
+	register.Function1x1(FailOnLost)
+	register.Emitter1[LostLoads]()
+	beam.RegisterType(reflect.TypeOf((*LostLoads)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*failedCommit)(nil)).Elem())
 	register.Emitter1[CommitResult]()
-	register.Emitter1[tableLoads]()
+	register.Emitter1[TableLoads]()
 	beam.RegisterType(reflect.TypeOf((*CommitResult)(nil)).Elem())
-	beam.RegisterType(reflect.TypeOf((*tableLoads)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*TableLoads)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*LoadWindow)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*Row)(nil)).Elem())
 	// Stream batching (stream_batch.go, chunk_stage.go).
-	register.DoFn6x1[context.Context, beam.Window, beam.EventTime, beam.X, func(beam.EventTime, string, []byte), func(Row), error](&chunkFn{})
+	register.DoFn6x1[context.Context, beam.Window, beam.EventTime, beam.X, func(beam.EventTime, string, []byte), func(Row), error](&ChunkFn{})
 	register.Emitter3[beam.EventTime, string, []byte]()
 	register.Emitter1[Row]()
-	register.DoFn7x1[context.Context, beam.EventTime, state.Provider, timers.Provider, string, []byte, func(tableLoads), error](&streamBatchFn{})
+	register.DoFn7x1[context.Context, beam.EventTime, state.Provider, timers.Provider, string, []byte, func(TableLoads), error](&streamBatchFn{})
 	beam.RegisterType(reflect.TypeOf((*batchMeta)(nil)).Elem())
 }
 
-// results builds the Write's stages and returns its CommitResults.
-func (w *write) results(s beam.Scope, col beam.PCollection) beam.PCollection {
-	if w.group != nil {
+// Results builds the Write's stages and returns its CommitResults.
+func (w *Write) Results(s beam.Scope, col beam.PCollection) beam.PCollection {
+	if w.Group != nil {
 		return writeGrouped(s, w, col) // plain loads: visible already, no commit stage
 	}
 	// One element per bundle and table, its loads in the order their rows
 	// arrived (order.go).
 	var pre beam.PCollection
-	if w.stream != nil {
+	if w.Stream != nil {
 		pre = writeStream(s, w, col)
 	} else {
 		pre = beam.ParDo(s.Scope("Precommit"), w.precommit(), col)
@@ -59,62 +59,62 @@ func (w *write) results(s beam.Scope, col beam.PCollection) beam.PCollection {
 	// Results are emitted in FinishBundle, which puts them in the global
 	// window whatever the input's windowing; say so in the graph too.
 	pre = beam.WindowInto(s, window.NewGlobalWindows(), pre)
-	if w.write.Opts.Delivery == AtLeastOnce {
+	if w.Write.Opts.Delivery == AtLeastOnce {
 		return beam.ParDo(s.Scope("Results"), loadResults, pre) // plain loads are visible already
 	}
 	// Exactly-once: this Reshuffle is the stable point. A runner keeps the
 	// committables of exactly one successful attempt of each precommit
 	// bundle, durably, before any commit runs (commit.go).
-	committed, lost := beam.ParDo2(s.Scope("Commit"), w.commit, beam.Reshuffle(s, pre))
-	if w.commit.ReportLost {
+	committed, lost := beam.ParDo2(s.Scope("Commit"), w.Commit, beam.Reshuffle(s, pre))
+	if w.Commit.ReportLost {
 		reportLost(s, lost) // the job fails once, naming every lost load (lost.go)
 	}
 	return committed
 }
 
 // loadResults emits the results of a bundle's loads of one table.
-func loadResults(g tableLoads, emit func(CommitResult)) {
+func loadResults(g TableLoads, emit func(CommitResult)) {
 	for _, r := range g.Loads {
 		emit(r)
 	}
 }
 
-type write struct {
-	write    *writeFn
-	finalize bool // the precommit stage asks the runner to finalize its bundles (early.go)
-	commit   *commitFn
+type Write struct {
+	Write    *WriteFn
+	Finalize bool // the precommit stage asks the runner to finalize its bundles (early.go)
+	Commit   *CommitFn
 	// The chunking stage of stream batching and grouped delivery.
-	chunk *chunkFn
+	Chunk *ChunkFn
 	// With stream batching (stream_batch.go); nil otherwise.
-	stream *streamBatchFn
+	Stream *streamBatchFn
 	// With grouped delivery (grouped.go); nil otherwise.
-	group *groupLoadFn
+	Group *GroupLoadFn
 }
 
 // precommit is the precommit stage's DoFn: writeFn where its bundles are
 // to be finalized (early commit), else the same without asking for it.
-func (w *write) precommit() any {
-	if w.finalize {
-		return w.write
+func (w *Write) precommit() any {
+	if w.Finalize {
+		return w.Write
 	}
 	return w.unfinalized()
 }
 
 // unfinalized is the precommit DoFn that never asks for finalization.
-func (w *write) unfinalized() *unfinalizedWriteFn { return &unfinalizedWriteFn{writeFn: *w.write} }
+func (w *Write) unfinalized() *unfinalizedWriteFn { return &unfinalizedWriteFn{WriteFn: *w.Write} }
 
 // identityRows is the DoFn of the Rows the chunking stage passes on: rows
 // with an ID, loaded on their own, and rows Write's checks refused.
-func (w *write) identityRows() *unfinalizedWriteFn {
+func (w *Write) identityRows() *unfinalizedWriteFn {
 	fn := w.unfinalized()
-	fn.Elem = beam.EncodedType{T: rowType}
+	fn.Elem = beam.EncodedType{T: RowType}
 	return fn
 }
 
 // newClient builds the Stream Load client on a worker: the password is
 // resolved here, never serialized.
-func newClient(c connSpec, rp RetryPolicy) (*streamload.Client, error) {
-	pw, err := c.password()
+func newClient(c ConnSpec, rp RetryPolicy) (*streamload.Client, error) {
+	pw, err := c.Password()
 	if err != nil {
 		return nil, err
 	}
@@ -133,16 +133,16 @@ func newClient(c connSpec, rp RetryPolicy) (*streamload.Client, error) {
 			tc.RootCAs = pool
 		}
 	}
-	return streamload.New(c.clientConfig(pw, tc, rp))
+	return streamload.New(c.ClientConfig(pw, tc, rp))
 }
 
-// writeFn is the precommit stage: it batches a bundle's rows per table,
+// WriteFn is the precommit stage: it batches a bundle's rows per table,
 // loads each batch (precommitted with ExactlyOnce) and emits one
 // CommitResult per load when the bundle finishes. Unless AllOrNothing, it
 // also asks the runner to commit the bundle's loads once the bundle's
 // output is durable (early.go).
-type writeFn struct {
-	Conn        connSpec
+type WriteFn struct {
+	Conn        ConnSpec
 	DB, Table   string
 	LabelPrefix string
 	RunID       string // this pipeline's part of every random label
@@ -151,14 +151,14 @@ type writeFn struct {
 	Elem        beam.EncodedType
 
 	client *streamload.Client
-	enc    elemEncoder
-	pool   *chunkPool
-	batch  *batcher      // the current bundle's; nil between bundles
+	enc    ElemEncoder
+	pool   *ChunkPool
+	batch  *Batcher      // the current bundle's; nil between bundles
 	early  *earlyCommits // set by the first bundle that asks for finalization
 }
 
-func (fn *writeFn) Setup(ctx context.Context) error {
-	enc, err := newElemEncoder(fn.Elem.T, &fn.Opts)
+func (fn *WriteFn) Setup(ctx context.Context) error {
+	enc, err := NewElemEncoder(fn.Elem.T, &fn.Opts)
 	if err != nil {
 		return fmt.Errorf("dorisio.Write: %w", err)
 	}
@@ -169,7 +169,7 @@ func (fn *writeFn) Setup(ctx context.Context) error {
 		}
 	}
 	// Keep enough chunks for a full set of buffered and uploading batches.
-	fn.pool = &chunkPool{max: int((fn.Opts.MaxBufferedBytes + int64(fn.Opts.LoadsInFlight)*fn.Opts.MaxBatchBytes) / chunkSize)}
+	fn.pool = &ChunkPool{Max: int((fn.Opts.MaxBufferedBytes + int64(fn.Opts.LoadsInFlight)*fn.Opts.MaxBatchBytes) / ChunkSize)}
 	fn.client, err = newClient(fn.Conn, fn.Opts.Retry)
 	if err == nil {
 		if err = checkColumns(ctx, fn.client, fn.Conn, fn.DB, fn.Table, fn.RunID, fn.enc); err != nil {
@@ -185,29 +185,29 @@ func (fn *writeFn) Setup(ctx context.Context) error {
 // ProcessElement takes the bundle finalization only so that the runner
 // offers it to FinishBundle (Beam sets RequestsFinalization from
 // ProcessElement's signature alone; unfinalizedWriteFn asks for none).
-func (fn *writeFn) ProcessElement(ctx context.Context, _ beam.BundleFinalization, elem beam.X, _ func(tableLoads)) error {
+func (fn *WriteFn) ProcessElement(ctx context.Context, _ beam.BundleFinalization, elem beam.X, _ func(TableLoads)) error {
 	if fn.batch == nil {
 		// Uploads run under the bundle's context: a cancelled bundle stops them.
-		fn.batch = newBatcher(ctx, fn.client, fn.pool, fn.DB, fn.Table, fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
+		fn.batch = NewBatcher(ctx, fn.client, fn.pool, fn.DB, fn.Table, fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
 	}
 	if r, ok := elem.(Row); ok && r.ID == refusedRowID {
 		return fn.rejectRefused(ctx, r)
 	}
-	table, data, rows, err := fn.enc.encode(ctx, elem)
+	table, data, rows, err := fn.enc.Encode(ctx, elem)
 	if rr, ok := err.(*refusedRow); ok && fn.Opts.Rejected { // encode returns it unwrapped; no per-row errors.As target
 		return fn.rejectRow(ctx, rr)
 	}
 	if err != nil {
 		where := "table " + fn.DB + "." + fn.Table
-		if fn.Table == "" || fn.enc.routes() {
+		if fn.Table == "" || fn.enc.Routes() {
 			where = "database " + fn.DB // rows routed by Row.Table or a table field
 		}
 		return fn.failBundle(ctx, fmt.Errorf("dorisio.Write: %s: %w", where, err))
 	}
 	if r, ok := elem.(Row); ok && r.ID != "" {
-		err = fn.batch.addOwn(table, r.ID, data, r.Data, rows)
+		err = fn.batch.AddOwn(table, r.ID, data, r.Data, rows)
 	} else {
-		err = fn.batch.add(table, data, rows)
+		err = fn.batch.Add(table, data, rows)
 	}
 	if err != nil {
 		return fn.failBundle(ctx, err)
@@ -217,22 +217,22 @@ func (fn *writeFn) ProcessElement(ctx context.Context, _ beam.BundleFinalization
 
 // rejectRow keeps a row Write's checks refused for the output
 // (WithRejectedRows): it is never sent.
-func (fn *writeFn) rejectRow(ctx context.Context, rr *refusedRow) error {
+func (fn *WriteFn) rejectRow(ctx context.Context, rr *refusedRow) error {
 	return fn.keepRejected(ctx, rr.rejected(fn.DB))
 }
 
 // failBundle ends a bundle that fails in ProcessElement. A runner calls no
 // FinishBundle after an error, so this is where the bundle's uploads are
 // stopped and its precommitted loads aborted (docs/design.md, "Stages").
-func (fn *writeFn) failBundle(ctx context.Context, err error) error {
+func (fn *WriteFn) failBundle(ctx context.Context, err error) error {
 	b := fn.batch
 	fn.batch = nil
-	return b.abandon(ctx, err)
+	return b.Abandon(ctx, err)
 }
 
 // FinishBundle emits the bundle's loads, one element per table in the
 // order they were cut (order.go).
-func (fn *writeFn) FinishBundle(ctx context.Context, bf beam.BundleFinalization, emit func(tableLoads)) error {
+func (fn *WriteFn) FinishBundle(ctx context.Context, bf beam.BundleFinalization, emit func(TableLoads)) error {
 	groups, err := fn.finishBundle(ctx, bf)
 	for _, g := range groups {
 		emit(g)
@@ -242,19 +242,19 @@ func (fn *writeFn) FinishBundle(ctx context.Context, bf beam.BundleFinalization,
 
 // finishBundle ends the bundle: it waits for its loads and returns them
 // per table, or abandons the bundle if one failed.
-func (fn *writeFn) finishBundle(ctx context.Context, bf beam.BundleFinalization) ([]tableLoads, error) {
+func (fn *WriteFn) finishBundle(ctx context.Context, bf beam.BundleFinalization) ([]TableLoads, error) {
 	b := fn.batch
 	fn.batch = nil
 	if b == nil {
 		fn.finalizeLater(ctx, bf, nil) // empty bundle
 		return nil, nil
 	}
-	outcomes, err := b.finish()
+	outcomes, err := b.Finish()
 	if err != nil {
-		return nil, b.abandon(ctx, err)
+		return nil, b.Abandon(ctx, err)
 	}
 	recordBundleLoads(ctx, b, outcomes)
-	groups := groupByTable(outcomes)
+	groups := GroupByTable(outcomes)
 	fn.finalizeLater(ctx, bf, groups)
 	return groups, nil
 }
@@ -264,11 +264,11 @@ func (fn *writeFn) finishBundle(ctx context.Context, bf beam.BundleFinalization)
 // Runners that skip Teardown too (prism after a failure) leave those loads
 // to Doris' precommit timeout, or to the next run's lingering-transaction
 // cleanup (WithAbortLingeringTxns).
-func (fn *writeFn) Teardown() {
+func (fn *WriteFn) Teardown() {
 	if fn.batch != nil {
 		b := fn.batch
 		fn.batch = nil
-		if err := b.abandon(context.Background(), errors.New("bundle abandoned")); err != nil {
+		if err := b.Abandon(context.Background(), errors.New("bundle abandoned")); err != nil {
 			slog.Warn("dorisio.Write: a bundle was torn down before it finished", "err", err)
 		}
 	}
@@ -296,3 +296,10 @@ type textError struct {
 func (e textError) Error() string { return streamload.ValidText(e.err.Error()) }
 
 func (e textError) Unwrap() error { return e.err }
+
+// Client is the worker's Stream Load client, set by Setup (nil before): tests
+// drive Doris through the same connection as the DoFn.
+func (fn *WriteFn) Client() *streamload.Client { return fn.client }
+
+// Pool is the worker's chunk pool, set by Setup.
+func (fn *WriteFn) Pool() *ChunkPool { return fn.pool }

@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 import (
 	"compress/bzip2"
@@ -28,8 +28,8 @@ import (
 )
 
 func init() {
-	register.DoFn3x1[context.Context, []string, func(fileSpec), error](&matchFn{})
-	register.DoFn3x0[context.Context, fileSpec, func(CommitResult)](&fileLoadFn{})
+	register.DoFn3x1[context.Context, []string, func(fileSpec), error](&MatchFn{})
+	register.DoFn3x0[context.Context, fileSpec, func(CommitResult)](&FileLoadFn{})
 	register.Emitter1[fileSpec]()
 	beam.RegisterType(reflect.TypeOf((*fileSpec)(nil)).Elem())
 }
@@ -41,14 +41,14 @@ type fileSpec struct {
 	ModNs int64 // modification time (GCS: last update); 0 where the filesystem has none
 }
 
-// matchFn lists the files of the patterns, each file once however many
+// MatchFn lists the files of the patterns, each file once however many
 // patterns match it: a second listing would be a second load of its ranges,
 // found committed and reported as loaded twice.
-type matchFn struct {
+type MatchFn struct {
 	AllowEmpty bool // WithEmptyMatchTreatment(AllowEmptyMatch): a pattern may match nothing
 }
 
-func (fn *matchFn) ProcessElement(ctx context.Context, patterns []string, emit func(fileSpec)) error {
+func (fn *MatchFn) ProcessElement(ctx context.Context, patterns []string, emit func(fileSpec)) error {
 	seen := map[string]bool{}
 	for _, pattern := range patterns {
 		if err := fn.match(ctx, pattern, seen, emit); err != nil {
@@ -58,7 +58,7 @@ func (fn *matchFn) ProcessElement(ctx context.Context, patterns []string, emit f
 	return nil
 }
 
-func (fn *matchFn) match(ctx context.Context, pattern string, seen map[string]bool, emit func(fileSpec)) error {
+func (fn *MatchFn) match(ctx context.Context, pattern string, seen map[string]bool, emit func(fileSpec)) error {
 	fs, err := filesystem.New(ctx, pattern)
 	if err != nil {
 		return fmt.Errorf("dorisio.WriteFiles: pattern %q: %w", pattern, err)
@@ -194,7 +194,7 @@ func (f fileSpec) rangeID(start, end int64) string {
 		strconv.FormatInt(start, 10) + "|" + strconv.FormatInt(end-start, 10)
 }
 
-// fileLoadFn reads files and loads their ranges; the bundle machinery
+// FileLoadFn reads files and loads their ranges; the bundle machinery
 // (batcher, uploads, results, failure) is Write's.
 //
 // The files are read and loaded in FinishBundle, not ProcessElement:
@@ -202,8 +202,8 @@ func (f fileSpec) rangeID(start, end int64) string {
 // core for as long as a DoFn is inside ProcessElement (a 2 s
 // ProcessElement cost 2.0 s of CPU, the same 2 s in FinishBundle 0.11 s),
 // which takes a core from the server a load is sent to on the same host.
-type fileLoadFn struct {
-	writeFn
+type FileLoadFn struct {
+	WriteFn
 	// The record scanner's settings (filerange.Syntax).
 	Delim, Sep      []byte
 	Enclose, Escape byte
@@ -216,16 +216,16 @@ type fileLoadFn struct {
 // ProcessElement and FinishBundle take no beam.BundleFinalization: every
 // range is a plain load, visible once loaded, with nothing to commit early,
 // and runners that refuse finalization (Spark) would fail the bundle.
-func (fn *fileLoadFn) ProcessElement(_ context.Context, f fileSpec, _ func(CommitResult)) {
+func (fn *FileLoadFn) ProcessElement(_ context.Context, f fileSpec, _ func(CommitResult)) {
 	fn.pending = append(fn.pending, f)
 }
 
-func (fn *fileLoadFn) FinishBundle(ctx context.Context, emit func(CommitResult)) error {
+func (fn *FileLoadFn) FinishBundle(ctx context.Context, emit func(CommitResult)) error {
 	files := fn.pending
 	fn.pending = nil
 	if len(files) > 0 {
 		// Uploads run under the bundle's context: a cancelled bundle stops them.
-		fn.batch = newBatcher(ctx, fn.client, fn.pool, fn.DB, fn.Table, fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
+		fn.batch = NewBatcher(ctx, fn.client, fn.pool, fn.DB, fn.Table, fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
 	}
 	for _, f := range files {
 		if err := fn.loadFile(ctx, f); err != nil {
@@ -239,12 +239,12 @@ func (fn *fileLoadFn) FinishBundle(ctx context.Context, emit func(CommitResult))
 	return validErr(err)
 }
 
-func (fn *fileLoadFn) Teardown() {
+func (fn *FileLoadFn) Teardown() {
 	fn.pending = nil
-	fn.writeFn.Teardown()
+	fn.WriteFn.Teardown()
 }
 
-func (fn *fileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
+func (fn *FileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 	fs, err := filesystem.New(ctx, f.Path)
 	if err != nil {
 		return fmt.Errorf("dorisio.WriteFiles: file %s: %w", f.Path, err)
@@ -329,7 +329,7 @@ func (fn *fileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 // byte: those of every range less enclose and trim_double_quotes, which
 // only act on '"' bytes. escape stays: the Doris dialect's backslashes
 // escape outside quotes too.
-func (fn *fileLoadFn) unquotedHeaders() map[string]string {
+func (fn *FileLoadFn) unquotedHeaders() map[string]string {
 	if fn.plain == nil {
 		fn.plain = maps.Clone(fn.Headers)
 		delete(fn.plain, "enclose")
@@ -339,13 +339,13 @@ func (fn *fileLoadFn) unquotedHeaders() map[string]string {
 }
 
 // transcoder reads the ranges of this DoFn's CSV files by their dialect.
-func (fn *fileLoadFn) transcoder() *csvTranscoder {
+func (fn *FileLoadFn) transcoder() *csvTranscoder {
 	return &csvTranscoder{sep: fn.Sep, delim: fn.Delim, esc: fn.Escape}
 }
 
 // transcodedHeaders are the headers of a range rewritten in Write's CSV:
 // the file's, with escape '\'.
-func (fn *fileLoadFn) transcodedHeaders() map[string]string {
+func (fn *FileLoadFn) transcodedHeaders() map[string]string {
 	if fn.rewritten == nil {
 		fn.rewritten = maps.Clone(fn.Headers)
 		fn.rewritten["escape"] = `\`
@@ -376,7 +376,7 @@ func fileCompression(opt, path string) string {
 // (Doris before 3.0.5 refuses compress_type on a JSON load),
 // decompressed on the way, as a body of unknown length. Header lines are
 // skipped by Doris (skip_lines), once: the file is one load.
-func (fn *fileLoadFn) loadCompressed(ctx context.Context, fs filesystem.Interface, f fileSpec, kind string) error {
+func (fn *FileLoadFn) loadCompressed(ctx context.Context, fs filesystem.Interface, f fileSpec, kind string) error {
 	headers := fn.Headers
 	if n := fn.Opts.Files.HeaderLines; n > 0 {
 		headers = maps.Clone(fn.Headers)
@@ -524,6 +524,6 @@ func noteLoaded(n int64) func(CommitResult) {
 }
 
 // syntax is the record syntax of fn's files.
-func (fn *fileLoadFn) syntax() filerange.Syntax {
+func (fn *FileLoadFn) syntax() filerange.Syntax {
 	return filerange.Syntax{Delim: fn.Delim, Sep: fn.Sep, Enclose: fn.Enclose, Escape: fn.Escape}
 }

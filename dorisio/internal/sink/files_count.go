@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 
 // countRecords returns the records of the file at path (compression kind)
 // as Doris counts them: non-empty records past the header lines.
-func (fn *fileLoadFn) countRecords(ctx context.Context, path, kind string) (int64, error) {
+func (fn *FileLoadFn) countRecords(ctx context.Context, path, kind string) (int64, error) {
 	fs, err := filesystem.New(ctx, path)
 	if err != nil {
 		return 0, err

@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 // Isolating the rows Doris refuses (WithRejectedRows). A load Doris fails
 // for data quality loads nothing: Doris rolls its transaction back and
@@ -55,11 +55,11 @@ const maxIsolatedBytes = 1 << 30
 // isolation is one refused load being cut into loads that Doris takes and
 // rows it refuses.
 type isolation struct {
-	b      *batcher
+	b      *Batcher
 	parent *loadJob
 	data   []byte
 	starts []int // record starts in data, and len(data) last
-	parts  []loadOutcome
+	parts  []LoadOutcome
 	sum    CommitResult // what the parts loaded, for the parent's callback
 }
 
@@ -69,7 +69,7 @@ type isolation struct {
 // failed: the bundle aborts them if it fails), and what they loaded
 // together; the error is refusal itself when j cannot be isolated. j's
 // body must still be open.
-func (b *batcher) isolate(j *loadJob, refusal error) ([]loadOutcome, CommitResult, error) {
+func (b *Batcher) isolate(j *loadJob, refusal error) ([]LoadOutcome, CommitResult, error) {
 	sc, ok := b.recordsOf(j)
 	if !ok || j.body.Len() < 0 || j.body.Len() > maxIsolatedBytes {
 		return nil, CommitResult{}, refusal
@@ -136,7 +136,7 @@ func (is *isolation) load(lo, hi int, path string) error {
 	is.sum.FilteredRows += r.FilteredRows
 	is.sum.UnselectedRows += r.UnselectedRows
 	is.sum.AlreadyCommitted = is.sum.AlreadyCommitted || r.AlreadyCommitted
-	is.parts = append(is.parts, loadOutcome{seq: j.seq, sub: len(is.parts), result: r, retries: res.Attempts - 1})
+	is.parts = append(is.parts, LoadOutcome{Seq: j.seq, sub: len(is.parts), Result: r, retries: res.Attempts - 1})
 	return nil
 }
 
@@ -200,7 +200,7 @@ func refusedBy(refusal error) string {
 
 // recordsOf returns how j's body is cut into records, and false when it
 // cannot be cut into loads of their own (see the top of this file).
-func (b *batcher) recordsOf(j *loadJob) (filerange.Syntax, bool) {
+func (b *Batcher) recordsOf(j *loadJob) (filerange.Syntax, bool) {
 	h := b.headers
 	if j.headers != nil {
 		h = j.headers
@@ -229,7 +229,7 @@ func (b *batcher) recordsOf(j *loadJob) (filerange.Syntax, bool) {
 }
 
 // delimOf is the line delimiter of j's load.
-func (b *batcher) delimOf(j *loadJob) []byte {
+func (b *Batcher) delimOf(j *loadJob) []byte {
 	h := b.headers
 	if j.headers != nil {
 		h = j.headers

@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 import (
 	"context"
@@ -70,8 +70,8 @@ type chunkHeader struct {
 // units is the stretch of a chunk holding its units' bytes.
 func (h chunkHeader) units(c []byte) []byte { return c[h.data : h.data+h.bytes] }
 
-// parseChunk reads a chunk's header.
-func parseChunk(c []byte) (chunkHeader, error) {
+// ParseChunk reads a chunk's header.
+func ParseChunk(c []byte) (chunkHeader, error) {
 	var h chunkHeader
 	if len(c) == 0 || c[0] != chunkVersion {
 		return h, errors.New("not a dorisio chunk of this version")
@@ -101,9 +101,9 @@ func parseChunk(c []byte) (chunkHeader, error) {
 	return h, nil
 }
 
-// eachUnit calls f with every unit of chunk c (header h) and its rows, in
+// EachUnit calls f with every unit of chunk c (header h) and its rows, in
 // the chunk's order; the unit is a slice of c.
-func eachUnit(c []byte, h chunkHeader, f func(unit []byte, rows int64) error) error {
+func EachUnit(c []byte, h chunkHeader, f func(unit []byte, rows int64) error) error {
 	data, idx := h.units(c), c[h.data+h.bytes:]
 	for len(idx) > 0 {
 		size, n := binary.Uvarint(idx)
@@ -136,23 +136,23 @@ func keyTable(key string) string {
 	return table
 }
 
-// keyShard is the shard of a chunk key, with its flush window for a
+// KeyShard is the shard of a chunk key, with its flush window for a
 // stream batch's key ("<shard>@<start>").
-func keyShard(key string) string {
+func KeyShard(key string) string {
 	shard, _, _ := strings.Cut(key, ":")
 	return shard
 }
 
-// streamKey is the key of a table's shard in the flush window starting at
+// StreamKey is the key of a table's shard in the flush window starting at
 // start (Unix ms).
-func streamKey(shard int, start int64, table string) string {
+func StreamKey(shard int, start int64, table string) string {
 	return strconv.Itoa(shard) + "@" + strconv.FormatInt(start, 10) + ":" + table
 }
 
 // keyWindowStart is the start of a stream batch key's flush window; ok is
 // false for a key without one.
 func keyWindowStart(key string) (start int64, ok bool) {
-	_, w, found := strings.Cut(keyShard(key), "@")
+	_, w, found := strings.Cut(KeyShard(key), "@")
 	if !found {
 		return 0, false
 	}
@@ -225,14 +225,14 @@ type shardWindow struct {
 	flush  int64
 }
 
-// chunkFn encodes and routes elements and emits chunks: when one reaches
+// ChunkFn encodes and routes elements and emits chunks: when one reaches
 // the chunk size, when the bundle's chunks together pass
 // MaxBufferedBytes, and at the end of the bundle. Rows with an ID go to
 // its second output, unchunked. A chunk carries the timestamp of its
 // oldest row (with stream batching every row of a chunk is in its key's
 // flush window).
-type chunkFn struct {
-	Conn  connSpec
+type ChunkFn struct {
+	Conn  ConnSpec
 	DB    string
 	Table string // Config.Table, for elements that name none
 	Opts  Options
@@ -242,14 +242,14 @@ type chunkFn struct {
 	// then cut per flush window of the rows' timestamps. 0 otherwise.
 	FlushMillis int64
 
-	enc      elemEncoder
+	enc      ElemEncoder
 	client   *streamload.Client // reads the tables' columns of struct rows
 	tables   map[string]*tableChunks
 	buffered int64
 }
 
-func (fn *chunkFn) Setup(ctx context.Context) error {
-	enc, err := newElemEncoder(fn.Elem.T, &fn.Opts)
+func (fn *ChunkFn) Setup(ctx context.Context) error {
+	enc, err := NewElemEncoder(fn.Elem.T, &fn.Opts)
 	if err != nil {
 		return fmt.Errorf("dorisio.Write: %w", err)
 	}
@@ -267,18 +267,18 @@ func (fn *chunkFn) Setup(ctx context.Context) error {
 	return nil
 }
 
-func (fn *chunkFn) Teardown() {
+func (fn *ChunkFn) Teardown() {
 	if fn.client != nil {
 		fn.client.Close()
 	}
 }
 
-func (fn *chunkFn) StartBundle(_ context.Context, _ func(beam.EventTime, string, []byte), _ func(Row)) {
+func (fn *ChunkFn) StartBundle(_ context.Context, _ func(beam.EventTime, string, []byte), _ func(Row)) {
 	fn.tables, fn.buffered = map[string]*tableChunks{}, 0
 }
 
 // table is table's chunking state in this bundle.
-func (fn *chunkFn) table(table string) *tableChunks {
+func (fn *ChunkFn) table(table string) *tableChunks {
 	tc := fn.tables[table]
 	if tc == nil {
 		shards := max(fn.Opts.Shards, 1)
@@ -293,7 +293,7 @@ func (fn *chunkFn) table(table string) *tableChunks {
 
 // chunkFor is the pending chunk of table's shard in window w and flush
 // window flush, made if needed with room for n more bytes.
-func (fn *chunkFn) chunkFor(tc *tableChunks, shard int, w LoadWindow, flush int64, ts beam.EventTime, n int) *pendingChunk {
+func (fn *ChunkFn) chunkFor(tc *tableChunks, shard int, w LoadWindow, flush int64, ts beam.EventTime, n int) *pendingChunk {
 	if c := tc.last[shard]; c != nil && c.window == w && c.flush == flush {
 		return c
 	}
@@ -306,7 +306,7 @@ func (fn *chunkFn) chunkFor(tc *tableChunks, shard int, w LoadWindow, flush int6
 		}
 		key := tc.keys[shard]
 		if fn.FlushMillis > 0 {
-			key = streamKey(shard, flush, keyTable(key))
+			key = StreamKey(shard, flush, keyTable(key))
 		}
 		c = &pendingChunk{key: key, shard: shard, window: w, flush: flush, buf: make([]byte, maxChunkHeader, maxChunkHeader+want), minTs: ts}
 		tc.open[at] = c
@@ -316,25 +316,25 @@ func (fn *chunkFn) chunkFor(tc *tableChunks, shard int, w LoadWindow, flush int6
 }
 
 // dropChunk forgets an emitted chunk.
-func (fn *chunkFn) dropChunk(tc *tableChunks, c *pendingChunk) {
+func (fn *ChunkFn) dropChunk(tc *tableChunks, c *pendingChunk) {
 	delete(tc.open, shardWindow{c.shard, c.window, c.flush})
 	if tc.last[c.shard] == c {
 		tc.last[c.shard] = nil
 	}
 }
 
-func (fn *chunkFn) ProcessElement(ctx context.Context, w beam.Window, ts beam.EventTime, elem beam.X, emit func(beam.EventTime, string, []byte), own func(Row)) error {
+func (fn *ChunkFn) ProcessElement(ctx context.Context, w beam.Window, ts beam.EventTime, elem beam.X, emit func(beam.EventTime, string, []byte), own func(Row)) error {
 	if r, ok := elem.(Row); ok && r.ID != "" {
 		own(r) // loaded on its own under its identity label (writeFn)
 		return nil
 	}
-	table, data, rows, err := fn.enc.encode(ctx, elem)
+	table, data, rows, err := fn.enc.Encode(ctx, elem)
 	if rr, ok := err.(*refusedRow); ok && fn.Opts.Rejected { // encode returns it unwrapped; no per-row errors.As target
 		own(refusedAsRow(fn.DB, rr)) // to the rows' own loads, which output it (rejected.go)
 		return nil
 	}
 	if err != nil {
-		if fn.Table == "" || fn.enc.routes() {
+		if fn.Table == "" || fn.enc.Routes() {
 			return fmt.Errorf("dorisio.Write: database %s: %w", fn.DB, err)
 		}
 		return fmt.Errorf("dorisio.Write: table %s.%s: %w", fn.DB, fn.Table, err)
@@ -375,7 +375,7 @@ func (fn *chunkFn) ProcessElement(ctx context.Context, w beam.Window, ts beam.Ev
 }
 
 // emitAll emits every pending chunk.
-func (fn *chunkFn) emitAll(emit func(beam.EventTime, string, []byte)) {
+func (fn *ChunkFn) emitAll(emit func(beam.EventTime, string, []byte)) {
 	for _, tc := range fn.tables {
 		for _, c := range tc.open {
 			fn.emitChunk(tc, c, emit)
@@ -384,11 +384,11 @@ func (fn *chunkFn) emitAll(emit func(beam.EventTime, string, []byte)) {
 }
 
 // chunkBytes is the size at which a chunk is emitted.
-func (fn *chunkFn) chunkBytes() int64 { return min(fn.Opts.MaxBatchBytes, maxChunkBytes) }
+func (fn *ChunkFn) chunkBytes() int64 { return min(fn.Opts.MaxBatchBytes, maxChunkBytes) }
 
 // emitChunk writes c's header into the room before its units, appends its
 // index, and emits it.
-func (fn *chunkFn) emitChunk(tc *tableChunks, c *pendingChunk, emit func(beam.EventTime, string, []byte)) {
+func (fn *ChunkFn) emitChunk(tc *tableChunks, c *pendingChunk, emit func(beam.EventTime, string, []byte)) {
 	var h [maxChunkHeader]byte
 	hdr := append(h[:0], chunkVersion)
 	hdr = binary.AppendUvarint(hdr, uint64(c.rows))
@@ -404,8 +404,14 @@ func (fn *chunkFn) emitChunk(tc *tableChunks, c *pendingChunk, emit func(beam.Ev
 
 // FinishBundle emits the bundle's remaining chunks. Their timestamps are
 // set explicitly: FinishBundle output would otherwise be at the epoch.
-func (fn *chunkFn) FinishBundle(_ context.Context, emit func(beam.EventTime, string, []byte), _ func(Row)) error {
+func (fn *ChunkFn) FinishBundle(_ context.Context, emit func(beam.EventTime, string, []byte), _ func(Row)) error {
 	fn.emitAll(emit)
 	fn.tables, fn.buffered = nil, 0
 	return nil
+}
+
+// WithEncoder sets the element encoder that Setup would make from Elem.
+func (fn *ChunkFn) WithEncoder(enc ElemEncoder) *ChunkFn {
+	fn.enc = enc
+	return fn
 }

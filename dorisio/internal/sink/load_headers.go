@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 import (
 	"fmt"
@@ -10,13 +10,13 @@ import (
 // table as deleted when it is 1 (JSON true).
 const deleteSignColumn = "__DORIS_DELETE_SIGN__"
 
-// loadHeaders computes the headers of every load of a Write: the format's,
+// LoadHeaders computes the headers of every load of a Write: the format's,
 // the encoder's, then the user's. For struct elements Write owns the
 // encoding, so the user may not change it; the column list is always sent
 // (CSV and JSON alike) because partial_columns, the sequence column and the
 // delete sign are read against it.
-func loadHeaders(t reflect.Type, enc elemEncoder, o *Options) (map[string]string, error) {
-	headers := formatHeaders(o.Format)
+func LoadHeaders(t reflect.Type, enc ElemEncoder, o *Options) (map[string]string, error) {
+	headers := FormatHeaders(o.Format)
 	se, isStruct := enc.Elem.(*structEncoder)
 	if !isStruct {
 		if o.TimeZoneSet {

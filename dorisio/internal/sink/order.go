@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 // Order (docs/design.md, "Order"): within a bundle, a table's rows become
 // visible in the order they arrived, so that a later upsert or delete of a
@@ -24,30 +24,32 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
-// tableLoads is one bundle's loads of one table, in the order the bundle
+// TableLoads is one bundle's loads of one table, in the order the bundle
 // cut them: what the precommit stage emits and the commit stage commits.
-type tableLoads struct {
+type TableLoads struct {
 	Loads []CommitResult
 }
 
-// groupByTable groups a bundle's finished loads (in cut order) by table,
+// GroupByTable groups a bundle's finished loads (in cut order) by table,
 // keeping that order within each table; tables in name order.
-func groupByTable(outcomes []loadOutcome) []tableLoads {
+func GroupByTable(outcomes []LoadOutcome) []TableLoads {
 	at := map[string]int{}
-	var groups []tableLoads
+	var groups []TableLoads
 	for _, o := range outcomes {
-		key := o.result.Database + "." + o.result.Table
+		key := o.Result.Database + "." + o.Result.Table
 		i, ok := at[key]
 		if !ok {
 			i = len(groups)
 			at[key] = i
-			groups = append(groups, tableLoads{})
+			groups = append(groups, TableLoads{})
 		}
-		groups[i].Loads = append(groups[i].Loads, o.result)
+		groups[i].Loads = append(groups[i].Loads, o.Result)
 	}
-	slices.SortFunc(groups, func(a, b tableLoads) int {
+	slices.SortFunc(groups, func(a, b TableLoads) int {
 		return strings.Compare(a.Loads[0].Database+"."+a.Loads[0].Table, b.Loads[0].Database+"."+b.Loads[0].Table)
 	})
 	return groups
@@ -76,7 +78,7 @@ const maxConcurrentCommits = 8
 // commit, stop(err) says whether the group's later loads must wait: they
 // are then skipped, since committing them first would make them visible
 // before an earlier load that may still be committed.
-func commitTables(ctx context.Context, c committer, groups []tableLoads, stop func(error) bool) [][]commitOutcome {
+func commitTables(ctx context.Context, c committer, groups []TableLoads, stop func(error) bool) [][]commitOutcome {
 	out := make([][]commitOutcome, len(groups))
 	sem := make(chan struct{}, maxConcurrentCommits)
 	var wg sync.WaitGroup
@@ -124,5 +126,5 @@ func commitInOrder(ctx context.Context, c committer, loads []CommitResult, stop 
 // more). Committing again cannot change either; any other failure leaves
 // the transaction as it was, and a later commit may still succeed.
 func lostForGood(err error) bool {
-	return errors.Is(err, ErrTxnAborted) || errors.Is(err, ErrTxnForgotten)
+	return errors.Is(err, streamload.ErrTxnAborted) || errors.Is(err, streamload.ErrTxnForgotten)
 }

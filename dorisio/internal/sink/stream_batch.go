@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 // Stream batching: loads cut across bundles, fixed by the rows' event time.
 //
@@ -88,11 +88,11 @@ import (
 
 // writeStream is Write's precommit part with stream batching: it returns
 // the CommitResults of the loads, committed or precommitted.
-func writeStream(s beam.Scope, w *write, col beam.PCollection) beam.PCollection {
-	chunks, identity := beam.ParDo2(s.Scope("Batch"), w.chunk, col)
+func writeStream(s beam.Scope, w *Write, col beam.PCollection) beam.PCollection {
+	chunks, identity := beam.ParDo2(s.Scope("Batch"), w.Chunk, col)
 	chunks = beam.WindowInto(s, window.NewGlobalWindows(), chunks)
-	pre := beam.ParDo(s.Scope("Precommit"), w.stream, chunks)
-	if col.Type().Type() == rowType || w.write.Opts.Rejected {
+	pre := beam.ParDo(s.Scope("Precommit"), w.Stream, chunks)
+	if col.Type().Type() == RowType || w.Write.Opts.Rejected {
 		// Rows with an ID are their own loads already: loaded per bundle,
 		// under their identity labels (exactly once across runs). writeFn
 		// emits in FinishBundle, in the global window as the batching
@@ -118,7 +118,7 @@ func (m batchMeta) empty() bool { return m.Rows == 0 && m.Bytes == 0 }
 // LoadsInFlight at once; the bundle emits their CommitResults when it
 // finishes, and fails, aborting what it precommitted, if one fails.
 type streamBatchFn struct {
-	Conn        connSpec
+	Conn        ConnSpec
 	DB          string
 	LabelPrefix string
 	RunID       string
@@ -130,10 +130,10 @@ type streamBatchFn struct {
 	Flush  timers.EventTime
 
 	client *streamload.Client
-	batch  *batcher // the current bundle's; nil between bundles
+	batch  *Batcher // the current bundle's; nil between bundles
 }
 
-func newStreamBatchFn(conn connSpec, db, prefix, run string, headers map[string]string, o *Options) *streamBatchFn {
+func NewStreamBatchFn(conn ConnSpec, db, prefix, run string, headers map[string]string, o *Options) *streamBatchFn {
 	return &streamBatchFn{
 		Conn: conn, DB: db, LabelPrefix: prefix, RunID: run, Headers: headers, Opts: *o,
 		Chunks: state.MakeBagState[[]byte]("chunks"),
@@ -153,9 +153,9 @@ func (fn *streamBatchFn) Setup(ctx context.Context) error {
 
 // bundle returns the current bundle's batcher. Loads run under the bundle's
 // context: a cancelled bundle stops them.
-func (fn *streamBatchFn) bundle(ctx context.Context) *batcher {
+func (fn *streamBatchFn) bundle(ctx context.Context) *Batcher {
 	if fn.batch == nil {
-		fn.batch = newBatcher(ctx, fn.client, &chunkPool{}, fn.DB, "", fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
+		fn.batch = NewBatcher(ctx, fn.client, &ChunkPool{}, fn.DB, "", fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
 		fn.batch.streamBatches = true
 	}
 	return fn.batch
@@ -165,9 +165,9 @@ func (fn *streamBatchFn) bundle(ctx context.Context) *batcher {
 // first if the chunk would take it past MaxBatchRows/MaxBatchBytes, and
 // after if it reaches them. A batch's first chunk sets the key's timer at
 // its window's end (a late pane's end has passed: it fires at once).
-func (fn *streamBatchFn) ProcessElement(ctx context.Context, _ beam.EventTime, sp state.Provider, tp timers.Provider, key string, chunk []byte, _ func(tableLoads)) error {
+func (fn *streamBatchFn) ProcessElement(ctx context.Context, _ beam.EventTime, sp state.Provider, tp timers.Provider, key string, chunk []byte, _ func(TableLoads)) error {
 	b := fn.bundle(ctx)
-	h, err := parseChunk(chunk)
+	h, err := ParseChunk(chunk)
 	if err != nil {
 		return fn.fail(ctx, fmt.Errorf("dorisio.Write: table %s.%s: %w", fn.DB, keyTable(key), err))
 	}
@@ -216,8 +216,8 @@ func (fn *streamBatchFn) ProcessElement(ctx context.Context, _ beam.EventTime, s
 // uploadErr fails the bundle if one of its loads failed: the runner calls
 // no FinishBundle after an error, so the bundle's precommitted loads are
 // aborted here.
-func (fn *streamBatchFn) uploadErr(ctx context.Context, b *batcher) error {
-	if err := b.err(); err != nil {
+func (fn *streamBatchFn) uploadErr(ctx context.Context, b *Batcher) error {
+	if err := b.Err(); err != nil {
 		return fn.fail(ctx, err)
 	}
 	return nil
@@ -239,7 +239,7 @@ func windowEnd(start int64, interval time.Duration) mtime.Time {
 // cleared (a cleared processing-time timer re-fires forever on prism; the
 // stage keeps to the shape measured to work), so it also fires after its
 // batch was loaded by size, and then does nothing.
-func (fn *streamBatchFn) OnTimer(ctx context.Context, _ beam.EventTime, sp state.Provider, _ timers.Provider, key string, _ timers.Context, _ func(tableLoads)) error {
+func (fn *streamBatchFn) OnTimer(ctx context.Context, _ beam.EventTime, sp state.Provider, _ timers.Provider, key string, _ timers.Context, _ func(TableLoads)) error {
 	b := fn.bundle(ctx)
 	m, _, err := fn.Meta.Read(sp)
 	if err != nil {
@@ -256,7 +256,7 @@ func (fn *streamBatchFn) OnTimer(ctx context.Context, _ beam.EventTime, sp state
 // flush loads the key's batch as one load and empties it; it returns the
 // key's state after. The batch is the bag's chunks, or alone (not added
 // to the bag) when given.
-func (fn *streamBatchFn) flush(sp state.Provider, b *batcher, key string, m batchMeta, alone [][]byte) (batchMeta, error) {
+func (fn *streamBatchFn) flush(sp state.Provider, b *Batcher, key string, m batchMeta, alone [][]byte) (batchMeta, error) {
 	chunks := alone
 	if alone == nil {
 		var err error
@@ -269,7 +269,7 @@ func (fn *streamBatchFn) flush(sp state.Provider, b *batcher, key string, m batc
 	if err != nil {
 		return m, fmt.Errorf("dorisio.Write: table %s.%s: %w", fn.DB, table, err)
 	}
-	id := keyShard(key) + "|" + strconv.FormatInt(m.Pane, 10) + "|" + body.digest
+	id := KeyShard(key) + "|" + strconv.FormatInt(m.Pane, 10) + "|" + body.digest
 	if alone == nil {
 		if err := fn.Chunks.Clear(sp); err != nil {
 			return m, fn.stateErr(key, "clearing", err)
@@ -279,7 +279,7 @@ func (fn *streamBatchFn) flush(sp state.Provider, b *batcher, key string, m batc
 	if err := fn.Meta.Write(sp, next); err != nil {
 		return m, fn.stateErr(key, "writing", err)
 	}
-	return next, b.loadBatch(table, id, body)
+	return next, b.LoadBatch(table, id, body)
 }
 
 func (fn *streamBatchFn) stateErr(key, what string, err error) error {
@@ -296,23 +296,23 @@ func (fn *streamBatchFn) fail(ctx context.Context, err error) error {
 	if b == nil {
 		return err
 	}
-	return b.abandon(ctx, err)
+	return b.Abandon(ctx, err)
 }
 
 // FinishBundle emits the bundle's loads, one element per table in the
 // order they were cut (order.go), as writeFn does.
-func (fn *streamBatchFn) FinishBundle(ctx context.Context, emit func(tableLoads)) error {
+func (fn *streamBatchFn) FinishBundle(ctx context.Context, emit func(TableLoads)) error {
 	b := fn.batch
 	fn.batch = nil
 	if b == nil {
 		return nil
 	}
-	outcomes, err := b.finish()
+	outcomes, err := b.Finish()
 	if err != nil {
-		return b.abandon(ctx, err)
+		return b.Abandon(ctx, err)
 	}
 	recordBundleLoads(ctx, b, outcomes)
-	for _, g := range groupByTable(outcomes) {
+	for _, g := range GroupByTable(outcomes) {
 		emit(g)
 	}
 	return nil
@@ -322,7 +322,7 @@ func (fn *streamBatchFn) FinishBundle(ctx context.Context, emit func(tableLoads)
 func (fn *streamBatchFn) Teardown() {
 	if b := fn.batch; b != nil {
 		fn.batch = nil
-		if err := b.abandon(context.Background(), errors.New("bundle abandoned")); err != nil {
+		if err := b.Abandon(context.Background(), errors.New("bundle abandoned")); err != nil {
 			slog.Warn("dorisio.Write: a stream batching bundle was torn down before it finished", "err", err)
 		}
 	}
@@ -331,10 +331,10 @@ func (fn *streamBatchFn) Teardown() {
 	}
 }
 
-// streamBatch is a batch ready to load.
-type streamBatch struct {
-	body    chunkBody // the chunks' rows, not copied
-	rows    int64
+// StreamBatch is a batch ready to load.
+type StreamBatch struct {
+	Body    chunkBody // the chunks' rows, not copied
+	Rows    int64
 	windows []LoadWindow
 	digest  string // of the multiset of its units: not of chunks, bundles or order
 }
@@ -343,21 +343,21 @@ type streamBatch struct {
 // reports: its rows per window, and the digest of its units' multiset (as
 // grouped delivery's parts), the same however the rows were chunked and in
 // whatever order the runner returns the chunks.
-func assembleBatch(chunks [][]byte) (*streamBatch, error) {
-	sb := &streamBatch{}
+func assembleBatch(chunks [][]byte) (*StreamBatch, error) {
+	sb := &StreamBatch{}
 	perWindow := map[LoadWindow]int64{}
 	var rows multiset
 	for _, c := range chunks {
-		h, err := parseChunk(c)
+		h, err := ParseChunk(c)
 		if err != nil {
 			return nil, err
 		}
 		data := h.units(c)
-		sb.body.chunks = append(sb.body.chunks, data)
-		sb.body.n += int64(len(data))
-		sb.rows += h.rows
+		sb.Body.chunks = append(sb.Body.chunks, data)
+		sb.Body.n += int64(len(data))
+		sb.Rows += h.rows
 		perWindow[h.window] += h.rows
-		if err := eachUnit(c, h, func(u []byte, _ int64) error { rows.add(hashUnit(u)); return nil }); err != nil {
+		if err := EachUnit(c, h, func(u []byte, _ int64) error { rows.add(hashUnit(u)); return nil }); err != nil {
 			return nil, err
 		}
 	}
@@ -391,21 +391,24 @@ func resultWindows(perWindow map[LoadWindow]int64) []LoadWindow {
 	return append(out[:maxResultWindows-1], rest)
 }
 
-// loadBatch uploads one stream batch as a load of its own under its batch
+// LoadBatch uploads one stream batch as a load of its own under its batch
 // label, owned (LoadRequest.LabelOwned): a resend after a lost reply, a
 // retried bundle or a replay forming the same batch, finds its own earlier
 // load and adopts it (precommitted) or counts it once (loaded). Two-phase
 // with ExactlyOnce, plain with AtLeastOnce. Stream batches are cut by size
 // and window and not grown: the open-transaction budget does not apply, Doris'
 // quota does (upload.go waits on it).
-func (b *batcher) loadBatch(table, id string, sb *streamBatch) error {
-	if err := b.err(); err != nil {
+func (b *Batcher) LoadBatch(table, id string, sb *StreamBatch) error {
+	if err := b.Err(); err != nil {
 		return err
 	}
-	if sb.body.n == 0 {
+	if sb.Body.n == 0 {
 		return nil
 	}
 	b.start(&loadJob{table: table, label: streamLabel(b.prefix, table, b.meaning, id), id: id,
-		rows: sb.rows, bytes: sb.body.n, twoPhase: b.twoPhase, body: &sb.body, release: func() {}, windows: sb.windows, byContent: true})
-	return b.err()
+		rows: sb.Rows, bytes: sb.Body.n, twoPhase: b.twoPhase, body: &sb.Body, release: func() {}, windows: sb.windows, byContent: true})
+	return b.Err()
 }
+
+// Batch is the current bundle's batcher; nil between bundles.
+func (fn *streamBatchFn) Batch() *Batcher { return fn.batch }

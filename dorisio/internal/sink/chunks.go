@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 import (
 	"io"
@@ -18,21 +18,21 @@ import (
 // capacity, not length, so the MaxBufferedBytes bound holds whatever the
 // number of tables.
 const (
-	chunkSize      = 1 << 20
+	ChunkSize      = 1 << 20
 	firstChunkSize = 4 << 10
 )
 
-// chunkPool recycles full-size chunks between the batches of one DoFn
+// ChunkPool recycles full-size chunks between the batches of one DoFn
 // instance; smaller ones are left to the garbage collector.
-type chunkPool struct {
+type ChunkPool struct {
 	mu   sync.Mutex // guards free
 	free [][]byte
-	max  int // chunks kept at most
+	Max  int // chunks kept at most
 }
 
 // get returns an empty chunk of capacity size.
-func (p *chunkPool) get(size int) []byte {
-	if size == chunkSize {
+func (p *ChunkPool) get(size int) []byte {
+	if size == ChunkSize {
 		p.mu.Lock()
 		if n := len(p.free); n > 0 {
 			c := p.free[n-1]
@@ -45,14 +45,14 @@ func (p *chunkPool) get(size int) []byte {
 	return make([]byte, 0, size)
 }
 
-func (p *chunkPool) put(chunks [][]byte) {
+func (p *ChunkPool) put(chunks [][]byte) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, c := range chunks {
-		if len(p.free) >= p.max {
+		if len(p.free) >= p.Max {
 			return
 		}
-		if cap(c) == chunkSize {
+		if cap(c) == ChunkSize {
 			p.free = append(p.free, c)
 		}
 	}
@@ -66,8 +66,8 @@ type chunkBody struct {
 	alloc  int64 // capacity of the chunks: the memory the batch holds
 }
 
-// write appends p, taking new chunks from pool as needed.
-func (b *chunkBody) write(p []byte, pool *chunkPool) {
+// Write appends p, taking new chunks from pool as needed.
+func (b *chunkBody) Write(p []byte, pool *ChunkPool) {
 	b.n += int64(len(p))
 	for len(p) > 0 {
 		last := len(b.chunks) - 1
@@ -91,14 +91,14 @@ func (b *chunkBody) nextChunk(need int) int {
 	if n := len(b.chunks); n > 0 {
 		size = 2 * cap(b.chunks[n-1])
 	}
-	for size < need && size < chunkSize {
+	for size < need && size < ChunkSize {
 		size *= 2
 	}
-	return min(size, chunkSize)
+	return min(size, ChunkSize)
 }
 
 // release hands the chunks back to pool and empties the body.
-func (b *chunkBody) release(pool *chunkPool) {
+func (b *chunkBody) release(pool *ChunkPool) {
 	pool.put(b.chunks)
 	*b = chunkBody{}
 }

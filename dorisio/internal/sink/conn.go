@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 import (
 	"crypto/tls"
@@ -17,9 +17,9 @@ import (
 	"github.com/google/uuid"
 )
 
-// connSpec is the serializable part of Config that workers need: everything
+// ConnSpec is the serializable part of Config that workers need: everything
 // but the password itself, which is referenced by PasswordRef.
-type connSpec struct {
+type ConnSpec struct {
 	FEs                   []string
 	BEs                   []string
 	DiscoverBEs           bool
@@ -30,34 +30,18 @@ type connSpec struct {
 	Timeouts              HTTPTimeouts // WithHTTPTimeouts
 }
 
-func newConnSpec(c Config) connSpec {
-	s := connSpec{
-		FEs: c.FEs, BEs: c.BEs, DiscoverBEs: c.DiscoverBEs, User: c.User,
-		TLSCAFile: c.TLSCAFile, TLSInsecureSkipVerify: c.TLSInsecureSkipVerify,
-	}
-	switch {
-	case c.PasswordEnv != "":
-		s.PasswordRef = "env:" + c.PasswordEnv
-	case c.PasswordFile != "":
-		s.PasswordRef = "file:" + c.PasswordFile
-	case c.Password != "":
-		s.PasswordRef = "mem:" + rememberSecret(c.Password)
-	}
-	return s
-}
-
 // inProcessSecrets holds passwords given as Config.Password, keyed by a random
 // handle, so that only the handle is serialized with the pipeline.
 var inProcessSecrets sync.Map // handle string -> password string
 
-func rememberSecret(pw string) string {
+func RememberSecret(pw string) string {
 	h := uuid.NewString()
 	inProcessSecrets.Store(h, pw)
 	return h
 }
 
-// password resolves PasswordRef on the worker.
-func (s connSpec) password() (string, error) {
+// Password resolves PasswordRef on the worker.
+func (s ConnSpec) Password() (string, error) {
 	kind, arg, _ := strings.Cut(s.PasswordRef, ":")
 	switch kind {
 	case "":
@@ -98,8 +82,8 @@ func (s connSpec) password() (string, error) {
 	return "", fmt.Errorf("dorisio: unknown password reference kind %q", kind)
 }
 
-// clientConfig is the Stream Load client configuration of this connection.
-func (s connSpec) clientConfig(password string, tc *tls.Config, rp RetryPolicy) streamload.Config {
+// ClientConfig is the Stream Load client configuration of this connection.
+func (s ConnSpec) ClientConfig(password string, tc *tls.Config, rp RetryPolicy) streamload.Config {
 	return streamload.Config{
 		FEs: s.FEs, BEs: s.BEs, DiscoverBEs: s.DiscoverBEs,
 		User: s.User, Password: password, TLS: tc,

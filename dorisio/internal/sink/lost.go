@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 // Loads a Write could not commit. A commit that fails
 // for good (the transaction aborted, its rows lost; or forgotten, its
@@ -36,23 +36,23 @@ type failedCommit struct {
 	err    error  // the error itself, in the process that got it
 }
 
-// lostLoads is one commit bundle's loads lost for good, or, combined, the
+// LostLoads is one commit bundle's loads lost for good, or, combined, the
 // whole Write's.
-type lostLoads struct {
+type LostLoads struct {
 	Loads []failedCommit
 }
 
 // reportLost fails the job after the commit stage if any load was lost for
 // good, naming every one.
 func reportLost(s beam.Scope, lost beam.PCollection) {
-	all := beam.Combine(s.Scope("LostLoads"), mergeLost, lost)
-	beam.ParDo0(s.Scope("ReportLost"), failOnLost, all)
+	all := beam.Combine(s.Scope("LostLoads"), MergeLost, lost)
+	beam.ParDo0(s.Scope("ReportLost"), FailOnLost, all)
 }
 
-func mergeLost(a, b lostLoads) lostLoads { return lostLoads{Loads: append(a.Loads, b.Loads...)} }
+func MergeLost(a, b LostLoads) LostLoads { return LostLoads{Loads: append(a.Loads, b.Loads...)} }
 
-// failOnLost is the job's failure naming every load lost for good.
-func failOnLost(l lostLoads) error {
+// FailOnLost is the job's failure naming every load lost for good.
+func FailOnLost(l LostLoads) error {
 	if len(l.Loads) == 0 {
 		return nil
 	}
@@ -127,13 +127,13 @@ func (e *joinedError) Unwrap() []error { return e.errs }
 // commitFailureKind names what a failed commit means for its rows.
 func commitFailureKind(err error) string {
 	switch {
-	case errors.Is(err, ErrTxnAborted):
+	case errors.Is(err, streamload.ErrTxnAborted):
 		return "aborted before commit (rows lost: load them again)"
-	case errors.Is(err, ErrTxnForgotten):
+	case errors.Is(err, streamload.ErrTxnForgotten):
 		return "forgotten by Doris (whether it was committed cannot be known: check the table for its rows)"
-	case errors.Is(err, ErrOutcomeUnknown):
+	case errors.Is(err, streamload.ErrOutcomeUnknown):
 		return "outcome unknown (committing again is safe)"
-	case errors.Is(err, ErrAuth):
+	case errors.Is(err, streamload.ErrAuth):
 		return "credentials or privileges refused"
 	}
 	return "refused by Doris"

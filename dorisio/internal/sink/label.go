@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 import (
 	"crypto/sha256"
@@ -52,11 +52,11 @@ const (
 	streamRun    = "s"  // the run part of stream labels (stream batching)
 )
 
-// validPrefix reports whether p is a Config.LabelPrefix: 1-48 of
+// ValidPrefix reports whether p is a Config.LabelPrefix: 1-48 of
 // [-_A-Za-z0-9] (Flink users write underscores in sink.label-prefix; ':' is
 // the separator).
-func validPrefix(p string) bool {
-	if len(p) == 0 || len(p) > maxPrefixLen {
+func ValidPrefix(p string) bool {
+	if len(p) == 0 || len(p) > MaxPrefixLen {
 		return false
 	}
 	for i := 0; i < len(p); i++ {
@@ -68,11 +68,11 @@ func validPrefix(p string) bool {
 	return true
 }
 
-// defaultPrefix is unique per pipeline construction.
-func defaultPrefix() string { return "dorisio-" + randomHex(12) }
+// DefaultPrefix is unique per pipeline construction.
+func DefaultPrefix() string { return "dorisio-" + randomHex(12) }
 
-// newRunID names one run of a pipeline.
-func newRunID() string { return randomHex(8) }
+// NewRunID names one run of a pipeline.
+func NewRunID() string { return randomHex(8) }
 
 // randomHex is n ≤ 32 random hex digits.
 func randomHex(n int) string {
@@ -80,17 +80,17 @@ func randomHex(n int) string {
 	return hex.EncodeToString(id[:])[:n]
 }
 
-// labelPrefixOf is what every label of a prefix starts with, separator included.
-func labelPrefixOf(prefix string) string { return prefix + labelSep }
+// LabelPrefixOf is what every label of a prefix starts with, separator included.
+func LabelPrefixOf(prefix string) string { return prefix + labelSep }
 
 // runLabelPrefix is what every random label of one run starts with.
 func runLabelPrefix(prefix, run string) string { return prefix + labelSep + run + labelSep }
 
-// idLabelPrefix is what every identity label of a prefix starts with.
-func idLabelPrefix(prefix string) string { return runLabelPrefix(prefix, idRun) }
+// IdLabelPrefix is what every identity label of a prefix starts with.
+func IdLabelPrefix(prefix string) string { return runLabelPrefix(prefix, idRun) }
 
-// groupLabelPrefix is what every group label of a prefix starts with.
-func groupLabelPrefix(prefix string) string { return runLabelPrefix(prefix, groupRun) }
+// GroupLabelPrefix is what every group label of a prefix starts with.
+func GroupLabelPrefix(prefix string) string { return runLabelPrefix(prefix, groupRun) }
 
 func tablePart(table string) string {
 	b := []byte(table)
@@ -108,16 +108,16 @@ func tablePart(table string) string {
 	return string(b)
 }
 
-// newLabel returns a fresh label for one load of table in a run.
-func newLabel(prefix, run, table string) string {
+// NewLabel returns a fresh label for one load of table in a run.
+func NewLabel(prefix, run, table string) string {
 	return runLabelPrefix(prefix, run) + tablePart(table) + labelSep + randomHex(32)
 }
 
-// idLabel is the label of the load of the element with identity id in
+// IdLabel is the label of the load of the element with identity id in
 // table, loaded with the headers whose loadMeaning is meaning: the same in
 // every attempt and every run with the same prefix.
-func idLabel(prefix, table, meaning, id string) string {
-	return idLabelPrefix(prefix) + tablePart(table) + labelSep + identityHex(table, meaning, id)
+func IdLabel(prefix, table, meaning, id string) string {
+	return IdLabelPrefix(prefix) + tablePart(table) + labelSep + identityHex(table, meaning, id)
 }
 
 // streamLabelPrefix is what every stream label of a prefix starts with.
@@ -129,10 +129,10 @@ func streamLabel(prefix, table, meaning, id string) string {
 	return streamLabelPrefix(prefix) + tablePart(table) + labelSep + identityHex(table, meaning, id)
 }
 
-// groupLabel is the label of one part of a group (grouped delivery): the
+// GroupLabel is the label of one part of a group (grouped delivery): the
 // same in every attempt and every run that forms the same part.
-func groupLabel(prefix, table, meaning, id string) string {
-	return groupLabelPrefix(prefix) + tablePart(table) + labelSep + identityHex(table, meaning, id)
+func GroupLabel(prefix, table, meaning, id string) string {
+	return GroupLabelPrefix(prefix) + tablePart(table) + labelSep + identityHex(table, meaning, id)
 }
 
 // identityHex is the unique part of an identity label: 32 hex digits of
@@ -149,14 +149,14 @@ var timeOnlyHeaders = map[string]bool{
 	"timeout": true, "exec_mem_limit": true, "send_batch_parallelism": true, "memtable_on_sink_node": true,
 }
 
-// loadMeaning is what a load's headers say about what it does with its
+// LoadMeaning is what a load's headers say about what it does with its
 // rows: every header (columns, merge_type and the delete sign's
 // hidden_columns, function_column.sequence_col, where, format and
 // separators, partial_columns, strict_mode, max_filter_ratio, timezone,
 // ...) but those in timeOnlyHeaders, as sorted name=value lines. An
 // identity label hashes it, so a load that would do something else with
 // the same rows never finds an earlier one "already loaded".
-func loadMeaning(headers map[string]string) string {
+func LoadMeaning(headers map[string]string) string {
 	keys := make([]string, 0, len(headers))
 	for k := range headers {
 		if !timeOnlyHeaders[strings.ToLower(k)] {
@@ -174,6 +174,6 @@ func loadMeaning(headers map[string]string) string {
 	return b.String()
 }
 
-// maxPrefixLen keeps prefix + table part + unique id within Doris' 128-char
+// MaxPrefixLen keeps prefix + table part + unique id within Doris' 128-char
 // label limit (see label.go).
-const maxPrefixLen = 48
+const MaxPrefixLen = 48

@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 // Why this is exactly-once (docs/design.md, "Stages" and "Guarantees per runner"):
 //
@@ -114,10 +114,10 @@ func (w LoadWindow) String() string {
 	return fmt.Sprintf("[%s, %s): %d rows", w.Start().Format(time.RFC3339Nano), w.End().Format(time.RFC3339Nano), w.Rows)
 }
 
-// commitFn is the finalize stage: it commits each precommitted load, a
+// CommitFn is the finalize stage: it commits each precommitted load, a
 // table's loads in the order their bundle cut them (order.go).
-type commitFn struct {
-	Conn  connSpec
+type CommitFn struct {
+	Conn  ConnSpec
 	Retry RetryPolicy
 	// ReportLost makes loads lost for good (lost.go) records for the job's
 	// final report instead of failures of their commit bundle: set for
@@ -125,10 +125,10 @@ type commitFn struct {
 	ReportLost bool
 
 	client  *streamload.Client
-	pending []tableLoads // this bundle's
+	pending []TableLoads // this bundle's
 }
 
-func (fn *commitFn) Setup(ctx context.Context) error {
+func (fn *CommitFn) Setup(ctx context.Context) error {
 	var err error
 	fn.client, err = newClient(fn.Conn, fn.Retry)
 	return err
@@ -136,7 +136,7 @@ func (fn *commitFn) Setup(ctx context.Context) error {
 
 // ProcessElement takes one bundle's loads of one table; FinishBundle
 // commits them with the commit bundle's other tables at the same time.
-func (fn *commitFn) ProcessElement(ctx context.Context, g tableLoads, _ func(CommitResult), _ func(lostLoads)) error {
+func (fn *CommitFn) ProcessElement(ctx context.Context, g TableLoads, _ func(CommitResult), _ func(LostLoads)) error {
 	fn.pending = append(fn.pending, g)
 	return nil
 }
@@ -154,7 +154,7 @@ func (fn *commitFn) ProcessElement(ctx context.Context, g tableLoads, _ func(Com
 // txn as it was) fails the bundle naming every failed load (count, rows,
 // labels, txns), lost ones included, and the first reason of each kind: a
 // runner that retries the bundle commits again, which is safe (step 3).
-func (fn *commitFn) FinishBundle(ctx context.Context, emit func(CommitResult), lost func(lostLoads)) error {
+func (fn *CommitFn) FinishBundle(ctx context.Context, emit func(CommitResult), lost func(LostLoads)) error {
 	groups := fn.pending
 	fn.pending = nil
 	var gone, failed []failedCommit
@@ -174,7 +174,7 @@ func (fn *commitFn) FinishBundle(ctx context.Context, emit func(CommitResult), l
 		}
 	}
 	if len(failed) == 0 && len(gone) > 0 && fn.ReportLost {
-		lost(lostLoads{Loads: gone})
+		lost(LostLoads{Loads: gone})
 		return nil
 	}
 	if all := append(gone, failed...); len(all) > 0 {
@@ -183,8 +183,11 @@ func (fn *commitFn) FinishBundle(ctx context.Context, emit func(CommitResult), l
 	return nil
 }
 
-func (fn *commitFn) Teardown() {
+func (fn *CommitFn) Teardown() {
 	if fn.client != nil {
 		fn.client.Close()
 	}
 }
+
+// Client is the worker's Stream Load client, set by Setup (nil before).
+func (fn *CommitFn) Client() *streamload.Client { return fn.client }

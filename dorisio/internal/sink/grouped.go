@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 // Grouped delivery (WithDelivery(Grouped)): loads whose labels come from
 // their rows, exactly once on every runner and across a crash and a re-run.
@@ -54,11 +54,11 @@ import (
 )
 
 func init() {
-	register.DoFn4x1[context.Context, string, func(*[]byte) bool, func(CommitResult), error](&groupLoadFn{})
+	register.DoFn4x1[context.Context, string, func(*[]byte) bool, func(CommitResult), error](&GroupLoadFn{})
 	register.Iter1[[]byte]()
 }
 
-// runnerDelivery makes Grouped the default delivery of a bounded input on
+// RunnerDelivery makes Grouped the default delivery of a bounded input on
 // Beam's Flink and Spark runners (named by --runner), where per-bundle
 // two-phase commit is only at-least-once for rows without an ID (a
 // recomputed precommit task loads again), and says so at construction. It
@@ -66,15 +66,15 @@ func init() {
 // (WithAllOrNothing, stream batching, unbounded input). A Flink or Spark
 // job server reached as --runner=universal is not recognised: name the
 // delivery there.
-func (o *Options) runnerDelivery(col beam.PCollection) {
-	if o.DeliverySet || o.AllOrNothing || o.Stream == streamOn {
+func (o *Options) RunnerDelivery(col beam.PCollection) {
+	if o.DeliverySet || o.AllOrNothing || o.Stream == StreamOn {
 		return
 	}
 	runner := strings.ToLower(*runners.Runner)
 	if runner != "flink" && runner != "flinkrunner" && runner != "spark" && runner != "sparkrunner" {
 		return
 	}
-	if unbounded, known := isUnbounded(col); unbounded || !known {
+	if unbounded, known := IsUnbounded(col); unbounded || !known {
 		return
 	}
 	o.Delivery = Grouped
@@ -92,14 +92,14 @@ func (o *Options) runnerDelivery(col beam.PCollection) {
 // for counters it has not seen yet (metricsStore.unprocessedPayloads is
 // keyed by short id): measured, 1 in 5 runs of 2 M rows into 4 tables
 // reported 1 M rows in 2 of 4 loads (the rows were all loaded).
-func writeGrouped(s beam.Scope, w *write, col beam.PCollection) beam.PCollection {
-	disablePrismSplits()
-	chunks, identity := beam.ParDo2(s.Scope("Chunk"), w.chunk, col)
+func writeGrouped(s beam.Scope, w *Write, col beam.PCollection) beam.PCollection {
+	DisablePrismSplits()
+	chunks, identity := beam.ParDo2(s.Scope("Chunk"), w.Chunk, col)
 	chunks = beam.WindowInto(s, window.NewGlobalWindows(), chunks)
 	// The GroupByKey is what makes the loads a function of the input: each
-	// group is all of a table shard's rows, whatever bundles they came in.
-	res := beam.ParDo(s.Scope("Load"), w.group, beam.GroupByKey(s, chunks))
-	if col.Type().Type() == rowType || w.write.Opts.Rejected {
+	// Group is all of a table shard's rows, whatever bundles they came in.
+	res := beam.ParDo(s.Scope("Load"), w.Group, beam.GroupByKey(s, chunks))
+	if col.Type().Type() == RowType || w.Write.Opts.Rejected {
 		// Rows with an ID are their own loads, under their identity labels.
 		own := beam.WindowInto(s, window.NewGlobalWindows(), beam.ParDo(s.Scope("LoadIdentity"), w.identityRows(), identity))
 		res = beam.Flatten(s, res, beam.ParDo(s.Scope("IdentityResults"), loadResults, own))
@@ -107,14 +107,14 @@ func writeGrouped(s beam.Scope, w *write, col beam.PCollection) beam.PCollection
 	return res
 }
 
-// groupLoadFn loads groups: per group, it cuts the parts from the group's
+// GroupLoadFn loads groups: per group, it cuts the parts from the group's
 // contents and sends each as a plain load under its part's label, on the
 // bundle's batcher (at most LoadsInFlight at once). Uploads run while the
 // next groups are read; the bundle waits for them in FinishBundle (prism
 // spins a core while a DoFn is inside ProcessElement: docs/design.md, "Work
 // in FinishBundle") and emits their results there.
-type groupLoadFn struct {
-	Conn        connSpec
+type GroupLoadFn struct {
+	Conn        ConnSpec
 	DB          string
 	LabelPrefix string
 	RunID       string
@@ -122,14 +122,14 @@ type groupLoadFn struct {
 	Opts        Options
 
 	client *streamload.Client
-	pool   *chunkPool
-	reader groupReader
+	pool   *ChunkPool
+	reader GroupReader
 	up     *groupUploads // the current bundle's; nil between bundles
 }
 
-func (fn *groupLoadFn) Setup(ctx context.Context) error {
-	fn.pool = &chunkPool{max: int((fn.Opts.MaxBufferedBytes + int64(fn.Opts.LoadsInFlight)*fn.Opts.MaxBatchBytes) / chunkSize)}
-	fn.reader = groupReader{lim: size{fn.Opts.MaxBatchBytes, fn.Opts.MaxBatchRows}, keep: fn.Opts.MaxBatchBytes, dir: fn.Opts.SpoolDir}
+func (fn *GroupLoadFn) Setup(ctx context.Context) error {
+	fn.pool = &ChunkPool{Max: int((fn.Opts.MaxBufferedBytes + int64(fn.Opts.LoadsInFlight)*fn.Opts.MaxBatchBytes) / ChunkSize)}
+	fn.reader = GroupReader{Lim: Size{fn.Opts.MaxBatchBytes, fn.Opts.MaxBatchRows}, Keep: fn.Opts.MaxBatchBytes, Dir: fn.Opts.SpoolDir}
 	var err error
 	fn.client, err = newClient(fn.Conn, fn.Opts.Retry)
 	if err != nil || !fn.Opts.AbortLingering {
@@ -139,56 +139,56 @@ func (fn *groupLoadFn) Setup(ctx context.Context) error {
 }
 
 // ProcessElement reads one group, cuts its parts and queues their loads.
-func (fn *groupLoadFn) ProcessElement(ctx context.Context, key string, chunks func(*[]byte) bool, _ func(CommitResult)) error {
+func (fn *GroupLoadFn) ProcessElement(ctx context.Context, key string, chunks func(*[]byte) bool, _ func(CommitResult)) error {
 	if fn.up == nil {
 		// Uploads run under the bundle's context: a cancelled bundle stops them.
-		b := newBatcher(ctx, fn.client, fn.pool, fn.DB, "", fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
+		b := NewBatcher(ctx, fn.client, fn.pool, fn.DB, "", fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
 		fn.up = newGroupUploads(b, fn.Opts.MaxBufferedBytes)
 	}
-	if err := fn.up.b.err(); err != nil {
+	if err := fn.up.b.Err(); err != nil {
 		return fn.fail(ctx, err)
 	}
-	if err := fn.loadGroup(keyTable(key), keyShard(key), chunks); err != nil {
-		return fn.fail(ctx, fmt.Errorf("dorisio.Write: table %s.%s (shard %s of %d): %w", fn.DB, keyTable(key), keyShard(key), fn.Opts.Shards, err))
+	if err := fn.loadGroup(keyTable(key), KeyShard(key), chunks); err != nil {
+		return fn.fail(ctx, fmt.Errorf("dorisio.Write: table %s.%s (shard %s of %d): %w", fn.DB, keyTable(key), KeyShard(key), fn.Opts.Shards, err))
 	}
 	return nil
 }
 
 // loadGroup cuts a group's parts and queues their loads.
-func (fn *groupLoadFn) loadGroup(table, shard string, chunks func(*[]byte) bool) error {
+func (fn *GroupLoadFn) loadGroup(table, shard string, chunks func(*[]byte) bool) error {
 	up, b := fn.up, fn.up.b
-	defer fn.reader.reset()
-	g, err := fn.reader.read(table, shard, chunks, b.spoolFiles)
+	defer fn.reader.Reset()
+	g, err := fn.reader.Read(table, shard, chunks, b.spoolFiles)
 	if err != nil {
 		return err
 	}
-	defer g.discard()
-	if g.total.rows == 0 && g.total.bytes == 0 {
+	defer g.Discard()
+	if g.total.Rows == 0 && g.total.Bytes == 0 {
 		return nil
 	}
-	plan, err := fn.reader.plan(g)
+	plan, err := fn.reader.Plan(g)
 	if err != nil {
 		return err
 	}
 	job := func(p groupPart, body streamload.Body, release func(), inMemory int64) *loadJob {
-		id := partID(shard, fn.Opts.Shards, p, len(plan.parts))
-		label := groupLabel(fn.LabelPrefix, table, b.meaning, id)
+		id := PartID(shard, fn.Opts.Shards, p, len(plan.Parts))
+		label := GroupLabel(fn.LabelPrefix, table, b.meaning, id)
 		up.held.Add(inMemory)
-		return &loadJob{table: table, label: label, id: id, order: label, rows: p.size.rows, bytes: p.size.bytes, body: body, byContent: true,
+		return &loadJob{table: table, label: label, id: id, order: label, rows: p.Size.Rows, bytes: p.Size.Bytes, body: body, byContent: true,
 			release: func() { release(); up.held.Add(-inMemory) }}
 	}
-	if len(plan.parts) == 1 {
-		return up.add(job(plan.parts[0], oneBody(g), func() {}, g.total.bytes))
+	if len(plan.Parts) == 1 {
+		return up.add(job(plan.Parts[0], OneBody(g), func() {}, g.total.Bytes))
 	}
-	bodies, err := partBodies(g, plan, max(0, fn.Opts.MaxBufferedBytes-up.held.Load()), fn.Opts.SpoolDir, fn.pool, b.spoolFiles)
+	bodies, err := PartBodies(g, plan, max(0, fn.Opts.MaxBufferedBytes-up.held.Load()), fn.Opts.SpoolDir, fn.pool, b.spoolFiles)
 	if err != nil {
 		return err
 	}
-	g.discard() // the parts hold the rows now
+	g.Discard() // the parts hold the rows now
 	for i, bb := range bodies {
 		inMemory := bb.mem.n
 		spilled := bb.spilled()
-		body, release, err := bb.body(fn.pool, b.spoolFiles)
+		body, release, err := bb.Body(fn.pool, b.spoolFiles)
 		if err != nil {
 			for _, rest := range bodies[i+1:] {
 				rest.discard(fn.pool, b.spoolFiles)
@@ -198,7 +198,7 @@ func (fn *groupLoadFn) loadGroup(table, shard string, chunks func(*[]byte) bool)
 		if spilled {
 			inMemory = 0
 		}
-		j := job(plan.parts[i], body, release, inMemory)
+		j := job(plan.Parts[i], body, release, inMemory)
 		j.spilled = spilled
 		if err := up.add(j); err != nil {
 			for _, rest := range bodies[i+1:] {
@@ -213,35 +213,35 @@ func (fn *groupLoadFn) loadGroup(table, shard string, chunks func(*[]byte) bool)
 // fail ends a bundle that fails in ProcessElement: its uploads are stopped
 // and what it leaves is named (abandon.go); plain loads already made stay
 // visible, and a retry or re-run finds them by label.
-func (fn *groupLoadFn) fail(ctx context.Context, err error) error {
+func (fn *GroupLoadFn) fail(ctx context.Context, err error) error {
 	up := fn.up
 	fn.up = nil
 	if up == nil {
 		return err
 	}
 	up.stop()
-	return up.b.abandon(ctx, err)
+	return up.b.Abandon(ctx, err)
 }
 
 // FinishBundle waits for the bundle's loads and emits their results.
-func (fn *groupLoadFn) FinishBundle(ctx context.Context, emit func(CommitResult)) error {
+func (fn *GroupLoadFn) FinishBundle(ctx context.Context, emit func(CommitResult)) error {
 	if fn.up == nil {
 		return nil
 	}
 	outcomes, err := fn.up.finish(ctx)
 	fn.up = nil
 	for _, o := range outcomes {
-		emit(o.result)
+		emit(o.Result)
 	}
 	return err
 }
 
 // Teardown abandons a bundle that never finished.
-func (fn *groupLoadFn) Teardown() {
+func (fn *GroupLoadFn) Teardown() {
 	if up := fn.up; up != nil {
 		fn.up = nil
 		up.stop()
-		if err := up.b.abandon(context.Background(), errors.New("bundle abandoned")); err != nil {
+		if err := up.b.Abandon(context.Background(), errors.New("bundle abandoned")); err != nil {
 			slog.Warn("dorisio.Write: a grouped load bundle was torn down before it finished", "err", err)
 		}
 	}
@@ -255,7 +255,7 @@ func (fn *groupLoadFn) Teardown() {
 // LoadsInFlight slots are busy. The queue holds at most limit bytes: past
 // that, add waits (back-pressure).
 type groupUploads struct {
-	b     *batcher
+	b     *Batcher
 	limit int64
 	held  atomic.Int64 // bytes of part bodies in memory, queued or loading
 
@@ -267,7 +267,7 @@ type groupUploads struct {
 	done   chan struct{}
 }
 
-func newGroupUploads(b *batcher, limit int64) *groupUploads {
+func newGroupUploads(b *Batcher, limit int64) *groupUploads {
 	u := &groupUploads{b: b, limit: limit, done: make(chan struct{})}
 	u.cond = sync.NewCond(&u.mu)
 	go u.run()
@@ -314,20 +314,20 @@ func (u *groupUploads) add(j *loadJob) error {
 	u.queue = append(u.queue, j)
 	u.queued += j.bytes
 	u.cond.Broadcast()
-	return u.b.err()
+	return u.b.Err()
 }
 
 // finish starts what is queued and waits for every load of the bundle,
 // recording them; if one failed, it abandons the bundle (abandon.go).
-func (u *groupUploads) finish(ctx context.Context) ([]loadOutcome, error) {
+func (u *groupUploads) finish(ctx context.Context) ([]LoadOutcome, error) {
 	u.mu.Lock()
 	u.closed = true
 	u.cond.Broadcast()
 	u.mu.Unlock()
 	<-u.done
-	outcomes, err := u.b.finish()
+	outcomes, err := u.b.Finish()
 	if err != nil {
-		return nil, u.b.abandon(ctx, err)
+		return nil, u.b.Abandon(ctx, err)
 	}
 	recordBundleLoads(ctx, u.b, outcomes)
 	return outcomes, nil

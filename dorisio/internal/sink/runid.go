@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 import (
 	"reflect"
@@ -29,11 +29,11 @@ var pipelineRuns struct {
 
 var graphPtrType = reflect.TypeOf((*graph.Graph)(nil))
 
-// pipelineRunID returns the run id of the pipeline s belongs to.
-func pipelineRunID(s beam.Scope) string {
-	g := scopeGraph(s)
+// PipelineRunID returns the run id of the pipeline s belongs to.
+func PipelineRunID(s beam.Scope) string {
+	g := ScopeGraph(s)
 	if g == nil {
-		return newRunID()
+		return NewRunID()
 	}
 	key := weak.Make(g)
 	pipelineRuns.mu.Lock()
@@ -49,14 +49,14 @@ func pipelineRunID(s beam.Scope) string {
 			delete(pipelineRuns.ids, k)
 		}
 	}
-	id := newRunID()
+	id := NewRunID()
 	pipelineRuns.ids[key] = id
 	return id
 }
 
-// scopeGraph returns the graph of s, or nil when Beam's Scope no longer has
+// ScopeGraph returns the graph of s, or nil when Beam's Scope no longer has
 // the field this relies on.
-func scopeGraph(s beam.Scope) *graph.Graph {
+func ScopeGraph(s beam.Scope) *graph.Graph {
 	f := reflect.ValueOf(s).FieldByName("real")
 	if !f.IsValid() || f.Type() != graphPtrType || f.IsNil() {
 		return nil

@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 import (
 	"context"
@@ -42,62 +42,62 @@ var encodings = map[Format]encode.Format{CSV: encode.CSV, JSON: encode.JSONLines
 // encoding is f's load format.
 func (f Format) encoding() encode.Format { return encodings[f] }
 
-// formatHeaders are the Stream Load headers format f needs.
-func formatHeaders(f Format) map[string]string { return f.encoding().Headers() }
+// FormatHeaders are the Stream Load headers format f needs.
+func FormatHeaders(f Format) map[string]string { return f.encoding().Headers() }
 
-var rowType = reflect.TypeOf(Row{})
+var RowType = reflect.TypeOf(Row{})
 
 // structEncoder writes struct elements, one row each.
 type structEncoder = encode.Struct
 
-// elemEncoder turns one element into rows for its table's load body (see
+// ElemEncoder turns one element into rows for its table's load body (see
 // encode.Elem); a value its checks refuse is a *refusedRow.
-type elemEncoder struct {
+type ElemEncoder struct {
 	encode.Elem
 	rows *encode.PassThrough // set when elements are Row
 }
 
-// newElemEncoder checks at construction (and again on each worker) that t
+// NewElemEncoder checks at construction (and again on each worker) that t
 // can be encoded; reflection work is done here once per type, not per row.
-func newElemEncoder(t reflect.Type, o *Options) (elemEncoder, error) {
+func NewElemEncoder(t reflect.Type, o *Options) (ElemEncoder, error) {
 	switch {
-	case encode.IsPreEncoded(t), t == rowType:
+	case encode.IsPreEncoded(t), t == RowType:
 		delim := []byte{'\n'}
 		if v, ok := o.Headers["line_delimiter"]; ok {
 			d, err := textfmt.DecodeSeparator(v)
 			if err != nil {
-				return elemEncoder{}, fmt.Errorf("WithLoadHeader(\"line_delimiter\", %q): %v", v, err)
+				return ElemEncoder{}, fmt.Errorf("WithLoadHeader(\"line_delimiter\", %q): %v", v, err)
 			}
 			delim = d
 		}
-		pass := encode.NewPassThrough(delim, t == rowType)
-		if t == rowType {
-			return elemEncoder{Elem: pass, rows: pass}, nil
+		pass := encode.NewPassThrough(delim, t == RowType)
+		if t == RowType {
+			return ElemEncoder{Elem: pass, rows: pass}, nil
 		}
-		return elemEncoder{Elem: pass}, nil
+		return ElemEncoder{Elem: pass}, nil
 	case t.Kind() == reflect.Struct:
 		loc, err := loadZone(o.TimeZone)
 		if err != nil {
-			return elemEncoder{}, err
+			return ElemEncoder{}, err
 		}
 		se, err := encode.NewStruct(t, o.Format.encoding(), loc)
 		if err != nil {
-			return elemEncoder{}, err
+			return ElemEncoder{}, err
 		}
-		return elemEncoder{Elem: se}, nil
+		return ElemEncoder{Elem: se}, nil
 	}
-	return elemEncoder{}, fmt.Errorf("cannot encode element type %v: want a struct (fields mapped by `doris:\"col\"`, `json` tags or names), []byte or string of pre-encoded rows, or dorisio.Row", t)
+	return ElemEncoder{}, fmt.Errorf("cannot encode element type %v: want a struct (fields mapped by `doris:\"col\"`, `json` tags or names), []byte or string of pre-encoded rows, or dorisio.Row", t)
 }
 
-// encode returns the element's rows, ended by the format's row end, and how
+// Encode returns the element's rows, ended by the format's row end, and how
 // many rows they are, as encode.Elem.Encode does.
-func (e elemEncoder) encode(ctx context.Context, elem any) (string, []byte, int64, error) {
+func (e ElemEncoder) Encode(ctx context.Context, elem any) (string, []byte, int64, error) {
 	if e.rows != nil {
 		if r, ok := elem.(Row); ok {
 			return e.routed(r)
 		}
 	}
-	table, out, rows, err := e.Encode(ctx, elem)
+	table, out, rows, err := e.Elem.Encode(ctx, elem)
 	if err != nil {
 		return "", nil, 0, asRefusedRow(err)
 	}
@@ -105,7 +105,7 @@ func (e elemEncoder) encode(ctx context.Context, elem any) (string, []byte, int6
 }
 
 // routed passes a Row's pre-encoded data through to its table.
-func (e elemEncoder) routed(r Row) (string, []byte, int64, error) {
+func (e ElemEncoder) routed(r Row) (string, []byte, int64, error) {
 	table, out, rows, err := e.rows.Routed("Row.Table", r.Table, r.Data)
 	if err != nil {
 		return "", nil, 0, asRefusedRow(err)
@@ -123,13 +123,13 @@ func asRefusedRow(err error) error {
 	return err
 }
 
-// routes reports whether elements name their own table (Row, a struct
+// Routes reports whether elements name their own table (Row, a struct
 // with a `doris:",table"` field).
-func (e elemEncoder) routes() bool { return e.Routes() }
+func (e ElemEncoder) Routes() bool { return e.Elem.Routes() }
 
 // checkColumns reads the table's columns from the FE when the elements are
 // structs, at Setup (encode.Struct.CheckColumns).
-func checkColumns(ctx context.Context, c *streamload.Client, conn connSpec, db, table, run string, enc elemEncoder) error {
+func checkColumns(ctx context.Context, c *streamload.Client, conn ConnSpec, db, table, run string, enc ElemEncoder) error {
 	se, ok := enc.Elem.(*structEncoder)
 	if !ok {
 		return nil

@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 import (
 	"errors"
@@ -11,8 +11,8 @@ import (
 )
 
 // upload runs one load on its own goroutine and records its outcome.
-func (b *batcher) upload(j *loadJob) {
-	defer b.wg.Done()
+func (b *Batcher) upload(j *loadJob) {
+	defer b.Wg.Done()
 	defer func() { <-b.sem }()
 	if j.ended != nil {
 		defer close(j.ended)
@@ -22,7 +22,7 @@ func (b *batcher) upload(j *loadJob) {
 	}
 	start := time.Now()
 	res, err := b.load(j)
-	var parts []loadOutcome
+	var parts []LoadOutcome
 	isolated := false
 	if err != nil && b.opts.Rejected && errors.Is(err, streamload.ErrDataQuality) {
 		var sum CommitResult
@@ -55,18 +55,18 @@ func (b *batcher) upload(j *loadJob) {
 	if j.twoPhase {
 		b.precommitted.Add(1) // holds a running txn until the commit after the bundle
 	}
-	out := loadOutcome{seq: j.seq, result: b.resultOf(j, res), latency: time.Since(start), retries: res.Attempts - 1}
+	out := LoadOutcome{Seq: j.seq, Result: b.resultOf(j, res), latency: time.Since(start), retries: res.Attempts - 1}
 	if j.loaded != nil {
-		j.loaded(out.result)
+		j.loaded(out.Result)
 	}
 	if j.spilled {
-		out.spilled = j.bytes
+		out.Spilled = j.bytes
 	}
 	b.mu.Lock()
 	b.done = append(b.done, out)
 	b.mu.Unlock()
 	if j.check != nil && res.Settled == "" { // a load found settled carries no counters to check
-		if err := j.check(out.result); err != nil {
+		if err := j.check(out.Result); err != nil {
 			b.fail(err)
 		}
 	}
@@ -76,7 +76,7 @@ func (b *batcher) upload(j *loadJob) {
 // ended. It reports false, and drops j unsent, when the bundle ended
 // meanwhile: a load after a failed one of its table must not become
 // visible before it.
-func (b *batcher) afterPrevious(j *loadJob) bool {
+func (b *Batcher) afterPrevious(j *loadJob) bool {
 	if j.after == nil {
 		return true
 	}
@@ -95,7 +95,7 @@ func (b *batcher) afterPrevious(j *loadJob) bool {
 
 // load sends j, waiting while Doris refuses it for its running-transaction
 // quota: the quota is back-pressure, not a failure.
-func (b *batcher) load(j *loadJob) (*streamload.LoadResult, error) {
+func (b *Batcher) load(j *loadJob) (*streamload.LoadResult, error) {
 	req := streamload.LoadRequest{
 		DB: b.db, Table: j.table, Label: j.label, TwoPhase: j.twoPhase, LabelOwned: j.id != "",
 		Headers: b.headers, Body: j.body, Compression: b.opts.Compression, SpoolDir: b.opts.SpoolDir,
@@ -139,10 +139,10 @@ func (b *batcher) load(j *loadJob) (*streamload.LoadResult, error) {
 }
 
 // quotaWait is RetryPolicy.QuotaWait, or the load's timeout if shorter.
-func (b *batcher) quotaWait() time.Duration {
+func (b *Batcher) quotaWait() time.Duration {
 	d := b.opts.Retry.QuotaWait
 	if d <= 0 {
-		d = defaultQuotaWait
+		d = DefaultQuotaWait
 	}
 	if s, err := strconv.Atoi(b.headers["timeout"]); err == nil && s > 0 {
 		d = min(d, time.Duration(s)*time.Second)
@@ -154,13 +154,13 @@ func (b *batcher) quotaWait() time.Duration {
 // on the client's pacing (streamload.Backoff: jittered, so that many
 // bundles do not retry in step), never past deadline: false once it has
 // passed. It returns the bundle ctx's error if the bundle ends meanwhile.
-func (b *batcher) sleepOnQuota(pace streamload.Backoff, wait int, deadline time.Time) (bool, error) {
+func (b *Batcher) sleepOnQuota(pace streamload.Backoff, wait int, deadline time.Time) (bool, error) {
 	return pace.SleepWithin(b.ctx, wait, deadline)
 }
 
 // quotaErr is the error of a load the quota kept out: waited is how long it
 // waited (0: waiting could not help).
-func (b *batcher) quotaErr(j *loadJob, e *streamload.Error, own int64, waited time.Duration) error {
+func (b *Batcher) quotaErr(j *loadJob, e *streamload.Error, own int64, waited time.Duration) error {
 	limit := "the limit"
 	if q := e.Quota; q != nil {
 		limit = fmt.Sprintf("the limit of %d (Doris' max_running_txn_num_per_db; %d running)", q.Limit, q.Running)
@@ -179,7 +179,7 @@ func (b *batcher) quotaErr(j *loadJob, e *streamload.Error, own int64, waited ti
 // quotaRemedies says what lets a job like this one fit the quota, what
 // works first. A bundle holds one load per table until its commit, plus
 // the loads its tables cut (WithMaxOpenTxns); stream batches are not cut.
-func (b *batcher) quotaRemedies(own int64, others bool) string {
+func (b *Batcher) quotaRemedies(own int64, others bool) string {
 	r := []string{"Use grouped delivery (WithDelivery(dorisio.Grouped)): its loads are committed as they return and hold no transaction open",
 		"raise Doris' max_running_txn_num_per_db"}
 	if b.streamBatches {
@@ -197,7 +197,7 @@ func (b *batcher) quotaRemedies(own int64, others bool) string {
 		r = append(r, fmt.Sprintf("write fewer tables per bundle (this one writes to %d, each holding a transaction until the commit)", tables))
 	}
 	if cut := b.cutLoads.Load(); cut > 0 {
-		r = append(r, fmt.Sprintf("lower WithMaxOpenTxns (now %d), since this bundle cut %d loads besides each table's last", b.budget.max, cut))
+		r = append(r, fmt.Sprintf("lower WithMaxOpenTxns (now %d), since this bundle cut %d loads besides each table's last", b.budget.Max, cut))
 	}
 	if others {
 		r = append(r, "run fewer bundles or jobs writing to the database at once")
@@ -205,7 +205,7 @@ func (b *batcher) quotaRemedies(own int64, others bool) string {
 	return strings.Join(r, ", ")
 }
 
-func (b *batcher) resultOf(j *loadJob, res *streamload.LoadResult) CommitResult {
+func (b *Batcher) resultOf(j *loadJob, res *streamload.LoadResult) CommitResult {
 	r := CommitResult{
 		Database: b.db, Table: j.table, Label: res.Label, TxnID: res.TxnID,
 		Rows: j.rows, Bytes: j.bytes,

@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 import (
 	"context"
@@ -57,11 +57,11 @@ func (rs rejections) add(r RejectedRow) { rs[r.Table] = append(rs[r.Table], r) }
 // outcomes turns the refused rows of each table into a result of their
 // own: nothing to commit (Committed), nothing loaded; numbered after the
 // bundle's loads so that they never come between a table's loads.
-func (rs rejections) outcomes(db string, seq int) []loadOutcome {
-	var out []loadOutcome
+func (rs rejections) outcomes(db string, seq int) []LoadOutcome {
+	var out []LoadOutcome
 	for _, table := range slices.Sorted(maps.Keys(rs)) {
 		rows := rs[table]
-		out = append(out, loadOutcome{seq: seq, result: CommitResult{
+		out = append(out, LoadOutcome{Seq: seq, Result: CommitResult{
 			Database: db, Table: table, Rows: int64(len(rows)), FilteredRows: int64(len(rows)),
 			Committed: true, Rejected: rows,
 		}})
@@ -74,7 +74,7 @@ func (rs rejections) outcomes(db string, seq int) []loadOutcome {
 func recordRejected(ctx context.Context, r CommitResult) {
 	if n := int64(len(r.Rejected)); n > 0 {
 		rowsRejected.Inc(ctx, n)
-		beam.NewCounter(metricsNamespace, perTable("rejected_rows", r.Database+"."+r.Table)).Inc(ctx, n)
+		beam.NewCounter(MetricsNamespace, perTable("rejected_rows", r.Database+"."+r.Table)).Inc(ctx, n)
 	}
 }
 
@@ -94,7 +94,7 @@ func refusedAsRow(db string, rr *refusedRow) Row {
 }
 
 // rejectRefused keeps the refused row r carries (refusedAsRow).
-func (fn *writeFn) rejectRefused(ctx context.Context, r Row) error {
+func (fn *WriteFn) rejectRefused(ctx context.Context, r Row) error {
 	var rr RejectedRow
 	if err := json.Unmarshal(r.Data, &rr); err != nil {
 		return fn.failBundle(ctx, fmt.Errorf("dorisio.Write: a refused row passed on by the chunking stage does not decode: %v", err))
@@ -104,7 +104,7 @@ func (fn *writeFn) rejectRefused(ctx context.Context, r Row) error {
 
 // keepRejected keeps rr for the bundle's output, in Config.Table when it
 // names no table.
-func (fn *writeFn) keepRejected(ctx context.Context, rr RejectedRow) error {
+func (fn *WriteFn) keepRejected(ctx context.Context, rr RejectedRow) error {
 	table, err := fn.batch.accept(rr.Table)
 	if err != nil {
 		return fn.failBundle(ctx, err)

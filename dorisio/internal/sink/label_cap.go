@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 // Doris forgets labels, and the user must hear it (protocol §5.5). A
 // re-run with the same Config.LabelPrefix is exactly-once only while Doris
@@ -34,46 +34,46 @@ import (
 func init() {
 	register.Function1x1(countOwned)
 	register.Function2x1(mergeLabelCounts)
-	register.DoFn2x0[context.Context, labelCount](&labelCapFn{})
-	beam.RegisterType(reflect.TypeOf((*labelCount)(nil)).Elem())
+	register.DoFn2x0[context.Context, LabelCount](&labelCapFn{})
+	beam.RegisterType(reflect.TypeOf((*LabelCount)(nil)).Elem())
 }
 
-// defaultLabelNumThreshold is Doris' label_num_threshold (2.0 and later).
-const defaultLabelNumThreshold = 2000
+// DefaultLabelNumThreshold is Doris' label_num_threshold (2.0 and later).
+const DefaultLabelNumThreshold = 2000
 
-// labelCount is how many of a Write's loads have labels a re-run counts
+// LabelCount is how many of a Write's loads have labels a re-run counts
 // on, and how many of them were found loaded by an earlier run.
-type labelCount struct {
+type LabelCount struct {
 	Loads, Found int64
 }
 
 // countOwned counts a result whose label is an identity or group label:
 // "<prefix>:id:..." or "<prefix>:g:..." (a prefix holds no ':').
-func countOwned(r CommitResult) labelCount {
+func countOwned(r CommitResult) LabelCount {
 	parts := strings.SplitN(r.Label, labelSep, 3)
 	if len(parts) < 3 || (parts[1] != idRun && parts[1] != groupRun) {
-		return labelCount{}
+		return LabelCount{}
 	}
-	c := labelCount{Loads: 1}
+	c := LabelCount{Loads: 1}
 	if r.AlreadyCommitted {
 		c.Found = 1
 	}
 	return c
 }
 
-func mergeLabelCounts(a, b labelCount) labelCount {
-	return labelCount{Loads: a.Loads + b.Loads, Found: a.Found + b.Found}
+func mergeLabelCounts(a, b LabelCount) LabelCount {
+	return LabelCount{Loads: a.Loads + b.Loads, Found: a.Found + b.Found}
 }
 
-// watchLabelCap adds the last step that warns when the Write's results hold
+// WatchLabelCap adds the last step that warns when the Write's results hold
 // more loads with labels a re-run counts on than Doris keeps. Only with
 // bounded input (a global combine waits for the end) and a LabelPrefix (a
 // fresh prefix per run makes no re-run find anything).
-func watchLabelCap(s beam.Scope, input beam.PCollection, conn connSpec, db, prefix string, results beam.PCollection) {
+func WatchLabelCap(s beam.Scope, input beam.PCollection, conn ConnSpec, db, prefix string, results beam.PCollection) {
 	if prefix == "" {
 		return
 	}
-	if unbounded, known := isUnbounded(input); unbounded || !known {
+	if unbounded, known := IsUnbounded(input); unbounded || !known {
 		return
 	}
 	s = s.Scope("LabelCap")
@@ -83,16 +83,16 @@ func watchLabelCap(s beam.Scope, input beam.PCollection, conn connSpec, db, pref
 
 // labelCapFn logs the warning, once per Write.
 type labelCapFn struct {
-	Conn       connSpec
+	Conn       ConnSpec
 	DB, Prefix string
 }
 
-func (fn *labelCapFn) ProcessElement(ctx context.Context, c labelCount) {
+func (fn *labelCapFn) ProcessElement(ctx context.Context, c LabelCount) {
 	if c.Loads == 0 {
 		return
 	}
 	limit, from := fn.labelCap(ctx)
-	if line := labelCapWarning(c, limit, from, fn.DB, fn.Prefix); line != "" {
+	if line := LabelCapWarning(c, limit, from, fn.DB, fn.Prefix); line != "" {
 		slog.Warn(line)
 	}
 }
@@ -107,7 +107,7 @@ func (fn *labelCapFn) labelCap(ctx context.Context) (int64, string) {
 		if len(text) > 300 {
 			text = text[:300] + "..."
 		}
-		return defaultLabelNumThreshold, "Doris' default, assumed: the FE did not tell it (" + text + ")"
+		return DefaultLabelNumThreshold, "Doris' default, assumed: the FE did not tell it (" + text + ")"
 	}
 	c, err := newClient(fn.Conn, RetryPolicy{MaxAttempts: 2, InitialBackoff: 200 * time.Millisecond, MaxBackoff: time.Second})
 	if err != nil {
@@ -128,9 +128,9 @@ func (fn *labelCapFn) labelCap(ctx context.Context) (int64, string) {
 	return n, "read from the FE"
 }
 
-// labelCapWarning is the one line a Write of c loads logs, or "" when they
+// LabelCapWarning is the one line a Write of c loads logs, or "" when they
 // fit the cap (limit ≤ 0: no cap).
-func labelCapWarning(c labelCount, limit int64, from, db, prefix string) string {
+func LabelCapWarning(c LabelCount, limit int64, from, db, prefix string) string {
 	if limit <= 0 || c.Loads <= limit {
 		return ""
 	}

@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 import (
 	"errors"
@@ -35,10 +35,10 @@ type batchBody struct {
 // are appended to its file in blocks of this size.
 const spoolWriteBuffer = 64 << 10
 
-func (b *batchBody) write(p []byte, pool *chunkPool) {
+func (b *batchBody) write(p []byte, pool *ChunkPool) {
 	b.n += int64(len(p))
 	if b.path == "" {
-		b.mem.write(p, pool)
+		b.mem.Write(p, pool)
 		return
 	}
 	if len(b.tail)+len(p) > spoolWriteBuffer {
@@ -68,7 +68,7 @@ func (b *batchBody) memAlloc() int64 { return b.mem.alloc + int64(cap(b.tail)) }
 // spill moves the batch's rows in memory to its spool file in dir (a new
 // one, noted in files, if it has none yet), returning its chunks to pool
 // and dropping its tail's buffer.
-func (b *batchBody) spill(dir string, pool *chunkPool, files *spoolFiles) {
+func (b *batchBody) spill(dir string, pool *ChunkPool, files *SpoolFiles) {
 	if b.path == "" {
 		b.create(dir)
 		files.add(b.path)
@@ -121,10 +121,10 @@ func (b *batchBody) appendFile(p []byte) {
 	b.filed += int64(len(p))
 }
 
-// body finishes the batch and returns its replayable load body and the
+// Body finishes the batch and returns its replayable load body and the
 // function that frees it once the load has ended; the spool file is the
 // load's from then on (files forgets it).
-func (b *batchBody) body(pool *chunkPool, files *spoolFiles) (streamload.Body, func(), error) {
+func (b *batchBody) Body(pool *ChunkPool, files *SpoolFiles) (streamload.Body, func(), error) {
 	if b.path == "" {
 		mem := &b.mem
 		return mem, func() { mem.release(pool) }, nil
@@ -144,7 +144,7 @@ func (b *batchBody) body(pool *chunkPool, files *spoolFiles) (streamload.Body, f
 }
 
 // discard frees a batch that will not be loaded (an abandoned bundle).
-func (b *batchBody) discard(pool *chunkPool, files *spoolFiles) {
+func (b *batchBody) discard(pool *ChunkPool, files *SpoolFiles) {
 	b.mem.release(pool)
 	b.tail = nil
 	b.remove()
@@ -176,17 +176,17 @@ func (s *spoolBody) Close() error {
 	return err
 }
 
-// spoolFiles are the spool files of one bundle's open batches. A bundle
+// SpoolFiles are the spool files of one bundle's open batches. A bundle
 // that ends without FinishBundle or Teardown cannot remove them (prism
 // drops the DoFns of a bundle that a fused step failed, calling neither):
 // newBatcher has the files left removed once the bundle's batcher is
 // garbage collected, when nothing can use them any more.
-type spoolFiles struct {
+type SpoolFiles struct {
 	mu    sync.Mutex // guards paths
 	paths map[string]bool
 }
 
-func (s *spoolFiles) add(path string) {
+func (s *SpoolFiles) add(path string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.paths == nil {
@@ -195,14 +195,14 @@ func (s *spoolFiles) add(path string) {
 	s.paths[path] = true
 }
 
-func (s *spoolFiles) drop(path string) {
+func (s *SpoolFiles) drop(path string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.paths, path)
 }
 
 // removeAll removes the files left.
-func (s *spoolFiles) removeAll() {
+func (s *SpoolFiles) removeAll() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for p := range s.paths {

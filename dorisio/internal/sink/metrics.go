@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 import (
 	"context"
@@ -10,32 +10,32 @@ import (
 // Metrics in namespace "dorisio", updated on the DoFn's own goroutine (a
 // Beam counter needs the bundle's context). The package doc's Metrics
 // section lists them.
-const metricsNamespace = "dorisio"
+const MetricsNamespace = "dorisio"
 
 var (
-	rowsLoaded       = beam.NewCounter(metricsNamespace, "rows")
-	bytesLoaded      = beam.NewCounter(metricsNamespace, "bytes")
-	rowsFiltered     = beam.NewCounter(metricsNamespace, "filtered_rows")
-	rowsRejected     = beam.NewCounter(metricsNamespace, "rejected_rows") // WithRejectedRows (rejected.go)
-	loadsDone        = beam.NewCounter(metricsNamespace, "loads")
-	loadRetries      = beam.NewCounter(metricsNamespace, "retries")
-	commitsDone      = beam.NewCounter(metricsNamespace, "commits")
-	alreadyCommitted = beam.NewCounter(metricsNamespace, "already_committed")
+	rowsLoaded       = beam.NewCounter(MetricsNamespace, "rows")
+	bytesLoaded      = beam.NewCounter(MetricsNamespace, "bytes")
+	rowsFiltered     = beam.NewCounter(MetricsNamespace, "filtered_rows")
+	rowsRejected     = beam.NewCounter(MetricsNamespace, "rejected_rows") // WithRejectedRows (rejected.go)
+	loadsDone        = beam.NewCounter(MetricsNamespace, "loads")
+	loadRetries      = beam.NewCounter(MetricsNamespace, "retries")
+	commitsDone      = beam.NewCounter(MetricsNamespace, "commits")
+	alreadyCommitted = beam.NewCounter(MetricsNamespace, "already_committed")
 	// Rows of the loads found loaded by an earlier attempt or run: counted
 	// in "rows" too, so that a re-run can say what it committed itself.
-	alreadyLoadedRows = beam.NewCounter(metricsNamespace, "already_loaded_rows")
-	loadLatency       = beam.NewDistribution(metricsNamespace, "load_latency_ms")
-	commitLatency     = beam.NewDistribution(metricsNamespace, "commit_latency_ms")
-	openTxns          = beam.NewDistribution(metricsNamespace, "open_txns")
-	spilledBytes      = beam.NewCounter(metricsNamespace, "spilled_bytes")
+	alreadyLoadedRows = beam.NewCounter(MetricsNamespace, "already_loaded_rows")
+	loadLatency       = beam.NewDistribution(MetricsNamespace, "load_latency_ms")
+	commitLatency     = beam.NewDistribution(MetricsNamespace, "commit_latency_ms")
+	openTxns          = beam.NewDistribution(MetricsNamespace, "open_txns")
+	spilledBytes      = beam.NewCounter(MetricsNamespace, "spilled_bytes")
 	// Bundles whose early commit was given up because their DoFn instance's
 	// plan is no longer finalized (early.go): their loads wait for the
 	// commit stage.
-	unfinalizedBundles = beam.NewCounter(metricsNamespace, "unfinalized_bundles")
+	unfinalizedBundles = beam.NewCounter(MetricsNamespace, "unfinalized_bundles")
 )
 
-func recordLoad(ctx context.Context, o loadOutcome) {
-	r := o.result
+func recordLoad(ctx context.Context, o LoadOutcome) {
+	r := o.Result
 	if r.Label == "" && len(r.Rejected) > 0 { // refused rows, no load (rejected.go)
 		recordRejected(ctx, r)
 		return
@@ -50,16 +50,16 @@ func recordLoad(ctx context.Context, o loadOutcome) {
 	// Per table: Beam metrics have no labels, so the table is in the name.
 	// A counter is a name, not a registration: making one per load is cheap.
 	table := r.Database + "." + r.Table
-	beam.NewCounter(metricsNamespace, perTable("rows", table)).Inc(ctx, r.LoadedRows)
-	beam.NewCounter(metricsNamespace, perTable("filtered_rows", table)).Inc(ctx, r.FilteredRows)
-	beam.NewCounter(metricsNamespace, perTable("bytes", table)).Inc(ctx, r.Bytes)
-	beam.NewCounter(metricsNamespace, perTable("loads", table)).Inc(ctx, 1)
+	beam.NewCounter(MetricsNamespace, perTable("rows", table)).Inc(ctx, r.LoadedRows)
+	beam.NewCounter(MetricsNamespace, perTable("filtered_rows", table)).Inc(ctx, r.FilteredRows)
+	beam.NewCounter(MetricsNamespace, perTable("bytes", table)).Inc(ctx, r.Bytes)
+	beam.NewCounter(MetricsNamespace, perTable("loads", table)).Inc(ctx, 1)
 
-	spilledBytes.Inc(ctx, o.spilled)
+	spilledBytes.Inc(ctx, o.Spilled)
 	if r.AlreadyCommitted { // an identity label an earlier attempt or run loaded
 		alreadyCommitted.Inc(ctx, 1)
 		alreadyLoadedRows.Inc(ctx, r.LoadedRows)
-		beam.NewCounter(metricsNamespace, perTable("already_loaded_rows", table)).Inc(ctx, r.LoadedRows)
+		beam.NewCounter(MetricsNamespace, perTable("already_loaded_rows", table)).Inc(ctx, r.LoadedRows)
 	}
 }
 
@@ -71,11 +71,11 @@ func recordBundle(ctx context.Context, peakOpen int64) { openTxns.Update(ctx, pe
 
 // recordBundleLoads records a finished bundle's loads and the most it held
 // open at once.
-func recordBundleLoads(ctx context.Context, b *batcher, outcomes []loadOutcome) {
+func recordBundleLoads(ctx context.Context, b *Batcher, outcomes []LoadOutcome) {
 	for _, o := range outcomes {
 		recordLoad(ctx, o)
 	}
-	recordBundle(ctx, b.peakOpen.Load())
+	recordBundle(ctx, b.PeakOpen.Load())
 }
 
 func recordCommit(ctx context.Context, r CommitResult, d time.Duration) {

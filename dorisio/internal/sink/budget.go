@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 // The open-transaction budget (docs/design.md, "Open-transaction budget per
 // bundle"): with two-phase commit, every load a bundle starts stays open
@@ -31,21 +31,21 @@ package dorisio
 // left; its reserve counted only tables whose batch was still open, so a
 // table just cut found no load for its next row (10 tables of a default
 // bundle fitted, 11 failed, 20 fitted again).
-type budget struct {
-	max                   int   // loads a bundle's tables may cut before their last; 0: no budget (plain loads)
-	batchBytes, batchRows int64 // MaxBatchBytes, MaxBatchRows
-	loadBytes             int64 // MaxLoadBytes
+type Budget struct {
+	Max                   int   // loads a bundle's tables may cut before their last; 0: no budget (plain loads)
+	BatchBytes, BatchRows int64 // MaxBatchBytes, MaxBatchRows
+	LoadBytes             int64 // MaxLoadBytes
 }
 
 // flat is how many loads a table cuts at the batch limits before they grow.
-func (b budget) flat() int { return max(1, b.max/4) }
+func (b Budget) flat() int { return max(1, b.Max/4) }
 
-// growth is the factor on a table's batch limits once it has cut c loads.
-func (b budget) growth(c int) int64 {
-	if b.max == 0 || c < b.flat() {
+// Growth is the factor on a table's batch limits once it has cut c loads.
+func (b Budget) Growth(c int) int64 {
+	if b.Max == 0 || c < b.flat() {
 		return 1
 	}
-	limit := max(1, b.loadBytes/b.batchBytes)
+	limit := max(1, b.LoadBytes/b.BatchBytes)
 	g := int64(1)
 	for i := b.flat(); i <= c && g < limit; i++ {
 		g *= 2
@@ -53,13 +53,13 @@ func (b budget) growth(c int) int64 {
 	return min(g, limit)
 }
 
-// target is the size at which a table's batch is cut once the table has
+// Target is the size at which a table's batch is cut once the table has
 // cut c loads.
-func (b budget) target(c int) (bytes, rows int64) {
-	g := b.growth(c)
-	bytes = min(b.batchBytes*g, b.loadBytes)
-	rows = b.batchRows * g
-	if rows/g != b.batchRows { // overflow: no row limit
+func (b Budget) Target(c int) (bytes, rows int64) {
+	g := b.Growth(c)
+	bytes = min(b.BatchBytes*g, b.LoadBytes)
+	rows = b.BatchRows * g
+	if rows/g != b.BatchRows { // overflow: no row limit
 		rows = 1<<63 - 1
 	}
 	return bytes, rows
@@ -67,12 +67,12 @@ func (b budget) target(c int) (bytes, rows int64) {
 
 // kept is the part of the budget only batches that reached MaxLoadBytes
 // may take.
-func (b budget) kept() int { return b.max / 2 }
+func (b Budget) kept() int { return b.Max / 2 }
 
 // canCut reports whether a batch that reached its size may be cut once
 // the bundle has cut n loads.
-func (b budget) canCut(n int) bool { return b.max == 0 || n+1 <= b.max-b.kept() }
+func (b Budget) canCut(n int) bool { return b.Max == 0 || n+1 <= b.Max-b.kept() }
 
 // canCutFull reports whether a batch that reached MaxLoadBytes may be cut
 // once the bundle has cut n loads: it may take a kept load.
-func (b budget) canCutFull(n int) bool { return b.max == 0 || n+1 <= b.max }
+func (b Budget) canCutFull(n int) bool { return b.Max == 0 || n+1 <= b.Max }

@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 import (
 	"reflect"
@@ -13,9 +13,9 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 )
 
-// streamMode says whether Write batches rows across bundles
+// StreamMode says whether Write batches rows across bundles
 // (stream_batch.go).
-type streamMode int
+type StreamMode int
 
 // defaultFlushInterval is how old a stream batch may get, in event time,
 // before it is loaded (WithFlushInterval).
@@ -27,7 +27,7 @@ const prismNoSplit = "prism_disable_sdf_split"
 
 var prismSplitsMu sync.Mutex // guards the change of jobopts.Experiments
 
-// disablePrismSplits adds prismNoSplit to the pipeline's experiments (Beam's
+// DisablePrismSplits adds prismNoSplit to the pipeline's experiments (Beam's
 // --experiments flag, read when a pipeline is submitted), once per process,
 // at the first construction whose --runner is prism-based (a construction
 // for another runner first must not use the chance up).
@@ -45,7 +45,7 @@ var prismSplitsMu sync.Mutex // guards the change of jobopts.Experiments
 // loaded chunks twice in 3 of 4 (apache/beam#35771, open). The experiment
 // only tells prism not to split; it is not added when Beam's --runner names
 // another runner (the bug is prism's).
-func disablePrismSplits() {
+func DisablePrismSplits() {
 	prismSplitsMu.Lock()
 	defer prismSplitsMu.Unlock()
 	switch *runners.Runner {
@@ -65,13 +65,13 @@ func disablePrismSplits() {
 
 var nodePtrType = reflect.TypeOf((*graph.Node)(nil))
 
-// isUnbounded reports whether col is unbounded; known is false when Beam's
+// IsUnbounded reports whether col is unbounded; known is false when Beam's
 // PCollection no longer shows it. beam.PCollection keeps its graph node
 // unexported: this reads it with reflect (as runid.go reads Scope's graph),
 // and falls back to the node's String, which ends with ":unbounded" for an
 // unbounded collection. TestUnboundedInputTurnsStreamBatchingOn notices if
 // both break.
-func isUnbounded(col beam.PCollection) (unbounded, known bool) {
+func IsUnbounded(col beam.PCollection) (unbounded, known bool) {
 	if f := reflect.ValueOf(col).FieldByName("n"); f.IsValid() && f.Type() == nodePtrType && !f.IsNil() {
 		return !(*graph.Node)(f.UnsafePointer()).Bounded(), true
 	}
@@ -81,3 +81,9 @@ func isUnbounded(col beam.PCollection) (unbounded, known bool) {
 	}
 	return false, false
 }
+
+const (
+	StreamAuto StreamMode = iota // on for unbounded input
+	StreamOn
+	StreamOff
+)

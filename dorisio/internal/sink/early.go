@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 import (
 	"context"
@@ -64,7 +64,7 @@ type earlyCommits struct {
 	mu      sync.Mutex // guards every field
 	next    uint64
 	unrun   map[uint64]bool         // callbacks registered and not yet run
-	pending map[uint64][]tableLoads // their precommitted loads
+	pending map[uint64][]TableLoads // their precommitted loads
 	ran     bool                    // a callback of this instance has run
 	stopped bool                    // finalization has stopped: register no more
 }
@@ -73,7 +73,7 @@ type earlyCommits struct {
 // returns its key. ok is false once this instance's finalization has
 // stopped; lost then counts the bundles newly left to the commit stage:
 // this one, and those whose callbacks will never run.
-func (e *earlyCommits) register(loads []tableLoads) (key uint64, lost int, ok bool) {
+func (e *earlyCommits) register(loads []TableLoads) (key uint64, lost int, ok bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.stopped {
@@ -86,7 +86,7 @@ func (e *earlyCommits) register(loads []tableLoads) (key uint64, lost int, ok bo
 		return 0, lost, false
 	}
 	if e.unrun == nil {
-		e.unrun, e.pending = map[uint64]bool{}, map[uint64][]tableLoads{}
+		e.unrun, e.pending = map[uint64]bool{}, map[uint64][]TableLoads{}
 	}
 	e.next++
 	e.unrun[e.next] = true
@@ -100,7 +100,7 @@ func (e *earlyCommits) register(loads []tableLoads) (key uint64, lost int, ok bo
 
 // take returns and forgets the loads of key, whose callback runs: this
 // instance's plan is finalized.
-func (e *earlyCommits) take(key uint64) []tableLoads {
+func (e *earlyCommits) take(key uint64) []TableLoads {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.ran = true
@@ -116,11 +116,11 @@ func (e *earlyCommits) take(key uint64) []tableLoads {
 // finalizing DoFn whose bundle registered none. Once this instance's plan
 // is no longer finalized it registers nothing, counting the bundles left
 // to the commit stage (metric unfinalized_bundles).
-func (fn *writeFn) finalizeLater(ctx context.Context, bf beam.BundleFinalization, groups []tableLoads) {
-	if !usableFinalizer(bf) {
+func (fn *WriteFn) finalizeLater(ctx context.Context, bf beam.BundleFinalization, groups []TableLoads) {
+	if !UsableFinalizer(bf) {
 		return // the direct runner passes a nil finalizer
 	}
-	var precommitted []tableLoads
+	var precommitted []TableLoads
 	for _, g := range groups {
 		if !fn.Opts.AllOrNothing && slices.ContainsFunc(g.Loads, func(r CommitResult) bool { return !r.Committed }) {
 			precommitted = append(precommitted, g)
@@ -147,7 +147,7 @@ func (fn *writeFn) finalizeLater(ctx context.Context, bf beam.BundleFinalization
 	})
 }
 
-// finalizesBundles reports whether Write's precommit stage may ask the
+// FinalizesBundles reports whether Write's precommit stage may ask the
 // runner Beam's --runner names to finalize its bundles. Beam sets a
 // ParDo's RequestsFinalization from its ProcessElement's signature, so a
 // runner that must not be asked gets unfinalizedWriteFn. Asked: prism
@@ -160,7 +160,7 @@ func (fn *writeFn) finalizeLater(ctx context.Context, bf beam.BundleFinalization
 // so a bundle whose answer asks for finalization fails there (Spark says
 // so, apache/beam#19517); a universal/portable job server may be either;
 // direct never finalizes.
-func finalizesBundles(unbounded bool) bool {
+func FinalizesBundles(unbounded bool) bool {
 	switch *runners.Runner {
 	case "", "prism", "PrismRunner", "dataflow", "DataflowRunner":
 		return true
@@ -174,20 +174,20 @@ func finalizesBundles(unbounded bool) bool {
 // signature: where the runner must not be asked to finalize bundles, or
 // nothing would be committed early (WithAllOrNothing, AtLeastOnce, rows
 // with an ID).
-type unfinalizedWriteFn struct{ writeFn }
+type unfinalizedWriteFn struct{ WriteFn }
 
-func (fn *unfinalizedWriteFn) ProcessElement(ctx context.Context, elem beam.X, emit func(tableLoads)) error {
-	return fn.writeFn.ProcessElement(ctx, nil, elem, emit)
+func (fn *unfinalizedWriteFn) ProcessElement(ctx context.Context, elem beam.X, emit func(TableLoads)) error {
+	return fn.WriteFn.ProcessElement(ctx, nil, elem, emit)
 }
 
-func (fn *unfinalizedWriteFn) FinishBundle(ctx context.Context, emit func(tableLoads)) error {
-	return fn.writeFn.FinishBundle(ctx, nil, emit)
+func (fn *unfinalizedWriteFn) FinishBundle(ctx context.Context, emit func(TableLoads)) error {
+	return fn.WriteFn.FinishBundle(ctx, nil, emit)
 }
 
 // commitEarly commits the loads of each table in their order, tables at
 // the same time, logging failures. A table's first failure leaves it and
 // its later loads to the commit stage, which commits them in order.
-func commitEarly(c committer, groups []tableLoads) {
+func commitEarly(c committer, groups []TableLoads) {
 	ctx, cancel := context.WithTimeout(context.Background(), earlyCommitTimeout)
 	defer cancel()
 	for _, table := range commitTables(ctx, c, groups, func(error) bool { return true }) {
@@ -200,9 +200,9 @@ func commitEarly(c committer, groups []tableLoads) {
 	}
 }
 
-// usableFinalizer reports whether bf can take callbacks: the direct runner
+// UsableFinalizer reports whether bf can take callbacks: the direct runner
 // passes a typed nil.
-func usableFinalizer(bf beam.BundleFinalization) bool {
+func UsableFinalizer(bf beam.BundleFinalization) bool {
 	if bf == nil {
 		return false
 	}

@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
-// loader is the part of the Stream Load client the batcher uses.
-type loader interface {
+// Loader is the part of the Stream Load client the batcher uses.
+type Loader interface {
 	Load(ctx context.Context, req streamload.LoadRequest) (*streamload.LoadResult, error)
 	Abort(ctx context.Context, db string, txnID int64, label string) error
 	// Backoff paces the batcher's own waits (the transaction quota) as
@@ -24,7 +24,7 @@ type loader interface {
 	Backoff() streamload.Backoff
 }
 
-// batcher groups one bundle's encoded rows by table into loads and uploads
+// Batcher groups one bundle's encoded rows by table into loads and uploads
 // them while the next batches fill, at most LoadsInFlight at a time.
 //
 // With two-phase commit each table's last load is open until the commit,
@@ -42,8 +42,8 @@ type loader interface {
 //
 // add, addOwn and finish are called from the DoFn's goroutine only;
 // uploads run on their own goroutines and report through mu.
-type batcher struct {
-	ld       loader
+type Batcher struct {
+	ld       Loader
 	db       string
 	table    string // Config.Table, for elements that name none
 	prefix   string
@@ -55,20 +55,20 @@ type batcher struct {
 	// which grouped delivery and the cut budget do not apply.
 	streamBatches bool
 	opts          *Options
-	budget        budget
+	budget        Budget
 
 	open      map[string]*openBatch
-	buffered  int64                    // memory the open batches hold (chunk capacity)
+	Buffered  int64                    // memory the open batches hold (chunk capacity)
 	cuts      map[string]int           // per table, the loads cut before its open batch (the budget's growth)
 	seq       int                      // loads started, the next load's number
 	plainTail map[string]chan struct{} // per order (loadJob.order): closed when its last plain load has ended
 	sem       chan struct{}
-	wg        sync.WaitGroup
+	Wg        sync.WaitGroup
 	ctx       context.Context // the bundle's, cancelled when it fails
 	cancel    context.CancelFunc
 
-	pool       *chunkPool
-	spoolFiles *spoolFiles // of the open batches
+	pool       *ChunkPool
+	spoolFiles *SpoolFiles // of the open batches
 
 	// Shared with uploads: this bundle's two-phase loads started, those of
 	// them Doris precommitted (each holds a running txn until the commit
@@ -79,11 +79,11 @@ type batcher struct {
 	cutLoads              atomic.Int64 // two-phase loads cut before their table's last: n of the budget
 	tables                atomic.Int64
 	plainInFlight         atomic.Int64
-	peakOpen              atomic.Int64
+	PeakOpen              atomic.Int64
 	tablesSeen            map[string]bool // of tables; DoFn goroutine only
 
 	mu        sync.Mutex // guards done, failedJob, firstErr, rejected
-	done      []loadOutcome
+	done      []LoadOutcome
 	rejected  rejections // refused rows, with WithRejectedRows (rejected.go)
 	failedJob []*loadJob // loads that ended in an error
 	firstErr  error
@@ -141,22 +141,22 @@ type loadJob struct {
 	check func(CommitResult) error
 }
 
-// loadOutcome is one finished load.
-type loadOutcome struct {
-	seq     int // the load's number in its bundle
+// LoadOutcome is one finished load.
+type LoadOutcome struct {
+	Seq     int // the load's number in its bundle
 	sub     int // the part's number within an isolated load (isolate.go)
-	result  CommitResult
+	Result  CommitResult
 	latency time.Duration
 	retries int
-	spilled int64 // bytes the load sent from a spool file
+	Spilled int64 // bytes the load sent from a spool file
 }
 
-func newBatcher(ctx context.Context, ld loader, pool *chunkPool, db, table, prefix, run string, headers map[string]string, o *Options) *batcher {
+func NewBatcher(ctx context.Context, ld Loader, pool *ChunkPool, db, table, prefix, run string, headers map[string]string, o *Options) *Batcher {
 	ctx, cancel := context.WithCancel(ctx)
-	b := &batcher{
-		ld: ld, pool: pool, db: db, table: table, prefix: prefix, run: run, headers: headers, meaning: loadMeaning(headers), opts: o,
+	b := &Batcher{
+		ld: ld, pool: pool, db: db, table: table, prefix: prefix, run: run, headers: headers, meaning: LoadMeaning(headers), opts: o,
 		twoPhase:   o.Delivery == ExactlyOnce,
-		budget:     budget{batchBytes: o.MaxBatchBytes, batchRows: o.MaxBatchRows, loadBytes: o.MaxLoadBytes},
+		budget:     Budget{BatchBytes: o.MaxBatchBytes, BatchRows: o.MaxBatchRows, LoadBytes: o.MaxLoadBytes},
 		open:       map[string]*openBatch{},
 		cuts:       map[string]int{},
 		plainTail:  map[string]chan struct{}{},
@@ -165,15 +165,15 @@ func newBatcher(ctx context.Context, ld loader, pool *chunkPool, db, table, pref
 		ctx:        ctx, cancel: cancel,
 	}
 	if b.twoPhase {
-		b.budget.max = o.MaxOpenTxns
+		b.budget.Max = o.MaxOpenTxns
 	}
-	b.spoolFiles = &spoolFiles{}
-	runtime.AddCleanup(b, (*spoolFiles).removeAll, b.spoolFiles)
+	b.spoolFiles = &SpoolFiles{}
+	runtime.AddCleanup(b, (*SpoolFiles).removeAll, b.spoolFiles)
 	return b
 }
 
-// err is the first upload error, if any: the bundle stops at the next element.
-func (b *batcher) err() error {
+// Err is the first upload error, if any: the bundle stops at the next element.
+func (b *Batcher) Err() error {
 	if !b.hasErr.Load() { // per row: no lock on the happy path
 		return nil
 	}
@@ -184,8 +184,8 @@ func (b *batcher) err() error {
 
 // accept returns the table of an element, "" for Config.Table, once the
 // bundle is known to be healthy.
-func (b *batcher) accept(table string) (string, error) {
-	if err := b.err(); err != nil {
+func (b *Batcher) accept(table string) (string, error) {
+	if err := b.Err(); err != nil {
 		return "", err
 	}
 	if table == "" {
@@ -197,8 +197,8 @@ func (b *batcher) accept(table string) (string, error) {
 	return table, nil
 }
 
-// add appends one element's encoded rows to its table's batch.
-func (b *batcher) add(table string, data []byte, rows int64) error {
+// Add appends one element's encoded rows to its table's batch.
+func (b *Batcher) Add(table string, data []byte, rows int64) error {
 	table, err := b.accept(table)
 	if err != nil || len(data) == 0 {
 		return err
@@ -216,7 +216,7 @@ func (b *batcher) add(table string, data []byte, rows int64) error {
 	if ob == nil { // a table's next load, its last unless cut: outside the budget
 		b.seeTable(table)
 		ob = &openBatch{table: table}
-		ob.maxBytes, ob.maxRows = b.budget.target(b.cuts[table])
+		ob.maxBytes, ob.maxRows = b.budget.Target(b.cuts[table])
 		b.open[table] = ob
 	}
 	if ob.body.n+n > b.opts.MaxLoadBytes {
@@ -225,7 +225,7 @@ func (b *batcher) add(table string, data []byte, rows int64) error {
 	before := ob.body.memAlloc()
 	ob.body.write(data, b.pool) // the encoder ended it with the load's line delimiter
 	ob.rows += rows
-	b.buffered += ob.body.memAlloc() - before
+	b.Buffered += ob.body.memAlloc() - before
 	switch {
 	case b.reached(ob) && b.canCut():
 		b.flush(ob, true)
@@ -236,7 +236,7 @@ func (b *batcher) add(table string, data []byte, rows int64) error {
 	if ob.body.err != nil {
 		return b.fail(fmt.Errorf("dorisio.Write: table %s.%s: %w", b.db, table, ob.body.spoolErr()))
 	}
-	return b.err()
+	return b.Err()
 }
 
 // relieve brings the memory of the open batches back under
@@ -244,8 +244,8 @@ func (b *batcher) add(table string, data []byte, rows int64) error {
 // size is cut (a load worth making) when the budget allows; any other is
 // spilled to disk. Cutting small batches instead made one load per row of
 // a bundle writing to thousands of tables.
-func (b *batcher) relieve() {
-	for b.buffered > b.opts.MaxBufferedBytes {
+func (b *Batcher) relieve() {
+	for b.Buffered > b.opts.MaxBufferedBytes {
 		big := b.largestInMemory()
 		if big == nil {
 			return
@@ -259,14 +259,14 @@ func (b *batcher) relieve() {
 }
 
 // canCut reports whether the budget lets the bundle cut a load now.
-func (b *batcher) canCut() bool { return b.budget.canCut(int(b.cutLoads.Load())) }
+func (b *Batcher) canCut() bool { return b.budget.canCut(int(b.cutLoads.Load())) }
 
-// addOwn loads one element with an ID on its own, as a plain load under
+// AddOwn loads one element with an ID on its own, as a plain load under
 // its identity label (label.go): visible at once, idempotent by label
 // across attempts and runs, outside the open-transaction budget. elem is
 // the element's own Row.Data: when data is that very slice, complete, it is
 // sent without a copy (Beam forbids changing an element once emitted).
-func (b *batcher) addOwn(table, id string, data, elem []byte, rows int64) error {
+func (b *Batcher) AddOwn(table, id string, data, elem []byte, rows int64) error {
 	if len(data) == 0 {
 		_, err := b.accept(table)
 		return err
@@ -276,7 +276,7 @@ func (b *batcher) addOwn(table, id string, data, elem []byte, rows int64) error 
 		job.body, job.bytes, job.release = streamload.NewBytesBody(data), int64(len(data)), func() {}
 	} else {
 		var body chunkBody
-		body.write(data, b.pool)
+		body.Write(data, b.pool)
 		job.body, job.bytes, job.release = &body, body.n, func() { body.release(b.pool) }
 	}
 	return b.startOwn(job)
@@ -286,7 +286,7 @@ func (b *batcher) addOwn(table, id string, data, elem []byte, rows int64) error 
 // under its identity label (j.label, or idLabel of its id): addOwn's
 // elements, WriteFiles' file ranges and grouped delivery's parts.
 // j.release, if set, runs once the load has ended.
-func (b *batcher) startOwn(j *loadJob) error {
+func (b *Batcher) startOwn(j *loadJob) error {
 	table, err := b.accept(j.table)
 	if err != nil {
 		if j.release != nil {
@@ -306,34 +306,34 @@ func (b *batcher) startOwn(j *loadJob) error {
 	}
 	j.table = table
 	if j.label == "" { // grouped delivery names its parts' labels itself
-		j.label = idLabel(b.prefix, table, b.meaningOf(j), j.id)
+		j.label = IdLabel(b.prefix, table, b.meaningOf(j), j.id)
 	}
 	b.start(j)
-	return b.err()
+	return b.Err()
 }
 
 // meaningOf is the loadMeaning of the headers j is sent with.
-func (b *batcher) meaningOf(j *loadJob) string {
+func (b *Batcher) meaningOf(j *loadJob) string {
 	if j.headers != nil && !j.formOnly {
-		return loadMeaning(j.headers)
+		return LoadMeaning(j.headers)
 	}
 	return b.meaning
 }
 
 // wouldOverflow reports whether adding n bytes and rows takes ob past the
 // size at which the budget cuts it.
-func (b *batcher) wouldOverflow(ob *openBatch, n, rows int64) bool {
+func (b *Batcher) wouldOverflow(ob *openBatch, n, rows int64) bool {
 	return ob.body.n+n > ob.maxBytes || ob.rows+rows > ob.maxRows
 }
 
 // reached reports whether ob is at the size at which the budget cuts it.
-func (b *batcher) reached(ob *openBatch) bool {
+func (b *Batcher) reached(ob *openBatch) bool {
 	return ob.body.n >= ob.maxBytes || ob.rows >= ob.maxRows
 }
 
 // largestInMemory is the open batch holding the most memory, nil when none
 // holds any.
-func (b *batcher) largestInMemory() *openBatch {
+func (b *Batcher) largestInMemory() *openBatch {
 	var big *openBatch
 	for _, ob := range b.open {
 		if m := ob.body.memAlloc(); m > 0 && (big == nil || m > big.body.memAlloc()) {
@@ -344,19 +344,19 @@ func (b *batcher) largestInMemory() *openBatch {
 }
 
 // spill moves ob's rows in memory to its spool file.
-func (b *batcher) spill(ob *openBatch) {
+func (b *Batcher) spill(ob *openBatch) {
 	before := ob.body.memAlloc()
 	ob.body.spill(b.opts.SpoolDir, b.pool, b.spoolFiles)
-	b.buffered -= before - ob.body.memAlloc()
+	b.Buffered -= before - ob.body.memAlloc()
 }
 
 // flush hands a batch to an upload goroutine; cut: the table goes on (a
 // load of the budget), else it is the table's last of the bundle.
-func (b *batcher) flush(ob *openBatch, cut bool) {
+func (b *Batcher) flush(ob *openBatch, cut bool) {
 	delete(b.open, ob.table)
-	b.buffered -= ob.body.memAlloc()
+	b.Buffered -= ob.body.memAlloc()
 	spilled := ob.body.spilled()
-	body, release, err := ob.body.body(b.pool, b.spoolFiles)
+	body, release, err := ob.body.Body(b.pool, b.spoolFiles)
 	if err != nil {
 		b.fail(fmt.Errorf("dorisio.Write: table %s.%s: %w", b.db, ob.table, err))
 		return
@@ -365,7 +365,7 @@ func (b *batcher) flush(ob *openBatch, cut bool) {
 		b.cutLoads.Add(1)
 	}
 	b.cuts[ob.table]++
-	b.start(&loadJob{table: ob.table, label: newLabel(b.prefix, b.run, ob.table), rows: ob.rows, bytes: ob.body.n,
+	b.start(&loadJob{table: ob.table, label: NewLabel(b.prefix, b.run, ob.table), rows: ob.rows, bytes: ob.body.n,
 		spilled: spilled, twoPhase: b.twoPhase, body: body, release: release})
 }
 
@@ -373,7 +373,7 @@ func (b *batcher) flush(ob *openBatch, cut bool) {
 // bundle cannot outrun Doris by more than LoadsInFlight loads, waiting ones
 // included). A plain load waits for its table's previous plain load: it is
 // visible once it returns, so a table's plain loads go one after another.
-func (b *batcher) start(j *loadJob) {
+func (b *Batcher) start(j *loadJob) {
 	b.sem <- struct{}{}
 	j.seq = b.seq
 	b.seq++
@@ -391,15 +391,15 @@ func (b *batcher) start(j *loadJob) {
 	} else {
 		b.plainInFlight.Add(1)
 	}
-	if open := b.holding.Load() + b.plainInFlight.Load(); open > b.peakOpen.Load() {
-		b.peakOpen.Store(open) // only start writes it: no race between writers
+	if open := b.holding.Load() + b.plainInFlight.Load(); open > b.PeakOpen.Load() {
+		b.PeakOpen.Store(open) // only start writes it: no race between writers
 	}
-	b.wg.Add(1)
+	b.Wg.Add(1)
 	go b.upload(j)
 }
 
 // seeTable counts table among the tables the bundle writes to.
-func (b *batcher) seeTable(table string) {
+func (b *Batcher) seeTable(table string) {
 	if !b.tablesSeen[table] {
 		b.tablesSeen[table] = true
 		b.tables.Add(1)
@@ -407,7 +407,7 @@ func (b *batcher) seeTable(table string) {
 }
 
 // fail records err as the bundle's error unless it already has one.
-func (b *batcher) fail(err error) error {
+func (b *Batcher) fail(err error) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.firstErr == nil {
@@ -418,29 +418,29 @@ func (b *batcher) fail(err error) error {
 	return b.firstErr
 }
 
-// finish uploads the remaining batches and waits for every upload. On error
+// Finish uploads the remaining batches and waits for every upload. On error
 // the caller must abandon the bundle (abandon.go).
-func (b *batcher) finish() ([]loadOutcome, error) {
+func (b *Batcher) Finish() ([]LoadOutcome, error) {
 	tables := make([]string, 0, len(b.open))
 	for t := range b.open {
 		tables = append(tables, t)
 	}
 	sort.Strings(tables)
 	for _, t := range tables {
-		if b.err() != nil {
+		if b.Err() != nil {
 			break
 		}
 		b.flush(b.open[t], false) // each table's last load, outside the budget
 	}
-	b.wg.Wait()
+	b.Wg.Wait()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.firstErr == nil {
 		b.cancel()
 	}
-	slices.SortFunc(b.done, func(x, y loadOutcome) int {
-		if x.seq != y.seq {
-			return x.seq - y.seq
+	slices.SortFunc(b.done, func(x, y LoadOutcome) int {
+		if x.Seq != y.Seq {
+			return x.Seq - y.Seq
 		}
 		return x.sub - y.sub // the parts of an isolated load (isolate.go)
 	})
@@ -451,7 +451,7 @@ func (b *batcher) finish() ([]loadOutcome, error) {
 }
 
 // reject keeps a refused row for the bundle's output (WithRejectedRows).
-func (b *batcher) reject(r RejectedRow) {
+func (b *Batcher) reject(r RejectedRow) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.rejected == nil {
@@ -462,7 +462,7 @@ func (b *batcher) reject(r RejectedRow) {
 
 // loadTooBig is the error of a batch that reached MaxLoadBytes and cannot
 // be cut.
-func (b *batcher) loadTooBig(ob *openBatch, n int) error {
+func (b *Batcher) loadTooBig(ob *openBatch, n int) error {
 	if ob.rows == 0 {
 		return elementTooBig(b.db, ob.table, n, b.opts.MaxLoadBytes)
 	}
@@ -471,7 +471,7 @@ func (b *batcher) loadTooBig(ob *openBatch, n int) error {
 		"Use grouped delivery (WithDelivery(dorisio.Grouped): loads of bounded size, each committed as it returns, no transaction held open), "+
 		"raise WithMaxLoadBytes up to Doris' streaming_load_max_mb, raise WithMaxOpenTxns (and Doris' max_running_txn_num_per_db), "+
 		"make bundles smaller, or use WithDelivery(dorisio.AtLeastOnce)",
-		b.db, ob.table, b.opts.MaxLoadBytes, ob.rows, b.budget.max, b.cutLoads.Load())
+		b.db, ob.table, b.opts.MaxLoadBytes, ob.rows, b.budget.Max, b.cutLoads.Load())
 }
 
 // elementTooBig is the error of an element larger than a load may be.
