@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/fileload"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -85,8 +86,8 @@ func WriteFiles(s beam.Scope, cfg Config, patterns []string, opts ...WriteOption
 
 // loadMatched lists the files of each element of patterns (a []string)
 // and loads them with fn.
-func loadMatched(s beam.Scope, cfg Config, fn *sink.FileLoadFn, patterns beam.PCollection) beam.PCollection {
-	files := beam.ParDo(s.Scope("Match"), &sink.MatchFn{AllowEmpty: fn.Opts.Files.EmptyMatch == AllowEmptyMatch}, patterns)
+func loadMatched(s beam.Scope, cfg Config, fn *fileload.FileLoadFn, patterns beam.PCollection) beam.PCollection {
+	files := beam.ParDo(s.Scope("Match"), &fileload.MatchFn{AllowEmpty: fn.Opts.Files.EmptyMatch == AllowEmptyMatch}, patterns)
 	// Only the small file descriptions are shuffled, to spread the files
 	// over workers; each is read and loaded where it lands.
 	res := beam.ParDo(s.Scope("Load"), fn, beam.Reshuffle(s, files))
@@ -106,7 +107,7 @@ func validPatterns(patterns []string) error {
 	return nil
 }
 
-func newFileLoad(s beam.Scope, cfg Config, opts []WriteOption) (*sink.FileLoadFn, error) {
+func newFileLoad(s beam.Scope, cfg Config, opts []WriteOption) (*fileload.FileLoadFn, error) {
 	conn := newConnSpec(cfg)
 	if err := cfg.validate(conn); err != nil {
 		return nil, err
@@ -145,7 +146,7 @@ func newFileLoad(s beam.Scope, cfg Config, opts []WriteOption) (*sink.FileLoadFn
 	if prefix == "" {
 		prefix = sink.DefaultPrefix()
 	}
-	return &sink.FileLoadFn{
+	return &fileload.FileLoadFn{
 		WriteFn: sink.WriteFn{
 			Conn: conn, DB: cfg.Database, Table: cfg.Table, LabelPrefix: prefix, RunID: sink.PipelineRunID(s),
 			Headers: headers, Opts: o.Options, Elem: beam.EncodedType{T: sink.RowType},

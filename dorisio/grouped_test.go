@@ -141,7 +141,7 @@ func TestGroupedDeliveryLoadsRowsWithAnIDOnTheirOwn(t *testing.T) {
 	byKind := map[string]int64{}
 	for _, r := range loggedResults(t) {
 		switch {
-		case strings.HasPrefix(r.Label, sink.IdLabelPrefix("job7")):
+		case strings.HasPrefix(r.Label, sink.IDLabelPrefix("job7")):
 			byKind["id"] += r.Rows
 		case strings.HasPrefix(r.Label, sink.GroupLabelPrefix("job7")):
 			byKind["group"] += r.Rows

@@ -19,7 +19,7 @@ func TestLabelsAreValidForAnyTableName(t *testing.T) {
 	for _, table := range []string{"t", "events_2026", "weird.table name/ü", strings.Repeat("x", 300), ""} {
 		for kind, l := range map[string]string{
 			"random":   sink.NewLabel(prefix, "0123abcd", table),
-			"identity": sink.IdLabel(prefix, table, "m", "s3://bucket/part-0001.csv|1024|17|0|1024 ü"),
+			"identity": sink.IDLabel(prefix, table, "m", "s3://bucket/part-0001.csv|1024|17|0|1024 ü"),
 		} {
 			if !dorisLabel.MatchString(l) {
 				t.Errorf("%s label for table %q = %q: not a valid Doris label", kind, table, l)
@@ -35,16 +35,16 @@ func TestLabelsAreValidForAnyTableName(t *testing.T) {
 }
 
 func TestIdentityLabelsAreTheSameInEveryRunAndDifferPerTableAndID(t *testing.T) {
-	a := sink.IdLabel("nightly", "events", "m", "part-1|100|5|0|100")
-	if b := sink.IdLabel("nightly", "events", "m", "part-1|100|5|0|100"); a != b {
+	a := sink.IDLabel("nightly", "events", "m", "part-1|100|5|0|100")
+	if b := sink.IDLabel("nightly", "events", "m", "part-1|100|5|0|100"); a != b {
 		t.Errorf("the same element got %q and %q", a, b)
 	}
 	for _, other := range []string{
-		sink.IdLabel("nightly", "events", "m", "part-1|100|5|0|99"),
-		sink.IdLabel("nightly", "events2", "m", "part-1|100|5|0|100"),
-		sink.IdLabel("nightly2", "events", "m", "part-1|100|5|0|100"),
+		sink.IDLabel("nightly", "events", "m", "part-1|100|5|0|99"),
+		sink.IDLabel("nightly", "events2", "m", "part-1|100|5|0|100"),
+		sink.IDLabel("nightly2", "events", "m", "part-1|100|5|0|100"),
 		// table + ID are hashed with a separator: no shift makes a twin.
-		sink.IdLabel("nightly", "event", "m", "s\x00part-1|100|5|0|100"),
+		sink.IDLabel("nightly", "event", "m", "s\x00part-1|100|5|0|100"),
 	} {
 		if other == a {
 			t.Errorf("different elements share the label %q", a)
@@ -53,22 +53,22 @@ func TestIdentityLabelsAreTheSameInEveryRunAndDifferPerTableAndID(t *testing.T) 
 	// Tables whose names agree in the label's table part (32 characters)
 	// differ in the hash.
 	long := "orders_partitioned_by_day_2024_01"
-	if sink.IdLabel("nightly", long+"_a", "m", "p0:0-1") == sink.IdLabel("nightly", long+"_b", "m", "p0:0-1") {
+	if sink.IDLabel("nightly", long+"_a", "m", "p0:0-1") == sink.IDLabel("nightly", long+"_b", "m", "p0:0-1") {
 		t.Errorf("the same ID in tables %s_a and %s_b shares a label", long, long)
 	}
 	// Another meaning of the same rows is another load.
-	if sink.IdLabel("nightly", "events", "hidden_columns=__DORIS_DELETE_SIGN__\n", "part-1|100|5|0|100") == a {
+	if sink.IDLabel("nightly", "events", "hidden_columns=__DORIS_DELETE_SIGN__\n", "part-1|100|5|0|100") == a {
 		t.Error("a load with a delete sign shares the label of the same ID loaded without")
 	}
-	if !strings.HasPrefix(a, sink.IdLabelPrefix("nightly")) || strings.HasPrefix(sink.NewLabel("nightly", sink.NewRunID(), "events"), sink.IdLabelPrefix("nightly")) {
-		t.Errorf("identity and random labels are not told apart by %q", sink.IdLabelPrefix("nightly"))
+	if !strings.HasPrefix(a, sink.IDLabelPrefix("nightly")) || strings.HasPrefix(sink.NewLabel("nightly", sink.NewRunID(), "events"), sink.IDLabelPrefix("nightly")) {
+		t.Errorf("identity and random labels are not told apart by %q", sink.IDLabelPrefix("nightly"))
 	}
 }
 
 func TestOnePrefixNeverMatchesAnothersLabels(t *testing.T) {
 	for _, pair := range [][2]string{{"job4", "job42"}, {"job4", "job4_x"}, {"orders_daily", "orders_daily2"}, {"a_b", "a_bc"}} {
 		short, long := pair[0], pair[1]
-		for _, l := range []string{sink.NewLabel(long, sink.NewRunID(), "t"), sink.IdLabel(long, "t", "m", "x")} {
+		for _, l := range []string{sink.NewLabel(long, sink.NewRunID(), "t"), sink.IDLabel(long, "t", "m", "x")} {
 			if strings.HasPrefix(l, sink.LabelPrefixOf(short)) {
 				t.Errorf("label %q of prefix %s matches prefix %s's pattern %q", l, long, short, sink.LabelPrefixOf(short))
 			}

@@ -388,7 +388,7 @@ func TestIdentityRowsNeedNoAdminToCleanUpACrashedRun(t *testing.T) {
 	for id := 0; id < 30; id++ {
 		crashed = fmt.Appendf(crashed, "%d,\"r%d\"\n", id, id)
 	}
-	label := sink.IdLabel("nightly", "t0", sink.LoadMeaning(w.Write.Headers), "t0/0")
+	label := sink.IDLabel("nightly", "t0", sink.LoadMeaning(w.Write.Headers), "t0/0")
 	if _, err := w.Write.Client().Load(context.Background(), loadRequest("t0", label, crashed)); err != nil {
 		t.Fatal(err)
 	}

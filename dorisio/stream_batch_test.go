@@ -377,7 +377,7 @@ func TestRowsWithAnIDAreLoadedOnTheirOwnBesideStreamBatches(t *testing.T) {
 		byLabel[r.Label] = r.Rows
 	}
 	meaning := sink.LoadMeaning(sink.FormatHeaders(CSV)) // pre-encoded rows: the format's headers only
-	want := map[string]int64{sink.IdLabel("job7", "events", meaning, "part-1"): 2, sink.IdLabel("job7", "events", meaning, "part-2"): 1}
+	want := map[string]int64{sink.IDLabel("job7", "events", meaning, "part-1"): 2, sink.IDLabel("job7", "events", meaning, "part-2"): 1}
 	for l, rows := range want {
 		if byLabel[l] != rows {
 			t.Errorf("identity load %s: %d rows, want %d (results %v)", l, byLabel[l], rows, byLabel)

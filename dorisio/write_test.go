@@ -322,7 +322,7 @@ func TestLingeringTransactionsOfTheSamePrefixAreAborted(t *testing.T) {
 	// An identity label of the same prefix, left precommitted: a re-run
 	// settles it by label, so the cleanup must leave it alone.
 	w := buildWrite(t, configFor(srv, "events"), event{})
-	idl := sink.IdLabel("job1", "events", sink.LoadMeaning(w.Write.Headers), "part-7")
+	idl := sink.IDLabel("job1", "events", sink.LoadMeaning(w.Write.Headers), "part-7")
 	if _, err := w.Write.Client().Load(context.Background(), loadRequest("events", idl, []byte("1,\"x\"\n"))); err != nil {
 		t.Fatal(err)
 	}

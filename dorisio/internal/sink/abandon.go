@@ -114,7 +114,7 @@ func (b *Batcher) abortLeftovers(ctx context.Context, cut func() string) string 
 		if !errors.Is(j.err, streamload.ErrOutcomeUnknown) {
 			continue
 		}
-		l := leftover{table: j.table, label: j.label, rows: j.rows, unknown: true}
+		l := leftover{table: j.Table, label: j.label, rows: j.Rows, unknown: true}
 		if j.twoPhase {
 			toAbort = append(toAbort, l) // by label: aborts its PREPARE/PRECOMMITTED txn, if there is one
 		} else {

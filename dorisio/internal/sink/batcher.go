@@ -85,7 +85,7 @@ type Batcher struct {
 	mu        sync.Mutex // guards done, failedJob, firstErr, rejected
 	done      []LoadOutcome
 	rejected  rejections // refused rows, with WithRejectedRows (rejected.go)
-	failedJob []*loadJob // loads that ended in an error
+	failedJob []*LoadJob // loads that ended in an error
 	firstErr  error
 	hasErr    atomic.Bool // firstErr is set
 }
@@ -99,19 +99,19 @@ type openBatch struct {
 }
 
 // loadJob is one load handed to an upload goroutine.
-type loadJob struct {
-	table, label string
-	id           string // the element's ID for identity loads, else ""
-	rows, bytes  int64
+type LoadJob struct {
+	Table, label string
+	ID           string // the element's ID for identity loads, else ""
+	Rows, Bytes  int64
 	spilled      bool
 	twoPhase     bool
-	body         streamload.Body
+	Body         streamload.Body
 	release      func()
 	windows      []LoadWindow // a stream batch's (stream_batch.go)
 	// A WriteFiles range's file and the offset of its first byte in it,
 	// for the rows Doris refuses (isolate.go).
-	file       string
-	fileOffset int64
+	File       string
+	FileOffset int64
 	// byContent: the label names the multiset of the rows, not their order
 	// (grouped parts, stream batches): a refused load's rows are sorted
 	// before they are cut, so that the halves are a function of the label
@@ -120,7 +120,7 @@ type loadJob struct {
 	err       error // how the load failed (set by upload)
 
 	seq   int           // the order the bundle started it in
-	order string        // plain loads wait for the previous one of the same order: "" is the table's
+	Order string        // plain loads wait for the previous one of the same order: "" is the table's
 	after chan struct{} // plain loads: closed when the previous one of the same order has ended
 	ended chan struct{} // plain loads: closed when this one has ended
 
@@ -128,17 +128,17 @@ type loadJob struct {
 	// body's own compression (sent as compress_type), and a callback when
 	// the load has succeeded (on the upload's goroutine). rows < 0: not
 	// counted before the load (a compressed file), taken from Doris' answer.
-	headers map[string]string
+	Headers map[string]string
 	// formOnly says headers differ from the batcher's in form, not in what
 	// the load means (a file range with no enclose byte, sent without the
 	// enclose headers): its identity label holds the batcher's meaning.
-	formOnly   bool
-	compressed string
-	loaded     func(CommitResult)
+	FormOnly   bool
+	Compressed string
+	Loaded     func(CommitResult)
 	// check, when set, refuses a load Doris counted otherwise than the
 	// sender (WriteFiles' ranges: the split's record count), once it has
 	// returned; its rows stay reported as loaded.
-	check func(CommitResult) error
+	Check func(CommitResult) error
 }
 
 // LoadOutcome is one finished load.
@@ -271,13 +271,13 @@ func (b *Batcher) AddOwn(table, id string, data, elem []byte, rows int64) error 
 		_, err := b.accept(table)
 		return err
 	}
-	job := &loadJob{table: table, id: id, rows: rows}
+	job := &LoadJob{Table: table, ID: id, Rows: rows}
 	if len(elem) == len(data) && &elem[0] == &data[0] { // the encoder found it already terminated
-		job.body, job.bytes, job.release = streamload.NewBytesBody(data), int64(len(data)), func() {}
+		job.Body, job.Bytes, job.release = streamload.NewBytesBody(data), int64(len(data)), func() {}
 	} else {
 		var body chunkBody
 		body.Write(data, b.pool)
-		job.body, job.bytes, job.release = &body, body.n, func() { body.release(b.pool) }
+		job.Body, job.Bytes, job.release = &body, body.n, func() { body.release(b.pool) }
 	}
 	return b.startOwn(job)
 }
@@ -286,36 +286,36 @@ func (b *Batcher) AddOwn(table, id string, data, elem []byte, rows int64) error 
 // under its identity label (j.label, or idLabel of its id): addOwn's
 // elements, WriteFiles' file ranges and grouped delivery's parts.
 // j.release, if set, runs once the load has ended.
-func (b *Batcher) startOwn(j *loadJob) error {
-	table, err := b.accept(j.table)
+func (b *Batcher) startOwn(j *LoadJob) error {
+	table, err := b.accept(j.Table)
 	if err != nil {
 		if j.release != nil {
 			j.release()
 		}
 		return err
 	}
-	if j.bytes > b.opts.MaxLoadBytes {
+	if j.Bytes > b.opts.MaxLoadBytes {
 		if j.release != nil {
 			j.release()
 		}
 		return fmt.Errorf("dorisio.Write: element with ID %q for %s.%s holds %d bytes, more than one load may (WithMaxLoadBytes %d, Doris' streaming_load_max_mb): split it into several IDs",
-			j.id, b.db, table, j.bytes, b.opts.MaxLoadBytes)
+			j.ID, b.db, table, j.Bytes, b.opts.MaxLoadBytes)
 	}
 	if j.release == nil {
 		j.release = func() {}
 	}
-	j.table = table
+	j.Table = table
 	if j.label == "" { // grouped delivery names its parts' labels itself
-		j.label = IdLabel(b.prefix, table, b.meaningOf(j), j.id)
+		j.label = IDLabel(b.prefix, table, b.meaningOf(j), j.ID)
 	}
 	b.start(j)
 	return b.Err()
 }
 
 // meaningOf is the loadMeaning of the headers j is sent with.
-func (b *Batcher) meaningOf(j *loadJob) string {
-	if j.headers != nil && !j.formOnly {
-		return LoadMeaning(j.headers)
+func (b *Batcher) meaningOf(j *LoadJob) string {
+	if j.Headers != nil && !j.FormOnly {
+		return LoadMeaning(j.Headers)
 	}
 	return b.meaning
 }
@@ -365,29 +365,29 @@ func (b *Batcher) flush(ob *openBatch, cut bool) {
 		b.cutLoads.Add(1)
 	}
 	b.cuts[ob.table]++
-	b.start(&loadJob{table: ob.table, label: NewLabel(b.prefix, b.run, ob.table), rows: ob.rows, bytes: ob.body.n,
-		spilled: spilled, twoPhase: b.twoPhase, body: body, release: release})
+	b.start(&LoadJob{Table: ob.table, label: NewLabel(b.prefix, b.run, ob.table), Rows: ob.rows, Bytes: ob.body.n,
+		spilled: spilled, twoPhase: b.twoPhase, Body: body, release: release})
 }
 
 // start uploads j on a goroutine once a slot is free (back-pressure: the
 // bundle cannot outrun Doris by more than LoadsInFlight loads, waiting ones
 // included). A plain load waits for its table's previous plain load: it is
 // visible once it returns, so a table's plain loads go one after another.
-func (b *Batcher) start(j *loadJob) {
+func (b *Batcher) start(j *LoadJob) {
 	b.sem <- struct{}{}
 	j.seq = b.seq
 	b.seq++
 	if !j.twoPhase {
-		key := j.order
+		key := j.Order
 		if key == "" {
-			key = "table:" + j.table
+			key = "table:" + j.Table
 		}
 		j.after, j.ended = b.plainTail[key], make(chan struct{})
 		b.plainTail[key] = j.ended
 	}
 	if j.twoPhase {
 		b.holding.Add(1)
-		b.seeTable(j.table)
+		b.seeTable(j.Table)
 	} else {
 		b.plainInFlight.Add(1)
 	}

@@ -102,7 +102,7 @@ func writeGrouped(s beam.Scope, w *Write, col beam.PCollection) beam.PCollection
 	if col.Type().Type() == RowType || w.Write.Opts.Rejected {
 		// Rows with an ID are their own loads, under their identity labels.
 		own := beam.WindowInto(s, window.NewGlobalWindows(), beam.ParDo(s.Scope("LoadIdentity"), w.identityRows(), identity))
-		res = beam.Flatten(s, res, beam.ParDo(s.Scope("IdentityResults"), loadResults, own))
+		res = beam.Flatten(s, res, beam.ParDo(s.Scope("IdentityResults"), LoadResults, own))
 	}
 	return res
 }
@@ -170,11 +170,11 @@ func (fn *GroupLoadFn) loadGroup(table, shard string, chunks func(*[]byte) bool)
 	if err != nil {
 		return err
 	}
-	job := func(p groupPart, body streamload.Body, release func(), inMemory int64) *loadJob {
+	job := func(p groupPart, body streamload.Body, release func(), inMemory int64) *LoadJob {
 		id := PartID(shard, fn.Opts.Shards, p, len(plan.Parts))
 		label := GroupLabel(fn.LabelPrefix, table, b.meaning, id)
 		up.held.Add(inMemory)
-		return &loadJob{table: table, label: label, id: id, order: label, rows: p.Size.Rows, bytes: p.Size.Bytes, body: body, byContent: true,
+		return &LoadJob{Table: table, label: label, ID: id, Order: label, Rows: p.Size.Rows, Bytes: p.Size.Bytes, Body: body, byContent: true,
 			release: func() { release(); up.held.Add(-inMemory) }}
 	}
 	if len(plan.Parts) == 1 {
@@ -261,7 +261,7 @@ type groupUploads struct {
 
 	mu     sync.Mutex // guards queue, queued, closed
 	cond   *sync.Cond
-	queue  []*loadJob
+	queue  []*LoadJob
 	queued int64
 	closed bool
 	done   chan struct{}
@@ -294,17 +294,17 @@ func (u *groupUploads) run() {
 			u.b.fail(err)
 		}
 		u.mu.Lock()
-		u.queued -= j.bytes
+		u.queued -= j.Bytes
 		u.cond.Broadcast()
 		u.mu.Unlock()
 	}
 }
 
 // add queues j, waiting while the queue holds more than its limit.
-func (u *groupUploads) add(j *loadJob) error {
+func (u *groupUploads) add(j *LoadJob) error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	for u.queued > 0 && u.queued+j.bytes > u.limit && !u.closed {
+	for u.queued > 0 && u.queued+j.Bytes > u.limit && !u.closed {
 		u.cond.Wait()
 	}
 	if u.closed {
@@ -312,7 +312,7 @@ func (u *groupUploads) add(j *loadJob) error {
 		return errors.New("the bundle's uploads were stopped")
 	}
 	u.queue = append(u.queue, j)
-	u.queued += j.bytes
+	u.queued += j.Bytes
 	u.cond.Broadcast()
 	return u.b.Err()
 }

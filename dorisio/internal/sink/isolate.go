@@ -56,7 +56,7 @@ const maxIsolatedBytes = 1 << 30
 // rows it refuses.
 type isolation struct {
 	b      *Batcher
-	parent *loadJob
+	parent *LoadJob
 	data   []byte
 	starts []int // record starts in data, and len(data) last
 	parts  []LoadOutcome
@@ -69,21 +69,21 @@ type isolation struct {
 // failed: the bundle aborts them if it fails), and what they loaded
 // together; the error is refusal itself when j cannot be isolated. j's
 // body must still be open.
-func (b *Batcher) isolate(j *loadJob, refusal error) ([]LoadOutcome, CommitResult, error) {
+func (b *Batcher) isolate(j *LoadJob, refusal error) ([]LoadOutcome, CommitResult, error) {
 	sc, ok := b.recordsOf(j)
-	if !ok || j.body.Len() < 0 || j.body.Len() > maxIsolatedBytes {
+	if !ok || j.Body.Len() < 0 || j.Body.Len() > maxIsolatedBytes {
 		return nil, CommitResult{}, refusal
 	}
-	data, err := readBody(j.body)
+	data, err := readBody(j.Body)
 	if err != nil {
-		return nil, CommitResult{}, fmt.Errorf("dorisio.Write: table %s.%s (label %s): reading the refused load's rows again to isolate them: %v (after: %w)", b.db, j.table, j.label, err, refusal)
+		return nil, CommitResult{}, fmt.Errorf("dorisio.Write: table %s.%s (label %s): reading the refused load's rows again to isolate them: %v (after: %w)", b.db, j.Table, j.label, err, refusal)
 	}
 	starts := filerange.Starts(sc, data)
 	if j.byContent {
 		data, starts = sortRecords(data, starts, b.delimOf(j))
 	}
 	is := &isolation{b: b, parent: j, data: data, starts: starts}
-	is.sum = CommitResult{Database: b.db, Table: j.table, Label: j.label, Bytes: int64(len(data)), Committed: !j.twoPhase}
+	is.sum = CommitResult{Database: b.db, Table: j.Table, Label: j.label, Bytes: int64(len(data)), Committed: !j.twoPhase}
 	err = is.split(0, len(is.starts)-1, "", refusal)
 	return is.parts, is.sum, err
 }
@@ -119,9 +119,9 @@ func (is *isolation) split(lo, hi int, path string, refusal error) error {
 func (is *isolation) load(lo, hi int, path string) error {
 	j, b := is.parent, is.b
 	body := is.data[is.starts[lo]:is.starts[hi]]
-	part := &loadJob{
-		table: j.table, label: isolatedLabel(j.label, path), id: j.id, rows: int64(hi - lo), bytes: int64(len(body)),
-		twoPhase: j.twoPhase, body: streamload.NewBytesBody(body), headers: j.headers, windows: nil,
+	part := &LoadJob{
+		Table: j.Table, label: isolatedLabel(j.label, path), ID: j.ID, Rows: int64(hi - lo), Bytes: int64(len(body)),
+		twoPhase: j.twoPhase, Body: streamload.NewBytesBody(body), Headers: j.Headers, windows: nil,
 	}
 	res, err := b.load(part)
 	if err != nil {
@@ -145,14 +145,14 @@ func (is *isolation) reject(i int, path string, refusal error) {
 	j := is.parent
 	row := is.data[is.starts[i]:is.starts[i+1]]
 	r := RejectedRow{
-		Database: is.b.db, Table: j.table, Label: isolatedLabel(j.label, path), Reason: refusedBy(refusal),
+		Database: is.b.db, Table: j.Table, Label: isolatedLabel(j.label, path), Reason: refusedBy(refusal),
 		Row: trimDelim(append([]byte(nil), row...), is.b.delimOf(j)),
 	}
 	if path == "" {
 		r.Label = j.label // the parent held this one row
 	}
-	if j.file != "" {
-		r.File, r.Offset = j.file, j.fileOffset+int64(is.starts[i])
+	if j.File != "" {
+		r.File, r.Offset = j.File, j.FileOffset+int64(is.starts[i])
 	}
 	is.sum.Rows++
 	is.sum.FilteredRows++
@@ -200,13 +200,13 @@ func refusedBy(refusal error) string {
 
 // recordsOf returns how j's body is cut into records, and false when it
 // cannot be cut into loads of their own (see the top of this file).
-func (b *Batcher) recordsOf(j *loadJob) (filerange.Syntax, bool) {
+func (b *Batcher) recordsOf(j *LoadJob) (filerange.Syntax, bool) {
 	h := b.headers
-	if j.headers != nil {
-		h = j.headers
+	if j.Headers != nil {
+		h = j.Headers
 	}
 	var sc filerange.Syntax
-	if j.compressed != "" || h["skip_lines"] != "" && h["skip_lines"] != "0" || h["strip_outer_array"] == "true" ||
+	if j.Compressed != "" || h["skip_lines"] != "" && h["skip_lines"] != "0" || h["strip_outer_array"] == "true" ||
 		strings.HasPrefix(strings.ToLower(h["format"]), "csv_with_names") {
 		return sc, false
 	}
@@ -229,10 +229,10 @@ func (b *Batcher) recordsOf(j *loadJob) (filerange.Syntax, bool) {
 }
 
 // delimOf is the line delimiter of j's load.
-func (b *Batcher) delimOf(j *loadJob) []byte {
+func (b *Batcher) delimOf(j *LoadJob) []byte {
 	h := b.headers
-	if j.headers != nil {
-		h = j.headers
+	if j.Headers != nil {
+		h = j.Headers
 	}
 	if d, err := textfmt.DecodeSeparator(h["line_delimiter"]); err == nil && len(d) > 0 && h["line_delimiter"] != "" {
 		return d

@@ -86,8 +86,8 @@ func LabelPrefixOf(prefix string) string { return prefix + labelSep }
 // runLabelPrefix is what every random label of one run starts with.
 func runLabelPrefix(prefix, run string) string { return prefix + labelSep + run + labelSep }
 
-// IdLabelPrefix is what every identity label of a prefix starts with.
-func IdLabelPrefix(prefix string) string { return runLabelPrefix(prefix, idRun) }
+// IDLabelPrefix is what every identity label of a prefix starts with.
+func IDLabelPrefix(prefix string) string { return runLabelPrefix(prefix, idRun) }
 
 // GroupLabelPrefix is what every group label of a prefix starts with.
 func GroupLabelPrefix(prefix string) string { return runLabelPrefix(prefix, groupRun) }
@@ -113,11 +113,11 @@ func NewLabel(prefix, run, table string) string {
 	return runLabelPrefix(prefix, run) + tablePart(table) + labelSep + randomHex(32)
 }
 
-// IdLabel is the label of the load of the element with identity id in
+// IDLabel is the label of the load of the element with identity id in
 // table, loaded with the headers whose loadMeaning is meaning: the same in
 // every attempt and every run with the same prefix.
-func IdLabel(prefix, table, meaning, id string) string {
-	return IdLabelPrefix(prefix) + tablePart(table) + labelSep + identityHex(table, meaning, id)
+func IDLabel(prefix, table, meaning, id string) string {
+	return IDLabelPrefix(prefix) + tablePart(table) + labelSep + identityHex(table, meaning, id)
 }
 
 // streamLabelPrefix is what every stream label of a prefix starts with.

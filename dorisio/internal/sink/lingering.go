@@ -44,7 +44,7 @@ func abortLingeringOnce(ctx context.Context, c *streamload.Client, db, prefix, r
 	if lc.done {
 		return nil
 	}
-	aborted, err := c.AbortLingering(ctx, db, LabelPrefixOf(prefix), runLabelPrefix(prefix, run), IdLabelPrefix(prefix), GroupLabelPrefix(prefix), streamLabelPrefix(prefix))
+	aborted, err := c.AbortLingering(ctx, db, LabelPrefixOf(prefix), runLabelPrefix(prefix, run), IDLabelPrefix(prefix), GroupLabelPrefix(prefix), streamLabelPrefix(prefix))
 	switch {
 	case errors.Is(err, streamload.ErrListingUnsupported):
 		slog.Warn("dorisio.Write: cannot list transactions to abort an earlier run's lingering ones; they expire at Doris' precommit timeout (stream_load_default_precommit_timeout_second, 1 h by default)",

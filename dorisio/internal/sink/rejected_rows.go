@@ -97,7 +97,7 @@ func refusedAsRow(db string, rr *refusedRow) Row {
 func (fn *WriteFn) rejectRefused(ctx context.Context, r Row) error {
 	var rr RejectedRow
 	if err := json.Unmarshal(r.Data, &rr); err != nil {
-		return fn.failBundle(ctx, fmt.Errorf("dorisio.Write: a refused row passed on by the chunking stage does not decode: %v", err))
+		return fn.FailBundle(ctx, fmt.Errorf("dorisio.Write: a refused row passed on by the chunking stage does not decode: %v", err))
 	}
 	return fn.keepRejected(ctx, rr)
 }
@@ -107,7 +107,7 @@ func (fn *WriteFn) rejectRefused(ctx context.Context, r Row) error {
 func (fn *WriteFn) keepRejected(ctx context.Context, rr RejectedRow) error {
 	table, err := fn.batch.accept(rr.Table)
 	if err != nil {
-		return fn.failBundle(ctx, err)
+		return fn.FailBundle(ctx, err)
 	}
 	rr.Table = table
 	fn.batch.reject(rr)

@@ -405,8 +405,8 @@ func (b *Batcher) LoadBatch(table, id string, sb *StreamBatch) error {
 	if sb.Body.n == 0 {
 		return nil
 	}
-	b.start(&loadJob{table: table, label: streamLabel(b.prefix, table, b.meaning, id), id: id,
-		rows: sb.Rows, bytes: sb.Body.n, twoPhase: b.twoPhase, body: &sb.Body, release: func() {}, windows: sb.windows, byContent: true})
+	b.start(&LoadJob{Table: table, label: streamLabel(b.prefix, table, b.meaning, id), ID: id,
+		Rows: sb.Rows, Bytes: sb.Body.n, twoPhase: b.twoPhase, Body: &sb.Body, release: func() {}, windows: sb.windows, byContent: true})
 	return b.Err()
 }
 

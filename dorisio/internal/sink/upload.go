@@ -11,7 +11,7 @@ import (
 )
 
 // upload runs one load on its own goroutine and records its outcome.
-func (b *Batcher) upload(j *loadJob) {
+func (b *Batcher) upload(j *LoadJob) {
 	defer b.Wg.Done()
 	defer func() { <-b.sem }()
 	if j.ended != nil {
@@ -28,8 +28,8 @@ func (b *Batcher) upload(j *loadJob) {
 		var sum CommitResult
 		parts, sum, err = b.isolate(j, err) // rows Doris refused: isolate.go
 		isolated = !errors.Is(err, streamload.ErrDataQuality) || parts != nil
-		if err == nil && j.loaded != nil {
-			j.loaded(sum)
+		if err == nil && j.Loaded != nil {
+			j.Loaded(sum)
 		}
 	}
 	j.release() // Load has returned: no attempt reads the body any more
@@ -56,17 +56,17 @@ func (b *Batcher) upload(j *loadJob) {
 		b.precommitted.Add(1) // holds a running txn until the commit after the bundle
 	}
 	out := LoadOutcome{Seq: j.seq, Result: b.resultOf(j, res), latency: time.Since(start), retries: res.Attempts - 1}
-	if j.loaded != nil {
-		j.loaded(out.Result)
+	if j.Loaded != nil {
+		j.Loaded(out.Result)
 	}
 	if j.spilled {
-		out.Spilled = j.bytes
+		out.Spilled = j.Bytes
 	}
 	b.mu.Lock()
 	b.done = append(b.done, out)
 	b.mu.Unlock()
-	if j.check != nil && res.Settled == "" { // a load found settled carries no counters to check
-		if err := j.check(out.Result); err != nil {
+	if j.Check != nil && res.Settled == "" { // a load found settled carries no counters to check
+		if err := j.Check(out.Result); err != nil {
 			b.fail(err)
 		}
 	}
@@ -76,7 +76,7 @@ func (b *Batcher) upload(j *loadJob) {
 // ended. It reports false, and drops j unsent, when the bundle ended
 // meanwhile: a load after a failed one of its table must not become
 // visible before it.
-func (b *Batcher) afterPrevious(j *loadJob) bool {
+func (b *Batcher) afterPrevious(j *LoadJob) bool {
 	if j.after == nil {
 		return true
 	}
@@ -87,7 +87,7 @@ func (b *Batcher) afterPrevious(j *loadJob) bool {
 	if err := b.ctx.Err(); err != nil {
 		j.release()
 		b.plainInFlight.Add(-1)
-		b.fail(fmt.Errorf("dorisio.Write: %d rows for %s.%s (label %s) not sent: the bundle ended first: %w", j.rows, b.db, j.table, j.label, err))
+		b.fail(fmt.Errorf("dorisio.Write: %d rows for %s.%s (label %s) not sent: the bundle ended first: %w", j.Rows, b.db, j.Table, j.label, err))
 		return false
 	}
 	return true
@@ -95,16 +95,16 @@ func (b *Batcher) afterPrevious(j *loadJob) bool {
 
 // load sends j, waiting while Doris refuses it for its running-transaction
 // quota: the quota is back-pressure, not a failure.
-func (b *Batcher) load(j *loadJob) (*streamload.LoadResult, error) {
+func (b *Batcher) load(j *LoadJob) (*streamload.LoadResult, error) {
 	req := streamload.LoadRequest{
-		DB: b.db, Table: j.table, Label: j.label, TwoPhase: j.twoPhase, LabelOwned: j.id != "",
-		Headers: b.headers, Body: j.body, Compression: b.opts.Compression, SpoolDir: b.opts.SpoolDir,
+		DB: b.db, Table: j.Table, Label: j.label, TwoPhase: j.twoPhase, LabelOwned: j.ID != "",
+		Headers: b.headers, Body: j.Body, Compression: b.opts.Compression, SpoolDir: b.opts.SpoolDir,
 	}
-	if j.headers != nil {
-		req.Headers = j.headers
+	if j.Headers != nil {
+		req.Headers = j.Headers
 	}
-	if j.compressed != "" {
-		req.Compressed, req.Compression = j.compressed, "" // already compressed: sent as it is
+	if j.Compressed != "" {
+		req.Compressed, req.Compression = j.Compressed, "" // already compressed: sent as it is
 	}
 	var deadline time.Time // of the wait on the quota, from the first refusal
 	pace := b.ld.Backoff()
@@ -130,7 +130,7 @@ func (b *Batcher) load(j *loadJob) (*streamload.LoadResult, error) {
 		waiting, err := b.sleepOnQuota(pace, wait, deadline)
 		if err != nil {
 			return nil, fmt.Errorf("dorisio.Write: cancelled while waiting for Doris' transaction quota to load %d rows into %s.%s (label %s): %w (after: %w)",
-				j.rows, b.db, j.table, j.label, err, e)
+				j.Rows, b.db, j.Table, j.label, err, e)
 		}
 		if !waiting {
 			return nil, b.quotaErr(j, e, own, limit)
@@ -160,7 +160,7 @@ func (b *Batcher) sleepOnQuota(pace streamload.Backoff, wait int, deadline time.
 
 // quotaErr is the error of a load the quota kept out: waited is how long it
 // waited (0: waiting could not help).
-func (b *Batcher) quotaErr(j *loadJob, e *streamload.Error, own int64, waited time.Duration) error {
+func (b *Batcher) quotaErr(j *LoadJob, e *streamload.Error, own int64, waited time.Duration) error {
 	limit := "the limit"
 	if q := e.Quota; q != nil {
 		limit = fmt.Sprintf("the limit of %d (Doris' max_running_txn_num_per_db; %d running)", q.Limit, q.Running)
@@ -173,7 +173,7 @@ func (b *Batcher) quotaErr(j *loadJob, e *streamload.Error, own int64, waited ti
 		why = fmt.Sprintf("waited %v for other transactions to end (RetryPolicy.QuotaWait, or the load's timeout); this bundle holds %d open loads", waited, own)
 	}
 	return fmt.Errorf("dorisio.Write: loading %d rows into %s.%s (label %s): the database's transactions are at %s; %s. %s: %w",
-		j.rows, b.db, j.table, j.label, limit, why, b.quotaRemedies(own, waited > 0), e)
+		j.Rows, b.db, j.Table, j.label, limit, why, b.quotaRemedies(own, waited > 0), e)
 }
 
 // quotaRemedies says what lets a job like this one fit the quota, what
@@ -205,14 +205,14 @@ func (b *Batcher) quotaRemedies(own int64, others bool) string {
 	return strings.Join(r, ", ")
 }
 
-func (b *Batcher) resultOf(j *loadJob, res *streamload.LoadResult) CommitResult {
+func (b *Batcher) resultOf(j *LoadJob, res *streamload.LoadResult) CommitResult {
 	r := CommitResult{
-		Database: b.db, Table: j.table, Label: res.Label, TxnID: res.TxnID,
-		Rows: j.rows, Bytes: j.bytes,
+		Database: b.db, Table: j.Table, Label: res.Label, TxnID: res.TxnID,
+		Rows: j.Rows, Bytes: j.Bytes,
 		LoadedRows: res.LoadedRows, FilteredRows: res.FilteredRows, UnselectedRows: res.UnselectedRows,
 		Committed: !j.twoPhase, Windows: j.windows,
 	}
-	if j.rows < 0 { // not counted before the load: as Doris counted them
+	if j.Rows < 0 { // not counted before the load: as Doris counted them
 		r.Rows = res.TotalRows
 	}
 	switch res.Settled {
@@ -220,7 +220,7 @@ func (b *Batcher) resultOf(j *loadJob, res *streamload.LoadResult) CommitResult 
 		// An earlier send of this very body (or, for an identity label, an
 		// earlier run) was applied but its reply was lost; Doris reports no
 		// counters for it, so count what we sent.
-		r.LoadedRows, r.FilteredRows, r.UnselectedRows = max(j.rows, 0), 0, 0
+		r.LoadedRows, r.FilteredRows, r.UnselectedRows = max(j.Rows, 0), 0, 0
 		if res.Settled == streamload.SettledCommitted {
 			r.Committed, r.AlreadyCommitted = true, true
 		}

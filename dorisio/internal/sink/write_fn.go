@@ -23,7 +23,7 @@ func init() {
 	register.DoFn4x1[context.Context, beam.BundleFinalization, beam.X, func(TableLoads), error](&WriteFn{})
 	register.DoFn3x1[context.Context, beam.X, func(TableLoads), error](&unfinalizedWriteFn{})
 	register.DoFn4x1[context.Context, TableLoads, func(CommitResult), func(LostLoads), error](&CommitFn{})
-	register.Function2x0(loadResults)
+	register.Function2x0(LoadResults)
 	register.Function2x1(MergeLost)
 	register.Function1x1(FailOnLost)
 	register.Emitter1[LostLoads]()
@@ -60,7 +60,7 @@ func (w *Write) Results(s beam.Scope, col beam.PCollection) beam.PCollection {
 	// window whatever the input's windowing; say so in the graph too.
 	pre = beam.WindowInto(s, window.NewGlobalWindows(), pre)
 	if w.Write.Opts.Delivery == AtLeastOnce {
-		return beam.ParDo(s.Scope("Results"), loadResults, pre) // plain loads are visible already
+		return beam.ParDo(s.Scope("Results"), LoadResults, pre) // plain loads are visible already
 	}
 	// Exactly-once: this Reshuffle is the stable point. A runner keeps the
 	// committables of exactly one successful attempt of each precommit
@@ -73,7 +73,7 @@ func (w *Write) Results(s beam.Scope, col beam.PCollection) beam.PCollection {
 }
 
 // loadResults emits the results of a bundle's loads of one table.
-func loadResults(g TableLoads, emit func(CommitResult)) {
+func LoadResults(g TableLoads, emit func(CommitResult)) {
 	for _, r := range g.Loads {
 		emit(r)
 	}
@@ -124,7 +124,7 @@ func newClient(c ConnSpec, rp RetryPolicy) (*streamload.Client, error) {
 		if c.TLSCAFile != "" {
 			pem, err := os.ReadFile(c.TLSCAFile)
 			if err != nil {
-				return nil, validErr(fmt.Errorf("dorisio: reading Config.TLSCAFile: %w", err))
+				return nil, ValidErr(fmt.Errorf("dorisio: reading Config.TLSCAFile: %w", err))
 			}
 			pool := x509.NewCertPool()
 			if !pool.AppendCertsFromPEM(pem) {
@@ -187,8 +187,7 @@ func (fn *WriteFn) Setup(ctx context.Context) error {
 // ProcessElement's signature alone; unfinalizedWriteFn asks for none).
 func (fn *WriteFn) ProcessElement(ctx context.Context, _ beam.BundleFinalization, elem beam.X, _ func(TableLoads)) error {
 	if fn.batch == nil {
-		// Uploads run under the bundle's context: a cancelled bundle stops them.
-		fn.batch = NewBatcher(ctx, fn.client, fn.pool, fn.DB, fn.Table, fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
+		fn.OpenBatch(ctx)
 	}
 	if r, ok := elem.(Row); ok && r.ID == refusedRowID {
 		return fn.rejectRefused(ctx, r)
@@ -202,7 +201,7 @@ func (fn *WriteFn) ProcessElement(ctx context.Context, _ beam.BundleFinalization
 		if fn.Table == "" || fn.enc.Routes() {
 			where = "database " + fn.DB // rows routed by Row.Table or a table field
 		}
-		return fn.failBundle(ctx, fmt.Errorf("dorisio.Write: %s: %w", where, err))
+		return fn.FailBundle(ctx, fmt.Errorf("dorisio.Write: %s: %w", where, err))
 	}
 	if r, ok := elem.(Row); ok && r.ID != "" {
 		err = fn.batch.AddOwn(table, r.ID, data, r.Data, rows)
@@ -210,7 +209,7 @@ func (fn *WriteFn) ProcessElement(ctx context.Context, _ beam.BundleFinalization
 		err = fn.batch.Add(table, data, rows)
 	}
 	if err != nil {
-		return fn.failBundle(ctx, err)
+		return fn.FailBundle(ctx, err)
 	}
 	return nil
 }
@@ -221,10 +220,10 @@ func (fn *WriteFn) rejectRow(ctx context.Context, rr *refusedRow) error {
 	return fn.keepRejected(ctx, rr.rejected(fn.DB))
 }
 
-// failBundle ends a bundle that fails in ProcessElement. A runner calls no
+// FailBundle ends a bundle that fails in ProcessElement. A runner calls no
 // FinishBundle after an error, so this is where the bundle's uploads are
 // stopped and its precommitted loads aborted (docs/design.md, "Stages").
-func (fn *WriteFn) failBundle(ctx context.Context, err error) error {
+func (fn *WriteFn) FailBundle(ctx context.Context, err error) error {
 	b := fn.batch
 	fn.batch = nil
 	return b.Abandon(ctx, err)
@@ -233,16 +232,16 @@ func (fn *WriteFn) failBundle(ctx context.Context, err error) error {
 // FinishBundle emits the bundle's loads, one element per table in the
 // order they were cut (order.go).
 func (fn *WriteFn) FinishBundle(ctx context.Context, bf beam.BundleFinalization, emit func(TableLoads)) error {
-	groups, err := fn.finishBundle(ctx, bf)
+	groups, err := fn.EndBundle(ctx, bf)
 	for _, g := range groups {
 		emit(g)
 	}
 	return err
 }
 
-// finishBundle ends the bundle: it waits for its loads and returns them
+// EndBundle ends the bundle: it waits for its loads and returns them
 // per table, or abandons the bundle if one failed.
-func (fn *WriteFn) finishBundle(ctx context.Context, bf beam.BundleFinalization) ([]TableLoads, error) {
+func (fn *WriteFn) EndBundle(ctx context.Context, bf beam.BundleFinalization) ([]TableLoads, error) {
 	b := fn.batch
 	fn.batch = nil
 	if b == nil {
@@ -281,7 +280,7 @@ func (fn *WriteFn) Teardown() {
 // error's text as a protobuf string, and a worker whose error is not UTF-8
 // is dropped (prism: "SDK worker disconnected"). File paths may hold any
 // byte; data is quoted where it is put in a message (streamload.QuoteData).
-func validErr(err error) error {
+func ValidErr(err error) error {
 	if err == nil || utf8.ValidString(err.Error()) {
 		return err
 	}
@@ -303,3 +302,13 @@ func (fn *WriteFn) Client() *streamload.Client { return fn.client }
 
 // Pool is the worker's chunk pool, set by Setup.
 func (fn *WriteFn) Pool() *ChunkPool { return fn.pool }
+
+// OpenBatch starts the bundle's batcher. Its uploads run under ctx, the
+// bundle's: a cancelled bundle stops them.
+func (fn *WriteFn) OpenBatch(ctx context.Context) {
+	fn.batch = NewBatcher(ctx, fn.client, fn.pool, fn.DB, fn.Table, fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
+}
+
+// StartLoad starts j, a load of its own (a file range), in the bundle's
+// batcher.
+func (fn *WriteFn) StartLoad(j *LoadJob) error { return fn.batch.startOwn(j) }

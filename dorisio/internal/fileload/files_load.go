@@ -1,4 +1,4 @@
-package sink
+package fileload
 
 import (
 	"compress/bzip2"
@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -29,7 +31,7 @@ import (
 
 func init() {
 	register.DoFn3x1[context.Context, []string, func(fileSpec), error](&MatchFn{})
-	register.DoFn3x0[context.Context, fileSpec, func(CommitResult)](&FileLoadFn{})
+	register.DoFn3x0[context.Context, fileSpec, func(sink.CommitResult)](&FileLoadFn{})
 	register.Emitter1[fileSpec]()
 	beam.RegisterType(reflect.TypeOf((*fileSpec)(nil)).Elem())
 }
@@ -52,7 +54,7 @@ func (fn *MatchFn) ProcessElement(ctx context.Context, patterns []string, emit f
 	seen := map[string]bool{}
 	for _, pattern := range patterns {
 		if err := fn.match(ctx, pattern, seen, emit); err != nil {
-			return validErr(err) // paths may hold any byte
+			return sink.ValidErr(err) // paths may hold any byte
 		}
 	}
 	return nil
@@ -173,7 +175,7 @@ func (d *fileDone) get() (end, rows int64, ranges int) {
 // Doris read the bytes as other records than WriteFiles cut (a line
 // delimiter, separator or quoting that does not match the file). This
 // check is what verifies a file load without reading the file twice.
-func (f fileSpec) countedOtherwise(fr filerange.Range, r CommitResult) error {
+func (f fileSpec) countedOtherwise(fr filerange.Range, r sink.CommitResult) error {
 	counted := r.LoadedRows + r.FilteredRows + r.UnselectedRows
 	if counted == fr.Records {
 		return nil
@@ -203,7 +205,7 @@ func (f fileSpec) rangeID(start, end int64) string {
 // ProcessElement cost 2.0 s of CPU, the same 2 s in FinishBundle 0.11 s),
 // which takes a core from the server a load is sent to on the same host.
 type FileLoadFn struct {
-	WriteFn
+	sink.WriteFn
 	// The record scanner's settings (filerange.Syntax).
 	Delim, Sep      []byte
 	Enclose, Escape byte
@@ -216,27 +218,27 @@ type FileLoadFn struct {
 // ProcessElement and FinishBundle take no beam.BundleFinalization: every
 // range is a plain load, visible once loaded, with nothing to commit early,
 // and runners that refuse finalization (Spark) would fail the bundle.
-func (fn *FileLoadFn) ProcessElement(_ context.Context, f fileSpec, _ func(CommitResult)) {
+func (fn *FileLoadFn) ProcessElement(_ context.Context, f fileSpec, _ func(sink.CommitResult)) {
 	fn.pending = append(fn.pending, f)
 }
 
-func (fn *FileLoadFn) FinishBundle(ctx context.Context, emit func(CommitResult)) error {
+func (fn *FileLoadFn) FinishBundle(ctx context.Context, emit func(sink.CommitResult)) error {
 	files := fn.pending
 	fn.pending = nil
 	if len(files) > 0 {
 		// Uploads run under the bundle's context: a cancelled bundle stops them.
-		fn.batch = NewBatcher(ctx, fn.client, fn.pool, fn.DB, fn.Table, fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
+		fn.OpenBatch(ctx)
 	}
 	for _, f := range files {
 		if err := fn.loadFile(ctx, f); err != nil {
-			return validErr(fn.failBundle(ctx, err)) // paths may hold any byte
+			return sink.ValidErr(fn.FailBundle(ctx, err)) // paths may hold any byte
 		}
 	}
-	groups, err := fn.finishBundle(ctx, nil)
+	groups, err := fn.EndBundle(ctx, nil)
 	for _, g := range groups {
-		loadResults(g, emit)
+		sink.LoadResults(g, emit)
 	}
-	return validErr(err)
+	return sink.ValidErr(err)
 }
 
 func (fn *FileLoadFn) Teardown() {
@@ -272,21 +274,21 @@ func (fn *FileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 	check := func(fi os.FileInfo) error { return f.changed(fi.Size(), fi.ModTime().UnixNano(), done) }
 	var loadErr error // the bundle's load error, which stops the reading
 	var in io.Reader = r
-	if fn.Opts.Format != JSON && string(fn.Delim) == "\n" {
+	if fn.Opts.Format != sink.JSON && string(fn.Delim) == "\n" {
 		in = filerange.SniffCRLF(r, f.Path)
 	}
 	err = sp.Split(in, f.Size, func(fr filerange.Range) error {
 		// A file's ranges land in file order; files, which no order
 		// relates (they come through a Reshuffle), load side by side.
-		j := &loadJob{table: fn.Table, id: f.rangeID(fr.Start, fr.End), rows: fr.Records, bytes: fr.End - fr.Start, order: "file:" + f.Path,
-			file: f.Path, fileOffset: fr.Start}
+		j := &sink.LoadJob{Table: fn.Table, ID: f.rangeID(fr.Start, fr.End), Rows: fr.Records, Bytes: fr.End - fr.Start, Order: "file:" + f.Path,
+			File: f.Path, FileOffset: fr.Start}
 		var rewritten []byte
 		switch {
 		case fn.Enclose == 0: // JSON lines
 		case !fr.Quoted:
 			// Doris' enclosed-value reading costs it time; a range with no
 			// enclose byte reads the same without it.
-			j.headers, j.formOnly = fn.unquotedHeaders(), true
+			j.Headers, j.FormOnly = fn.unquotedHeaders(), true
 		case fr.Suspect:
 			data := fr.Data
 			if local {
@@ -297,23 +299,23 @@ func (fn *FileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 			}
 			// A value Doris would change is not sent as written (files_transcode.go).
 			if rewritten = fn.transcoder().transcode(data); rewritten != nil {
-				j.headers, j.formOnly, j.bytes = fn.transcodedHeaders(), true, int64(len(rewritten))
+				j.Headers, j.FormOnly, j.Bytes = fn.transcodedHeaders(), true, int64(len(rewritten))
 			}
 		}
 		if rewritten != nil {
-			j.body = streamload.NewBytesBody(rewritten)
+			j.Body = streamload.NewBytesBody(rewritten)
 		} else if local {
-			j.body = streamload.NewFileBody(f.Path, fr.Start, fr.End-fr.Start, check)
+			j.Body = streamload.NewFileBody(f.Path, fr.Start, fr.End-fr.Start, check)
 		} else {
-			j.body = streamload.NewBytesBody(fr.Data)
+			j.Body = streamload.NewBytesBody(fr.Data)
 		}
 		note, end := noteLoaded(fr.End-fr.Start), fr.End
-		j.loaded = func(r CommitResult) {
+		j.Loaded = func(r sink.CommitResult) {
 			note(r)
 			done.add(end, r.Rows)
 		}
-		j.check = func(r CommitResult) error { return f.countedOtherwise(fr, r) }
-		loadErr = fn.batch.startOwn(j)
+		j.Check = func(r sink.CommitResult) error { return f.countedOtherwise(fr, r) }
+		loadErr = fn.StartLoad(j)
 		return loadErr
 	})
 	switch {
@@ -382,7 +384,7 @@ func (fn *FileLoadFn) loadCompressed(ctx context.Context, fs filesystem.Interfac
 		headers = maps.Clone(fn.Headers)
 		headers["skip_lines"] = strconv.Itoa(n)
 	}
-	j := &loadJob{table: fn.Table, id: f.rangeID(0, f.Size), rows: -1, bytes: f.Size, headers: headers}
+	j := &sink.LoadJob{Table: fn.Table, ID: f.rangeID(0, f.Size), Rows: -1, Bytes: f.Size, Headers: headers}
 	open := func() (io.ReadCloser, error) {
 		now, err := statFile(ctx, fs, f.Path)
 		if err == nil {
@@ -393,13 +395,13 @@ func (fn *FileLoadFn) loadCompressed(ctx context.Context, fs filesystem.Interfac
 		}
 		return fs.OpenRead(ctx, f.Path)
 	}
-	if kind == "zstd" || fn.Opts.Format == JSON {
+	if kind == "zstd" || fn.Opts.Format == sink.JSON {
 		if kind != "zstd" {
 			if err := checkMagic(ctx, fs, f.Path, kind); err != nil {
 				return err
 			}
 		}
-		j.body = &streamBody{open: func() (io.ReadCloser, error) {
+		j.Body = &streamBody{open: func() (io.ReadCloser, error) {
 			r, err := open()
 			if err != nil {
 				return nil, err
@@ -407,14 +409,14 @@ func (fn *FileLoadFn) loadCompressed(ctx context.Context, fs filesystem.Interfac
 			return newDecompressor(r, kind, f.Path)
 		}}
 	} else {
-		j.compressed = kind
-		j.body = &streamBody{open: open, n: f.Size}
+		j.Compressed = kind
+		j.Body = &streamBody{open: open, n: f.Size}
 		if err := checkMagic(ctx, fs, f.Path, kind); err != nil {
 			return err
 		}
 	}
 	note := noteLoaded(f.Size)
-	j.loaded = func(r CommitResult) {
+	j.Loaded = func(r sink.CommitResult) {
 		if r.AlreadyCommitted && r.Rows <= 0 {
 			if n, err := fn.countRecords(ctx, f.Path, kind); err == nil {
 				r.Rows, r.LoadedRows = n, n
@@ -422,7 +424,7 @@ func (fn *FileLoadFn) loadCompressed(ctx context.Context, fs filesystem.Interfac
 		}
 		note(r)
 	}
-	return fn.batch.startOwn(j)
+	return fn.StartLoad(j)
 }
 
 // streamBody is a replayable body that opens its source again for every
@@ -517,8 +519,8 @@ func checkMagic(ctx context.Context, fs filesystem.Interface, path, kind string)
 
 // noteLoaded counts a range of n bytes in this process's progress
 // (pipelines/load shows it) when its load returns.
-func noteLoaded(n int64) func(CommitResult) {
-	return func(r CommitResult) {
+func noteLoaded(n int64) func(sink.CommitResult) {
+	return func(r sink.CommitResult) {
 		fileprogress.Loaded(n, r.Rows, r.LoadedRows, r.FilteredRows, r.AlreadyCommitted)
 	}
 }
