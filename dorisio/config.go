@@ -71,6 +71,15 @@ type Config struct {
 	// with an ID (Row.ID) keep their labels across re-runs, and so that
 	// WithAbortLingeringTxns can find what a crashed run left open.
 	LabelPrefix string
+
+	// Timeouts bound each phase of every HTTP call to Doris: connecting,
+	// waiting for the answer after the body, and no progress while sending
+	// or reading (the connectors' doris.request.connect.timeout and
+	// doris.request.read.timeout). Zero fields keep their defaults: Connect
+	// 10s, Header 10m, Idle 60s, Continue 60s. A call that hits one fails
+	// naming the phase, and a load whose request reached Doris is settled by
+	// its label before anything is resent.
+	Timeouts HTTPTimeouts
 }
 
 // validate checks c; conn is its connection part (newConnSpec(c)).
@@ -122,6 +131,7 @@ func newConnSpec(c Config) sink.ConnSpec {
 	s := sink.ConnSpec{
 		FEs: c.FEs, BEs: c.BEs, DiscoverBEs: c.DiscoverBEs, User: c.User,
 		TLSCAFile: c.TLSCAFile, TLSInsecureSkipVerify: c.TLSInsecureSkipVerify,
+		Timeouts: c.Timeouts,
 	}
 	switch {
 	case c.PasswordEnv != "":

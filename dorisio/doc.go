@@ -408,7 +408,7 @@
 // it precommitted before returning its error.
 //
 // Every HTTP call ends as soon as its context does, and is bounded phase by
-// phase (WithHTTPTimeouts): connecting (10s), a load waiting for the FE's
+// phase (Config.Timeouts): connecting (10s), a load waiting for the FE's
 // answer to its headers before sending the body anyway (60s), sending the
 // body without progress (60s), waiting for the answer after the body (10m
 // for loads, 60s for other calls) and reading it (60s). A call that hits one

@@ -137,7 +137,6 @@ func newFileLoad(s beam.Scope, cfg Config, opts []WriteOption) (*fileload.FileLo
 	if len(o.errs) > 0 {
 		return nil, fmt.Errorf("%s", strings.Join(sortedErrs(o.errs), "; "))
 	}
-	conn.Timeouts = o.Timeouts
 	headers, sc, err := fileHeaders(o)
 	if err != nil {
 		return nil, err

@@ -13,15 +13,15 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
 )
 
-// A silent FE: with WithHTTPTimeouts the job fails in the
+// A silent FE: with Config.Timeouts the job fails in the
 // phase that hung, within the timeout, instead of holding the bundle.
 func TestWriteAgainstAnFEThatNeverAnswersFailsNamingThePhase(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 	hang := srv.Inject(doristest.Fault{Kind: doristest.Hang, Endpoint: doristest.EndpointLoad})
 	start := time.Now()
 	_, err := runPipeline(t, func(s beam.Scope) {
-		Write(s, configFor(srv, "events"), beam.CreateList(s, events(10, shortName)),
-			WithHTTPTimeouts(HTTPTimeouts{Header: 300 * time.Millisecond}), WithRetry(RetryPolicy{MaxAttempts: 1}))
+		Write(s, timed(configFor(srv, "events"), HTTPTimeouts{Header: 300 * time.Millisecond}), beam.CreateList(s, events(10, shortName)),
+			WithRetry(RetryPolicy{MaxAttempts: 1}))
 	})
 	took := time.Since(start)
 	if err == nil {
@@ -57,8 +57,8 @@ func TestAStalledBodyIsAbortedByLabelAndSentAgainNotPolled(t *testing.T) {
 			srv.Inject(doristest.Fault{Kind: doristest.StallBody, Endpoint: doristest.EndpointLoad, Count: 1, Delay: 2 * time.Minute})
 			start := time.Now()
 			_, err := runPipelineWithin(t, 90*time.Second, func(s beam.Scope) {
-				Write(s, configFor(srv, "events"), beam.Create(s, chunk),
-					WithHTTPTimeouts(HTTPTimeouts{Idle: time.Second}), WithRetry(RetryPolicy{MaxAttempts: attempts, InitialBackoff: 10 * time.Millisecond}))
+				Write(s, timed(configFor(srv, "events"), HTTPTimeouts{Idle: time.Second}), beam.Create(s, chunk),
+					WithRetry(RetryPolicy{MaxAttempts: attempts, InitialBackoff: 10 * time.Millisecond}))
 			})
 			took := time.Since(start)
 			t.Logf("after %v: %v", took, err)
@@ -99,8 +99,8 @@ func TestALabelLeftPrepareIsPolledForTheLabelPollTimeoutSayingHowToAskIt(t *test
 	srv.Inject(doristest.Fault{Kind: doristest.StallBody, Endpoint: doristest.EndpointLoad, Count: 1, Delay: 10 * time.Second})
 	start := time.Now()
 	_, err := runPipelineWithin(t, time.Minute, func(s beam.Scope) {
-		Write(s, configFor(srv, "events"), beam.Create(s, chunk),
-			WithHTTPTimeouts(HTTPTimeouts{Header: time.Second}), WithRetry(RetryPolicy{MaxAttempts: 1, LabelPollTimeout: 2 * time.Second}))
+		Write(s, timed(configFor(srv, "events"), HTTPTimeouts{Header: time.Second}), beam.Create(s, chunk),
+			WithRetry(RetryPolicy{MaxAttempts: 1, LabelPollTimeout: 2 * time.Second}))
 	})
 	took := time.Since(start)
 	if err == nil {
@@ -218,7 +218,7 @@ func TestSetupAgainstASilentFEDoesNotWaitForIt(t *testing.T) {
 
 // An FE that accepts connections and never reads or answers (a hung
 // process, a black-holing proxy) held each load attempt for the fixed 60s
-// 100-continue wait, whatever WithHTTPTimeouts said. HTTPTimeouts.Continue
+// 100-continue wait, whatever Config.Timeouts said. HTTPTimeouts.Continue
 // bounds it: the attempt fails after about Continue + Header, naming the
 // phase.
 func TestAnFEThatNeverReadsIsBoundedByTheContinueTimeout(t *testing.T) {
@@ -228,8 +228,8 @@ func TestAnFEThatNeverReadsIsBoundedByTheContinueTimeout(t *testing.T) {
 	}
 	t.Cleanup(func() { ln.Close() }) // never accepts: the kernel takes the connection and the request
 	cfg := Config{FEs: []string{"http://" + ln.Addr().String()}, User: "root", Database: "demo", Table: "events", LabelPrefix: "silent"}
-	w := buildWrite(t, cfg, []byte(nil), WithDelivery(AtLeastOnce), WithRetry(RetryPolicy{MaxAttempts: 1}),
-		WithHTTPTimeouts(HTTPTimeouts{Continue: 300 * time.Millisecond, Idle: 300 * time.Millisecond, Header: 300 * time.Millisecond}))
+	cfg.Timeouts = HTTPTimeouts{Continue: 300 * time.Millisecond, Idle: 300 * time.Millisecond, Header: 300 * time.Millisecond}
+	w := buildWrite(t, cfg, []byte(nil), WithDelivery(AtLeastOnce), WithRetry(RetryPolicy{MaxAttempts: 1}))
 	start := time.Now()
 	_, err = lifecycle(t, w.Write, []any{[]byte("1,a\n")})
 	took := time.Since(start)
@@ -245,4 +245,10 @@ func TestAnFEThatNeverReadsIsBoundedByTheContinueTimeout(t *testing.T) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
 	}
+}
+
+// timed is cfg with the HTTP timeouts t.
+func timed(cfg Config, t HTTPTimeouts) Config {
+	cfg.Timeouts = t
+	return cfg
 }

@@ -121,7 +121,7 @@ func TestPartialUpdateKeepsTheOtherColumnsInBothFormats(t *testing.T) {
 		t.Run(string(f), func(t *testing.T) {
 			srv := startServer(t, doristest.WithTable(usersDDL))
 			mustWrite(t, srv, "users", []user{{1, "alice", 30}}, WithFormat(f))
-			mustWrite(t, srv, "users", []userAge{{1, 31}}, WithFormat(f), WithPartialColumns())
+			mustWrite(t, srv, "users", []userAge{{1, 31}}, WithFormat(f), WithLoadHeader("partial_columns", "true"))
 			wantRows(t, srv, "users", [][]string{{"1", "alice", "31"}})
 		})
 	}
@@ -133,13 +133,13 @@ func TestPartialUpdateWithoutColumnsFollowsTheDorisVersion(t *testing.T) {
 	body := []byte(`{"id":1,"age":31}`)
 	srv := startServer(t, doristest.WithTable(usersDDL))
 	mustWrite(t, srv, "users", []user{{1, "alice", 30}})
-	err := writeAll(t, srv, "users", [][]byte{body}, WithFormat(JSON), WithPartialColumns())
+	err := writeAll(t, srv, "users", [][]byte{body}, WithFormat(JSON), WithLoadHeader("partial_columns", "true"))
 	wantErr(t, err, "Partial update should include all key columns, missing: id")
 	wantRows(t, srv, "users", [][]string{{"1", "alice", "30"}})
 
 	master := startServer(t, doristest.WithTable(usersDDL), doristest.WithDorisVersion("master"))
 	mustWrite(t, master, "users", []user{{1, "alice", 30}})
-	mustWrite(t, master, "users", [][]byte{body}, WithFormat(JSON), WithPartialColumns())
+	mustWrite(t, master, "users", [][]byte{body}, WithFormat(JSON), WithLoadHeader("partial_columns", "true"))
 	wantRows(t, master, "users", [][]string{{"1", `\N`, "31"}})
 }
 
@@ -179,7 +179,7 @@ func TestDeleteSignFieldDeletesInBothFormats(t *testing.T) {
 		t.Run(string(f), func(t *testing.T) {
 			srv := startServer(t, doristest.WithTable(usersDDL))
 			mustWrite(t, srv, "users", []user{{1, "alice", 30}, {2, "bob", 40}}, WithFormat(f))
-			mustWrite(t, srv, "users", []userDelete{{1, true}, {2, false}}, WithFormat(f), WithDeleteSign(), WithPartialColumns())
+			mustWrite(t, srv, "users", []userDelete{{1, true}, {2, false}}, WithFormat(f), WithDeleteSign(), WithLoadHeader("partial_columns", "true"))
 			wantRows(t, srv, "users", [][]string{{"2", "bob", "40"}})
 		})
 	}

@@ -57,7 +57,6 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 	if len(o.Files.Given) > 0 {
 		return nil, fmt.Errorf("%s: a file option; Write loads elements, dorisio.WriteFiles loads files", strings.Join(o.Files.Given, ", "))
 	}
-	conn.Timeouts = o.Timeouts // the DoFns' clients read it from the connection spec
 	if !col.IsValid() {
 		return nil, fmt.Errorf("invalid input PCollection")
 	}

@@ -200,9 +200,13 @@ var writeOwnedHeaders = map[string]string{
 	"authorization":    "use Config.User and Config.Password*",
 }
 
-// WithLoadHeader passes a Stream Load header through to every load, e.g.
-// WithLoadHeader("where", "k1 > 0"), ("merge_type", "MERGE"),
-// ("hidden_columns", "__DORIS_DELETE_SIGN__"), ("exec_mem_limit", "...").
+// WithLoadHeader passes a Stream Load header through to every load, as the
+// Flink connector's sink.properties.* do, e.g. WithLoadHeader("where",
+// "k1 > 0") (rows it rejects are counted as unselected), ("partial_columns",
+// "true") (partial-column update of a unique-key table: the updated columns
+// are a struct's fields or, for pre-encoded rows, WithColumns; without a
+// column list Doris 2.x/3.0 refuse the load), ("merge_type", "MERGE"),
+// ("exec_mem_limit", "...").
 // Headers Write owns (label, format, two_phase_commit, ...) are refused, and
 // so are the encoding headers (column_separator, enclose, ...) when the
 // elements are structs that Write encodes itself.
@@ -270,10 +274,6 @@ func WithColumns(cols ...string) WriteOption {
 	}
 }
 
-// WithWhere sets the Stream Load "where" filter; rows it rejects are counted
-// as unselected.
-func WithWhere(expr string) WriteOption { return WithLoadHeader("where", expr) }
-
 // WithStrictMode sets Stream Load's strict_mode (default: Doris' own,
 // false). In strict mode Doris filters a row whose value does not convert to
 // its column's type, so the load fails with ErrDataQuality (unless
@@ -297,13 +297,6 @@ func WithMaxFilterRatio(r float64) WriteOption {
 		WithLoadHeader("max_filter_ratio", strconv.FormatFloat(r, 'f', -1, 64))(o)
 	}
 }
-
-// WithPartialColumns enables partial-column update on unique-key tables
-// (partial_columns: true; the Flink connector's sink.properties.partial_columns).
-// Default off. The updated columns are a struct's fields or, for pre-encoded
-// rows, WithColumns: without a column list Doris 2.x/3.0 refuse the load and
-// later versions overwrite whole rows.
-func WithPartialColumns() WriteOption { return WithLoadHeader("partial_columns", "true") }
 
 // WithSequenceColumn sets function_column.sequence_col for unique-key tables
 // (no default; the Flink connector passes it as
@@ -374,23 +367,6 @@ func WithRetry(p RetryPolicy) WriteOption {
 			return
 		}
 		o.Retry = p
-	}
-}
-
-// WithHTTPTimeouts bounds the phases of every HTTP call (connect, waiting
-// for the answer after the body, no progress while sending or reading);
-// the connectors' connect and socket/read timeouts
-// (doris.request.connect.timeout, doris.request.read.timeout). Zero fields
-// keep their defaults: Connect 10s, Header 10m, Idle 60s, Continue 60s. A call that hits
-// one fails naming the phase, and a load whose request reached Doris is
-// settled by its label before anything is resent.
-func WithHTTPTimeouts(t HTTPTimeouts) WriteOption {
-	return func(o *writeOptions) {
-		if t.Connect < 0 || t.Header < 0 || t.Idle < 0 || t.Continue < 0 {
-			o.fail("WithHTTPTimeouts(%+v): negative value", t)
-			return
-		}
-		o.Timeouts = t
 	}
 }
 

@@ -55,7 +55,7 @@ func TestInvalidOptionsStopConstruction(t *testing.T) {
 		{"a negative row cap", validConfig(), optRow{}, []WriteOption{WithMaxBatchRows(-5)}, "WithMaxBatchRows(-5): must be > 0"},
 		{"an unknown compression", validConfig(), optRow{}, []WriteOption{WithCompression("zstd")}, `WithCompression("zstd")`},
 		{"a filter ratio above one", validConfig(), optRow{}, []WriteOption{WithMaxFilterRatio(1.5)}, "WithMaxFilterRatio(1.5): must be within [0, 1]"},
-		{"a negative HTTP timeout", validConfig(), optRow{}, []WriteOption{WithHTTPTimeouts(HTTPTimeouts{Idle: -time.Second})}, "dorisio.Write: WithHTTPTimeouts({Connect:0s Header:0s Idle:-1s Continue:0s}): negative value"},
+		{"a negative HTTP timeout", timed(validConfig(), HTTPTimeouts{Idle: -time.Second}), optRow{}, nil, "dorisio.Write: Config.Timeouts"},
 		{"a header Write owns", validConfig(), optRow{}, []WriteOption{WithLoadHeader("Label", "x")}, `WithLoadHeader("Label", ...): reserved`},
 		{"a header the client sets, before any worker starts", validConfig(), optRow{}, []WriteOption{WithLoadHeader("Content-Length", "9")},
 			`WithLoadHeader("Content-Length", ...): header "Content-Length" is set by the client and cannot be passed through`},
@@ -97,13 +97,12 @@ func TestInvalidOptionsStopConstruction(t *testing.T) {
 }
 
 func TestValidOptionsConstruct(t *testing.T) {
-	routed := validConfig()
+	routed := timed(validConfig(), HTTPTimeouts{Connect: time.Second, Header: time.Minute})
 	routed.Table = ""
 	if msg := constructionPanic(routed, Row{Table: "t", Data: []byte("1\n")},
 		WithFormat(JSON), WithCompression("gz"), WithMaxBatchRows(10), WithMaxBatchBytes(1<<20),
 		WithLoadsInFlight(3), WithDelivery(AtLeastOnce), WithStrictMode(true), WithColumns("id", "name"),
 		WithLoadHeader("column_separator", "|"), WithRetry(RetryPolicy{MaxAttempts: 2, QuotaWait: time.Minute}),
-		WithHTTPTimeouts(HTTPTimeouts{Connect: time.Second, Header: time.Minute}),
 		WithMaxOpenTxns(50), WithMaxLoadBytes(100<<30), WithSpoolDir("/var/tmp")); msg != "" {
 		t.Fatalf("valid options panicked: %s", msg)
 	}

@@ -27,7 +27,7 @@ type ConnSpec struct {
 	PasswordRef           string // "env:NAME", "file:PATH", "mem:HANDLE" or ""
 	TLSCAFile             string
 	TLSInsecureSkipVerify bool
-	Timeouts              HTTPTimeouts // WithHTTPTimeouts
+	Timeouts              HTTPTimeouts // Config.Timeouts
 }
 
 // inProcessSecrets holds passwords given as Config.Password, keyed by a random

@@ -61,7 +61,6 @@ type Options struct {
 	Retry            RetryPolicy
 	TimeZone         string // time.Time fields are written in this zone (WithTimeZone)
 	TimeZoneSet      bool   // WithTimeZone was given: send the timezone header for pre-encoded rows too
-	Timeouts         HTTPTimeouts
 	MaxOpenTxns      int
 	MaxLoadBytes     int64
 	SpoolDir         string

@@ -255,6 +255,8 @@ func runPipeline(ctx context.Context, srv *doristest.Server, prefix string, shar
 	cfg := dorisio.Config{
 		FEs: []string{srv.URL}, User: srv.User, Password: srv.Password,
 		Database: db, LabelPrefix: prefix,
+		// A hung FE or BE fails the call within the scenario's step.
+		Timeouts: dorisio.HTTPTimeouts{Header: hangTimeout, Idle: hangTimeout},
 	}
 	rejectedOf(prefix) // this run's rejected rows only
 	if twoWrites {

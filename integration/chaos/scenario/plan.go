@@ -461,7 +461,6 @@ func (p Plan) writeOptions(spool string) []dorisio.WriteOption {
 		dorisio.WithRetry(retryPolicy),
 		dorisio.WithAbortLingeringTxns(),
 		dorisio.WithSpoolDir(spool),
-		dorisio.WithHTTPTimeouts(dorisio.HTTPTimeouts{Header: hangTimeout, Idle: hangTimeout}),
 	}
 	if p.Budget > 0 {
 		opts = append(opts, dorisio.WithMaxOpenTxns(p.Budget), dorisio.WithMaxBatchBytes(p.BatchBytes))
