@@ -84,6 +84,9 @@ type Config struct {
 
 // validate checks c; conn is its connection part (newConnSpec(c)).
 func (c Config) validate(conn sink.ConnSpec) error {
+	if t := c.Timeouts; t.Connect < 0 || t.Header < 0 || t.Idle < 0 || t.Continue < 0 {
+		return fmt.Errorf("Config.Timeouts %+v: negative value", t)
+	}
 	// Addresses and user are checked by the client's own rules, so that a
 	// pipeline the client would refuse on the worker fails at construction.
 	if err := conn.ClientConfig("", nil, RetryPolicy{}).Validate(); err != nil {

@@ -278,12 +278,12 @@
 // program imports those filesystems), into one table. It reads each file
 // once from its start and cuts it into ranges of whole records (a quoted
 // value holding line breaks is never split; RFC 4180 quoting by default,
-// DorisCSV for backslash escapes), and loads each range on its own with
+// Files.BackslashEscapes for backslash escapes), and loads each range on its own with
 // the identity (path, size, modification time, offset, length): a crashed
 // run re-run with the same LabelPrefix loads only the ranges that are not
 // in yet, every record exactly once, as long as the files, the range size
 // and the format options are unchanged (a touched file, or another
-// WithRangeBytes, is loaded again: see WriteFiles). Local ranges go from the file to the
+// Files.RangeBytes, is loaded again: see WriteFiles). Local ranges go from the file to the
 // socket by sendfile(2); a compressed file is one load (gz, lz4 and bz2 as
 // they are with Doris' compress_type; zstd decompressed on the worker).
 // Header lines are skipped once per file. A pattern that matches nothing,

@@ -197,7 +197,7 @@ func TestBundleFinalizationIsAskedOnlyOfRunnersThatFinalize(t *testing.T) {
 			Write(s, validConfig(), teststream.Create(s, c), opts...)
 		}
 	}
-	files := func(s beam.Scope) { WriteFiles(s, validConfig(), []string{"/nonexistent/*.csv"}) }
+	files := func(s beam.Scope) { WriteFiles(s, validConfig(), []string{"/nonexistent/*.csv"}, Files{}) }
 	for _, c := range []struct {
 		name, runner string
 		build        func(s beam.Scope)

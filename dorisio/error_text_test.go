@@ -139,7 +139,7 @@ func TestAFileNameThatIsNotUTF8IsShownEscaped(t *testing.T) {
 	}
 	srv := startServer(t, doristest.WithTable(docsDDL))
 	_, err := runPipeline(t, func(s beam.Scope) {
-		WriteFiles(s, configFor(srv, "docs"), []string{filepath.Join(dir, "*.gz")})
+		WriteFiles(s, configFor(srv, "docs"), []string{filepath.Join(dir, "*.gz")}, Files{})
 	})
 	wantErr(t, err, `caf\xe9.csv.gz is not gz-compressed`)
 	if err != nil && !utf8.ValidString(err.Error()) {

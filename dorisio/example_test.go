@@ -214,7 +214,7 @@ func ExampleWriteFiles() {
 		Database: "demo", Table: "notes", LabelPrefix: "notes_daily"}
 	for run := 1; run <= 2; run++ { // the second run finds every range loaded
 		p, s := beam.NewPipelineWithRoot()
-		dorisio.WriteFiles(s, cfg, []string{"memfs://export/*.csv"}, dorisio.WithHeaderLines(1))
+		dorisio.WriteFiles(s, cfg, []string{"memfs://export/*.csv"}, dorisio.Files{HeaderLines: 1})
 		if err := beamx.Run(context.Background(), p); err != nil {
 			fmt.Println(err)
 			return
@@ -228,10 +228,10 @@ func ExampleWriteFiles() {
 	// ["2" "say \"hi\""]
 }
 
-// A daily export directory that may be empty: with AllowEmptyMatch a
+// A daily export directory that may be empty: with Files.AllowEmptyMatch a
 // pattern that matches nothing loads nothing instead of failing the job
-// (the default, DisallowEmptyMatch, fails it naming the pattern).
-func ExampleWithEmptyMatchTreatment() {
+// (by default it fails, naming the pattern).
+func ExampleFiles_allowEmptyMatch() {
 	srv := doristest.NewServer(doristest.WithTable("demo.notes(id BIGINT, body VARCHAR(64))"))
 	defer srv.Close()
 	memfs.Write("memfs://daily/today/notes.csv", []byte("1,one\n"))
@@ -240,7 +240,7 @@ func ExampleWithEmptyMatchTreatment() {
 		Database: "demo", Table: "notes", LabelPrefix: "notes_daily"}
 	p, s := beam.NewPipelineWithRoot()
 	dorisio.WriteFiles(s, cfg, []string{"memfs://daily/today/*.csv", "memfs://daily/late/*.csv"},
-		dorisio.WithEmptyMatchTreatment(dorisio.AllowEmptyMatch))
+		dorisio.Files{AllowEmptyMatch: true})
 	if err := beamx.Run(context.Background(), p); err != nil {
 		fmt.Println(err)
 		return
@@ -285,7 +285,7 @@ func ExampleWriteFilesFrom() {
 		Database: "demo", Table: "notes", LabelPrefix: "notes_arriving"}
 	p, s := beam.NewPipelineWithRoot()
 	names := beam.Create(s, "memfs://arriving/a.csv", "memfs://arriving/b.csv", "memfs://arriving/a.csv")
-	dorisio.WriteFilesFrom(s, cfg, names)
+	dorisio.WriteFilesFrom(s, cfg, names, dorisio.Files{})
 	if err := beamx.Run(context.Background(), p); err != nil {
 		fmt.Println(err)
 		return

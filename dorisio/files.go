@@ -22,10 +22,10 @@ import (
 // .../s3, .../memfs; local is imported by this package). They are matched
 // when the job runs; a pattern that matches no file fails the job, naming it.
 //
-// Files are CSV (WithCSVDialect: RFC4180 by default, or DorisCSV;
-// WithColumnSeparator, WithLineDelimiter, WithHeaderLines) or JSON lines
-// (WithFormat(JSON)), plain or compressed (WithFileCompression). A plain
-// file is cut into ranges of about WithRangeBytes that end at record
+// Files are CSV (RFC 4180 by default, or Files.BackslashEscapes;
+// WithColumnSeparator, WithLineDelimiter, Files.HeaderLines) or JSON lines
+// (WithFormat(JSON)), plain or compressed (Files.Compression). A plain
+// file is cut into ranges of about Files.RangeBytes that end at record
 // boundaries: a quoted value holding line delimiters is never split, since
 // the file is read once from its start to find them. A compressed file is
 // one range.
@@ -47,9 +47,9 @@ import (
 // That holds only while nothing that decides the ranges changes between the
 // runs: the file itself (a file touched or rewritten, even with the same
 // bytes, has another modification time: it is a new file, and all of it
-// loads again), WithRangeBytes, and the options that decide where records
-// end (WithFormat, WithCSVDialect, WithColumnSeparator, WithLineDelimiter,
-// WithHeaderLines, WithFileCompression). A re-run that changes one of them
+// loads again), Files (its quoting, header lines, compression and range
+// size), and the options that decide where records end (WithFormat,
+// WithColumnSeparator, WithLineDelimiter). A re-run that changes one of them
 // cuts other ranges, under other labels, and loads their records again
 // whatever the earlier run loaded: nothing can detect it, as Doris answers
 // only for a label it is asked about.
@@ -67,13 +67,12 @@ import (
 // job fails naming the range: the load is verified without a second pass.
 //
 // The options are Write's, plus the file options above; the options that
-// shape batches (WithMaxBatchRows, WithMaxBatchBytes, WithMaxBufferedBytes,
-// WithMaxOpenTxns, WithAllOrNothing, WithAbortLingeringTxns) do not apply to
-// ranges and are refused. WriteFiles panics at construction on an invalid
+// shape batches or the delivery (writeOnly in write_option.go) do not apply
+// to ranges and are refused. WriteFiles panics at construction on an invalid
 // Config, pattern or option, naming what is wrong.
-func WriteFiles(s beam.Scope, cfg Config, patterns []string, opts ...WriteOption) beam.PCollection {
+func WriteFiles(s beam.Scope, cfg Config, patterns []string, files Files, opts ...WriteOption) beam.PCollection {
 	s = s.Scope("dorisio.WriteFiles")
-	fn, err := newFileLoad(s, cfg, opts)
+	fn, err := newFileLoad(s, cfg, files, opts)
 	if err == nil {
 		err = validPatterns(patterns)
 	}
@@ -81,13 +80,13 @@ func WriteFiles(s beam.Scope, cfg Config, patterns []string, opts ...WriteOption
 		panic("dorisio.WriteFiles: " + err.Error())
 	}
 	// The patterns are one element: a file two of them match is listed once.
-	return loadMatched(s, cfg, fn, beam.Create(s, patterns))
+	return loadMatched(s, cfg, fn, files, beam.Create(s, patterns))
 }
 
 // loadMatched lists the files of each element of patterns (a []string)
 // and loads them with fn.
-func loadMatched(s beam.Scope, cfg Config, fn *fileload.FileLoadFn, patterns beam.PCollection) beam.PCollection {
-	files := beam.ParDo(s.Scope("Match"), &fileload.MatchFn{AllowEmpty: fn.Opts.Files.EmptyMatch == AllowEmptyMatch}, patterns)
+func loadMatched(s beam.Scope, cfg Config, fn *fileload.FileLoadFn, f Files, patterns beam.PCollection) beam.PCollection {
+	files := beam.ParDo(s.Scope("Match"), &fileload.MatchFn{AllowEmpty: f.AllowEmptyMatch}, patterns)
 	// Only the small file descriptions are shuffled, to spread the files
 	// over workers; each is read and loaded where it lands.
 	res := beam.ParDo(s.Scope("Load"), fn, beam.Reshuffle(s, files))
@@ -107,7 +106,7 @@ func validPatterns(patterns []string) error {
 	return nil
 }
 
-func newFileLoad(s beam.Scope, cfg Config, opts []WriteOption) (*fileload.FileLoadFn, error) {
+func newFileLoad(s beam.Scope, cfg Config, files Files, opts []WriteOption) (*fileload.FileLoadFn, error) {
 	conn := newConnSpec(cfg)
 	if err := cfg.validate(conn); err != nil {
 		return nil, err
@@ -115,29 +114,12 @@ func newFileLoad(s beam.Scope, cfg Config, opts []WriteOption) (*fileload.FileLo
 	if cfg.Table == "" {
 		return nil, errors.New("Config.Table: empty; WriteFiles loads every file into Config.Table")
 	}
-	o := defaultWriteOptions()
-	for _, opt := range opts {
-		opt(o)
-	}
-	o.finish()
-	def := defaultWriteOptions()
-	for name, changed := range map[string]bool{
-		"WithMaxBatchRows":          o.MaxBatchRows != def.MaxBatchRows,
-		"WithMaxBatchBytes":         o.MaxBatchBytes != def.MaxBatchBytes,
-		"WithMaxBufferedBytes":      o.MaxBufferedBytes != 2*o.MaxBatchBytes,
-		"WithMaxOpenTxns":           o.MaxOpenTxns != def.MaxOpenTxns,
-		"WithAllOrNothing()":        o.AllOrNothing,
-		"WithAbortLingeringTxns()":  o.AbortLingering,
-		"WithDelivery(AtLeastOnce)": o.Delivery != ExactlyOnce,
-	} {
-		if changed {
-			o.fail("%s: does not apply to WriteFiles, whose loads are its files' ranges (WithRangeBytes), each loaded on its own under its identity label and visible at once", name)
-		}
-	}
+	o := newWriteOptions(opts, forFiles)
+	files.check(o)
 	if len(o.errs) > 0 {
 		return nil, fmt.Errorf("%s", strings.Join(sortedErrs(o.errs), "; "))
 	}
-	headers, sc, err := fileHeaders(o)
+	headers, sc, err := fileHeaders(o, files)
 	if err != nil {
 		return nil, err
 	}

@@ -17,19 +17,18 @@ func init() {
 // under its identity labels: a file named again, by a later element or a
 // re-run, finds its ranges loaded and loads nothing twice (as long as it is
 // unchanged: a rewritten file is a new file). An element that matches no
-// file fails the job, naming it, unless
-// WithEmptyMatchTreatment(AllowEmptyMatch); one whose filesystem is not
+// file fails the job, naming it, unless Files.AllowEmptyMatch; one whose filesystem is not
 // imported fails it too, where WriteFiles would panic at construction.
 //
-// The options are WriteFiles'. WriteFilesFrom panics at construction on an
+// files and the options are WriteFiles'. WriteFilesFrom panics at construction on an
 // invalid Config or option, naming what is wrong.
-func WriteFilesFrom(s beam.Scope, cfg Config, patterns beam.PCollection, opts ...WriteOption) beam.PCollection {
+func WriteFilesFrom(s beam.Scope, cfg Config, patterns beam.PCollection, files Files, opts ...WriteOption) beam.PCollection {
 	s = s.Scope("dorisio.WriteFilesFrom")
-	fn, err := newFileLoad(s, cfg, opts)
+	fn, err := newFileLoad(s, cfg, files, opts)
 	if err != nil {
 		panic("dorisio.WriteFilesFrom: " + err.Error())
 	}
-	return loadMatched(s, cfg, fn, beam.ParDo(s, onePattern, patterns))
+	return loadMatched(s, cfg, fn, files, beam.ParDo(s, onePattern, patterns))
 }
 
 // onePattern makes an element the one-pattern list the match step lists.

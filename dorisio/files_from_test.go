@@ -23,7 +23,7 @@ func TestWriteFilesFromLoadsEachNamedFileOnce(t *testing.T) {
 	}
 	f0 := filepath.Join(dir, "f0.csv")
 	_, err := runPipeline(t, func(s beam.Scope) {
-		WriteFilesFrom(s, configFor(srv, "docs"), beam.Create(s, f0, filepath.Join(dir, "*.csv"), f0))
+		WriteFilesFrom(s, configFor(srv, "docs"), beam.Create(s, f0, filepath.Join(dir, "*.csv"), f0), Files{})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +45,7 @@ func TestWriteFilesFromFailsNamingAnElementWithoutFilesOrFilesystem(t *testing.T
 		{"nofs://bucket/x.csv", `pattern "nofs://bucket/x.csv"`},
 	} {
 		_, err := runPipeline(t, func(s beam.Scope) {
-			WriteFilesFrom(s, configFor(srv, "docs"), beam.Create(s, tc.name))
+			WriteFilesFrom(s, configFor(srv, "docs"), beam.Create(s, tc.name), Files{})
 		})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err %v, want it to say %q", tc.name, err, tc.want)

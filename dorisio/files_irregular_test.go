@@ -26,7 +26,7 @@ func TestWriteFilesRefusesAFIFONamingItInsteadOfHanging(t *testing.T) {
 	}
 	for _, pattern := range []string{filepath.Join(dir, "*.csv"), fifo} {
 		_, err := runPipelineWithin(t, time.Minute, func(s beam.Scope) {
-			WriteFiles(s, configFor(srv, "docs"), []string{pattern})
+			WriteFiles(s, configFor(srv, "docs"), []string{pattern}, Files{})
 		})
 		want := fmt.Sprintf("dorisio.WriteFiles: pattern %q matches %s, which is a named pipe (FIFO): only regular files are loaded", pattern, fifo)
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -4,80 +4,85 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
-
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 	"github.com/dorisbeam/dorisbeam/internal/textfmt"
 )
 
-func (o *writeOptions) fileOption(name string) { o.Files.Given = append(o.Files.Given, name) }
-
-// WithCSVDialect says how WriteFiles' CSV files quote their values:
-// RFC4180 (the default: doubled quotes, backslash literal) or DorisCSV
-// (backslash escapes). It chooses the enclose, escape and
-// trim_double_quotes headers, and how files are cut into whole records:
-// a quoted value holding line delimiters is never split. WriteFiles only.
-func WithCSVDialect(d CSVDialect) WriteOption {
-	return func(o *writeOptions) {
-		o.fileOption(fmt.Sprintf("WithCSVDialect(%q)", string(d)))
-		if d != RFC4180 && d != DorisCSV {
-			o.fail("WithCSVDialect(%q): want dorisio.RFC4180 or dorisio.DorisCSV", string(d))
-			return
-		}
-		o.Files.Dialect = d
-	}
+// Files says how WriteFiles and WriteFilesFrom read their files: how values
+// are quoted, the header lines, the compression, the ranges the files are
+// cut into, and whether a pattern may match nothing. Only they take it. The
+// zero value reads RFC 4180 CSV (or JSON lines, WithFormat(JSON)) with no
+// header line, compressed by extension, in ranges of 64 MiB, and fails the
+// job on a pattern that matches no file. The column separator and the line
+// delimiter are options, WithColumnSeparator and WithLineDelimiter, as for
+// Write's pre-encoded rows.
+//
+// The quoting, the header lines, the compression and RangeBytes decide
+// where records and ranges end, so they are part of every range's identity:
+// keep them, and the format options, the same between a run and its
+// re-run, or every range is another load and the files load again.
+type Files struct {
+	// BackslashEscapes reads Doris' own quoting, which Write produces: a
+	// value may be enclosed in '"', and a backslash makes the next
+	// character literal, inside enclosed values and out (C:\temp\new loads
+	// as C:tempnew); WriteFiles sends enclose '"', escape '\' and
+	// trim_double_quotes true. False (the default) reads the CSV that
+	// spreadsheets and most exporters write (RFC 4180): a value may be
+	// enclosed in '"', a '"' inside it is doubled, and a backslash is an
+	// ordinary character; WriteFiles sends enclose '"', escape '"' (Doris
+	// then unescapes only doubled quotes, protocol §3, §13) and
+	// trim_double_quotes true. Doris would change two kinds of enclosed
+	// RFC 4180 values (a '"' pair at both ends, trimmed once more; a quoted
+	// "\N", NULL): a range holding one is transcoded into Write's CSV, so
+	// that every value loads as the file means it. Either way a quoted value
+	// holding line delimiters is never split.
+	BackslashEscapes bool
+	// HeaderLines skips the first records of every CSV file (a header
+	// line), once per file whatever the number of ranges it is cut into
+	// (Doris' skip_lines, which a load of a range would apply to every
+	// range). Default 0.
+	HeaderLines int
+	// Compression says how the files are compressed: "auto" or "" (the
+	// default: by extension, .gz, .lz4, .bz2, .zst or .zstd; other files are
+	// plain), "none", "gz", "lz4" (LZ4 frame), "bz2" or "zstd". A compressed
+	// file is one load. gz, lz4 and bz2 CSV files are sent as they are, with
+	// Doris' compress_type; zstd, which Doris does not take, and compressed
+	// JSON lines, which Doris before 3.0.5 does not take, are decompressed on
+	// the worker and streamed.
+	Compression string
+	// RangeBytes is the size of the ranges a plain file is cut into (0: the
+	// default, 64 MiB; a file's first ranges are smaller, 4 MiB doubling up
+	// to it, so that its first load starts early). Each range is one load,
+	// ends at a record boundary, and keeps its identity (path, size,
+	// modification time, offset, length) across runs.
+	RangeBytes int64
+	// AllowEmptyMatch lets a pattern match nothing (or only directories): a
+	// daily export directory that may be empty. By default such a pattern
+	// fails the job, naming it: a typo in a path is not a successful load of
+	// nothing.
+	AllowEmptyMatch bool
 }
 
-// WithHeaderLines skips the first n records of every CSV file (a header
-// line), once per file whatever the number of ranges it is cut into
-// (Doris' skip_lines, which a load of a range would apply to every range).
-// Default 0. WriteFiles only.
-func WithHeaderLines(n int) WriteOption {
-	return func(o *writeOptions) {
-		o.fileOption(fmt.Sprintf("WithHeaderLines(%d)", n))
-		if n < 0 {
-			o.fail("WithHeaderLines(%d): must be ≥ 0", n)
-			return
-		}
-		o.Files.HeaderLines = n
+// check reports f's bad values, naming each field, and sets the engine's
+// file options.
+func (f Files) check(o *writeOptions) {
+	if f.HeaderLines < 0 {
+		o.fail("Files.HeaderLines %d: must be ≥ 0", f.HeaderLines)
 	}
-}
-
-// WithFileCompression says how WriteFiles' files are compressed: "auto"
-// (the default: by extension, .gz, .lz4, .bz2, .zst or .zstd; other files
-// are plain), "none", "gz", "lz4" (LZ4 frame), "bz2" or "zstd". A compressed
-// file is one load. gz, lz4 and bz2 CSV files are sent as they are, with
-// Doris' compress_type; zstd, which Doris does not take, and compressed
-// JSON lines, which Doris before 3.0.5 does not take, are decompressed on
-// the worker and streamed. WriteFiles only.
-func WithFileCompression(kind string) WriteOption {
-	return func(o *writeOptions) {
-		o.fileOption(fmt.Sprintf("WithFileCompression(%q)", kind))
-		switch kind {
-		case "auto", "none", "gz", "lz4", "bz2", "zstd":
-			o.Files.Compression = kind
-		default:
-			o.fail("WithFileCompression(%q): want auto, none, gz, lz4, bz2 or zstd", kind)
-		}
+	o.Files.HeaderLines = f.HeaderLines
+	switch f.Compression {
+	case "":
+	case "auto", "none", "gz", "lz4", "bz2", "zstd":
+		o.Files.Compression = f.Compression
+	default:
+		o.fail("Files.Compression %q: want auto, none, gz, lz4, bz2 or zstd", f.Compression)
 	}
-}
-
-// WithRangeBytes sets the size of the ranges WriteFiles cuts a plain file
-// into (default 64 MiB; a file's first ranges are smaller, 4 MiB doubling
-// up to it, so that its first load starts early): each range is one load,
-// ends at a record boundary, and keeps its identity (path, size,
-// modification time, offset, length) across runs. The size decides where
-// ranges end, so it is part of their identity: keep it, and the format
-// options, the same between a run and its re-run, or every range is another
-// load and the files load again. WriteFiles only.
-func WithRangeBytes(n int64) WriteOption {
-	return func(o *writeOptions) {
-		o.fileOption(fmt.Sprintf("WithRangeBytes(%d)", n))
-		if n <= 0 {
-			o.fail("WithRangeBytes(%d): must be > 0", n)
-			return
-		}
-		o.Files.RangeBytes = n
+	switch {
+	case f.RangeBytes < 0:
+		o.fail("Files.RangeBytes %d: must be > 0, or 0 for the default", f.RangeBytes)
+	case f.RangeBytes > 0:
+		o.Files.RangeBytes = f.RangeBytes
 	}
 }
 
@@ -115,14 +120,14 @@ func separatorHeader(option, header, v string) WriteOption {
 
 // fileHeaders are the headers of every load of WriteFiles, and the scanner
 // that cuts its files into records, checked against the user's headers.
-func fileHeaders(o *writeOptions) (map[string]string, filerange.Syntax, error) {
+func fileHeaders(o *writeOptions, f Files) (map[string]string, filerange.Syntax, error) {
 	var sc filerange.Syntax
 	headers := sink.FormatHeaders(o.Format)
 	for _, h := range []string{"enclose", "escape", "trim_double_quotes", "skip_lines"} {
 		if _, set := o.Headers[h]; set {
-			why := "WithCSVDialect chooses how values are quoted, and WriteFiles cuts files by it"
+			why := "Files.BackslashEscapes chooses how values are quoted, and WriteFiles cuts files by it"
 			if h == "skip_lines" {
-				why = "use WithHeaderLines, which skips them once per file, not once per load"
+				why = "use Files.HeaderLines, which skips them once per file, not once per load"
 			}
 			return nil, sc, fmt.Errorf("WithLoadHeader(%q, ...): %s", h, why)
 		}
@@ -139,8 +144,8 @@ func fileHeaders(o *writeOptions) (map[string]string, filerange.Syntax, error) {
 		sc.Delim = d
 	}
 	if o.Format == JSON {
-		if o.Files.HeaderLines > 0 {
-			return nil, sc, fmt.Errorf("WithHeaderLines(%d): JSON lines have no header", o.Files.HeaderLines)
+		if f.HeaderLines > 0 {
+			return nil, sc, fmt.Errorf("Files.HeaderLines %d: JSON lines have no header", f.HeaderLines)
 		}
 		if _, set := headers["strip_outer_array"]; set {
 			return nil, sc, fmt.Errorf("WithLoadHeader(\"strip_outer_array\", ...): WriteFiles reads JSON lines (one object per line), which it can cut into ranges")
@@ -152,10 +157,10 @@ func fileHeaders(o *writeOptions) (map[string]string, filerange.Syntax, error) {
 		return nil, sc, fmt.Errorf("column_separator %q: %v", headers["column_separator"], err)
 	}
 	sc.Sep, sc.Enclose = sep, '"'
-	if o.Files.Dialect == RFC4180 {
-		headers["escape"], sc.Escape = `"`, '"'
-	} else {
+	if f.BackslashEscapes {
 		headers["escape"], sc.Escape = `\`, '\\'
+	} else {
+		headers["escape"], sc.Escape = `"`, '"'
 	}
 	if strings.ContainsRune(string(sep)+string(sc.Delim), '"') {
 		return nil, sc, fmt.Errorf("column_separator %q and line_delimiter %q: may not hold '\"', the enclose character", headers["column_separator"], headers["line_delimiter"])

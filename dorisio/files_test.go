@@ -36,7 +36,7 @@ func awkward(i int) string {
 		return fmt.Sprintf("crlf\r\ninside %d é 日本", i)
 	}
 	// Not quotes at both ends: Doris 2.1/3.0 trim such a pair twice in an
-	// RFC 4180 file (see RFC4180).
+	// RFC 4180 file (see Files.BackslashEscapes).
 	return fmt.Sprintf(`"%d" quoted first`, i)
 }
 
@@ -98,10 +98,10 @@ func writeFile(t *testing.T, dir, name string, data []byte) string {
 
 // loadFiles runs WriteFiles over patterns and checks its output: every
 // result committed, with the records they report adding up to want.
-func loadFiles(t *testing.T, cfg Config, patterns []string, want int64, opts ...WriteOption) error {
+func loadFiles(t *testing.T, cfg Config, patterns []string, want int64, files Files, opts ...WriteOption) error {
 	t.Helper()
 	_, err := runPipeline(t, func(s beam.Scope) {
-		assertCommitted(s, WriteFiles(s, cfg, patterns, opts...), want)
+		assertCommitted(s, WriteFiles(s, cfg, patterns, files, opts...), want)
 	})
 	return err
 }
@@ -115,14 +115,15 @@ func TestWriteFilesLoadsEveryCSVRecordExactlyOnceInBothDialects(t *testing.T) {
 	}
 	quoted := append(rows, []string{"600", `"quotes at both ends"`}) // kept by the Doris dialect
 	for _, tc := range []struct {
-		name string
-		data []byte
-		want [][]string
-		opts []WriteOption
+		name  string
+		data  []byte
+		want  [][]string
+		files Files
+		opts  []WriteOption
 	}{
-		{"RFC 4180 with a header line", rfc4180File(t, rows, false), rows, []WriteOption{WithHeaderLines(1)}},
-		{"RFC 4180 with CRLF records and a header line", rfc4180File(t, rows, true), crlfRows, []WriteOption{WithHeaderLines(1), WithLineDelimiter(`\r\n`)}},
-		{"the Doris dialect", dorisCSVFile(quoted), quoted, []WriteOption{WithCSVDialect(DorisCSV)}},
+		{"RFC 4180 with a header line", rfc4180File(t, rows, false), rows, Files{HeaderLines: 1}, nil},
+		{"RFC 4180 with CRLF records and a header line", rfc4180File(t, rows, true), crlfRows, Files{HeaderLines: 1}, []WriteOption{WithLineDelimiter(`\r\n`)}},
+		{"the Doris dialect", dorisCSVFile(quoted), quoted, Files{BackslashEscapes: true}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := startServer(t, doristest.WithTable(docsDDL))
@@ -130,8 +131,9 @@ func TestWriteFilesLoadsEveryCSVRecordExactlyOnceInBothDialects(t *testing.T) {
 			cfg.LabelPrefix = "files_test"
 			path := writeFile(t, t.TempDir(), "docs.csv", tc.data)
 			// Small ranges: dozens of loads, most boundaries next to quoted newlines.
-			opts := append([]WriteOption{WithRangeBytes(300)}, tc.opts...)
-			if err := loadFiles(t, cfg, []string{path}, int64(len(tc.want)), opts...); err != nil {
+			files := tc.files
+			files.RangeBytes = 300
+			if err := loadFiles(t, cfg, []string{path}, int64(len(tc.want)), files, tc.opts...); err != nil {
 				t.Fatal(err)
 			}
 			wantRows(t, srv, "docs", tc.want)
@@ -148,7 +150,7 @@ func TestWriteFilesLoadsJSONLinesFromMemfsAndLocalFiles(t *testing.T) {
 	cfg := configFor(srv, "docs")
 	memfs.Write("memfs://in/a.json", jsonLinesFile(t, rows[:150]))
 	local := writeFile(t, t.TempDir(), "b.json", jsonLinesFile(t, rows[150:]))
-	if err := loadFiles(t, cfg, []string{"memfs://in/*.json", local}, int64(len(rows)), WithFormat(JSON), WithRangeBytes(1000)); err != nil {
+	if err := loadFiles(t, cfg, []string{"memfs://in/*.json", local}, int64(len(rows)), Files{RangeBytes: 1000}, WithFormat(JSON)); err != nil {
 		t.Fatal(err)
 	}
 	wantRows(t, srv, "docs", rows)
@@ -168,7 +170,7 @@ func TestWriteFilesLoadsCompressedFilesOnceEach(t *testing.T) {
 	cfg := configFor(srv, "docs")
 	cfg.LabelPrefix = "compressed"
 	// The record counts of compressed files come from Doris' answer.
-	if err := loadFiles(t, cfg, []string{filepath.Join(dir, "*")}, int64(len(rows)), WithHeaderLines(1), WithRangeBytes(100)); err != nil {
+	if err := loadFiles(t, cfg, []string{filepath.Join(dir, "*")}, int64(len(rows)), Files{HeaderLines: 1, RangeBytes: 100}); err != nil {
 		t.Fatal(err)
 	}
 	wantRows(t, srv, "docs", rows)
@@ -199,7 +201,7 @@ func TestWriteFilesLoadsCompressedJSONLinesOnDorisBefore305(t *testing.T) {
 	for _, version := range []string{doristest.DefaultDorisVersion, "3.0.4", "3.0.5"} {
 		t.Run(version, func(t *testing.T) {
 			srv := startServer(t, doristest.WithTable(docsDDL), doristest.WithDorisVersion(version))
-			if err := loadFiles(t, configFor(srv, "docs"), []string{filepath.Join(dir, "*")}, int64(len(rows)), WithFormat(JSON)); err != nil {
+			if err := loadFiles(t, configFor(srv, "docs"), []string{filepath.Join(dir, "*")}, int64(len(rows)), Files{}, WithFormat(JSON)); err != nil {
 				t.Fatal(err)
 			}
 			wantRows(t, srv, "docs", rows)
@@ -217,7 +219,7 @@ func TestAReRunOfWriteFilesLoadsNothingTwice(t *testing.T) {
 	writeFile(t, dir, "b.csv", rfc4180File(t, rows[250:], false))
 	for run := 1; run <= 2; run++ {
 		var q, err = runPipeline(t, func(s beam.Scope) {
-			assertCommitted(s, WriteFiles(s, cfg, []string{filepath.Join(dir, "*.csv")}, WithHeaderLines(1), WithRangeBytes(2000)), int64(len(rows)))
+			assertCommitted(s, WriteFiles(s, cfg, []string{filepath.Join(dir, "*.csv")}, Files{HeaderLines: 1, RangeBytes: 2000}), int64(len(rows)))
 		})
 		if err != nil {
 			t.Fatalf("run %d: %v", run, err)
@@ -243,7 +245,7 @@ func TestWriteFilesFailsNamingAPatternWithoutFilesOrWithOnlyDirectoriesAndAnUnre
 		// A directory: nothing to load, said (before: nothing loaded, no error).
 		{dir, fmt.Sprintf("pattern %q matches only directories", dir)},
 	} {
-		err := loadFiles(t, configFor(srv, "docs"), []string{tc.pattern}, 0)
+		err := loadFiles(t, configFor(srv, "docs"), []string{tc.pattern}, 0, Files{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("pattern %s: err %v, want it to say %q", tc.pattern, err, tc.want)
 		}
@@ -265,7 +267,7 @@ func TestOverlappingPatternsListAFileOnce(t *testing.T) {
 	cfg := configFor(srv, "docs")
 	q, err := runPipeline(t, func(s beam.Scope) {
 		// assertCommitted: the results add up to the records, once each.
-		assertCommitted(s, WriteFiles(s, cfg, []string{filepath.Join(dir, "*.csv"), a, a}, WithHeaderLines(1)), int64(len(rows)))
+		assertCommitted(s, WriteFiles(s, cfg, []string{filepath.Join(dir, "*.csv"), a, a}, Files{HeaderLines: 1}), int64(len(rows)))
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -300,7 +302,7 @@ func TestAFileReachedThroughALinkIsOneFile(t *testing.T) {
 		{filepath.Join(latest, "a.csv")},                                // a re-run through the link
 	} {
 		if _, err := runPipeline(t, func(s beam.Scope) {
-			WriteFiles(s, cfg, patterns, WithHeaderLines(1))
+			WriteFiles(s, cfg, patterns, Files{HeaderLines: 1})
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -330,8 +332,7 @@ func TestAFileThatChangesWhileItLoadsFailsSayingWhatIsLoadedAndHowToLoadTheRest(
 			f.Close()
 		}
 	}()
-	opts := []WriteOption{WithHeaderLines(1), WithRangeBytes(16 << 10), WithLoadsInFlight(1)}
-	err := loadFiles(t, cfg, []string{path}, int64(len(rows)), opts...)
+	err := loadFiles(t, cfg, []string{path}, int64(len(rows)), Files{HeaderLines: 1, RangeBytes: 16 << 10}, WithLoadsInFlight(1))
 	if err == nil || !strings.Contains(err.Error(), "file "+path+" changed while it was loaded") {
 		t.Fatalf("err %v: want the file named as changed", err)
 	}
@@ -341,7 +342,7 @@ func TestAFileThatChangesWhileItLoadsFailsSayingWhatIsLoadedAndHowToLoadTheRest(
 	}
 	m := regexp.MustCompile(`Its first (\d+) bytes \((\d+) rows, in (\d+) ranges\) are loaded, once, and stay loaded\. ` +
 		`Loading this file again under this label prefix loads those rows again: a range's identity holds the file's size and modification time, and both changed\. ` +
-		`To load only the rest, load the bytes from offset (\d+) on \(e\.g\. a new file holding them, loaded without WithHeaderLines\), ` +
+		`To load only the rest, load the bytes from offset (\d+) on \(e\.g\. a new file holding them, loaded without Files.HeaderLines\), ` +
 		`or delete the loaded rows from the table first and load the whole file again`).FindStringSubmatch(err.Error())
 	if m == nil || m[2] != fmt.Sprint(loaded) || m[1] != m[4] {
 		t.Fatalf("%d rows loaded; the error says %q", loaded, err)
@@ -354,39 +355,45 @@ func TestAFileThatChangesWhileItLoadsFailsSayingWhatIsLoadedAndHowToLoadTheRest(
 	}
 	// As advised: the rest in a new file, without the header line.
 	rest := writeFile(t, dir, "rest.csv", grown[offset:])
-	if err := loadFiles(t, cfg, []string{rest}, int64(len(rows)-loaded+1), WithRangeBytes(16<<10)); err != nil {
+	if err := loadFiles(t, cfg, []string{rest}, int64(len(rows)-loaded+1), Files{RangeBytes: 16 << 10}); err != nil {
 		t.Fatal(err)
 	}
 	wantRows(t, srv, "docs", append(append([][]string(nil), rows...), []string{"9999", "appended"}))
 
 }
 
-func TestWriteFilesRefusesOptionsThatDoNotApplyAndWriteRefusesFileOptions(t *testing.T) {
+func TestWriteFilesRefusesOptionsThatDoNotApplyAndBadFilesValues(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(docsDDL))
 	for _, tc := range []struct {
-		opt  WriteOption
-		want string
+		files Files
+		opt   WriteOption
+		want  string
 	}{
-		{WithMaxBatchBytes(1 << 20), "WithMaxBatchBytes: does not apply to WriteFiles"},
-		{WithAllOrNothing(), "WithAllOrNothing(): does not apply to WriteFiles"},
-		{WithLoadHeader("skip_lines", "1"), "use WithHeaderLines"},
-		{WithLoadHeader("escape", `\`), "WithCSVDialect chooses"},
-		{WithRangeBytes(0), "WithRangeBytes(0): must be > 0"},
-		{WithCSVDialect("excel"), `WithCSVDialect("excel"): want dorisio.RFC4180 or dorisio.DorisCSV`},
+		{Files{}, WithMaxBatchBytes(1 << 20), "WithMaxBatchBytes: does not apply to WriteFiles"},
+		// Given at its default value, still refused: applicability is not
+		// a comparison with the default.
+		{Files{}, WithMaxOpenTxns(20), "WithMaxOpenTxns: does not apply to WriteFiles"},
+		{Files{}, WithDelivery(ExactlyOnce), "WithDelivery: does not apply to WriteFiles"},
+		{Files{}, WithAllOrNothing(), "WithAllOrNothing(): does not apply to WriteFiles"},
+		{Files{}, WithLoadHeader("skip_lines", "1"), "use Files.HeaderLines"},
+		{Files{}, WithLoadHeader("escape", `\`), "Files.BackslashEscapes chooses"},
+		{Files{RangeBytes: -1}, nil, "Files.RangeBytes -1: must be > 0, or 0 for the default"},
+		{Files{HeaderLines: -2}, nil, "Files.HeaderLines -2: must be ≥ 0"},
+		{Files{Compression: "rar"}, nil, `Files.Compression "rar": want auto, none, gz, lz4, bz2 or zstd`},
+		{Files{HeaderLines: 1}, WithFormat(JSON), "Files.HeaderLines 1: JSON lines have no header"},
 	} {
 		_, s := beam.NewPipelineWithRoot()
-		_, err := newFileLoad(s, configFor(srv, "docs"), []WriteOption{tc.opt})
+		var opts []WriteOption
+		if tc.opt != nil {
+			opts = append(opts, tc.opt)
+		}
+		_, err := newFileLoad(s, configFor(srv, "docs"), tc.files, opts)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("err %v, want %q", err, tc.want)
 		}
 	}
-	_, s := beam.NewPipelineWithRoot()
 	if err := validPatterns([]string{"nofs://bucket/x.csv"}); err == nil || !strings.Contains(err.Error(), `"nofs" not registered`) {
 		t.Errorf("unknown scheme: %v", err)
-	}
-	_, err := newWrite(s, configFor(srv, "docs"), beam.Create(s, event{}), []WriteOption{WithHeaderLines(1)})
-	if err == nil || !strings.Contains(err.Error(), "WithHeaderLines(1): a file option") {
-		t.Errorf("Write with a file option: %v", err)
 	}
 }
 
@@ -405,7 +412,7 @@ func TestATruncatedCompressedFileFailsNamingItOnce(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "a.json.gz", gz.Bytes()[:gz.Len()*2/3])
 	srv := startServer(t, doristest.WithTable(docsDDL))
-	err := loadFiles(t, configFor(srv, "docs"), []string{filepath.Join(dir, "*")}, int64(len(rows)), WithFormat(JSON),
+	err := loadFiles(t, configFor(srv, "docs"), []string{filepath.Join(dir, "*")}, int64(len(rows)), Files{}, WithFormat(JSON),
 		WithRetry(RetryPolicy{MaxAttempts: 3, InitialBackoff: 10 * time.Millisecond}))
 	if err == nil {
 		t.Fatal("a truncated gz loaded")
@@ -437,14 +444,14 @@ func TestARangeDorisCountsOtherwiseThanTheSplitFailsNamingIt(t *testing.T) {
 	h := srv.Inject(doristest.Fault{Kind: doristest.Respond, Endpoint: doristest.EndpointLoad, Count: 1,
 		Body: `{"TxnId": 4711, "Label": "", "Status": "Success", "Message": "OK", "NumberTotalRows": 3, "NumberLoadedRows": 3, "NumberFilteredRows": 0, "NumberUnselectedRows": 0, "LoadBytes": 20}`})
 	path := writeFile(t, t.TempDir(), "five.csv", []byte("1,a\n2,b\n3,c\n4,d\n5,e\n"))
-	_, err := runPipeline(t, func(s beam.Scope) { WriteFiles(s, configFor(srv, "docs"), []string{path}) })
+	_, err := runPipeline(t, func(s beam.Scope) { WriteFiles(s, configFor(srv, "docs"), []string{path}, Files{}) })
 	if h.Hits() != 1 {
 		t.Fatalf("the fault fired %d times: the test proves nothing", h.Hits())
 	}
 	if err == nil {
 		t.Fatal("the job succeeded though Doris counted 3 rows of 5 records")
 	}
-	for _, want := range []string{"five.csv, bytes 0-20 (5 records) into demo.docs", "txn 4711", "Doris counted 3 rows (NumberLoadedRows 3 + NumberFilteredRows 0 + NumberUnselectedRows 0)", "Check that WithCSVDialect"} {
+	for _, want := range []string{"five.csv, bytes 0-20 (5 records) into demo.docs", "txn 4711", "Doris counted 3 rows (NumberLoadedRows 3 + NumberFilteredRows 0 + NumberUnselectedRows 0)", "Check that Files.BackslashEscapes"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the error lacks %q:\n%v", want, err)
 		}

@@ -174,7 +174,7 @@ func TestWriteFilesLoadsAFilesRangesInFileOrder(t *testing.T) {
 		data = fmt.Appendf(data, "%d,new\n", k)
 	}
 	path := writeFile(t, t.TempDir(), "upserts.csv", data)
-	if err := loadFiles(t, configFor(srv, "u"), []string{path}, int64(bytes.Count(data, []byte{'\n'})), WithRangeBytes(4<<20)); err != nil {
+	if err := loadFiles(t, configFor(srv, "u"), []string{path}, int64(bytes.Count(data, []byte{'\n'})), Files{RangeBytes: 4 << 20}); err != nil {
 		t.Fatal(err)
 	}
 	if stale := rowsNamed(srv, "u", "old"); stale > 0 {

@@ -64,39 +64,6 @@ const (
 	Grouped Delivery = sink.Grouped
 )
 
-// CSVDialect is how a CSV file quotes its values, for WriteFiles.
-type CSVDialect = sink.CSVDialect
-
-const (
-	// RFC4180 is the CSV that spreadsheets and most exporters write: a value
-	// may be enclosed in '"', a '"' inside it is doubled, and a backslash is
-	// an ordinary character. WriteFiles sends enclose '"', escape '"' (Doris
-	// then unescapes only doubled quotes, protocol §3, §13) and
-	// trim_double_quotes true. The default of WriteFiles. Doris would
-	// change two kinds of enclosed values (a '"' pair at both ends, trimmed
-	// once more; a quoted "\N", NULL): a range holding one is transcoded
-	// into Write's CSV, so that every value loads as the file means it.
-	RFC4180 CSVDialect = sink.RFC4180
-	// DorisCSV is Doris' own quoting, which Write produces: a value may be
-	// enclosed in '"', and a backslash makes the next character literal,
-	// inside enclosed values and out (C:\temp\new loads as C:tempnew).
-	// WriteFiles sends enclose '"', escape '\' and trim_double_quotes true.
-	DorisCSV CSVDialect = sink.DorisCSV
-)
-
-// EmptyMatchTreatment says what WriteFiles does with a pattern that
-// matches no file, as Beam's fileio.EmptyMatchTreatment does.
-type EmptyMatchTreatment = sink.EmptyMatchTreatment
-
-const (
-	// DisallowEmptyMatch fails the job, naming the pattern (the default):
-	// a typo in a path is not a successful load of nothing.
-	DisallowEmptyMatch EmptyMatchTreatment = sink.DisallowEmptyMatch
-	// AllowEmptyMatch lets a pattern match nothing (or only directories):
-	// a daily export directory that may be empty.
-	AllowEmptyMatch EmptyMatchTreatment = sink.AllowEmptyMatch
-)
-
 // CommitResult reports one load: Write's output holds one per load once its
 // rows are committed (its fields: go doc on the type it names).
 type CommitResult = sink.CommitResult

@@ -24,8 +24,8 @@ func TestSeparatorsGivenAsGoLiteralsLoad(t *testing.T) {
 		}
 		srv := startServer(t, doristest.WithTable(docsDDL))
 		path := writeFile(t, t.TempDir(), "docs.tsv", []byte(b.String()))
-		if err := loadFiles(t, configFor(srv, "docs"), []string{path}, int64(len(want)),
-			WithLineDelimiter("\r\n"), WithColumnSeparator("\t"), WithHeaderLines(1), WithRangeBytes(500)); err != nil {
+		if err := loadFiles(t, configFor(srv, "docs"), []string{path}, int64(len(want)), Files{HeaderLines: 1, RangeBytes: 500},
+			WithLineDelimiter("\r\n"), WithColumnSeparator("\t")); err != nil {
 			t.Fatal(err)
 		}
 		wantRows(t, srv, "docs", want)

@@ -46,16 +46,9 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 	if err := cfg.validate(conn); err != nil {
 		return nil, err
 	}
-	o := defaultWriteOptions()
-	for _, opt := range opts {
-		opt(o)
-	}
-	o.finish()
+	o := newWriteOptions(opts, forElements)
 	if len(o.errs) > 0 {
 		return nil, fmt.Errorf("%s", strings.Join(o.errs, "; "))
-	}
-	if len(o.Files.Given) > 0 {
-		return nil, fmt.Errorf("%s: a file option; Write loads elements, dorisio.WriteFiles loads files", strings.Join(o.Files.Given, ", "))
 	}
 	if !col.IsValid() {
 		return nil, fmt.Errorf("invalid input PCollection")

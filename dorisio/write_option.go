@@ -19,7 +19,8 @@ import (
 // errors of those whose value is bad, reported together.
 type writeOptions struct {
 	sink.Options
-	errs []string
+	given []string // the options given, by name, for the transform's applicability check
+	errs  []string
 }
 
 func defaultWriteOptions() *writeOptions { return &writeOptions{Options: sink.DefaultOptions()} }
@@ -32,9 +33,51 @@ func (o *writeOptions) fail(format string, args ...any) {
 	o.errs = append(o.errs, fmt.Sprintf(format, args...))
 }
 
+// target is a transform that takes WriteOptions.
+type target int
+
+const (
+	forElements target = iota // Write
+	forFiles                  // WriteFiles, WriteFilesFrom
+)
+
+// writeOnly are the options that shape the batches of elements or choose
+// their delivery: WriteFiles refuses them, since its loads are its files'
+// ranges (Files.RangeBytes), each loaded on its own under its identity label
+// and visible at once. It is the one list of what applies where: Files,
+// WriteFiles' own options, is a parameter that Write does not take.
+var writeOnly = map[string]bool{
+	"WithMaxBatchRows": true, "WithMaxBatchBytes": true, "WithMaxBufferedBytes": true,
+	"WithMaxOpenTxns": true, "WithAllOrNothing()": true, "WithAbortLingeringTxns()": true,
+	"WithDelivery": true,
+}
+
+// newWriteOptions applies opts for the transform t and checks them once,
+// together: each option's value, their combinations, and whether they
+// apply to t. The errors are in o.errs.
+func newWriteOptions(opts []WriteOption, t target) *writeOptions {
+	o := defaultWriteOptions()
+	for _, opt := range opts {
+		opt(o)
+	}
+	o.finish()
+	if t == forFiles {
+		for _, name := range o.given {
+			if writeOnly[name] {
+				o.fail("%s: does not apply to WriteFiles, whose loads are its files' ranges (Files.RangeBytes), each loaded on its own under its identity label and visible at once", name)
+			}
+		}
+	}
+	return o
+}
+
+// give records that the option named name was given.
+func (o *writeOptions) give(name string) { o.given = append(o.given, name) }
+
 // positive is the option that applies set when n > 0.
 func positive[N int | int64](option string, n N, set func(*writeOptions)) WriteOption {
 	return func(o *writeOptions) {
+		o.give(option)
 		if n <= 0 {
 			o.fail("%s(%d): must be > 0", option, n)
 			return
@@ -155,7 +198,7 @@ func WithSpoolDir(dir string) WriteOption {
 // (stream_load_default_precommit_timeout_second, 1 h by default).
 // Requires ExactlyOnce.
 func WithAllOrNothing() WriteOption {
-	return func(o *writeOptions) { o.AllOrNothing = true }
+	return func(o *writeOptions) { o.give("WithAllOrNothing()"); o.AllOrNothing = true }
 }
 
 // WithAbortLingeringTxns makes each worker, before its first load, abort
@@ -171,7 +214,7 @@ func WithAllOrNothing() WriteOption {
 // the transactions expire at the precommit timeout. Requires
 // Config.LabelPrefix.
 func WithAbortLingeringTxns() WriteOption {
-	return func(o *writeOptions) { o.AbortLingering = true }
+	return func(o *writeOptions) { o.give("WithAbortLingeringTxns()"); o.AbortLingering = true }
 }
 
 // WithCompression compresses each load: "gz" or "lz4" (Stream Load
@@ -342,6 +385,7 @@ func WithLoadTimeout(d time.Duration) WriteOption {
 // rows); the package doc's "Exactly-once" compares them per runner.
 func WithDelivery(d Delivery) WriteOption {
 	return func(o *writeOptions) {
+		o.give("WithDelivery")
 		if d != ExactlyOnce && d != AtLeastOnce && d != Grouped {
 			o.fail("WithDelivery(%d): want dorisio.ExactlyOnce, dorisio.AtLeastOnce or dorisio.Grouped", int(d))
 			return

@@ -55,7 +55,7 @@ func TestInvalidOptionsStopConstruction(t *testing.T) {
 		{"a negative row cap", validConfig(), optRow{}, []WriteOption{WithMaxBatchRows(-5)}, "WithMaxBatchRows(-5): must be > 0"},
 		{"an unknown compression", validConfig(), optRow{}, []WriteOption{WithCompression("zstd")}, `WithCompression("zstd")`},
 		{"a filter ratio above one", validConfig(), optRow{}, []WriteOption{WithMaxFilterRatio(1.5)}, "WithMaxFilterRatio(1.5): must be within [0, 1]"},
-		{"a negative HTTP timeout", timed(validConfig(), HTTPTimeouts{Idle: -time.Second}), optRow{}, nil, "dorisio.Write: Config.Timeouts"},
+		{"a negative HTTP timeout", timed(validConfig(), HTTPTimeouts{Idle: -time.Second}), optRow{}, nil, "dorisio.Write: Config.Timeouts {Connect:0s Header:0s Idle:-1s Continue:0s}: negative value"},
 		{"a header Write owns", validConfig(), optRow{}, []WriteOption{WithLoadHeader("Label", "x")}, `WithLoadHeader("Label", ...): reserved`},
 		{"a header the client sets, before any worker starts", validConfig(), optRow{}, []WriteOption{WithLoadHeader("Content-Length", "9")},
 			`WithLoadHeader("Content-Length", ...): header "Content-Length" is set by the client and cannot be passed through`},
@@ -148,7 +148,7 @@ func TestOptionsThatCanOnlyFailLaterStopConstruction(t *testing.T) {
 			}
 		}()
 		_, s := beam.NewPipelineWithRoot()
-		WriteFiles(s, validConfig(), []string{"/tmp/x.csv"}, WithColumnSeparator("|"), WithLineDelimiter("|"))
+		WriteFiles(s, validConfig(), []string{"/tmp/x.csv"}, Files{}, WithColumnSeparator("|"), WithLineDelimiter("|"))
 	})
 }
 

@@ -82,15 +82,18 @@ func checkInput(o *options) error {
 	return nil
 }
 
-// fileOptions are WriteFiles' options from the flags. A load is a range of
-// about --chunk-bytes, and only that flag sizes it: the ranges, and so
-// their labels, must be the same in a re-run.
-func fileOptions(o *options) []dorisio.WriteOption {
+// fileOptions are WriteFiles' Files and options from the flags. A load is
+// a range of about --chunk-bytes, and only that flag sizes it: the ranges,
+// and so their labels, must be the same in a re-run.
+func fileOptions(o *options) (dorisio.Files, []dorisio.WriteOption) {
+	files := dorisio.Files{
+		RangeBytes:       o.chunkBytes,
+		BackslashEscapes: o.csvDialect == dorisCSV,
+		HeaderLines:      o.headerLines,
+		Compression:      o.fileCompression,
+	}
 	opts := []dorisio.WriteOption{
-		dorisio.WithRangeBytes(o.chunkBytes),
 		dorisio.WithLoadsInFlight(o.loadsInFlight), dorisio.WithMaxLoadBytes(o.maxLoadBytes),
-		dorisio.WithCSVDialect(dorisio.CSVDialect(o.csvDialect)), dorisio.WithHeaderLines(o.headerLines),
-		dorisio.WithFileCompression(o.fileCompression),
 	}
 	if o.format == "json" {
 		opts = append(opts, dorisio.WithFormat(dorisio.JSON))
@@ -109,7 +112,7 @@ func fileOptions(o *options) []dorisio.WriteOption {
 	if o.rejectedRows != "" {
 		opts = append(opts, dorisio.WithRejectedRows())
 	}
-	return opts
+	return files, opts
 }
 
 // writeFiles is dorisio.WriteFiles, with its construction panic (a refused
@@ -124,7 +127,8 @@ func writeFiles(s beam.Scope, cfg dorisio.Config, o *options) (err error) {
 			err = &writeRefused{msg}
 		}
 	}()
-	results := dorisio.WriteFiles(s, cfg, inputPatterns(o), fileOptions(o)...)
+	files, opts := fileOptions(o)
+	results := dorisio.WriteFiles(s, cfg, inputPatterns(o), files, opts...)
 	keepRejected(s, o, results)
 	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
-	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/internal/dorisname"
 	"github.com/dorisbeam/dorisbeam/internal/textfmt"
@@ -57,7 +56,7 @@ func defaultOptions() *options {
 		loadsInFlight: 2, compression: "none",
 		maxOpenTxns: 20, maxLoadBytes: 10 << 30,
 		delivery: "exactly-once", sink: "doris", headers: headerFlags{},
-		csvDialect: string(dorisio.RFC4180), columnSeparator: ",", fileCompression: "auto",
+		csvDialect: rfc4180, columnSeparator: ",", fileCompression: "auto",
 		duration: 10 * time.Second, rate: 2000, flushInterval: 5 * time.Second, shards: 1,
 	}
 }
@@ -99,11 +98,11 @@ func inputFlags(o *options) flagGroup {
 			usage: "synthetic `rows` to generate (without --input)"},
 		{name: "ddl", value: &o.ddl,
 			usage: "with --input and the embedded server: the table's `schema`, e.g. 'demo.events(id BIGINT, name VARCHAR(32))'"},
-		{name: "chunk-bytes", value: &o.chunkBytes, feeds: "WithRangeBytes", check: atLeast(&o.chunkBytes, 1),
+		{name: "chunk-bytes", value: &o.chunkBytes, feeds: "Files.RangeBytes", check: atLeast(&o.chunkBytes, 1),
 			usage: "with --input: `bytes` of a range of a file, one load (it ends at the first record end past it). A range's identity, and so its label, is (path, size, modification time, offset, length): a re-run with another --chunk-bytes cuts other ranges and loads every file again, so keep it between a run and its re-run"},
-		{name: "csv-dialect", value: &o.csvDialect, feeds: "WithCSVDialect", check: oneOf(&o.csvDialect, string(dorisio.RFC4180), string(dorisio.DorisCSV)),
+		{name: "csv-dialect", value: &o.csvDialect, feeds: "Files.BackslashEscapes", check: oneOf(&o.csvDialect, rfc4180, dorisCSV),
 			usage: "how --input's CSV quotes values: `dialect` rfc4180 (spreadsheets, most exporters: \"\" inside quotes, backslash literal) or doris (backslash escapes, as dorisio.Write writes); a quoted value holding newlines is never split"},
-		{name: "header-lines", value: &o.headerLines, feeds: "WithHeaderLines", check: atLeast(&o.headerLines, 0),
+		{name: "header-lines", value: &o.headerLines, feeds: "Files.HeaderLines", check: atLeast(&o.headerLines, 0),
 			usage: "`N` header records to skip at the start of each --input CSV file (once per file, not per load)"},
 		{name: "column-separator", value: &o.columnSeparator, feeds: "WithColumnSeparator", check: separator(&o.columnSeparator),
 			usage: "--input CSV column `separator` in Doris' notation (\\t, |, \\x01)"},
@@ -113,7 +112,7 @@ func inputFlags(o *options) flagGroup {
 			usage: "`path` of a JSON-lines file that gets the rows Doris (or Write's checks) refuse, one {table, reason, row, label, file, offset} each; the other rows load exactly once and the job succeeds. Without it a refused row fails the job, naming it"},
 		{name: "recount", value: &o.recount,
 			usage: "with --input: verify by reading every file again after the job and counting its records with a counter of its own (a second pass over the data); by default verification compares each range's records, as the split counted them, with the rows Doris counted for its load, and the table's count with their sum"},
-		{name: "file-compression", value: &o.fileCompression, feeds: "WithFileCompression", check: oneOf(&o.fileCompression, "auto", "none", "gz", "lz4", "bz2", "zstd"),
+		{name: "file-compression", value: &o.fileCompression, feeds: "Files.Compression", check: oneOf(&o.fileCompression, "auto", "none", "gz", "lz4", "bz2", "zstd"),
 			usage: "how --input files are compressed: `kind` auto (by extension: .gz .lz4 .bz2 .zst), none, gz, lz4, bz2 or zstd; a compressed file is one load (gz, lz4, bz2 sent as they are; zstd decompressed on the way)"},
 	}}
 }
@@ -355,3 +354,10 @@ func (h headerFlags) Set(v string) error {
 	h[strings.TrimSpace(k)] = val
 	return nil
 }
+
+// The --csv-dialect values: RFC 4180 quoting, or Doris' own backslash
+// escapes (dorisio.Files.BackslashEscapes).
+const (
+	rfc4180  = "rfc4180"
+	dorisCSV = "doris"
+)

@@ -47,7 +47,7 @@ type fileSpec struct {
 // patterns match it: a second listing would be a second load of its ranges,
 // found committed and reported as loaded twice.
 type MatchFn struct {
-	AllowEmpty bool // WithEmptyMatchTreatment(AllowEmptyMatch): a pattern may match nothing
+	AllowEmpty bool // Files.AllowEmptyMatch: a pattern may match nothing
 }
 
 func (fn *MatchFn) ProcessElement(ctx context.Context, patterns []string, emit func(fileSpec)) error {
@@ -74,7 +74,7 @@ func (fn *MatchFn) match(ctx context.Context, pattern string, seen map[string]bo
 		if fn.AllowEmpty {
 			return nil
 		}
-		return fmt.Errorf("dorisio.WriteFiles: pattern %q matches no file (WithEmptyMatchTreatment(dorisio.AllowEmptyMatch) lets it)", pattern)
+		return fmt.Errorf("dorisio.WriteFiles: pattern %q matches no file (dorisio.Files{AllowEmptyMatch: true} lets it)", pattern)
 	}
 	files := 0
 	for _, p := range paths {
@@ -138,7 +138,7 @@ func (f fileSpec) changed(size, modNs int64, done *fileDone) error {
 	}
 	rest := "load the bytes from offset " + strconv.FormatInt(end, 10) + " on (e.g. a new file holding them"
 	if done.headerLines > 0 {
-		rest += ", loaded without WithHeaderLines"
+		rest += ", loaded without Files.HeaderLines"
 	}
 	return errors.New(msg + fmt.Sprintf("Its first %d bytes (%d rows, in %d ranges) are loaded, once, and stay loaded. "+
 		"Loading this file again under this label prefix loads those rows again: a range's identity holds the file's size and modification time, and both changed. "+
@@ -182,7 +182,7 @@ func (f fileSpec) countedOtherwise(fr filerange.Range, r sink.CommitResult) erro
 	}
 	return fmt.Errorf("dorisio.WriteFiles: file %s, bytes %d-%d (%d records) into %s.%s (label %s, txn %d): Doris counted %d rows "+
 		"(NumberLoadedRows %d + NumberFilteredRows %d + NumberUnselectedRows %d), so it read other records than the file holds. "+
-		"That load is committed and stays loaded. Check that WithCSVDialect, WithColumnSeparator and WithLineDelimiter (--csv-dialect, "+
+		"That load is committed and stays loaded. Check that Files.BackslashEscapes, WithColumnSeparator and WithLineDelimiter (--csv-dialect, "+
 		"--column-separator, --line-delimiter) describe the file, then delete what this job loaded and load the file again",
 		f.Path, fr.Start, fr.End, fr.Records, r.Database, r.Table, r.Label, r.TxnID, counted, r.LoadedRows, r.FilteredRows, r.UnselectedRows)
 }
@@ -512,7 +512,7 @@ func checkMagic(ctx context.Context, fs filesystem.Interface, path, kind string)
 		_, err = bzip2.NewReader(r).Read(make([]byte, 1))
 	}
 	if err != nil && err != io.EOF {
-		return fmt.Errorf("dorisio.WriteFiles: file %s is not %s-compressed (%v); say how it is compressed with WithFileCompression", path, kind, err)
+		return fmt.Errorf("dorisio.WriteFiles: file %s is not %s-compressed (%v); say how it is compressed with Files.Compression", path, kind, err)
 	}
 	return nil
 }

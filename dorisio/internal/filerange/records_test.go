@@ -13,7 +13,7 @@ import (
 type splitCase struct {
 	name    string
 	scanner recordScanner
-	header  int      // header records (WithHeaderLines)
+	header  int      // header records (Files.HeaderLines)
 	records []string // in order; "" never (an empty record is just its delimiter)
 }
 

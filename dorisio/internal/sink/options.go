@@ -9,10 +9,8 @@ import (
 
 // The values of the options (their meaning: go doc on dorisio's names).
 type (
-	Format              string
-	Delivery            int
-	CSVDialect          string
-	EmptyMatchTreatment int
+	Format   string
+	Delivery int
 )
 
 const (
@@ -24,16 +22,6 @@ const (
 	ExactlyOnce Delivery = iota
 	AtLeastOnce
 	Grouped
-)
-
-const (
-	RFC4180  CSVDialect = "rfc4180"
-	DorisCSV CSVDialect = "doris"
-)
-
-const (
-	DisallowEmptyMatch EmptyMatchTreatment = iota
-	AllowEmptyMatch
 )
 
 func (d Delivery) String() string {
@@ -156,18 +144,15 @@ func loadZone(name string) (*time.Location, error) {
 	return loc, nil
 }
 
-// fileOptions are the options only WriteFiles reads.
+// fileOptions are the options only WriteFiles reads (dorisio.Files).
 type fileOptions struct {
-	Dialect     CSVDialect
 	HeaderLines int
 	Compression string // "auto", "none", "gz", "lz4", "bz2", "zstd"
 	RangeBytes  int64
-	EmptyMatch  EmptyMatchTreatment // files_empty.go
-	Given       []string            // the file options given, for Write's refusal
 }
 
 func defaultFileOptions() fileOptions {
-	return fileOptions{Dialect: RFC4180, Compression: "auto", RangeBytes: defaultRangeBytes}
+	return fileOptions{Compression: "auto", RangeBytes: defaultRangeBytes}
 }
 
 // File options of WriteFiles: defaults and the names WriteFiles reports.

@@ -394,7 +394,7 @@ func tooManySegmentsNext(req LoadRequest) string {
 		size = fmt.Sprintf("this load (%d bytes before compression)", req.Body.Len())
 	}
 	return "make loads smaller than " + size + ": lower dorisio.WithMaxLoadBytes (loads of a bundle grow up to it) or WithMaxBatchBytes, " +
-		"or WithRangeBytes for files; or spread the table over more buckets, or raise the BE's max_segment_num_per_rowset (1000 by default); " +
+		"or Files.RangeBytes for files; or spread the table over more buckets, or raise the BE's max_segment_num_per_rowset (1000 by default); " +
 		"resending it unchanged fails the same way, and nothing was loaded"
 }
 
