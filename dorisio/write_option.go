@@ -89,7 +89,7 @@ func positive[N int | int64](option string, n N, set func(*writeOptions)) WriteO
 // WithFormat sets the body format: CSV (default) or JSON.
 func WithFormat(f Format) WriteOption {
 	return func(o *writeOptions) {
-		if f != CSV && f != JSON {
+		if !f.Known() {
 			o.fail("WithFormat(%q): want dorisio.CSV or dorisio.JSON", string(f))
 			return
 		}

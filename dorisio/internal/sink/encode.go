@@ -42,6 +42,9 @@ var encodings = map[Format]encode.Format{CSV: encode.CSV, JSON: encode.JSONLines
 // encoding is f's load format.
 func (f Format) encoding() encode.Format { return encodings[f] }
 
+// Known reports whether f is a format Write can produce.
+func (f Format) Known() bool { _, ok := encodings[f]; return ok }
+
 // FormatHeaders are the Stream Load headers format f needs.
 func FormatHeaders(f Format) map[string]string { return f.encoding().Headers() }
 
