@@ -202,9 +202,9 @@ func TestStreamBatchesOverTheQuotaCountTheirOpenLoadsAsDorisDoes(t *testing.T) {
 	b := writeBatcher(context.Background(), w, w.Write.Client())
 	var err error
 	for i := 0; i < tables && err == nil; i++ {
-		sb := &sink.StreamBatch{Rows: 1}
-		sb.Body.Write([]byte("1,\"a\"\n"), &sink.ChunkPool{})
-		err = b.LoadBatch(fmt.Sprintf("t%d", i), fmt.Sprint(i), sb)
+		var body sink.ChunkBody
+		body.Write([]byte("1,\"a\"\n"), &sink.ChunkPool{})
+		err = b.LoadBatch(fmt.Sprintf("t%d", i), fmt.Sprint(i), &body, 1, nil)
 	}
 	if err == nil {
 		_, err = b.Finish()

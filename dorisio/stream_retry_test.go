@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streambatch"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/mtime"
@@ -106,12 +107,13 @@ func buildStreamFor(t *testing.T, cfg Config, opts ...WriteOption) *streamStage 
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	for _, setup := range []func(context.Context) error{w.Chunk.Setup, w.Stream.Setup, w.Commit.Setup} {
+	stream := w.Stream.(*streambatch.Fn)
+	for _, setup := range []func(context.Context) error{w.Chunk.Setup, stream.Setup, w.Commit.Setup} {
 		if err := setup(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
-	t.Cleanup(func() { w.Stream.Teardown(); w.Commit.Teardown() })
+	t.Cleanup(func() { stream.Teardown(); w.Commit.Teardown() })
 	return &streamStage{w: w, st: newFakeState()}
 }
 
@@ -146,7 +148,7 @@ func (ss *streamStage) attempt(fire bool, chunks ...[]byte) ([]CommitResult, err
 // attemptWith is attempt calling before(i) before chunk i.
 func (ss *streamStage) attemptWith(fire bool, before func(i int), chunks ...[]byte) ([]CommitResult, error) {
 	ctx := context.Background()
-	fn := ss.w.Stream
+	fn := ss.w.Stream.(*streambatch.Fn)
 	ss.st.begin()
 	var out []CommitResult
 	emit := func(g sink.TableLoads) { out = append(out, g.Loads...) }
@@ -281,7 +283,7 @@ func TestAFailedBatchingBundleAbortsItsLoadsAndItsRetryLoadsThemOnce(t *testing.
 			waitFor(t, func() bool { return len(txnsByState(srv)["PRECOMMITTED"]) == 1 })
 			fault = srv.Inject(doristest.Fault{Kind: doristest.BackendDown, Endpoint: doristest.EndpointLoad})
 		case 2:
-			waitFor(t, func() bool { return ss.w.Stream.Batch().Err() != nil })
+			waitFor(t, func() bool { return ss.w.Stream.(*streambatch.Fn).Batch().Err() != nil })
 		}
 	}, a, b, c)
 	fault.Remove()

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streambatch"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 )
@@ -100,7 +101,7 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 		w.Chunk.FlushMillis = o.FlushInterval.Milliseconds()
 	}
 	if streaming {
-		w.Stream = sink.NewStreamBatchFn(conn, cfg.Database, prefix, run, headers, &o.Options)
+		w.Stream = streambatch.New(conn, cfg.Database, prefix, run, headers, &o.Options)
 	}
 	if o.Delivery == Grouped {
 		w.Group = &sink.GroupLoadFn{Conn: conn, DB: cfg.Database, LabelPrefix: prefix, RunID: run, Headers: headers, Opts: o.Options}

@@ -53,7 +53,7 @@ type Batcher struct {
 	twoPhase bool
 	// streamBatches: the loads are stream batches (stream_batch.go), for
 	// which grouped delivery and the cut budget do not apply.
-	streamBatches bool
+	StreamBatches bool
 	opts          *Options
 	budget        Budget
 
@@ -275,9 +275,9 @@ func (b *Batcher) AddOwn(table, id string, data, elem []byte, rows int64) error 
 	if len(elem) == len(data) && &elem[0] == &data[0] { // the encoder found it already terminated
 		job.Body, job.Bytes, job.release = streamload.NewBytesBody(data), int64(len(data)), func() {}
 	} else {
-		var body chunkBody
+		var body ChunkBody
 		body.Write(data, b.pool)
-		job.Body, job.Bytes, job.release = &body, body.n, func() { body.release(b.pool) }
+		job.Body, job.Bytes, job.release = &body, body.N, func() { body.release(b.pool) }
 	}
 	return b.startOwn(job)
 }
@@ -486,4 +486,23 @@ func listSome(items []string, n int) string {
 		return strings.Join(items, ", ")
 	}
 	return strings.Join(items[:n], ", ") + fmt.Sprintf(" and %d more", len(items)-n)
+}
+
+// LoadBatch uploads one stream batch as a load of its own under its batch
+// label, owned (LoadRequest.LabelOwned): a resend after a lost reply, a
+// retried bundle or a replay forming the same batch, finds its own earlier
+// load and adopts it (precommitted) or counts it once (loaded). Two-phase
+// with ExactlyOnce, plain with AtLeastOnce. Stream batches are cut by size
+// and window and not grown: the open-transaction budget does not apply, Doris'
+// quota does (upload.go waits on it).
+func (b *Batcher) LoadBatch(table, id string, body *ChunkBody, rows int64, windows []LoadWindow) error {
+	if err := b.Err(); err != nil {
+		return err
+	}
+	if body.N == 0 {
+		return nil
+	}
+	b.start(&LoadJob{Table: table, label: streamLabel(b.prefix, table, b.meaning, id), ID: id,
+		Rows: rows, Bytes: body.N, twoPhase: b.twoPhase, Body: body, release: func() {}, windows: windows, byContent: true})
+	return b.Err()
 }

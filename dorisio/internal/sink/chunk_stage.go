@@ -61,14 +61,14 @@ const (
 
 // chunkHeader is what a chunk says about its units.
 type chunkHeader struct {
-	rows   int64
-	window LoadWindow // Rows unset
+	Rows   int64
+	Window LoadWindow // Rows unset
 	data   int        // offset of the units
-	bytes  int        // the units' bytes; the index follows them
+	Bytes  int        // the units' bytes; the index follows them
 }
 
 // units is the stretch of a chunk holding its units' bytes.
-func (h chunkHeader) units(c []byte) []byte { return c[h.data : h.data+h.bytes] }
+func (h chunkHeader) Units(c []byte) []byte { return c[h.data : h.data+h.Bytes] }
 
 // ParseChunk reads a chunk's header.
 func ParseChunk(c []byte) (chunkHeader, error) {
@@ -97,14 +97,14 @@ func ParseChunk(c []byte) (chunkHeader, error) {
 		return h, errors.New("chunk: bad length")
 	}
 	p = p[n:]
-	h.rows, h.window, h.data, h.bytes = int64(rows), LoadWindow{StartMillis: start, EndMillis: end}, len(c)-len(p), int(size)
+	h.Rows, h.Window, h.data, h.Bytes = int64(rows), LoadWindow{StartMillis: start, EndMillis: end}, len(c)-len(p), int(size)
 	return h, nil
 }
 
 // EachUnit calls f with every unit of chunk c (header h) and its rows, in
 // the chunk's order; the unit is a slice of c.
 func EachUnit(c []byte, h chunkHeader, f func(unit []byte, rows int64) error) error {
-	data, idx := h.units(c), c[h.data+h.bytes:]
+	data, idx := h.Units(c), c[h.data+h.Bytes:]
 	for len(idx) > 0 {
 		size, n := binary.Uvarint(idx)
 		if n <= 0 || size > uint64(len(data)) {
@@ -131,7 +131,7 @@ func EachUnit(c []byte, h chunkHeader, f func(unit []byte, rows int64) error) er
 func chunkKey(shard int, table string) string { return strconv.Itoa(shard) + ":" + table }
 
 // keyTable is the table of a chunk key.
-func keyTable(key string) string {
+func KeyTable(key string) string {
 	_, table, _ := strings.Cut(key, ":")
 	return table
 }
@@ -151,7 +151,7 @@ func StreamKey(shard int, start int64, table string) string {
 
 // keyWindowStart is the start of a stream batch key's flush window; ok is
 // false for a key without one.
-func keyWindowStart(key string) (start int64, ok bool) {
+func KeyWindowStart(key string) (start int64, ok bool) {
 	_, w, found := strings.Cut(KeyShard(key), "@")
 	if !found {
 		return 0, false
@@ -257,7 +257,7 @@ func (fn *ChunkFn) Setup(ctx context.Context) error {
 	if _, isStruct := enc.Elem.(*structEncoder); isStruct {
 		// Struct fields are checked against the table's columns where they
 		// are encoded (and the encoder learns the FLOAT/DOUBLE columns).
-		if fn.client, err = newClient(fn.Conn, fn.Opts.Retry); err != nil {
+		if fn.client, err = NewClient(fn.Conn, fn.Opts.Retry); err != nil {
 			return err
 		}
 		if err := checkColumns(ctx, fn.client, fn.Conn, fn.DB, fn.Table, fn.RunID, enc); err != nil {
@@ -306,7 +306,7 @@ func (fn *ChunkFn) chunkFor(tc *tableChunks, shard int, w LoadWindow, flush int6
 		}
 		key := tc.keys[shard]
 		if fn.FlushMillis > 0 {
-			key = StreamKey(shard, flush, keyTable(key))
+			key = StreamKey(shard, flush, KeyTable(key))
 		}
 		c = &pendingChunk{key: key, shard: shard, window: w, flush: flush, buf: make([]byte, maxChunkHeader, maxChunkHeader+want), minTs: ts}
 		tc.open[at] = c

@@ -60,25 +60,25 @@ func (p *ChunkPool) put(chunks [][]byte) {
 
 // chunkBody is a batch's bytes in memory: a replayable Stream Load body
 // (streamload.Body) over a list of chunks.
-type chunkBody struct {
-	chunks [][]byte
-	n      int64 // bytes written
+type ChunkBody struct {
+	Chunks [][]byte
+	N      int64 // bytes written
 	alloc  int64 // capacity of the chunks: the memory the batch holds
 }
 
 // Write appends p, taking new chunks from pool as needed.
-func (b *chunkBody) Write(p []byte, pool *ChunkPool) {
-	b.n += int64(len(p))
+func (b *ChunkBody) Write(p []byte, pool *ChunkPool) {
+	b.N += int64(len(p))
 	for len(p) > 0 {
-		last := len(b.chunks) - 1
-		if last < 0 || len(b.chunks[last]) == cap(b.chunks[last]) {
-			b.chunks = append(b.chunks, pool.get(b.nextChunk(len(p))))
+		last := len(b.Chunks) - 1
+		if last < 0 || len(b.Chunks[last]) == cap(b.Chunks[last]) {
+			b.Chunks = append(b.Chunks, pool.get(b.nextChunk(len(p))))
 			last++
-			b.alloc += int64(cap(b.chunks[last]))
+			b.alloc += int64(cap(b.Chunks[last]))
 		}
-		c := b.chunks[last]
+		c := b.Chunks[last]
 		k := copy(c[len(c):cap(c)], p)
-		b.chunks[last] = c[:len(c)+k]
+		b.Chunks[last] = c[:len(c)+k]
 		p = p[k:]
 	}
 }
@@ -86,10 +86,10 @@ func (b *chunkBody) Write(p []byte, pool *ChunkPool) {
 // nextChunk is the size of the next chunk when need more bytes are to be
 // written: twice the last chunk (firstChunkSize at first), or enough for
 // need, at most chunkSize.
-func (b *chunkBody) nextChunk(need int) int {
+func (b *ChunkBody) nextChunk(need int) int {
 	size := firstChunkSize
-	if n := len(b.chunks); n > 0 {
-		size = 2 * cap(b.chunks[n-1])
+	if n := len(b.Chunks); n > 0 {
+		size = 2 * cap(b.Chunks[n-1])
 	}
 	for size < need && size < ChunkSize {
 		size *= 2
@@ -98,18 +98,18 @@ func (b *chunkBody) nextChunk(need int) int {
 }
 
 // release hands the chunks back to pool and empties the body.
-func (b *chunkBody) release(pool *ChunkPool) {
-	pool.put(b.chunks)
-	*b = chunkBody{}
+func (b *ChunkBody) release(pool *ChunkPool) {
+	pool.put(b.Chunks)
+	*b = ChunkBody{}
 }
 
-func (b *chunkBody) Open() (io.ReadCloser, error) {
+func (b *ChunkBody) Open() (io.ReadCloser, error) {
 	// The client sends the chunks as they are, without copying them.
-	return streamload.NewSlicesReader(b.chunks), nil
+	return streamload.NewSlicesReader(b.Chunks), nil
 }
 
-func (b *chunkBody) Len() int64 { return b.n }
+func (b *ChunkBody) Len() int64 { return b.N }
 
 // Close is a no-op: the batcher releases the chunks once the load has
 // finished, when no attempt can read them any more.
-func (b *chunkBody) Close() error { return nil }
+func (b *ChunkBody) Close() error { return nil }

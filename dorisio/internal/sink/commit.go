@@ -85,7 +85,7 @@ type LoadWindow struct {
 }
 
 // maxResultWindows bounds CommitResult.Windows.
-const maxResultWindows = 64
+const MaxResultWindows = 64
 
 // IsGlobal reports whether w is the global window.
 func (w LoadWindow) IsGlobal() bool { return w.StartMillis == 0 && w.EndMillis == 0 }
@@ -130,7 +130,7 @@ type CommitFn struct {
 
 func (fn *CommitFn) Setup(ctx context.Context) error {
 	var err error
-	fn.client, err = newClient(fn.Conn, fn.Retry)
+	fn.client, err = NewClient(fn.Conn, fn.Retry)
 	return err
 }
 

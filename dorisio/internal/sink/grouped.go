@@ -101,7 +101,7 @@ func writeGrouped(s beam.Scope, w *Write, col beam.PCollection) beam.PCollection
 	res := beam.ParDo(s.Scope("Load"), w.Group, beam.GroupByKey(s, chunks))
 	if col.Type().Type() == RowType || w.Write.Opts.Rejected {
 		// Rows with an ID are their own loads, under their identity labels.
-		own := beam.WindowInto(s, window.NewGlobalWindows(), beam.ParDo(s.Scope("LoadIdentity"), w.identityRows(), identity))
+		own := beam.WindowInto(s, window.NewGlobalWindows(), beam.ParDo(s.Scope("LoadIdentity"), w.IdentityRows(), identity))
 		res = beam.Flatten(s, res, beam.ParDo(s.Scope("IdentityResults"), LoadResults, own))
 	}
 	return res
@@ -131,11 +131,11 @@ func (fn *GroupLoadFn) Setup(ctx context.Context) error {
 	fn.pool = &ChunkPool{Max: int((fn.Opts.MaxBufferedBytes + int64(fn.Opts.LoadsInFlight)*fn.Opts.MaxBatchBytes) / ChunkSize)}
 	fn.reader = GroupReader{Lim: Size{fn.Opts.MaxBatchBytes, fn.Opts.MaxBatchRows}, Keep: fn.Opts.MaxBatchBytes, Dir: fn.Opts.SpoolDir}
 	var err error
-	fn.client, err = newClient(fn.Conn, fn.Opts.Retry)
+	fn.client, err = NewClient(fn.Conn, fn.Opts.Retry)
 	if err != nil || !fn.Opts.AbortLingering {
 		return err
 	}
-	return abortLingeringOnce(ctx, fn.client, fn.DB, fn.LabelPrefix, fn.RunID)
+	return AbortLingeringOnce(ctx, fn.client, fn.DB, fn.LabelPrefix, fn.RunID)
 }
 
 // ProcessElement reads one group, cuts its parts and queues their loads.
@@ -148,8 +148,8 @@ func (fn *GroupLoadFn) ProcessElement(ctx context.Context, key string, chunks fu
 	if err := fn.up.b.Err(); err != nil {
 		return fn.fail(ctx, err)
 	}
-	if err := fn.loadGroup(keyTable(key), KeyShard(key), chunks); err != nil {
-		return fn.fail(ctx, fmt.Errorf("dorisio.Write: table %s.%s (shard %s of %d): %w", fn.DB, keyTable(key), KeyShard(key), fn.Opts.Shards, err))
+	if err := fn.loadGroup(KeyTable(key), KeyShard(key), chunks); err != nil {
+		return fn.fail(ctx, fmt.Errorf("dorisio.Write: table %s.%s (shard %s of %d): %w", fn.DB, KeyTable(key), KeyShard(key), fn.Opts.Shards, err))
 	}
 	return nil
 }
@@ -186,7 +186,7 @@ func (fn *GroupLoadFn) loadGroup(table, shard string, chunks func(*[]byte) bool)
 	}
 	g.Discard() // the parts hold the rows now
 	for i, bb := range bodies {
-		inMemory := bb.mem.n
+		inMemory := bb.mem.N
 		spilled := bb.spilled()
 		body, release, err := bb.Body(fn.pool, b.spoolFiles)
 		if err != nil {
@@ -329,7 +329,7 @@ func (u *groupUploads) finish(ctx context.Context) ([]LoadOutcome, error) {
 	if err != nil {
 		return nil, u.b.Abandon(ctx, err)
 	}
-	recordBundleLoads(ctx, u.b, outcomes)
+	RecordBundleLoads(ctx, u.b, outcomes)
 	return outcomes, nil
 }
 

@@ -56,7 +56,7 @@ const bucketBits = 16
 // unitHash is a unit's 128-bit content hash.
 type unitHash struct{ hi, lo uint64 }
 
-func hashUnit(u []byte) unitHash {
+func HashUnit(u []byte) unitHash {
 	s := sha256.Sum256(u)
 	return unitHash{binary.BigEndian.Uint64(s[:8]), binary.BigEndian.Uint64(s[8:16])}
 }
@@ -67,19 +67,19 @@ func (h unitHash) less(o unitHash) bool { return h.hi < o.hi || h.hi == o.hi && 
 
 // multiset is the digest of a multiset of units: the sum of their hashes
 // mod 2^128, and their count.
-type multiset struct {
+type Multiset struct {
 	sum   unitHash
 	Units int64
 }
 
-func (m *multiset) add(h unitHash) {
+func (m *Multiset) Add(h unitHash) {
 	var carry uint64
 	m.sum.lo, carry = bits.Add64(m.sum.lo, h.lo, 0)
 	m.sum.hi += h.hi + carry
 	m.Units++
 }
 
-func (m multiset) String() string { return fmt.Sprintf("%016x%016x/%d", m.sum.hi, m.sum.lo, m.Units) }
+func (m Multiset) String() string { return fmt.Sprintf("%016x%016x/%d", m.sum.hi, m.sum.lo, m.Units) }
 
 // Size is bytes and rows.
 type Size struct{ Bytes, Rows int64 }
@@ -103,7 +103,7 @@ type GroupReader struct {
 type group struct {
 	table, shard string
 	total        Size
-	digest       multiset
+	digest       Multiset
 	mem          [][]byte // the first chunks, in memory
 	spool        string   // the later chunks, "" if none
 	spoolFile    *os.File
@@ -130,12 +130,12 @@ func (r *GroupReader) Read(table, shard string, chunks func(*[]byte) bool, files
 			return nil, err
 		}
 		err = EachUnit(c, h, func(u []byte, rows int64) error {
-			uh := hashUnit(u)
+			uh := HashUnit(u)
 			if counting {
 				r.count(uh, Size{int64(len(u)), rows})
 			}
 			g.total = g.total.add(Size{int64(len(u)), rows})
-			g.digest.add(uh)
+			g.digest.Add(uh)
 			return nil
 		})
 		if err != nil {
@@ -144,9 +144,9 @@ func (r *GroupReader) Read(table, shard string, chunks func(*[]byte) bool, files
 		}
 		// Counted by their units, so that a group of one part (its units
 		// within MaxBatchBytes) is all in memory.
-		inMemory := kept+int64(h.bytes) <= r.Keep
+		inMemory := kept+int64(h.Bytes) <= r.Keep
 		if inMemory {
-			g.mem, kept = append(g.mem, c), kept+int64(h.bytes)
+			g.mem, kept = append(g.mem, c), kept+int64(h.Bytes)
 		} else if err := g.spoolChunk(r.Dir, c); err != nil {
 			g.Discard()
 			return nil, err
@@ -162,7 +162,7 @@ func (r *GroupReader) Read(table, shard string, chunks func(*[]byte) bool, files
 			for _, mc := range seen {
 				mh, _ := ParseChunk(mc)
 				_ = EachUnit(mc, mh, func(u []byte, rows int64) error {
-					r.count(hashUnit(u), Size{int64(len(u)), rows})
+					r.count(HashUnit(u), Size{int64(len(u)), rows})
 					return nil
 				})
 			}
@@ -294,7 +294,7 @@ func (g *group) eachUnit(f func(u []byte, rows int64) error) error {
 type groupPart struct {
 	index  int
 	Size   Size
-	Digest multiset
+	Digest Multiset
 }
 
 // groupPlan says which part each unit of a group goes to.
@@ -343,7 +343,7 @@ func (r *GroupReader) Plan(g *group) (*groupPlan, error) {
 	}
 	if p.split != nil {
 		err := g.eachUnit(func(u []byte, rows int64) error {
-			h := hashUnit(u)
+			h := HashUnit(u)
 			if us, ok := p.split[h.bucket()]; ok {
 				p.split[h.bucket()] = append(us, splitUnit{hash: h, size: Size{int64(len(u)), rows}})
 			}
@@ -418,9 +418,9 @@ func PartBodies(g *group, p *groupPlan, budget int64, dir string, pool *ChunkPoo
 	var held int64
 	seen := map[unitHash]int{}
 	err := g.eachUnit(func(u []byte, rows int64) error {
-		h := hashUnit(u)
+		h := HashUnit(u)
 		i := p.partOf(h, seen)
-		p.Parts[i].Digest.add(h)
+		p.Parts[i].Digest.Add(h)
 		p.Parts[i].Size = p.Parts[i].Size.add(Size{int64(len(u)), rows})
 		b := bodies[i]
 		before := b.memAlloc()
@@ -463,11 +463,11 @@ func largestBody(bodies []*batchBody) *batchBody {
 // OneBody is the body of a group of one part: the units of its chunks, as
 // they are (the group fits MaxBatchBytes, so every chunk is in memory).
 func OneBody(g *group) streamload.Body {
-	var body chunkBody
+	var body ChunkBody
 	for _, c := range g.mem {
-		if h, err := ParseChunk(c); err == nil && h.bytes > 0 {
-			body.chunks = append(body.chunks, h.units(c))
-			body.n += int64(h.bytes)
+		if h, err := ParseChunk(c); err == nil && h.Bytes > 0 {
+			body.Chunks = append(body.Chunks, h.Units(c))
+			body.N += int64(h.Bytes)
 		}
 	}
 	return &body

@@ -109,7 +109,7 @@ func (fn *labelCapFn) labelCap(ctx context.Context) (int64, string) {
 		}
 		return DefaultLabelNumThreshold, "Doris' default, assumed: the FE did not tell it (" + text + ")"
 	}
-	c, err := newClient(fn.Conn, RetryPolicy{MaxAttempts: 2, InitialBackoff: 200 * time.Millisecond, MaxBackoff: time.Second})
+	c, err := NewClient(fn.Conn, RetryPolicy{MaxAttempts: 2, InitialBackoff: 200 * time.Millisecond, MaxBackoff: time.Second})
 	if err != nil {
 		return assumed(err)
 	}

@@ -36,7 +36,7 @@ type lingeringCleanup struct {
 
 // abortLingeringOnce runs the cleanup once per process; a failed cleanup is
 // tried again by the next Setup.
-func abortLingeringOnce(ctx context.Context, c *streamload.Client, db, prefix, run string) error {
+func AbortLingeringOnce(ctx context.Context, c *streamload.Client, db, prefix, run string) error {
 	v, _ := cleanups.LoadOrStore(db+"\x00"+prefix+"\x00"+run, &lingeringCleanup{})
 	lc := v.(*lingeringCleanup)
 	lc.mu.Lock()

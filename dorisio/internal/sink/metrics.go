@@ -71,7 +71,7 @@ func recordBundle(ctx context.Context, peakOpen int64) { openTxns.Update(ctx, pe
 
 // recordBundleLoads records a finished bundle's loads and the most it held
 // open at once.
-func recordBundleLoads(ctx context.Context, b *Batcher, outcomes []LoadOutcome) {
+func RecordBundleLoads(ctx context.Context, b *Batcher, outcomes []LoadOutcome) {
 	for _, o := range outcomes {
 		recordLoad(ctx, o)
 	}

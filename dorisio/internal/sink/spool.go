@@ -23,7 +23,7 @@ import (
 // while it is written: a bundle writing to thousands of tables, each
 // spilled, holds neither a write buffer nor a file descriptor per table.
 type batchBody struct {
-	mem   chunkBody // every row until spilled
+	mem   ChunkBody // every row until spilled
 	path  string    // the spool file, "" until spilled
 	tail  []byte    // once spilled: rows not yet in the file
 	filed int64     // bytes in the file
@@ -73,7 +73,7 @@ func (b *batchBody) spill(dir string, pool *ChunkPool, files *SpoolFiles) {
 		b.create(dir)
 		files.add(b.path)
 	}
-	for _, c := range b.mem.chunks {
+	for _, c := range b.mem.Chunks {
 		b.appendFile(c)
 	}
 	b.mem.release(pool)

@@ -182,7 +182,7 @@ func (b *Batcher) quotaErr(j *LoadJob, e *streamload.Error, own int64, waited ti
 func (b *Batcher) quotaRemedies(own int64, others bool) string {
 	r := []string{"Use grouped delivery (WithDelivery(dorisio.Grouped)): its loads are committed as they return and hold no transaction open",
 		"raise Doris' max_running_txn_num_per_db"}
-	if b.streamBatches {
+	if b.StreamBatches {
 		// Grouped delivery needs a bounded input: a stream's batches each
 		// hold a transaction from their load to their commit.
 		r = []string{"Raise Doris' max_running_txn_num_per_db",

@@ -13,8 +13,6 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/state"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/timers"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
@@ -39,8 +37,6 @@ func init() {
 	register.DoFn6x1[context.Context, beam.Window, beam.EventTime, beam.X, func(beam.EventTime, string, []byte), func(Row), error](&ChunkFn{})
 	register.Emitter3[beam.EventTime, string, []byte]()
 	register.Emitter1[Row]()
-	register.DoFn7x1[context.Context, beam.EventTime, state.Provider, timers.Provider, string, []byte, func(TableLoads), error](&streamBatchFn{})
-	beam.RegisterType(reflect.TypeOf((*batchMeta)(nil)).Elem())
 }
 
 // Results builds the Write's stages and returns its CommitResults.
@@ -52,7 +48,7 @@ func (w *Write) Results(s beam.Scope, col beam.PCollection) beam.PCollection {
 	// arrived (order.go).
 	var pre beam.PCollection
 	if w.Stream != nil {
-		pre = writeStream(s, w, col)
+		pre = w.Stream.Precommit(s, w, col)
 	} else {
 		pre = beam.ParDo(s.Scope("Precommit"), w.precommit(), col)
 	}
@@ -86,7 +82,7 @@ type Write struct {
 	// The chunking stage of stream batching and grouped delivery.
 	Chunk *ChunkFn
 	// With stream batching (stream_batch.go); nil otherwise.
-	Stream *streamBatchFn
+	Stream StreamStage
 	// With grouped delivery (grouped.go); nil otherwise.
 	Group *GroupLoadFn
 }
@@ -105,7 +101,7 @@ func (w *Write) unfinalized() *unfinalizedWriteFn { return &unfinalizedWriteFn{W
 
 // identityRows is the DoFn of the Rows the chunking stage passes on: rows
 // with an ID, loaded on their own, and rows Write's checks refused.
-func (w *Write) identityRows() *unfinalizedWriteFn {
+func (w *Write) IdentityRows() *unfinalizedWriteFn {
 	fn := w.unfinalized()
 	fn.Elem = beam.EncodedType{T: RowType}
 	return fn
@@ -113,7 +109,7 @@ func (w *Write) identityRows() *unfinalizedWriteFn {
 
 // newClient builds the Stream Load client on a worker: the password is
 // resolved here, never serialized.
-func newClient(c ConnSpec, rp RetryPolicy) (*streamload.Client, error) {
+func NewClient(c ConnSpec, rp RetryPolicy) (*streamload.Client, error) {
 	pw, err := c.Password()
 	if err != nil {
 		return nil, err
@@ -170,7 +166,7 @@ func (fn *WriteFn) Setup(ctx context.Context) error {
 	}
 	// Keep enough chunks for a full set of buffered and uploading batches.
 	fn.pool = &ChunkPool{Max: int((fn.Opts.MaxBufferedBytes + int64(fn.Opts.LoadsInFlight)*fn.Opts.MaxBatchBytes) / ChunkSize)}
-	fn.client, err = newClient(fn.Conn, fn.Opts.Retry)
+	fn.client, err = NewClient(fn.Conn, fn.Opts.Retry)
 	if err == nil {
 		if err = checkColumns(ctx, fn.client, fn.Conn, fn.DB, fn.Table, fn.RunID, fn.enc); err != nil {
 			err = fmt.Errorf("dorisio.Write: %w", err)
@@ -179,7 +175,7 @@ func (fn *WriteFn) Setup(ctx context.Context) error {
 	if err != nil || !fn.Opts.AbortLingering {
 		return err
 	}
-	return abortLingeringOnce(ctx, fn.client, fn.DB, fn.LabelPrefix, fn.RunID)
+	return AbortLingeringOnce(ctx, fn.client, fn.DB, fn.LabelPrefix, fn.RunID)
 }
 
 // ProcessElement takes the bundle finalization only so that the runner
@@ -252,7 +248,7 @@ func (fn *WriteFn) EndBundle(ctx context.Context, bf beam.BundleFinalization) ([
 	if err != nil {
 		return nil, b.Abandon(ctx, err)
 	}
-	recordBundleLoads(ctx, b, outcomes)
+	RecordBundleLoads(ctx, b, outcomes)
 	groups := GroupByTable(outcomes)
 	fn.finalizeLater(ctx, bf, groups)
 	return groups, nil
@@ -312,3 +308,9 @@ func (fn *WriteFn) OpenBatch(ctx context.Context) {
 // StartLoad starts j, a load of its own (a file range), in the bundle's
 // batcher.
 func (fn *WriteFn) StartLoad(j *LoadJob) error { return fn.batch.startOwn(j) }
+
+// StreamStage is the precommit part of stream batching (internal/streambatch):
+// it returns the CommitResults of its loads, committed or precommitted.
+type StreamStage interface {
+	Precommit(s beam.Scope, w *Write, col beam.PCollection) beam.PCollection
+}

@@ -1,4 +1,4 @@
-package sink
+package streambatch
 
 // Stream batching: loads cut across bundles, fixed by the rows' event time.
 //
@@ -8,7 +8,7 @@ package sink
 // large loads, and fails too-frequent small ones with -235). With stream
 // batching (WithStreamBatching, on by default for unbounded input) Write is:
 //
-//	rows ─▶ chunkFn ─▶ WindowInto(global) ─▶ streamBatchFn ─▶ Reshuffle ─▶ commitFn
+//	rows ─▶ chunkFn ─▶ WindowInto(global) ─▶ Fn ─▶ Reshuffle ─▶ commitFn
 //	        encode, route to       │                 state per (table, shard,
 //	        (table, shard, flush   │                 flush window): chunks in a
 //	        window), chunk per     │                 Bag, size and pane index in
@@ -74,30 +74,39 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/mtime"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/state"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/timers"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
-// writeStream is Write's precommit part with stream batching: it returns
+func init() {
+	register.DoFn7x1[context.Context, beam.EventTime, state.Provider, timers.Provider, string, []byte, func(sink.TableLoads), error](&Fn{})
+	beam.RegisterType(reflect.TypeOf((*batchMeta)(nil)).Elem())
+}
+
+// Precommit is Write's precommit part with stream batching: it returns
 // the CommitResults of the loads, committed or precommitted.
-func writeStream(s beam.Scope, w *Write, col beam.PCollection) beam.PCollection {
+func (fn *Fn) Precommit(s beam.Scope, w *sink.Write, col beam.PCollection) beam.PCollection {
 	chunks, identity := beam.ParDo2(s.Scope("Batch"), w.Chunk, col)
 	chunks = beam.WindowInto(s, window.NewGlobalWindows(), chunks)
-	pre := beam.ParDo(s.Scope("Precommit"), w.Stream, chunks)
-	if col.Type().Type() == RowType || w.Write.Opts.Rejected {
+	pre := beam.ParDo(s.Scope("Precommit"), fn, chunks)
+	if col.Type().Type() == sink.RowType || w.Write.Opts.Rejected {
 		// Rows with an ID are their own loads already: loaded per bundle,
 		// under their identity labels (exactly once across runs). writeFn
 		// emits in FinishBundle, in the global window as the batching
 		// stage does; the graph must say so to flatten.
-		own := beam.WindowInto(s, window.NewGlobalWindows(), beam.ParDo(s.Scope("PrecommitIdentity"), w.identityRows(), identity))
+		own := beam.WindowInto(s, window.NewGlobalWindows(), beam.ParDo(s.Scope("PrecommitIdentity"), w.IdentityRows(), identity))
 		pre = beam.Flatten(s, pre, own)
 	}
 	return pre
@@ -112,29 +121,29 @@ type batchMeta struct {
 
 func (m batchMeta) empty() bool { return m.Rows == 0 && m.Bytes == 0 }
 
-// streamBatchFn is the batching stage: keyed by "<shard>@<window>:<table>",
+// Fn is the batching stage: keyed by "<shard>@<window>:<table>",
 // it keeps the key's current batch in state and loads it when it is full or
 // its timer (the window's end) fires. Loads run on the bundle's batcher, at most
 // LoadsInFlight at once; the bundle emits their CommitResults when it
 // finishes, and fails, aborting what it precommitted, if one fails.
-type streamBatchFn struct {
-	Conn        ConnSpec
+type Fn struct {
+	Conn        sink.ConnSpec
 	DB          string
 	LabelPrefix string
 	RunID       string
 	Headers     map[string]string
-	Opts        Options
+	Opts        sink.Options
 
 	Chunks state.Bag[[]byte]
 	Meta   state.Value[batchMeta]
 	Flush  timers.EventTime
 
 	client *streamload.Client
-	batch  *Batcher // the current bundle's; nil between bundles
+	batch  *sink.Batcher // the current bundle's; nil between bundles
 }
 
-func NewStreamBatchFn(conn ConnSpec, db, prefix, run string, headers map[string]string, o *Options) *streamBatchFn {
-	return &streamBatchFn{
+func New(conn sink.ConnSpec, db, prefix, run string, headers map[string]string, o *sink.Options) *Fn {
+	return &Fn{
 		Conn: conn, DB: db, LabelPrefix: prefix, RunID: run, Headers: headers, Opts: *o,
 		Chunks: state.MakeBagState[[]byte]("chunks"),
 		Meta:   state.MakeValueState[batchMeta]("meta"),
@@ -142,21 +151,21 @@ func NewStreamBatchFn(conn ConnSpec, db, prefix, run string, headers map[string]
 	}
 }
 
-func (fn *streamBatchFn) Setup(ctx context.Context) error {
+func (fn *Fn) Setup(ctx context.Context) error {
 	var err error
-	fn.client, err = newClient(fn.Conn, fn.Opts.Retry)
+	fn.client, err = sink.NewClient(fn.Conn, fn.Opts.Retry)
 	if err != nil || !fn.Opts.AbortLingering {
 		return err
 	}
-	return abortLingeringOnce(ctx, fn.client, fn.DB, fn.LabelPrefix, fn.RunID)
+	return sink.AbortLingeringOnce(ctx, fn.client, fn.DB, fn.LabelPrefix, fn.RunID)
 }
 
 // bundle returns the current bundle's batcher. Loads run under the bundle's
 // context: a cancelled bundle stops them.
-func (fn *streamBatchFn) bundle(ctx context.Context) *Batcher {
+func (fn *Fn) bundle(ctx context.Context) *sink.Batcher {
 	if fn.batch == nil {
-		fn.batch = NewBatcher(ctx, fn.client, &ChunkPool{}, fn.DB, "", fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
-		fn.batch.streamBatches = true
+		fn.batch = sink.NewBatcher(ctx, fn.client, &sink.ChunkPool{}, fn.DB, "", fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
+		fn.batch.StreamBatches = true
 	}
 	return fn.batch
 }
@@ -165,29 +174,29 @@ func (fn *streamBatchFn) bundle(ctx context.Context) *Batcher {
 // first if the chunk would take it past MaxBatchRows/MaxBatchBytes, and
 // after if it reaches them. A batch's first chunk sets the key's timer at
 // its window's end (a late pane's end has passed: it fires at once).
-func (fn *streamBatchFn) ProcessElement(ctx context.Context, _ beam.EventTime, sp state.Provider, tp timers.Provider, key string, chunk []byte, _ func(TableLoads)) error {
+func (fn *Fn) ProcessElement(ctx context.Context, _ beam.EventTime, sp state.Provider, tp timers.Provider, key string, chunk []byte, _ func(sink.TableLoads)) error {
 	b := fn.bundle(ctx)
-	h, err := ParseChunk(chunk)
+	h, err := sink.ParseChunk(chunk)
 	if err != nil {
-		return fn.fail(ctx, fmt.Errorf("dorisio.Write: table %s.%s: %w", fn.DB, keyTable(key), err))
+		return fn.fail(ctx, fmt.Errorf("dorisio.Write: table %s.%s: %w", fn.DB, sink.KeyTable(key), err))
 	}
-	start, ok := keyWindowStart(key)
+	start, ok := sink.KeyWindowStart(key)
 	if !ok {
-		return fn.fail(ctx, fmt.Errorf("dorisio.Write: table %s.%s: the stream batch key %q names no flush window (a chunk of another dorisio version?)", fn.DB, keyTable(key), key))
+		return fn.fail(ctx, fmt.Errorf("dorisio.Write: table %s.%s: the stream batch key %q names no flush window (a chunk of another dorisio version?)", fn.DB, sink.KeyTable(key), key))
 	}
 	m, _, err := fn.Meta.Read(sp)
 	if err != nil {
 		return fn.fail(ctx, fn.stateErr(key, "reading", err))
 	}
-	n := int64(h.bytes)
+	n := int64(h.Bytes)
 	full := func(rows, bytes int64) bool { return rows >= fn.Opts.MaxBatchRows || bytes >= fn.Opts.MaxBatchBytes }
-	if !m.empty() && (m.Bytes+n > fn.Opts.MaxBatchBytes || m.Rows+h.rows > fn.Opts.MaxBatchRows) {
+	if !m.empty() && (m.Bytes+n > fn.Opts.MaxBatchBytes || m.Rows+h.Rows > fn.Opts.MaxBatchRows) {
 		if m, err = fn.flush(sp, b, key, m, nil); err != nil {
 			return fn.fail(ctx, err)
 		}
 	}
 	switch {
-	case m.empty() && full(h.rows, n):
+	case m.empty() && full(h.Rows, n):
 		// A batch of this chunk alone: loaded without going through the bag.
 		// (Beam Go v2.77 reads a bag cleared and added to within one call as
 		// if the clear had not happened: a bag is read at most once a call.)
@@ -200,7 +209,7 @@ func (fn *streamBatchFn) ProcessElement(ctx context.Context, _ beam.EventTime, s
 			err = fn.stateErr(key, "adding to", err)
 			break
 		}
-		m.Rows, m.Bytes = m.Rows+h.rows, m.Bytes+n
+		m.Rows, m.Bytes = m.Rows+h.Rows, m.Bytes+n
 		if full(m.Rows, m.Bytes) {
 			_, err = fn.flush(sp, b, key, m, nil)
 		} else if err = fn.Meta.Write(sp, m); err != nil {
@@ -216,7 +225,7 @@ func (fn *streamBatchFn) ProcessElement(ctx context.Context, _ beam.EventTime, s
 // uploadErr fails the bundle if one of its loads failed: the runner calls
 // no FinishBundle after an error, so the bundle's precommitted loads are
 // aborted here.
-func (fn *streamBatchFn) uploadErr(ctx context.Context, b *Batcher) error {
+func (fn *Fn) uploadErr(ctx context.Context, b *sink.Batcher) error {
 	if err := b.Err(); err != nil {
 		return fn.fail(ctx, err)
 	}
@@ -239,7 +248,7 @@ func windowEnd(start int64, interval time.Duration) mtime.Time {
 // cleared (a cleared processing-time timer re-fires forever on prism; the
 // stage keeps to the shape measured to work), so it also fires after its
 // batch was loaded by size, and then does nothing.
-func (fn *streamBatchFn) OnTimer(ctx context.Context, _ beam.EventTime, sp state.Provider, _ timers.Provider, key string, _ timers.Context, _ func(TableLoads)) error {
+func (fn *Fn) OnTimer(ctx context.Context, _ beam.EventTime, sp state.Provider, _ timers.Provider, key string, _ timers.Context, _ func(sink.TableLoads)) error {
 	b := fn.bundle(ctx)
 	m, _, err := fn.Meta.Read(sp)
 	if err != nil {
@@ -256,7 +265,7 @@ func (fn *streamBatchFn) OnTimer(ctx context.Context, _ beam.EventTime, sp state
 // flush loads the key's batch as one load and empties it; it returns the
 // key's state after. The batch is the bag's chunks, or alone (not added
 // to the bag) when given.
-func (fn *streamBatchFn) flush(sp state.Provider, b *Batcher, key string, m batchMeta, alone [][]byte) (batchMeta, error) {
+func (fn *Fn) flush(sp state.Provider, b *sink.Batcher, key string, m batchMeta, alone [][]byte) (batchMeta, error) {
 	chunks := alone
 	if alone == nil {
 		var err error
@@ -264,12 +273,12 @@ func (fn *streamBatchFn) flush(sp state.Provider, b *Batcher, key string, m batc
 			return m, fn.stateErr(key, "reading", err)
 		}
 	}
-	table := keyTable(key)
+	table := sink.KeyTable(key)
 	body, err := assembleBatch(chunks)
 	if err != nil {
 		return m, fmt.Errorf("dorisio.Write: table %s.%s: %w", fn.DB, table, err)
 	}
-	id := KeyShard(key) + "|" + strconv.FormatInt(m.Pane, 10) + "|" + body.digest
+	id := sink.KeyShard(key) + "|" + strconv.FormatInt(m.Pane, 10) + "|" + body.digest
 	if alone == nil {
 		if err := fn.Chunks.Clear(sp); err != nil {
 			return m, fn.stateErr(key, "clearing", err)
@@ -279,18 +288,18 @@ func (fn *streamBatchFn) flush(sp state.Provider, b *Batcher, key string, m batc
 	if err := fn.Meta.Write(sp, next); err != nil {
 		return m, fn.stateErr(key, "writing", err)
 	}
-	return next, b.LoadBatch(table, id, body)
+	return next, b.LoadBatch(table, id, &body.Body, body.Rows, body.windows)
 }
 
-func (fn *streamBatchFn) stateErr(key, what string, err error) error {
-	return fmt.Errorf("dorisio.Write: table %s.%s: %s the stream batch's state (key %s): %w", fn.DB, keyTable(key), what, key, err)
+func (fn *Fn) stateErr(key, what string, err error) error {
+	return fmt.Errorf("dorisio.Write: table %s.%s: %s the stream batch's state (key %s): %w", fn.DB, sink.KeyTable(key), what, key, err)
 }
 
 // fail ends a bundle that fails in ProcessElement or OnTimer: it stops the
 // bundle's uploads and aborts what it precommitted (abandon.go); the runner
 // retries the bundle from the state before it (or, on prism, fails the
 // job).
-func (fn *streamBatchFn) fail(ctx context.Context, err error) error {
+func (fn *Fn) fail(ctx context.Context, err error) error {
 	b := fn.batch
 	fn.batch = nil
 	if b == nil {
@@ -301,7 +310,7 @@ func (fn *streamBatchFn) fail(ctx context.Context, err error) error {
 
 // FinishBundle emits the bundle's loads, one element per table in the
 // order they were cut (order.go), as writeFn does.
-func (fn *streamBatchFn) FinishBundle(ctx context.Context, emit func(TableLoads)) error {
+func (fn *Fn) FinishBundle(ctx context.Context, emit func(sink.TableLoads)) error {
 	b := fn.batch
 	fn.batch = nil
 	if b == nil {
@@ -311,15 +320,15 @@ func (fn *streamBatchFn) FinishBundle(ctx context.Context, emit func(TableLoads)
 	if err != nil {
 		return b.Abandon(ctx, err)
 	}
-	recordBundleLoads(ctx, b, outcomes)
-	for _, g := range GroupByTable(outcomes) {
+	sink.RecordBundleLoads(ctx, b, outcomes)
+	for _, g := range sink.GroupByTable(outcomes) {
 		emit(g)
 	}
 	return nil
 }
 
 // Teardown abandons a bundle that never finished.
-func (fn *streamBatchFn) Teardown() {
+func (fn *Fn) Teardown() {
 	if b := fn.batch; b != nil {
 		fn.batch = nil
 		if err := b.Abandon(context.Background(), errors.New("bundle abandoned")); err != nil {
@@ -333,9 +342,9 @@ func (fn *streamBatchFn) Teardown() {
 
 // StreamBatch is a batch ready to load.
 type StreamBatch struct {
-	Body    chunkBody // the chunks' rows, not copied
+	Body    sink.ChunkBody // the chunks' rows, not copied
 	Rows    int64
-	windows []LoadWindow
+	windows []sink.LoadWindow
 	digest  string // of the multiset of its units: not of chunks, bundles or order
 }
 
@@ -345,19 +354,19 @@ type StreamBatch struct {
 // whatever order the runner returns the chunks.
 func assembleBatch(chunks [][]byte) (*StreamBatch, error) {
 	sb := &StreamBatch{}
-	perWindow := map[LoadWindow]int64{}
-	var rows multiset
+	perWindow := map[sink.LoadWindow]int64{}
+	var rows sink.Multiset
 	for _, c := range chunks {
-		h, err := ParseChunk(c)
+		h, err := sink.ParseChunk(c)
 		if err != nil {
 			return nil, err
 		}
-		data := h.units(c)
-		sb.Body.chunks = append(sb.Body.chunks, data)
-		sb.Body.n += int64(len(data))
-		sb.Rows += h.rows
-		perWindow[h.window] += h.rows
-		if err := EachUnit(c, h, func(u []byte, _ int64) error { rows.add(hashUnit(u)); return nil }); err != nil {
+		data := h.Units(c)
+		sb.Body.Chunks = append(sb.Body.Chunks, data)
+		sb.Body.N += int64(len(data))
+		sb.Rows += h.Rows
+		perWindow[h.Window] += h.Rows
+		if err := sink.EachUnit(c, h, func(u []byte, _ int64) error { rows.Add(sink.HashUnit(u)); return nil }); err != nil {
 			return nil, err
 		}
 	}
@@ -368,47 +377,28 @@ func assembleBatch(chunks [][]byte) (*StreamBatch, error) {
 
 // resultWindows lists a load's windows in order, at most maxResultWindows:
 // the last entry then spans the rest.
-func resultWindows(perWindow map[LoadWindow]int64) []LoadWindow {
-	out := make([]LoadWindow, 0, len(perWindow))
+func resultWindows(perWindow map[sink.LoadWindow]int64) []sink.LoadWindow {
+	out := make([]sink.LoadWindow, 0, len(perWindow))
 	for w, rows := range perWindow {
 		w.Rows = rows
 		out = append(out, w)
 	}
-	slices.SortFunc(out, func(a, b LoadWindow) int {
+	slices.SortFunc(out, func(a, b sink.LoadWindow) int {
 		if c := cmp.Compare(a.StartMillis, b.StartMillis); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.EndMillis, b.EndMillis)
 	})
-	if len(out) <= maxResultWindows {
+	if len(out) <= sink.MaxResultWindows {
 		return out
 	}
-	rest := out[maxResultWindows-1]
-	for _, w := range out[maxResultWindows:] {
+	rest := out[sink.MaxResultWindows-1]
+	for _, w := range out[sink.MaxResultWindows:] {
 		rest.StartMillis, rest.EndMillis = min(rest.StartMillis, w.StartMillis), max(rest.EndMillis, w.EndMillis)
 		rest.Rows += w.Rows
 	}
-	return append(out[:maxResultWindows-1], rest)
-}
-
-// LoadBatch uploads one stream batch as a load of its own under its batch
-// label, owned (LoadRequest.LabelOwned): a resend after a lost reply, a
-// retried bundle or a replay forming the same batch, finds its own earlier
-// load and adopts it (precommitted) or counts it once (loaded). Two-phase
-// with ExactlyOnce, plain with AtLeastOnce. Stream batches are cut by size
-// and window and not grown: the open-transaction budget does not apply, Doris'
-// quota does (upload.go waits on it).
-func (b *Batcher) LoadBatch(table, id string, sb *StreamBatch) error {
-	if err := b.Err(); err != nil {
-		return err
-	}
-	if sb.Body.n == 0 {
-		return nil
-	}
-	b.start(&LoadJob{Table: table, label: streamLabel(b.prefix, table, b.meaning, id), ID: id,
-		Rows: sb.Rows, Bytes: sb.Body.n, twoPhase: b.twoPhase, Body: &sb.Body, release: func() {}, windows: sb.windows, byContent: true})
-	return b.Err()
+	return append(out[:sink.MaxResultWindows-1], rest)
 }
 
 // Batch is the current bundle's batcher; nil between bundles.
-func (fn *streamBatchFn) Batch() *Batcher { return fn.batch }
+func (fn *Fn) Batch() *sink.Batcher { return fn.batch }
