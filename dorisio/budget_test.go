@@ -78,7 +78,7 @@ func testBatcher(ld sink.Loader, opts ...WriteOption) *sink.Batcher {
 	for _, opt := range opts {
 		opt(o)
 	}
-	o.finish()
+	o.finish(forElements)
 	if len(o.errs) > 0 {
 		panic(strings.Join(o.errs, "; "))
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 
@@ -84,8 +85,10 @@ type Config struct {
 
 // validate checks c; conn is its connection part (newConnSpec(c)).
 func (c Config) validate(conn sink.ConnSpec) error {
-	if t := c.Timeouts; t.Connect < 0 || t.Header < 0 || t.Idle < 0 || t.Continue < 0 {
-		return fmt.Errorf("Config.Timeouts %+v: negative value", t)
+	for name, d := range map[string]time.Duration{"Connect": c.Timeouts.Connect, "Header": c.Timeouts.Header, "Idle": c.Timeouts.Idle, "Continue": c.Timeouts.Continue} {
+		if d < 0 {
+			return fmt.Errorf("Config.Timeouts.%s %v: negative; leave it 0 for the default", name, d)
+		}
 	}
 	// Addresses and user are checked by the client's own rules, so that a
 	// pipeline the client would refuse on the worker fails at construction.

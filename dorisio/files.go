@@ -61,14 +61,17 @@ import (
 // A CSV range holding a quote is read again and checked for a value Doris
 // would change (a '"' pair at both ends, a quoted "\N"): such a range is
 // sent transcoded into Write's CSV, from memory, every value byte-equal
-// (files_transcode.go); a range with no quote is sent without the enclose
+// (internal/fileload); a range with no quote is sent without the enclose
 // headers. Each range's records, as the split counted them, must equal the
 // rows Doris counted for its load (loaded + filtered + unselected), or the
 // job fails naming the range: the load is verified without a second pass.
 //
 // The options are Write's, plus the file options above; the options that
-// shape batches or the delivery (writeOnly in write_option.go) do not apply
-// to ranges and are refused. WriteFiles panics at construction on an invalid
+// shape batches, stream them or choose the delivery (WithMaxBatchRows,
+// WithMaxBatchBytes, WithMaxBufferedBytes, WithMaxOpenTxns, WithSpoolDir,
+// WithAllOrNothing, WithAbortLingeringTxns, WithDelivery,
+// WithStreamBatching, WithFlushInterval, WithShards) do not apply to ranges
+// and are refused, whatever their value. WriteFiles panics at construction on an invalid
 // Config, pattern or option, naming what is wrong.
 func WriteFiles(s beam.Scope, cfg Config, patterns []string, files Files, opts ...WriteOption) beam.PCollection {
 	s = s.Scope("dorisio.WriteFiles")

@@ -64,29 +64,87 @@ const (
 	Grouped Delivery = sink.Grouped
 )
 
-// CommitResult reports one load: Write's output holds one per load once its
-// rows are committed (its fields: go doc on the type it names).
+// CommitResult reports one load: the output of Write and WriteFiles holds
+// one per load once its rows are committed. Its fields:
+//
+//   - Database, Table, Label: the load's table and label; TxnID its
+//     transaction (0 for a plain load whose id Doris did not report).
+//   - Rows, Bytes: the rows sent and the body's bytes before compression.
+//   - LoadedRows, FilteredRows, UnselectedRows: Doris' counts: loaded,
+//     rejected for data quality (within max_filter_ratio), dropped by the
+//     "where" header.
+//   - Committed: true in Write's output. AlreadyCommitted: the commit found
+//     the transaction committed already (by the early commit of bundle
+//     finalization, a retried commit, a lost reply) or, for an element with
+//     an ID or a file range, its label loaded by an earlier attempt or run;
+//     the rows are in once either way.
+//   - Windows: with stream batching, the windows the rows came from and how
+//     many of each, in window order (at most 64 entries, the last spanning
+//     the rest); nil for loads made per bundle.
+//   - Rejected: with WithRejectedRows, the refused rows, in a result of
+//     their own per bundle and table (no Label, nothing loaded);
+//     RejectedRows collects them.
 type CommitResult = sink.CommitResult
 
-// LoadWindow is the event-time window of some of a load's rows, with stream
-// batching.
+// LoadWindow is the part of a load's rows that came from one window, with
+// stream batching: StartMillis and EndMillis bound it, [start, end), in
+// event time as Unix milliseconds (both 0 for the global window; Start and
+// End give them as time.Time), and Rows counts them.
 type LoadWindow = sink.LoadWindow
 
 // RejectedRow is one row that was not loaded because it was refused, by
-// Write's checks of struct fields or by Doris (WithRejectedRows).
+// Write's checks of struct fields or by Doris (WithRejectedRows). Its
+// fields: Database and Table; Label, the load Doris refused it in (empty
+// when Write's own checks refused it before sending); Reason, in Doris'
+// words or ours; Row, the row's bytes as sent without the line delimiter
+// (for a struct Write refused, the element as Go prints it); File and
+// Offset, for WriteFiles, the file and the byte offset of the row in it.
 type RejectedRow = sink.RejectedRow
 
 // Row routes pre-encoded rows to a table of Config.Database. Use it when one
 // Write loads many tables (Config.Table empty) or to pass rows you encoded
-// yourself (its fields: go doc on the type it names).
+// yourself. Its fields:
+//
+//   - Table: the target table; empty means Config.Table.
+//   - Data: one or more complete rows in the Write's format, each ended by
+//     the load's line delimiter (a missing last one is added).
+//   - ID: when set, the element's stable identity within one Write (a file
+//     range, a partition/offset range): the same ID must always carry the
+//     same rows. Such a Row is a plain load of its own under a label
+//     derived from Config.LabelPrefix, the table, the load headers and the
+//     ID, visible at once: a retry or a re-run with the same prefix finds
+//     it loaded and skips it (see "Identity" in the package doc). Empty: batched with
+//     other rows.
 type Row = sink.Row
 
-// RetryPolicy bounds the in-process retries of one load or commit (its
-// fields and their defaults: go doc on the type it names). It is the Stream
-// Load client's own type, passed to it unchanged.
+// RetryPolicy bounds the in-process retries of one load or commit
+// (WithRetry); every retry reuses the load's label. Zero fields keep their
+// defaults:
+//
+//   - MaxAttempts (5, the first included), InitialBackoff (500ms),
+//     MaxBackoff (30s): the jittered doubling between attempts.
+//   - QuotaWait (10m, or the load's timeout if shorter): how long a load
+//     refused by Doris' running-transaction quota keeps being resent.
+//   - TwoPCTimeout (90s): one commit or abort as a whole, and the aborts of
+//     a failed bundle together.
+//   - LabelPollTimeout (5m): how long a load whose outcome is unknown asks
+//     its label's state while it is PREPARE.
+//   - TabletWait (10m): how long a load refused for a tablet's state (-235,
+//     too few alive replicas) keeps being resent.
+//   - VisibleTimeout (0: off): when > 0, a load is reported only once
+//     Doris shows it VISIBLE, polled for at most this long (ErrTxnCommitted
+//     past it).
+//
+// It is the Stream Load client's own type, passed to it unchanged.
 type RetryPolicy = streamload.RetryPolicy
 
-// HTTPTimeouts bounds each phase of every HTTP call to Doris (its fields
-// and their defaults: go doc on the type it names). It is the Stream Load
-// client's own type, passed to it unchanged.
+// HTTPTimeouts bounds each phase of every HTTP call to Doris
+// (Config.Timeouts), so that a silent FE or BE fails the call naming the
+// phase instead of holding a bundle. Zero fields keep their defaults:
+// Connect (10s, TLS handshake included); Header (10m for a load, 60s for
+// other calls: the wait for Doris' answer once the whole request is sent);
+// Idle (60s of no progress sending a body or reading an answer); Continue
+// (60s: how long a load waits for the FE's answer to its headers before it
+// sends the body). It is the Stream Load client's own type, passed to it
+// unchanged.
 type HTTPTimeouts = streamload.HTTPTimeouts

@@ -24,6 +24,7 @@ import (
 // connector batches this way always (one load per checkpoint).
 func WithStreamBatching(on bool) WriteOption {
 	return func(o *writeOptions) {
+		o.give("WithStreamBatching")
 		o.Stream = sink.StreamOff
 		if on {
 			o.Stream = sink.StreamOn
@@ -41,6 +42,7 @@ func WithStreamBatching(on bool) WriteOption {
 // ends. Only with stream batching (WithStreamBatching); ignored otherwise.
 func WithFlushInterval(d time.Duration) WriteOption {
 	return func(o *writeOptions) {
+		o.give("WithFlushInterval")
 		if d < time.Millisecond {
 			o.fail("WithFlushInterval(%v): must be at least 1ms (event time has millisecond resolution)", d)
 			return

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -49,7 +50,8 @@ const (
 var writeOnly = map[string]bool{
 	"WithMaxBatchRows": true, "WithMaxBatchBytes": true, "WithMaxBufferedBytes": true,
 	"WithMaxOpenTxns": true, "WithAllOrNothing()": true, "WithAbortLingeringTxns()": true,
-	"WithDelivery": true,
+	"WithDelivery": true, "WithSpoolDir": true,
+	"WithStreamBatching": true, "WithFlushInterval": true, "WithShards": true,
 }
 
 // newWriteOptions applies opts for the transform t and checks them once,
@@ -60,9 +62,9 @@ func newWriteOptions(opts []WriteOption, t target) *writeOptions {
 	for _, opt := range opts {
 		opt(o)
 	}
-	o.finish()
+	o.finish(t)
 	if t == forFiles {
-		for _, name := range o.given {
+		for _, name := range slices.Compact(slices.Sorted(slices.Values(o.given))) {
 			if writeOnly[name] {
 				o.fail("%s: does not apply to WriteFiles, whose loads are its files' ranges (Files.RangeBytes), each loaded on its own under its identity label and visible at once", name)
 			}
@@ -176,6 +178,7 @@ func WithMaxLoadBytes(n int64) WriteOption {
 // load ends.
 func WithSpoolDir(dir string) WriteOption {
 	return func(o *writeOptions) {
+		o.give("WithSpoolDir")
 		if strings.TrimSpace(dir) == "" {
 			o.fail("WithSpoolDir(%q): empty; leave the option out for os.TempDir()", dir)
 			return
@@ -240,6 +243,7 @@ var writeOwnedHeaders = map[string]string{
 	"format":           "use WithFormat",
 	"compress_type":    "use WithCompression",
 	"group_commit":     "group commit cannot be combined with two-phase commit",
+	"skip_lines":       "it would skip the first lines of every load, which are rows, not a header; for WriteFiles use Files.HeaderLines, which skips them once per file",
 	"authorization":    "use Config.User and Config.Password*",
 }
 
@@ -415,14 +419,19 @@ func WithRetry(p RetryPolicy) WriteOption {
 }
 
 // finish checks combinations once all options are applied.
-func (o *writeOptions) finish() {
+func (o *writeOptions) finish(t target) {
 	if o.MaxBufferedBytes == 0 {
-		o.MaxBufferedBytes = 2 * o.MaxBatchBytes
+		o.MaxBufferedBytes = o.MaxBatchBytes
+		if o.MaxBatchBytes <= math.MaxInt64/2 {
+			o.MaxBufferedBytes = 2 * o.MaxBatchBytes
+		}
 	}
-	if o.MaxBufferedBytes < o.MaxBatchBytes {
+	// WriteFiles' loads are ranges, not batches: the batch sizes do not
+	// apply to it (writeOnly), nor their combinations.
+	if t == forElements && o.MaxBufferedBytes < o.MaxBatchBytes {
 		o.fail("WithMaxBufferedBytes(%d) < MaxBatchBytes %d: a batch could never fill", o.MaxBufferedBytes, o.MaxBatchBytes)
 	}
-	if o.MaxLoadBytes < o.MaxBatchBytes {
+	if t == forElements && o.MaxLoadBytes < o.MaxBatchBytes {
 		o.fail("WithMaxLoadBytes(%d) < MaxBatchBytes %d: no load could hold a batch", o.MaxLoadBytes, o.MaxBatchBytes)
 	}
 	if o.Format == CSV {

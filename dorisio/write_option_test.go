@@ -55,8 +55,10 @@ func TestInvalidOptionsStopConstruction(t *testing.T) {
 		{"a negative row cap", validConfig(), optRow{}, []WriteOption{WithMaxBatchRows(-5)}, "WithMaxBatchRows(-5): must be > 0"},
 		{"an unknown compression", validConfig(), optRow{}, []WriteOption{WithCompression("zstd")}, `WithCompression("zstd")`},
 		{"a filter ratio above one", validConfig(), optRow{}, []WriteOption{WithMaxFilterRatio(1.5)}, "WithMaxFilterRatio(1.5): must be within [0, 1]"},
-		{"a negative HTTP timeout", timed(validConfig(), HTTPTimeouts{Idle: -time.Second}), optRow{}, nil, "dorisio.Write: Config.Timeouts {Connect:0s Header:0s Idle:-1s Continue:0s}: negative value"},
+		{"a negative HTTP timeout", timed(validConfig(), HTTPTimeouts{Idle: -time.Second}), optRow{}, nil, "dorisio.Write: Config.Timeouts.Idle -1s: negative; leave it 0 for the default"},
 		{"a header Write owns", validConfig(), optRow{}, []WriteOption{WithLoadHeader("Label", "x")}, `WithLoadHeader("Label", ...): reserved`},
+		// skip_lines would drop the first rows of every load, silently.
+		{"skip_lines", validConfig(), optRow{}, []WriteOption{WithLoadHeader("skip_lines", "1")}, `WithLoadHeader("skip_lines", ...): reserved: it would skip the first lines of every load`},
 		{"a header the client sets, before any worker starts", validConfig(), optRow{}, []WriteOption{WithLoadHeader("Content-Length", "9")},
 			`WithLoadHeader("Content-Length", ...): header "Content-Length" is set by the client and cannot be passed through`},
 		{"a header value with a newline", validConfig(), optRow{}, []WriteOption{WithLoadHeader("where", "a\nb")}, `WithLoadHeader("where", ...): header "where": invalid name or value`},
@@ -105,6 +107,10 @@ func TestValidOptionsConstruct(t *testing.T) {
 		WithLoadHeader("column_separator", "|"), WithRetry(RetryPolicy{MaxAttempts: 2, QuotaWait: time.Minute}),
 		WithMaxOpenTxns(50), WithMaxLoadBytes(100<<30), WithSpoolDir("/var/tmp")); msg != "" {
 		t.Fatalf("valid options panicked: %s", msg)
+	}
+	// The default buffer, twice the batch size, must not overflow.
+	if msg := constructionPanic(validConfig(), optRow{}, WithMaxBatchBytes(math.MaxInt64), WithMaxLoadBytes(math.MaxInt64)); msg != "" {
+		t.Fatalf("the largest batch size panicked: %s", msg)
 	}
 	prefixed := validConfig()
 	prefixed.LabelPrefix = "orders_daily"

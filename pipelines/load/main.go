@@ -461,12 +461,14 @@ func printSummary(pr beam.PipelineResult, o *options, elapsed time.Duration, srv
 // --rejected-rows) count as accounted for, not as missing.
 func verify(srv *doristest.Server, o *options, expected map[string]int64, refused map[string]refusedCount) error {
 	var bad []string
-	var total, filtered, rejected int64
+	var total int64
+	var all refusedCount
 	for _, t := range sortedKeys(expected) {
 		got := srv.RowCount(o.db, t)
 		r := refused[o.db+"."+t]
-		total, filtered, rejected = total+got, filtered+r.filtered, rejected+r.rejected
-		if got+r.filtered+r.rejected != expected[t] {
+		total = total + got
+		all = refusedCount{all.filtered + r.filtered, all.rejected + r.rejected, all.unselected + r.unselected}
+		if got+r.accounted() != expected[t] {
 			bad = append(bad, fmt.Sprintf("%s holds %d rows, input had %d%s", t, got, expected[t], r.says()))
 		}
 	}
@@ -479,7 +481,7 @@ func verify(srv *doristest.Server, o *options, expected map[string]int64, refuse
 		return fmt.Errorf("verification FAILED: %s", strings.Join(bad, "; "))
 	}
 	fmt.Printf("verification: counts match: %d rows in %d table(s)%s, each input row committed exactly once, no open transactions\n",
-		total, len(expected), refusedCount{filtered, rejected}.says())
+		total, len(expected), all.says())
 	return nil
 }
 

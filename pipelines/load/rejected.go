@@ -96,15 +96,24 @@ func (fn *rejectedSinkFn) Teardown() {
 	}
 }
 
-// refusedCount is what Doris filtered and what was refused in one table.
-type refusedCount struct{ filtered, rejected int64 }
+// refusedCount is what Doris filtered, what its "where" header left out
+// (unselected) and what was refused, in one table: rows accounted for, not
+// missing.
+type refusedCount struct{ filtered, rejected, unselected int64 }
+
+// accounted is the rows of c that the table does not hold, on purpose.
+func (c refusedCount) accounted() int64 { return c.filtered + c.rejected + c.unselected }
 
 // says is the verification's note of c ("" when nothing was refused).
 func (c refusedCount) says() string {
-	if c.filtered == 0 && c.rejected == 0 {
+	if c.accounted() == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (%d filtered by Doris, %d rejected)", c.filtered, c.rejected)
+	note := fmt.Sprintf(" (%d filtered by Doris, %d rejected)", c.filtered, c.rejected)
+	if c.unselected > 0 {
+		note = fmt.Sprintf(" (%d filtered by Doris, %d rejected, %d left out by the where header)", c.filtered, c.rejected, c.unselected)
+	}
+	return note
 }
 
 // refusedCounts reads the per-table filtered and rejected counters.
@@ -115,6 +124,10 @@ func refusedCounts(pr beam.PipelineResult) map[string]refusedCount {
 		if table, ok := strings.CutPrefix(c.Name(), "filtered_rows:"); ok {
 			r := out[table]
 			r.filtered += c.Result()
+			out[table] = r
+		} else if table, ok := strings.CutPrefix(c.Name(), "unselected_rows:"); ok {
+			r := out[table]
+			r.unselected += c.Result()
 			out[table] = r
 		} else if table, ok := strings.CutPrefix(c.Name(), "rejected_rows:"); ok {
 			r := out[table]

@@ -62,12 +62,12 @@ func (r *remote) verify(before, expected map[string]int64, rerun bool, refused m
 	// for, not missing, as against the embedded server.
 	want := func(t string) int64 {
 		c := refused[r.db+"."+t]
-		return expected[t] - c.filtered - c.rejected
+		return expected[t] - c.accounted()
 	}
-	var filtered, rejected int64
+	var all refusedCount
 	for _, t := range sortedKeys(expected) {
 		c := refused[r.db+"."+t]
-		filtered, rejected = filtered+c.filtered, rejected+c.rejected
+		all = refusedCount{all.filtered + c.filtered, all.rejected + c.rejected, all.unselected + c.unselected}
 	}
 	held := int64(0)
 	for _, t := range sortedKeys(before) {
@@ -118,6 +118,6 @@ func (r *remote) verify(before, expected map[string]int64, rerun bool, refused m
 		again = fmt.Sprintf(" (%d of them loaded by an earlier run with this label prefix)", held)
 	}
 	fmt.Printf("verification: counts match: %d rows in %d table(s)%s%s, each input row committed exactly once, no open transactions; server peak running txns %d\n",
-		total, len(expected), refusedCount{filtered, rejected}.says(), again, txns.PeakRunning)
+		total, len(expected), all.says(), again, txns.PeakRunning)
 	return nil
 }

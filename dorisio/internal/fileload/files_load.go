@@ -182,8 +182,8 @@ func (f fileSpec) countedOtherwise(fr filerange.Range, r sink.CommitResult) erro
 	}
 	return fmt.Errorf("dorisio.WriteFiles: file %s, bytes %d-%d (%d records) into %s.%s (label %s, txn %d): Doris counted %d rows "+
 		"(NumberLoadedRows %d + NumberFilteredRows %d + NumberUnselectedRows %d), so it read other records than the file holds. "+
-		"That load is committed and stays loaded. Check that Files.BackslashEscapes, WithColumnSeparator and WithLineDelimiter (--csv-dialect, "+
-		"--column-separator, --line-delimiter) describe the file, then delete what this job loaded and load the file again",
+		"That load is committed and stays loaded. Check that Files.BackslashEscapes, WithColumnSeparator and WithLineDelimiter "+
+		"describe the file, then delete what this job loaded and load the file again",
 		f.Path, fr.Start, fr.End, fr.Records, r.Database, r.Table, r.Label, r.TxnID, counted, r.LoadedRows, r.FilteredRows, r.UnselectedRows)
 }
 

@@ -52,6 +52,7 @@ func recordLoad(ctx context.Context, o LoadOutcome) {
 	table := r.Database + "." + r.Table
 	beam.NewCounter(MetricsNamespace, perTable("rows", table)).Inc(ctx, r.LoadedRows)
 	beam.NewCounter(MetricsNamespace, perTable("filtered_rows", table)).Inc(ctx, r.FilteredRows)
+	beam.NewCounter(MetricsNamespace, perTable("unselected_rows", table)).Inc(ctx, r.UnselectedRows)
 	beam.NewCounter(MetricsNamespace, perTable("bytes", table)).Inc(ctx, r.Bytes)
 	beam.NewCounter(MetricsNamespace, perTable("loads", table)).Inc(ctx, 1)
 
