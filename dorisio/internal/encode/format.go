@@ -26,7 +26,8 @@ type Format interface {
 	Compressible() bool
 
 	// Begin appends what comes before a body's first row; Finish appends
-	// the trailer after its last.
+	// the trailer after its last. The sink adds them once to every load it
+	// sends (sink/framing.go), however its rows were cut.
 	Begin(dst []byte) []byte
 	Finish(dst []byte) []byte
 	// BeginRow, FieldPrefix (before field i, named column) and EndRow lay

@@ -281,7 +281,7 @@ func (fn *FileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 		// A file's ranges land in file order; files, which no order
 		// relates (they come through a Reshuffle), load side by side.
 		j := &sink.LoadJob{Table: fn.Table, ID: f.rangeID(fr.Start, fr.End), Rows: fr.Records, Bytes: fr.End - fr.Start, Order: "file:" + f.Path,
-			File: f.Path, FileOffset: fr.Start}
+			File: f.Path, FileOffset: fr.Start, Unframed: true}
 		var rewritten []byte
 		switch {
 		case fn.Enclose == 0: // JSON lines
@@ -384,7 +384,7 @@ func (fn *FileLoadFn) loadCompressed(ctx context.Context, fs filesystem.Interfac
 		headers = maps.Clone(fn.Headers)
 		headers["skip_lines"] = strconv.Itoa(n)
 	}
-	j := &sink.LoadJob{Table: fn.Table, ID: f.rangeID(0, f.Size), Rows: -1, Bytes: f.Size, Headers: headers}
+	j := &sink.LoadJob{Table: fn.Table, ID: f.rangeID(0, f.Size), Rows: -1, Bytes: f.Size, Headers: headers, Unframed: true}
 	open := func() (io.ReadCloser, error) {
 		now, err := statFile(ctx, fs, f.Path)
 		if err == nil {

@@ -110,7 +110,10 @@ type LoadJob struct {
 	windows      []LoadWindow // a stream batch's (stream_batch.go)
 	// A WriteFiles range's file and the offset of its first byte in it,
 	// for the rows Doris refuses (isolate.go).
-	File       string
+	File string
+	// Unframed: the body is a file's own bytes, sent without the format's
+	// Begin and Finish (framing.go).
+	Unframed   bool
 	FileOffset int64
 	// byContent: the label names the multiset of the rows, not their order
 	// (grouped parts, stream batches): a refused load's rows are sorted

@@ -106,6 +106,9 @@ func (b *Batcher) load(j *LoadJob) (*streamload.LoadResult, error) {
 	if j.Compressed != "" {
 		req.Compressed, req.Compression = j.Compressed, "" // already compressed: sent as it is
 	}
+	if !j.Unframed {
+		req.Body = frame(b.opts.Format.encoding(), j.Body)
+	}
 	var deadline time.Time // of the wait on the quota, from the first refusal
 	pace := b.ld.Backoff()
 	for wait := 1; ; wait++ {
