@@ -146,73 +146,12 @@ func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backen
 	}
 
 	// Header phase (§1.3 steps 1-7). The body is not touched.
-	if gc := h.Get("group_commit"); gc != "" && !strings.EqualFold(gc, "off_mode") {
-		if validGroupCommit(gc) {
-			fail("[NOT_IMPLEMENTED_ERROR]doristest does not support group_commit " + gc)
-		} else {
-			fail("[INVALID_ARGUMENT]group_commit can only be [async_mode, sync_mode, off_mode]")
-		}
+	lh, refusal := s.headerPhase(r)
+	if refusal != "" {
+		fail(refusal)
 		return
 	}
-	cred := basicAuth(r)
-	if !cred.ok {
-		fail("[NOT_AUTHORIZED]no valid Basic authorization")
-		return
-	}
-	if h.Get("compress_type") != "" && strings.EqualFold(h.Get("format"), "json") && !s.cfg.version.TakesCompressedJSON() {
-		fail("[INTERNAL_ERROR]compress data of JSON format is not supported.")
-		return
-	}
-	format := strings.ToLower(strings.TrimSpace(h.Get("format")))
-	switch format {
-	case "", "csv", "csv_with_names", "csv_with_names_and_types", "json", "parquet", "orc", "arrow", "hive_text":
-	default:
-		fail("[INTERNAL_ERROR]unknown data format, format=" + h.Get("format"))
-		return
-	}
-	ct := strings.ToLower(strings.TrimSpace(h.Get("compress_type")))
-	switch ct {
-	case "", "gz", "lz4", "lz4frame", "bz2":
-	case "lzo", "lz4_block", "lzop", "snappy_block", "deflate":
-		fail("[NOT_IMPLEMENTED_ERROR]doristest does not support compress_type " + h.Get("compress_type"))
-		return
-	default:
-		fail("[INTERNAL_ERROR]unknown data format, format=" + h.Get("format"))
-		return
-	}
-	chunked := len(r.TransferEncoding) > 0 && r.TransferEncoding[0] == "chunked"
-	_, hasLength := h["Content-Length"]
-	// A bad read_json_by_line value fails later, in table.NewSpec.
-	byLine, _ := table.JSONByLine(h)
-	if hasLength && format == "json" && !byLine && r.ContentLength > maxJSONBodyBytes {
-		fail(fmt.Sprintf("[E-217]json body size %d exceed BE's conf `streaming_load_json_max_mb` %d. increase it if you are sure this load is reasonable", r.ContentLength, maxJSONBodyBytes>>20))
-		return
-	}
-	if hasLength && r.ContentLength > maxBodyBytes {
-		fail(fmt.Sprintf("[E-217]body size %d exceed BE's conf `streaming_load_max_mb` %d. increase it if you are sure this load is reasonable", r.ContentLength, maxBodyBytes>>20))
-		return
-	}
-	if !hasLength && !chunked {
-		fail("[INVALID_ARGUMENT]content_length is empty and transfer-encoding!=chunked, please set content_length or transfer-encoding=chunked")
-		return
-	}
-	var timeout time.Duration
-	if v := h.Get("timeout"); v != "" {
-		n, err := table.Stoi("timeout", strings.TrimSpace(v)) // safe_stoi, §3
-		if err != nil {
-			fail(err.Error())
-			return
-		}
-		if n < 1 {
-			fail(feAnalysisErr + fmt.Sprintf("Invalid timeout: %d. Timeout should be higher than Config.min_load_timeout_second: 1", n))
-			return
-		}
-		if n > 259200 {
-			fail(feAnalysisErr + fmt.Sprintf("Invalid timeout: %d. Timeout should be lower than Config.max_stream_load_timeout_second: 259200", n))
-			return
-		}
-		timeout = time.Duration(n) * time.Second
-	}
+	cred, ct, timeout := lh.cred, lh.compress, lh.timeout
 	if !s.goodCredentials(cred) {
 		fail(feAnalysisErr + accessDenied(r, cred))
 		return
@@ -262,18 +201,10 @@ func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backen
 			}
 		}}
 	}
-	switch ct {
-	case "gz":
-		zr, err := gzip.NewReader(src)
-		if err != nil {
-			s.failBody(t, body, res, fail, "[INTERNAL_ERROR]failed to init gzip decompressor: "+err.Error())
-			return
-		}
-		src = zr
-	case "lz4", "lz4frame":
-		src = lz4.NewReader(src)
-	case "bz2":
-		src = bzip2.NewReader(src)
+	src, err = decompressor(src, ct)
+	if err != nil {
+		s.failBody(t, body, res, fail, "[INTERNAL_ERROR]failed to init gzip decompressor: "+err.Error())
+		return
 	}
 	batch, perr := spec.Parse(src, s.cfg.countOnly)
 	res.recvMs = since(recvStart)
@@ -326,6 +257,88 @@ func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backen
 		res.message = "[PUBLISH_TIMEOUT]TStatus: transaction commit successfully, BUT data will be visible later"
 	}
 	reply()
+}
+
+// loadHeaders is what the header phase read from a load's headers.
+type loadHeaders struct {
+	cred     credentials
+	compress string        // compress_type, lower case
+	timeout  time.Duration // 0: Doris' default
+}
+
+// headerPhase checks a load's headers before its body is touched and before
+// a txn is begun (§1.3 steps 1-7): the message of the first refusal, or "".
+func (s *Server) headerPhase(r *http.Request) (loadHeaders, string) {
+	h := r.Header
+	var lh loadHeaders
+	if gc := h.Get("group_commit"); gc != "" && !strings.EqualFold(gc, "off_mode") {
+		if validGroupCommit(gc) {
+			return lh, "[NOT_IMPLEMENTED_ERROR]doristest does not support group_commit " + gc
+		}
+		return lh, "[INVALID_ARGUMENT]group_commit can only be [async_mode, sync_mode, off_mode]"
+	}
+	lh.cred = basicAuth(r)
+	if !lh.cred.ok {
+		return lh, "[NOT_AUTHORIZED]no valid Basic authorization"
+	}
+	if h.Get("compress_type") != "" && strings.EqualFold(h.Get("format"), "json") && !s.cfg.version.TakesCompressedJSON() {
+		return lh, "[INTERNAL_ERROR]compress data of JSON format is not supported."
+	}
+	format := strings.ToLower(strings.TrimSpace(h.Get("format")))
+	switch format {
+	case "", "csv", "csv_with_names", "csv_with_names_and_types", "json", "parquet", "orc", "arrow", "hive_text":
+	default:
+		return lh, "[INTERNAL_ERROR]unknown data format, format=" + h.Get("format")
+	}
+	lh.compress = strings.ToLower(strings.TrimSpace(h.Get("compress_type")))
+	switch lh.compress {
+	case "", "gz", "lz4", "lz4frame", "bz2":
+	case "lzo", "lz4_block", "lzop", "snappy_block", "deflate":
+		return lh, "[NOT_IMPLEMENTED_ERROR]doristest does not support compress_type " + h.Get("compress_type")
+	default:
+		return lh, "[INTERNAL_ERROR]unknown data format, format=" + h.Get("format")
+	}
+	chunked := len(r.TransferEncoding) > 0 && r.TransferEncoding[0] == "chunked"
+	_, hasLength := h["Content-Length"]
+	// A bad read_json_by_line value fails later, in table.NewSpec.
+	byLine, _ := table.JSONByLine(h)
+	if hasLength && format == "json" && !byLine && r.ContentLength > maxJSONBodyBytes {
+		return lh, fmt.Sprintf("[E-217]json body size %d exceed BE's conf `streaming_load_json_max_mb` %d. increase it if you are sure this load is reasonable", r.ContentLength, maxJSONBodyBytes>>20)
+	}
+	if hasLength && r.ContentLength > maxBodyBytes {
+		return lh, fmt.Sprintf("[E-217]body size %d exceed BE's conf `streaming_load_max_mb` %d. increase it if you are sure this load is reasonable", r.ContentLength, maxBodyBytes>>20)
+	}
+	if !hasLength && !chunked {
+		return lh, "[INVALID_ARGUMENT]content_length is empty and transfer-encoding!=chunked, please set content_length or transfer-encoding=chunked"
+	}
+	if v := h.Get("timeout"); v != "" {
+		n, err := table.Stoi("timeout", strings.TrimSpace(v)) // safe_stoi, §3
+		if err != nil {
+			return lh, err.Error()
+		}
+		if n < 1 {
+			return lh, feAnalysisErr + fmt.Sprintf("Invalid timeout: %d. Timeout should be higher than Config.min_load_timeout_second: 1", n)
+		}
+		if n > 259200 {
+			return lh, feAnalysisErr + fmt.Sprintf("Invalid timeout: %d. Timeout should be lower than Config.max_stream_load_timeout_second: 259200", n)
+		}
+		lh.timeout = time.Duration(n) * time.Second
+	}
+	return lh, ""
+}
+
+// decompressor reads src as compress_type ct says (gz, lz4 frame, bz2; ""
+// plain).
+func decompressor(src io.Reader, ct string) (io.Reader, error) {
+	switch ct {
+	case "gz":
+		return gzip.NewReader(src)
+	case "lz4", "lz4frame":
+		return lz4.NewReader(src), nil
+	case "bz2":
+		return bzip2.NewReader(src), nil
+	}
+	return src, nil
 }
 
 // LoadFailure renders the answer a BE gives to a stream load that failed
