@@ -81,30 +81,13 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 	if err != nil {
 		return nil, err
 	}
-	run := sink.PipelineRunID(s)
-	w := &sink.Write{
-		Write: &sink.WriteFn{
-			Conn: conn, DB: cfg.Database, Table: cfg.Table, LabelPrefix: prefix, RunID: run,
-			Headers: headers, Opts: o.Options, Elem: beam.EncodedType{T: t},
-		},
-		Commit: &sink.CommitFn{Conn: conn, Retry: o.Retry},
-	}
-	// A bounded input's commit stage ends: its lost loads are reported
-	// together after it (lost.go).
 	unbounded, known := sink.IsUnbounded(col)
-	w.Commit.ReportLost = known && !unbounded
-	w.Finalize = o.Delivery == ExactlyOnce && !o.AllOrNothing && sink.FinalizesBundles(known && unbounded)
-	if streaming || o.Delivery == Grouped {
-		w.Chunk = &sink.ChunkFn{Conn: conn, DB: cfg.Database, Table: cfg.Table, Opts: o.Options, Elem: beam.EncodedType{T: t}, RunID: run}
-	}
+	w := sink.NewWrite(sink.Plan{
+		Conn: conn, DB: cfg.Database, Table: cfg.Table, LabelPrefix: prefix, RunID: sink.PipelineRunID(s),
+		Headers: headers, Opts: o.Options, Elem: t, Streaming: streaming, Unbounded: unbounded, BoundsKnown: known,
+	})
 	if streaming {
-		w.Chunk.FlushMillis = o.FlushInterval.Milliseconds()
-	}
-	if streaming {
-		w.Stream = streambatch.New(conn, cfg.Database, prefix, run, headers, &o.Options)
-	}
-	if o.Delivery == Grouped {
-		w.Group = &sink.GroupLoadFn{Conn: conn, DB: cfg.Database, LabelPrefix: prefix, RunID: run, Headers: headers, Opts: o.Options}
+		w.Stream = streambatch.New(conn, cfg.Database, prefix, w.Write.RunID, headers, &o.Options)
 	}
 	return w, nil
 }

@@ -309,6 +309,46 @@ func (fn *WriteFn) OpenBatch(ctx context.Context) {
 // batcher.
 func (fn *WriteFn) StartLoad(j *LoadJob) error { return fn.batch.startOwn(j) }
 
+// Plan is what a Write's stages are built from: its checked options and
+// what its Config and input decided (dorisio.Write).
+type Plan struct {
+	Conn                          ConnSpec
+	DB, Table, LabelPrefix, RunID string
+	Headers                       map[string]string
+	Opts                          Options
+	Elem                          reflect.Type
+	// Streaming: stream batching is on (the caller sets Write.Stream).
+	Streaming bool
+	// Unbounded is whether the input is unbounded, when BoundsKnown.
+	Unbounded, BoundsKnown bool
+}
+
+// NewWrite builds the stages of a Write from p.
+func NewWrite(p Plan) *Write {
+	o := p.Opts
+	w := &Write{
+		Write: &WriteFn{
+			Conn: p.Conn, DB: p.DB, Table: p.Table, LabelPrefix: p.LabelPrefix, RunID: p.RunID,
+			Headers: p.Headers, Opts: o, Elem: beam.EncodedType{T: p.Elem},
+		},
+		Commit: &CommitFn{Conn: p.Conn, Retry: o.Retry},
+	}
+	// A bounded input's commit stage ends: its lost loads are reported
+	// together after it (lost.go).
+	w.Commit.ReportLost = p.BoundsKnown && !p.Unbounded
+	w.Finalize = o.Delivery == ExactlyOnce && !o.AllOrNothing && FinalizesBundles(p.BoundsKnown && p.Unbounded)
+	if p.Streaming || o.Delivery == Grouped {
+		w.Chunk = &ChunkFn{Conn: p.Conn, DB: p.DB, Table: p.Table, Opts: o, Elem: beam.EncodedType{T: p.Elem}, RunID: p.RunID}
+	}
+	if p.Streaming {
+		w.Chunk.FlushMillis = o.FlushInterval.Milliseconds()
+	}
+	if o.Delivery == Grouped {
+		w.Group = &GroupLoadFn{Conn: p.Conn, DB: p.DB, LabelPrefix: p.LabelPrefix, RunID: p.RunID, Headers: p.Headers, Opts: o}
+	}
+	return w
+}
+
 // StreamStage is the precommit part of stream batching (internal/streambatch):
 // it returns the CommitResults of its loads, committed or precommitted.
 type StreamStage interface {
