@@ -68,7 +68,8 @@ import (
 //
 // The options are Write's, plus the file options above; the options that
 // shape batches, stream them or choose the delivery (WithMaxBatchRows,
-// WithMaxBatchBytes, WithMaxBufferedBytes, WithMaxOpenTxns, WithSpoolDir,
+// WithMaxBatchBytes, WithMaxBufferedBytes, WithMaxLoadBytes (a range's
+// size is Files.RangeBytes), WithMaxOpenTxns, WithSpoolDir,
 // WithAllOrNothing, WithAbortLingeringTxns, WithDelivery,
 // WithStreamBatching, WithFlushInterval, WithShards) do not apply to ranges
 // and are refused, whatever their value. WriteFiles panics at construction on an invalid

@@ -378,6 +378,8 @@ func TestWriteFilesRefusesOptionsThatDoNotApplyAndBadFilesValues(t *testing.T) {
 		{Files{}, WithShards(4), "WithShards: does not apply to WriteFiles"},
 		{Files{}, WithStreamBatching(true), "WithStreamBatching: does not apply to WriteFiles"},
 		{Files{}, WithSpoolDir(os.TempDir()), "WithSpoolDir: does not apply to WriteFiles"},
+		// It failed at run time naming Write and a range's internal ID.
+		{Files{}, WithMaxLoadBytes(20000), "WithMaxLoadBytes: does not apply to WriteFiles"},
 		{Files{}, WithLoadHeader("skip_lines", "1"), "use Files.HeaderLines"},
 		{Files{}, WithLoadHeader("escape", `\`), "Files.BackslashEscapes chooses"},
 		{Files{RangeBytes: -1}, nil, "Files.RangeBytes -1: must be > 0, or 0 for the default"},

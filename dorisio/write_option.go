@@ -50,7 +50,7 @@ const (
 var writeOnly = map[string]bool{
 	"WithMaxBatchRows": true, "WithMaxBatchBytes": true, "WithMaxBufferedBytes": true,
 	"WithMaxOpenTxns": true, "WithAllOrNothing()": true, "WithAbortLingeringTxns()": true,
-	"WithDelivery": true, "WithSpoolDir": true,
+	"WithDelivery": true, "WithSpoolDir": true, "WithMaxLoadBytes": true,
 	"WithStreamBatching": true, "WithFlushInterval": true, "WithShards": true,
 }
 

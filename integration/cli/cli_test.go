@@ -176,6 +176,9 @@ func TestRefusedFlagsSayTheFlagTheValueAndWhatIsAccepted(t *testing.T) {
 			"load: --fe 127.0.0.1:18030: element 1: want http://host:port or https://host:port, e.g. http://127.0.0.1:18030"},
 		{"the second FE address of a list", []string{"--fe", "http://fe1:8030,fe2"},
 			"load: --fe http://fe1:8030,fe2: element 2: want http://host:port or https://host:port, e.g. http://fe2"},
+		// The synthetic rows are CSV: a JSON load of them failed every time.
+		{"JSON without files", []string{"--format", "json"},
+			"load: --format json describes the --input files (JSON lines); the synthetic rows are CSV: leave --format out, or give --input"},
 		{"an unknown delivery", []string{"--delivery", "maybe"},
 			"load: --delivery maybe: want exactly-once, at-least-once or grouped"},
 		{"a negative batch size, refused by dorisio.Write", []string{"--batch-bytes", "-5"},

@@ -93,7 +93,7 @@ func fileOptions(o *options) (dorisio.Files, []dorisio.WriteOption) {
 		Compression:      o.fileCompression,
 	}
 	opts := []dorisio.WriteOption{
-		dorisio.WithLoadsInFlight(o.loadsInFlight), dorisio.WithMaxLoadBytes(o.maxLoadBytes),
+		dorisio.WithLoadsInFlight(o.loadsInFlight),
 	}
 	if o.format == "json" {
 		opts = append(opts, dorisio.WithFormat(dorisio.JSON))
@@ -135,7 +135,7 @@ func writeFiles(s beam.Scope, cfg dorisio.Config, o *options) (err error) {
 
 // inputOnlyIgnored are the flags that shape batches of rows, which do not
 // apply to --input: its loads are the files' ranges.
-var inputOnlyIgnored = []string{"batch-rows", "batch-bytes", "max-open-txns", "all-or-nothing", "abort-lingering", "delivery", "rows", "tables"}
+var inputOnlyIgnored = []string{"batch-rows", "batch-bytes", "max-load-bytes", "max-open-txns", "all-or-nothing", "abort-lingering", "delivery", "rows", "tables"}
 
 // checkInputFlags refuses flags given with --input that cannot apply.
 // rejectedAmongInput returns the --input pattern that names or matches the

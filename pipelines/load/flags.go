@@ -190,6 +190,9 @@ func checkCombinations(o *options) []string {
 	if o.countOnly && o.fe != "" {
 		bad = append(bad, "--count-only is a mode of the embedded server; it cannot apply with --fe")
 	}
+	if o.format == "json" && o.input == "" {
+		bad = append(bad, "--format json describes the --input files (JSON lines); the synthetic rows are CSV: leave --format out, or give --input")
+	}
 	if o.stream && o.input != "" {
 		bad = append(bad, "--stream generates a synthetic stream; it cannot read --input")
 	}
