@@ -186,6 +186,22 @@ type Error struct {
 // Error names the operation, table, label, txn, HTTP status, Doris status
 // and message, a body excerpt and error-log lines, and ends with the next
 // step.
+// answer is what Doris answered e's attempt, as Error shows it ("HTTP 502,
+// status ..., message ..."), or "" when no answer came (or e is nil).
+func (e *Error) answer() string {
+	if e == nil || e.HTTPStatus == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("HTTP %d", e.HTTPStatus)
+	if e.Status != "" {
+		s += ", status " + QuoteData(e.Status)
+	}
+	if e.Message != "" {
+		s += ", message " + QuoteData(e.Message)
+	}
+	return s
+}
+
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(Marker(e.Kind))

@@ -208,3 +208,25 @@ func TestTheTwoPCDeadlineSpansEveryAttempt(t *testing.T) {
 		t.Errorf("%d attempts; error %q: want several, cut by the deadline, quoting the last answer", h.Hits(), err)
 	}
 }
+
+// A commit whose deadline cuts an attempt mid-way (here the FE stops
+// answering after a 502) still quotes the last answer Doris gave: before,
+// the error named only the cut attempt, and the 502 was lost.
+func TestACommitCutMidAttemptByItsDeadlineQuotesTheAnswerBefore(t *testing.T) {
+	srv, bad := silentCluster(t, doristest.Fault{Kind: doristest.Proxy502, Endpoint: doristest.Endpoint2PC, Count: 1})
+	hang := srv.Inject(doristest.Fault{Kind: doristest.Hang, Endpoint: doristest.Endpoint2PC})
+	c, _ := newClient(t, []string{srv.URL}, func(c *Config) {
+		c.Clock, c.Sleeper = nil, nil // real backoff
+		c.Retry = RetryPolicy{MaxAttempts: 5, InitialBackoff: 10 * time.Millisecond, MaxBackoff: 10 * time.Millisecond, TwoPCTimeout: time.Second}
+	})
+	_, err := c.Commit(context.Background(), "db1", 1234, "proxied")
+	mustKind(t, err, ErrOutcomeUnknown)
+	if bad.Hits() != 1 || hang.Hits() < 1 {
+		t.Fatalf("%d 502s, %d hangs: want one of each", bad.Hits(), hang.Hits())
+	}
+	for _, want := range []string{"the commit's deadline of 1s passed", "attempt 1 before it was answered HTTP 502"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q: want it to say %q", err, want)
+		}
+	}
+}

@@ -288,6 +288,9 @@ func (c *Client) twoPC(ctx context.Context, op, db string, txnID int64, label st
 				e.Kind = ErrOutcomeUnknown
 				if ctx.Err() != nil {
 					e.next = "calling " + op + " again is safe (it is idempotent)"
+					if a := last.answer(); a != "" { // cut mid-attempt: keep what Doris said last
+						e.Cause = fmt.Errorf("%w; attempt %d before it was answered %s", err, last.Attempts, a)
+					}
 				}
 				return twoPCResponse{}, e
 			}
