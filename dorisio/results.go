@@ -50,9 +50,11 @@ const (
 	// ExactlyOnce (default) precommits each load with two-phase commit and
 	// commits it after a Reshuffle; see "Exactly-once" in the package doc.
 	ExactlyOnce Delivery = sink.ExactlyOnce
-	// AtLeastOnce sends plain loads that are visible as soon as they return.
-	// An in-process retry reuses the label, so only a retried bundle can
-	// load rows twice.
+	// AtLeastOnce sends plain loads that are visible as soon as they return
+	// (a load Doris answers "Publish Timeout" is committed and becomes
+	// visible shortly after: RetryPolicy.VisibleTimeout waits for it). An
+	// in-process retry reuses the label, so only a retried bundle can load
+	// rows twice.
 	AtLeastOnce Delivery = sink.AtLeastOnce
 	// Grouped groups each table's rows (per WithShards shard) with a
 	// GroupByKey and cuts each group into plain loads from its contents

@@ -64,6 +64,9 @@ func TestInvalidOptionsStopConstruction(t *testing.T) {
 		{"a header value with a newline", validConfig(), optRow{}, []WriteOption{WithLoadHeader("where", "a\nb")}, `WithLoadHeader("where", ...): header "where": invalid name or value`},
 		{"an encoding header with struct elements", validConfig(), optRow{}, []WriteOption{WithLoadHeader("column_separator", "|")},
 			`WithLoadHeader("column_separator", ...): Write encodes dorisio.optRow itself`},
+		// jsonpaths in another order than Write's fields loaded NULLs silently.
+		{"jsonpaths on struct elements", validConfig(), optRow{}, []WriteOption{WithFormat(JSON), WithLoadHeader("jsonpaths", `["$.b","$.a"]`)},
+			`WithLoadHeader("jsonpaths", ...): Write encodes dorisio.optRow itself`},
 		{"a buffer smaller than a batch", validConfig(), optRow{}, []WriteOption{WithMaxBatchBytes(100), WithMaxBufferedBytes(10)}, "WithMaxBufferedBytes(10) < MaxBatchBytes 100"},
 		{"a zero open-transaction budget", validConfig(), optRow{}, []WriteOption{WithMaxOpenTxns(0)}, "WithMaxOpenTxns(0): must be > 0"},
 		{"a load cap below the batch size", validConfig(), optRow{}, []WriteOption{WithMaxBatchBytes(1 << 20), WithMaxLoadBytes(1000)},

@@ -106,8 +106,10 @@ func DefaultOptions() Options {
 
 // encodingHeaders are fixed by Write's own encoding of struct elements; for
 // pre-encoded elements ([]byte, string, Row) they may be overridden to match
-// the data, e.g. WithLoadHeader("column_separator", "\\t").
-var encodingHeaders = []string{"column_separator", "line_delimiter", "enclose", "escape", "read_json_by_line", "strip_outer_array", "trim_double_quotes"}
+// the data, e.g. WithLoadHeader("column_separator", "\\t"). jsonpaths and
+// json_root would read Write's own JSON objects otherwise than it wrote them
+// (jsonpaths in another order loaded NULLs silently).
+var encodingHeaders = []string{"column_separator", "line_delimiter", "enclose", "escape", "read_json_by_line", "strip_outer_array", "trim_double_quotes", "jsonpaths", "json_root"}
 
 // MaxStreamLoadTimeout is Doris' default max_stream_load_timeout_second
 // (protocol §3, §8): a load with a longer timeout is refused unless the FE's
