@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 
@@ -85,11 +84,6 @@ type Config struct {
 
 // validate checks c; conn is its connection part (newConnSpec(c)).
 func (c Config) validate(conn sink.ConnSpec) error {
-	for name, d := range map[string]time.Duration{"Connect": c.Timeouts.Connect, "Header": c.Timeouts.Header, "Idle": c.Timeouts.Idle, "Continue": c.Timeouts.Continue} {
-		if d < 0 {
-			return fmt.Errorf("Config.Timeouts.%s %v: negative; leave it 0 for the default", name, d)
-		}
-	}
 	// Addresses and user are checked by the client's own rules, so that a
 	// pipeline the client would refuse on the worker fails at construction.
 	if err := conn.ClientConfig("", nil, RetryPolicy{}).Validate(); err != nil {

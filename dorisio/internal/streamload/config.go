@@ -208,11 +208,23 @@ func (cfg *Config) normalize() error {
 	if cfg.User == "" {
 		return errors.New("Config.User is empty")
 	}
-	if cfg.Timeouts.Continue < 0 || cfg.RequestTimeout < 0 || cfg.Timeouts.Connect < 0 ||
-		cfg.Timeouts.Header < 0 || cfg.Timeouts.Idle < 0 || cfg.Retry.InitialBackoff < 0 ||
-		cfg.Retry.MaxBackoff < 0 || cfg.Retry.LabelPollTimeout < 0 || cfg.Retry.MaxAttempts < 0 || cfg.Retry.TwoPCTimeout < 0 ||
-		cfg.Retry.TabletWait < 0 || cfg.Retry.VisibleTimeout < 0 || cfg.Retry.QuotaWait < 0 {
-		return errors.New("durations and Retry.MaxAttempts must not be negative")
+	for _, f := range []struct {
+		name string
+		d    time.Duration
+	}{
+		{"Timeouts.Connect", cfg.Timeouts.Connect}, {"Timeouts.Header", cfg.Timeouts.Header},
+		{"Timeouts.Idle", cfg.Timeouts.Idle}, {"Timeouts.Continue", cfg.Timeouts.Continue},
+		{"RequestTimeout", cfg.RequestTimeout}, {"Retry.InitialBackoff", cfg.Retry.InitialBackoff},
+		{"Retry.MaxBackoff", cfg.Retry.MaxBackoff}, {"Retry.QuotaWait", cfg.Retry.QuotaWait},
+		{"Retry.TwoPCTimeout", cfg.Retry.TwoPCTimeout}, {"Retry.LabelPollTimeout", cfg.Retry.LabelPollTimeout},
+		{"Retry.TabletWait", cfg.Retry.TabletWait}, {"Retry.VisibleTimeout", cfg.Retry.VisibleTimeout},
+	} {
+		if f.d < 0 {
+			return fmt.Errorf("Config.%s %v: negative; leave it 0 for the default", f.name, f.d)
+		}
+	}
+	if cfg.Retry.MaxAttempts < 0 {
+		return fmt.Errorf("Config.Retry.MaxAttempts %d: negative; leave it 0 for the default", cfg.Retry.MaxAttempts)
 	}
 	if cfg.Timeouts.Continue == 0 {
 		cfg.Timeouts.Continue = defaultExpectContinue
