@@ -186,22 +186,6 @@ type Error struct {
 // Error names the operation, table, label, txn, HTTP status, Doris status
 // and message, a body excerpt and error-log lines, and ends with the next
 // step.
-// answer is what Doris answered e's attempt, as Error shows it ("HTTP 502,
-// status ..., message ..."), or "" when no answer came (or e is nil).
-func (e *Error) answer() string {
-	if e == nil || e.HTTPStatus == 0 {
-		return ""
-	}
-	s := fmt.Sprintf("HTTP %d", e.HTTPStatus)
-	if e.Status != "" {
-		s += ", status " + QuoteData(e.Status)
-	}
-	if e.Message != "" {
-		s += ", message " + QuoteData(e.Message)
-	}
-	return s
-}
-
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(Marker(e.Kind))
@@ -221,18 +205,7 @@ func (e *Error) Error() string {
 	if e.Kind != nil {
 		fmt.Fprintf(&b, ": %v", e.Kind)
 	}
-	if e.HTTPStatus != 0 {
-		fmt.Fprintf(&b, ": HTTP %d", e.HTTPStatus)
-	}
-	if e.Status != "" {
-		fmt.Fprintf(&b, ", status %s", QuoteData(e.Status))
-	}
-	if e.ExistingJobStatus != "" {
-		fmt.Fprintf(&b, ", ExistingJobStatus %s", QuoteData(e.ExistingJobStatus))
-	}
-	if e.Message != "" {
-		fmt.Fprintf(&b, ", message %s", QuoteData(e.Message))
-	}
+	e.writeAnswer(&b)
 	if e.Cause != nil {
 		cause := e.Cause.Error()
 		var inner *Error
@@ -255,6 +228,34 @@ func (e *Error) Error() string {
 		b.WriteString(e.next)
 	}
 	return ValidText(b.String())
+}
+
+// writeAnswer writes what Doris answered: ": HTTP 502, status ...,
+// ExistingJobStatus ..., message ...", each part when known.
+func (e *Error) writeAnswer(b *strings.Builder) {
+	if e.HTTPStatus != 0 {
+		fmt.Fprintf(b, ": HTTP %d", e.HTTPStatus)
+	}
+	if e.Status != "" {
+		fmt.Fprintf(b, ", status %s", QuoteData(e.Status))
+	}
+	if e.ExistingJobStatus != "" {
+		fmt.Fprintf(b, ", ExistingJobStatus %s", QuoteData(e.ExistingJobStatus))
+	}
+	if e.Message != "" {
+		fmt.Fprintf(b, ", message %s", QuoteData(e.Message))
+	}
+}
+
+// answer is what Doris answered e's attempt, as Error shows it ("HTTP 502,
+// status ..., message ..."), or "" when no answer came (or e is nil).
+func (e *Error) answer() string {
+	if e == nil || e.HTTPStatus == 0 {
+		return ""
+	}
+	var b strings.Builder
+	e.writeAnswer(&b)
+	return strings.TrimPrefix(b.String(), ": ")
 }
 
 // Unwrap returns the kind and the cause.
