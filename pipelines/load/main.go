@@ -466,8 +466,8 @@ func verify(srv *doristest.Server, o *options, expected map[string]int64, refuse
 	for _, t := range sortedKeys(expected) {
 		got := srv.RowCount(o.db, t)
 		r := refused[o.db+"."+t]
-		total = total + got
-		all = refusedCount{all.filtered + r.filtered, all.rejected + r.rejected, all.unselected + r.unselected}
+		total += got
+		all = all.plus(r)
 		if got+r.accounted() != expected[t] {
 			bad = append(bad, fmt.Sprintf("%s holds %d rows, input had %d%s", t, got, expected[t], r.says()))
 		}

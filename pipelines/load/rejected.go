@@ -101,6 +101,11 @@ func (fn *rejectedSinkFn) Teardown() {
 // missing.
 type refusedCount struct{ filtered, rejected, unselected int64 }
 
+// plus is c and d together.
+func (c refusedCount) plus(d refusedCount) refusedCount {
+	return refusedCount{c.filtered + d.filtered, c.rejected + d.rejected, c.unselected + d.unselected}
+}
+
 // accounted is the rows of c that the table does not hold, on purpose.
 func (c refusedCount) accounted() int64 { return c.filtered + c.rejected + c.unselected }
 

@@ -67,7 +67,7 @@ func (r *remote) verify(before, expected map[string]int64, rerun bool, refused m
 	var all refusedCount
 	for _, t := range sortedKeys(expected) {
 		c := refused[r.db+"."+t]
-		all = refusedCount{all.filtered + c.filtered, all.rejected + c.rejected, all.unselected + c.unselected}
+		all = all.plus(c)
 	}
 	held := int64(0)
 	for _, t := range sortedKeys(before) {
