@@ -73,7 +73,9 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 		}
 		prefix = sink.DefaultPrefix()
 	}
-	o.RunnerDelivery(col)
+	if !o.gave("WithDelivery") { // an explicit delivery is kept
+		o.RunnerDelivery(col)
+	}
 	if err := o.checkGrouped(col); err != nil {
 		return nil, err
 	}

@@ -76,6 +76,9 @@ func newWriteOptions(opts []WriteOption, t target) *writeOptions {
 // give records that the option named name was given.
 func (o *writeOptions) give(name string) { o.given = append(o.given, name) }
 
+// gave reports whether the option named name was given.
+func (o *writeOptions) gave(name string) bool { return slices.Contains(o.given, name) }
+
 // positive is the option that applies set when n > 0.
 func positive[N int | int64](option string, n N, set func(*writeOptions)) WriteOption {
 	return func(o *writeOptions) {
@@ -394,7 +397,7 @@ func WithDelivery(d Delivery) WriteOption {
 			o.fail("WithDelivery(%d): want dorisio.ExactlyOnce, dorisio.AtLeastOnce or dorisio.Grouped", int(d))
 			return
 		}
-		o.Delivery, o.DeliverySet = d, true
+		o.Delivery = d
 	}
 }
 

@@ -65,9 +65,9 @@ func init() {
 // keeps an explicit WithDelivery, and ExactlyOnce where Grouped cannot go
 // (WithAllOrNothing, stream batching, unbounded input). A Flink or Spark
 // job server reached as --runner=universal is not recognised: name the
-// delivery there.
+// delivery there. The caller calls it only when no delivery was given.
 func (o *Options) RunnerDelivery(col beam.PCollection) {
-	if o.DeliverySet || o.AllOrNothing || o.Stream == StreamOn {
+	if o.AllOrNothing || o.Stream == StreamOn {
 		return
 	}
 	runner := strings.ToLower(*runners.Runner)

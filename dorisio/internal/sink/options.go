@@ -45,7 +45,6 @@ type Options struct {
 	Compression      string
 	Headers          map[string]string
 	Delivery         Delivery
-	DeliverySet      bool // WithDelivery was given (else the runner may pick Grouped: grouped.go)
 	Retry            RetryPolicy
 	TimeZone         string // time.Time fields are written in this zone (WithTimeZone)
 	TimeZoneSet      bool   // WithTimeZone was given: send the timezone header for pre-encoded rows too
