@@ -176,6 +176,9 @@ func TestRefusedFlagsSayTheFlagTheValueAndWhatIsAccepted(t *testing.T) {
 			"load: --fe 127.0.0.1:18030: element 1: want http://host:port or https://host:port, e.g. http://127.0.0.1:18030"},
 		{"the second FE address of a list", []string{"--fe", "http://fe1:8030,fe2"},
 			"load: --fe http://fe1:8030,fe2: element 2: want http://host:port or https://host:port, e.g. http://fe2"},
+		// The advice names the flag, not the Go setting behind it.
+		{"skip_lines, which would drop rows", []string{"--header", "skip_lines=1"},
+			`load: --header: WithLoadHeader("skip_lines", ...): reserved: it would skip the first lines of every load, which are rows, not a header; for WriteFiles use --header-lines, which skips them once per file (dorisio.Write's WithLoadHeader)`},
 		// The synthetic rows are CSV: a JSON load of them failed every time.
 		{"JSON without files", []string{"--format", "json"},
 			"load: --format json describes the --input files (JSON lines); the synthetic rows are CSV: leave --format out, or give --input"},

@@ -251,9 +251,21 @@ func (c *cli) writeError(msg string) []string {
 		} else if !ok {
 			why = strings.TrimSpace(strings.TrimPrefix(seg, ct.d.feeds))
 		}
-		lines = append(lines, c.named(ct.d, why)+" ("+transform+"'s "+ct.d.feeds+")")
+		lines = append(lines, c.named(ct.d, c.flagsFor(why))+" ("+transform+"'s "+ct.d.feeds+")")
 	}
 	return lines
+}
+
+// flagsFor names, in msg's advice, the flags that feed the dorisio.Files
+// settings it names ("use Files.HeaderLines" reads "use --header-lines"):
+// those settings have no other spelling a user of this command can give.
+func (c *cli) flagsFor(msg string) string {
+	for _, d := range c.ours {
+		if strings.HasPrefix(d.feeds, "Files.") {
+			msg = strings.ReplaceAll(msg, d.feeds, "--"+d.name)
+		}
+	}
+	return msg
 }
 
 // settingEcho cuts a refused setting's own echo of its value, or its
