@@ -279,18 +279,18 @@
 // once from its start and cuts it into ranges of whole records (a quoted
 // value holding line breaks is never split; RFC 4180 quoting by default,
 // Files.BackslashEscapes for backslash escapes), and loads each range on its own with
-// the identity (path, size, modification time, offset, length): a crashed
+// the identity (path, offset, length, a digest of its bytes): a crashed
 // run re-run with the same LabelPrefix loads only the ranges that are not
-// in yet, every record exactly once, as long as the files, the range size
-// and the format options are unchanged (a touched file, or another
-// Files.RangeBytes, is loaded again: see WriteFiles). Local ranges go from the file to the
+// in yet, every record exactly once, as long as the range size and the
+// format options are unchanged (another Files.RangeBytes cuts other ranges:
+// see WriteFiles). A range whose bytes changed is another range and loads;
+// one whose bytes did not keeps its label (a touched file loads nothing). Local ranges go from the file to the
 // socket by sendfile(2); a compressed file is one load (gz, lz4 and bz2 as
 // they are with Doris' compress_type; zstd decompressed on the worker).
 // Header lines are skipped once per file. A pattern that matches nothing,
 // an unreadable file, or a file that changes while it loads fail the job,
 // naming the pattern or file; for a changed file, also the bytes and rows
-// of it already loaded, which loading the changed file again would load
-// again, and how to load only the rest. WriteFilesFrom does the same for
+// of it already loaded, and how to load the rest. WriteFilesFrom does the same for
 // file names or patterns that arrive as a PCollection of strings (files
 // that keep arriving): a file named twice loads once.
 //

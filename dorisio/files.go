@@ -30,9 +30,10 @@ import (
 // the file is read once from its start to find them. A compressed file is
 // one range.
 //
-// Each range is one load with the identity of Row.ID, (path, size,
-// modification time, offset, length), a local path being absolute with its
-// links resolved (a file reached through two links is one file): a plain load under a label derived
+// Each range is one load with the identity of Row.ID, (path, offset,
+// length, xxhash64 of its bytes, taken in the pass that cuts the ranges), a
+// local path being absolute with its links resolved (a file reached through
+// two links is one file): a plain load under a label derived
 // from Config.LabelPrefix, the table and that identity, visible as soon as
 // it returns. A retry, or a re-run with the same LabelPrefix after a crash,
 // finds the ranges already loaded (CommitResult.AlreadyCommitted) and loads
@@ -40,15 +41,18 @@ import (
 // doc; Doris keeps labels 12 h by default). A file that changes size or
 // modification time between the listing and its loads fails the job,
 // naming it and the bytes and rows of it already loaded: those stay
-// loaded once, but loading the changed file again loads them again (every
-// range's identity holds the file's size and modification time); the
-// error says how to load only the rest.
+// loaded once; the error says how to load the rest.
 //
-// That holds only while nothing that decides the ranges changes between the
-// runs: the file itself (a file touched or rewritten, even with the same
-// bytes, has another modification time: it is a new file, and all of it
-// loads again), Files (its quoting, header lines, compression and range
-// size), and the options that decide where records end (WithFormat,
+// A range is its bytes: a file replaced by other content, even of the same
+// size and modification time (a restore, cp -p, rsync -t), is cut into
+// other ranges and they load; a file touched, or rewritten with the same
+// bytes, keeps its labels and loads nothing again. A file appended to
+// keeps the labels of its ranges before the old end but the last: that
+// range's bytes changed (it now runs on past the old end), so a re-run
+// loads its rows again with the new ones (load only the appended bytes as
+// a file of their own instead). That holds only while nothing that decides
+// the ranges changes between the runs: Files (its quoting, header lines,
+// compression and range size), and the options that decide where records end (WithFormat,
 // WithColumnSeparator, WithLineDelimiter). A re-run that changes one of them
 // cuts other ranges, under other labels, and loads their records again
 // whatever the earlier run loaded: nothing can detect it, as Doris answers

@@ -123,8 +123,8 @@ func TestHelpShowsTheProgramsFlagsByGroupAndExitsZero(t *testing.T) {
 		// a touch or with another --chunk-bytes).
 		flat := strings.Join(strings.Fields(r.stdout), " ")
 		for _, want := range []string{
-			"A range's identity, and so its label, is (path, size, modification time, offset, length): a re-run with another --chunk-bytes cuts other ranges and loads every file again",
-			"a re-run with the same prefix, --chunk-bytes and format flags skips the ranges already loaded of files unchanged since (same path, size and modification time; a touched or rewritten file is a new file and loads again whole)",
+			"A range's identity, and so its label, is (path, offset, length, a digest of its bytes): a re-run with another --chunk-bytes cuts other ranges and loads every file again",
+			"a re-run with the same prefix, --chunk-bytes and format flags skips the ranges already loaded whose bytes are unchanged (a touched file loads nothing again; other content under the same name, size and time loads)",
 		} {
 			if !strings.Contains(flat, want) {
 				t.Errorf("%s: the help does not say %q", arg, want)

@@ -12,9 +12,10 @@ import (
 	"github.com/dorisbeam/dorisbeam/internal/localpath"
 )
 
-// A file appended to or rewritten after WriteFiles listed it is a new file
-// to a re-run (its identity holds its size and modification time): the
-// re-run loads it again whole, so what of it was loaded would be there
+// A file appended to or rewritten after WriteFiles listed it is cut into
+// other ranges by a re-run: a range's identity is its bytes, so a range
+// whose bytes changed (the old last range of an appended file runs on past
+// the old end) loads again, and what of it was loaded would be there
 // twice. The job's own error names only a file that changed while its
 // ranges loaded; a file that changed after it was loaded is found here, by
 // listing --input's local files before the job and again when it ends, and
@@ -67,7 +68,7 @@ func reportChanged(w io.Writer, listed map[string]fileState, ok bool, o *options
 		if !ok {
 			loaded = fmt.Sprintf("of its first %d bytes, the ranges loaded before the job stopped are loaded (the job's error says what, if the file changed while it loaded)", was.size)
 		}
-		fmt.Fprintf(w, "%s: %s changed while the job ran (listed at %d bytes, modified %s; %s): %s. A re-run sees a new file and loads it whole again: do not re-run with it in --input as it is; load only what was added after byte %d (tail -c +%d %s) as a file of its own, or delete its rows from the table first\n",
+		fmt.Fprintf(w, "%s: %s changed while the job ran (listed at %d bytes, modified %s; %s): %s. A re-run loads again each range of it whose bytes changed (its old last range, for an append): do not re-run with it in --input as it is; load only what was added after byte %d (tail -c +%d %s) as a file of its own, or delete its rows from the table first\n",
 			progName, shown(path), was.size, was.mod.UTC().Format(time.RFC3339Nano), now, loaded, was.size, was.size+1, shown(path))
 	}
 	if len(changed) > 0 && !ok {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	"github.com/cespare/xxhash/v2"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
@@ -141,8 +142,8 @@ func (f fileSpec) changed(size, modNs int64, done *fileDone) error {
 		rest += ", loaded without Files.HeaderLines"
 	}
 	return errors.New(msg + fmt.Sprintf("Its first %d bytes (%d rows, in %d ranges) are loaded, once, and stay loaded. "+
-		"Loading this file again under this label prefix loads those rows again: a range's identity holds the file's size and modification time, and both changed. "+
-		"To load only the rest, %s), or delete the loaded rows from the table first and load the whole file again", end, rows, ranges, rest))
+		"Once the file is complete, load it again under this label prefix: a range's identity is its bytes, so the loaded ranges whose bytes did not change are found loaded and the rest is loaded "+
+		"(a loaded range whose bytes changed loads its new rows beside the old ones). Or, to load only the rest, %s)", end, rows, ranges, rest))
 }
 
 // fileDone is what of a file is loaded: its ranges load one after another
@@ -189,11 +190,15 @@ func (f fileSpec) countedOtherwise(fr filerange.Range, r sink.CommitResult) erro
 
 func showTime(ns int64) string { return time.Unix(0, ns).UTC().Format(time.RFC3339Nano) }
 
-// rangeID is a range's identity, its Row.ID: path, size, modification
-// time, offset and length.
-func (f fileSpec) rangeID(start, end int64) string {
-	return f.Path + "|" + strconv.FormatInt(f.Size, 10) + "|" + strconv.FormatInt(f.ModNs, 10) + "|" +
-		strconv.FormatInt(start, 10) + "|" + strconv.FormatInt(end-start, 10)
+// rangeID is a range's identity, its Row.ID: path, offset, length and the
+// xxhash64 of its bytes. Content, not the file's size and modification
+// time: other bytes under the same path, size and time (a restore, cp -p,
+// rsync -t) are other ranges and load, and a range whose bytes did not
+// change keeps its label whatever happened to the rest of the file (a
+// touch, an append after it). ("c" marks the content identity: labels of
+// versions before it held the size and time, and differ.)
+func (f fileSpec) rangeID(start, end int64, digest uint64) string {
+	return f.Path + "|c|" + strconv.FormatInt(start, 10) + "|" + strconv.FormatInt(end-start, 10) + "|" + strconv.FormatUint(digest, 16)
 }
 
 // FileLoadFn reads files and loads their ranges; the bundle machinery
@@ -280,7 +285,7 @@ func (fn *FileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 	err = sp.Split(in, f.Size, func(fr filerange.Range) error {
 		// A file's ranges land in file order; files, which no order
 		// relates (they come through a Reshuffle), load side by side.
-		j := &sink.LoadJob{Table: fn.Table, ID: f.rangeID(fr.Start, fr.End), Rows: fr.Records, Bytes: fr.End - fr.Start, Order: "file:" + f.Path,
+		j := &sink.LoadJob{Table: fn.Table, ID: f.rangeID(fr.Start, fr.End, fr.Digest), Rows: fr.Records, Bytes: fr.End - fr.Start, Order: "file:" + f.Path,
 			File: f.Path, FileOffset: fr.Start, Unframed: true}
 		var rewritten []byte
 		switch {
@@ -384,7 +389,11 @@ func (fn *FileLoadFn) loadCompressed(ctx context.Context, fs filesystem.Interfac
 		headers = maps.Clone(fn.Headers)
 		headers["skip_lines"] = strconv.Itoa(n)
 	}
-	j := &sink.LoadJob{Table: fn.Table, ID: f.rangeID(0, f.Size), Rows: -1, Bytes: f.Size, Headers: headers, Unframed: true}
+	digest, err := fileDigest(ctx, fs, f)
+	if err != nil {
+		return err
+	}
+	j := &sink.LoadJob{Table: fn.Table, ID: f.rangeID(0, f.Size, digest), Rows: -1, Bytes: f.Size, Headers: headers, Unframed: true}
 	open := func() (io.ReadCloser, error) {
 		now, err := statFile(ctx, fs, f.Path)
 		if err == nil {
@@ -425,6 +434,26 @@ func (fn *FileLoadFn) loadCompressed(ctx context.Context, fs filesystem.Interfac
 		note(r)
 	}
 	return fn.StartLoad(j)
+}
+
+// fileDigest is the xxhash64 of a file's bytes as they are (a compressed
+// file is one range: its identity is its compressed bytes), read once
+// before it loads; the file must still be as listed.
+func fileDigest(ctx context.Context, fs filesystem.Interface, f fileSpec) (uint64, error) {
+	r, err := fs.OpenRead(ctx, f.Path)
+	if err != nil {
+		return 0, fmt.Errorf("dorisio.WriteFiles: reading file %s: %w", f.Path, err)
+	}
+	defer r.Close()
+	h := xxhash.New()
+	n, err := io.Copy(h, r)
+	if err != nil {
+		return 0, fmt.Errorf("dorisio.WriteFiles: reading file %s: %w", f.Path, err)
+	}
+	if n != f.Size {
+		return 0, fmt.Errorf("dorisio.WriteFiles: file %s changed while it was loaded: listed with %d bytes, it holds %d. Nothing of it was loaded: load it again once it is complete", f.Path, f.Size, n)
+	}
+	return h.Sum64(), nil
 }
 
 // streamBody is a replayable body that opens its source again for every

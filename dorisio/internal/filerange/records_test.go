@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // splitCase is a file and the records Doris reads in it, each with its
@@ -116,6 +118,9 @@ func checkRanges(data []byte, enclose byte, got []Range, ends map[int64]bool, bo
 		// Quoted decides whether the range is sent with the enclose headers.
 		if q := enclose != 0 && bytes.IndexByte(data[fr.Start:fr.End], enclose) >= 0; fr.Quoted != q {
 			return fmt.Sprintf("range %d says Quoted %v of %q", i, fr.Quoted, data[fr.Start:fr.End])
+		}
+		if d := xxhash.Sum64(data[fr.Start:fr.End]); fr.Digest != d {
+			return fmt.Sprintf("range %d says digest %016x of bytes whose xxhash64 is %016x", i, fr.Digest, d)
 		}
 		if s := bytes.Contains(data[fr.Start:fr.End], []byte(`"""`)) || bytes.Contains(data[fr.Start:fr.End], []byte(`"\N"`)); fr.Suspect != (s && fr.Quoted) {
 			return fmt.Sprintf("range %d says Suspect %v of %q", i, fr.Suspect, data[fr.Start:fr.End])

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // Range is one load of a file: the bytes [Start, End), whole records.
@@ -20,6 +22,14 @@ type Range struct {
 	// `"""` or `"\N"`, see files_transcode.go): only such a range is read
 	// again and checked value by value.
 	Suspect bool
+	// Digest is the xxhash64 of the range's bytes, taken in the pass that
+	// cuts it: a range's identity is its content, so other bytes under the
+	// same path, size and modification time (a restore, cp -p, rsync -t)
+	// are another range, and unchanged bytes keep their labels. xxhash:
+	// 11 GB/s here, against 1.7 GB/s for sha256 and 3.3 GB/s for the scan
+	// itself; a collision needs a changed range of the same offset and
+	// length, with 2^-64 odds.
+	Digest uint64
 }
 
 // splitWindow is how much of a file the Splitter reads at once; a record
@@ -52,8 +62,8 @@ type Splitter struct {
 	// noFast reads with recordScanner.next alone (tests: the reference
 	// scanFast is checked against).
 	noFast bool
-	// unmarked leaves Quoted and Suspect false (Count, which reads neither:
-	// finding a suspect value took half of a count's time).
+	// unmarked leaves Quoted, Suspect and Digest unset (Count, which reads
+	// none: finding a suspect value took half of a count's time).
 	unmarked bool
 }
 
@@ -84,6 +94,7 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) error
 		kept       []byte
 		quoted     bool // the open range holds an enclose byte before buf[keepFrom]
 		suspect    suspectScan
+		digest     = xxhash.New() // of the open range's bytes before buf[keepFrom]
 		records    int64
 		skip       = sp.headerLines
 		eof        bool
@@ -93,6 +104,11 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) error
 	)
 	cut := func(end int64, bufEnd int) error {
 		fr := Range{Start: rangeStart, End: end, Records: records, Quoted: quoted || sp.holdsEnclose(buf[keepFrom:bufEnd])}
+		if !sp.unmarked {
+			digest.Write(buf[keepFrom:bufEnd])
+			fr.Digest = digest.Sum64()
+			digest.Reset()
+		}
 		if fr.Quoted {
 			suspect.add(buf[keepFrom:bufEnd])
 			fr.Suspect = suspect.hit
@@ -118,6 +134,9 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) error
 				}
 				if sp.keep {
 					kept = append(kept, buf[keepFrom:pos]...)
+				}
+				if !sp.unmarked {
+					digest.Write(buf[keepFrom:pos])
 				}
 			}
 			off += int64(pos)
