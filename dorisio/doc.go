@@ -195,60 +195,70 @@
 // On an unbounded input (a streaming source) Write batches rows across
 // bundles: a streaming runner makes small bundles, and one load per bundle
 // would overload Doris (each load makes a new version of every tablet it
-// touches). Rows are batched in the runner's state, a row's batch fixed by
+// touches). Rows are held in the runner's state, a row's window fixed by
 // the row itself: (table, shard, the WithFlushInterval window of event
 // time, aligned to the epoch, that holds its timestamp; default 5s, the
-// Flink connector's checkpoint interval). A batch is loaded as one load
-// when the watermark passes its window's end, or earlier when it reaches
-// MaxBatchRows or MaxBatchBytes: a table gets at most one load per
-// interval, or WithShards loads for a busy table spread over n keys. A row
-// stamped far ahead waits in its own window without holding back others. A
-// Write on bounded input does this with WithStreamBatching(true);
-// WithStreamBatching(false) keeps per-bundle loads on unbounded input.
+// Flink connector's checkpoint interval). A window is loaded when the
+// watermark passes its end plus WithAllowedLateness (default 0): as one
+// load, or, when it holds more than MaxBatchRows or MaxBatchBytes, as loads
+// cut by the rows' own hashes, each within both. A table shard gets one
+// load per interval, or a few for a busy window; WithShards spreads a busy
+// table over n keys and workers. A row stamped far ahead waits in its own
+// window without holding back others. A Write on bounded input does this
+// with WithStreamBatching(true); WithStreamBatching(false) keeps
+// per-bundle loads on unbounded input.
 //
 // It costs a shuffle of the rows (chunked per bundle) into the batching
 // stage, and needs a runner with state and timers (prism, Dataflow, Flink;
 // not direct). Windows are event time: a row waits for its window's end
-// (half an interval on average, plus the watermark's lag), the end of the
-// input, or a drain, loads whatever is buffered, and a source whose
-// watermark stalls (an idle partition) holds its batches until the
-// watermark moves. The batching runs in the global window: a batch never
-// waits for a window to close, late rows are loaded, and
+// (half an interval on average, plus the lateness and the watermark's
+// lag); the end of the input, or a drain, loads whatever is buffered, and
+// a source whose watermark stalls (an idle partition) holds its windows
+// until the watermark moves. The batching runs in the global window: a
+// window never waits for a Beam window to close, late rows are loaded, and
 // CommitResult.Windows says which windows a load's rows came from. Rows
 // with an ID are not batched: they are loaded on their own, as always.
 //
-// Each batch is a two-phase load (ExactlyOnce) committed after the
-// Reshuffle, under <prefix>:s:<table>:<hash of the shard, window, pane and
-// the digest of its rows' multiset>, with no run in it: a replay of the
-// same rows with the same timestamps forms the same batches under the same
-// labels, and finds each precommitted (adopted and committed) or loaded
-// (CommitResult.AlreadyCommitted). What that gives per runner:
+// Each load is two-phase (ExactlyOnce), committed after the Reshuffle,
+// under <prefix>:s:<table>:<hash of the shard, window, pane, part and the
+// digest of its rows' multiset>, with no run in it: a replay of the same
+// rows with the same timestamps, in any order, bundles or rate, forms the
+// same loads under the same labels, and finds each precommitted (adopted
+// and committed) or loaded (CommitResult.AlreadyCommitted). What that
+// gives per runner:
 //   - prism: exactly-once within a run; a re-run of the same stream with
 //     the same LabelPrefix loads nothing twice.
 //   - Dataflow streaming: exactly-once. A failed attempt's load is never
-//     committed (its output is discarded); a retry forms the same batch or
-//     one of other rows under another label. A drain loads what is
+//     committed (its output is discarded); a retry forms the same loads, or
+//     loads of other rows under other labels. A drain loads what is
 //     buffered; an update keeps the labels if it keeps the options below.
 //   - Flink streaming: exactly-once after a restore, and any runner after a
 //     crash and a re-run from the same source offsets, within Doris' label
 //     memory (below).
 //
-// Two cuts depend on arrival, and a replay may cut them otherwise and load
-// those rows again: rows that arrive after their window was loaded (late)
-// go to a follow-up pane of that window, loaded at once; and a window
-// whose shard reaches MaxBatchRows/MaxBatchBytes is loaded in parts cut
-// in arrival order (WithShards spreads a busy table). A different stream
-// under the same prefix loads its own rows (other digests). A re-run must
-// keep LabelPrefix, WithFlushInterval, WithShards, the batch limits and
-// the load headers. WithAbortLingeringTxns spares stream labels: another
-// run may adopt them. After its load, a window's key keeps a few bytes of
-// state (its pane count) so that late rows get a pane of their own.
+// One cut depends on arrival, and a replay may cut it otherwise and load
+// those rows again: rows later than the allowed lateness (their window was
+// loaded) go to a follow-up pane of that window, loaded at once and
+// counted in the metric late_rows (and late_rows:<db>.<table>). A replay
+// in which such rows are on time (a catch-up replay that reads the whole
+// window before the watermark passes it) forms the window as one pane and
+// loads that whole window again; give WithAllowedLateness the delay your
+// source may have, so that no row is late. A different stream under the
+// same prefix loads its own rows (other digests). A re-run must keep
+// LabelPrefix, WithFlushInterval, WithShards, the batch limits and the load
+// headers. WithAbortLingeringTxns spares stream labels: another run may
+// adopt them. After its load, a window's key keeps a few bytes of state
+// (its pane count) so that late rows get a pane of their own.
 //
-// Memory: batches live in the runner's state, not in worker memory; a
-// worker holds the batches it is loading (LoadsInFlight + 1, of at most
-// MaxBatchBytes each) and one bundle's chunks (at most MaxBufferedBytes).
-// The open-transaction budget (WithMaxOpenTxns) does not grow stream
-// batches; each holds one transaction until its commit stage bundle.
+// Memory: a window lives in the runner's state until it loads (Dataflow's
+// and Flink's state backends spill to disk; prism keeps it in its memory):
+// the state holds about rate × (interval + lateness + the watermark's lag)
+// of rows. A worker loading a window reads that table shard's window whole
+// (Beam Go reads a bag at once), plus its parts' bodies when it is cut (in
+// memory up to MaxBufferedBytes, past it in WithSpoolDir), plus one
+// bundle's chunks (MaxBufferedBytes): WithShards divides a busy table's
+// window. The open-transaction budget (WithMaxOpenTxns) does not apply:
+// each load holds one transaction until its commit stage bundle.
 //
 // # Identity
 //

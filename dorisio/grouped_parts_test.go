@@ -16,7 +16,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
 // chunked runs the chunking stage over bundles of pre-encoded rows (one
@@ -65,30 +64,16 @@ func cutGroup(t *testing.T, o *sink.Options, shard string, chunks [][]byte) map[
 	}
 	defer r.Reset()
 	defer g.Discard()
-	p, err := r.Plan(g)
+	parts, err := r.Cut(g, 64<<10, &sink.ChunkPool{}, files, false, func(p sink.GroupPart, n int) string { return sink.PartID(shard, o.Shards, p, n) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	var bodies []streamload.Body
-	if len(p.Parts) == 1 {
-		bodies = []streamload.Body{sink.OneBody(g)}
-	} else {
-		bbs, err := sink.PartBodies(g, p, 64<<10, t.TempDir(), &sink.ChunkPool{}, files)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, bb := range bbs {
-			body, release, err := bb.Body(&sink.ChunkPool{}, files)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(release)
-			bodies = append(bodies, body)
-		}
+	for _, p := range parts {
+		t.Cleanup(p.Release)
 	}
 	out := map[string][]string{}
-	for i, body := range bodies {
-		rc, err := body.Open()
+	for i, p := range parts {
+		rc, err := p.Body.Open()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,16 +82,16 @@ func cutGroup(t *testing.T, o *sink.Options, shard string, chunks [][]byte) map[
 		if err != nil {
 			t.Fatal(err)
 		}
-		if int64(len(data)) != p.Parts[i].Size.Bytes || int64(bytes.Count(data, []byte("\n"))) != p.Parts[i].Size.Rows {
-			t.Fatalf("part %d holds %d bytes, %d rows; its plan says %+v", i, len(data), bytes.Count(data, []byte("\n")), p.Parts[i].Size)
+		if int64(len(data)) != p.Part.Size.Bytes || int64(bytes.Count(data, []byte("\n"))) != p.Part.Size.Rows {
+			t.Fatalf("part %d holds %d bytes, %d rows; its plan says %+v", i, len(data), bytes.Count(data, []byte("\n")), p.Part.Size)
 		}
-		if p.Parts[i].Size.Over(r.Lim) && p.Parts[i].Digest.Units > 1 {
-			t.Errorf("part %d of %d units is %+v, over the limits %+v", i, p.Parts[i].Digest.Units, p.Parts[i].Size, r.Lim)
+		if p.Part.Size.Over(r.Lim) && p.Part.Digest.Units > 1 {
+			t.Errorf("part %d of %d units is %+v, over the limits %+v", i, p.Part.Digest.Units, p.Part.Size, r.Lim)
 		}
 		rows := strings.SplitAfter(string(data), "\n")
 		rows = rows[:len(rows)-1]
 		sort.Strings(rows)
-		out[sink.PartID(shard, o.Shards, p.Parts[i], len(p.Parts))] = rows
+		out[p.ID] = rows
 	}
 	return out
 }

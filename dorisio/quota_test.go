@@ -204,7 +204,7 @@ func TestStreamBatchesOverTheQuotaCountTheirOpenLoadsAsDorisDoes(t *testing.T) {
 	for i := 0; i < tables && err == nil; i++ {
 		var body sink.ChunkBody
 		body.Write([]byte("1,\"a\"\n"), &sink.ChunkPool{})
-		err = b.LoadBatch(fmt.Sprintf("t%d", i), fmt.Sprint(i), &body, 1, nil)
+		err = b.LoadBatch(fmt.Sprintf("t%d", i), fmt.Sprint(i), &body, func() {}, 1, body.N, nil)
 	}
 	if err == nil {
 		_, err = b.Finish()

@@ -12,10 +12,12 @@ import (
 )
 
 // WithStreamBatching turns batching across bundles on or off. With it,
-// rows are batched per table (and shard, WithShards) in the runner's
-// state across bundles, and each batch is loaded as one load when it
-// reaches MaxBatchRows or MaxBatchBytes, or when it is WithFlushInterval
-// old; without it, each bundle makes its own loads. Default: on for an
+// rows are held per table (and shard, WithShards) and window of event time
+// (WithFlushInterval) in the runner's state across bundles, and a window is
+// loaded once the watermark has passed its end (plus WithAllowedLateness):
+// as one load, or, when it holds more than MaxBatchRows or MaxBatchBytes,
+// as loads cut by the rows' own hashes, each within both; without it, each
+// bundle makes its own loads. Default: on for an
 // unbounded input (a streaming source: many small bundles would otherwise
 // make many small loads), off for a bounded one (batching across bundles
 // costs a shuffle of the rows; a batch stage's bundles are big already).
@@ -32,14 +34,15 @@ func WithStreamBatching(on bool) WriteOption {
 	}
 }
 
-// WithFlushInterval sets how old a stream batch may get before it is
-// loaded (default 5s; the Flink connector's checkpoint interval, or
-// sink.buffer-flush.interval): a table shard gets at most one load per
-// interval unless its batches fill up (MaxBatchRows, MaxBatchBytes). The
-// age is in event time: a batch is loaded once the input's watermark has
-// passed its first row's timestamp plus the interval, so a source whose
-// watermark stalls holds its batches until the watermark moves or the input
-// ends. Only with stream batching (WithStreamBatching); ignored otherwise.
+// WithFlushInterval sets the windows of event time that stream batches are
+// cut by (default 5s; the Flink connector's checkpoint interval, or
+// sink.buffer-flush.interval): windows of this length aligned to the epoch,
+// a row in the window of its own timestamp. A window is loaded once the
+// input's watermark has passed its end (plus WithAllowedLateness), so a
+// table shard gets one load per interval, or several of at most
+// MaxBatchRows/MaxBatchBytes each when its window holds more; a source
+// whose watermark stalls holds its windows until the watermark moves or the
+// input ends. Only with stream batching (WithStreamBatching).
 func WithFlushInterval(d time.Duration) WriteOption {
 	return func(o *writeOptions) {
 		o.give("WithFlushInterval")
@@ -48,6 +51,28 @@ func WithFlushInterval(d time.Duration) WriteOption {
 			return
 		}
 		o.FlushInterval = d
+	}
+}
+
+// WithAllowedLateness holds each stream window's load until the watermark
+// has passed the window's end plus d (default 0), so that rows up to d
+// behind the watermark are on time in every run and every replay: they are
+// loaded with their window, under the labels of its rows. A row later than
+// that (its window already loaded) is loaded in a follow-up pane of its
+// window, counted in the metric late_rows (and late_rows:<db>.<table>); a
+// replay in which it comes on time (a catch-up replay that reads the whole
+// window before the watermark passes it) forms the window otherwise, and
+// loads that window's rows again. Latency from event to visible grows by
+// d. Beam's allowed lateness; the Flink connector has none (it loads per
+// checkpoint). Only with stream batching.
+func WithAllowedLateness(d time.Duration) WriteOption {
+	return func(o *writeOptions) {
+		o.give("WithAllowedLateness")
+		if d < 0 {
+			o.fail("WithAllowedLateness(%v): must not be negative", d)
+			return
+		}
+		o.AllowedLateness = d
 	}
 }
 

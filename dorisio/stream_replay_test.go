@@ -12,6 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/mtime"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/teststream"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
@@ -19,6 +20,16 @@ import (
 
 func init() {
 	register.Function1x2(stampByID)
+	register.Function1x2(stampRowByID)
+}
+
+// stampRowByID makes "table|id,name" a Row of table stamped at id / 5 ms
+// of event time (5,000 rows a second), whatever run, order or bundle it
+// comes in.
+func stampRowByID(s string) (beam.EventTime, Row) {
+	table, row, _ := strings.Cut(s, "|")
+	id, _ := strconv.ParseInt(row[:strings.IndexByte(row, ',')], 10, 64)
+	return mtime.FromMilliseconds(id / 5), Row{Table: table, Data: []byte(row + "\n")}
 }
 
 // stampByID stamps the row "id,name" at id × 20 ms of event time: the
@@ -31,14 +42,22 @@ func stampByID(row string) (beam.EventTime, string) {
 // runResults runs one pipeline under key and returns its Write's results.
 func runResults(t *testing.T, key string, build func(s beam.Scope) beam.PCollection) []CommitResult {
 	t.Helper()
-	if _, err := runPipelineWithin(t, time.Minute, func(s beam.Scope) {
+	rs, _ := runResultsAndMetrics(t, key, build)
+	return rs
+}
+
+// runResultsAndMetrics is runResults with the run's metrics.
+func runResultsAndMetrics(t *testing.T, key string, build func(s beam.Scope) beam.PCollection) ([]CommitResult, metrics.QueryResults) {
+	t.Helper()
+	q, err := runPipelineWithin(t, time.Minute, func(s beam.Scope) {
 		beam.ParDo0(s, &logResultsFn{Key: key}, build(s))
-	}); err != nil {
+	})
+	if err != nil {
 		t.Fatalf("%s: %v", key, err)
 	}
 	resultLog.mu.Lock()
 	defer resultLog.mu.Unlock()
-	return append([]CommitResult(nil), resultLog.byKey[key]...)
+	return append([]CommitResult(nil), resultLog.byKey[key]...), q
 }
 
 // wantReplayFound checks that a replay's results are the first run's
@@ -112,6 +131,72 @@ func TestAReplayOfAStreamInOtherBundlesLoadsNothingTwice(t *testing.T) {
 	wantRows(t, srv, "events", want)
 	wantNoOpenTxns(t, srv)
 	wantReplayFound(t, first, replay, n)
+}
+
+// A busy stream: every window of a table shard holds several times
+// MaxBatchRows, and the same rows with the same timestamps are written
+// again with the same LabelPrefix, shuffled, from five sources and through
+// a Reshuffle (other bundles, other chunks, other order). A window's loads
+// are cut by its rows' own hashes once the watermark passes it, so the
+// replay forms the same loads under the same labels: every row once, and
+// every load of the replay found already committed. Measured before (loads
+// cut by size in arrival order): a replayed busy window loaded every row
+// twice.
+func TestABusyStreamReplayedInAnotherOrderLoadsEveryRowOnce(t *testing.T) {
+	requirePrism(t, "state and timers")
+	for _, c := range []struct {
+		name                   string
+		rows, tables, shards   int
+		maxRows, minLoadsPerKW int
+	}{
+		{"one table, 2 shards", 20_000, 1, 2, 1000, 5},
+		{"20 tables, 4 shards", 20_000, 20, 4, 30, 4},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var opts []doristest.Option
+			for i := 0; i < c.tables; i++ {
+				opts = append(opts, doristest.WithTable(fmt.Sprintf(eventsDDL, fmt.Sprintf("t%d", i))))
+			}
+			srv := startServer(t, opts...)
+			cfg := configFor(srv, "")
+			cfg.LabelPrefix = "busy"
+			var in []string
+			want := map[string][][]string{}
+			for i := 0; i < c.rows; i++ {
+				table := fmt.Sprintf("t%d", i%c.tables)
+				in = append(in, fmt.Sprintf("%s|%d,b%d", table, i, i%11))
+				want[table] = append(want[table], []string{fmt.Sprint(i), fmt.Sprintf("b%d", i%11)})
+			}
+			wopts := []WriteOption{WithStreamBatching(true), WithFlushInterval(2 * time.Second), WithShards(c.shards), WithMaxBatchRows(int64(c.maxRows))}
+			first := runResults(t, t.Name()+"/first", func(s beam.Scope) beam.PCollection {
+				return Write(s, cfg, beam.ParDo(s, stampRowByID, beam.CreateList(s, in)), wopts...)
+			})
+			shuffled := append([]string(nil), in...)
+			rand.New(rand.NewSource(11)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+			replay := runResults(t, t.Name()+"/replay", func(s beam.Scope) beam.PCollection {
+				var parts []beam.PCollection
+				for k := 0; k < 5; k++ {
+					parts = append(parts, beam.CreateList(s, shuffled[k*len(in)/5:(k+1)*len(in)/5]))
+				}
+				return Write(s, cfg, beam.Reshuffle(s, beam.ParDo(s, stampRowByID, beam.Flatten(s, parts...))), wopts...)
+			})
+			for table, rows := range want {
+				wantRows(t, srv, table, rows)
+			}
+			wantNoOpenTxns(t, srv)
+			wantReplayFound(t, first, replay, int64(len(in)))
+			// The windows were busy: each (table, shard, window) took
+			// several loads, and none holds more than the cap.
+			for _, r := range first {
+				if r.Rows > int64(c.maxRows) {
+					t.Errorf("load %s holds %d rows, over WithMaxBatchRows(%d)", r.Label, r.Rows, c.maxRows)
+				}
+			}
+			if keys := c.tables * c.shards * 2; len(first) < keys*c.minLoadsPerKW {
+				t.Errorf("%d loads for %d table shards in 2 windows: want windows of at least %d loads each", len(first), keys, c.minLoadsPerKW)
+			}
+		})
+	}
 }
 
 // teststreamReplay is a test stream across 2 s flush windows whose
@@ -188,6 +273,86 @@ func TestAReplayOfATestStreamWithLateRowsLoadsNothingTwice(t *testing.T) {
 	if panes != 2 {
 		t.Errorf("first run: loads of %s rows: want the two late rows in follow-up panes of their own", loadRows(runs[0]))
 	}
+}
+
+// A stream with rows up to 1.5 s behind the watermark, written with
+// WithAllowedLateness(2s): they are on time, loaded with their windows.
+// A catch-up replay (the same rows and timestamps read at once, the
+// watermark only at the end: every row on time) then forms the same loads
+// and finds each already committed. Without the lateness those rows made
+// follow-up panes, and the catch-up replay loaded their windows again.
+// Rows later than the lateness are counted in late_rows (in all and per
+// table) and loaded in a pane of their own.
+func TestAllowedLatenessMakesLateRowsOnTimeInEveryReplay(t *testing.T) {
+	requirePrism(t, "TestStream, state and timers")
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+	cfg := configFor(srv, "events")
+	cfg.LabelPrefix = "lateness"
+	stream := teststream.NewConfig()
+	var all []string
+	add := func(ids ...int) {
+		for _, id := range ids {
+			row := fmt.Sprintf("%d,r%d", id, id%5)
+			all = append(all, row)
+			if err := stream.AddElements(int64(id)*20, row); err != nil { // stampByID's time
+				t.Fatal(err)
+			}
+		}
+	}
+	advance := func(wm int64) {
+		if err := stream.AdvanceWatermark(wm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := func(from, to int) []int {
+		var out []int
+		for i := from; i < to; i++ {
+			out = append(out, i)
+		}
+		return out
+	}
+	add(ids(0, 40)...)    // window [0, 2s): ids 0-99
+	advance(3000)         // past its end, within the lateness
+	add(ids(40, 60)...)   // up to 2.2 s behind their window's end, 1.0-1.5 s behind the watermark: on time
+	add(ids(100, 140)...) // window [2s, 4s)
+	advance(4500)         // [0, 2s) loads (its end + 2 s has passed)
+	add(ids(140, 150)...) // [2s, 4s) is not loaded yet: on time
+	advance(8000)         // [2s, 4s) loads
+	add(120)              // 5.6 s behind [2s, 4s)'s end: late, a pane of its own
+	if err := stream.AdvanceWatermarkToInfinity(); err != nil {
+		t.Fatal(err)
+	}
+	opts := []WriteOption{WithFlushInterval(2 * time.Second), WithAllowedLateness(2 * time.Second)}
+	first, q := runResultsAndMetrics(t, t.Name()+"/first", func(s beam.Scope) beam.PCollection {
+		return Write(s, cfg, teststream.Create(s, stream), opts...)
+	})
+	// The late row is counted, in all and per table.
+	if late, perTable := counter(q, "late_rows"), counter(q, "late_rows:demo.events"); late != 1 || perTable != 1 {
+		t.Errorf("late_rows %d, late_rows:demo.events %d: want the one row later than the allowed lateness", late, perTable)
+	}
+	if sizes := loadRows(first); sizes != "[1 50 60]" {
+		t.Errorf("first run: loads of %s rows: want the two windows whole (60 and 50) and the late row's pane", sizes)
+	}
+	// The catch-up replay, without the row past the lateness (it is the
+	// one cut that depends on arrival, and would form the window otherwise).
+	catchUp := all[:len(all)-1]
+	replay := runResults(t, t.Name()+"/catch-up", func(s beam.Scope) beam.PCollection {
+		return Write(s, cfg, beam.ParDo(s, stampByID, beam.CreateList(s, catchUp)), append(opts, WithStreamBatching(true))...)
+	})
+	var wantAll [][]string
+	for _, r := range all {
+		id, name, _ := strings.Cut(r, ",")
+		wantAll = append(wantAll, []string{id, name})
+	}
+	wantRows(t, srv, "events", wantAll)
+	wantNoOpenTxns(t, srv)
+	var onTime []CommitResult
+	for _, r := range first {
+		if r.Rows != 1 {
+			onTime = append(onTime, r)
+		}
+	}
+	wantReplayFound(t, onTime, replay, int64(len(catchUp)))
 }
 
 // loadRows is the rows of each load: "[1 1 2 3 6]".

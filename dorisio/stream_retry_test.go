@@ -3,6 +3,9 @@ package dorisio
 import (
 	"context"
 	"fmt"
+	"math/rand"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -138,6 +141,27 @@ func (ss *streamStage) chunk(t *testing.T, w beam.Window, rows ...string) []byte
 	return out[0]
 }
 
+// chunksOfElements makes the chunks of CSV rows, each an element of its
+// own (a unit: elements are what a window's cut places and hashes), in the
+// global window, as the chunking stage does in one bundle.
+func (ss *streamStage) chunksOfElements(t *testing.T, rows ...string) [][]byte {
+	t.Helper()
+	var out [][]byte
+	emit := func(_ beam.EventTime, _ string, c []byte) { out = append(out, c) }
+	fn := ss.w.Chunk
+	own := func(Row) { t.Fatal("a chunk's row went to the identity output") }
+	fn.StartBundle(context.Background(), emit, own)
+	for _, r := range rows {
+		if err := fn.ProcessElement(context.Background(), window.GlobalWindow{}, mtime.ZeroTimestamp, r+"\n", emit, own); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := fn.FinishBundle(context.Background(), emit, own); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // attempt runs one bundle attempt of the batching stage on ss's key: the
 // chunks, then (fire) the key's timer. It returns the bundle's results and
 // error; the caller commits the state (a committed bundle) or not.
@@ -263,29 +287,50 @@ func TestTwoBatchesOfTheSameRowsAreBothLoaded(t *testing.T) {
 	wantRows(t, srv, "events", [][]string{{"7", "same"}, {"7", "same"}})
 }
 
-// A bundle whose second batch fails to load fails at its next element
-// (the runner then calls no FinishBundle) and aborts the first batch it
-// precommitted; its retry loads both batches again, the first under its
-// now aborted label, which Doris lets a load reuse. Rows once.
+// A bundle whose second window fails to load fails in FinishBundle and
+// aborts the first window's load it precommitted; its
+// retry loads both windows again, the first under its now aborted label,
+// which Doris lets a load reuse. Rows once.
 func TestAFailedBatchingBundleAbortsItsLoadsAndItsRetryLoadsThemOnce(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
-	ss := buildStream(t, srv, "events", WithMaxBatchRows(2), WithLoadsInFlight(1),
+	ss := buildStream(t, srv, "events", WithLoadsInFlight(1),
 		WithRetry(RetryPolicy{MaxAttempts: 2, InitialBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
 	a := ss.chunk(t, window.GlobalWindow{}, "1,a", "2,b")
 	b := ss.chunk(t, window.GlobalWindow{}, "3,c", "4,d")
-	c := ss.chunk(t, window.GlobalWindow{}, "5,e")
-	// The first load goes through; the second finds the backend down; the
-	// third chunk, which fills no batch, comes after that load has failed.
-	var fault *doristest.FaultHandle
-	_, err := ss.attemptWith(false, func(i int) {
-		switch i {
-		case 1:
-			waitFor(t, func() bool { return len(txnsByState(srv)["PRECOMMITTED"]) == 1 })
-			fault = srv.Inject(doristest.Fault{Kind: doristest.BackendDown, Endpoint: doristest.EndpointLoad})
-		case 2:
-			waitFor(t, func() bool { return ss.w.Stream.(*streambatch.Fn).Batch().Err() != nil })
+	// Two windows: two keys, each with its own state.
+	first, second := sink.StreamKey(0, 0, "events"), sink.StreamKey(0, 5000, "events")
+	states := []*fakeState{ss.st, newFakeState()}
+	ctx := context.Background()
+	fn := ss.w.Stream.(*streambatch.Fn)
+	run := func(fault func()) ([]CommitResult, error) {
+		var out []CommitResult
+		emit := func(g sink.TableLoads) { out = append(out, g.Loads...) }
+		tp := &fakeTimers{}
+		for i, kc := range []struct {
+			key   string
+			chunk []byte
+		}{{first, a}, {second, b}} {
+			states[i].begin()
+			if err := fn.ProcessElement(ctx, mtime.ZeroTimestamp, states[i], tp, kc.key, kc.chunk, emit); err != nil {
+				return out, err
+			}
 		}
-	}, a, b, c)
+		if err := fn.OnTimer(ctx, mtime.ZeroTimestamp, states[0], tp, first, timers.Context{Family: "flush"}, emit); err != nil {
+			return out, err
+		}
+		fault()
+		if err := fn.OnTimer(ctx, mtime.ZeroTimestamp, states[1], tp, second, timers.Context{Family: "flush"}, emit); err != nil {
+			return out, err
+		}
+		return out, fn.FinishBundle(ctx, emit)
+	}
+	// The first window's load goes through; then the backend is down for
+	// the second's.
+	var fault *doristest.FaultHandle
+	_, err := run(func() {
+		waitFor(t, func() bool { return len(txnsByState(srv)["PRECOMMITTED"]) == 1 })
+		fault = srv.Inject(doristest.Fault{Kind: doristest.BackendDown, Endpoint: doristest.EndpointLoad})
+	})
 	fault.Remove()
 	if err == nil {
 		t.Fatal("the bundle did not fail although its second load could not be made")
@@ -294,15 +339,72 @@ func TestAFailedBatchingBundleAbortsItsLoadsAndItsRetryLoadsThemOnce(t *testing.
 		t.Errorf("error does not say the bundle aborted its load: %v", err)
 	}
 	wantNoOpenTxns(t, srv)
-	got, err := ss.attempt(true, a, b, c)
-	if err != nil || len(got) != 3 {
+	got, err := run(func() {})
+	if err != nil || len(got) != 2 {
 		t.Fatalf("retry: %d results, %v", len(got), err)
 	}
-	ss.st.commit()
+	states[0].commit()
+	states[1].commit()
 	if _, err := commitBundle(ss.w.Commit, got); err != nil {
 		t.Fatal(err)
 	}
-	wantRows(t, srv, "events", [][]string{{"1", "a"}, {"2", "b"}, {"3", "c"}, {"4", "d"}, {"5", "e"}})
+	wantRows(t, srv, "events", [][]string{{"1", "a"}, {"2", "b"}, {"3", "c"}, {"4", "d"}})
+	wantNoOpenTxns(t, srv)
+}
+
+// A window that outgrows MaxBatchRows is cut into loads by its rows' own
+// hashes, each within the cap: the same loads, under the same labels,
+// whatever order and chunks its rows came in (before: cut by size as the
+// chunks arrived, so a retry in another order cut other loads and, after a
+// lost attempt's commit, loaded every row again).
+func TestAWindowOverTheCapsIsCutByItsRowsNotTheirArrival(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+	ss := buildStream(t, srv, "events", WithMaxBatchRows(7))
+	var rows []string
+	var want [][]string
+	for i := 0; i < 40; i++ {
+		rows = append(rows, fmt.Sprintf("%d,r%d", i, i%3))
+		want = append(want, []string{fmt.Sprint(i), fmt.Sprintf("r%d", i%3)})
+	}
+	labels := func(rs []CommitResult) []string {
+		var out []string
+		for _, r := range rs {
+			if r.Rows > 7 {
+				t.Errorf("load %s holds %d rows, over WithMaxBatchRows(7)", r.Label, r.Rows)
+			}
+			out = append(out, r.Label)
+		}
+		sort.Strings(out)
+		return out
+	}
+	// Lost attempt: the rows in order, in chunks of 10.
+	var inOrder [][]byte
+	for i := 0; i < 40; i += 10 {
+		inOrder = append(inOrder, ss.chunksOfElements(t, rows[i:i+10]...)...)
+	}
+	lost, err := ss.attempt(true, inOrder...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Retry: shuffled, in chunks of 3.
+	shuffled := append([]string(nil), rows...)
+	rand.New(rand.NewSource(3)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	var other [][]byte
+	for i := 0; i < 40; i += 3 {
+		other = append(other, ss.chunksOfElements(t, shuffled[i:min(i+3, 40)]...)...)
+	}
+	got, err := ss.attempt(true, other...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss.st.commit()
+	if l, g := labels(lost), labels(got); len(l) < 6 || !slices.Equal(l, g) {
+		t.Fatalf("the lost attempt loaded under %v, the retry under %v: want the same loads (at least 6 of at most 7 rows)", l, g)
+	}
+	if _, err := commitBundle(ss.w.Commit, got); err != nil {
+		t.Fatal(err)
+	}
+	wantRows(t, srv, "events", want)
 	wantNoOpenTxns(t, srv)
 }
 

@@ -51,7 +51,7 @@ var writeOnly = map[string]bool{
 	"WithMaxBatchRows": true, "WithMaxBatchBytes": true, "WithMaxBufferedBytes": true,
 	"WithMaxOpenTxns": true, "WithAllOrNothing()": true, "WithAbortLingeringTxns()": true,
 	"WithDelivery": true, "WithSpoolDir": true, "WithMaxLoadBytes": true,
-	"WithStreamBatching": true, "WithFlushInterval": true, "WithShards": true,
+	"WithStreamBatching": true, "WithFlushInterval": true, "WithAllowedLateness": true, "WithShards": true,
 }
 
 // newWriteOptions applies opts for the transform t and checks them once,
@@ -160,8 +160,8 @@ func WithLoadsInFlight(n int) WriteOption {
 // spilled to WithSpoolDir; cuts of batches at their size stop at n/2, the
 // rest is kept for batches that reach MaxLoadBytes. Ignored with
 // AtLeastOnce and Grouped, for elements with an ID (their loads are not held open) and
-// with stream batching (each batch is one load, cut by size and age; see
-// "Streaming" in the package doc).
+// with stream batching (each window's loads are cut by its rows' content;
+// see "Streaming" in the package doc).
 func WithMaxOpenTxns(n int) WriteOption {
 	return positive("WithMaxOpenTxns", n, func(o *writeOptions) { o.MaxOpenTxns = n })
 }

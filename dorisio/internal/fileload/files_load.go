@@ -20,8 +20,8 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
-	"github.com/cespare/xxhash/v2"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/cespare/xxhash/v2"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 	"github.com/dorisbeam/dorisbeam/internal/fileprogress"

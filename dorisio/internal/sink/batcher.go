@@ -495,17 +495,24 @@ func listSome(items []string, n int) string {
 // label, owned (LoadRequest.LabelOwned): a resend after a lost reply, a
 // retried bundle or a replay forming the same batch, finds its own earlier
 // load and adopts it (precommitted) or counts it once (loaded). Two-phase
-// with ExactlyOnce, plain with AtLeastOnce. Stream batches are cut by size
-// and window and not grown: the open-transaction budget does not apply, Doris'
-// quota does (upload.go waits on it).
-func (b *Batcher) LoadBatch(table, id string, body *ChunkBody, rows int64, windows []LoadWindow) error {
+// with ExactlyOnce, plain with AtLeastOnce. Stream batches are cut by
+// window and content and not grown: the open-transaction budget does not
+// apply, Doris' quota does (upload.go waits on it). release runs once the
+// load has ended (or at once if it is not started).
+func (b *Batcher) LoadBatch(table, id string, body streamload.Body, release func(), rows, bytes int64, windows []LoadWindow) error {
 	if err := b.Err(); err != nil {
+		release()
 		return err
 	}
-	if body.N == 0 {
+	if bytes == 0 {
+		release()
 		return nil
 	}
 	b.start(&LoadJob{Table: table, label: streamLabel(b.prefix, table, b.meaning, id), ID: id,
-		Rows: rows, Bytes: body.N, twoPhase: b.twoPhase, Body: body, release: func() {}, windows: windows, byContent: true})
+		Rows: rows, Bytes: bytes, twoPhase: b.twoPhase, Body: body, release: release, windows: windows, byContent: true})
 	return b.Err()
 }
+
+// SpoolFiles are the files this bundle spools to, removed when it is
+// abandoned.
+func (b *Batcher) SpoolFiles() *SpoolFiles { return b.spoolFiles }

@@ -35,8 +35,10 @@ package sink
 // failed one, so one bad transaction never leaves the others uncommitted.
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
@@ -86,6 +88,34 @@ type LoadWindow struct {
 
 // maxResultWindows bounds CommitResult.Windows.
 const MaxResultWindows = 64
+
+// ResultWindows lists a load's rows per window in order, at most
+// MaxResultWindows: the last entry then spans the rest.
+func ResultWindows(perWindow map[LoadWindow]int64) []LoadWindow {
+	if len(perWindow) == 0 {
+		return nil
+	}
+	out := make([]LoadWindow, 0, len(perWindow))
+	for w, rows := range perWindow {
+		w.Rows = rows
+		out = append(out, w)
+	}
+	slices.SortFunc(out, func(a, b LoadWindow) int {
+		if c := cmp.Compare(a.StartMillis, b.StartMillis); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.EndMillis, b.EndMillis)
+	})
+	if len(out) <= MaxResultWindows {
+		return out
+	}
+	rest := out[MaxResultWindows-1]
+	for _, w := range out[MaxResultWindows:] {
+		rest.StartMillis, rest.EndMillis = min(rest.StartMillis, w.StartMillis), max(rest.EndMillis, w.EndMillis)
+		rest.Rows += w.Rows
+	}
+	return append(out[:MaxResultWindows-1], rest)
+}
 
 // IsGlobal reports whether w is the global window.
 func (w LoadWindow) IsGlobal() bool { return w.StartMillis == 0 && w.EndMillis == 0 }

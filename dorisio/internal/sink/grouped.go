@@ -166,44 +166,19 @@ func (fn *GroupLoadFn) loadGroup(table, shard string, chunks func(*[]byte) bool)
 	if g.total.Rows == 0 && g.total.Bytes == 0 {
 		return nil
 	}
-	plan, err := fn.reader.Plan(g)
+	parts, err := fn.reader.Cut(g, max(0, fn.Opts.MaxBufferedBytes-up.held.Load()), fn.pool, b.spoolFiles, false,
+		func(p GroupPart, n int) string { return PartID(shard, fn.Opts.Shards, p, n) })
 	if err != nil {
 		return err
 	}
-	job := func(p groupPart, body streamload.Body, release func(), inMemory int64) *LoadJob {
-		id := PartID(shard, fn.Opts.Shards, p, len(plan.Parts))
-		label := GroupLabel(fn.LabelPrefix, table, b.meaning, id)
-		up.held.Add(inMemory)
-		return &LoadJob{Table: table, label: label, ID: id, Order: label, Rows: p.Size.Rows, Bytes: p.Size.Bytes, Body: body, byContent: true,
-			release: func() { release(); up.held.Add(-inMemory) }}
-	}
-	if len(plan.Parts) == 1 {
-		return up.add(job(plan.Parts[0], OneBody(g), func() {}, g.total.Bytes))
-	}
-	bodies, err := PartBodies(g, plan, max(0, fn.Opts.MaxBufferedBytes-up.held.Load()), fn.Opts.SpoolDir, fn.pool, b.spoolFiles)
-	if err != nil {
-		return err
-	}
-	g.Discard() // the parts hold the rows now
-	for i, bb := range bodies {
-		inMemory := bb.mem.N
-		spilled := bb.spilled()
-		body, release, err := bb.Body(fn.pool, b.spoolFiles)
-		if err != nil {
-			for _, rest := range bodies[i+1:] {
-				rest.discard(fn.pool, b.spoolFiles)
-			}
-			return err
-		}
-		if spilled {
-			inMemory = 0
-		}
-		j := job(plan.Parts[i], body, release, inMemory)
-		j.spilled = spilled
+	for i, p := range parts {
+		label := GroupLabel(fn.LabelPrefix, table, b.meaning, p.ID)
+		up.held.Add(p.InMemory)
+		release, inMemory := p.Release, p.InMemory
+		j := &LoadJob{Table: table, label: label, ID: p.ID, Order: label, Rows: p.Part.Size.Rows, Bytes: p.Part.Size.Bytes, Body: p.Body, byContent: true,
+			spilled: p.Spilled, release: func() { release(); up.held.Add(-inMemory) }}
 		if err := up.add(j); err != nil {
-			for _, rest := range bodies[i+1:] {
-				rest.discard(fn.pool, b.spoolFiles)
-			}
+			DiscardParts(parts[i+1:])
 			return err
 		}
 	}

@@ -245,14 +245,14 @@ func (g *group) Discard() {
 }
 
 // eachUnit is pass 2's read: every unit of the group, memory first, then
-// the spool file.
-func (g *group) eachUnit(f func(u []byte, rows int64) error) error {
+// the spool file, with the window of its chunk.
+func (g *group) eachUnit(f func(u []byte, rows int64, w LoadWindow) error) error {
 	visit := func(c []byte) error {
 		h, err := ParseChunk(c)
 		if err != nil {
 			return err
 		}
-		return EachUnit(c, h, f)
+		return EachUnit(c, h, func(u []byte, rows int64) error { return f(u, rows, h.Window) })
 	}
 	for _, c := range g.mem {
 		if err := visit(c); err != nil {
@@ -290,16 +290,20 @@ func (g *group) eachUnit(f func(u []byte, rows int64) error) error {
 	}
 }
 
-// groupPart is one part of a group: its place, size and digest.
-type groupPart struct {
-	index  int
-	Size   Size
-	Digest Multiset
+// Index is the part's place among its group's parts.
+func (p GroupPart) Index() int { return p.index }
+
+// GroupPart is one part of a group: its place, size and digest.
+type GroupPart struct {
+	index   int
+	Size    Size
+	Digest  Multiset
+	windows map[LoadWindow]int64 // its rows per window, when asked (stream batches)
 }
 
 // groupPlan says which part each unit of a group goes to.
 type groupPlan struct {
-	Parts []groupPart
+	Parts []GroupPart
 	// bucketPart is each bucket's part, or -1 for a bucket split unit by
 	// unit (split); nil for a group of one part.
 	bucketPart []int32
@@ -318,7 +322,7 @@ type splitUnit struct {
 // its own is split unit by unit, which reads the group once more.
 func (r *GroupReader) Plan(g *group) (*groupPlan, error) {
 	if !g.total.Over(r.Lim) {
-		return &groupPlan{Parts: []groupPart{{index: 0, Size: g.total, Digest: g.digest}}}, nil
+		return &groupPlan{Parts: []GroupPart{{index: 0, Size: g.total, Digest: g.digest}}}, nil
 	}
 	p := &groupPlan{bucketPart: make([]int32, len(r.buckets))}
 	order := r.touched
@@ -342,7 +346,7 @@ func (r *GroupReader) Plan(g *group) (*groupPlan, error) {
 		}
 	}
 	if p.split != nil {
-		err := g.eachUnit(func(u []byte, rows int64) error {
+		err := g.eachUnit(func(u []byte, rows int64, _ LoadWindow) error {
 			h := HashUnit(u)
 			if us, ok := p.split[h.bucket()]; ok {
 				p.split[h.bucket()] = append(us, splitUnit{hash: h, size: Size{int64(len(u)), rows}})
@@ -356,7 +360,7 @@ func (r *GroupReader) Plan(g *group) (*groupPlan, error) {
 	var cur Size
 	open := false
 	next := func() {
-		p.Parts = append(p.Parts, groupPart{index: len(p.Parts)})
+		p.Parts = append(p.Parts, GroupPart{index: len(p.Parts)})
 		cur, open = Size{}, true
 	}
 	for _, b := range order {
@@ -403,25 +407,32 @@ func (p *groupPlan) partOf(h unitHash, seen map[unitHash]int) int {
 // shard count, the part's place among the group's parts and its digest.
 // With the table and the load's meaning it makes the part's label
 // (groupLabel). The place keeps apart two parts of identical units.
-func PartID(shard string, shards int, part groupPart, parts int) string {
+func PartID(shard string, shards int, part GroupPart, parts int) string {
 	return "s" + shard + "/" + strconv.Itoa(shards) + "|p" + strconv.Itoa(part.index) + "/" + strconv.Itoa(parts) + "|" + part.Digest.String()
 }
 
 // PartBodies is pass 2 of a group of several parts: each unit is written to
 // its part's body, in memory while the bodies hold at most budget bytes,
-// the largest spilled to dir past it. It fills in each part's digest.
-func PartBodies(g *group, p *groupPlan, budget int64, dir string, pool *ChunkPool, files *SpoolFiles) ([]*batchBody, error) {
+// the largest spilled to dir past it. It fills in each part's digest, and
+// with windows its rows per window.
+func PartBodies(g *group, p *groupPlan, budget int64, dir string, pool *ChunkPool, files *SpoolFiles, windows bool) ([]*batchBody, error) {
 	bodies := make([]*batchBody, len(p.Parts))
 	for i := range bodies {
 		bodies[i] = &batchBody{}
+		if windows {
+			p.Parts[i].windows = map[LoadWindow]int64{}
+		}
 	}
 	var held int64
 	seen := map[unitHash]int{}
-	err := g.eachUnit(func(u []byte, rows int64) error {
+	err := g.eachUnit(func(u []byte, rows int64, w LoadWindow) error {
 		h := HashUnit(u)
 		i := p.partOf(h, seen)
 		p.Parts[i].Digest.Add(h)
 		p.Parts[i].Size = p.Parts[i].Size.add(Size{int64(len(u)), rows})
+		if windows {
+			p.Parts[i].windows[w] += rows
+		}
 		b := bodies[i]
 		before := b.memAlloc()
 		b.write(u, pool)
@@ -461,14 +472,83 @@ func largestBody(bodies []*batchBody) *batchBody {
 }
 
 // OneBody is the body of a group of one part: the units of its chunks, as
-// they are (the group fits MaxBatchBytes, so every chunk is in memory).
-func OneBody(g *group) streamload.Body {
+// they are (the group fits MaxBatchBytes, so every chunk is in memory), and
+// with windows the part's rows per window.
+func OneBody(g *group, part *GroupPart, windows bool) streamload.Body {
 	var body ChunkBody
+	if windows {
+		part.windows = map[LoadWindow]int64{}
+	}
 	for _, c := range g.mem {
 		if h, err := ParseChunk(c); err == nil && h.Bytes > 0 {
 			body.Chunks = append(body.Chunks, h.Units(c))
 			body.N += int64(h.Bytes)
+			if windows {
+				part.windows[h.Window] += h.Rows
+			}
 		}
 	}
 	return &body
+}
+
+// PartLoad is one part of a group, cut and ready to load.
+type PartLoad struct {
+	Part     GroupPart
+	ID       string // PartID: the place and digest; with the table and meaning, its label
+	Body     streamload.Body
+	Release  func() // once its load has ended
+	InMemory int64  // bytes of Body held in memory
+	Spilled  bool
+	discard  func() // frees a part that will not be loaded
+}
+
+// Windows is the part's rows per window, in order (at most
+// MaxResultWindows), when Cut was asked for them.
+func (p *PartLoad) Windows() []LoadWindow { return ResultWindows(p.Part.windows) }
+
+// Cut cuts a group read by r into its parts (Plan) and makes their bodies:
+// a group of one part is its chunks as they are, the parts of a larger one
+// are written out (PartBodies, in memory up to budget bytes, then spilled
+// to r.Dir). id names a part from its place among the parts and its digest
+// (grouped delivery: PartID). On an error nothing is left to free.
+func (r *GroupReader) Cut(g *group, budget int64, pool *ChunkPool, files *SpoolFiles, windows bool, id func(p GroupPart, parts int) string) ([]PartLoad, error) {
+	plan, err := r.Plan(g)
+	if err != nil {
+		return nil, err
+	}
+	if len(plan.Parts) == 1 {
+		p := plan.Parts[0]
+		body := OneBody(g, &p, windows)
+		return []PartLoad{{Part: p, ID: id(p, 1), Body: body, Release: func() {}, InMemory: g.total.Bytes, discard: func() {}}}, nil
+	}
+	bodies, err := PartBodies(g, plan, budget, r.Dir, pool, files, windows)
+	if err != nil {
+		return nil, err
+	}
+	g.Discard() // the parts hold the rows now
+	parts := make([]PartLoad, 0, len(bodies))
+	for i, bb := range bodies {
+		inMemory, spilled := bb.mem.N, bb.spilled()
+		body, release, err := bb.Body(pool, files)
+		if err != nil {
+			DiscardParts(parts)
+			for _, rest := range bodies[i+1:] {
+				rest.discard(pool, files)
+			}
+			return nil, err
+		}
+		if spilled {
+			inMemory = 0
+		}
+		p := plan.Parts[i]
+		parts = append(parts, PartLoad{Part: p, ID: id(p, len(plan.Parts)), Body: body, Release: release, InMemory: inMemory, Spilled: spilled, discard: release})
+	}
+	return parts, nil
+}
+
+// DiscardParts frees parts that will not be loaded.
+func DiscardParts(parts []PartLoad) {
+	for _, p := range parts {
+		p.discard()
+	}
 }

@@ -32,7 +32,19 @@ var (
 	// plan is no longer finalized (early.go): their loads wait for the
 	// commit stage.
 	unfinalizedBundles = beam.NewCounter(MetricsNamespace, "unfinalized_bundles")
+	// Rows of stream batches that came after their window was loaded (later
+	// than WithAllowedLateness): a follow-up pane of their own, the one cut
+	// that depends on when the runner's watermark passed (a replay may cut
+	// them otherwise and load them again).
+	lateRows = beam.NewCounter(MetricsNamespace, "late_rows")
 )
+
+// RecordLateRows counts rows that came after their window was loaded, in
+// all and per table.
+func RecordLateRows(ctx context.Context, db, table string, rows int64) {
+	lateRows.Inc(ctx, rows)
+	beam.NewCounter(MetricsNamespace, perTable("late_rows", db+"."+table)).Inc(ctx, rows)
+}
 
 func recordLoad(ctx context.Context, o LoadOutcome) {
 	r := o.Result

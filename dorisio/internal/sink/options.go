@@ -58,7 +58,10 @@ type Options struct {
 	// Stream batching (stream_option.go).
 	Stream        StreamMode
 	FlushInterval time.Duration
-	Shards        int
+	// AllowedLateness holds a window's load until the watermark has passed
+	// its end plus this (stream_option.go).
+	AllowedLateness time.Duration
+	Shards          int
 }
 
 // RetryPolicy bounds the in-process retries of one load or commit (its

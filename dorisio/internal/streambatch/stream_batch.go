@@ -15,13 +15,19 @@ package streambatch
 //	        bundle and window      │                 a Value, one event-time timer
 //	                               └ the chunk keeps its window (chunk_stage.go)
 //
-// A batch is fixed by its rows, not by when they arrived: a row belongs to
-// the batch of (table, shard from its bytes, the WithFlushInterval window
+// A load is fixed by its rows, not by when they arrived: a row belongs to
+// the window of (table, shard from its bytes, the WithFlushInterval window
 // of event time, aligned to the epoch, that holds its timestamp). The
-// batch is loaded when the watermark passes its window's end. So a replay
-// of the same rows (a Flink restore, a crash and a re-run from the same
-// offsets, a retried bundle) forms the same batches, and a row stamped far
-// ahead waits in its own window without holding back later rows.
+// window's rows are held in the runner's state until the watermark passes
+// its end plus WithAllowedLateness, then cut by their content: one load if
+// they fit MaxBatchRows and MaxBatchBytes, else parts packed from buckets of
+// the rows' own hashes (sink.GroupReader.Cut, as grouped delivery cuts a
+// group), each within both. So a replay of the same rows (a Flink restore,
+// a crash and a re-run from the same offsets, a retried bundle, another
+// rate or order) forms the same loads, and a row stamped far ahead waits
+// in its own window without holding back later rows. Cutting by size as
+// chunks arrived made a replay in another order cut other loads: a busy
+// window loaded every row twice.
 //
 // Each load is made by the bundle that flushed it, with two-phase commit
 // (ExactlyOnce) and committed after the Reshuffle by the same commit stage
@@ -32,50 +38,57 @@ package streambatch
 // The state-and-timer shape is the one measured to work on prism v2.77
 // (docs/design.md, "Stream batching"); prism hangs or loses data on others:
 //
-//   - ONE timer family, in event time. A batch's timer is set when the
-//     batch starts, at its window's end (capped at the end of the global
-//     window), never cleared: OnTimer loads whatever is buffered, and an
-//     empty fire (the batch was loaded by size) does nothing. Clear() inside
-//     OnTimer re-fires forever on prism; two timer families hang even
-//     unset; a processing-time timer loses data in non-global windows on
-//     prism and is ignored by Dataflow batch (the tail would be lost). Event
-//     time also makes the input's end, or a drain, load what is buffered:
-//     the watermark goes to +inf and every timer fires. Each window is a
-//     key of its own, so a key needs one timer only, and it is never moved.
-//   - A source whose watermark stalls holds its batches until it moves (or
-//     they fill up by size).
-//   - The batching stage runs in the global window: a batch never waits for
-//     a Beam window to close, and late rows are loaded, not dropped.
+//   - ONE timer family, in event time. A window's timer is set by its first
+//     chunk, at its end plus the allowed lateness (capped at the end of the
+//     global window), never cleared: OnTimer loads whatever is buffered,
+//     and an empty fire does nothing. Clear() inside OnTimer re-fires
+//     forever on prism; two timer families hang even unset; a
+//     processing-time timer loses data in non-global windows on prism and
+//     is ignored by Dataflow batch (the tail would be lost). Event time also
+//     makes the input's end, or a drain, load what is buffered: the
+//     watermark goes to +inf and every timer fires. Each window is a key of
+//     its own, so a key needs one timer only, and it is never moved.
+//   - A bag is read once per call (OnTimer) and never in ProcessElement:
+//     Beam Go v2.77 reads a bag cleared and added to within one call as if
+//     the clear had not happened.
+//   - A source whose watermark stalls holds its windows until it moves.
+//   - The batching stage runs in the global window: a window never waits
+//     for a Beam window to close, and late rows are loaded, not dropped.
 //   - BundleFinalization is not used: Beam Go v2.77 finalizes only the
 //     first bundle of each plan (docs/design.md); the commit stage commits.
 //
 // Labels (label.go): <prefix>:s:<table part>:<hex of (shard, window, pane,
-// digest of the rows' multiset)>, with no run and no arrival order in it.
-// A replay finds its label: precommitted (a crashed attempt's load is
-// adopted and committed) or loaded (counted once, AlreadyCommitted). A
-// batch with other rows gets another label and is loaded: never dropped as
-// "already loaded". The pane tells apart the loads of one window: a batch
-// that reaches MaxBatchRows/MaxBatchBytes before its window ends is loaded
-// then (cut in arrival order), and rows that arrive after their window was
-// loaded (late) form a follow-up pane, loaded at once. Both may be cut
-// otherwise by a replay, which then loads those rows again: the only places
-// where a duplicate remains possible (docs/design.md).
+// part i/n, digest of the part's rows' multiset)>, with no run and no
+// arrival order in it. A replay finds its label: precommitted (a crashed
+// attempt's load is adopted and committed) or loaded (counted once,
+// AlreadyCommitted). A window with other rows gets other labels and is
+// loaded: never dropped as "already loaded". The pane tells apart the loads
+// of one window: rows that arrive after their window was loaded (later than
+// the allowed lateness) form a follow-up pane, loaded at once and counted in
+// late_rows. That is the one cut that still depends on arrival: a replay
+// in which they are on time (a catch-up replay reading the whole window
+// before the watermark passes it) forms the window as one pane, under other
+// labels, and loads that window's rows again.
 //
-// Memory: batches live in the runner's state (prism: in its own memory;
-// Dataflow: its state backend; Flink: the state backend), not in DoFn
-// fields. After its load a window's key keeps its pane index (a few bytes,
-// so that late rows go to a new pane). A worker holds the batches it is
-// loading, at most LoadsInFlight + 1 of MaxBatchBytes each, and chunkFn's
-// chunks of one bundle, at most MaxBufferedBytes.
+// Memory: a window lives in the runner's state until it loads (prism: in
+// its own memory; Dataflow and Flink: their state backends, which spill),
+// not in DoFn fields: the state holds every row of every window not yet
+// past the watermark, about (rate × (interval + lateness + the watermark's
+// lag)). After its load a window's key keeps its pane index (a few bytes,
+// so that late rows go to a new pane). A worker loading a window reads it
+// whole (Beam Go reads a bag at once): the window of one table shard, plus
+// its parts' bodies when it is cut (in memory up to MaxBufferedBytes,
+// spilled to WithSpoolDir past it), plus chunkFn's chunks of one bundle
+// (MaxBufferedBytes). WithShards spreads a busy table's window over more
+// keys and workers.
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"reflect"
-	"slices"
 	"strconv"
 	"time"
 
@@ -112,8 +125,8 @@ func (fn *Fn) Precommit(s beam.Scope, w *sink.Write, col beam.PCollection) beam.
 	return pre
 }
 
-// batchMeta is a batch's size, in state next to its chunks, and the pane
-// index of its window's next load (0 for the first).
+// batchMeta is a window's size, in state next to its chunks, and the pane
+// index of its next load (0 for the first).
 type batchMeta struct {
 	Rows, Bytes int64
 	Pane        int64
@@ -121,11 +134,13 @@ type batchMeta struct {
 
 func (m batchMeta) empty() bool { return m.Rows == 0 && m.Bytes == 0 }
 
-// Fn is the batching stage: keyed by "<shard>@<window>:<table>",
-// it keeps the key's current batch in state and loads it when it is full or
-// its timer (the window's end) fires. Loads run on the bundle's batcher, at most
-// LoadsInFlight at once; the bundle emits their CommitResults when it
-// finishes, and fails, aborting what it precommitted, if one fails.
+// Fn is the batching stage: keyed by "<shard>@<window>:<table>", it keeps
+// the key's rows in state until its timer (the window's end plus the
+// allowed lateness) fires, then cuts them into loads by their content
+// (sink.GroupReader.Cut) and loads them. Loads run on the bundle's
+// batcher, at most LoadsInFlight at once; the bundle emits their
+// CommitResults when it finishes, and fails, aborting what it
+// precommitted, if one fails.
 type Fn struct {
 	Conn        sink.ConnSpec
 	DB          string
@@ -139,6 +154,7 @@ type Fn struct {
 	Flush  timers.EventTime
 
 	client *streamload.Client
+	pool   *sink.ChunkPool
 	batch  *sink.Batcher // the current bundle's; nil between bundles
 }
 
@@ -152,6 +168,7 @@ func New(conn sink.ConnSpec, db, prefix, run string, headers map[string]string, 
 }
 
 func (fn *Fn) Setup(ctx context.Context) error {
+	fn.pool = &sink.ChunkPool{Max: int(fn.Opts.MaxBufferedBytes / sink.ChunkSize)}
 	var err error
 	fn.client, err = sink.NewClient(fn.Conn, fn.Opts.Retry)
 	if err != nil || !fn.Opts.AbortLingering {
@@ -164,16 +181,17 @@ func (fn *Fn) Setup(ctx context.Context) error {
 // context: a cancelled bundle stops them.
 func (fn *Fn) bundle(ctx context.Context) *sink.Batcher {
 	if fn.batch == nil {
-		fn.batch = sink.NewBatcher(ctx, fn.client, &sink.ChunkPool{}, fn.DB, "", fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
+		fn.batch = sink.NewBatcher(ctx, fn.client, fn.pool, fn.DB, "", fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
 		fn.batch.StreamBatches = true
 	}
 	return fn.batch
 }
 
-// ProcessElement adds a chunk to its key's batch: the batch is loaded
-// first if the chunk would take it past MaxBatchRows/MaxBatchBytes, and
-// after if it reaches them. A batch's first chunk sets the key's timer at
-// its window's end (a late pane's end has passed: it fires at once).
+// ProcessElement adds a chunk to its window's rows in state. A window's
+// first chunk sets the key's timer at the window's end plus the allowed
+// lateness. A chunk that comes after its window was loaded (later than the
+// allowed lateness: the watermark had passed) starts the window's next pane,
+// whose timer has passed and fires at once; its rows are counted as late.
 func (fn *Fn) ProcessElement(ctx context.Context, _ beam.EventTime, sp state.Provider, tp timers.Provider, key string, chunk []byte, _ func(sink.TableLoads)) error {
 	b := fn.bundle(ctx)
 	h, err := sink.ParseChunk(chunk)
@@ -188,36 +206,18 @@ func (fn *Fn) ProcessElement(ctx context.Context, _ beam.EventTime, sp state.Pro
 	if err != nil {
 		return fn.fail(ctx, fn.stateErr(key, "reading", err))
 	}
-	n := int64(h.Bytes)
-	full := func(rows, bytes int64) bool { return rows >= fn.Opts.MaxBatchRows || bytes >= fn.Opts.MaxBatchBytes }
-	if !m.empty() && (m.Bytes+n > fn.Opts.MaxBatchBytes || m.Rows+h.Rows > fn.Opts.MaxBatchRows) {
-		if m, err = fn.flush(sp, b, key, m, nil); err != nil {
-			return fn.fail(ctx, err)
-		}
+	if m.Pane > 0 {
+		sink.RecordLateRows(ctx, fn.DB, sink.KeyTable(key), h.Rows)
 	}
-	switch {
-	case m.empty() && full(h.Rows, n):
-		// A batch of this chunk alone: loaded without going through the bag.
-		// (Beam Go v2.77 reads a bag cleared and added to within one call as
-		// if the clear had not happened: a bag is read at most once a call.)
-		_, err = fn.flush(sp, b, key, m, [][]byte{chunk})
-	case m.empty():
-		fn.Flush.Set(tp, windowEnd(start, fn.Opts.FlushInterval).ToTime())
-		fallthrough
-	default:
-		if err = fn.Chunks.Add(sp, chunk); err != nil {
-			err = fn.stateErr(key, "adding to", err)
-			break
-		}
-		m.Rows, m.Bytes = m.Rows+h.Rows, m.Bytes+n
-		if full(m.Rows, m.Bytes) {
-			_, err = fn.flush(sp, b, key, m, nil)
-		} else if err = fn.Meta.Write(sp, m); err != nil {
-			err = fn.stateErr(key, "writing", err)
-		}
+	if m.empty() {
+		fn.Flush.Set(tp, loadTime(start, fn.Opts.FlushInterval, fn.Opts.AllowedLateness).ToTime())
 	}
-	if err != nil {
-		return fn.fail(ctx, err)
+	if err := fn.Chunks.Add(sp, chunk); err != nil {
+		return fn.fail(ctx, fn.stateErr(key, "adding to", err))
+	}
+	m.Rows, m.Bytes = m.Rows+h.Rows, m.Bytes+int64(h.Bytes)
+	if err := fn.Meta.Write(sp, m); err != nil {
+		return fn.fail(ctx, fn.stateErr(key, "writing", err))
 	}
 	return fn.uploadErr(ctx, b)
 }
@@ -232,22 +232,23 @@ func (fn *Fn) uploadErr(ctx context.Context, b *sink.Batcher) error {
 	return nil
 }
 
-// windowEnd is when the timer of the flush window starting at start (ms)
-// fires: start + the interval, capped at the end of the global window
-// (where the batching stage runs), past which no timer can be set.
-func windowEnd(start int64, interval time.Duration) mtime.Time {
+// loadTime is when the timer of the flush window starting at start (ms)
+// fires: its end (start + the interval) plus the allowed lateness, capped
+// at the end of the global window (where the batching stage runs), past
+// which no timer can be set.
+func loadTime(start int64, interval, lateness time.Duration) mtime.Time {
 	end := mtime.EndOfGlobalWindowTime
-	at := mtime.Time(start) + mtime.Time(interval.Milliseconds())
+	at := mtime.Time(start) + mtime.Time(interval.Milliseconds()) + mtime.Time(lateness.Milliseconds())
 	if at > end || at < mtime.Time(start) {
 		return end
 	}
 	return at
 }
 
-// OnTimer loads the key's batch, if one is buffered. The timer is never
+// OnTimer loads the key's window, if rows are buffered. The timer is never
 // cleared (a cleared processing-time timer re-fires forever on prism; the
-// stage keeps to the shape measured to work), so it also fires after its
-// batch was loaded by size, and then does nothing.
+// stage keeps to the shape measured to work), so an empty fire does
+// nothing.
 func (fn *Fn) OnTimer(ctx context.Context, _ beam.EventTime, sp state.Provider, _ timers.Provider, key string, _ timers.Context, _ func(sink.TableLoads)) error {
 	b := fn.bundle(ctx)
 	m, _, err := fn.Meta.Read(sp)
@@ -255,40 +256,74 @@ func (fn *Fn) OnTimer(ctx context.Context, _ beam.EventTime, sp state.Provider, 
 		return fn.fail(ctx, fn.stateErr(key, "reading", err))
 	}
 	if !m.empty() {
-		if _, err := fn.flush(sp, b, key, m, nil); err != nil {
+		if err := fn.flush(sp, b, key, m); err != nil {
 			return fn.fail(ctx, err)
 		}
 	}
 	return fn.uploadErr(ctx, b)
 }
 
-// flush loads the key's batch as one load and empties it; it returns the
-// key's state after. The batch is the bag's chunks, or alone (not added
-// to the bag) when given.
-func (fn *Fn) flush(sp state.Provider, b *sink.Batcher, key string, m batchMeta, alone [][]byte) (batchMeta, error) {
-	chunks := alone
-	if alone == nil {
-		var err error
-		if chunks, _, err = fn.Chunks.Read(sp); err != nil {
-			return m, fn.stateErr(key, "reading", err)
-		}
-	}
-	table := sink.KeyTable(key)
-	body, err := assembleBatch(chunks)
+// flush loads the key's window (this pane of it) and empties its state:
+// its rows are cut into loads by their content, not by their arrival
+// (sink.GroupReader.Cut: the window in one load if it fits MaxBatchRows and
+// MaxBatchBytes, else parts by the rows' hashes, each within them), so any
+// replay of the same rows forms the same loads under the same labels.
+func (fn *Fn) flush(sp state.Provider, b *sink.Batcher, key string, m batchMeta) error {
+	chunks, _, err := fn.Chunks.Read(sp)
 	if err != nil {
-		return m, fmt.Errorf("dorisio.Write: table %s.%s: %w", fn.DB, table, err)
+		return fn.stateErr(key, "reading", err)
 	}
-	id := sink.KeyShard(key) + "|" + strconv.FormatInt(m.Pane, 10) + "|" + body.digest
-	if alone == nil {
-		if err := fn.Chunks.Clear(sp); err != nil {
-			return m, fn.stateErr(key, "clearing", err)
+	table, shard := sink.KeyTable(key), sink.KeyShard(key)
+	pane := strconv.FormatInt(m.Pane, 10)
+	// The bag is in memory already (Beam Go reads a bag whole, and keeps it
+	// for the call): the group is not spooled again, only parts past the
+	// memory budget are.
+	r := sink.GroupReader{Lim: sink.Size{Bytes: fn.Opts.MaxBatchBytes, Rows: fn.Opts.MaxBatchRows}, Keep: math.MaxInt64, Dir: fn.Opts.SpoolDir}
+	parts, err := cutWindow(&r, b, fn.pool, table, shard, pane, chunks, fn.Opts.MaxBufferedBytes)
+	if err != nil {
+		return fmt.Errorf("dorisio.Write: table %s.%s: %w", fn.DB, table, err)
+	}
+	if err := fn.Chunks.Clear(sp); err != nil {
+		sink.DiscardParts(parts)
+		return fn.stateErr(key, "clearing", err)
+	}
+	if err := fn.Meta.Write(sp, batchMeta{Pane: m.Pane + 1}); err != nil {
+		sink.DiscardParts(parts)
+		return fn.stateErr(key, "writing", err)
+	}
+	for i := range parts {
+		p := &parts[i]
+		if err := b.LoadBatch(table, p.ID, p.Body, p.Release, p.Part.Size.Rows, p.Part.Size.Bytes, p.Windows()); err != nil {
+			sink.DiscardParts(parts[i+1:])
+			return err
 		}
 	}
-	next := batchMeta{Pane: m.Pane + 1}
-	if err := fn.Meta.Write(sp, next); err != nil {
-		return m, fn.stateErr(key, "writing", err)
+	return nil
+}
+
+// cutWindow cuts a window's chunks into its loads. A part's identity is
+// the window's shard and start, the pane, the part's place among the
+// window's parts and the digest of its rows' multiset: a function of the
+// rows, not of the chunks a bundle made or the order the runner returns a
+// bag in.
+func cutWindow(r *sink.GroupReader, b *sink.Batcher, pool *sink.ChunkPool, table, shard, pane string, chunks [][]byte, budget int64) ([]sink.PartLoad, error) {
+	i := 0
+	next := func(c *[]byte) bool {
+		if i == len(chunks) {
+			return false
+		}
+		*c, i = chunks[i], i+1
+		return true
 	}
-	return next, b.LoadBatch(table, id, &body.Body, body.Rows, body.windows)
+	g, err := r.Read(table, shard, next, b.SpoolFiles())
+	if err != nil {
+		return nil, err
+	}
+	defer r.Reset()
+	defer g.Discard()
+	return r.Cut(g, budget, pool, b.SpoolFiles(), true, func(p sink.GroupPart, n int) string {
+		return shard + "|" + pane + "|p" + strconv.Itoa(p.Index()) + "/" + strconv.Itoa(n) + "|" + p.Digest.String()
+	})
 }
 
 func (fn *Fn) stateErr(key, what string, err error) error {
@@ -338,66 +373,6 @@ func (fn *Fn) Teardown() {
 	if fn.client != nil {
 		fn.client.Close()
 	}
-}
-
-// StreamBatch is a batch ready to load.
-type StreamBatch struct {
-	Body    sink.ChunkBody // the chunks' rows, not copied
-	Rows    int64
-	windows []sink.LoadWindow
-	digest  string // of the multiset of its units: not of chunks, bundles or order
-}
-
-// assembleBatch makes one load body of a batch's chunks, and what the load
-// reports: its rows per window, and the digest of its units' multiset (as
-// grouped delivery's parts), the same however the rows were chunked and in
-// whatever order the runner returns the chunks.
-func assembleBatch(chunks [][]byte) (*StreamBatch, error) {
-	sb := &StreamBatch{}
-	perWindow := map[sink.LoadWindow]int64{}
-	var rows sink.Multiset
-	for _, c := range chunks {
-		h, err := sink.ParseChunk(c)
-		if err != nil {
-			return nil, err
-		}
-		data := h.Units(c)
-		sb.Body.Chunks = append(sb.Body.Chunks, data)
-		sb.Body.N += int64(len(data))
-		sb.Rows += h.Rows
-		perWindow[h.Window] += h.Rows
-		if err := sink.EachUnit(c, h, func(u []byte, _ int64) error { rows.Add(sink.HashUnit(u)); return nil }); err != nil {
-			return nil, err
-		}
-	}
-	sb.digest = rows.String()
-	sb.windows = resultWindows(perWindow)
-	return sb, nil
-}
-
-// resultWindows lists a load's windows in order, at most maxResultWindows:
-// the last entry then spans the rest.
-func resultWindows(perWindow map[sink.LoadWindow]int64) []sink.LoadWindow {
-	out := make([]sink.LoadWindow, 0, len(perWindow))
-	for w, rows := range perWindow {
-		w.Rows = rows
-		out = append(out, w)
-	}
-	slices.SortFunc(out, func(a, b sink.LoadWindow) int {
-		if c := cmp.Compare(a.StartMillis, b.StartMillis); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.EndMillis, b.EndMillis)
-	})
-	if len(out) <= sink.MaxResultWindows {
-		return out
-	}
-	rest := out[sink.MaxResultWindows-1]
-	for _, w := range out[sink.MaxResultWindows:] {
-		rest.StartMillis, rest.EndMillis = min(rest.StartMillis, w.StartMillis), max(rest.EndMillis, w.EndMillis)
-		rest.Rows += w.Rows
-	}
-	return append(out[:sink.MaxResultWindows-1], rest)
 }
 
 // Batch is the current bundle's batcher; nil between bundles.
