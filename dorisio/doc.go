@@ -61,14 +61,21 @@
 // Three deliveries (WithDelivery), for rows without an ID (Row.ID rows
 // are their own loads under identity labels in every delivery, exactly
 // once on every runner and across a crash and a re-run):
-//   - ExactlyOnce (the default): the per-bundle two-phase commit above.
+//   - ExactlyOnce (the default without a LabelPrefix, or for unbounded
+//     input): the per-bundle two-phase commit above.
 //   - AtLeastOnce: plain loads, visible at once, with no Reshuffle and no
 //     commit stage; a retried bundle loads again.
 //   - Grouped: rows grouped per table (and WithShards shard) by a
 //     GroupByKey and loaded as plain loads whose labels come from the rows
 //     themselves (see Grouped delivery): exactly once wherever the input is
 //     replayed, on any runner, and across a crash and a re-run with the
-//     same LabelPrefix. Bounded input only.
+//     same LabelPrefix. Bounded input only. The default for a bounded
+//     input given a Config.LabelPrefix: a stable prefix says the job may be
+//     re-run (a scheduler's retry of a job that finished, or crashed in its
+//     commit stage), and per-bundle labels hold the run, so that re-run
+//     would load everything again. WithDelivery(ExactlyOnce) with a prefix
+//     keeps per-bundle loads and says at construction that a re-run loads
+//     again.
 //
 // What each gives per runner:
 //
@@ -109,11 +116,13 @@
 //     and label_num_threshold (2000 finished loads per database; a job with
 //     more such loads says so in one line, see Labels).
 //
-// ExactlyOnce stays the default for bounded input because Grouped costs a
-// shuffle of the rows: measured on prism (2 M synthetic rows into 4 tables
-// of a count-only server, 2 shared cores), Grouped reached about half the
-// rows per second of ExactlyOnce (docs/design.md, "Grouped delivery"), at
-// about 1.8× the CPU and 4× the memory (prism holds the shuffled rows).
+// ExactlyOnce stays the default for bounded input without a LabelPrefix
+// (each run then has a fresh prefix, and no re-run could find its labels)
+// because Grouped costs a shuffle of the rows: measured on prism (2 M
+// synthetic rows into 4 tables of a count-only server, 2 shared cores),
+// Grouped reached about half the rows per second of ExactlyOnce
+// (docs/design.md, "Grouped delivery"), at about 1.8× the CPU and 4× the
+// memory (prism holds the shuffled rows).
 //
 // # Grouped delivery
 //

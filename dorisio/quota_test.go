@@ -21,7 +21,7 @@ func holdTxns(t *testing.T, srv *doristest.Server, n int) (*sink.Write, []Commit
 	t.Helper()
 	cfg := configFor(srv, "events")
 	cfg.LabelPrefix = "otherjob"
-	w := buildWrite(t, cfg, event{}, WithMaxBatchRows(1), WithMaxOpenTxns(4*n)) // n loads of a row: the table's first quarter of the budget
+	w := buildWrite(t, cfg, event{}, WithDelivery(ExactlyOnce), WithMaxBatchRows(1), WithMaxOpenTxns(4*n)) // n loads of a row: the table's first quarter of the budget
 	out, err := lifecycle(t, w.Write, asElems(events(n, shortName)))
 	if err != nil || len(out) != n {
 		t.Fatalf("holding %d txns: %v, %d loads", n, err, len(out))

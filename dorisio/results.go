@@ -47,7 +47,8 @@ const (
 type Delivery = sink.Delivery
 
 const (
-	// ExactlyOnce (default) precommits each load with two-phase commit and
+	// ExactlyOnce (the default without a Config.LabelPrefix, and for
+	// unbounded input) precommits each load with two-phase commit and
 	// commits it after a Reshuffle; see "Exactly-once" in the package doc.
 	ExactlyOnce Delivery = sink.ExactlyOnce
 	// AtLeastOnce sends plain loads that are visible as soon as they return
@@ -62,7 +63,8 @@ const (
 	// runner (Flink and Spark too) and across a crash and a re-run with the
 	// same Config.LabelPrefix, with no open transaction, for bounded input.
 	// It costs a shuffle of the rows; see "Grouped delivery" in the package
-	// doc.
+	// doc. The default for a bounded input with a Config.LabelPrefix (and
+	// on Flink and Spark).
 	Grouped Delivery = sink.Grouped
 )
 

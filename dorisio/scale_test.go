@@ -412,8 +412,8 @@ func TestTwoWritesWithTheSamePrefixAndCleanupLoadBothTablesOnce(t *testing.T) {
 		c1.LabelPrefix, c2.LabelPrefix = "nightly", "nightly"
 		_, err := runPipeline(t, func(s beam.Scope) {
 			rows := beam.CreateList(s, in)
-			assertCommitted(s, Write(s, c1, rows, WithMaxBatchRows(50), WithAbortLingeringTxns()), 3000)
-			assertCommitted(s, Write(s, c2, beam.Reshuffle(s, rows), WithMaxBatchRows(50), WithAbortLingeringTxns()), 3000)
+			assertCommitted(s, Write(s, c1, rows, WithDelivery(ExactlyOnce), WithMaxBatchRows(50), WithAbortLingeringTxns()), 3000)
+			assertCommitted(s, Write(s, c2, beam.Reshuffle(s, rows), WithDelivery(ExactlyOnce), WithMaxBatchRows(50), WithAbortLingeringTxns()), 3000)
 		})
 		if err != nil {
 			t.Fatalf("run %d: %v", run, err)

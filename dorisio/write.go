@@ -74,7 +74,9 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 		prefix = sink.DefaultPrefix()
 	}
 	if !o.gave("WithDelivery") { // an explicit delivery is kept
-		o.RunnerDelivery(col)
+		o.DefaultDelivery(col, cfg.LabelPrefix != "")
+	} else if cfg.LabelPrefix != "" {
+		o.WarnRerunLoadsAgain(col, cfg.LabelPrefix)
 	}
 	if err := o.checkGrouped(col); err != nil {
 		return nil, err

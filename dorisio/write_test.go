@@ -309,7 +309,7 @@ func TestLingeringTransactionsOfTheSamePrefixAreAborted(t *testing.T) {
 	precommit := func(prefix string, evs []event) CommitResult {
 		cfg := configFor(srv, "events")
 		cfg.LabelPrefix = prefix
-		w := buildWrite(t, cfg, event{})
+		w := buildWrite(t, cfg, event{}, WithDelivery(ExactlyOnce))
 		out, err := lifecycle(t, w.Write, asElems(evs))
 		if err != nil || len(out) != 1 {
 			t.Fatalf("precommit for %s: %v, %d results", prefix, err, len(out))
@@ -337,7 +337,7 @@ func TestLingeringTransactionsOfTheSamePrefixAreAborted(t *testing.T) {
 	cfg.LabelPrefix = "job1"
 	in := events(30, func(i int) string { return "new" })
 	_, err := runPipeline(t, func(s beam.Scope) {
-		assertCommitted(s, Write(s, cfg, beam.CreateList(s, in), WithAbortLingeringTxns()), 30)
+		assertCommitted(s, Write(s, cfg, beam.CreateList(s, in), WithDelivery(ExactlyOnce), WithAbortLingeringTxns()), 30)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -364,7 +364,7 @@ func TestWithoutTheOptionNoLingeringTransactionIsAborted(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 	cfg := configFor(srv, "events")
 	cfg.LabelPrefix = "job1"
-	first := buildWrite(t, cfg, event{})
+	first := buildWrite(t, cfg, event{}, WithDelivery(ExactlyOnce))
 	out, err := lifecycle(t, first.Write, asElems(events(5, shortName)))
 	if err != nil || len(out) != 1 {
 		t.Fatalf("precommit: %v, %d loads", err, len(out))
@@ -393,7 +393,7 @@ func TestRetriedBundleCommitsEveryRowOnce(t *testing.T) {
 		srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 		cfg := configFor(srv, "events")
 		cfg.LabelPrefix = "retry1"
-		w := buildWrite(t, cfg, event{}, WithMaxBatchRows(150))
+		w := buildWrite(t, cfg, event{}, WithDelivery(ExactlyOnce), WithMaxBatchRows(150))
 		first, err := lifecycle(t, w.Write, asElems(in))
 		if err != nil || len(first) < 2 {
 			t.Fatalf("first attempt: %v, %d loads", err, len(first))

@@ -116,7 +116,10 @@ func TestEveryRowIsCommittedExactlyOnceDespiteLostReplies(t *testing.T) {
 	cfg := tg.config("e2e_events")
 	in, want := events(tg.run(), 2000)
 	err := runPipeline(t, func(s beam.Scope) {
-		res := dorisio.Write(s, cfg, beam.CreateList(s, in), dorisio.WithMaxBatchRows(300),
+		// Per-bundle two-phase commit, asked for: the target's config has
+		// a LabelPrefix, with which a bounded Write is grouped by default
+		// (plain loads: no 2PC call for the lost replies to hit).
+		res := dorisio.Write(s, cfg, beam.CreateList(s, in), dorisio.WithDelivery(dorisio.ExactlyOnce), dorisio.WithMaxBatchRows(300),
 			dorisio.WithRetry(dorisio.RetryPolicy{InitialBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond}))
 		passert.Equals(s, stats.Sum(s, beam.ParDo(s, committedRows, res)), int64(len(in)))
 	})

@@ -177,7 +177,19 @@ func (c *cli) check() []string {
 			}
 		}
 	}
+	resolveDelivery(c.o)
 	return append(bad, checkCombinations(c.o)...)
+}
+
+// resolveDelivery makes --delivery grouped when it was not given and the
+// run has a --label-prefix, as dorisio.Write does for a bounded input with
+// a LabelPrefix: a stable prefix says the job may be re-run, and only
+// labels of the rows let that re-run load nothing twice. A stream, files
+// (ranges have their own labels) and --all-or-nothing keep exactly-once.
+func resolveDelivery(o *options) {
+	if !o.given["delivery"] && o.labelPrefix != "" && !o.stream && o.input == "" && !o.allOrNothing {
+		o.delivery = "grouped"
+	}
 }
 
 // named prefixes msg with the flag and its value: "--fe x: msg"; with the

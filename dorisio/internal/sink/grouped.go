@@ -58,28 +58,47 @@ func init() {
 	register.Iter1[[]byte]()
 }
 
-// RunnerDelivery makes Grouped the default delivery of a bounded input on
-// Beam's Flink and Spark runners (named by --runner), where per-bundle
-// two-phase commit is only at-least-once for rows without an ID (a
-// recomputed precommit task loads again), and says so at construction. It
-// keeps an explicit WithDelivery, and ExactlyOnce where Grouped cannot go
-// (WithAllOrNothing, stream batching, unbounded input). A Flink or Spark
-// job server reached as --runner=universal is not recognised: name the
-// delivery there. The caller calls it only when no delivery was given.
-func (o *Options) RunnerDelivery(col beam.PCollection) {
+// DefaultDelivery picks the delivery of a Write given no WithDelivery:
+// Grouped for a bounded input with a stable Config.LabelPrefix (prefixed),
+// whose re-run must find what a finished or crashed run loaded (per-bundle
+// two-phase commit labels its loads by run: a re-run loads everything
+// again), and on Beam's Flink and Spark runners (named by --runner), where
+// per-bundle two-phase commit is only at-least-once for rows without an ID
+// (a recomputed precommit task loads again). It keeps ExactlyOnce where
+// Grouped cannot go (WithAllOrNothing, stream batching, unbounded input)
+// and says what it chose at construction. A Flink or Spark job server
+// reached as --runner=universal is not recognised: name the delivery there.
+func (o *Options) DefaultDelivery(col beam.PCollection, prefixed bool) {
 	if o.AllOrNothing || o.Stream == StreamOn {
-		return
-	}
-	runner := strings.ToLower(*runners.Runner)
-	if runner != "flink" && runner != "flinkrunner" && runner != "spark" && runner != "sparkrunner" {
 		return
 	}
 	if unbounded, known := IsUnbounded(col); unbounded || !known {
 		return
 	}
-	o.Delivery = Grouped
-	slog.Warn("dorisio.Write: delivery defaults to dorisio.Grouped on this runner: per-bundle two-phase commit (ExactlyOnce) is only at-least-once on Flink and Spark batch, where a recomputed stage loads again; grouped delivery shuffles the rows and loads them under labels of their contents, exactly once. Pass WithDelivery(dorisio.ExactlyOnce) to keep per-bundle loads",
-		"runner", *runners.Runner)
+	runner := strings.ToLower(*runners.Runner)
+	switch {
+	case runner == "flink" || runner == "flinkrunner" || runner == "spark" || runner == "sparkrunner":
+		o.Delivery = Grouped
+		slog.Warn("dorisio.Write: delivery defaults to dorisio.Grouped on this runner: per-bundle two-phase commit (ExactlyOnce) is only at-least-once on Flink and Spark batch, where a recomputed stage loads again; grouped delivery shuffles the rows and loads them under labels of their contents, exactly once. Pass WithDelivery(dorisio.ExactlyOnce) to keep per-bundle loads",
+			"runner", *runners.Runner)
+	case prefixed:
+		o.Delivery = Grouped
+		slog.Info("dorisio.Write: delivery defaults to dorisio.Grouped for a bounded input with a Config.LabelPrefix: its loads are labelled by their rows, so a re-run with the same prefix (a scheduler's retry, a crashed job run again) finds what was loaded and loads nothing twice. Pass WithDelivery(dorisio.ExactlyOnce) for per-bundle loads (no shuffle of the rows; a re-run loads again)")
+	}
+}
+
+// WarnRerunLoadsAgain says at construction that a bounded Write given
+// WithDelivery(ExactlyOnce) and a stable LabelPrefix loads everything again
+// when it is re-run: its labels hold the run.
+func (o *Options) WarnRerunLoadsAgain(col beam.PCollection, prefix string) {
+	if o.Delivery != ExactlyOnce || o.Stream == StreamOn {
+		return
+	}
+	if unbounded, known := IsUnbounded(col); unbounded || !known {
+		return
+	}
+	slog.Warn("dorisio.Write: WithDelivery(dorisio.ExactlyOnce) with a Config.LabelPrefix: per-bundle loads are labelled by run, so a re-run with this prefix (after a finished run, or one that crashed in its commit stage) loads again every row the earlier run committed; rows with a Row.ID are the exception. Leave WithDelivery out (dorisio.Grouped, labels from the rows) for a job that may be re-run",
+		"label_prefix", prefix)
 }
 
 // writeGrouped is Write with grouped delivery: it returns the
