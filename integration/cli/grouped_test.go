@@ -57,7 +57,7 @@ func TestAGroupedJobRunAgainOnAnotherRunnerLoadsNothingTwice(t *testing.T) {
 		t.Errorf("first run: %d loads (%d found): want at least 30 of at most 1000 rows, none found", loads, found)
 	}
 	again := load(t, nil, append(args, "--runner", "direct")...)
-	if again.code != 0 || !strings.Contains(again.stdout, "verification: counts match: 30000 rows in 3 table(s) (30000 of them loaded by an earlier run with this label prefix)") {
+	if again.code != 0 || !strings.Contains(again.stdout, "verification: counts match: 30000 rows in 3 table(s), the input: 0 committed by this run + 30000 found loaded by an earlier run under the same labels; the tables held 30000 rows before") {
 		t.Fatalf("second run: exit %d\nstdout:\n%s\nstderr:\n%s", again.code, again.stdout, again.stderr)
 	}
 	if l, f := groupedLoads(t, again.stdout); l != loads || f != loads {

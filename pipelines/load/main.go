@@ -138,14 +138,21 @@ func run(ctx context.Context, o *options) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	// Against doris-local (doristest's API), the tables' counts before the
-	// run let it be verified like the embedded server's.
-	var rem *remote
+	// The tables' counts before the run, on the embedded server or on
+	// doris-local (doristest's API), let a run into tables that hold rows
+	// (a resumed run) be verified (verify.go).
+	var st tableState
 	var before map[string]int64
-	remoteOK := false
-	if srv == nil && o.sink != "noop" {
-		rem = newRemote(strings.Split(o.fe, ",")[0], o.db)
-		before, remoteOK = rem.counts(tableNames(o))
+	if o.sink != "noop" {
+		if srv != nil {
+			st = embeddedState{srv, o.db}
+		} else {
+			st = newRemote(strings.Split(o.fe, ",")[0], o.db)
+		}
+		var ok bool
+		if before, ok = st.counts(tableNames(o)); !ok {
+			st = nil // a real Doris: no doristest API
+		}
 	}
 	if err := startRejected(o); err != nil {
 		return err
@@ -185,7 +192,7 @@ func run(ctx context.Context, o *options) error {
 		return fmt.Errorf("verification: skipped: %d file(s) changed while the job ran (above); their records now are not what was loaded", changed)
 	}
 	vstart := time.Now()
-	err = verifyRun(ctx, o, srv, rem, remoteOK, before, files, refused)
+	err = verifyRun(ctx, o, st, before, runCounts(pr, o, filesAlready), files, refused)
 	if o.input != "" {
 		how := "each range's records against the rows Doris counted for its load, and the table's count"
 		if o.recount {
@@ -200,13 +207,14 @@ func run(ctx context.Context, o *options) error {
 	return nil
 }
 
-// verifyRun checks the tables after the job. With --input, what they must
-// hold is the split's record count, which WriteFiles checked against
-// Doris' own count of every load, or with --recount a count of its own,
-// apart from the pipeline, so that it checks the pipeline's reading too.
-// Rows Doris filtered and rows refused (refused) are accounted for.
-func verifyRun(ctx context.Context, o *options, srv *doristest.Server, rem *remote, remoteOK bool, before map[string]int64, files fileprogress.Progress, refused map[string]refusedCount) error {
-	if srv == nil && !remoteOK {
+// verifyRun checks the tables after the job (verify.go). With --input,
+// what they must hold is the split's record count, which WriteFiles
+// checked against Doris' own count of every load, or with --recount a
+// count of its own, apart from the pipeline, so that it checks the
+// pipeline's reading too. Rows Doris filtered and rows refused (refused)
+// are accounted for.
+func verifyRun(ctx context.Context, o *options, st tableState, before map[string]int64, runs map[string]runCount, files fileprogress.Progress, refused map[string]refusedCount) error {
+	if st == nil {
 		fmt.Println("verification: skipped (the FE is not a doristest server; count the rows in Doris)")
 		return nil
 	}
@@ -217,10 +225,7 @@ func verifyRun(ctx context.Context, o *options, srv *doristest.Server, rem *remo
 	} else if expected, err = expectedRows(ctx, o); err != nil {
 		return err
 	}
-	if srv == nil {
-		return rem.verify(before, expected, o.delivery == "grouped" && o.labelPrefix != "", refused)
-	}
-	return verify(srv, o, expected, refused)
+	return verifyTables(st, o, before, expected, runs, refused)
 }
 
 // passwordEnv returns the Config.PasswordEnv for --password-env name: name
@@ -278,6 +283,10 @@ func writeOptions(o *options) []dorisio.WriteOption {
 		opts = append(opts, dorisio.WithFormat(dorisio.JSON))
 	}
 	switch o.delivery {
+	case "exactly-once":
+		if o.given["delivery"] { // said so: Write warns, with a prefix, that a re-run loads again
+			opts = append(opts, dorisio.WithDelivery(dorisio.ExactlyOnce))
+		}
 	case "at-least-once":
 		opts = append(opts, dorisio.WithDelivery(dorisio.AtLeastOnce))
 	case "grouped":
@@ -453,36 +462,6 @@ func printSummary(pr beam.PipelineResult, o *options, elapsed time.Duration, srv
 	if o.stream {
 		printStreamSummary(c, o, elapsed)
 	}
-}
-
-// verify checks, against the embedded server, that each table holds exactly
-// the input's rows and that no transaction was left open.
-// Rows Doris filtered (within max_filter_ratio) and rows refused (with
-// --rejected-rows) count as accounted for, not as missing.
-func verify(srv *doristest.Server, o *options, expected map[string]int64, refused map[string]refusedCount) error {
-	var bad []string
-	var total int64
-	var all refusedCount
-	for _, t := range sortedKeys(expected) {
-		got := srv.RowCount(o.db, t)
-		r := refused[o.db+"."+t]
-		total += got
-		all = all.plus(r)
-		if got+r.accounted() != expected[t] {
-			bad = append(bad, fmt.Sprintf("%s holds %d rows, input had %d%s", t, got, expected[t], r.says()))
-		}
-	}
-	for _, tx := range srv.Txns(o.db) {
-		if tx.State == "PREPARE" || tx.State == "PRECOMMITTED" {
-			bad = append(bad, fmt.Sprintf("transaction %d (label %s) left %s", tx.ID, tx.Label, tx.State))
-		}
-	}
-	if len(bad) > 0 {
-		return fmt.Errorf("verification FAILED: %s", strings.Join(bad, "; "))
-	}
-	fmt.Printf("verification: counts match: %d rows in %d table(s)%s, each input row committed exactly once, no open transactions\n",
-		total, len(expected), all.says())
-	return nil
 }
 
 // splitList splits a comma-separated flag value, as its check read it.
