@@ -49,6 +49,11 @@ var (
 	// any more. Terminal: retrying cannot learn more; check the table for
 	// the load's rows. Marker [dorisio:txn-forgotten].
 	ErrTxnForgotten = streamload.ErrTxnForgotten
+	// ErrListingUnsupported: the FE refused to list transactions
+	// (AbortLingering, OpenTransactions): SHOW TRANSACTION needs ADMIN in
+	// Doris 2.1/3.0; cloud mode and old FEs refuse LABEL LIKE. Not a kind
+	// of KindOf: it concerns no load.
+	ErrListingUnsupported = streamload.ErrListingUnsupported
 )
 
 // sentinels are the kinds, the most severe first (see KindOf).

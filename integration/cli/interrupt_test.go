@@ -1,13 +1,17 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"os/exec"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/dorisbeam/dorisbeam/integration/internal/proc"
 )
@@ -77,5 +81,89 @@ func TestAnInterruptedJobAbortsWhatItPrecommittedAndSaysHowToResume(t *testing.T
 				t.Errorf("after the re-run the table holds %d rows, want %d", got, files*perFile)
 			}
 		})
+	}
+}
+
+// precommitted counts doris-local's PRECOMMITTED transactions.
+func precommitted(t *testing.T, fe string) int {
+	n := 0
+	for _, tx := range openTxns(t, fe) {
+		if strings.HasSuffix(tx, " PRECOMMITTED") {
+			n++
+		}
+	}
+	return n
+}
+
+// SIGINT or SIGTERM while a two-phase job (per-bundle, no --label-prefix)
+// holds precommitted loads: the program exits within 15 s, non-zero, and
+// leaves no PREPARE or PRECOMMITTED transaction, those of bundles that had
+// finished and were waiting for the commit stage included; it says how
+// many it aborted. Measured before: exit 130 saying "what they
+// precommitted aborted", and 6 PRECOMMITTED transactions open 1-6 s later.
+func TestAnInterruptedTwoPhaseJobLeavesNoTransactionOpen(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dl := dorisLocal(t, 4)
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, binary(t, "load"), "--fe", dl.URL, "--rows", "40000000", "--tables", "4", "--batch-rows", "20000", "--loads-in-flight", "2")
+			var out, errb proc.SyncBuffer
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			for precommitted(t, dl.URL) < 2 && ctx.Err() == nil {
+				time.Sleep(10 * time.Millisecond) // polling a separate process's server: no handle to wait on
+			}
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("signalled with %d precommitted", precommitted(t, dl.URL))
+			signalled := time.Now()
+			err := cmd.Wait()
+			took := time.Since(signalled)
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 128+int(sig) {
+				t.Errorf("exit %v, want %d; stderr:\n%s", err, 128+int(sig), proc.LastLines(errb.String(), 20))
+			}
+			if took > 15*time.Second {
+				t.Errorf("exited %v after the signal, want within 15 s", took.Round(time.Millisecond))
+			}
+			if open := openTxns(t, dl.URL); len(open) > 0 {
+				t.Errorf("%d transactions left open after the exit: %q\nstderr:\n%s", len(open), open, proc.LastLines(errb.String(), 20))
+			}
+			t.Logf("took %v; stderr:\n%s", took, proc.LastLines(errb.String(), 8))
+			if !regexp.MustCompile(`load: interrupted: .*; the loads in flight were stopped and \d+ precommitted loads aborted`).MatchString(errb.String()) {
+				t.Errorf("stderr does not say what it aborted:\n%s", proc.LastLines(errb.String(), 20))
+			}
+		})
+	}
+}
+
+// A two-phase job without a --label-prefix killed with SIGKILL leaves its
+// precommitted loads open (nothing can abort them), and a later run names
+// them, with how to abort them. Before, the re-run said nothing.
+func TestARunAfterAKilledJobNamesTheTransactionsItLeftOpen(t *testing.T) {
+	dl := dorisLocal(t, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary(t, "load"), "--fe", dl.URL, "--rows", "40000000", "--tables", "2", "--batch-rows", "20000")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for precommitted(t, dl.URL) < 2 && ctx.Err() == nil {
+		time.Sleep(10 * time.Millisecond) // polling a separate process's server: no handle to wait on
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	left := len(openTxns(t, dl.URL))
+	if left < 2 {
+		t.Fatalf("the killed job left %d transactions open, want at least 2", left)
+	}
+	r := load(t, nil, "--fe", dl.URL, "--rows", "1000", "--tables", "2")
+	want := fmt.Sprintf("load: %d transactions that earlier runs without a --label-prefix precommitted are still open (", left)
+	if !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "-H 'txn_operation: abort' "+dl.URL+"/api/demo/_stream_load_2pc") {
+		t.Errorf("the next run does not name the %d open transactions and how to abort them; stderr:\n%s", left, r.stderr)
 	}
 }

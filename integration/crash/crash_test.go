@@ -27,6 +27,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -259,6 +260,10 @@ func TestKilledPipelineRerunWithTheSameLabelPrefix(t *testing.T) {
 				if tx.State == "PREPARE" || tx.State == "PRECOMMITTED" {
 					t.Errorf("txn %d (%s) left %s after the second run", tx.ID, tx.Label, tx.State)
 				}
+			}
+			// The re-run says what of the killed run it aborted.
+			if open := count(before, "PREPARE", "PRECOMMITTED"); open > 0 && !strings.Contains(out2.String(), fmt.Sprintf("load: aborted %d transactions an earlier run with --label-prefix %s left open", open, prefix)) {
+				t.Errorf("the killed run left %d open; the re-run does not say it aborted them:\n%s", open, out2)
 			}
 			// The second run's own loads are the txns it began: committed,
 			// with N rows between them.

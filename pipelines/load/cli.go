@@ -178,6 +178,9 @@ func (c *cli) check() []string {
 		}
 	}
 	resolveDelivery(c.o)
+	if !c.o.given["abort-lingering"] && c.o.labelPrefix != "" {
+		c.o.abortLingering = true // the program is the job: what an earlier run of it left open is its own (lingering.go)
+	}
 	return append(bad, checkCombinations(c.o)...)
 }
 

@@ -136,7 +136,7 @@ func loadingFlags(o *options) flagGroup {
 		{name: "all-or-nothing", value: &o.allOrNothing, feeds: "WithAllOrNothing",
 			usage: "commit nothing until the whole write stage succeeded (the job must then fit Doris' quota and precommit timeout)"},
 		{name: "abort-lingering", value: &o.abortLingering, feeds: "WithAbortLingeringTxns",
-			usage: "abort the open transactions earlier runs with --label-prefix left; only when no other job writes with that prefix"},
+			usage: "abort, before the job, the open transactions earlier runs with --label-prefix left (a killed run's precommitted loads, which hold Doris' transaction quota for an hour); on by default with --label-prefix: give --abort-lingering=false when another live job writes with that prefix"},
 		{name: "compression", value: &o.compression, feeds: "WithCompression", check: oneOf(&o.compression, "none", "gz", "lz4"),
 			usage: "compress load bodies with `kind` (Stream Load compress_type): none, gz or lz4"},
 		{name: "header", value: o.headers, feeds: "WithLoadHeader", repeatable: true,

@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
@@ -105,10 +106,64 @@ func resumeAdvice(o *options) string {
 	return "the rows committed stay; a re-run generates and loads every row again (only --input, or --delivery grouped, with a --label-prefix resume)"
 }
 
+// openAbortWait bounds the aborts of a stopped job's open loads: the
+// program exits within it of the signal's job end.
+const openAbortWait = 10 * time.Second
+
+// openLeft is what abortOpen did with a stopped job's open loads.
+type openLeft struct {
+	settled []dorisio.OpenLoad
+	err     error // names the loads it could not abort
+}
+
+// abortOpen aborts the loads the job precommitted in this process that no
+// commit stage committed (dorisio.AbortOpenLoads): those of bundles that
+// finished before the job was stopped or failed. Without it they held
+// Doris' running-transaction quota until the precommit timeout (measured:
+// 6 PRECOMMITTED after Ctrl-C, while the program said it had aborted them).
+func abortOpen(p *beam.Pipeline) openLeft {
+	ctx, cancel := context.WithTimeout(context.Background(), openAbortWait)
+	defer cancel()
+	settled, err := dorisio.AbortOpenLoads(ctx, p)
+	return openLeft{settled, err}
+}
+
+// says is what abortOpen did, for the interruption's line.
+func (l openLeft) says() string {
+	var aborted, committed int
+	for _, s := range l.settled {
+		if s.Committed {
+			committed++
+		} else {
+			aborted++
+		}
+	}
+	what := fmt.Sprintf("the loads in flight were stopped and %d precommitted loads aborted", aborted)
+	if committed > 0 {
+		what += fmt.Sprintf(" (%d more were committed already)", committed)
+	}
+	if l.err != nil {
+		what += "; SOME ARE LEFT OPEN (below)"
+	}
+	return what
+}
+
+// print says on w, after a failed job, what abortOpen aborted and what it
+// could not.
+func (l openLeft) print(w io.Writer) {
+	if n := len(l.settled); n > 0 {
+		fmt.Fprintf(w, "%s: the job failed: %s\n", progName, strings.TrimPrefix(l.says(), "the loads in flight were stopped and "))
+	}
+	if l.err != nil {
+		fmt.Fprintf(w, "%s: %s\n", progName, dorisio.ErrorMessage(l.err))
+	}
+}
+
 // printInterrupted says on w what an interrupted job loaded, that its
-// bundles aborted what they precommitted (or, in dorisio's words, what they
-// could not abort), and how to resume.
-func printInterrupted(w io.Writer, pr beam.PipelineResult, err error, o *options, files fileprogress.Progress) {
+// bundles aborted what they precommitted and what abortOpen aborted of
+// what finished bundles left (or, in dorisio's words, what could not be
+// aborted), and how to resume.
+func printInterrupted(w io.Writer, pr beam.PipelineResult, err error, o *options, files fileprogress.Progress, left openLeft) {
 	loaded := "the rows committed before the interruption stay in the tables"
 	if o.input != "" {
 		p := progressSince(files)
@@ -120,7 +175,10 @@ func printInterrupted(w io.Writer, pr beam.PipelineResult, err error, o *options
 		}
 		loaded = fmt.Sprintf("%d loads committed", commits)
 	}
-	fmt.Fprintf(w, "%s: interrupted: %s; the loads in flight were stopped and what they precommitted aborted\n", progName, loaded)
+	fmt.Fprintf(w, "%s: interrupted: %s; %s\n", progName, loaded, left.says())
+	if left.err != nil {
+		fmt.Fprintf(w, "%s: %s\n", progName, dorisio.ErrorMessage(left.err))
+	}
 	if err != nil {
 		if msg := dorisio.ErrorMessage(err); strings.Contains(msg, "[dorisio:") {
 			fmt.Fprintf(w, "%s: what the job said as it stopped: %s\n", progName, msg)

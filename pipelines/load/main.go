@@ -94,6 +94,9 @@ func run(ctx context.Context, o *options) error {
 		}
 		cfg.PasswordEnv = passwordEnv(o.passwordEnv, os.Stderr)
 	}
+	if o.sink != "noop" && (srv == nil || o.server != nil) { // a fresh embedded server holds nothing yet
+		settleLingering(ctx, cfg, o, os.Stderr)
+	}
 
 	p, s := beam.NewPipelineWithRoot()
 	var listed map[string]fileState // --input's local files before the job
@@ -169,11 +172,16 @@ func run(ctx context.Context, o *options) error {
 	stop()
 	elapsed := time.Since(start)
 	changed := reportChanged(os.Stderr, listed, err == nil, o)
+	var left openLeft
+	if err != nil || ctx.Err() != nil {
+		left = abortOpen(p) // the finished bundles' loads that no commit stage will commit
+	}
 	if ctx.Err() != nil {
-		printInterrupted(os.Stderr, pr, err, o, files)
+		printInterrupted(os.Stderr, pr, err, o, files, left)
 		return err
 	}
 	if err != nil {
+		left.print(os.Stderr)
 		return &jobFailed{err}
 	}
 	var filesAlready int64 // records, gz files' included, WriteFiles found loaded
@@ -273,7 +281,7 @@ func writeOptions(o *options) []dorisio.WriteOption {
 	if o.allOrNothing {
 		opts = append(opts, dorisio.WithAllOrNothing())
 	}
-	if o.abortLingering {
+	if o.abortLingering && o.given["abort-lingering"] { // by default the program aborts them itself, before the job (lingering.go)
 		opts = append(opts, dorisio.WithAbortLingeringTxns())
 	}
 	if o.compression != "none" {

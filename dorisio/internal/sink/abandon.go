@@ -189,6 +189,9 @@ func (b *Batcher) abortAll(ctx context.Context, ls []leftover) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			ls[i].err = b.ld.Abort(ctx, b.db, ls[i].txnID, ls[i].label)
+			if ls[i].err == nil {
+				noteSettled(b.db, ls[i].label)
+			}
 		}()
 	}
 	wg.Wait()

@@ -127,10 +127,11 @@ func (is *isolation) load(lo, hi int, path string) error {
 	if err != nil {
 		return err
 	}
+	r := b.resultOf(part, res)
 	if part.twoPhase {
 		b.precommitted.Add(1) // holds a running txn until the commit after the bundle
+		noteOpen(b.ld, b.run, r)
 	}
-	r := b.resultOf(part, res)
 	is.sum.Rows += r.Rows
 	is.sum.LoadedRows += r.LoadedRows
 	is.sum.FilteredRows += r.FilteredRows

@@ -34,6 +34,13 @@ type lingeringCleanup struct {
 	done bool
 }
 
+// AbortLingering aborts the PREPARE/PRECOMMITTED transactions of prefix in
+// db but the identity, group and stream ones: what an earlier run left
+// open, before a run of the same job starts (no run of its own to spare).
+func AbortLingering(ctx context.Context, c *streamload.Client, db, prefix string) ([]streamload.Txn, error) {
+	return c.AbortLingering(ctx, db, LabelPrefixOf(prefix), IDLabelPrefix(prefix), GroupLabelPrefix(prefix), streamLabelPrefix(prefix))
+}
+
 // abortLingeringOnce runs the cleanup once per process; a failed cleanup is
 // tried again by the next Setup.
 func AbortLingeringOnce(ctx context.Context, c *streamload.Client, db, prefix, run string) error {

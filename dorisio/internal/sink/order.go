@@ -114,8 +114,12 @@ func commitInOrder(ctx context.Context, c committer, loads []CommitResult, stop 
 		if err != nil {
 			out[i].err = err
 			waiting = stop(err)
+			if lostForGood(err) {
+				noteSettled(r.Database, r.Label) // it can never become visible: nothing to abort
+			}
 			continue
 		}
+		noteSettled(r.Database, r.Label)
 		out[i].r.Committed, out[i].r.AlreadyCommitted = true, already
 	}
 	return out

@@ -52,10 +52,11 @@ func (b *Batcher) upload(j *LoadJob) {
 	if isolated {
 		return
 	}
+	out := LoadOutcome{Seq: j.seq, Result: b.resultOf(j, res), latency: time.Since(start), retries: res.Attempts - 1}
 	if j.twoPhase {
 		b.precommitted.Add(1) // holds a running txn until the commit after the bundle
+		noteOpen(b.ld, b.run, out.Result)
 	}
-	out := LoadOutcome{Seq: j.seq, Result: b.resultOf(j, res), latency: time.Since(start), retries: res.Attempts - 1}
 	if j.Loaded != nil {
 		j.Loaded(out.Result)
 	}
@@ -109,12 +110,21 @@ func (b *Batcher) load(j *LoadJob) (*streamload.LoadResult, error) {
 	if !j.Unframed {
 		req.Body = frame(b.opts.Format.encoding(), j.Body)
 	}
+	if j.twoPhase {
+		// Known to this process before it is sent (open_loads.go): a job
+		// stopped while the load is in flight, or before its commit, can
+		// abort it by label. Its txn id is noted once Doris precommits it.
+		noteOpen(b.ld, b.run, CommitResult{Database: b.db, Table: j.Table, Label: j.label, Rows: j.Rows})
+	}
 	var deadline time.Time // of the wait on the quota, from the first refusal
 	pace := b.ld.Backoff()
 	for wait := 1; ; wait++ {
 		res, err := b.ld.Load(b.ctx, req)
 		var e *streamload.Error
 		if err == nil || !errors.Is(err, streamload.ErrTxnQuota) || !errors.As(err, &e) {
+			if err != nil && j.twoPhase && !errors.Is(err, streamload.ErrOutcomeUnknown) {
+				noteSettled(b.db, j.label) // Doris said it failed: nothing is held under the label
+			}
 			return res, err
 		}
 		// Nothing was begun: this load holds no txn while it waits. Doris

@@ -1,0 +1,103 @@
+package sink
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"sync"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+)
+
+// The loads this process precommitted and has not yet seen committed or
+// aborted, per pipeline run: what a stopped job leaves open. A bundle that
+// fails aborts its own (abandon.go), but a bundle that finished has handed
+// its precommitted loads to the commit stage, and a job cancelled by its
+// launcher (Ctrl-C) never runs that stage for them: they would hold Doris'
+// running-transaction quota until its precommit timeout (an hour by
+// default). Measured before: pipelines/load interrupted during a two-phase
+// load exited saying it had aborted what it precommitted, and 6
+// PRECOMMITTED transactions stayed open. AbortOpen lets the launcher abort
+// them. It sees only loads made in this process: workers of prism, direct
+// and a LOOPBACK job server, not Dataflow's or Flink's.
+
+// OpenLoad is one precommitted load not yet settled.
+type OpenLoad struct {
+	Database, Table, Label string
+	TxnID, Rows            int64
+	// Committed: the abort found it committed (a commit stage got to it
+	// first): its rows are in the table.
+	Committed bool
+	run       string
+	ld        Loader // the client that precommitted it, to abort it with
+}
+
+var openLoads struct {
+	mu    sync.Mutex          // guards byKey
+	byKey map[string]OpenLoad // db + "\x00" + label
+}
+
+func openKey(db, label string) string { return db + "\x00" + label }
+
+// noteOpen records a load Doris precommitted for run.
+func noteOpen(ld Loader, run string, r CommitResult) {
+	openLoads.mu.Lock()
+	defer openLoads.mu.Unlock()
+	if openLoads.byKey == nil {
+		openLoads.byKey = map[string]OpenLoad{}
+	}
+	openLoads.byKey[openKey(r.Database, r.Label)] = OpenLoad{Database: r.Database, Table: r.Table, Label: r.Label, TxnID: r.TxnID, Rows: r.Rows, run: run, ld: ld}
+}
+
+// noteSettled forgets a load that was committed or aborted, or whose
+// commit failed for good (it can never become visible).
+func noteSettled(db, label string) {
+	openLoads.mu.Lock()
+	defer openLoads.mu.Unlock()
+	delete(openLoads.byKey, openKey(db, label))
+}
+
+// AbortOpen aborts every load this process precommitted for run and has
+// not seen settled, at most maxConcurrentAborts at once, within ctx. It
+// returns the loads it settled (aborted, or found committed) and those it
+// could not abort, each with its error, in label order.
+func AbortOpen(ctx context.Context, run string) (settled []OpenLoad, failed []OpenLoad, errs []error) {
+	openLoads.mu.Lock()
+	var todo []OpenLoad
+	for _, l := range openLoads.byKey {
+		if l.run == run {
+			todo = append(todo, l)
+		}
+	}
+	openLoads.mu.Unlock()
+	sort.Slice(todo, func(i, j int) bool { return todo[i].Label < todo[j].Label })
+	results := make([]error, len(todo))
+	sem := make(chan struct{}, maxConcurrentAborts)
+	var wg sync.WaitGroup
+	for i := range todo {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			results[i] = ctx.Err() // not sent: the deadline passed
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			results[i] = todo[i].ld.Abort(ctx, todo[i].Database, todo[i].TxnID, todo[i].Label)
+		}()
+	}
+	wg.Wait()
+	for i, l := range todo {
+		err := results[i]
+		if err == nil || errors.Is(err, streamload.ErrTxnCommitted) {
+			l.Committed = err != nil
+			noteSettled(l.Database, l.Label)
+			settled = append(settled, l)
+			continue
+		}
+		failed, errs = append(failed, l), append(errs, err)
+	}
+	return settled, failed, errs
+}

@@ -1,0 +1,124 @@
+package dorisio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+)
+
+// OpenLoad is a two-phase load that a Write precommitted and whose commit
+// or abort its process has not seen.
+type OpenLoad struct {
+	Database, Table, Label string
+	TxnID                  int64
+	Rows                   int64 // rows sent in the load
+	// Committed: the abort found it committed (the commit stage got there
+	// first); its rows are in the table.
+	Committed bool
+}
+
+// AbortOpenLoads aborts the loads that the Writes of pipeline p precommitted
+// in this process and that were neither committed nor aborted since. Call it
+// after a job that was stopped (a cancelled context: Ctrl-C, SIGTERM): a
+// bundle that fails aborts its own loads, but a bundle that finished has
+// handed its loads to the commit stage, which a stopped job never runs, and
+// they would hold Doris' running-transaction quota until its precommit
+// timeout (stream_load_default_precommit_timeout_second, 1 h by default).
+// It sees loads made by workers in this process: prism (Beam's default),
+// direct and a LOOPBACK job server; elsewhere (Dataflow, Flink, Spark
+// workers) it finds none, and a re-run with WithAbortLingeringTxns aborts
+// them. ctx bounds the aborts (at most 8 at once).
+//
+// It returns the loads it settled (aborted, or found committed), in label
+// order, and an error naming each it could not abort, with Doris' words.
+func AbortOpenLoads(ctx context.Context, p *beam.Pipeline) ([]OpenLoad, error) {
+	settled, failed, errs := sink.AbortOpen(ctx, sink.PipelineRunID(p.Root()))
+	out := make([]OpenLoad, len(settled))
+	for i, l := range settled {
+		out[i] = openLoad(l)
+	}
+	if len(failed) == 0 {
+		return out, nil
+	}
+	msgs := make([]string, len(failed))
+	for i, l := range failed {
+		msgs[i] = fmt.Sprintf("%s.%s label %s (txn %d, %d rows): %v", l.Database, l.Table, l.Label, l.TxnID, l.Rows, errs[i])
+	}
+	return out, fmt.Errorf("dorisio.AbortOpenLoads: %d precommitted loads could not be aborted and stay open until Doris' precommit timeout (abort each by label: POST /api/{db}/_stream_load_2pc with txn_operation: abort): %s: %w",
+		len(failed), strings.Join(msgs, "; "), errors.Join(errs...))
+}
+
+func openLoad(l sink.OpenLoad) OpenLoad {
+	return OpenLoad{Database: l.Database, Table: l.Table, Label: l.Label, TxnID: l.TxnID, Rows: l.Rows, Committed: l.Committed}
+}
+
+// AbortLingering aborts the PREPARE and PRECOMMITTED transactions whose
+// labels carry cfg.LabelPrefix and that an earlier run left open (a job
+// killed, or crashed, after precommitting): they hold Doris'
+// running-transaction quota until its precommit timeout. Stream batches
+// ("<prefix>:s:", a replay of the same rows adopts and commits them),
+// identity loads and grouped parts (plain loads, settled by label by a
+// re-run) are spared. Call it before a re-run, only where no other job, and
+// no live run of this one, writes with the prefix: it cannot tell a crashed
+// run from a live one (WithAbortLingeringTxns does the same from each
+// worker, sparing its own run). Listing needs SHOW TRANSACTION (ADMIN in
+// Doris 2.1/3.0); a refusal is an error wrapping ErrListingUnsupported. It
+// returns the transactions it aborted.
+func AbortLingering(ctx context.Context, cfg Config) ([]OpenLoad, error) {
+	if cfg.LabelPrefix == "" {
+		return nil, errors.New("dorisio.AbortLingering: Config.LabelPrefix is empty: a fresh prefix per run has nothing of earlier runs to abort")
+	}
+	c, err := lingeringClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	aborted, err := sink.AbortLingering(ctx, c, cfg.Database, cfg.LabelPrefix)
+	return txnsAsLoads(cfg.Database, aborted), err
+}
+
+// OpenTransactions lists the PREPARE and PRECOMMITTED transactions of
+// cfg.Database whose labels start with labelPrefix (any label prefix, such
+// as "dorisio-", which starts every prefix Write draws when Config.LabelPrefix
+// is empty), without changing them: what a crashed job may have left open.
+// Listing needs SHOW TRANSACTION, as for AbortLingering.
+func OpenTransactions(ctx context.Context, cfg Config, labelPrefix string) ([]OpenLoad, error) {
+	c, err := lingeringClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	txns, err := c.ListTransactions(ctx, cfg.Database, labelPrefix)
+	if err != nil {
+		return nil, err
+	}
+	var open []streamload.Txn
+	for _, t := range txns {
+		if t.Status == "PREPARE" || t.Status == "PRECOMMITTED" {
+			open = append(open, t)
+		}
+	}
+	return txnsAsLoads(cfg.Database, open), nil
+}
+
+// lingeringClient is a Stream Load client for cfg, checked as Write checks it.
+func lingeringClient(cfg Config) (*streamload.Client, error) {
+	conn := newConnSpec(cfg)
+	if err := cfg.validate(conn); err != nil {
+		return nil, err
+	}
+	return sink.NewClient(conn, sink.RetryPolicy{})
+}
+
+func txnsAsLoads(db string, txns []streamload.Txn) []OpenLoad {
+	out := make([]OpenLoad, len(txns))
+	for i, t := range txns {
+		out[i] = OpenLoad{Database: db, Label: t.Label, TxnID: t.ID}
+	}
+	return out
+}
