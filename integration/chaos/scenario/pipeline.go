@@ -47,6 +47,9 @@ type Shard struct {
 	// too long for its VARCHAR, or a column missing), which Write outputs
 	// as rejected (dorisio.WithRejectedRows).
 	Bad int64
+	// LateSteps > 0 (streams) stamps the shard's rows that many steps
+	// before the step it comes in: behind the watermark (input).
+	LateSteps int64
 }
 
 // isBad reports whether id's row is one Doris refuses.
@@ -223,7 +226,9 @@ func input(s beam.Scope, shards []Shard, stepMillis int64) (beam.PCollection, er
 	c := teststream.NewConfig()
 	for i, sh := range shards {
 		ts := int64(i) * stepMillis
-		if err := c.AddElements(ts, encodeShard(sh)); err != nil {
+		// A late shard's rows are stamped LateSteps steps back, while the
+		// watermark has already passed the step before this one.
+		if err := c.AddElements(max(0, ts-sh.LateSteps*stepMillis), encodeShard(sh)); err != nil {
 			return beam.PCollection{}, err
 		}
 		if err := c.AdvanceWatermark(ts + stepMillis/2); err != nil {

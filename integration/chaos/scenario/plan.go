@@ -110,6 +110,12 @@ type Plan struct {
 	Stream     bool
 	StepMillis int64
 	FlushSteps int64
+	// LateEvery > 0 makes every LateEvery-th shard of a stream late: its
+	// rows stamped LateSteps steps before the step it comes in, behind the
+	// watermark. LatenessSteps is WithAllowedLateness in steps: rows later
+	// than it form follow-up panes (counted in late_rows), the one cut a
+	// replay may form otherwise.
+	LateEvery, LateSteps, LatenessSteps int64
 	// GroupShards is WithShards with grouped delivery (Delivery Grouped).
 	GroupShards int
 	// BadEvery > 0 is Shard.Bad of every shard: rows Doris refuses, which
@@ -248,10 +254,25 @@ func (p *Plan) streaming(r *rand.Rand) {
 	p.Stream, p.StepMillis, p.FlushSteps = true, 100, 1+r.Int64N(4)
 	// Half of the plans that run normally are replayed (Replay), drawn from
 	// a source of their own so that every other choice of the seed stays.
-	// Their batches stay within the limits: a window cut by size is cut in
-	// arrival order, which a replay may cut elsewhere (a documented limit).
+	// Their windows are busy: a shard holds several times BatchRows, and a
+	// window is cut by its rows' hashes, so the replay cuts it the same.
 	if p.Mode == Normal && rand.New(rand.NewPCG(uint64(p.Seed), 0x4e_91a7)).IntN(2) == 0 {
-		p.Mode, p.BatchRows, p.Budget, p.BatchBytes = Replay, 1<<40, 0, 0
+		p.Mode, p.Budget, p.BatchBytes = Replay, 0, 0
+	}
+	// Late rows in half the streams, from a source of their own. A replayed
+	// plan's allowed lateness covers them (no row is past it: a replay then
+	// forms every window as the first run did); the others' may not.
+	if lr := rand.New(rand.NewPCG(uint64(p.Seed), 0x1a7e)); lr.IntN(2) == 0 {
+		p.LateEvery, p.LateSteps = 2+lr.Int64N(4), 1+lr.Int64N(4)
+		p.LatenessSteps = lr.Int64N(p.LateSteps + 1)
+		if p.Mode == Replay {
+			p.LatenessSteps = p.LateSteps + 1
+		}
+		for i := range p.Shards {
+			if int64(i)%p.LateEvery == p.LateEvery-1 {
+				p.Shards[i].LateSteps = p.LateSteps
+			}
+		}
 	}
 	// Stream batches are committed as they are loaded: there is no end of
 	// the stage for all-or-nothing to wait for (Write refuses the pair).
@@ -413,6 +434,9 @@ func (p Plan) String() string {
 	}
 	if p.Stream {
 		extra = append(extra, fmt.Sprintf("streaming: a shard per %d ms step, flush interval %d steps", p.StepMillis, p.FlushSteps))
+		if p.LateEvery > 0 {
+			extra = append(extra, fmt.Sprintf("every %d-th shard %d steps late, allowed lateness %d steps", p.LateEvery, p.LateSteps, p.LatenessSteps))
+		}
 	}
 	if p.GroupShards > 0 {
 		extra = append(extra, fmt.Sprintf("grouped over %d shard(s) per table", p.GroupShards))
@@ -420,6 +444,30 @@ func (p Plan) String() string {
 	return fmt.Sprintf("seed %d: %d BE(s), %d tables, %d shards, ~%d rows, %v, batch %d rows, %d in flight, compression %s, mode %v (trigger %d), faults [%s], [%s]",
 		p.Seed, p.Backends, len(p.Tables), len(p.Shards), rows, p.Delivery, p.BatchRows, p.LoadsInFlight, comp, p.Mode, p.Trigger,
 		strings.Join(fs, "; "), strings.Join(extra, "; "))
+}
+
+// lateBeyondLateness reports whether some rows may come later than the
+// allowed lateness.
+func (p Plan) lateBeyondLateness() bool { return p.LateEvery > 0 && p.LatenessSteps < p.LateSteps }
+
+// lateShards are the shards of the windows late rows fall in: a replay
+// may form such a window otherwise and load it again whole.
+func (p Plan) lateShards() []Shard {
+	flush := p.FlushSteps * p.StepMillis
+	window := func(i int, sh Shard) int64 { return max(0, (int64(i)-sh.LateSteps)*p.StepMillis) / flush }
+	late := map[int64]bool{}
+	for i, sh := range p.Shards {
+		if sh.LateSteps > 0 {
+			late[window(i, sh)] = true
+		}
+	}
+	var out []Shard
+	for i, sh := range p.Shards {
+		if late[window(i, sh)] {
+			out = append(out, sh)
+		}
+	}
+	return out
 }
 
 // hung reports whether the plan has a hung-server fault.
@@ -469,7 +517,8 @@ func (p Plan) writeOptions(spool string) []dorisio.WriteOption {
 		opts = append(opts, dorisio.WithAllOrNothing())
 	}
 	if p.Stream {
-		opts = append(opts, dorisio.WithFlushInterval(time.Duration(p.FlushSteps*p.StepMillis)*time.Millisecond))
+		opts = append(opts, dorisio.WithFlushInterval(time.Duration(p.FlushSteps*p.StepMillis)*time.Millisecond),
+			dorisio.WithAllowedLateness(time.Duration(p.LatenessSteps*p.StepMillis)*time.Millisecond))
 	}
 	if p.GroupShards > 0 {
 		opts = append(opts, dorisio.WithShards(p.GroupShards))
