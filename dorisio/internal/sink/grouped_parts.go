@@ -104,6 +104,7 @@ type group struct {
 	table, shard string
 	total        Size
 	digest       Multiset
+	hashes       []unitHash // of every unit, in the order eachUnit visits them
 	mem          [][]byte // the first chunks, in memory
 	spool        string   // the later chunks, "" if none
 	spoolFile    *os.File
@@ -119,9 +120,6 @@ func (r *GroupReader) Read(table, shard string, chunks func(*[]byte) bool, files
 	}
 	g := &group{table: table, shard: shard, files: files}
 	var kept int64
-	// Buckets are counted only once the group passes one part: a group of
-	// one part needs its digest alone.
-	counting := false
 	var c []byte
 	for chunks(&c) {
 		h, err := ParseChunk(c)
@@ -130,10 +128,11 @@ func (r *GroupReader) Read(table, shard string, chunks func(*[]byte) bool, files
 			return nil, err
 		}
 		err = EachUnit(c, h, func(u []byte, rows int64) error {
+			// Every unit is hashed once: its hash is kept, in unit order, for
+			// the passes that place it (Plan's split buckets, PartBodies).
 			uh := HashUnit(u)
-			if counting {
-				r.count(uh, Size{int64(len(u)), rows})
-			}
+			g.hashes = append(g.hashes, uh)
+			r.count(uh, Size{int64(len(u)), rows})
 			g.total = g.total.add(Size{int64(len(u)), rows})
 			g.digest.Add(uh)
 			return nil
@@ -143,29 +142,15 @@ func (r *GroupReader) Read(table, shard string, chunks func(*[]byte) bool, files
 			return nil, err
 		}
 		// Counted by their units, so that a group of one part (its units
-		// within MaxBatchBytes) is all in memory.
-		inMemory := kept+int64(h.Bytes) <= r.Keep
+		// within MaxBatchBytes) is all in memory. Once one chunk is spooled
+		// every later one is too: eachUnit reads memory, then the spool, in
+		// the order the hashes were kept.
+		inMemory := g.spool == "" && kept+int64(h.Bytes) <= r.Keep
 		if inMemory {
 			g.mem, kept = append(g.mem, c), kept+int64(h.Bytes)
 		} else if err := g.spoolChunk(r.Dir, c); err != nil {
 			g.Discard()
 			return nil, err
-		}
-		if !counting && g.total.Over(r.Lim) {
-			// Until now the group was within one part, so every unit so far
-			// is in memory: count them once.
-			counting = true
-			seen := g.mem
-			if !inMemory {
-				seen = append(slices.Clip(seen), c)
-			}
-			for _, mc := range seen {
-				mh, _ := ParseChunk(mc)
-				_ = EachUnit(mc, mh, func(u []byte, rows int64) error {
-					r.count(HashUnit(u), Size{int64(len(u)), rows})
-					return nil
-				})
-			}
 		}
 	}
 	if g.spoolW != nil {
@@ -232,7 +217,7 @@ func (g *group) closeSpool() error {
 
 // Discard drops the group's chunks and removes its spool file.
 func (g *group) Discard() {
-	g.mem = nil
+	g.mem, g.hashes = nil, nil
 	if g.spoolFile != nil {
 		g.spoolFile.Close()
 		g.spoolW, g.spoolFile = nil, nil
@@ -245,14 +230,21 @@ func (g *group) Discard() {
 }
 
 // eachUnit is pass 2's read: every unit of the group, memory first, then
-// the spool file, with the window of its chunk.
-func (g *group) eachUnit(f func(u []byte, rows int64, w LoadWindow) error) error {
+// the spool file, with its hash (kept by pass 1) and the window of its chunk.
+func (g *group) eachUnit(f func(u []byte, rows int64, uh unitHash, w LoadWindow) error) error {
+	i := 0
 	visit := func(c []byte) error {
 		h, err := ParseChunk(c)
 		if err != nil {
 			return err
 		}
-		return EachUnit(c, h, func(u []byte, rows int64) error { return f(u, rows, h.Window) })
+		return EachUnit(c, h, func(u []byte, rows int64) error {
+			if i >= len(g.hashes) {
+				return errors.New("a group's spool holds more units than were read")
+			}
+			i++
+			return f(u, rows, g.hashes[i-1], h.Window)
+		})
 	}
 	for _, c := range g.mem {
 		if err := visit(c); err != nil {
@@ -346,8 +338,7 @@ func (r *GroupReader) Plan(g *group) (*groupPlan, error) {
 		}
 	}
 	if p.split != nil {
-		err := g.eachUnit(func(u []byte, rows int64, _ LoadWindow) error {
-			h := HashUnit(u)
+		err := g.eachUnit(func(u []byte, rows int64, h unitHash, _ LoadWindow) error {
 			if us, ok := p.split[h.bucket()]; ok {
 				p.split[h.bucket()] = append(us, splitUnit{hash: h, size: Size{int64(len(u)), rows}})
 			}
@@ -425,8 +416,7 @@ func PartBodies(g *group, p *groupPlan, budget int64, dir string, pool *ChunkPoo
 	}
 	var held int64
 	seen := map[unitHash]int{}
-	err := g.eachUnit(func(u []byte, rows int64, w LoadWindow) error {
-		h := HashUnit(u)
+	err := g.eachUnit(func(u []byte, rows int64, h unitHash, w LoadWindow) error {
 		i := p.partOf(h, seen)
 		p.Parts[i].Digest.Add(h)
 		p.Parts[i].Size = p.Parts[i].Size.add(Size{int64(len(u)), rows})
