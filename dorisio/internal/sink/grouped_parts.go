@@ -105,8 +105,8 @@ type group struct {
 	total        Size
 	digest       Multiset
 	hashes       []unitHash // of every unit, in the order eachUnit visits them
-	mem          [][]byte // the first chunks, in memory
-	spool        string   // the later chunks, "" if none
+	mem          [][]byte   // the first chunks, in memory
+	spool        string     // the later chunks, "" if none
 	spoolFile    *os.File
 	spoolW       *bufio.Writer
 	err          error
