@@ -364,7 +364,7 @@ func TestAGroupedJobOfMoreLoadsThanDorisKeepsSaysSoInOneLine(t *testing.T) {
 }
 
 func TestTheLabelCapWarningSaysWhenItAssumedDorisDefault(t *testing.T) {
-	line := sink.LabelCapWarning(sink.LabelCount{Loads: 2500}, sink.DefaultLabelNumThreshold, "Doris' default, assumed: the FE did not tell it (Access denied)", "demo", "p")
+	line := sink.LabelCapWarning(sink.LabelCount{Loads: 2500, Owned: 2500}, sink.DefaultLabelNumThreshold, "Doris' default, assumed: the FE did not tell it (Access denied)", "demo", "p")
 	for _, want := range []string{"2500 loads into demo", "label_num_threshold 2000, Doris' default, assumed", "at least 2500", `"label_num_threshold" = "2500"`} {
 		if !strings.Contains(line, want) {
 			t.Errorf("warning %q lacks %q", line, want)
@@ -373,8 +373,16 @@ func TestTheLabelCapWarningSaysWhenItAssumedDorisDefault(t *testing.T) {
 	if strings.Contains(line, "\n") {
 		t.Errorf("warning %q is more than one line", line)
 	}
-	if sink.LabelCapWarning(sink.LabelCount{Loads: 2000}, 2000, "", "demo", "p") != "" || sink.LabelCapWarning(sink.LabelCount{Loads: 5000}, -1, "", "demo", "p") != "" {
+	if sink.LabelCapWarning(sink.LabelCount{Loads: 2000, Owned: 2000}, 2000, "", "demo", "p") != "" || sink.LabelCapWarning(sink.LabelCount{Loads: 5000, Owned: 5000}, -1, "", "demo", "p") != "" ||
+		sink.LabelCapWarning(sink.LabelCount{Loads: 5000}, 2000, "", "demo", "p") != "" {
 		t.Error("a job within the cap, or without a cap, warned")
+	}
+	// Every finished load counts against the cap, whatever its label: 600
+	// owned labels among 2,500 loads (aborted ones among them) are pushed
+	// out as surely.
+	mixed := sink.LabelCapWarning(sink.LabelCount{Loads: 2500, Owned: 600}, 2000, "read from the FE", "demo", "p")
+	if !strings.Contains(mixed, "600 loads into demo have labels") || !strings.Contains(mixed, "this Write made 2500 finished loads in all (each counts)") {
+		t.Errorf("600 owned labels among 2,500 loads: warning %q", mixed)
 	}
 }
 

@@ -122,3 +122,22 @@ func txnsAsLoads(db string, txns []streamload.Txn) []OpenLoad {
 	}
 	return out
 }
+
+// LabelMemory says, before a re-run with cfg.LabelPrefix, whether Doris may
+// have forgotten labels an earlier run's loads had: it lists the prefix's
+// finished transactions (aborted ones count too) and compares them with
+// the database's label_num_threshold. A warning line, or "" when they are
+// fewer. A crashed job never reached the warning Write logs at the end of a
+// job of too many loads; this is its re-run's. Listing needs SHOW
+// TRANSACTION (ErrListingUnsupported otherwise).
+func LabelMemory(ctx context.Context, cfg Config) (string, error) {
+	if cfg.LabelPrefix == "" {
+		return "", nil
+	}
+	c, err := lingeringClient(cfg)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	return sink.LabelMemoryWarning(ctx, c, cfg.Database, cfg.LabelPrefix)
+}

@@ -31,16 +31,20 @@ func settleLingering(ctx context.Context, cfg dorisio.Config, o *options, w io.W
 	ctx, cancel := context.WithTimeout(ctx, lingeringWait)
 	defer cancel()
 	if o.labelPrefix != "" {
-		if !o.abortLingering {
-			return
+		if o.abortLingering {
+			aborted, err := dorisio.AbortLingering(ctx, cfg)
+			if err != nil {
+				sayLingeringErr(w, err)
+			}
+			if len(aborted) > 0 {
+				fmt.Fprintf(w, "%s: aborted %d transactions an earlier run with --label-prefix %s left open (%s): they held Doris' running-transaction quota; their rows were never visible\n",
+					progName, len(aborted), shown(o.labelPrefix), someLabels(aborted))
+			}
 		}
-		aborted, err := dorisio.AbortLingering(ctx, cfg)
-		if err != nil {
-			sayLingeringErr(w, err)
-		}
-		if len(aborted) > 0 {
-			fmt.Fprintf(w, "%s: aborted %d transactions an earlier run with --label-prefix %s left open (%s): they held Doris' running-transaction quota; their rows were never visible\n",
-				progName, len(aborted), shown(o.labelPrefix), someLabels(aborted))
+		// Before the job relies on the earlier run's labels: may Doris have
+		// forgotten some? (Listing refused: said above, or by the job.)
+		if line, err := dorisio.LabelMemory(ctx, cfg); err == nil && line != "" {
+			fmt.Fprintf(w, "%s: before this run: %s\n", progName, line)
 		}
 		return
 	}

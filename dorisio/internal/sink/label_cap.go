@@ -29,6 +29,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
 func init() {
@@ -41,28 +42,33 @@ func init() {
 // DefaultLabelNumThreshold is Doris' label_num_threshold (2.0 and later).
 const DefaultLabelNumThreshold = 2000
 
-// LabelCount is how many of a Write's loads have labels a re-run counts
-// on, and how many of them were found loaded by an earlier run.
+// LabelCount is how many finished loads a Write made (every one counts
+// against label_num_threshold, whatever its label), how many of them have
+// labels a re-run counts on, and how many of those were found loaded by an
+// earlier run.
 type LabelCount struct {
-	Loads, Found int64
+	Loads, Owned, Found int64
 }
 
-// countOwned counts a result whose label is an identity or group label:
-// "<prefix>:id:..." or "<prefix>:g:..." (a prefix holds no ':').
+// countOwned counts a result: a finished load, its label an identity,
+// group or stream label ("<prefix>:id:...", "<prefix>:g:...",
+// "<prefix>:s:...": a prefix holds no ':') or not.
 func countOwned(r CommitResult) LabelCount {
-	parts := strings.SplitN(r.Label, labelSep, 3)
-	if len(parts) < 3 || (parts[1] != idRun && parts[1] != groupRun) {
+	if r.Label == "" { // refused rows, no load (rejected.go)
 		return LabelCount{}
 	}
 	c := LabelCount{Loads: 1}
-	if r.AlreadyCommitted {
-		c.Found = 1
+	if parts := strings.SplitN(r.Label, labelSep, 3); len(parts) == 3 && (parts[1] == idRun || parts[1] == groupRun || parts[1] == streamRun) {
+		c.Owned = 1
+		if r.AlreadyCommitted {
+			c.Found = 1
+		}
 	}
 	return c
 }
 
 func mergeLabelCounts(a, b LabelCount) LabelCount {
-	return LabelCount{Loads: a.Loads + b.Loads, Found: a.Found + b.Found}
+	return LabelCount{Loads: a.Loads + b.Loads, Owned: a.Owned + b.Owned, Found: a.Found + b.Found}
 }
 
 // WatchLabelCap adds the last step that warns when the Write's results hold
@@ -88,8 +94,8 @@ type labelCapFn struct {
 }
 
 func (fn *labelCapFn) ProcessElement(ctx context.Context, c LabelCount) {
-	if c.Loads == 0 {
-		return
+	if c.Owned == 0 || c.Loads == 0 {
+		return // no label a re-run counts on
 	}
 	limit, from := fn.labelCap(ctx)
 	if line := LabelCapWarning(c, limit, from, fn.DB, fn.Prefix); line != "" {
@@ -100,21 +106,29 @@ func (fn *labelCapFn) ProcessElement(ctx context.Context, c LabelCount) {
 // labelCap is the database's label_num_threshold and where it comes from:
 // the FE's setting, or Doris' default when the FE does not say.
 func (fn *labelCapFn) labelCap(ctx context.Context) (int64, string) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	assumed := func(why error) (int64, string) {
-		text := strings.Join(strings.Fields(why.Error()), " ") // one line
-		if len(text) > 300 {
-			text = text[:300] + "..."
-		}
-		return DefaultLabelNumThreshold, "Doris' default, assumed: the FE did not tell it (" + text + ")"
-	}
 	c, err := NewClient(fn.Conn, RetryPolicy{MaxAttempts: 2, InitialBackoff: 200 * time.Millisecond, MaxBackoff: time.Second})
 	if err != nil {
-		return assumed(err)
+		return assumedLabelCap(err)
 	}
 	defer c.Close()
-	v, ok, err := c.FEConfig(ctx, fn.DB, "label_num_threshold")
+	return labelNumThreshold(ctx, c, fn.DB)
+}
+
+func assumedLabelCap(why error) (int64, string) {
+	text := strings.Join(strings.Fields(why.Error()), " ") // one line
+	if len(text) > 300 {
+		text = text[:300] + "..."
+	}
+	return DefaultLabelNumThreshold, "Doris' default, assumed: the FE did not tell it (" + text + ")"
+}
+
+// labelNumThreshold reads label_num_threshold from the FE, or assumes
+// Doris' default, saying which.
+func labelNumThreshold(ctx context.Context, c *streamload.Client, db string) (int64, string) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	assumed := assumedLabelCap
+	v, ok, err := c.FEConfig(ctx, db, "label_num_threshold")
 	if err != nil {
 		return assumed(err)
 	}
@@ -128,18 +142,45 @@ func (fn *labelCapFn) labelCap(ctx context.Context) (int64, string) {
 	return n, "read from the FE"
 }
 
+// LabelMemoryWarning is what a run of prefix must hear before it relies on
+// the labels of an earlier run, or "": Doris lists as many finished loads
+// of the prefix as it keeps per database (label_num_threshold), so it has
+// been forgetting the oldest of them (a crashed job never reached the
+// warning at its end), and loads whose labels are gone load again. It needs
+// SHOW TRANSACTION; an FE that refuses it is an error wrapping
+// ErrListingUnsupported.
+func LabelMemoryWarning(ctx context.Context, c *streamload.Client, db, prefix string) (string, error) {
+	txns, err := c.ListTransactions(ctx, db, LabelPrefixOf(prefix))
+	if err != nil {
+		return "", err
+	}
+	finished := 0
+	for _, t := range txns {
+		if t.Status == "VISIBLE" || t.Status == "ABORTED" {
+			finished++
+		}
+	}
+	limit, from := labelNumThreshold(ctx, c, db)
+	if limit <= 0 || int64(finished) < limit {
+		return "", nil
+	}
+	return fmt.Sprintf("Doris keeps %d finished loads (aborted ones count too) of label prefix %q in %s, its limit (label_num_threshold %d, %s): it forgets the oldest labels past it, so an earlier run's loads whose labels it forgot are loaded again by this run. "+
+		"Raise label_num_threshold (ADMIN SET FRONTEND CONFIG (\"label_num_threshold\" = \"...\")) above the loads a run makes, or make fewer, larger loads (WithMaxBatchBytes, WithMaxBatchRows, fewer WithShards)",
+		finished, prefix, db, limit, from), nil
+}
+
 // LabelCapWarning is the one line a Write of c loads logs, or "" when they
 // fit the cap (limit ≤ 0: no cap).
 func LabelCapWarning(c LabelCount, limit int64, from, db, prefix string) string {
-	if limit <= 0 || c.Loads <= limit {
+	if limit <= 0 || c.Loads <= limit || c.Owned == 0 {
 		return ""
 	}
 	found := ""
 	if c.Found > 0 {
 		found = fmt.Sprintf("; this run found %d of them loaded by an earlier run, and any of the earlier run's it did not find may have been forgotten and loaded again", c.Found)
 	}
-	return fmt.Sprintf("dorisio.Write: %d loads into %s have labels a re-run with label prefix %q counts on (grouped parts, Row.ID, file ranges), more than the %d finished loads Doris keeps per database (label_num_threshold %d, %s): "+
+	return fmt.Sprintf("dorisio.Write: %d loads into %s have labels a re-run with label prefix %q counts on (grouped parts, stream batches, Row.ID, file ranges); this Write made %d finished loads in all (each counts), more than the %d Doris keeps per database (label_num_threshold %d, %s): "+
 		"Doris forgets the oldest labels past it, so a re-run after a crash would load the forgotten loads' rows again%s. "+
 		"Raise label_num_threshold to at least %d plus the other loads into %s while this job may be re-run (ADMIN SET FRONTEND CONFIG (\"label_num_threshold\" = \"%d\")), or make fewer, larger loads (WithMaxBatchBytes, WithMaxBatchRows, fewer WithShards)",
-		c.Loads, db, prefix, limit, limit, from, found, c.Loads, db, c.Loads)
+		c.Owned, db, prefix, c.Loads, limit, limit, from, found, c.Loads, db, c.Loads)
 }
