@@ -65,6 +65,9 @@ func settleLingering(ctx context.Context, cfg dorisio.Config, o *options, w io.W
 const defaultPrefixStart = "dorisio-"
 
 func sayLingeringErr(w io.Writer, err error) {
+	if errors.Is(err, dorisio.ErrAuth) {
+		return // the job's first load fails with the same words and its next step: said once, there
+	}
 	if errors.Is(err, dorisio.ErrListingUnsupported) {
 		fmt.Fprintf(w, "%s: cannot list the transactions earlier runs may have left open (SHOW TRANSACTION needs ADMIN); any such expire at Doris' precommit timeout\n", progName)
 		return

@@ -94,9 +94,6 @@ func run(ctx context.Context, o *options) error {
 		}
 		cfg.PasswordEnv = passwordEnv(o.passwordEnv, os.Stderr)
 	}
-	if o.sink != "noop" && (srv == nil || o.server != nil) { // a fresh embedded server holds nothing yet
-		settleLingering(ctx, cfg, o, os.Stderr)
-	}
 
 	p, s := beam.NewPipelineWithRoot()
 	var listed map[string]fileState // --input's local files before the job
@@ -127,6 +124,12 @@ func run(ctx context.Context, o *options) error {
 		}
 	}
 
+	// After the pipeline is built, so that a flag Write refuses is said once,
+	// by Write; before the job, so that what it aborts frees the quota the
+	// job needs.
+	if o.sink != "noop" && (srv == nil || o.server != nil) { // a fresh embedded server holds nothing yet
+		settleLingering(ctx, cfg, o, os.Stderr)
+	}
 	if srv != nil {
 		fmt.Printf("embedded Doris-compatible server at %s (database %s)\n", srv.URL, o.db)
 	}
