@@ -286,14 +286,16 @@ func TestBELoadTimesFollowTheServerClock(t *testing.T) {
 }
 
 // FirstErrorMsg and the error log come from the rejected row's reason and
-// text, so a row that holds the log's own markup does not garble them.
+// values, so a row that holds the log's own markup does not garble them. A
+// value strict mode refuses shows the row's source values joined by a space,
+// as the BE's conversion logs them (protocol §7).
 func TestBEErrorTextsOfARowThatLooksLikeTheLog(t *testing.T) {
 	s := newServer(t, WithTable(demoDDL))
 	body := beLoad(t, s, "demo", "t", hdr{"label": "tricky", "strict_mode": "true", "max_filter_ratio": "1"}, "x. src line [y\tz\n")
 	reason := "column(id) value is incorrect while strict mode is true, src value is x. src line [y"
-	wantEqual(t, "FirstErrorMsg", field(t, body, "FirstErrorMsg"), reason+". Src line: x. src line [y\tz")
+	wantEqual(t, "FirstErrorMsg", field(t, body, "FirstErrorMsg"), reason+". Src line: x. src line [y z")
 	u, _ := field(t, body, "ErrorURL").(string)
-	wantEqual(t, "error log", do(t, s, "GET", u, nil, "").body, "Reason: "+reason+". src line [x. src line [y\tz]; \n")
+	wantEqual(t, "error log", do(t, s, "GET", u, nil, "").body, "Reason: "+reason+". src line [x. src line [y z]; \n")
 }
 
 // Body bytes count in Stats.BackendBodyBytes whatever the load's outcome,
