@@ -167,7 +167,7 @@
 //   - It plays one Doris version (WithDorisVersion, default
 //     DefaultDorisVersion): the enclose/trim_double_quotes rule, partial
 //     updates without columns, compressed JSON (refused before 3.0.5) and
-//     the non-UTF-8 line reason follow it;
+//     the non-UTF-8 line reason and FirstErrorMsg (4.0 on) follow it;
 //     changes merged into master in 2025 are taken to start with 4.0
 //     (3.1.x is uncertain).
 //   - GET /api/{db}/{tbl}/_schema lists every column with an empty comment

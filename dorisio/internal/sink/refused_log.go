@@ -1,0 +1,334 @@
+package sink
+
+// Naming the rows of a refused load from Doris' error log (isolate.go).
+//
+// The log (docs/protocol.md §7) holds up to 51 of the rows Doris filtered,
+// not in row order, each shown as the stage that refused it saw it: the
+// reader shows the line as read (a wrong field count, a line that is not
+// UTF-8, a JSON document it cannot read; JSON objects it re-encodes
+// compactly), the conversion shows the row's source values joined by one
+// space, NULL as "NULL" (a value strict mode refuses, NULL into NOT NULL),
+// and the table sink shows nothing (a string longer than its column, a
+// decimal beyond its precision), its reason naming the value: the first 32
+// bytes and the length of a string, the value of a decimal.
+//
+// A record is named only when what Doris showed picks it out: every record
+// of the body that matches the entry holds the same bytes (equal records
+// are refused alike: a row's refusal depends on its own values), or, for
+// the sink's entries, the matching values all sit in the same field (a
+// value of that length in that field is too long for every row that holds
+// it). An entry that matches records of different bytes names none: the
+// rows it could mean are left to the next load, or to probing. So a record
+// named is a record Doris refuses, whatever the path that named it.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+)
+
+// recordNames finds the records of a refused load's body by what Doris
+// showed of them. It is built once per isolation, on the first entry it is
+// asked about.
+type recordNames struct {
+	is      *isolation
+	shown   map[uint64][]int32 // hash of each way a record may be shown → records
+	content map[uint64][]int32 // hash of each record's bytes → records
+}
+
+// recordShown calls f with each way Doris may show record i in its log:
+// the record as read, JSON compacted, its source values joined by a space.
+func (is *isolation) recordShown(i int, f func(string)) {
+	rec := is.record(i)
+	f(string(rec))
+	if is.json {
+		var c bytes.Buffer
+		if json.Compact(&c, rec) == nil && c.Len() != len(rec) {
+			f(c.String())
+		}
+	}
+	if is.json && len(is.columns) == 0 {
+		return // the source columns, and so their order, are the table's: unknown here
+	}
+	var joined strings.Builder
+	n := 0
+	is.fields(rec, func(_ string, v []byte, null bool) {
+		if n > 0 {
+			joined.WriteByte(' ')
+		}
+		n++
+		if null {
+			joined.WriteString("NULL")
+		} else {
+			joined.Write(v)
+		}
+	})
+	if n > 0 {
+		f(joined.String())
+	}
+}
+
+// names builds the index on first use.
+func (is *isolation) names() *recordNames {
+	if is.index != nil {
+		return is.index
+	}
+	rn := &recordNames{is: is, shown: map[uint64][]int32{}, content: map[uint64][]int32{}}
+	for i := 0; i+1 < len(is.starts); i++ {
+		seen := map[uint64]bool{}
+		is.recordShown(i, func(s string) {
+			h := xxhash.Sum64String(s)
+			if !seen[h] {
+				seen[h] = true
+				rn.shown[h] = append(rn.shown[h], int32(i))
+			}
+		})
+		h := xxhash.Sum64(is.record(i))
+		rn.content[h] = append(rn.content[h], int32(i))
+	}
+	is.index = rn
+	return rn
+}
+
+// nameFromLog names the records of body (record indices, none named yet)
+// that the entries of Doris' refusal of body pick out, and returns how
+// many it named.
+func (is *isolation) nameFromLog(refusal error, body []int) int {
+	e, ok := asLoadError(refusal)
+	if !ok || len(e.Refused) == 0 {
+		return 0
+	}
+	in := make(map[int32]bool, len(body))
+	for _, i := range body {
+		in[int32(i)] = true
+	}
+	named := 0
+	for _, entry := range e.Refused {
+		recs := is.pick(entry, in)
+		if len(recs) == 0 {
+			continue
+		}
+		// Equal records are refused alike: every record of the rest that
+		// holds the same bytes goes with it.
+		for _, r := range recs {
+			for _, dup := range is.names().content[xxhash.Sum64(is.record(int(r)))] {
+				if _, done := is.reason[int(dup)]; !done && bytes.Equal(is.record(int(dup)), is.record(int(r))) {
+					is.reason[int(dup)] = entry.Reason
+					named++
+				}
+			}
+		}
+	}
+	return named
+}
+
+// pick returns the records among in that entry names, or none when it
+// names none for certain.
+func (is *isolation) pick(entry streamload.LogEntry, in map[int32]bool) []int32 {
+	if entry.Src == "" && len(entry.Alt) == 0 {
+		return is.pickSinkValue(entry.Reason, in)
+	}
+	for _, src := range append([]string{entry.Src}, entry.Alt...) {
+		var recs []int32
+		for _, r := range is.names().shown[xxhash.Sum64String(src)] {
+			if !in[r] {
+				continue
+			}
+			shown := false
+			is.recordShown(int(r), func(s string) { shown = shown || s == src })
+			if !shown {
+				continue // a hash collision
+			}
+			if len(recs) > 0 && !bytes.Equal(is.record(int(recs[0])), is.record(int(r))) {
+				return nil // records of different bytes look alike to Doris
+			}
+			recs = append(recs, r)
+		}
+		if len(recs) > 0 {
+			return recs
+		}
+	}
+	return nil
+}
+
+// sinkValue reads the reasons of the table sink's checks, which name a
+// value and no row (vtablet_block_convertor.cpp): a string's first 32
+// bytes and its length, or a decimal.
+var (
+	tooLongReason = regexp.MustCompile(`^column_name\[.*?\], the length of input (?:string )?is too long than (?:vec )?schema\. first 32 bytes of input str: \[(.*)\] schema length: -?\d+; (?:limit length: \d+; )?actual length: (\d+); ?$`)
+	decimalReason = regexp.MustCompile(`^column_name\[.*?\], decimal value is not valid for definition, value=([^,]*), precision=`)
+)
+
+// pickSinkValue returns the records among in whose field holds the value a
+// sink reason names, when all such values sit in one field.
+func (is *isolation) pickSinkValue(reason string, in map[int32]bool) []int32 {
+	var match func(v []byte) bool
+	if m := tooLongReason.FindStringSubmatch(reason); m != nil {
+		n, err := strconv.Atoi(m[2])
+		if err != nil {
+			return nil
+		}
+		prefix := m[1]
+		match = func(v []byte) bool { return len(v) == n && strings.HasPrefix(string(v), prefix) }
+	} else if m := decimalReason.FindStringSubmatch(reason); m != nil && m[1] != "" {
+		match = func(v []byte) bool { return string(v) == m[1] }
+	} else {
+		return nil
+	}
+	field := ""
+	var recs []int32
+	for r := range in {
+		hit := ""
+		is.fields(is.record(int(r)), func(name string, v []byte, null bool) {
+			if !null && hit == "" && match(v) {
+				hit = name
+			}
+		})
+		switch {
+		case hit == "":
+		case field == "" || field == hit:
+			field = hit
+			recs = append(recs, r)
+		default:
+			return nil // the value sits in two fields: which column is it?
+		}
+	}
+	return recs
+}
+
+// fields calls f with each source value of rec as Doris' reader makes it
+// (protocol §3, §13): its name (a CSV field's number, a JSON key), the
+// value, and whether it is NULL.
+func (is *isolation) fields(rec []byte, f func(name string, v []byte, null bool)) {
+	if is.json {
+		is.jsonFields(rec, f)
+		return
+	}
+	csvFields(rec, is.sc, func(i int, v []byte, null bool) { f(strconv.Itoa(i), v, null) })
+}
+
+// csvFields splits rec, a CSV record without its line delimiter, into its
+// values: a field that starts with the enclose runs to its closing enclose
+// (a doubled one, or one after the escape, is literal) and loses the
+// enclosing pair; with an escape other than the enclose, an escaped byte
+// is literal in any field (§13); \N, quoted or not, is NULL.
+func csvFields(rec []byte, sc filerange.Syntax, f func(i int, v []byte, null bool)) {
+	esc := sc.Escape != 0 && sc.Escape != sc.Enclose
+	var val []byte
+	for i, pos := 0, 0; ; i++ {
+		val = val[:0]
+		start := pos
+		if sc.Enclose != 0 && pos < len(rec) && rec[pos] == sc.Enclose {
+			pos++
+			for pos < len(rec) {
+				c := rec[pos]
+				switch {
+				case esc && c == sc.Escape && pos+1 < len(rec):
+					val = append(val, rec[pos+1])
+					pos += 2
+					continue
+				case c == sc.Enclose && pos+1 < len(rec) && rec[pos+1] == sc.Enclose:
+					val = append(val, c)
+					pos += 2
+					continue
+				case c == sc.Enclose:
+					pos++
+				default:
+					val = append(val, c)
+					pos++
+					continue
+				}
+				break
+			}
+			if pos < len(rec) && !filerange.HasAt(rec, pos, sc.Sep) { // text after the closing enclose: as written
+				end := len(rec)
+				if j := filerange.IndexOf(rec[pos:], sc.Sep); j >= 0 {
+					end = pos + j
+				}
+				val, pos = append(val[:0], rec[start:end]...), end
+			}
+		} else {
+			end := len(rec)
+			if j := filerange.IndexOf(rec[pos:], sc.Sep); j >= 0 {
+				end = pos + j
+			}
+			raw := rec[pos:end]
+			pos = end
+			if esc && string(raw) != `\N` {
+				for k := 0; k < len(raw); k++ {
+					if raw[k] == sc.Escape && k+1 < len(raw) {
+						k++
+					}
+					val = append(val, raw[k])
+				}
+			} else {
+				val = append(val, raw...)
+			}
+		}
+		f(i, val, string(rec[start:pos]) == `\N` || string(rec[start:pos]) == `"\N"`)
+		if pos >= len(rec) {
+			return
+		}
+		pos += len(sc.Sep)
+	}
+}
+
+// jsonFields calls f with the values of a JSON record in the order of the
+// load's "columns" header (else its keys, sorted), as Doris' JSON reader
+// makes them: strings as they are, numbers as written, true/false as 1/0,
+// objects and arrays as JSON, null and missing keys NULL.
+func (is *isolation) jsonFields(rec []byte, f func(name string, v []byte, null bool)) {
+	d := json.NewDecoder(bytes.NewReader(rec))
+	d.UseNumber()
+	var m map[string]any
+	if d.Decode(&m) != nil {
+		return
+	}
+	names := is.columns
+	if len(names) == 0 {
+		for k := range m {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+	}
+	for _, name := range names {
+		v, ok := m[name]
+		if !ok {
+			for k, kv := range m {
+				if strings.EqualFold(k, name) {
+					v, ok = kv, true
+					break
+				}
+			}
+		}
+		switch x := v.(type) {
+		case nil:
+			f(name, nil, true)
+		case string:
+			f(name, []byte(x), false)
+		case json.Number:
+			f(name, []byte(x), false)
+		case bool:
+			f(name, []byte(map[bool]string{true: "1", false: "0"}[x]), false)
+		default:
+			b, _ := json.Marshal(x)
+			f(name, b, false)
+		}
+	}
+}
+
+// asLoadError returns the Stream Load error err wraps.
+func asLoadError(err error) (*streamload.Error, bool) {
+	var e *streamload.Error
+	ok := err != nil && errors.As(err, &e)
+	return e, ok
+}
