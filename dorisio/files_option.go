@@ -132,6 +132,11 @@ func fileHeaders(o *writeOptions, f Files) (map[string]string, filerange.Syntax,
 			return nil, sc, fmt.Errorf("WithLoadHeader(%q, ...): %s", h, why)
 		}
 	}
+	// A file's values are foreign: strict by default, so a value Doris cannot
+	// convert is a refused row (WithRejectedRows) or a failed load naming
+	// it, never a NULL the file did not say. WithStrictMode(false) says
+	// otherwise.
+	headers["strict_mode"] = "true"
 	for k, v := range o.Headers {
 		headers[k] = v
 	}
