@@ -82,11 +82,11 @@ func (e *MixedLineEnds) LinesOf(r io.Reader) error {
 
 // lineEnds checks the record ends of one file.
 type lineEnds struct {
-	syn       Syntax
-	strip     bool
-	first     byte  // the first data record's end: '\n', '\r' ("\r\n"), 0 before it
-	firstOff  int64 // its line break's offset
-	crlf      bool  // a "\r\n" record end since the last take
+	syn      Syntax
+	strip    bool
+	first    byte  // the first data record's end: '\n', '\r' ("\r\n"), 0 before it
+	firstOff int64 // its line break's offset
+	crlf     bool  // a "\r\n" record end since the last take
 }
 
 // CheckLineEnds makes the Splitter check that every record of its file

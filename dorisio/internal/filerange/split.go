@@ -108,10 +108,10 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) error
 		eof        bool
 		target     = min(sp.rangeBytes, splitWindow) // the size at which the next range is cut
 		fast       = sp.sc.fastOK() && !sp.noFast
-		fastFrom   int64 // file offset from which scanFast is tried again
-		checked    int   // buf index up to which sp.ends has checked
+		fastFrom   int64          // file offset from which scanFast is tried again
+		checked    int            // buf index up to which sp.ends has checked
 		dataFrom   int64 = noData // file offset of the first record past the header lines
-		bomDone    = !sp.SkipBOM
+		bomDone          = !sp.SkipBOM
 	)
 	// check hands sp.ends the scanned bytes up to buf[end], a record end.
 	check := func(end int) error {
