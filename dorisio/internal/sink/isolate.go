@@ -83,7 +83,6 @@ type isolation struct {
 	data    []byte
 	starts  []int          // record starts in data, and len(data) last
 	reason  map[int]string // the refused records, with Doris' reason
-	index   *recordNames   // refused_log.go
 	parts   []LoadOutcome
 	sum     CommitResult // what the parts loaded, for the parent's callback
 	loads   int64        // loads sent besides the parent

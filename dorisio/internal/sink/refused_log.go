@@ -36,15 +36,6 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
-// recordNames finds the records of a refused load's body by what Doris
-// showed of them. It is built once per isolation, on the first entry it is
-// asked about.
-type recordNames struct {
-	is      *isolation
-	shown   map[uint64][]int32 // hash of each way a record may be shown → records
-	content map[uint64][]int32 // hash of each record's bytes → records
-}
-
 // recordShown calls f with each way Doris may show record i in its log:
 // the record as read, JSON compacted, its source values joined by a space.
 func (is *isolation) recordShown(i int, f func(string)) {
@@ -77,132 +68,164 @@ func (is *isolation) recordShown(i int, f func(string)) {
 	}
 }
 
-// names builds the index on first use.
-func (is *isolation) names() *recordNames {
-	if is.index != nil {
-		return is.index
-	}
-	rn := &recordNames{is: is, shown: map[uint64][]int32{}, content: map[uint64][]int32{}}
-	for i := 0; i+1 < len(is.starts); i++ {
-		seen := map[uint64]bool{}
-		is.recordShown(i, func(s string) {
-			h := xxhash.Sum64String(s)
-			if !seen[h] {
-				seen[h] = true
-				rn.shown[h] = append(rn.shown[h], int32(i))
-			}
-		})
-		h := xxhash.Sum64(is.record(i))
-		rn.content[h] = append(rn.content[h], int32(i))
-	}
-	is.index = rn
-	return rn
-}
-
 // nameFromLog names the records of body (record indices, none named yet)
 // that the entries of Doris' refusal of body pick out, and returns how
-// many it named.
+// many it named. It reads the body once for the entries that show a row
+// and once for those that name a value, keeping nothing per record.
 func (is *isolation) nameFromLog(refusal error, body []int) int {
 	e, ok := asLoadError(refusal)
 	if !ok || len(e.Refused) == 0 {
 		return 0
 	}
-	in := make(map[int32]bool, len(body))
-	for _, i := range body {
-		in[int32(i)] = true
-	}
-	named := 0
-	for _, entry := range e.Refused {
-		recs := is.pick(entry, in)
-		if len(recs) == 0 {
+	entries := e.Refused
+	// The rows shown: each entry's readings by their hash.
+	type reading struct{ entry, alt int }
+	want := map[uint64][]reading{}
+	var sinks []func(field string, v []byte) bool
+	sinkOf := map[int]int{} // entry → its sink matcher
+	for i, en := range entries {
+		if en.Src == "" && len(en.Alt) == 0 {
+			if m := sinkMatcher(en.Reason); m != nil {
+				sinkOf[i] = len(sinks)
+				sinks = append(sinks, func(_ string, v []byte) bool { return m(v) })
+			}
 			continue
 		}
-		// Equal records are refused alike: every record of the rest that
-		// holds the same bytes goes with it.
-		for _, r := range recs {
-			for _, dup := range is.names().content[xxhash.Sum64(is.record(int(r)))] {
-				if _, done := is.reason[int(dup)]; !done && bytes.Equal(is.record(int(dup)), is.record(int(r))) {
-					is.reason[int(dup)] = entry.Reason
-					named++
+		for a, src := range append([]string{en.Src}, en.Alt...) {
+			h := xxhash.Sum64String(src)
+			want[h] = append(want[h], reading{i, a})
+		}
+	}
+	// matched[i][a]: the records reading a of entry i shows; field[k]: the
+	// field sink matcher k found its value in, "?" once in two fields.
+	matched := make([]map[int][]int, len(entries))
+	fieldOf := make([]string, len(sinks))
+	sinkRecs := make([][]int, len(sinks))
+	for _, r := range body {
+		if len(want) > 0 {
+			is.recordShown(r, func(s string) {
+				for _, rd := range want[xxhash.Sum64String(s)] {
+					en := entries[rd.entry]
+					src := en.Src
+					if rd.alt > 0 {
+						src = en.Alt[rd.alt-1]
+					}
+					if src != s {
+						continue // a hash collision
+					}
+					if matched[rd.entry] == nil {
+						matched[rd.entry] = map[int][]int{}
+					}
+					if recs := matched[rd.entry][rd.alt]; len(recs) == 0 || recs[len(recs)-1] != r {
+						matched[rd.entry][rd.alt] = append(recs, r)
+					}
+				}
+			})
+		}
+		if len(sinks) > 0 {
+			hit := make([]string, len(sinks))
+			is.fields(is.record(r), func(name string, v []byte, null bool) {
+				for k, m := range sinks {
+					if !null && hit[k] == "" && m(name, v) {
+						hit[k] = name
+					}
+				}
+			})
+			for k, h := range hit {
+				switch {
+				case h == "":
+				case fieldOf[k] == "" || fieldOf[k] == h:
+					fieldOf[k] = h
+					sinkRecs[k] = append(sinkRecs[k], r)
+				default:
+					fieldOf[k] = "?" // the value sits in two fields: which column is it?
 				}
 			}
 		}
 	}
-	return named
-}
-
-// pick returns the records among in that entry names, or none when it
-// names none for certain.
-func (is *isolation) pick(entry streamload.LogEntry, in map[int32]bool) []int32 {
-	if entry.Src == "" && len(entry.Alt) == 0 {
-		return is.pickSinkValue(entry.Reason, in)
-	}
-	for _, src := range append([]string{entry.Src}, entry.Alt...) {
-		var recs []int32
-		for _, r := range is.names().shown[xxhash.Sum64String(src)] {
-			if !in[r] {
-				continue
+	named := map[int]string{} // record → reason
+	for i, en := range entries {
+		var recs []int
+		if k, ok := sinkOf[i]; ok {
+			if fieldOf[k] != "?" {
+				recs = sinkRecs[k] // a value of that length, or that decimal, in that field: refused alike
 			}
-			shown := false
-			is.recordShown(int(r), func(s string) { shown = shown || s == src })
-			if !shown {
-				continue // a hash collision
+		} else {
+			for a := 0; a <= len(en.Alt); a++ {
+				if recs = matched[i][a]; len(recs) > 0 {
+					break
+				}
 			}
-			if len(recs) > 0 && !bytes.Equal(is.record(int(recs[0])), is.record(int(r))) {
-				return nil // records of different bytes look alike to Doris
+			if !is.sameBytes(recs) {
+				recs = nil // records of different bytes look alike to Doris
 			}
-			recs = append(recs, r)
 		}
-		if len(recs) > 0 {
-			return recs
+		for _, r := range recs {
+			if _, done := named[r]; !done {
+				named[r] = en.Reason
+			}
 		}
 	}
-	return nil
+	if len(named) == 0 {
+		return 0
+	}
+	// Equal records are refused alike: every record of the body that holds
+	// the bytes of a named one goes with it.
+	reasonOf := map[uint64][]int{}
+	for r := range named {
+		h := xxhash.Sum64(is.record(r))
+		reasonOf[h] = append(reasonOf[h], r)
+	}
+	for _, r := range body {
+		if _, done := named[r]; done {
+			continue
+		}
+		for _, n := range reasonOf[xxhash.Sum64(is.record(r))] {
+			if bytes.Equal(is.record(n), is.record(r)) {
+				named[r] = named[n]
+				break
+			}
+		}
+	}
+	for r, reason := range named {
+		is.reason[r] = reason
+	}
+	return len(named)
 }
 
-// sinkValue reads the reasons of the table sink's checks, which name a
-// value and no row (vtablet_block_convertor.cpp): a string's first 32
-// bytes and its length, or a decimal.
+// sameBytes reports whether the records recs all hold the same bytes.
+func (is *isolation) sameBytes(recs []int) bool {
+	for _, r := range recs[min(1, len(recs)):] {
+		if !bytes.Equal(is.record(recs[0]), is.record(r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// The reasons of the table sink's checks name a value and no row
+// (vtablet_block_convertor.cpp): a string's first 32 bytes and its length,
+// or a decimal.
 var (
 	tooLongReason = regexp.MustCompile(`^column_name\[.*?\], the length of input (?:string )?is too long than (?:vec )?schema\. first 32 bytes of input str: \[(.*)\] schema length: -?\d+; (?:limit length: \d+; )?actual length: (\d+); ?$`)
 	decimalReason = regexp.MustCompile(`^column_name\[.*?\], decimal value is not valid for definition, value=([^,]*), precision=`)
 )
 
-// pickSinkValue returns the records among in whose field holds the value a
-// sink reason names, when all such values sit in one field.
-func (is *isolation) pickSinkValue(reason string, in map[int32]bool) []int32 {
-	var match func(v []byte) bool
+// sinkMatcher returns what matches the value a sink reason names, nil for
+// another reason.
+func sinkMatcher(reason string) func(v []byte) bool {
 	if m := tooLongReason.FindStringSubmatch(reason); m != nil {
 		n, err := strconv.Atoi(m[2])
 		if err != nil {
 			return nil
 		}
 		prefix := m[1]
-		match = func(v []byte) bool { return len(v) == n && strings.HasPrefix(string(v), prefix) }
-	} else if m := decimalReason.FindStringSubmatch(reason); m != nil && m[1] != "" {
-		match = func(v []byte) bool { return string(v) == m[1] }
-	} else {
-		return nil
+		return func(v []byte) bool { return len(v) == n && strings.HasPrefix(string(v), prefix) }
 	}
-	field := ""
-	var recs []int32
-	for r := range in {
-		hit := ""
-		is.fields(is.record(int(r)), func(name string, v []byte, null bool) {
-			if !null && hit == "" && match(v) {
-				hit = name
-			}
-		})
-		switch {
-		case hit == "":
-		case field == "" || field == hit:
-			field = hit
-			recs = append(recs, r)
-		default:
-			return nil // the value sits in two fields: which column is it?
-		}
+	if m := decimalReason.FindStringSubmatch(reason); m != nil && m[1] != "" {
+		return func(v []byte) bool { return string(v) == m[1] }
 	}
-	return recs
+	return nil
 }
 
 // fields calls f with each source value of rec as Doris' reader makes it
