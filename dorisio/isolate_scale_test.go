@@ -5,11 +5,11 @@ import (
 	"maps"
 	"math/rand/v2"
 	"os"
-	"slices"
 	"strconv"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 )
 
@@ -67,13 +67,7 @@ var isolateModes = []struct {
 // loadsOf counts the loads Doris saw for table: every transaction, the
 // refused and aborted ones too.
 func loadsOf(srv *doristest.Server, table string) int {
-	n := 0
-	for _, tx := range srv.Txns("demo") {
-		if tx.Table == table {
-			n++
-		}
-	}
-	return n
+	return countTxns(srv, func(tx doristest.Txn) bool { return tx.Table == table })
 }
 
 // Rows Doris refuses cost few loads: each refused load's error log names
@@ -125,35 +119,7 @@ func TestManyRefusedRowsCostAFewLoads(t *testing.T) {
 				cleanLoads := loadsOf(ref, "r")
 
 				srv := startServer(t, doristest.WithTable(badRowsDDL))
-				q, err := runPipeline(t, func(s beam.Scope) {
-					res := Write(s, configFor(srv, "r"), beam.CreateList(s, in), opts...)
-					collectRejected(t, s, res)
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-				wantIDsOnce(t, srv, "r", want)
-				wantNoOpenTxns(t, srv)
-				got := rejectedOfTest(t)
-				badSet := maps.Clone(bad)
-				for _, r := range got {
-					if !badSet[string(r.Row)] {
-						t.Errorf("rejected row %q is not a bad row, or came twice", r.Row)
-					}
-					if r.Reason == "" || r.Label == "" {
-						t.Errorf("rejected row %q: reason %q, label %q", r.Row, r.Reason, r.Label)
-					}
-					delete(badSet, string(r.Row))
-				}
-				if len(badSet) > 0 {
-					t.Errorf("%d bad rows not reported, e.g. %q", len(badSet), slices.Sorted(func(yield func(string) bool) {
-						for r := range badSet {
-							if !yield(r) {
-								return
-							}
-						}
-					})[0])
-				}
+				q := writeRefused(t, srv, in, bad, want, opts...)
 				k := c.n - len(want)
 				loads, extra := loadsOf(srv, "r"), counter(q, "isolation_loads:demo.r")
 				bound := 3*cleanLoads + (k+50)/51
@@ -167,6 +133,36 @@ func TestManyRefusedRowsCostAFewLoads(t *testing.T) {
 			})
 		}
 	}
+}
+
+// writeRefused writes in to table r of srv with opts and checks that every
+// row of want loads once, every row of bad comes out of RejectedRows once
+// with a reason and a label, and nothing is left open.
+func writeRefused(t *testing.T, srv *doristest.Server, in []string, bad, want map[string]bool, opts ...WriteOption) metrics.QueryResults {
+	t.Helper()
+	q, err := runPipeline(t, func(s beam.Scope) {
+		collectRejected(t, s, Write(s, configFor(srv, "r"), beam.CreateList(s, in), opts...))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIDsOnce(t, srv, "r", want)
+	wantNoOpenTxns(t, srv)
+	left := maps.Clone(bad)
+	for _, r := range rejectedOfTest(t) {
+		if !left[string(r.Row)] {
+			t.Errorf("rejected row %q is not a bad row, or came twice", r.Row)
+		}
+		if r.Reason == "" || r.Label == "" {
+			t.Errorf("rejected row %q: reason %q, label %q", r.Row, r.Reason, r.Label)
+		}
+		delete(left, string(r.Row))
+	}
+	for r := range left {
+		t.Errorf("bad row %q not reported (%d in all)", r, len(left))
+		break
+	}
+	return q
 }
 
 // wantIDsOnce checks that table holds each id of want once and nothing else.
@@ -201,32 +197,9 @@ func wantIDsOnce(t *testing.T, srv *doristest.Server, table string, want map[str
 func TestRefusedRowsAnUnreadableLogCannotNameAreFoundByProbing(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(badRowsDDL))
 	srv.Inject(doristest.Fault{Kind: doristest.Respond, Endpoint: doristest.EndpointErrorLog, Status: 404, Body: "Not Found"})
-	in, badSet, want := refusedInput(2_000, func(i int) bool { return i%400 == 7 })
-	_, err := runPipeline(t, func(s beam.Scope) {
-		res := Write(s, configFor(srv, "r"), beam.CreateList(s, in), WithRejectedRows(), WithStrictMode(true), WithDelivery(AtLeastOnce))
-		collectRejected(t, s, res)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantIDsOnce(t, srv, "r", want)
-	wantNoOpenTxns(t, srv)
-	got := rejectedOfTest(t)
-	if len(got) != len(badSet) {
-		t.Fatalf("rejected %d rows, want %d: %+v", len(got), len(badSet), got)
-	}
-	for _, r := range got {
-		if !badSet[string(r.Row)] || r.Reason == "" {
-			t.Errorf("rejected row %q (reason %q): not a bad row, or no reason", r.Row, r.Reason)
-		}
-	}
-	aborted := 0
-	for _, tx := range srv.Txns("demo") {
-		if tx.State == "ABORTED" && tx.Reason == "User Abort" {
-			aborted++
-		}
-	}
-	if aborted == 0 {
+	in, bad, want := refusedInput(2_000, func(i int) bool { return i%400 == 7 })
+	writeRefused(t, srv, in, bad, want, WithRejectedRows(), WithStrictMode(true), WithDelivery(AtLeastOnce))
+	if countTxns(srv, func(tx doristest.Txn) bool { return tx.State == "ABORTED" && tx.Reason == "User Abort" }) == 0 {
 		t.Errorf("no probe was aborted: were the rows found by probing?")
 	}
 }

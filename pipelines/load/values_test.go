@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -28,6 +26,18 @@ const (
 		"9,\"Heidi, Jr.\",8.75,2024-12-24,4\n"
 )
 
+// ordersFiles writes the export and returns its path and one for
+// --rejected-rows.
+func ordersFiles(t *testing.T) (path, rejected string) {
+	t.Helper()
+	dir := t.TempDir()
+	path = filepath.Join(dir, "orders.csv")
+	if err := os.WriteFile(path, []byte(ordersCSV), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, filepath.Join(dir, "rejected.jsonl")
+}
+
 // The spreadsheet export through the command with --rejected-rows, strict
 // by default: the 7 malformed records go to the file, each with Doris'
 // reason and its offset, the 2 good ones load whole, and the summary is
@@ -35,13 +45,9 @@ const (
 // "1,234.50" and 31/12/2024 stored as NULL, and "each input row committed
 // exactly once").
 func TestADirtySpreadsheetThroughTheCommandReportsEveryBadRow(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "orders.csv")
-	if err := os.WriteFile(path, []byte(ordersCSV), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path, out := ordersFiles(t)
 	srv := doristest.NewServer(doristest.WithTable(ordersDDL))
 	defer srv.Close()
-	out := filepath.Join(t.TempDir(), "rejected.jsonl")
 	stdout := fileRun(t, srv, path, func(o *options) { o.ddl, o.headerLines, o.rejectedRows = ordersDDL, 1, out })
 	wantTable(t, srv, [][]string{{"1", "Alice", "12.50", "2024-12-31", "3"}, {"9", "Heidi, Jr.", "8.75", "2024-12-24", "4"}})
 	for _, want := range []string{
@@ -55,17 +61,8 @@ func TestADirtySpreadsheetThroughTheCommandReportsEveryBadRow(t *testing.T) {
 	if strings.Contains(stdout, "values:") {
 		t.Errorf("a strict run says its values may be NULL:\n%s", stdout)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var rows []string
-	for sc := bufio.NewScanner(f); sc.Scan(); {
-		var l rejectedLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatal(err)
-		}
+	for _, l := range rejectedLines(t, out) {
 		if l.Reason == "" || l.File != path || l.Offset == nil || !strings.HasPrefix(ordersCSV[*l.Offset:], l.Row+"\n") {
 			t.Errorf("rejected line %+v: want a reason, file %s and the offset of the row", l, path)
 		}
@@ -99,13 +96,9 @@ func TestADirtySpreadsheetThroughTheCommandReportsEveryBadRow(t *testing.T) {
 // --header strict_mode=false is the user's word that Doris may store NULL:
 // the summary says so and claims no exact values.
 func TestStrictModeOffIsSaidInTheSummary(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "orders.csv")
-	if err := os.WriteFile(path, []byte(ordersCSV), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path, out := ordersFiles(t)
 	srv := doristest.NewServer(doristest.WithTable(ordersDDL))
 	defer srv.Close()
-	out := filepath.Join(t.TempDir(), "rejected.jsonl")
 	stdout := fileRun(t, srv, path, func(o *options) {
 		o.ddl, o.headerLines, o.rejectedRows = ordersDDL, 1, out
 		o.headers["strict_mode"] = "false"

@@ -3,7 +3,6 @@ package filerange
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 )
@@ -145,11 +144,7 @@ func (s recordScanner) syntax() Syntax {
 // WriteFiles splits: every record's line ending checked, a byte-order mark
 // skipped.
 func BenchmarkSplitQuotedCSVCheckingLineEnds(b *testing.B) {
-	var buf bytes.Buffer
-	for i := 0; buf.Len() < 64<<20; i++ {
-		fmt.Fprintf(&buf, "%d,2026-08-20 22:13:20,%d,\"click\",%d.00,\"note %d\"\n", i, i%100003, i%10000, i%997)
-	}
-	data := buf.Bytes()
+	data := benchEvents(64 << 20)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		sp := &Splitter{sc: rfc(",", "\n"), rangeBytes: 64 << 20, SkipBOM: true}
@@ -163,11 +158,7 @@ func BenchmarkSplitQuotedCSVCheckingLineEnds(b *testing.B) {
 // BenchmarkLineEnds measures the check alone, over the same rows in the
 // Splitter's 4 MiB windows: its cost on top of the split.
 func BenchmarkLineEnds(b *testing.B) {
-	var buf bytes.Buffer
-	for i := 0; buf.Len() < 64<<20; i++ {
-		fmt.Fprintf(&buf, "%d,2026-08-20 22:13:20,%d,\"click\",%d.00,\"note %d\"\n", i, i%100003, i%10000, i%997)
-	}
-	data := buf.Bytes()
+	data := benchEvents(64 << 20)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		le := &lineEnds{syn: rfc(",", "\n").syntax()}
