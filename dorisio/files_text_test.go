@@ -78,3 +78,21 @@ func TestAFileMixingLineEndingsFailsNamingTheLineOrLoadsCleanWithStripCR(t *test
 	}
 	wantRows(t, srv, "mixed", [][]string{{"1", "alpha"}, {"2", "beta"}, {"3", "abc"}, {"4", "x\r\ny"}})
 }
+
+// A row refused from a range StripCR rewrote is reported at its offset in
+// the file, not in the rewritten bytes.
+func TestARowRefusedFromAStrippedRangeIsAtItsFileOffset(t *testing.T) {
+	srv := startServer(t, doristest.WithTable("demo.mixed(id INT, name VARCHAR(16))"))
+	text := "1,alpha\r\n2,beta\r\nx,gamma\r\n4,delta\n"
+	path := writeFile(t, t.TempDir(), "mixed.csv", []byte(text))
+	if _, err := runPipeline(t, func(s beam.Scope) {
+		collectRejected(t, s, WriteFiles(s, configFor(srv, "mixed"), []string{path}, Files{StripCR: true}, WithRejectedRows()))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got := rejectedOfTest(t)
+	if len(got) != 1 || string(got[0].Row) != "x,gamma" || got[0].Offset != int64(strings.Index(text, "x,gamma")) {
+		t.Errorf("rejected %+v, want x,gamma at offset %d", got, strings.Index(text, "x,gamma"))
+	}
+	wantRows(t, srv, "mixed", [][]string{{"1", "alpha"}, {"2", "beta"}, {"4", "delta"}})
+}

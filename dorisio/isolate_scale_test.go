@@ -229,3 +229,34 @@ func TestAReRunThatNamesTheRefusedRowsOtherwiseLoadsNothingTwice(t *testing.T) {
 		}
 	}
 }
+
+// JSON lines are named too: a document the reader refuses as it read it
+// (a NOT NULL key missing: re-encoded compactly), a value strict mode
+// refuses by the row's values in the "columns" order, a string too long by
+// its value. Two loads: the refused one and the rest.
+func TestRefusedJSONRowsAreNamedByTheirLog(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(badRowsDDL))
+	var in []string
+	bad, want := map[string]bool{}, map[string]bool{}
+	for i := 0; i < 1_000; i++ {
+		row := fmt.Sprintf(`{"id": %d, "name": "n%d", "n": %d, "d": "2024-01-02", "amount": "1.25"}`, i, i, i)
+		switch i % 250 {
+		case 10:
+			row = fmt.Sprintf(`{"name": "no id %d", "n": 1}`, i)
+		case 20:
+			row = fmt.Sprintf(`{"id": %d, "name": "n", "n": "abc", "d": "2024-01-02", "amount": "1.25"}`, i)
+		case 30:
+			row = fmt.Sprintf(`{"id": %d, "name": "name-too-long-%06d", "n": 1, "d": "2024-01-02", "amount": "1.25"}`, i, i)
+		default:
+			want[fmt.Sprint(i)] = true
+			in = append(in, row)
+			continue
+		}
+		bad[row] = true
+		in = append(in, row)
+	}
+	writeRefused(t, srv, in, bad, want, WithRejectedRows(), WithStrictMode(true), WithFormat(JSON), WithColumns("id", "name", "n", "d", "amount"), WithDelivery(AtLeastOnce))
+	if n := loadsOf(srv, "r"); n != 2 {
+		t.Errorf("%d loads, want 2: the refused one and the rest", n)
+	}
+}

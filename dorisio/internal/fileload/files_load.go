@@ -302,8 +302,10 @@ func (fn *FileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 				}
 			}
 			if fr.CRLF { // Files.StripCR (files_text.go)
-				data = filerange.StripCR(fn.syntax(), data)
+				var at func(int64) int64
+				data, at = filerange.StripCR(fn.syntax(), data)
 				rewritten, j.ID, j.Bytes = data, j.ID+strippedID, int64(len(data))
+				j.FileOffsetOf = func(off int64) int64 { return fr.Start + at(off) }
 			}
 			// A value Doris would change is not sent as written (files_transcode.go).
 			if fr.Suspect {

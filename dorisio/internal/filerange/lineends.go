@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 )
 
 // Line endings, checked on every record of a CSV file read with the line
@@ -248,9 +249,10 @@ func bareLF(data []byte) int {
 
 // StripCR returns data, whole records of syntax syn (line delimiter "\n"),
 // with the "\r" before each record end removed; a "\r\n" inside a quoted
-// value is data and stays.
-func StripCR(syn Syntax, data []byte) []byte {
-	out := make([]byte, 0, len(data))
+// value is data and stays. at maps an offset in out to the one in data.
+func StripCR(syn Syntax, data []byte) (out []byte, at func(int64) int64) {
+	out = make([]byte, 0, len(data))
+	var cut []int64 // where in out a "\r" was removed: before that '\n'
 	from := 0
 	sc := syn.scanner()
 	sc.reset(data, true)
@@ -260,12 +262,18 @@ func StripCR(syn Syntax, data []byte) []byte {
 			break
 		}
 		if p := next - 1; data[p] == '\n' && p > 0 && data[p-1] == '\r' {
-			out = append(append(out, data[from:p-1]...), '\n')
+			out = append(out, data[from:p-1]...)
+			cut = append(cut, int64(len(out)))
+			out = append(out, '\n')
 			from = next
 		}
 		pos = next
 	}
-	return append(out, data[from:]...)
+	out = append(out, data[from:]...)
+	return out, func(off int64) int64 {
+		n, _ := slices.BinarySearch(cut, off+1) // the "\r"s removed before off
+		return off + int64(n)
+	}
 }
 
 // utf8BOM is the UTF-8 byte-order mark, which spreadsheets write at the

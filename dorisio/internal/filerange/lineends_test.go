@@ -93,7 +93,13 @@ func TestStripCRDropsTheCROfRecordEndsOnly(t *testing.T) {
 			t.Errorf("range %q: CRLF %v", b, fr.CRLF)
 		}
 		if fr.CRLF {
-			b = StripCR(rfc(",", "\n").syntax(), b)
+			stripped, at := StripCR(rfc(",", "\n").syntax(), b)
+			for i := range stripped { // each byte maps to the same byte of the range
+				if o := at(int64(i)); b[o] != stripped[i] {
+					t.Errorf("byte %d of %q maps to %d of %q", i, stripped, o, b)
+				}
+			}
+			b = stripped
 		}
 		out = append(out, b...)
 	}

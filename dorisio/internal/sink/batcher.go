@@ -118,6 +118,9 @@ type LoadJob struct {
 	// Begin and Finish (framing.go).
 	Unframed   bool
 	FileOffset int64
+	// FileOffsetOf maps an offset in the body to the file's, for a body
+	// rewritten from the file's bytes (Files.StripCR); nil: FileOffset +.
+	FileOffsetOf func(int64) int64
 	// byContent: the label names the multiset of the rows, not their order
 	// (grouped parts, stream batches): a refused load's rows are sorted
 	// before they are cut, so that the halves are a function of the label

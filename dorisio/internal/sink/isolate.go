@@ -291,6 +291,9 @@ func (is *isolation) report() {
 		}
 		if j.File != "" {
 			r.File, r.Offset = j.File, j.FileOffset+int64(is.starts[i])
+			if j.FileOffsetOf != nil {
+				r.Offset = j.FileOffsetOf(int64(is.starts[i]))
+			}
 		}
 		is.sum.Rows++
 		is.sum.FilteredRows++
