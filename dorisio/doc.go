@@ -344,9 +344,15 @@
 // transactions of the prefix's other runs (SHOW TRANSACTION over the FE's
 // /api/query, which Doris 2.1/3.0 allow only with ADMIN; without it a
 // warning is logged). It never touches this run's labels, any other
-// prefix's, or identity labels. It is off by default: use it only when no
-// other job, and no in-place update of this job, writes with the prefix, as
-// their commits may still come.
+// prefix's, identity labels, grouped parts or stream batches (a replay of
+// their rows adopts them by label). It is off by default: use it only when
+// no other job, and no in-place update of this job, writes with the prefix,
+// as their commits may still come.
+//
+// A program that runs its own job should call AbortOpenLoads(ctx, p) when
+// the job fails or is stopped: the loads of bundles that finished wait for
+// a commit stage that will not run (pipelines/load does this on a failure,
+// Ctrl-C and SIGTERM).
 //
 // # Errors
 //
