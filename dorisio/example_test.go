@@ -125,7 +125,8 @@ func ExampleRejectedRows() {
 // fields. Here change events of UNIQUE KEY tables, with a sequence column
 // and deletes: each table keeps the latest version of each key.
 func ExampleWrite_routing() {
-	const ddl = "(id BIGINT, item VARCHAR(32), version BIGINT) UNIQUE KEY(id)"
+	const ddl = `(id BIGINT, item VARCHAR(32), version BIGINT) UNIQUE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 1
+		PROPERTIES ("function_column.sequence_type" = "bigint")`
 	srv := doristest.NewServer(doristest.WithTable("demo.orders_eu"+ddl), doristest.WithTable("demo.orders_us"+ddl))
 	defer srv.Close()
 

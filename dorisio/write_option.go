@@ -350,9 +350,14 @@ func WithMaxFilterRatio(r float64) WriteOption {
 
 // WithSequenceColumn sets function_column.sequence_col for unique-key tables
 // (no default; the Flink connector passes it as
-// sink.properties.function_column.sequence_col). Struct elements must have a
-// field for that column; with rows routed to several tables, each table
-// needs it.
+// sink.properties.function_column.sequence_col): the column whose value
+// feeds the table's hidden sequence column. The table must have one, made
+// with PROPERTIES ("function_column.sequence_type" = "bigint") (Doris
+// refuses the load otherwise: "There is no sequence column in the table
+// t"); a table made with "function_column.sequence_col" = "col" is ordered
+// by that column in every load, with or without this option. Struct
+// elements must have a field for that column; with rows routed to several
+// tables, each table needs it.
 func WithSequenceColumn(col string) WriteOption {
 	return WithLoadHeader("function_column.sequence_col", col)
 }

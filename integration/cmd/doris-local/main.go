@@ -57,7 +57,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	labelCap := fs.Int("label-num-threshold", doristest.DefaultLabelNumThreshold, "label_num_threshold: finished (VISIBLE, ABORTED) txns a database keeps; past it the cleaner forgets the oldest (every 30 s, or every second with a precommit timeout under a minute); -1: no cap")
 	verbose := fs.Bool("v", false, "log requests at debug level to stderr")
 	var tables tableFlags
-	fs.Var(&tables, "table", "create a table: `'db.name(col TYPE, ...) [UNIQUE KEY(col)]'` (repeatable)")
+	fs.Var(&tables, "table", "create a table: Doris' CREATE TABLE statement, or `'db.name(col TYPE, ...) [UNIQUE KEY(col)]'` (repeatable)")
 	usage := func(w io.Writer) {
 		fmt.Fprintf(w, "Usage: doris-local [flags]\n\nRuns a Doris-compatible FE and BEs; prints \"ready <FE URL>\" on stdout once it accepts loads.\n\nFlags:\n")
 		fs.SetOutput(w)
