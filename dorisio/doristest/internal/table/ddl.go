@@ -138,75 +138,66 @@ func (p *ddlParser) clauses(s *Schema, c *createClauses) error {
 	seen := map[string]bool{}
 	for !p.end() {
 		var clause string
+		var err error
 		switch {
 		case p.keyword("ENGINE"):
 			clause = "ENGINE"
-			p.take('=')
-			e, err := p.ident()
-			if err != nil {
-				return err
-			}
-			if !strings.EqualFold(e, "olap") {
-				return notSupported("ENGINE=%s (only olap)", e)
-			}
+			err = p.engine()
 		case p.keysType(&s.Keys):
 			clause = "KEY"
 			if !p.keyword("KEY") {
 				return p.syntax("expected KEY")
 			}
-			keys, err := p.identList()
-			if err != nil {
-				return err
-			}
-			s.Key, c.keysGiven = keys, true
+			s.Key, err = p.identList()
+			c.keysGiven = true
 		case p.keywords("CLUSTER", "BY"):
 			clause = "CLUSTER BY"
-			if _, err := p.identList(); err != nil {
-				return err
-			}
-			s.Unmodelled = append(s.Unmodelled, "CLUSTER BY")
+			_, err = p.identList()
+			s.Unmodelled = append(s.Unmodelled, clause)
 		case p.keyword("COMMENT"):
 			clause = "COMMENT"
-			var err error
-			if s.Comment, err = p.str(); err != nil {
-				return err
-			}
+			s.Comment, err = p.str()
 		case p.keyword("PARTITION"):
 			clause = "PARTITION BY"
-			if err := p.partition(s, false); err != nil {
-				return err
-			}
+			err = p.partition(s, false)
 		case p.keywords("AUTO", "PARTITION"):
 			clause = "PARTITION BY"
-			if err := p.partition(s, true); err != nil {
-				return err
-			}
+			err = p.partition(s, true)
 		case p.keywords("DISTRIBUTED", "BY"):
 			clause = "DISTRIBUTED BY"
-			if err := p.distribution(s, c); err != nil {
-				return err
-			}
+			err = p.distribution(s, c)
 		case p.keyword("ROLLUP"):
 			clause = "ROLLUP"
-			if _, err := p.group(); err != nil {
-				return err
-			}
-			s.Unmodelled = append(s.Unmodelled, "ROLLUP")
+			_, err = p.group()
+			s.Unmodelled = append(s.Unmodelled, clause)
 		case p.keyword("PROPERTIES"):
 			clause = "PROPERTIES"
-			var err error
-			if s.Properties, err = p.properties(); err != nil {
-				return err
-			}
+			s.Properties, err = p.properties()
 		case p.keyword("BROKER"), p.keyword("AS"):
 			return notSupported("CREATE TABLE ... AS SELECT or BROKER properties")
 		default:
 			return p.syntax("unexpected text")
 		}
+		if err != nil {
+			return err
+		}
 		if seen[clause] {
 			return p.syntax("%s given twice", clause)
 		}
 		seen[clause] = true
+	}
+	return nil
+}
+
+// engine reads = name after ENGINE: only olap.
+func (p *ddlParser) engine() error {
+	p.take('=')
+	e, err := p.ident()
+	if err != nil {
+		return err
+	}
+	if !strings.EqualFold(e, "olap") {
+		return notSupported("ENGINE=%s (only olap)", e)
 	}
 	return nil
 }

@@ -69,17 +69,7 @@ func TestParseDDLOfDorisDocsExamples(t *testing.T) {
 		ddl   string
 		check func(t *testing.T, s *Schema)
 	}{
-		{"a UNIQUE KEY table with a sequence column", `CREATE TABLE test.test_table
-(
-    user_id bigint,
-    date date,
-    group_id bigint,
-    modify_date date,
-    keyword VARCHAR(128)
-)
-UNIQUE KEY(user_id, date, group_id)
-DISTRIBUTED BY HASH (user_id) BUCKETS 32
-PROPERTIES(
+		{"a UNIQUE KEY table with a sequence column", docsSequenceTable + `
     "function_column.sequence_col" = 'modify_date',
     "replication_num" = "1",
     "in_memory" = "false"
@@ -92,17 +82,7 @@ PROPERTIES(
 			want(t, "MergeOnWrite", s.MergeOnWrite, true)
 			want(t, "Unmodelled", s.Unmodelled, []string{"property replication_num", "property in_memory"})
 		}},
-		{"a UNIQUE KEY table with a hidden sequence column", `CREATE TABLE test.test_table
-(
-    user_id bigint,
-    date date,
-    group_id bigint,
-    modify_date date,
-    keyword VARCHAR(128)
-)
-UNIQUE KEY(user_id, date, group_id)
-DISTRIBUTED BY HASH (user_id) BUCKETS 32
-PROPERTIES(
+		{"a UNIQUE KEY table with a hidden sequence column", docsSequenceTable + `
     "function_column.sequence_type" = 'Date',
     "replication_num" = "1",
     "in_memory" = "false"
@@ -264,6 +244,20 @@ PROPERTIES(
 		})
 	}
 }
+
+// docsSequenceTable is the sequence column example of Doris' docs up to
+// its sequence property.
+const docsSequenceTable = `CREATE TABLE test.test_table
+(
+    user_id bigint,
+    date date,
+    group_id bigint,
+    modify_date date,
+    keyword VARCHAR(128)
+)
+UNIQUE KEY(user_id, date, group_id)
+DISTRIBUTED BY HASH (user_id) BUCKETS 32
+PROPERTIES(`
 
 func want[T any](t *testing.T, what string, got, want T) {
 	t.Helper()
