@@ -167,8 +167,10 @@ func isUnknownTable(err error) bool {
 		return false
 	}
 	m := strings.ToLower(e.Message)
-	return !strings.Contains(m, "database") &&
-		(strings.Contains(m, "unknown table") || strings.Contains(m, "does not exist") || strings.Contains(m, "not found"))
+	if strings.Contains(m, "unknown table") { // ERR_BAD_TABLE_ERROR
+		return true
+	}
+	return !strings.Contains(m, "unknown database") && (strings.Contains(m, "does not exist") || strings.Contains(m, "not found"))
 }
 
 // addColumns adds cols to table in one statement, or, when another worker
