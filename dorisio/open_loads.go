@@ -24,11 +24,15 @@ type OpenLoad struct {
 
 // AbortOpenLoads aborts the loads that the Writes of pipeline p precommitted
 // in this process and that were neither committed nor aborted since. Call it
-// after a job that was stopped (a cancelled context: Ctrl-C, SIGTERM): a
-// bundle that fails aborts its own loads, but a bundle that finished has
-// handed its loads to the commit stage, which a stopped job never runs, and
-// they would hold Doris' running-transaction quota until its precommit
-// timeout (stream_load_default_precommit_timeout_second, 1 h by default).
+// after a job that failed or was stopped (a cancelled context: Ctrl-C,
+// SIGTERM): a bundle that fails aborts its own loads, but a bundle that
+// finished has handed its loads to the commit stage, which a failed or
+// stopped job never runs, and they would hold Doris' running-transaction
+// quota until its precommit timeout
+// (stream_load_default_precommit_timeout_second, 1 h by default). A later
+// run's WithAbortLingeringTxns does not abort stream batches (a replay of
+// their rows adopts them by label), so after a streaming job that will not
+// be replayed this call is what frees them.
 // It sees loads made by workers in this process: prism (Beam's default),
 // direct and a LOOPBACK job server; elsewhere (Dataflow, Flink, Spark
 // workers) it finds none, and a re-run with WithAbortLingeringTxns aborts
@@ -73,7 +77,7 @@ func AbortLingering(ctx context.Context, cfg Config) ([]OpenLoad, error) {
 	if cfg.LabelPrefix == "" {
 		return nil, errors.New("dorisio.AbortLingering: Config.LabelPrefix is empty: a fresh prefix per run has nothing of earlier runs to abort")
 	}
-	c, err := lingeringClient(cfg)
+	c, err := configClient(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +92,7 @@ func AbortLingering(ctx context.Context, cfg Config) ([]OpenLoad, error) {
 // is empty), without changing them: what a crashed job may have left open.
 // Listing needs SHOW TRANSACTION, as for AbortLingering.
 func OpenTransactions(ctx context.Context, cfg Config, labelPrefix string) ([]OpenLoad, error) {
-	c, err := lingeringClient(cfg)
+	c, err := configClient(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -106,8 +110,8 @@ func OpenTransactions(ctx context.Context, cfg Config, labelPrefix string) ([]Op
 	return txnsAsLoads(cfg.Database, open), nil
 }
 
-// lingeringClient is a Stream Load client for cfg, checked as Write checks it.
-func lingeringClient(cfg Config) (*streamload.Client, error) {
+// configClient is a Stream Load client for cfg, checked as Write checks it.
+func configClient(cfg Config) (*streamload.Client, error) {
 	conn := newConnSpec(cfg)
 	if err := cfg.validate(conn); err != nil {
 		return nil, err
@@ -134,7 +138,7 @@ func LabelMemory(ctx context.Context, cfg Config) (string, error) {
 	if cfg.LabelPrefix == "" {
 		return "", nil
 	}
-	c, err := lingeringClient(cfg)
+	c, err := configClient(cfg)
 	if err != nil {
 		return "", err
 	}

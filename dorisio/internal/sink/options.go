@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
@@ -62,6 +63,9 @@ type Options struct {
 	// its end plus this (stream_option.go).
 	AllowedLateness time.Duration
 	Shards          int
+	// Evolve: tables made and columns added from the struct's fields
+	// (WithCreateTable, WithAddColumns; encode/schema_evolve.go).
+	Evolve encode.Evolution
 }
 
 // RetryPolicy bounds the in-process retries of one load or commit (its

@@ -17,7 +17,8 @@ type Batch struct {
 	// (errlog.go).
 	Errors []Rejection
 
-	ncols int
+	schema *Schema // the columns the rows were parsed for
+	ncols  int
 	// data holds the loaded rows back to back. Each row is ncols values, each a
 	// uvarint tag (tagAbsent, tagNull, or tagValue+len) followed by len bytes of
 	// canonical text.
@@ -128,7 +129,7 @@ type rowBuilder struct {
 
 func newRowBuilder(sp *Spec, b *Batch) *rowBuilder {
 	n := len(sp.schema.Columns)
-	b.ncols, b.seqIdx, b.partial = n, sp.seqIdx, sp.partial
+	b.schema, b.ncols, b.seqIdx, b.partial = sp.schema, n, sp.seqIdx, sp.partial
 	return &rowBuilder{sp: sp, b: b, log: errorLog{b: b}, start: make([]int, n+1), tag: make([]uint64, n)}
 }
 
@@ -167,7 +168,7 @@ func (rb *rowBuilder) add(fields []field, src source) {
 	cols := sp.schema.Columns
 	shown := func() string { return sourceValues(fields) }
 	for i, c := range cols {
-		if si := sp.mapped[i]; si >= 0 && fields[si].missing && !c.Nullable {
+		if si := sp.mapped[i]; si >= 0 && fields[si].missing && !c.Nullable && !c.AutoIncrement {
 			rb.rejectRead(src, func() string {
 				return fmt.Sprintf("The column `%s` is not nullable, but it's not found in jsondata.", c.Name)
 			})
@@ -183,9 +184,16 @@ func (rb *rowBuilder) add(fields []field, src source) {
 		si := sp.mapped[i]
 		if si < 0 {
 			rb.tag[i] = tagNull
-			if sp.partial {
+			switch d := c.Default; {
+			case sp.partial:
 				rb.tag[i] = tagAbsent
-			} else if !c.Nullable {
+			case d != nil && d.Now:
+				rb.scratch = append(rb.scratch, nowValue(c.Type, sp.loc)...)
+				rb.tag[i] = tagValue + uint64(len(rb.scratch)-rb.start[i])
+			case d != nil && !d.Null:
+				rb.scratch = append(rb.scratch, d.Value...)
+				rb.tag[i] = tagValue + uint64(len(d.Value))
+			case !c.Nullable && !c.AutoIncrement: // AUTO_INCREMENT: numbered when applied
 				rb.reject(stageConvert, i, shown, func() string { return nullReason(c.Name) })
 				return
 			}
@@ -194,7 +202,7 @@ func (rb *rowBuilder) add(fields []field, src source) {
 		f := fields[si]
 		if f.null || f.missing {
 			rb.tag[i] = tagNull
-			if !c.Nullable {
+			if !c.Nullable && !c.AutoIncrement { // AUTO_INCREMENT: numbered when applied
 				rb.reject(stageConvert, i, shown, func() string { return nullReason(c.Name) })
 				return
 			}
