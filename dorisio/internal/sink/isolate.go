@@ -77,15 +77,18 @@ type isolation struct {
 	parent  *LoadJob
 	sc      filerange.Syntax
 	json    bool
-	columns []string          // the "columns" header: the source columns of JSON rows
-	headers map[string]string // the parent's, without max_filter_ratio
-	delim   []byte
-	data    []byte
-	starts  []int          // record starts in data, and len(data) last
-	reason  map[int]string // the refused records, with Doris' reason
-	parts   []LoadOutcome
-	sum     CommitResult // what the parts loaded, for the parent's callback
-	loads   int64        // loads sent besides the parent
+	columns []string // the "columns" header: the source columns of JSON rows
+	// trimQuotes: trim_double_quotes, which trims the '"' pair of a field
+	// that is not enclosed too (a range sent without enclose).
+	trimQuotes bool
+	headers    map[string]string // the parent's, without max_filter_ratio
+	delim      []byte
+	data       []byte
+	starts     []int          // record starts in data, and len(data) last
+	reason     map[int]string // the refused records, with Doris' reason
+	parts      []LoadOutcome
+	sum        CommitResult // what the parts loaded, for the parent's callback
+	loads      int64        // loads sent besides the parent
 }
 
 // isolate loads the rows of j that Doris takes after Doris refused j for
@@ -111,6 +114,7 @@ func (b *Batcher) isolate(j *LoadJob, refusal error) ([]LoadOutcome, CommitResul
 	is := &isolation{
 		b: b, parent: j, sc: sc, json: strings.EqualFold(h["format"], "json"), headers: maps.Clone(h),
 		delim: delim, data: data, starts: starts, reason: map[int]string{},
+		trimQuotes: strings.EqualFold(h["trim_double_quotes"], "true"),
 	}
 	delete(is.headers, "max_filter_ratio") // Doris' default, 0: a load of the rest is taken whole or refused
 	if c := h["columns"]; c != "" {

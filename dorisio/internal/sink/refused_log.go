@@ -236,15 +236,16 @@ func (is *isolation) fields(rec []byte, f func(name string, v []byte, null bool)
 		is.jsonFields(rec, f)
 		return
 	}
-	csvFields(rec, is.sc, func(i int, v []byte, null bool) { f(strconv.Itoa(i), v, null) })
+	csvFields(rec, is.sc, is.trimQuotes, func(i int, v []byte, null bool) { f(strconv.Itoa(i), v, null) })
 }
 
 // csvFields splits rec, a CSV record without its line delimiter, into its
 // values: a field that starts with the enclose runs to its closing enclose
 // (a doubled one, or one after the escape, is literal) and loses the
 // enclosing pair; with an escape other than the enclose, an escaped byte
-// is literal in any field (§13); \N, quoted or not, is NULL.
-func csvFields(rec []byte, sc filerange.Syntax, f func(i int, v []byte, null bool)) {
+// is literal in any field (§13); \N, quoted or not, is NULL. With trim
+// (trim_double_quotes), a field not enclosed loses a '"' at both ends.
+func csvFields(rec []byte, sc filerange.Syntax, trim bool, f func(i int, v []byte, null bool)) {
 	esc := sc.Escape != 0 && sc.Escape != sc.Enclose
 	var val []byte
 	for i, pos := 0, 0; ; i++ {
@@ -295,6 +296,9 @@ func csvFields(rec []byte, sc filerange.Syntax, f func(i int, v []byte, null boo
 				}
 			} else {
 				val = append(val, raw...)
+			}
+			if trim && len(val) >= 2 && val[0] == '"' && val[len(val)-1] == '"' {
+				val = append(val[:0], val[1:len(val)-1]...)
 			}
 		}
 		f(i, val, string(rec[start:pos]) == `\N` || string(rec[start:pos]) == `"\N"`)
