@@ -118,7 +118,7 @@ func TestTheVerificationNamesATableThatGrewByMoreThanTheRunCommitted(t *testing.
 			"t: the input had 100 rows, the run accounts for 50 (50 committed, 0 found loaded by an earlier run)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			err := verifyTables(fakeState{"t": c.after}, o, map[string]int64{"t": 100}, map[string]int64{"t": 100}, map[string]runCount{"t": c.run}, nil)
+			err := verifyTables(fakeState{"t": c.after}, o, map[string]int64{"t": 100}, nil, map[string]int64{"t": 100}, map[string]runCount{"t": c.run}, nil)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("err = %v, want it to say %q", err, c.want)
 			}
