@@ -73,9 +73,9 @@
 //     input given a Config.LabelPrefix: a stable prefix says the job may be
 //     re-run (a scheduler's retry of a job that finished, or crashed in its
 //     commit stage), and per-bundle labels hold the run, so that re-run
-//     would load everything again. WithDelivery(ExactlyOnce) with a prefix
-//     keeps per-bundle loads and says at construction that a re-run loads
-//     again.
+//     would load everything again. WithDelivery(ExactlyOnce) or
+//     WithAllOrNothing with a prefix keeps per-bundle loads and says at
+//     construction that a re-run loads again.
 //
 // What each gives per runner:
 //

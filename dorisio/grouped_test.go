@@ -470,3 +470,31 @@ func TestABoundedWriteWithALabelPrefixIsExactlyOnceAcrossARerun(t *testing.T) {
 		t.Error("WithAllOrNothing needs per-bundle two-phase commit, and got grouped")
 	}
 }
+
+// WithAllOrNothing needs per-bundle two-phase commit, so a bounded Write
+// with a LabelPrefix and WithAllOrNothing keeps run labels, and its re-run
+// loads every row again: it says so at construction, as an explicit
+// WithDelivery(ExactlyOnce) does. Before, it said nothing: `pipelines/load
+// --label-prefix aon --all-or-nothing` run twice held 2,000 rows for 1,000.
+func TestAllOrNothingWithALabelPrefixSaysARerunLoadsAgain(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+	cfg := configFor(srv, "events")
+	cfg.LabelPrefix = "all_or_none"
+	in := events(50, shortName)
+	logs := captureLogs(t)
+	for run := 1; run <= 2; run++ {
+		if _, err := runPipeline(t, func(s beam.Scope) {
+			Write(s, cfg, beam.CreateList(s, in), WithAllOrNothing())
+		}); err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+	}
+	if n := srv.RowCount("demo", "events"); n != 100 {
+		t.Fatalf("%d rows after two runs, want 100 (run labels: the re-run loads again)", n)
+	}
+	for _, want := range []string{"WithAllOrNothing() with a Config.LabelPrefix", "a re-run with this prefix (after a finished run, or one that crashed in its commit stage) loads again every row the earlier run committed"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("the logs do not say %q:\n%s", want, logs)
+		}
+	}
+}

@@ -202,7 +202,9 @@ func WithSpoolDir(dir string) WriteOption {
 // Doris' running-transaction quota (max_running_txn_num_per_db, shared by
 // every bundle's open loads) and its precommit timeout
 // (stream_load_default_precommit_timeout_second, 1 h by default).
-// Requires ExactlyOnce.
+// Requires ExactlyOnce: a bounded Write given a Config.LabelPrefix keeps
+// per-bundle loads with it instead of defaulting to Grouped, so a re-run of
+// a job that succeeded loads its rows again (said at construction).
 func WithAllOrNothing() WriteOption {
 	return func(o *writeOptions) { o.give("WithAllOrNothing()"); o.AllOrNothing = true }
 }
