@@ -130,8 +130,9 @@
 // them per table and shard (the shard a function of the row's own bytes,
 // WithShards, default 1) into chunks of up to 1 MiB, a GroupByKey gathers
 // each table shard's chunks, and each group is cut into parts of at most
-// MaxBatchBytes and MaxBatchRows from its contents alone (a unit's place
-// comes from its hash, not from arrival order, bundles or timing). Each
+// MaxBatchBytes and MaxBatchRows from its contents alone (a row's place
+// comes from its hash, not from arrival order, bundles, timing, or how many
+// rows a pre-encoded element packs: each record is placed on its own). Each
 // part is a plain load under <prefix>:g:<table>:<hash of the table, the
 // shard and shard count, the part's place, its rows' multiset digest and
 // the load headers>. A retried bundle, a recomputed stage, a Flink failover
@@ -231,10 +232,10 @@
 // Each load is two-phase (ExactlyOnce), committed after the Reshuffle,
 // under <prefix>:s:<table>:<hash of the shard, window, pane, part and the
 // digest of its rows' multiset>, with no run in it: a replay of the same
-// rows with the same timestamps, in any order, bundles or rate, forms the
-// same loads under the same labels, and finds each precommitted (adopted
-// and committed) or loaded (CommitResult.AlreadyCommitted). What that
-// gives per runner:
+// rows with the same timestamps, in any order, bundles, rate or packing of
+// pre-encoded rows into elements, forms the same loads under the same
+// labels, and finds each precommitted (adopted and committed) or loaded
+// (CommitResult.AlreadyCommitted). What that gives per runner:
 //   - prism: exactly-once within a run; a re-run of the same stream with
 //     the same LabelPrefix loads nothing twice.
 //   - Dataflow streaming: exactly-once. A failed attempt's load is never

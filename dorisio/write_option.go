@@ -112,8 +112,8 @@ func WithFormat(f Format) WriteOption {
 // table makes loads of 3, 3, 3, 3, 3, 6, 12 and 7 rows. (The Flink
 // connector with two-phase commit makes one load per table per
 // checkpoint, whatever its size.) With Grouped it caps a part (a single
-// element with more rows is a part alone), and the part labels depend on
-// it.
+// row larger than the byte cap is a part alone), and the part labels
+// depend on it.
 func WithMaxBatchRows(n int64) WriteOption {
 	return positive("WithMaxBatchRows", n, func(o *writeOptions) { o.MaxBatchRows = n })
 }

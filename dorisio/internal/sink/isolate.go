@@ -202,16 +202,23 @@ func refusedBy(refusal error) string {
 // recordsOf returns how j's body is cut into records, and false when it
 // cannot be cut into loads of their own (see the top of this file).
 func (b *Batcher) recordsOf(j *LoadJob) (filerange.Syntax, bool) {
-	h := b.headers
-	if j.Headers != nil {
-		h = j.Headers
+	if j.Compressed != "" {
+		return filerange.Syntax{}, false
 	}
+	return RecordSyntax(b.headersOf(j))
+}
+
+// RecordSyntax returns how a load body sent with headers h is cut into
+// records, as Doris reads it, and false when a record of it cannot stand
+// alone (header lines, a JSON array) or its separator is not one Doris
+// takes.
+func RecordSyntax(h map[string]string) (filerange.Syntax, bool) {
 	var sc filerange.Syntax
-	if j.Compressed != "" || h["skip_lines"] != "" && h["skip_lines"] != "0" || h["strip_outer_array"] == "true" ||
+	if h["skip_lines"] != "" && h["skip_lines"] != "0" || h["strip_outer_array"] == "true" ||
 		strings.HasPrefix(strings.ToLower(h["format"]), "csv_with_names") {
 		return sc, false
 	}
-	sc.Delim = b.delimOf(j)
+	sc.Delim = lineDelimiter(h)
 	if strings.ToLower(h["format"]) == "json" {
 		return sc, true
 	}
@@ -229,12 +236,19 @@ func (b *Batcher) recordsOf(j *LoadJob) (filerange.Syntax, bool) {
 	return sc, true
 }
 
-// delimOf is the line delimiter of j's load.
-func (b *Batcher) delimOf(j *LoadJob) []byte {
-	h := b.headers
+// headersOf is the headers of j's load.
+func (b *Batcher) headersOf(j *LoadJob) map[string]string {
 	if j.Headers != nil {
-		h = j.Headers
+		return j.Headers
 	}
+	return b.headers
+}
+
+// delimOf is the line delimiter of j's load.
+func (b *Batcher) delimOf(j *LoadJob) []byte { return lineDelimiter(b.headersOf(j)) }
+
+// lineDelimiter is the line delimiter of a load sent with headers h.
+func lineDelimiter(h map[string]string) []byte {
 	if d, err := textfmt.DecodeSeparator(h["line_delimiter"]); err == nil && len(d) > 0 && h["line_delimiter"] != "" {
 		return d
 	}
