@@ -304,9 +304,14 @@
 // in yet, every record exactly once, as long as the range size and the
 // format options are unchanged (another Files.RangeBytes cuts other ranges:
 // see WriteFiles). A range whose bytes changed is another range and loads;
-// one whose bytes did not keeps its label (a touched file loads nothing). Local ranges go from the file to the
-// socket by sendfile(2); a compressed file is one load (gz, lz4 and bz2 as
-// they are with Doris' compress_type; zstd decompressed on the worker).
+// one whose bytes did not keeps its label (a touched file loads nothing).
+// So a file appended to, or cut short, between runs loads again the range
+// that held its old end, with that range's earlier records (then in the
+// table twice): write new data to new files, or load the appended bytes as
+// a file of their own. A renamed or moved file is another path and loads
+// again whole. Local ranges go from the file to the socket by sendfile(2);
+// a compressed file is one load (gz, lz4 and bz2 as they are with Doris'
+// compress_type; zstd decompressed on the worker).
 // Header lines are skipped once per file. A pattern that matches nothing,
 // an unreadable file, or a file that changes while it loads fail the job,
 // naming the pattern or file; for a changed file, also the bytes and rows
