@@ -338,11 +338,13 @@
 //
 // Doris forgets labels: after streaming_label_keep_max_second (12 h), and
 // sooner once a database holds more than label_num_threshold finished
-// loads (2000 by default, the oldest forgotten first). A bounded Write with
-// a LabelPrefix whose loads with labels a re-run counts on (grouped parts,
-// Row.ID, WriteFiles' ranges) outnumber the threshold logs one warning
-// naming label_num_threshold and what to raise it to (ADMIN SET FRONTEND
-// CONFIG); it reads the threshold with ADMIN SHOW FRONTEND CONFIG (which
+// loads (2000 by default, the oldest forgotten first; aborted loads count
+// as loaded ones do). A bounded Write with a LabelPrefix that makes loads
+// with labels a re-run counts on (grouped parts, stream batches, Row.ID,
+// WriteFiles' ranges), and more finished loads than the threshold (every
+// load counts: the loads Doris refused while rejected rows were isolated
+// too), logs one warning naming label_num_threshold and what to raise it
+// to (ADMIN SET FRONTEND CONFIG); it reads the threshold with ADMIN SHOW FRONTEND CONFIG (which
 // needs ADMIN) and, when refused, assumes Doris' default and says so.
 //
 // # Lingering transactions
@@ -433,7 +435,8 @@
 // ranges, bodies with header lines (skip_lines, csv_with_names) or a JSON
 // array (strip_outer_array), and bodies past 1 GiB. A bundle's refused rows
 // of a table travel in one extra CommitResult with no Label, nothing
-// loaded and Rejected set.
+// loaded, Rejected set and RefusedLoads the loads Doris refused for them
+// (aborted transactions, which count against label_num_threshold).
 //
 // # Contexts
 //

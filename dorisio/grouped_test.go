@@ -498,3 +498,44 @@ func TestAllOrNothingWithALabelPrefixSaysARerunLoadsAgain(t *testing.T) {
 		}
 	}
 }
+
+// The label-cap warning counts the loads Doris refused too: isolating
+// refused rows (WithRejectedRows) aborts a load per refused half, and each
+// aborted transaction counts against label_num_threshold as a loaded one
+// does. Measured before (pipelines/load --rejected-rows, one file of 2,000
+// rows, 200 refused, doris-local -label-num-threshold 100): "this Write
+// made 648 finished loads in all (each counts) ... Raise label_num_threshold
+// to at least 648" while Doris held 648 VISIBLE and 1,047 ABORTED of it.
+func TestTheLabelCapWarningCountsTheLoadsDorisRefused(t *testing.T) {
+	logs := captureLogs(t)
+	clock := doristest.NewFakeClock(time.Unix(1_700_000_000, 0)) // the cleaner waits: every load stays listed
+	srv := startServer(t, append(tableOptsN(1), doristest.WithLabelNumThreshold(10), doristest.WithClock(clock))...)
+	cfg := configFor(srv, "t0")
+	cfg.LabelPrefix = "refusals"
+	var in []string
+	for i := 0; i < 200; i++ {
+		if i%10 == 0 {
+			in = append(in, fmt.Sprintf("x%d,\"r%d\"\n", i, i)) // NULL into id BIGINT NOT NULL: refused
+		} else {
+			in = append(in, fmt.Sprintf("%d,\"r%d\"\n", i, i))
+		}
+	}
+	if _, err := runPipeline(t, func(s beam.Scope) {
+		Write(s, cfg, beam.CreateList(s, in), WithDelivery(Grouped), WithMaxBatchRows(50), WithRejectedRows())
+	}); err != nil {
+		t.Fatal(err)
+	}
+	finished := txnsIn(srv, "VISIBLE") + txnsIn(srv, "ABORTED")
+	if aborted := txnsIn(srv, "ABORTED"); aborted < 20 {
+		t.Fatalf("%d aborted loads: want at least one per refused row (isolation)", aborted)
+	}
+	var warn []string
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, "label_num_threshold") {
+			warn = append(warn, l)
+		}
+	}
+	if want := fmt.Sprintf("this Write made %d finished loads in all (each counts", finished); len(warn) != 1 || !strings.Contains(warn[0], want) {
+		t.Errorf("warnings %q: want one saying %q (Doris holds %d VISIBLE and %d ABORTED)", warn, want, txnsIn(srv, "VISIBLE"), txnsIn(srv, "ABORTED"))
+	}
+}

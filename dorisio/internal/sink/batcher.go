@@ -84,8 +84,9 @@ type Batcher struct {
 
 	mu        sync.Mutex // guards done, failedJob, firstErr, rejected
 	done      []LoadOutcome
-	rejected  rejections // refused rows, with WithRejectedRows (rejected.go)
-	failedJob []*LoadJob // loads that ended in an error
+	rejected  rejections       // refused rows, with WithRejectedRows (rejected.go)
+	refused   map[string]int64 // loads Doris refused while isolating them, per table
+	failedJob []*LoadJob       // loads that ended in an error
 	firstErr  error
 	hasErr    atomic.Bool // firstErr is set
 }
@@ -448,7 +449,7 @@ func (b *Batcher) Finish() ([]LoadOutcome, error) {
 		return x.sub - y.sub // the parts of an isolated load (isolate.go)
 	})
 	if b.firstErr == nil && len(b.rejected) > 0 {
-		b.done = append(b.done, b.rejected.outcomes(b.db, b.seq)...)
+		b.done = append(b.done, b.rejected.outcomes(b.db, b.seq, b.refused)...)
 	}
 	return b.done, b.firstErr
 }
@@ -461,6 +462,18 @@ func (b *Batcher) reject(r RejectedRow) {
 		b.rejected = rejections{}
 	}
 	b.rejected.add(r)
+}
+
+// refusedLoad counts a load of table Doris refused while its rows were
+// isolated: an aborted transaction, counted against label_num_threshold
+// (label_cap.go).
+func (b *Batcher) refusedLoad(table string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.refused == nil {
+		b.refused = map[string]int64{}
+	}
+	b.refused[table]++
 }
 
 // loadTooBig is the error of a batch that reached MaxLoadBytes and cannot

@@ -75,6 +75,11 @@ type CommitResult struct {
 	// loaded; each RejectedRow names the label of the load Doris refused it
 	// in.
 	Rejected []RejectedRow
+	// RefusedLoads is, in a result with Rejected rows, how many loads Doris
+	// refused while they were isolated (the whole load, then each half that
+	// held a refused row): each is an aborted transaction, which Doris counts
+	// against label_num_threshold as it counts a loaded one.
+	RefusedLoads int64
 }
 
 // LoadWindow is the part of a load's rows that came from one window.

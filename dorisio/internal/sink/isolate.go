@@ -78,6 +78,7 @@ func (b *Batcher) isolate(j *LoadJob, refusal error) ([]LoadOutcome, CommitResul
 	if err != nil {
 		return nil, CommitResult{}, fmt.Errorf("dorisio.Write: table %s.%s (label %s): reading the refused load's rows again to isolate them: %v (after: %w)", b.db, j.Table, j.label, err, refusal)
 	}
+	b.refusedLoad(j.Table) // j itself: Doris aborted it
 	starts := filerange.Starts(sc, data)
 	if j.byContent {
 		data, starts = sortRecords(data, starts, b.delimOf(j))
@@ -105,6 +106,7 @@ func (is *isolation) split(lo, hi int, path string, refusal error) error {
 		case err == nil:
 			continue
 		case errors.Is(err, streamload.ErrDataQuality):
+			is.b.refusedLoad(is.parent.Table)
 			if err := is.split(half[0], half[1], p, err); err != nil {
 				return err
 			}

@@ -54,8 +54,8 @@ type LabelCount struct {
 // group or stream label ("<prefix>:id:...", "<prefix>:g:...",
 // "<prefix>:s:...": a prefix holds no ':') or not.
 func countOwned(r CommitResult) LabelCount {
-	if r.Label == "" { // refused rows, no load (rejected.go)
-		return LabelCount{}
+	if r.Label == "" { // refused rows: the loads Doris refused for them (rejected.go)
+		return LabelCount{Loads: r.RefusedLoads}
 	}
 	c := LabelCount{Loads: 1}
 	if parts := strings.SplitN(r.Label, labelSep, 3); len(parts) == 3 && (parts[1] == idRun || parts[1] == groupRun || parts[1] == streamRun) {
