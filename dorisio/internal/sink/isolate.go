@@ -86,6 +86,14 @@ func (b *Batcher) isolate(j *LoadJob, refusal error) ([]LoadOutcome, CommitResul
 	is := &isolation{b: b, parent: j, data: data, starts: starts}
 	is.sum = CommitResult{Database: b.db, Table: j.Table, Label: j.label, Bytes: int64(len(data)), Committed: !j.twoPhase}
 	err = is.split(0, len(is.starts)-1, "", refusal)
+	// The load was found loaded only if every part was: one part found
+	// made the whole range count as loaded by an earlier run, and a
+	// re-run after a stopped isolation failed its verification (its parts
+	// committed now counted twice).
+	is.sum.AlreadyCommitted = len(is.parts) > 0
+	for _, p := range is.parts {
+		is.sum.AlreadyCommitted = is.sum.AlreadyCommitted && p.Result.AlreadyCommitted
+	}
 	return is.parts, is.sum, err
 }
 
@@ -138,7 +146,6 @@ func (is *isolation) load(lo, hi int, path string) error {
 	is.sum.LoadedRows += r.LoadedRows
 	is.sum.FilteredRows += r.FilteredRows
 	is.sum.UnselectedRows += r.UnselectedRows
-	is.sum.AlreadyCommitted = is.sum.AlreadyCommitted || r.AlreadyCommitted
 	is.parts = append(is.parts, LoadOutcome{Seq: j.seq, sub: len(is.parts), Result: r, retries: res.Attempts - 1})
 	return nil
 }
