@@ -344,8 +344,12 @@
 // WriteFiles' ranges), and more finished loads than the threshold (every
 // load counts: the loads Doris refused while rejected rows were isolated
 // too), logs one warning naming label_num_threshold and what to raise it
-// to (ADMIN SET FRONTEND CONFIG); it reads the threshold with ADMIN SHOW FRONTEND CONFIG (which
-// needs ADMIN) and, when refused, assumes Doris' default and says so.
+// to (ADMIN SET FRONTEND CONFIG); it reads the threshold with ADMIN SHOW
+// FRONTEND CONFIG (which needs ADMIN) and, when refused, assumes Doris'
+// default and says so. The threshold is the database's: other jobs' loads
+// push a run's labels out as its own do. Before a re-run, LabelMemory says
+// when the database keeps as many finished loads as the threshold, so that
+// an earlier run's oldest labels may be gone (pipelines/load prints it).
 //
 // # Lingering transactions
 //
