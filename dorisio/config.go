@@ -67,9 +67,14 @@ type Config struct {
 	// but ':', which is the separator, so no prefix is a prefix of another's
 	// labels), at most 48 characters; the Flink connector calls it
 	// sink.label-prefix. Empty means a fresh prefix per pipeline construction
-	// ("dorisio-<12 hex>"). Set it to a stable value per job so that elements
-	// with an ID (Row.ID) keep their labels across re-runs, and so that
-	// WithAbortLingeringTxns can find what a crashed run left open.
+	// ("dorisio-<12 hex>"). Set it to a stable value per run of a job (a
+	// scheduled job's run: its date), kept by every retry and re-run of that
+	// run, so that a re-run finds what was loaded (grouped parts, Row.ID
+	// rows, file ranges) and WithAbortLingeringTxns can find what a crashed
+	// run left open. Under one prefix, loads of the same rows in the same
+	// place are one load: a later run of the job under the same prefix, while
+	// Doris keeps the labels, skips a part whose rows are all the same as an
+	// earlier run's (a small table whose rows did not change).
 	LabelPrefix string
 
 	// Timeouts bound each phase of every HTTP call to Doris: connecting,

@@ -73,9 +73,9 @@
 //     input given a Config.LabelPrefix: a stable prefix says the job may be
 //     re-run (a scheduler's retry of a job that finished, or crashed in its
 //     commit stage), and per-bundle labels hold the run, so that re-run
-//     would load everything again. WithDelivery(ExactlyOnce) with a prefix
-//     keeps per-bundle loads and says at construction that a re-run loads
-//     again.
+//     would load everything again. WithDelivery(ExactlyOnce) or
+//     WithAllOrNothing with a prefix keeps per-bundle loads and says at
+//     construction that a re-run loads again.
 //
 // What each gives per runner:
 //
@@ -130,8 +130,9 @@
 // them per table and shard (the shard a function of the row's own bytes,
 // WithShards, default 1) into chunks of up to 1 MiB, a GroupByKey gathers
 // each table shard's chunks, and each group is cut into parts of at most
-// MaxBatchBytes and MaxBatchRows from its contents alone (a unit's place
-// comes from its hash, not from arrival order, bundles or timing). Each
+// MaxBatchBytes and MaxBatchRows from its contents alone (a row's place
+// comes from its hash, not from arrival order, bundles, timing, or how many
+// rows a pre-encoded element packs: each record is placed on its own). Each
 // part is a plain load under <prefix>:g:<table>:<hash of the table, the
 // shard and shard count, the part's place, its rows' multiset digest and
 // the load headers>. A retried bundle, a recomputed stage, a Flink failover
@@ -282,10 +283,10 @@
 // Each load is two-phase (ExactlyOnce), committed after the Reshuffle,
 // under <prefix>:s:<table>:<hash of the shard, window, pane, part and the
 // digest of its rows' multiset>, with no run in it: a replay of the same
-// rows with the same timestamps, in any order, bundles or rate, forms the
-// same loads under the same labels, and finds each precommitted (adopted
-// and committed) or loaded (CommitResult.AlreadyCommitted). What that
-// gives per runner:
+// rows with the same timestamps, in any order, bundles, rate or packing of
+// pre-encoded rows into elements, forms the same loads under the same
+// labels, and finds each precommitted (adopted and committed) or loaded
+// (CommitResult.AlreadyCommitted). What that gives per runner:
 //   - prism: exactly-once within a run; a re-run of the same stream with
 //     the same LabelPrefix loads nothing twice.
 //   - Dataflow streaming: exactly-once. A failed attempt's load is never
@@ -308,7 +309,10 @@
 // LabelPrefix, WithFlushInterval, WithShards, the batch limits and the load
 // headers. WithAbortLingeringTxns spares stream labels: another run may
 // adopt them. After its load, a window's key keeps a few bytes of state
-// (its pane count) so that late rows get a pane of their own.
+// (its pane count) so that late rows get a pane of their own, for as long
+// as the job runs: the batching runs in the global window, which Beam never
+// expires, so the state grows by a key per table shard and window (17,280 a
+// day per table shard at the default 5 s interval).
 //
 // Memory: a window lives in the runner's state until it loads (Dataflow's
 // and Flink's state backends spill to disk; prism keeps it in its memory):
@@ -354,9 +358,14 @@
 // in yet, every record exactly once, as long as the range size and the
 // format options are unchanged (another Files.RangeBytes cuts other ranges:
 // see WriteFiles). A range whose bytes changed is another range and loads;
-// one whose bytes did not keeps its label (a touched file loads nothing). Local ranges go from the file to the
-// socket by sendfile(2); a compressed file is one load (gz, lz4 and bz2 as
-// they are with Doris' compress_type; zstd decompressed on the worker).
+// one whose bytes did not keeps its label (a touched file loads nothing).
+// So a file appended to, or cut short, between runs loads again the range
+// that held its old end, with that range's earlier records (then in the
+// table twice): write new data to new files, or load the appended bytes as
+// a file of their own. A renamed or moved file is another path and loads
+// again whole. Local ranges go from the file to the socket by sendfile(2);
+// a compressed file is one load (gz, lz4 and bz2 as they are with Doris'
+// compress_type; zstd decompressed on the worker).
 // Header lines are skipped once per file, and a UTF-8 byte-order mark at a
 // file's start (said once). Every CSV record's line ending is checked: read
 // with "\n", a file whose records end both "\n" and "\r\n" fails naming its
@@ -386,12 +395,18 @@
 //
 // Doris forgets labels: after streaming_label_keep_max_second (12 h), and
 // sooner once a database holds more than label_num_threshold finished
-// loads (2000 by default, the oldest forgotten first). A bounded Write with
-// a LabelPrefix whose loads with labels a re-run counts on (grouped parts,
-// Row.ID, WriteFiles' ranges) outnumber the threshold logs one warning
-// naming label_num_threshold and what to raise it to (ADMIN SET FRONTEND
-// CONFIG); it reads the threshold with ADMIN SHOW FRONTEND CONFIG (which
-// needs ADMIN) and, when refused, assumes Doris' default and says so.
+// loads (2000 by default, the oldest forgotten first; aborted loads count
+// as loaded ones do). A bounded Write with a LabelPrefix that makes loads
+// with labels a re-run counts on (grouped parts, stream batches, Row.ID,
+// WriteFiles' ranges), and more finished loads than the threshold (every
+// load counts: the loads Doris refused while rejected rows were isolated
+// too), logs one warning naming label_num_threshold and what to raise it
+// to (ADMIN SET FRONTEND CONFIG); it reads the threshold with ADMIN SHOW
+// FRONTEND CONFIG (which needs ADMIN) and, when refused, assumes Doris'
+// default and says so. The threshold is the database's: other jobs' loads
+// push a run's labels out as its own do. Before a re-run, LabelMemory says
+// when the database keeps as many finished loads as the threshold, so that
+// an earlier run's oldest labels may be gone (pipelines/load prints it).
 //
 // # Lingering transactions
 //
@@ -494,7 +509,8 @@
 // ranges, bodies with header lines (skip_lines, csv_with_names) or a JSON
 // array (strip_outer_array), and bodies past 1 GiB. A bundle's refused rows
 // of a table travel in one extra CommitResult with no Label, nothing
-// loaded and Rejected set.
+// loaded, Rejected set and RefusedLoads the loads Doris refused for them
+// (aborted transactions, which count against label_num_threshold).
 //
 // # Contexts
 //

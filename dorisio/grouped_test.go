@@ -470,3 +470,75 @@ func TestABoundedWriteWithALabelPrefixIsExactlyOnceAcrossARerun(t *testing.T) {
 		t.Error("WithAllOrNothing needs per-bundle two-phase commit, and got grouped")
 	}
 }
+
+// WithAllOrNothing needs per-bundle two-phase commit, so a bounded Write
+// with a LabelPrefix and WithAllOrNothing keeps run labels, and its re-run
+// loads every row again: it says so at construction, as an explicit
+// WithDelivery(ExactlyOnce) does. Before, it said nothing: `pipelines/load
+// --label-prefix aon --all-or-nothing` run twice held 2,000 rows for 1,000.
+func TestAllOrNothingWithALabelPrefixSaysARerunLoadsAgain(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+	cfg := configFor(srv, "events")
+	cfg.LabelPrefix = "all_or_none"
+	in := events(50, shortName)
+	logs := captureLogs(t)
+	for run := 1; run <= 2; run++ {
+		if _, err := runPipeline(t, func(s beam.Scope) {
+			Write(s, cfg, beam.CreateList(s, in), WithAllOrNothing())
+		}); err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+	}
+	if n := srv.RowCount("demo", "events"); n != 100 {
+		t.Fatalf("%d rows after two runs, want 100 (run labels: the re-run loads again)", n)
+	}
+	for _, want := range []string{"WithAllOrNothing() with a Config.LabelPrefix", "a re-run with this prefix (after a finished run, or one that crashed in its commit stage) loads again every row the earlier run committed"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("the logs do not say %q:\n%s", want, logs)
+		}
+	}
+}
+
+// The label-cap warning counts the loads Doris refused too: isolating
+// refused rows (WithRejectedRows) leaves the refused load (and any refused
+// rest or probe) aborted, and each aborted transaction counts against
+// label_num_threshold as a loaded one does. Measured before (pipelines/load --rejected-rows, one file of 2,000
+// rows, 200 refused, doris-local -label-num-threshold 100): "this Write
+// made 648 finished loads in all (each counts) ... Raise label_num_threshold
+// to at least 648" while Doris held 648 VISIBLE and 1,047 ABORTED of it.
+func TestTheLabelCapWarningCountsTheLoadsDorisRefused(t *testing.T) {
+	logs := captureLogs(t)
+	clock := doristest.NewFakeClock(time.Unix(1_700_000_000, 0)) // the cleaner waits: every load stays listed
+	srv := startServer(t, append(tableOptsN(1), doristest.WithLabelNumThreshold(6), doristest.WithClock(clock))...)
+	cfg := configFor(srv, "t0")
+	cfg.LabelPrefix = "refusals"
+	var in []string
+	for i := 0; i < 200; i++ {
+		if i%10 == 0 {
+			in = append(in, fmt.Sprintf("x%d,\"r%d\"\n", i, i)) // NULL into id BIGINT NOT NULL: refused
+		} else {
+			in = append(in, fmt.Sprintf("%d,\"r%d\"\n", i, i))
+		}
+	}
+	if _, err := runPipeline(t, func(s beam.Scope) {
+		Write(s, cfg, beam.CreateList(s, in), WithDelivery(Grouped), WithMaxBatchRows(50), WithRejectedRows())
+	}); err != nil {
+		t.Fatal(err)
+	}
+	finished := txnsIn(srv, "VISIBLE") + txnsIn(srv, "ABORTED")
+	// 4 parts of 50 rows, each refused whole, then loaded without its 5
+	// refused rows: with the refused loads, past the threshold of 6; the
+	// loaded ones alone are not.
+	if aborted, visible := txnsIn(srv, "ABORTED"), txnsIn(srv, "VISIBLE"); aborted < 4 || visible >= 6 {
+		t.Fatalf("%d aborted and %d visible loads: want at least one aborted per refused part (isolation), fewer than 6 visible", aborted, visible)
+	}
+	var warn []string
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, "label_num_threshold") {
+			warn = append(warn, l)
+		}
+	}
+	if want := fmt.Sprintf("this Write made %d finished loads in all (each counts", finished); len(warn) != 1 || !strings.Contains(warn[0], want) {
+		t.Errorf("warnings %q: want one saying %q (Doris holds %d VISIBLE and %d ABORTED)", warn, want, txnsIn(srv, "VISIBLE"), txnsIn(srv, "ABORTED"))
+	}
+}

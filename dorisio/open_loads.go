@@ -128,10 +128,11 @@ func txnsAsLoads(db string, txns []streamload.Txn) []OpenLoad {
 }
 
 // LabelMemory says, before a re-run with cfg.LabelPrefix, whether Doris may
-// have forgotten labels an earlier run's loads had: it lists the prefix's
-// finished transactions (aborted ones count too) and compares them with
-// the database's label_num_threshold. A warning line, or "" when they are
-// fewer. A crashed job never reached the warning Write logs at the end of a
+// have forgotten labels an earlier run's loads had: it lists the database's
+// finished transactions (aborted ones count too; Doris forgets the oldest
+// whatever their labels, so other jobs' loads push a run's labels out as
+// its own do) and compares them with label_num_threshold. A warning line,
+// or "" when they are fewer. A crashed job never reached the warning Write logs at the end of a
 // job of too many loads; this is its re-run's. Listing needs SHOW
 // TRANSACTION (ErrListingUnsupported otherwise).
 func LabelMemory(ctx context.Context, cfg Config) (string, error) {

@@ -73,10 +73,12 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 		}
 		prefix = sink.DefaultPrefix()
 	}
-	if !o.gave("WithDelivery") { // an explicit delivery is kept
+	explicit := o.gave("WithDelivery")
+	if !explicit { // an explicit delivery is kept
 		o.DefaultDelivery(col, cfg.LabelPrefix != "")
-	} else if cfg.LabelPrefix != "" {
-		o.WarnRerunLoadsAgain(col, cfg.LabelPrefix)
+	}
+	if cfg.LabelPrefix != "" {
+		o.WarnRerunLoadsAgain(col, cfg.LabelPrefix, explicit)
 	}
 	if err := o.checkGrouped(col); err != nil {
 		return nil, err

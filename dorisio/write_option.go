@@ -121,8 +121,8 @@ func WithFormat(f Format) WriteOption {
 // table makes loads of 3, 3, 3, 3, 3, 6, 12 and 7 rows. (The Flink
 // connector with two-phase commit makes one load per table per
 // checkpoint, whatever its size.) With Grouped it caps a part (a single
-// element with more rows is a part alone), and the part labels depend on
-// it.
+// row larger than the byte cap is a part alone), and the part labels
+// depend on it.
 func WithMaxBatchRows(n int64) WriteOption {
 	return positive("WithMaxBatchRows", n, func(o *writeOptions) { o.MaxBatchRows = n })
 }
@@ -211,7 +211,9 @@ func WithSpoolDir(dir string) WriteOption {
 // Doris' running-transaction quota (max_running_txn_num_per_db, shared by
 // every bundle's open loads) and its precommit timeout
 // (stream_load_default_precommit_timeout_second, 1 h by default).
-// Requires ExactlyOnce.
+// Requires ExactlyOnce: a bounded Write given a Config.LabelPrefix keeps
+// per-bundle loads with it instead of defaulting to Grouped, so a re-run of
+// a job that succeeded loads its rows again (said at construction).
 func WithAllOrNothing() WriteOption {
 	return func(o *writeOptions) { o.give("WithAllOrNothing()"); o.AllOrNothing = true }
 }

@@ -125,7 +125,7 @@ func inputFlags(o *options) flagGroup {
 func loadingFlags(o *options) flagGroup {
 	return flagGroup{"Loading", []flagDef{
 		{name: "delivery", value: &o.delivery, feeds: "WithDelivery", check: oneOf(&o.delivery, "exactly-once", "at-least-once", "grouped"),
-			usage: "`guarantee`: exactly-once (per-bundle two-phase commit), at-least-once (plain loads) or grouped (rows grouped per table shard and loaded under labels of their contents: exactly once on every runner and across a crash and a re-run with the same --label-prefix, --batch-rows, --batch-bytes, --shards and format flags; costs a shuffle of the rows). Default: grouped with --label-prefix (a re-run loads nothing twice), else exactly-once"},
+			usage: "`guarantee`: exactly-once (per-bundle two-phase commit), at-least-once (plain loads) or grouped (rows grouped per table shard and loaded under labels of their contents: exactly once on every runner and across a crash and a re-run with the same --label-prefix, --batch-rows, --batch-bytes, --shards and format flags; costs a shuffle of the rows). Default: grouped with --label-prefix (a re-run loads nothing twice; with --all-or-nothing exactly-once, and a re-run loads again), else exactly-once"},
 		{name: "label-prefix", value: &o.labelPrefix, feeds: "Config.LabelPrefix",
 			usage: "stable label `prefix` of this job (Flink connector: sink.label-prefix): with --input, a re-run with the same prefix, --chunk-bytes and format flags skips the ranges already loaded whose bytes are unchanged (a touched file loads nothing again; other content under the same name, size and time loads), within Doris' label retention (12 h); with --abort-lingering it finds an earlier run's open transactions. Empty: a fresh prefix per run"},
 		{name: "batch-bytes", value: &o.batchBytes, feeds: "WithMaxBatchBytes",
@@ -139,7 +139,7 @@ func loadingFlags(o *options) flagGroup {
 		{name: "max-load-bytes", value: &o.maxLoadBytes, feeds: "WithMaxLoadBytes",
 			usage: "largest load, in `bytes`, a grown batch may become (Doris' streaming_load_max_mb)"},
 		{name: "all-or-nothing", value: &o.allOrNothing, feeds: "WithAllOrNothing",
-			usage: "commit nothing until the whole write stage succeeded (the job must then fit Doris' quota and precommit timeout)"},
+			usage: "commit nothing until the whole write stage succeeded (the job must then fit Doris' quota and precommit timeout); its loads are labelled by run, so a re-run with the same --label-prefix loads every row again"},
 		{name: "abort-lingering", value: &o.abortLingering, feeds: "WithAbortLingeringTxns",
 			usage: "abort, before the job, the open transactions earlier runs with --label-prefix left (a killed run's precommitted loads, which hold Doris' transaction quota for an hour); on by default with --label-prefix: give --abort-lingering=false when another live job writes with that prefix"},
 		{name: "compression", value: &o.compression, feeds: "WithCompression", check: oneOf(&o.compression, "none", "gz", "lz4"),

@@ -19,7 +19,11 @@ import (
 // them. With a --label-prefix the program is the job, so it aborts them
 // (--abort-lingering, on by default with a prefix) and says how many;
 // without one, each run had a fresh prefix and another live job may own
-// them, so it only names them and how to abort them.
+// them, so it only names them and how to abort them. The cleanup spares a
+// prefix's stream batches (a replay of the same stream adopts them by
+// label), so what it leaves open is named too: before, a killed --stream
+// run's precommitted batches stayed open for the precommit timeout, unnamed
+// by any later run.
 
 // lingeringWait bounds the listing and aborts before the job.
 const lingeringWait = time.Minute
@@ -40,6 +44,10 @@ func settleLingering(ctx context.Context, cfg dorisio.Config, o *options, w io.W
 				fmt.Fprintf(w, "%s: aborted %d transactions an earlier run with --label-prefix %s left open (%s): they held Doris' running-transaction quota; their rows were never visible\n",
 					progName, len(aborted), shown(o.labelPrefix), someLabels(aborted))
 			}
+			if kept, err := dorisio.OpenTransactions(ctx, cfg, o.labelPrefix+":"); err == nil && len(kept) > 0 {
+				fmt.Fprintf(w, "%s: %d transactions an earlier run with --label-prefix %s left open are not aborted (%s): stream batches, kept because a replay of the same stream (the same --stream-start, --duration, --rate, --flush-interval and --shards) adopts and commits them, or loads still in flight. They hold Doris' running-transaction quota until its precommit timeout; if no such replay will come, abort each by its id: %s\n",
+					progName, len(kept), shown(o.labelPrefix), someLabels(kept), abortByID(cfg))
+			}
 		}
 		// Before the job relies on the earlier run's labels: may Doris have
 		// forgotten some? (Listing refused: said above, or by the job.)
@@ -56,8 +64,13 @@ func settleLingering(ctx context.Context, cfg dorisio.Config, o *options, w io.W
 	if len(open) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "%s: %d transactions that earlier runs without a --label-prefix precommitted are still open (%s): they hold Doris' running-transaction quota until its precommit timeout. If no such run is alive, abort each by its id: curl -u USER -X PUT -H 'txn_id: ID' -H 'txn_operation: abort' %s/api/%s/_stream_load_2pc; give jobs a --label-prefix, and a re-run aborts them itself\n",
-		progName, len(open), someLabels(open), cfg.FEs[0], cfg.Database)
+	fmt.Fprintf(w, "%s: %d transactions that earlier runs without a --label-prefix precommitted are still open (%s): they hold Doris' running-transaction quota until its precommit timeout. If no such run is alive, abort each by its id: %s; give jobs a --label-prefix, and a re-run aborts them itself\n",
+		progName, len(open), someLabels(open), abortByID(cfg))
+}
+
+// abortByID is the command that aborts an open transaction by its id.
+func abortByID(cfg dorisio.Config) string {
+	return fmt.Sprintf("curl -u USER -X PUT -H 'txn_id: ID' -H 'txn_operation: abort' %s/api/%s/_stream_load_2pc", cfg.FEs[0], cfg.Database)
 }
 
 // defaultPrefixStart starts every label prefix dorisio.Write draws when

@@ -154,6 +154,7 @@ func run(ctx context.Context, o *options) error {
 	// (a resumed run) be verified (verify.go).
 	var st tableState
 	var before map[string]int64
+	var openBefore map[int64]bool // earlier runs' open transactions: not this run's to verify
 	if o.sink != "noop" {
 		if srv != nil {
 			st = embeddedState{srv, o.db}
@@ -163,6 +164,8 @@ func run(ctx context.Context, o *options) error {
 		var ok bool
 		if before, ok = st.counts(tableNames(o)); !ok {
 			st = nil // a real Doris: no doristest API
+		} else {
+			openBefore = openTxns(st)
 		}
 	}
 	if err := startRejected(o); err != nil {
@@ -208,7 +211,7 @@ func run(ctx context.Context, o *options) error {
 		return fmt.Errorf("verification: skipped: %d file(s) changed while the job ran (above); their records now are not what was loaded", changed)
 	}
 	vstart := time.Now()
-	err = verifyRun(ctx, o, st, before, runCounts(pr, o, filesAlready), files, refused)
+	err = verifyRun(ctx, o, st, before, openBefore, runCounts(pr, o, filesAlready), files, refused)
 	if o.input != "" {
 		how := "each range's records against the rows Doris counted for its load, and the table's count"
 		if o.recount {
@@ -229,7 +232,7 @@ func run(ctx context.Context, o *options) error {
 // count of its own, apart from the pipeline, so that it checks the
 // pipeline's reading too. Rows Doris filtered and rows refused (refused)
 // are accounted for.
-func verifyRun(ctx context.Context, o *options, st tableState, before map[string]int64, runs map[string]runCount, files fileprogress.Progress, refused map[string]refusedCount) error {
+func verifyRun(ctx context.Context, o *options, st tableState, before map[string]int64, openBefore map[int64]bool, runs map[string]runCount, files fileprogress.Progress, refused map[string]refusedCount) error {
 	if st == nil {
 		fmt.Println("verification: skipped (the FE is not a doristest server; count the rows in Doris)")
 		return nil
@@ -241,7 +244,7 @@ func verifyRun(ctx context.Context, o *options, st tableState, before map[string
 	} else if expected, err = expectedRows(ctx, o); err != nil {
 		return err
 	}
-	return verifyTables(st, o, before, expected, runs, refused)
+	return verifyTables(st, o, before, openBefore, expected, runs, refused)
 }
 
 // passwordEnv returns the Config.PasswordEnv for --password-env name: name

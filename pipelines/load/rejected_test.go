@@ -2,12 +2,14 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 )
@@ -129,5 +131,80 @@ func TestRowsTheWhereHeaderLeavesOutAreCountedNotMissing(t *testing.T) {
 	})
 	if !strings.Contains(stdout, "counts match: 8 rows in 1 table(s) (0 filtered by Doris, 0 rejected, 2 left out by the where header)") {
 		t.Errorf("verification does not count the rows the where header left out:\n%s", stdout)
+	}
+}
+
+// A --rejected-rows job stopped while it isolated the refused rows of its
+// ranges (some ranges' good rows loaded, others not), run again with the
+// same --label-prefix: the re-run finds what was loaded, loads the rest,
+// and its summary and verification say so; the table holds each good
+// record once. Before (when isolation bisected), a range counted as found
+// loaded whole when one of its parts was found: "2000 records: 0
+// committed, 2000 already loaded" and "verification FAILED: ... the run
+// accounts for 3100 (900 committed, 2000 found ...)", exit 1, of a table
+// that held every good row once.
+func TestARerunAfterAnInterruptedIsolationIsVerified(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 400; i++ {
+		if i%20 == 0 {
+			fmt.Fprintf(&b, "%d,n,abc\n", i) // no INT, strict mode: refused
+		} else {
+			fmt.Fprintf(&b, "%d,n%d,%d\n", i, i%10, i)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "bad.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := doristest.NewServer(doristest.WithTable(rejectedDDL))
+	defer srv.Close()
+	o := defaultOptions()
+	o.input, o.table, o.server, o.labelPrefix = path, "docs", srv, "isolated"
+	o.chunkBytes = 400 // ranges of ~35 records, each with refused ones: each isolated on its own
+	o.ddl, o.rejectedRows = rejectedDDL, filepath.Join(t.TempDir(), "rejected.jsonl")
+	o.headers["strict_mode"] = "true"
+
+	// The first run: stopped once a few ranges' good rows are in (each load
+	// slowed so that the ranges' ~24 loads take seconds), the next load
+	// hanging.
+	slow := srv.Inject(doristest.Fault{Kind: doristest.SlowFE, Delay: 20 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := captureStdout(t, func() error { return run(ctx, o) })
+		done <- err
+	}()
+	for loaded := 0; loaded < 3; {
+		time.Sleep(10 * time.Millisecond) // the server's state: no handle to wait on
+		loaded = 0
+		for _, tx := range srv.Txns("demo") {
+			if tx.State == "VISIBLE" {
+				loaded++
+			}
+		}
+		if ctx.Err() != nil {
+			t.Fatal("no range loaded within 2 minutes")
+		}
+	}
+	hang := srv.Inject(doristest.Fault{Kind: doristest.Hang})
+	cancel()
+	<-done
+	hang.Remove()
+	slow.Remove()
+	if n := srv.RowCount("demo", "docs"); n == 0 || n >= 380 {
+		t.Fatalf("the stopped run left %d rows: want some of the 380 good ones", n)
+	}
+
+	out, err := captureStdout(t, func() error { return runWithin(t, o) })
+	if err != nil {
+		t.Fatalf("re-run: %v\n%s", err, out)
+	}
+	if n := srv.RowCount("demo", "docs"); n != 380 {
+		t.Errorf("the table holds %d rows, want the 380 good ones once", n)
+	}
+	if !strings.Contains(out, "verification: counts match: 400 rows in 1 table(s) (0 filtered by Doris, 20 rejected), the input: ") ||
+		!strings.Contains(out, "each input row committed exactly once") {
+		t.Errorf("re-run: no verification line that matches:\n%s", out)
 	}
 }

@@ -82,15 +82,18 @@ type Batcher struct {
 	PeakOpen              atomic.Int64
 	tablesSeen            map[string]bool // of tables; DoFn goroutine only
 
-	mu       sync.Mutex // guards done, failedJob, firstErr, rejected, isolationLoads
+	mu       sync.Mutex // guards done, failedJob, firstErr, rejected, isolationLoads, refused
 	done     []LoadOutcome
 	rejected rejections // refused rows, with WithRejectedRows (rejected.go)
 	// isolationLoads counts per table the loads isolating refused rows
 	// sent besides the refused loads themselves (isolate.go).
 	isolationLoads map[string]int64
-	failedJob      []*LoadJob // loads that ended in an error
-	firstErr       error
-	hasErr         atomic.Bool // firstErr is set
+	// refused counts per table the loads that ended aborted while refused
+	// rows were isolated (the refused load, refused rests, probes).
+	refused   map[string]int64
+	failedJob []*LoadJob // loads that ended in an error
+	firstErr  error
+	hasErr    atomic.Bool // firstErr is set
 }
 
 type openBatch struct {
@@ -457,7 +460,7 @@ func (b *Batcher) Finish() ([]LoadOutcome, error) {
 		return x.sub - y.sub // the parts of an isolated load (isolate.go)
 	})
 	if b.firstErr == nil && len(b.rejected) > 0 {
-		b.done = append(b.done, b.rejected.outcomes(b.db, b.seq, b.isolationLoads)...)
+		b.done = append(b.done, b.rejected.outcomes(b.db, b.seq, b.isolationLoads, b.refused)...)
 	}
 	return b.done, b.firstErr
 }
@@ -480,6 +483,18 @@ func (b *Batcher) reject(r RejectedRow) {
 		b.rejected = rejections{}
 	}
 	b.rejected.add(r)
+}
+
+// refusedLoad counts a load of table Doris refused while its rows were
+// isolated: an aborted transaction, counted against label_num_threshold
+// (label_cap.go).
+func (b *Batcher) refusedLoad(table string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.refused == nil {
+		b.refused = map[string]int64{}
+	}
+	b.refused[table]++
 }
 
 // loadTooBig is the error of a batch that reached MaxLoadBytes and cannot

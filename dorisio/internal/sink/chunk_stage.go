@@ -11,6 +11,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
@@ -34,10 +35,16 @@ import (
 //	...           the unit index to the end: per unit, uvarint bytes and
 //	              uvarint rows
 //
-// A unit is one element as encoded: one struct row, or one pre-encoded
-// []byte, string or Row with all its rows. The units' bytes are one
-// stretch, so a load body is a chunk's slice, not a copy; the index lets
-// grouped delivery hash and place each unit on its own (grouped_parts.go).
+// A unit is one row as encoded: a struct row, or a record of a pre-encoded
+// []byte, string or Row, cut from the element as Doris reads its records
+// (RecordSyntax). So the parts of a group or a stream window, and their
+// labels, are a function of the rows, not of how a source packed them into
+// elements: with a unit per element, 300 rows packed by 10 and replayed
+// packed by 25 formed other parts and loaded every row twice. Where a
+// record cannot stand alone (header lines, a JSON array) an element stays
+// one unit. The units' bytes are one stretch, so a load body is a chunk's
+// slice, not a copy; the index lets grouped delivery hash and place each
+// unit on its own (grouped_parts.go).
 //
 // Its key is "<shard>:<table>". The shard is a function of the unit's own
 // bytes (crc32c mod WithShards), so a replayed element goes to the same
@@ -241,8 +248,13 @@ type ChunkFn struct {
 	// FlushMillis is the flush interval with stream batching: chunks are
 	// then cut per flush window of the rows' timestamps. 0 otherwise.
 	FlushMillis int64
+	// Headers are the Write's load headers: how a pre-encoded element's
+	// records are cut into units.
+	Headers map[string]string
 
 	enc      ElemEncoder
+	records  filerange.Syntax
+	split    bool               // an element of many records is cut into a unit per record
 	client   *streamload.Client // reads the tables' columns of struct rows
 	tables   map[string]*tableChunks
 	buffered int64
@@ -254,6 +266,7 @@ func (fn *ChunkFn) Setup(ctx context.Context) error {
 		return fmt.Errorf("dorisio.Write: %w", err)
 	}
 	fn.enc = enc
+	fn.records, fn.split = RecordSyntax(fn.Headers)
 	if _, isStruct := enc.Elem.(*structEncoder); isStruct {
 		// Struct fields are checked against the table's columns where they
 		// are encoded (and the encoder learns the FLOAT/DOUBLE columns).
@@ -356,10 +369,25 @@ func (fn *ChunkFn) ProcessElement(ctx context.Context, w beam.Window, ts beam.Ev
 	if fn.FlushMillis > 0 {
 		flush = flushWindowStart(ts, fn.FlushMillis)
 	}
-	c := fn.chunkFor(tc, unitShard(data, fn.Opts.Shards), windowOf(w), flush, ts, len(data))
+	if rows > 1 && fn.split { // a unit per record (see the top of this file)
+		starts := filerange.Starts(fn.records, data)
+		for i := 0; i+1 < len(starts); i++ {
+			fn.addUnit(tc, data[starts[i]:starts[i+1]], 1, windowOf(w), flush, ts, emit)
+		}
+		return nil
+	}
+	fn.addUnit(tc, data, rows, windowOf(w), flush, ts, emit)
+	return nil
+}
+
+// addUnit adds an encoded unit of rows to its shard's pending chunk, and
+// emits the chunk when it is full, or every chunk when the bundle's
+// buffers are.
+func (fn *ChunkFn) addUnit(tc *tableChunks, unit []byte, rows int64, w LoadWindow, flush int64, ts beam.EventTime, emit func(beam.EventTime, string, []byte)) {
+	c := fn.chunkFor(tc, unitShard(unit, fn.Opts.Shards), w, flush, ts, len(unit))
 	before := cap(c.buf) + cap(c.index)
-	c.buf = append(c.buf, data...)
-	c.index = binary.AppendUvarint(c.index, uint64(len(data)))
+	c.buf = append(c.buf, unit...)
+	c.index = binary.AppendUvarint(c.index, uint64(len(unit)))
 	c.index = binary.AppendUvarint(c.index, uint64(rows))
 	fn.buffered += int64(cap(c.buf) + cap(c.index) - before)
 	c.rows += rows
@@ -371,7 +399,6 @@ func (fn *ChunkFn) ProcessElement(ctx context.Context, w beam.Window, ts beam.Ev
 	if fn.buffered > fn.Opts.MaxBufferedBytes {
 		fn.emitAll(emit)
 	}
-	return nil
 }
 
 // emitAll emits every pending chunk.

@@ -75,6 +75,12 @@ type CommitResult struct {
 	// loaded; each RejectedRow names the label of the load Doris refused it
 	// in.
 	Rejected []RejectedRow
+	// RefusedLoads is, in a result with Rejected rows, how many loads ended
+	// aborted while they were isolated (the load Doris refused, a load of
+	// the rest it refused again, each probe): each is an aborted
+	// transaction, which Doris counts against label_num_threshold as it
+	// counts a loaded one.
+	RefusedLoads int64
 }
 
 // LoadWindow is the part of a load's rows that came from one window.

@@ -87,17 +87,24 @@ func (o *Options) DefaultDelivery(col beam.PCollection, prefixed bool) {
 	}
 }
 
-// WarnRerunLoadsAgain says at construction that a bounded Write given
-// WithDelivery(ExactlyOnce) and a stable LabelPrefix loads everything again
-// when it is re-run: its labels hold the run.
-func (o *Options) WarnRerunLoadsAgain(col beam.PCollection, prefix string) {
-	if o.Delivery != ExactlyOnce || o.Stream == StreamOn {
+// WarnRerunLoadsAgain says at construction that a bounded Write with
+// per-bundle two-phase commit and a stable LabelPrefix loads everything
+// again when it is re-run: its labels hold the run. It keeps per-bundle
+// loads when given WithDelivery(ExactlyOnce), or WithAllOrNothing (which
+// needs them): before, the second said nothing, and its re-run doubled
+// every row.
+func (o *Options) WarnRerunLoadsAgain(col beam.PCollection, prefix string, explicit bool) {
+	if o.Delivery != ExactlyOnce || o.Stream == StreamOn || !explicit && !o.AllOrNothing {
 		return
 	}
 	if unbounded, known := IsUnbounded(col); unbounded || !known {
 		return
 	}
-	slog.Warn("dorisio.Write: WithDelivery(dorisio.ExactlyOnce) with a Config.LabelPrefix: per-bundle loads are labelled by run, so a re-run with this prefix (after a finished run, or one that crashed in its commit stage) loads again every row the earlier run committed; rows with a Row.ID are the exception. Leave WithDelivery out (dorisio.Grouped, labels from the rows) for a job that may be re-run",
+	why, instead := "WithDelivery(dorisio.ExactlyOnce)", "Leave WithDelivery out (dorisio.Grouped, labels from the rows) for a job that may be re-run"
+	if !explicit {
+		why, instead = "WithAllOrNothing()", "Leave WithAllOrNothing out (dorisio.Grouped, labels from the rows, the default with a prefix) for a job that may be re-run"
+	}
+	slog.Warn("dorisio.Write: "+why+" with a Config.LabelPrefix: per-bundle loads are labelled by run, so a re-run with this prefix (after a finished run, or one that crashed in its commit stage) loads again every row the earlier run committed; rows with a Row.ID are the exception. "+instead,
 		"label_prefix", prefix)
 }
 

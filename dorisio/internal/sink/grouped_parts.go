@@ -3,7 +3,7 @@ package sink
 // The parts of a group (grouped delivery, grouped.go), cut from the
 // group's contents alone.
 //
-// A group is every unit (chunk_stage.go: one encoded element) of one
+// A group is every unit (chunk_stage.go: one encoded row) of one
 // table's shard. Its parts must be the same whatever order, bundles or
 // attempt its units arrive in: a part's label names its place and its
 // content, so a retried, recomputed or re-run group forms the same parts

@@ -106,6 +106,7 @@ func (b *Batcher) isolate(j *LoadJob, refusal error) ([]LoadOutcome, CommitResul
 		return nil, CommitResult{}, fmt.Errorf("dorisio.Write: table %s.%s (label %s): reading the refused load's rows again to isolate them: %v (after: %w)", b.db, j.Table, j.label, err, refusal)
 	}
 	delim := b.delimOf(j)
+	b.refusedLoad(j.Table) // j itself: Doris aborted it
 	starts := filerange.Starts(sc, data)
 	if j.byContent {
 		data, starts = sortRecords(data, starts, delim)
@@ -125,6 +126,14 @@ func (b *Batcher) isolate(j *LoadJob, refusal error) ([]LoadOutcome, CommitResul
 	is.sum = CommitResult{Database: b.db, Table: j.Table, Label: j.label, Bytes: int64(len(data)), Committed: !j.twoPhase}
 	err = is.resolve(refusal)
 	b.noteIsolationLoads(j.Table, is.loads)
+	// The load was found loaded only if every part was: one part found
+	// made the whole range count as loaded by an earlier run, and a
+	// re-run after a stopped isolation failed its verification (its parts
+	// committed now counted twice).
+	is.sum.AlreadyCommitted = len(is.parts) > 0
+	for _, p := range is.parts {
+		is.sum.AlreadyCommitted = is.sum.AlreadyCommitted && p.Result.AlreadyCommitted
+	}
 	return is.parts, is.sum, err
 }
 
@@ -169,6 +178,7 @@ func (is *isolation) resolve(refusal error) error {
 		if !errors.Is(err, streamload.ErrDataQuality) {
 			return err
 		}
+		is.b.refusedLoad(is.parent.Table)
 		refusal = err
 	}
 	is.report()
@@ -261,7 +271,6 @@ func (is *isolation) loadRest(recs []int) error {
 	is.sum.LoadedRows += r.LoadedRows
 	is.sum.FilteredRows += r.FilteredRows
 	is.sum.UnselectedRows += r.UnselectedRows
-	is.sum.AlreadyCommitted = is.sum.AlreadyCommitted || r.AlreadyCommitted
 	is.parts = append(is.parts, LoadOutcome{Seq: j.seq, sub: len(is.parts), Result: r, retries: res.Attempts - 1})
 	return nil
 }
@@ -272,6 +281,9 @@ func (is *isolation) probe(recs []int) error {
 	b := is.b
 	part := is.part(recs, "probe", true)
 	res, err := b.load(part)
+	if err == nil || errors.Is(err, streamload.ErrDataQuality) {
+		b.refusedLoad(part.Table) // refused, or taken and aborted below: an aborted transaction either way
+	}
 	if err != nil {
 		return err
 	}
@@ -348,13 +360,23 @@ func (b *Batcher) headersOf(j *LoadJob) map[string]string {
 // recordsOf returns how j's body is cut into records, and false when it
 // cannot be cut into loads of their own (see the top of this file).
 func (b *Batcher) recordsOf(j *LoadJob) (filerange.Syntax, bool) {
-	h := b.headersOf(j)
+	if j.Compressed != "" {
+		return filerange.Syntax{}, false
+	}
+	return RecordSyntax(b.headersOf(j))
+}
+
+// RecordSyntax returns how a load body sent with headers h is cut into
+// records, as Doris reads it, and false when a record of it cannot stand
+// alone (header lines, a JSON array) or its separator is not one Doris
+// takes.
+func RecordSyntax(h map[string]string) (filerange.Syntax, bool) {
 	var sc filerange.Syntax
-	if j.Compressed != "" || h["skip_lines"] != "" && h["skip_lines"] != "0" || h["strip_outer_array"] == "true" ||
+	if h["skip_lines"] != "" && h["skip_lines"] != "0" || h["strip_outer_array"] == "true" ||
 		strings.HasPrefix(strings.ToLower(h["format"]), "csv_with_names") {
 		return sc, false
 	}
-	sc.Delim = b.delimOf(j)
+	sc.Delim = lineDelimiter(h)
 	if strings.ToLower(h["format"]) == "json" {
 		return sc, true
 	}
@@ -373,8 +395,10 @@ func (b *Batcher) recordsOf(j *LoadJob) (filerange.Syntax, bool) {
 }
 
 // delimOf is the line delimiter of j's load.
-func (b *Batcher) delimOf(j *LoadJob) []byte {
-	h := b.headersOf(j)
+func (b *Batcher) delimOf(j *LoadJob) []byte { return lineDelimiter(b.headersOf(j)) }
+
+// lineDelimiter is the line delimiter of a load sent with headers h.
+func lineDelimiter(h map[string]string) []byte {
 	if d, err := textfmt.DecodeSeparator(h["line_delimiter"]); err == nil && len(d) > 0 && h["line_delimiter"] != "" {
 		return d
 	}

@@ -54,8 +54,8 @@ type LabelCount struct {
 // group or stream label ("<prefix>:id:...", "<prefix>:g:...",
 // "<prefix>:s:...": a prefix holds no ':') or not.
 func countOwned(r CommitResult) LabelCount {
-	if r.Label == "" { // refused rows, no load (rejected.go)
-		return LabelCount{}
+	if r.Label == "" { // refused rows: the loads Doris refused for them (rejected.go)
+		return LabelCount{Loads: r.RefusedLoads}
 	}
 	c := LabelCount{Loads: 1}
 	if parts := strings.SplitN(r.Label, labelSep, 3); len(parts) == 3 && (parts[1] == idRun || parts[1] == groupRun || parts[1] == streamRun) {
@@ -143,30 +143,40 @@ func labelNumThreshold(ctx context.Context, c *streamload.Client, db string) (in
 }
 
 // LabelMemoryWarning is what a run of prefix must hear before it relies on
-// the labels of an earlier run, or "": Doris lists as many finished loads
-// of the prefix as it keeps per database (label_num_threshold), so it has
-// been forgetting the oldest of them (a crashed job never reached the
-// warning at its end), and loads whose labels are gone load again. It needs
-// SHOW TRANSACTION; an FE that refuses it is an error wrapping
+// the labels of an earlier run, or "": Doris keeps as many finished loads
+// of db as label_num_threshold, so it has been forgetting the oldest of
+// them, and loads whose labels are gone load again. The prefix's own loads
+// may be what pushed them out (a crashed job never reached the warning at
+// its end), or other jobs' loads into db: Doris forgets the oldest whatever
+// their labels. Before, only the prefix's loads were counted, and a re-run
+// whose labels other jobs had pushed out heard nothing. It needs SHOW
+// TRANSACTION; an FE that refuses it is an error wrapping
 // ErrListingUnsupported.
 func LabelMemoryWarning(ctx context.Context, c *streamload.Client, db, prefix string) (string, error) {
-	txns, err := c.ListTransactions(ctx, db, LabelPrefixOf(prefix))
+	txns, err := c.ListTransactions(ctx, db, "") // every label: the cap is the database's
 	if err != nil {
 		return "", err
 	}
-	finished := 0
+	finished, own := 0, 0
 	for _, t := range txns {
 		if t.Status == "VISIBLE" || t.Status == "ABORTED" {
 			finished++
+			if strings.HasPrefix(t.Label, LabelPrefixOf(prefix)) {
+				own++
+			}
 		}
 	}
 	limit, from := labelNumThreshold(ctx, c, db)
-	if limit <= 0 || int64(finished) < limit {
+	const raise = "Raise label_num_threshold (ADMIN SET FRONTEND CONFIG (\"label_num_threshold\" = \"...\")) above the loads %s, or make fewer, larger loads (WithMaxBatchBytes, WithMaxBatchRows, fewer WithShards)"
+	switch {
+	case limit <= 0 || int64(finished) < limit:
 		return "", nil
+	case int64(own) >= limit:
+		return fmt.Sprintf("Doris keeps %d finished loads (aborted ones count too) of label prefix %q in %s, its limit (label_num_threshold %d, %s): it forgets the oldest labels past it, so an earlier run's loads whose labels it forgot are loaded again by this run. "+raise,
+			own, prefix, db, limit, from, "a run makes"), nil
 	}
-	return fmt.Sprintf("Doris keeps %d finished loads (aborted ones count too) of label prefix %q in %s, its limit (label_num_threshold %d, %s): it forgets the oldest labels past it, so an earlier run's loads whose labels it forgot are loaded again by this run. "+
-		"Raise label_num_threshold (ADMIN SET FRONTEND CONFIG (\"label_num_threshold\" = \"...\")) above the loads a run makes, or make fewer, larger loads (WithMaxBatchBytes, WithMaxBatchRows, fewer WithShards)",
-		finished, prefix, db, limit, from), nil
+	return fmt.Sprintf("Doris keeps %d finished loads in %s, its limit (label_num_threshold %d, %s), %d of them of label prefix %q: it forgets the oldest loads of the database, whatever their prefix (aborted ones count too), so an earlier run's loads that finished before the oldest it keeps are forgotten and loaded again by this run. "+raise,
+		finished, db, limit, from, own, prefix, db+" takes between a run and its re-run"), nil
 }
 
 // LabelCapWarning is the one line a Write of c loads logs, or "" when they

@@ -55,16 +55,17 @@ type rejections map[string][]RejectedRow
 func (rs rejections) add(r RejectedRow) { rs[r.Table] = append(rs[r.Table], r) }
 
 // outcomes turns the refused rows of each table into a result of their
-// own: nothing to commit (Committed), nothing loaded; numbered after the
-// bundle's loads so that they never come between a table's loads. It
-// carries the loads sent to isolate them (isolated, per table).
-func (rs rejections) outcomes(db string, seq int, isolated map[string]int64) []LoadOutcome {
+// own: nothing to commit (Committed), nothing loaded, with the loads sent
+// to isolate them (isolated) and those that ended aborted (refused), per
+// table; numbered after the bundle's loads so that they never come between
+// a table's loads.
+func (rs rejections) outcomes(db string, seq int, isolated, refused map[string]int64) []LoadOutcome {
 	var out []LoadOutcome
 	for _, table := range slices.Sorted(maps.Keys(rs)) {
 		rows := rs[table]
 		out = append(out, LoadOutcome{Seq: seq, isolationLoads: isolated[table], Result: CommitResult{
 			Database: db, Table: table, Rows: int64(len(rows)), FilteredRows: int64(len(rows)),
-			Committed: true, Rejected: rows,
+			Committed: true, Rejected: rows, RefusedLoads: refused[table],
 		}})
 		seq++
 	}

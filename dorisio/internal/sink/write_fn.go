@@ -338,7 +338,7 @@ func NewWrite(p Plan) *Write {
 	w.Commit.ReportLost = p.BoundsKnown && !p.Unbounded
 	w.Finalize = o.Delivery == ExactlyOnce && !o.AllOrNothing && FinalizesBundles(p.BoundsKnown && p.Unbounded)
 	if p.Streaming || o.Delivery == Grouped {
-		w.Chunk = &ChunkFn{Conn: p.Conn, DB: p.DB, Table: p.Table, Opts: o, Elem: beam.EncodedType{T: p.Elem}, RunID: p.RunID}
+		w.Chunk = &ChunkFn{Conn: p.Conn, DB: p.DB, Table: p.Table, Opts: o, Elem: beam.EncodedType{T: p.Elem}, RunID: p.RunID, Headers: p.Headers}
 	}
 	if p.Streaming {
 		w.Chunk.FlushMillis = o.FlushInterval.Milliseconds()

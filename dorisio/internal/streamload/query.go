@@ -25,7 +25,8 @@ var reLabelChars = regexp.MustCompile(`^[-_A-Za-z0-9:]{1,128}$`)
 const maxLingerRounds = 5
 
 // ListTransactions lists the txns of db whose label starts with labelPrefix
-// through the FE's SQL endpoint (§12.1, §12.5):
+// ("": every txn of db, LIKE '%') through the FE's SQL endpoint (§12.1,
+// §12.5):
 //
 //	POST {fe}/api/query/default_cluster/{db}
 //	{"stmt":"SHOW TRANSACTION FROM `db` WHERE LABEL LIKE 'prefix%'"}
@@ -40,7 +41,7 @@ func (c *Client) ListTransactions(ctx context.Context, db, labelPrefix string) (
 	if db == "" || strings.ContainsAny(db, "`/\\'\"") {
 		return nil, &Error{Op: "list_transactions", DB: db, Cause: fmt.Errorf("invalid database name %q", db)}
 	}
-	if !reLabelChars.MatchString(labelPrefix) {
+	if labelPrefix != "" && !reLabelChars.MatchString(labelPrefix) {
 		return nil, &Error{Op: "list_transactions", DB: db, Cause: fmt.Errorf("label prefix %q: want 1-128 of [-_A-Za-z0-9:]", labelPrefix)}
 	}
 	txns, err := c.showTransaction(ctx, &Error{Op: "list_transactions", DB: db, Label: labelPrefix + "*"},

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/dorisbeam/dorisbeam/dorisio"
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/internal/synth"
+)
+
+// syntheticServer is an embedded server with o's synthetic tables.
+func syntheticServer(t *testing.T, o *options) *doristest.Server {
+	t.Helper()
+	var tables []doristest.Option
+	for _, tbl := range tableNames(o) {
+		tables = append(tables, doristest.WithTable(fmt.Sprintf(synth.EventsDDL, o.db, tbl)))
+	}
+	srv := doristest.NewServer(tables...)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// precommitOne leaves a PRECOMMITTED load of one event under label in
+// table, as a killed run leaves its loads.
+func precommitOne(t *testing.T, srv *doristest.Server, table, label string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPut, srv.URL+"/api/demo/"+table+"/_stream_load", bytes.NewReader(synth.AppendEvent(nil, 999_999)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.SetBasicAuth(srv.User, srv.Password)
+	req.Header.Set("Expect", "100-continue")
+	req.Header.Set("label", label)
+	req.Header.Set("column_separator", ",")
+	req.Header.Set("two_phase_commit", "true")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `"Status": "Success"`) && !strings.Contains(string(body), `"Status":"Success"`) {
+		t.Fatalf("precommitting %s: %s", label, body)
+	}
+}
+
+// A run after a killed prefix-less run names the transactions the killed
+// run left open, and its own verification is of its own loads: it passes
+// and says they are still open. Before, the same run ended "verification
+// FAILED: transaction N (label dorisio-...) left PRECOMMITTED", exit 1,
+// blaming itself for what it had just named as an earlier run's.
+func TestARunVerifiesItsOwnTransactionsNotThoseEarlierRunsLeftOpen(t *testing.T) {
+	o := defaultTestOptions()
+	o.rows, o.tables = 2000, 2
+	srv := syntheticServer(t, o)
+	o.server = srv
+	const left = "dorisio-0123456789ab:89abcdef:events_0:0123456789abcdef0123456789abcdef"
+	precommitOne(t, srv, "events_0", left)
+	out, err := captureStdout(t, func() error { return runWithin(t, o) })
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if want := "no open transactions of its own (1 left open before this run is still open)"; !strings.Contains(out, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, out)
+	}
+}
+
+// A run with a --label-prefix after a killed stream run with that prefix:
+// the lingering cleanup spares the stream batches (a replay adopts them),
+// and the run names them, with how to abort them. Before, it said nothing
+// of them, and they held Doris' quota until the precommit timeout.
+func TestARunWithAPrefixNamesTheStreamBatchesAKilledRunLeftOpen(t *testing.T) {
+	o := defaultTestOptions()
+	o.labelPrefix, o.abortLingering = "clicks", true
+	srv := syntheticServer(t, o)
+	const batch = "clicks:s:events_0:0123456789abcdef0123456789abcdef"
+	precommitOne(t, srv, "events_0", batch)
+	precommitOne(t, srv, "events_1", "clicks:89abcdef:events_1:0123456789abcdef0123456789abcdef") // per-bundle: aborted
+	cfg := dorisio.Config{FEs: []string{srv.URL}, User: srv.User, Password: srv.Password, Database: o.db, LabelPrefix: o.labelPrefix}
+	var w strings.Builder
+	settleLingering(context.Background(), cfg, o, &w)
+	for _, want := range []string{
+		"load: aborted 1 transactions an earlier run with --label-prefix clicks left open",
+		"load: 1 transactions an earlier run with --label-prefix clicks left open are not aborted (" + batch + " txn ",
+		"a replay of the same stream (the same --stream-start, --duration, --rate, --flush-interval and --shards) adopts and commits them",
+		"-H 'txn_operation: abort' " + srv.URL + "/api/demo/_stream_load_2pc",
+	} {
+		if !strings.Contains(w.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, w.String())
+		}
+	}
+}
