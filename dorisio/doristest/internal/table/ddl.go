@@ -21,6 +21,11 @@ type Schema struct {
 	// later loads replace earlier rows, the delete sign is allowed. Empty means a
 	// DUPLICATE KEY table that keeps every row.
 	UniqueKey []string
+	// DistributedBy and Buckets are `DISTRIBUTED BY HASH(cols) BUCKETS n`:
+	// the columns whose values place a row in one of n buckets (tablets).
+	// Empty and 0 when the DDL has no such clause.
+	DistributedBy []string
+	Buckets       int
 }
 
 // Index returns the position of the named column (case-insensitive), or -1.
@@ -47,6 +52,7 @@ const (
 // ParseDDL parses CREATE-TABLE-style text:
 //
 //	[CREATE TABLE] db.name(col TYPE [NOT NULL|NULL], ...) [UNIQUE KEY(col, ...) | DUPLICATE KEY(col, ...)]
+//	    [DISTRIBUTED BY HASH(col, ...) BUCKETS n]
 //
 // Types are case-insensitive: TINYINT SMALLINT INT INTEGER BIGINT LARGEINT BOOLEAN FLOAT
 // DOUBLE DECIMAL[(p[,s])] DECIMALV3(p[,s]) CHAR[(n)] VARCHAR[(n)] STRING TEXT DATE
@@ -196,6 +202,11 @@ func (p *ddlParser) parse() (*Schema, error) {
 			return nil, err
 		}
 	}
+	if p.keyword("DISTRIBUTED") {
+		if s.DistributedBy, s.Buckets, err = p.distribution(s); err != nil {
+			return nil, err
+		}
+	}
 	p.skipSpace()
 	if p.peek(';') {
 		p.pos++
@@ -207,11 +218,41 @@ func (p *ddlParser) parse() (*Schema, error) {
 	return s, nil
 }
 
+// distribution parses `BY HASH(col, ...) BUCKETS n` after DISTRIBUTED.
+func (p *ddlParser) distribution(s *Schema) ([]string, int, error) {
+	if !p.keyword("BY") || !p.keyword("HASH") {
+		return nil, 0, fmt.Errorf("expected BY HASH(col, ...) after DISTRIBUTED at %s", p.rest())
+	}
+	p.skipSpace()
+	cols, err := p.columnList(s, "distribution")
+	if err != nil {
+		return nil, 0, err
+	}
+	if !p.keyword("BUCKETS") {
+		return nil, 0, fmt.Errorf("expected BUCKETS n at %s", p.rest())
+	}
+	p.skipSpace()
+	start := p.pos
+	for p.pos < len(p.src) && p.src[p.pos] >= '0' && p.src[p.pos] <= '9' {
+		p.pos++
+	}
+	n, err := strconv.Atoi(p.src[start:p.pos])
+	if err != nil || n < 1 {
+		return nil, 0, fmt.Errorf("BUCKETS wants a number >= 1 at %s", p.rest())
+	}
+	return cols, n, nil
+}
+
 // keyList parses `KEY(col, ...)` after UNIQUE or DUPLICATE.
 func (p *ddlParser) keyList(s *Schema) ([]string, error) {
 	if !p.keyword("KEY") {
 		return nil, fmt.Errorf("expected KEY at %s", p.rest())
 	}
+	return p.columnList(s, "key")
+}
+
+// columnList parses `(col, ...)` of s's columns; what names them in errors.
+func (p *ddlParser) columnList(s *Schema, what string) ([]string, error) {
 	if err := p.expect('('); err != nil {
 		return nil, err
 	}
@@ -223,11 +264,11 @@ func (p *ddlParser) keyList(s *Schema) ([]string, error) {
 		}
 		i := s.Index(k)
 		if i < 0 {
-			return nil, fmt.Errorf("key column %q is not a column of the table", k)
+			return nil, fmt.Errorf("%s column %q is not a column of the table", what, k)
 		}
 		for _, prev := range keys {
 			if strings.EqualFold(prev, k) {
-				return nil, fmt.Errorf("key column %q listed twice", k)
+				return nil, fmt.Errorf("%s column %q listed twice", what, k)
 			}
 		}
 		keys = append(keys, s.Columns[i].Name)

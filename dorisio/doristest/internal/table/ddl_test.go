@@ -26,6 +26,8 @@ func TestParseDDL(t *testing.T) {
 			&Schema{DB: "d", Name: "t", Columns: []Column{{"k", Type{Kind: Int}, true}, {"v", Type{Kind: Decimal, Precision: 9}, true}}}},
 		{"VARCHAR without length is the maximum and CHAR is one byte", "d.t(a VARCHAR, b CHAR)",
 			&Schema{DB: "d", Name: "t", Columns: []Column{{"a", Type{Kind: Varchar, Length: 65533}, true}, {"b", Type{Kind: Char, Length: 1}, true}}}},
+		{"DISTRIBUTED BY HASH keeps its columns and bucket count", "d.t(a INT, b INT) UNIQUE KEY(a) DISTRIBUTED BY HASH(`A`, b) BUCKETS 16",
+			&Schema{DB: "d", Name: "t", Columns: []Column{{"a", Type{Kind: Int}, true}, {"b", Type{Kind: Int}, true}}, UniqueKey: []string{"a"}, DistributedBy: []string{"a", "b"}, Buckets: 16}},
 		{"a composite unique key keeps key order", "d.t(a INT, b INT, c INT) UNIQUE KEY(b, a)",
 			&Schema{DB: "d", Name: "t", Columns: []Column{{"a", Type{Kind: Int}, true}, {"b", Type{Kind: Int}, true}, {"c", Type{Kind: Int}, true}}, UniqueKey: []string{"b", "a"}}},
 	}
@@ -58,6 +60,9 @@ func TestParseDDLErrors(t *testing.T) {
 		{"arguments on INT are refused", "d.t(a INT(11))", "takes no arguments"},
 		{"DEFAULT clauses are refused clearly", "d.t(a INT DEFAULT 1)", "doristest does not support"},
 		{"trailing text is quoted", "d.t(a INT) ENGINE=olap", `unexpected text "ENGINE=olap"`},
+		{"DISTRIBUTED BY RANDOM is refused", "d.t(a INT) DISTRIBUTED BY RANDOM BUCKETS 2", "expected BY HASH(col, ...)"},
+		{"a distribution column must be a column", "d.t(a INT) DISTRIBUTED BY HASH(b) BUCKETS 2", `distribution column "b"`},
+		{"BUCKETS wants a positive number", "d.t(a INT) DISTRIBUTED BY HASH(a) BUCKETS 0", "BUCKETS wants a number >= 1"},
 		{"an unterminated column list is reported", "d.t(a INT", "expected ')'"},
 		{"an empty text is reported", "", "expected a name at end of text"},
 	}

@@ -59,7 +59,7 @@
 //     dropped. Expressions (`v=tmp+1`) are refused with a "doristest does not support"
 //     HeaderError. Columns not listed are NULL (no DEFAULT values); a NOT NULL column
 //     left out is refused like a column without default.
-//   - `where` and `delete` support only `col <op> literal` with AND, OR, NOT, parentheses
+//   - `where` and `delete` support only `col <op> literal` (or `col % n <op> literal`) with AND, OR, NOT, parentheses
 //     and IS [NOT] NULL; no functions, no IN, no column-to-column comparisons.
 //   - Value parsing is narrower than the BE's casts: integers must be plain digits (no
 //     "1.0"), BOOLEAN takes only true/false/1/0, dates accept YYYY-MM-DD, YYYY/MM/DD,
