@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
-	"sort"
 	"strconv"
 	"time"
 
@@ -85,87 +84,186 @@ func appendArrow(b array.Builder, t table.Type, v []byte) error {
 	}
 	switch t.Kind {
 	case table.Array, table.Map, table.Struct:
-		dec := json.NewDecoder(bytes.NewReader(v))
-		dec.UseNumber()
-		var x any
-		if err := dec.Decode(&x); err != nil {
-			return fmt.Errorf("stored %s value %q: %v", t, v, err)
+		p := &canonJSON{src: v}
+		if err := p.value(b, t); err != nil || p.pos != len(v) {
+			return fmt.Errorf("stored %s value %q is not canonical JSON (%v)", t, v, err)
 		}
-		return appendNested(b, t, x)
+		return nil
 	}
 	return appendScalar(b, t, string(v))
 }
 
-// appendNested appends a decoded canonical JSON value of a nested type, or
-// of an element (numbers and booleans bare, other values strings).
-func appendNested(b array.Builder, t table.Type, x any) error {
-	if x == nil {
+// canonJSON reads the canonical JSON of a nested value (table/complex.go:
+// compact, elements in their type's canonical text, numbers and booleans
+// bare, other values strings) straight into Arrow builders: a reader of
+// every row of a table pays for this per value.
+type canonJSON struct {
+	src []byte
+	pos int
+}
+
+func (p *canonJSON) fail(what string) error { return fmt.Errorf("%s at byte %d", what, p.pos) }
+
+// value appends the value at p.pos, of type t, to b.
+func (p *canonJSON) value(b array.Builder, t table.Type) error {
+	if p.pos >= len(p.src) {
+		return p.fail("unexpected end")
+	}
+	if bytes.HasPrefix(p.src[p.pos:], []byte("null")) {
+		p.pos += 4
 		b.AppendNull()
 		return nil
 	}
 	switch t.Kind {
 	case table.Array:
-		arr, ok := x.([]any)
-		if !ok {
-			return fmt.Errorf("stored %s value is not a JSON array", t)
-		}
 		lb := b.(*array.ListBuilder)
 		lb.Append(true)
-		for _, e := range arr {
-			if err := appendNested(lb.ValueBuilder(), t.Elems[0], e); err != nil {
-				return err
-			}
-		}
-		return nil
+		return p.list('[', ']', func() error { return p.value(lb.ValueBuilder(), t.Elems[0]) })
 	case table.Map:
-		m, ok := x.(map[string]any)
-		if !ok {
-			return fmt.Errorf("stored %s value is not a JSON object", t)
-		}
 		mb := b.(*array.MapBuilder)
 		mb.Append(true)
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		return p.list('{', '}', func() error {
+			k, err := p.key()
+			if err != nil {
+				return err
+			}
 			if err := appendScalar(mb.KeyBuilder(), t.Elems[0], k); err != nil {
 				return err
 			}
-			if err := appendNested(mb.ItemBuilder(), t.Elems[1], m[k]); err != nil {
-				return err
-			}
-		}
-		return nil
+			return p.value(mb.ItemBuilder(), t.Elems[1])
+		})
 	case table.Struct:
-		m, ok := x.(map[string]any)
-		if !ok {
-			return fmt.Errorf("stored %s value is not a JSON object", t)
-		}
 		sb := b.(*array.StructBuilder)
 		sb.Append(true)
-		for i, name := range t.Fields {
-			if err := appendNested(sb.FieldBuilder(i), t.Elems[i], m[name]); err != nil {
+		i := 0
+		err := p.list('{', '}', func() error {
+			if _, err := p.key(); err != nil { // fields come in declared order
 				return err
 			}
+			if i >= len(t.Elems) {
+				return p.fail("more fields than the STRUCT has")
+			}
+			i++
+			return p.value(sb.FieldBuilder(i-1), t.Elems[i-1])
+		})
+		if err == nil && i != len(t.Elems) {
+			err = p.fail("fewer fields than the STRUCT has")
 		}
-		return nil
+		return err
 	case table.JSON, table.Variant:
-		doc, err := json.Marshal(x)
+		start := p.pos
+		if err := p.skip(); err != nil {
+			return err
+		}
+		b.(*array.StringBuilder).Append(string(p.src[start:p.pos]))
+		return nil
+	}
+	if p.src[p.pos] == '"' {
+		s, err := p.str()
 		if err != nil {
 			return err
 		}
-		b.(*array.StringBuilder).Append(string(doc))
-		return nil
+		return appendScalar(b, t, s)
 	}
-	switch e := x.(type) {
-	case json.Number:
-		return appendScalar(b, t, e.String())
-	case string:
-		return appendScalar(b, t, e)
+	start := p.pos
+	for p.pos < len(p.src) && !bytes.ContainsRune([]byte(",]}"), rune(p.src[p.pos])) {
+		p.pos++
 	}
-	return fmt.Errorf("stored %s element %v is neither a number nor a string", t, x)
+	return appendScalar(b, t, string(p.src[start:p.pos]))
+}
+
+// list reads open, items separated by commas, close.
+func (p *canonJSON) list(open, close byte, item func() error) error {
+	if p.src[p.pos] != open {
+		return p.fail(fmt.Sprintf("expected %q", open))
+	}
+	p.pos++
+	for first := true; ; first = false {
+		if p.pos >= len(p.src) {
+			return p.fail("unexpected end")
+		}
+		if p.src[p.pos] == close {
+			p.pos++
+			return nil
+		}
+		if !first {
+			if p.src[p.pos] != ',' {
+				return p.fail("expected ','")
+			}
+			p.pos++
+		}
+		if err := item(); err != nil {
+			return err
+		}
+	}
+}
+
+// key reads an object key and its ':'.
+func (p *canonJSON) key() (string, error) {
+	k, err := p.str()
+	if err == nil && (p.pos >= len(p.src) || p.src[p.pos] != ':') {
+		err = p.fail("expected ':'")
+	}
+	p.pos++
+	return k, err
+}
+
+// str reads a JSON string.
+func (p *canonJSON) str() (string, error) {
+	if p.pos >= len(p.src) || p.src[p.pos] != '"' {
+		return "", p.fail("expected a string")
+	}
+	start, escaped := p.pos, false
+	for p.pos++; p.pos < len(p.src) && p.src[p.pos] != '"'; p.pos++ {
+		if p.src[p.pos] == '\\' {
+			escaped = true
+			p.pos++
+		}
+	}
+	if p.pos >= len(p.src) {
+		return "", p.fail("unterminated string")
+	}
+	p.pos++
+	if !escaped {
+		return string(p.src[start+1 : p.pos-1]), nil
+	}
+	var s string
+	err := json.Unmarshal(p.src[start:p.pos], &s)
+	return s, err
+}
+
+// skip passes over one JSON value.
+func (p *canonJSON) skip() error {
+	depth := 0
+	for p.pos < len(p.src) {
+		switch c := p.src[p.pos]; c {
+		case '"':
+			if _, err := p.str(); err != nil {
+				return err
+			}
+			if depth == 0 {
+				return nil
+			}
+			continue
+		case '[', '{':
+			depth++
+		case ']', '}':
+			if depth == 0 {
+				return nil
+			}
+			depth--
+			if depth == 0 {
+				p.pos++
+				return nil
+			}
+		case ',':
+			if depth == 0 {
+				return nil
+			}
+		}
+		p.pos++
+	}
+	return nil
 }
 
 // appendScalar appends the canonical text v of a scalar type t.
