@@ -116,7 +116,7 @@ func genAllTypes(n int) []allTypes {
 			TS6: base.Add(time.Duration(r.Intn(1e6)) * time.Microsecond),
 			J:   json.RawMessage(fmt.Sprintf(`{"a":%d,"b":[true,null,"x"]}`, i)),
 			Arr: []int32{int32(i), -int32(i), r.Int31()}, Tags: []string{s, "t"},
-			M:   map[string]int32{"k" + fmt.Sprint(i%10): int32(i)}, St: &pair{A: int32(i), B: &s},
+			M: map[string]int32{"k" + fmt.Sprint(i%10): int32(i)}, St: &pair{A: int32(i), B: &s},
 		}
 		if i%4 == 0 {
 			v.Wide = "-" + v.Wide
