@@ -1,6 +1,7 @@
 package flightread
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -196,5 +197,18 @@ func TestTheSQLBackQuotesNames(t *testing.T) {
 	want := "/* ApplicationName=dorisio */ SELECT /*+ SET_VAR(enable_short_circuit_query=false) */ `a``b` FROM `d`.`t``x` TABLET(1,2) WHERE a > 1 LIMIT 5"
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestARecordsJSONLineIsWhatAJSONLoadTakesBack(t *testing.T) {
+	n, _ := new(big.Int).SetString("170141183460469231731687303715884105727", 10)
+	r := Record{Columns: []string{"li", "dec", "at", "j", "s", "m", "st", "n"}, Values: []any{
+		n, encode.Decimal("-0.10"), time.Date(2025, 1, 2, 3, 4, 5, 120_000_000, time.UTC), json.RawMessage(`{"a":[1]}`),
+		json.RawMessage(`"txt"`), map[any]any{int32(5): []any{"x", nil}}, map[string]any{"f": 1.5}, nil,
+	}}
+	b, err := r.JSONLine()
+	want := `{"at":"2025-01-02 03:04:05.12","dec":"-0.10","j":{"a":[1]},"li":170141183460469231731687303715884105727,"m":{"5":["x",null]},"n":null,"s":"\"txt\"","st":{"f":1.5}}`
+	if err != nil || string(b) != want {
+		t.Errorf("got  %s (%v)\nwant %s", b, err, want)
 	}
 }

@@ -155,3 +155,71 @@ func DecodeRecord(b []byte) (Record, error) {
 	}
 	return r, nil
 }
+
+// JSONLine is r as one JSON object, column → value, in the form a JSON
+// Stream Load takes back as the same values (dorisio.Write of pre-encoded
+// rows with WithFormat(JSON)): DECIMAL and LARGEINT exact, times as
+// Doris' text (of their wall clock), JSON documents as they are, MAP keys
+// as text.
+func (r Record) JSONLine() ([]byte, error) {
+	m := make(map[string]json.RawMessage, len(r.Columns))
+	for i, c := range r.Columns {
+		v, err := loadJSON(r.Values[i])
+		if err != nil {
+			return nil, fmt.Errorf("column %s: %w", c, err)
+		}
+		m[c] = v
+	}
+	return json.Marshal(m)
+}
+
+// loadJSON is one value as a JSON load takes it.
+func loadJSON(v any) (json.RawMessage, error) {
+	switch x := v.(type) {
+	case nil:
+		return json.RawMessage("null"), nil
+	case *big.Int:
+		return json.RawMessage(x.String()), nil
+	case encode.Decimal:
+		return json.Marshal(string(x))
+	case time.Time:
+		return json.Marshal(x.Format("2006-01-02 15:04:05.999999"))
+	case json.RawMessage:
+		if len(x) > 0 && x[0] == '"' { // a document that is a string: its text
+			return json.Marshal(string(x))
+		}
+		return x, nil
+	case []any:
+		out := make([]json.RawMessage, len(x))
+		for i, e := range x {
+			var err error
+			if out[i], err = loadJSON(e); err != nil {
+				return nil, err
+			}
+		}
+		return json.Marshal(out)
+	case map[any]any:
+		out := make(map[string]json.RawMessage, len(x))
+		for k, e := range x {
+			kj, err := loadJSON(k)
+			if err != nil {
+				return nil, err
+			}
+			key := strings.Trim(string(kj), `"`)
+			if out[key], err = loadJSON(e); err != nil {
+				return nil, err
+			}
+		}
+		return json.Marshal(out)
+	case map[string]any:
+		out := make(map[string]json.RawMessage, len(x))
+		for k, e := range x {
+			var err error
+			if out[k], err = loadJSON(e); err != nil {
+				return nil, err
+			}
+		}
+		return json.Marshal(out)
+	}
+	return json.Marshal(v)
+}
