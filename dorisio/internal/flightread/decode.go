@@ -292,20 +292,22 @@ func compileValue(t reflect.Type, base string, at arrow.DataType, dc *decodeCtx,
 // compileText is compile for a column that arrives as text: what Doris
 // means by it depends on the column's type.
 func compileText(t reflect.Type, base string, dc *decodeCtx, never func(string) (binder, error)) (binder, error) {
+	// The text is copied: arrow-go's accessors point into the batch's
+	// buffers, which the gRPC stream may reuse once the batch is released.
 	str := func(arr arrow.Array) func(int) string {
 		switch a := arr.(type) {
 		case *array.String:
-			return a.Value
+			return func(i int) string { return strings.Clone(a.Value(i)) }
 		case *array.LargeString:
-			return a.Value
+			return func(i int) string { return strings.Clone(a.Value(i)) }
 		case *array.StringView:
-			return a.Value
+			return func(i int) string { return strings.Clone(a.Value(i)) }
 		case *array.Binary:
-			return a.ValueString
+			return func(i int) string { return string(a.Value(i)) }
 		case *array.LargeBinary:
 			return func(i int) string { return string(a.Value(i)) }
 		case *array.BinaryView:
-			return a.ValueString
+			return func(i int) string { return string(a.Value(i)) }
 		}
 		panic(fmt.Sprintf("flightread: %T is not text", arr))
 	}

@@ -17,29 +17,37 @@ import (
 // up to a budget; past it they are spilled to a temporary file in Arrow's
 // IPC stream format and read back when the split is emitted.
 
-// splitData is what one attempt of a split fetched.
+// splitData is what one attempt of a split fetched: batches decoded into
+// elements while they fit the budget (measured by their Arrow size),
+// then batches spilled to a file, decoded when the split is emitted.
 type splitData struct {
-	budget int64
-	dir    string
-	mem    []arrow.RecordBatch
-	used   int64
-	rows   int64
-	schema *arrow.Schema
-	file   *os.File
-	w      *ipc.Writer
-	spill  int // batches spilled
+	budget  int64
+	dir     string
+	batches []decoded
+	used    int64
+	rows    int64
+	schema  *arrow.Schema
+	file    *os.File
+	w       *ipc.Writer
+	decode  func(arrow.RecordBatch, int64) (decoded, error)
+	spilled int64 // the first row spilled
 }
 
-// add keeps rec (retained) or spills it.
-func (d *splitData) add(rec arrow.RecordBatch) error {
+// add decodes rec (or spills it past the budget).
+func (d *splitData) add(rec arrow.RecordBatch, decode func(arrow.RecordBatch, int64) (decoded, error)) error {
+	d.decode = decode
+	first := d.rows
 	d.rows += rec.NumRows()
 	if d.schema == nil {
 		d.schema = rec.Schema()
 	}
 	size := recordBytes(rec)
 	if d.w == nil && d.used+size <= d.budget {
-		rec.Retain()
-		d.mem = append(d.mem, rec)
+		b, err := decode(rec, first)
+		if err != nil {
+			return err
+		}
+		d.batches = append(d.batches, b)
 		d.used += size
 		return nil
 	}
@@ -48,21 +56,19 @@ func (d *splitData) add(rec arrow.RecordBatch) error {
 		if err != nil {
 			return fmt.Errorf("spilling a split's result past %d bytes in memory: %w", d.budget, err)
 		}
-		d.file, d.w = f, ipc.NewWriter(f, ipc.WithSchema(d.schema))
+		d.file, d.w, d.spilled = f, ipc.NewWriter(f, ipc.WithSchema(d.schema)), first
 	}
 	if !rec.Schema().Equal(d.schema) {
 		return fmt.Errorf("an endpoint's result has schema %s, another's %s", rec.Schema(), d.schema)
 	}
-	d.spill++
 	return d.w.Write(rec)
 }
 
-// each calls f for every batch, in the order they came.
-func (d *splitData) each(f func(arrow.RecordBatch) error) error {
-	for _, rec := range d.mem {
-		if err := f(rec); err != nil {
-			return err
-		}
+// emit emits every row, in the order they came: the decoded batches,
+// then the spilled ones, decoded now.
+func (d *splitData) emit(emit func(any)) error {
+	for _, b := range d.batches {
+		b.emit(emit)
 	}
 	if d.w == nil {
 		return nil
@@ -79,20 +85,21 @@ func (d *splitData) each(f func(arrow.RecordBatch) error) error {
 		return err
 	}
 	defer r.Release()
+	first := d.spilled
 	for r.Next() {
-		if err := f(r.RecordBatch()); err != nil {
+		b, err := d.decode(r.RecordBatch(), first)
+		if err != nil {
 			return err
 		}
+		first += int64(b.len())
+		b.emit(emit)
 	}
 	return r.Err()
 }
 
-// release frees the batches and removes the spill file.
+// release drops the batches and removes the spill file.
 func (d *splitData) release() {
-	for _, rec := range d.mem {
-		rec.Release()
-	}
-	d.mem = nil
+	d.batches = nil
 	if d.w != nil {
 		_ = d.w.Close()
 	}
@@ -107,8 +114,9 @@ func (d *splitData) release() {
 var errNoEndpoint = errors.New("Doris answered the query with no endpoint to fetch its result from")
 
 // fetch runs one attempt of sp on s: Execute on the FE, then DoGet of
-// every endpoint to its end.
-func fetch(ctx context.Context, s *session, sp Split, d *splitData) error {
+// every endpoint to its end, each record batch handed to keep (valid only
+// during the call unless retained).
+func fetch(ctx context.Context, s *session, sp Split, keep func(arrow.RecordBatch) error) error {
 	info, err := s.execute(ctx, sp.SQL)
 	if err != nil {
 		return err
@@ -122,7 +130,7 @@ func fetch(ctx context.Context, s *session, sp Split, d *splitData) error {
 			return err
 		}
 		for r.Next() {
-			if err := d.add(r.RecordBatch()); err != nil {
+			if err := keep(r.RecordBatch()); err != nil {
 				r.Release()
 				return err
 			}

@@ -77,10 +77,10 @@ func (fn *ReadFn) ProcessElement(ctx context.Context, sp Split, emit func(beam.X
 				break
 			}
 		}
-		d := &splitData{budget: fn.BufferBytes, dir: fn.SpillDir}
-		err := fetch(ctx, fn.sess, sp, d)
+		d, err := fn.attempt(ctx, sp)
 		if err == nil {
-			err = fn.emit(ctx, sp, d, emit)
+			err = d.emit(func(v any) { emit(v) })
+			rowsRead.Inc(ctx, d.rows)
 			d.release()
 			if err != nil {
 				return fmt.Errorf("%s, %s: %w", fn.where(), sp.describe(), err)
@@ -88,7 +88,6 @@ func (fn *ReadFn) ProcessElement(ctx context.Context, sp Split, emit func(beam.X
 			splitsRead.Inc(ctx, 1)
 			return nil
 		}
-		d.release()
 		last = err
 		if permanent(err) || ctx.Err() != nil {
 			return fmt.Errorf("%s, %s: %w%s", fn.where(), sp.describe(), err, advice(err))
@@ -97,23 +96,58 @@ func (fn *ReadFn) ProcessElement(ctx context.Context, sp Split, emit func(beam.X
 	return fmt.Errorf("%s, %s: giving up after %d attempts: %w%s", fn.where(), sp.describe(), fn.Attempts, last, advice(last))
 }
 
-// emit decodes and emits what an attempt fetched.
-func (fn *ReadFn) emit(ctx context.Context, sp Split, d *splitData, emit func(beam.X)) error {
-	var n int64
-	out := func(v any) { emit(v) }
-	err := d.each(func(rec arrow.RecordBatch) error {
-		dec, err := fn.decoder(sp, rec.Schema())
-		if err != nil {
-			return err
+// attempt runs sp once: a goroutine fetches its batches (Execute, then
+// DoGet of every endpoint) while this one decodes them, so that decoding
+// overlaps Doris' sending; nothing is emitted before the whole split is
+// read (splitData).
+func (fn *ReadFn) attempt(ctx context.Context, sp Split) (*splitData, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := make(chan arrow.RecordBatch, 4)
+	var ferr error
+	go func() {
+		defer close(batches)
+		ferr = fetch(ctx, fn.sess, sp, func(rec arrow.RecordBatch) error {
+			rec.Retain()
+			select {
+			case batches <- rec:
+				return nil
+			case <-ctx.Done():
+				rec.Release()
+				return ctx.Err()
+			}
+		})
+	}()
+	d := &splitData{budget: fn.BufferBytes, dir: fn.SpillDir}
+	var derr error // a batch the element type cannot take: final
+	for rec := range batches {
+		if derr == nil {
+			derr = d.add(rec, func(rec arrow.RecordBatch, first int64) (decoded, error) {
+				dec, err := fn.decoder(sp, rec.Schema())
+				if err != nil {
+					return decoded{}, err
+				}
+				return dec.decode(rec, first)
+			})
+			if derr != nil {
+				cancel() // the fetch stops; its batches are drained below
+			}
 		}
-		if err := dec.decode(rec, n, out); err != nil {
-			return err
-		}
-		n += rec.NumRows()
-		return nil
-	})
-	rowsRead.Inc(ctx, n)
-	return err
+		rec.Release()
+	}
+	// batches is closed: the fetch goroutine has returned.
+	var de *decodeError
+	switch {
+	case derr != nil && !errors.As(derr, &de):
+		derr = &decodeError{derr}
+	case derr == nil:
+		derr = ferr
+	}
+	if derr != nil {
+		d.release()
+		return nil, derr
+	}
+	return d, nil
 }
 
 // decoder compiles, once per Arrow schema, how its batches become
@@ -203,5 +237,11 @@ func DecoderFor(t reflect.Type, cols []Column, schema *arrow.Schema, table strin
 	if err != nil {
 		return nil, err
 	}
-	return func(rec arrow.RecordBatch, emit func(any)) error { return d.decode(rec, 0, emit) }, nil
+	return func(rec arrow.RecordBatch, emit func(any)) error {
+		b, err := d.decode(rec, 0)
+		if err == nil {
+			b.emit(emit)
+		}
+		return err
+	}, nil
 }

@@ -250,13 +250,15 @@ func fieldNames(s *arrow.Schema) []string {
 	return out
 }
 
-// decode emits rec's rows as elements, column by column; first is the
+// decoded is a batch's rows as elements: a slice of the element type.
+type decoded struct {
+	rows reflect.Value
+}
+
+// decode turns rec's rows into elements, column by column; first is the
 // split's row number of rec's first row, for errors.
-func (d *rowDecoder) decode(rec arrow.RecordBatch, first int64, emit func(any)) error {
+func (d *rowDecoder) decode(rec arrow.RecordBatch, first int64) (decoded, error) {
 	n := int(rec.NumRows())
-	if n == 0 {
-		return nil
-	}
 	if d.record {
 		rows := make([]Record, n)
 		vals := make([]any, n*len(d.fields))
@@ -267,32 +269,42 @@ func (d *rowDecoder) decode(rec arrow.RecordBatch, first int64, emit func(any)) 
 			set := f.b(rec.Column(f.col))
 			for i := 0; i < n; i++ {
 				if err := set(i, reflect.ValueOf(&rows[i].Values[k]).Elem()); err != nil {
-					return fmt.Errorf("row %d, %s: %w", first+int64(i)+1, f.desc, err)
+					return decoded{}, fmt.Errorf("row %d, %s: %w", first+int64(i)+1, f.desc, err)
 				}
 			}
 		}
-		for _, r := range rows {
-			emit(r)
-		}
-		return nil
+		return decoded{rows: reflect.ValueOf(rows)}, nil
 	}
 	elems := reflect.MakeSlice(reflect.SliceOf(d.t), n, n)
 	for _, f := range d.fields {
 		set := f.b(rec.Column(f.col))
 		for i := 0; i < n; i++ {
 			if err := set(i, elems.Index(i).FieldByIndex(f.index)); err != nil {
-				return fmt.Errorf("row %d, %s: %w", first+int64(i)+1, f.desc, err)
+				return decoded{}, fmt.Errorf("row %d, %s: %w", first+int64(i)+1, f.desc, err)
 			}
 		}
 	}
-	for i := 0; i < n; i++ {
-		e := elems.Index(i)
+	for i := 0; i < n && len(d.tables) > 0; i++ {
 		for _, idx := range d.tables {
-			e.FieldByIndex(idx).SetString(d.table)
+			elems.Index(i).FieldByIndex(idx).SetString(d.table)
 		}
-		emit(e.Interface())
 	}
-	return nil
+	return decoded{rows: elems}, nil
+}
+
+// emit emits a decoded batch's elements.
+func (b decoded) emit(emit func(any)) {
+	for i := 0; i < b.rows.Len(); i++ {
+		emit(b.rows.Index(i).Interface())
+	}
+}
+
+// len is the number of rows.
+func (b decoded) len() int {
+	if !b.rows.IsValid() {
+		return 0
+	}
+	return b.rows.Len()
 }
 
 // CheckGoTypes refuses, at construction, a struct with a field no Doris

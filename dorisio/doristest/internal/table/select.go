@@ -28,25 +28,22 @@ func ParseCond(s *Schema, what, src string) (*Cond, error) {
 func (s *Schema) BucketCount() int { return max(s.Buckets, 1) }
 
 // Selection is a snapshot of the rows a query selected, whole rows in the
-// batch encoding; it stays valid whatever the table does next.
+// batch encoding; it stays valid whatever the table does next: it refers
+// to the table's slab, whose bytes are never changed in place (appends and
+// compaction make new arrays).
 type Selection struct {
 	ncols int
-	data  []byte
-	ends  []int
+	rows  [][]byte
 }
 
 // Len is the number of rows selected.
-func (s *Selection) Len() int { return len(s.ends) }
+func (s *Selection) Len() int { return len(s.rows) }
 
 // Row returns the values of row i in dst (resized to the table's columns):
 // canonical text, nil for NULL.
 func (s *Selection) Row(i int, dst [][]byte) [][]byte {
-	start := 0
-	if i > 0 {
-		start = s.ends[i-1]
-	}
 	dst = dst[:0]
-	forEachValue(s.data[start:s.ends[i]], s.ncols, func(_ int, tag uint64, v []byte) {
+	forEachValue(s.rows[i], s.ncols, func(_ int, tag uint64, v []byte) {
 		if tag < tagValue {
 			v = nil
 		} else if v == nil {
@@ -83,9 +80,8 @@ func (t *Table) Select(buckets map[int]bool, cond *Cond, limit int64) *Selection
 				return true
 			}
 		}
-		sel.data = append(sel.data, row...)
-		sel.ends = append(sel.ends, len(sel.data))
-		return limit <= 0 || int64(len(sel.ends)) < limit
+		sel.rows = append(sel.rows, row[:len(row):len(row)])
+		return limit <= 0 || int64(len(sel.rows)) < limit
 	}
 	if len(t.keyCols) == 0 {
 		start := int64(0)
