@@ -64,7 +64,7 @@ func TestCDCEventsOfFortyTablesInOneWriteLeaveEachTablesFinalState(t *testing.T)
 	for i := range 40 {
 		name := fmt.Sprintf("cdc_%02d", i)
 		tables = append(tables, name)
-		opts = append(opts, doristest.WithTable("demo."+name+"(id BIGINT NOT NULL, name VARCHAR(32), seq BIGINT) UNIQUE KEY(id)"))
+		opts = append(opts, doristest.WithTable("demo."+name+"(id BIGINT NOT NULL, name VARCHAR(32), seq BIGINT) UNIQUE KEY(id) PROPERTIES (\"function_column.sequence_type\" = \"bigint\")"))
 	}
 	events, final := cdcEvents(tables, 25, 7)
 	for _, tc := range []struct {

@@ -199,6 +199,57 @@
 // Setup, with errors naming the table. Pre-encoded rows route with Row.
 // How many tables a bundle's loads may hold open: see WithMaxOpenTxns.
 //
+// # Tables that follow the Go types
+//
+// Off by default: Write loads tables that exist, and a struct field its
+// table lacks fails the bundle, naming the field and WithAddColumns. Opted
+// in, as the Flink connector's auto-create and schema change:
+//
+//	dorisio.Write(s, cfg, orders,
+//		dorisio.WithCreateTable(dorisio.TableSpec{Keys: []string{"id"}, Model: dorisio.UniqueKey, Buckets: 8}),
+//		dorisio.WithAddColumns())
+//
+// WithCreateTable runs CREATE TABLE IF NOT EXISTS for a table the FE does
+// not have, and WithAddColumns ALTER TABLE ... ADD COLUMN (...) NULL for the
+// fields a table lacks, through the FE's SQL endpoint (POST
+// /api/query/default_cluster/{db}), when a worker first reads the table's
+// columns: at Setup for Config.Table, at the first row for a routed table;
+// so before any load of the rows that need them (before the two-phase
+// precommit of ExactlyOnce), and a retried bundle runs them again
+// harmlessly ("already exists" is done). The worker then waits until the
+// FE's schema lists the columns. Workers adding the same column at once
+// converge: one adds it, the others find it. Nothing is ever dropped,
+// renamed or retyped: a field whose Go type cannot fill its column (an
+// int64 field, a VARCHAR column) fails, naming the field, the column and
+// both types. Without the options no statement is sent.
+//
+// Columns take their names from the fields (as loads do) and their types
+// from the Go types, or from the tag option type=:
+//
+//	bool                        BOOLEAN
+//	int8, int16, int32          TINYINT, SMALLINT, INT
+//	int, int64                  BIGINT
+//	uint8, uint16, uint32       SMALLINT, INT, BIGINT
+//	uint, uint64                LARGEINT
+//	float32, float64            FLOAT, DOUBLE
+//	string, []byte, TextMarshaler
+//	                            STRING (a key: VARCHAR(65533))
+//	time.Time                   DATETIME(6)
+//	Decimal, *big.Rat/Float/Int no default: `doris:"amount,type=DECIMAL(12,2)"`
+//	json.RawMessage             JSON
+//	[]T, [N]T                   ARRAY<T> of a scalar T, else JSON
+//	map[K]V                     MAP<K,V> of scalars, else JSON
+//	other structs               JSON
+//
+// A pointer, slice, map, []byte or json.RawMessage field makes a NULL
+// column, any other field a NOT NULL one (in CREATE TABLE; added columns
+// are NULL: the rows stored have no value). ARRAY, MAP and JSON columns
+// need WithFormat(JSON). An AGGREGATE KEY table's value fields name their
+// aggregation: `doris:"total,agg=SUM"`. Hidden columns (the delete sign)
+// are never created. The user needs CREATE (WithCreateTable) and ALTER
+// (WithAddColumns) on the database. WriteFiles and pre-encoded rows have
+// no fields: CreateTable runs a CREATE TABLE of your own before the job.
+//
 // # Streaming
 //
 // On an unbounded input (a streaming source) Write batches rows across
@@ -518,8 +569,8 @@
 // a NOT NULL column); some it does not even see as failing ("1.5" into an INT
 // column is 1 on current versions). So at Setup Write reads the table's
 // columns from the FE (GET /api/{db}/{table}/_schema, SELECT privilege): a
-// field naming a column the table lacks, or of a type no value of fits its
-// column (a time.Time into INT), fails there; and each value is checked
+// field naming a column the table lacks (unless WithAddColumns adds it), or
+// of a type no value of fits its column (a time.Time into INT), fails there; and each value is checked
 // against its column's type before it is sent. The bundle fails, naming the
 // table, the field, its column and type, and the row, for an integer outside
 // TINYINT..LARGEINT's range (unsigned too), a float with a fraction into an

@@ -47,6 +47,14 @@ type Details struct {
 	Added time.Time `json:"added"`
 }
 
+// Reading is a row of demo.readings, a table Write creates from it.
+type Reading struct {
+	Sensor  string          `doris:"sensor"`
+	Version int64           `doris:"version"`
+	Value   dorisio.Decimal `doris:"value,type=DECIMAL(6,2)"`
+	Unit    *string         `doris:"unit"`
+}
+
 // Product is a row of demo.products.
 type Product struct {
 	ID      int64   `doris:"id"`
@@ -57,6 +65,7 @@ func init() {
 	beam.RegisterType(reflect.TypeOf((*Order)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*OrderChange)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*Product)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*Reading)(nil)).Elem())
 	register.Function2x1(tickToOrder)
 	register.Function1x0(printRejected)
 }
@@ -125,7 +134,8 @@ func ExampleRejectedRows() {
 // fields. Here change events of UNIQUE KEY tables, with a sequence column
 // and deletes: each table keeps the latest version of each key.
 func ExampleWrite_routing() {
-	const ddl = "(id BIGINT, item VARCHAR(32), version BIGINT) UNIQUE KEY(id)"
+	const ddl = `(id BIGINT, item VARCHAR(32), version BIGINT) UNIQUE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 1
+		PROPERTIES ("function_column.sequence_type" = "bigint")`
 	srv := doristest.NewServer(doristest.WithTable("demo.orders_eu"+ddl), doristest.WithTable("demo.orders_us"+ddl))
 	defer srv.Close()
 
@@ -149,6 +159,44 @@ func ExampleWrite_routing() {
 	// Output:
 	// orders_eu [[1 green tea 3]]
 	// orders_us [[7 coffee 1]]
+}
+
+// Let Write create the table from the struct (a UNIQUE KEY table that
+// keeps each sensor's latest version) and, with WithAddColumns, add the
+// columns of fields a later version of the struct brings, before the rows
+// that need them load. The second run finds the table: no statement.
+func ExampleWithCreateTable() {
+	srv := doristest.NewServer(doristest.WithDatabase("demo"))
+	defer srv.Close()
+	cfg := dorisio.Config{FEs: []string{srv.URL}, User: srv.User, Password: srv.Password, Database: "demo", Table: "readings"}
+	spec := dorisio.TableSpec{Keys: []string{"sensor"}, Model: dorisio.UniqueKey, Buckets: 1,
+		Properties: map[string]string{"function_column.sequence_col": "version", "replication_num": "1"}}
+	celsius := "C"
+	for _, batch := range [][]Reading{
+		{{Sensor: "a", Version: 2, Value: "21.50"}, {Sensor: "a", Version: 1, Value: "19"}},
+		{{Sensor: "b", Version: 1, Value: "-3.25", Unit: &celsius}},
+	} {
+		p, s := beam.NewPipelineWithRoot()
+		dorisio.Write(s, cfg, beam.CreateList(s, batch), dorisio.WithCreateTable(spec), dorisio.WithAddColumns())
+		if err := beamx.Run(context.Background(), p); err != nil {
+			fmt.Println(dorisio.ErrorMessage(err))
+			return
+		}
+	}
+	fmt.Println(len(srv.Statements()), "statement:")
+	fmt.Println(srv.Statements()[0].SQL)
+	fmt.Println(srv.Rows("demo", "readings"))
+	// Output:
+	// 1 statement:
+	// CREATE TABLE IF NOT EXISTS `demo`.`readings` (
+	//   `sensor` VARCHAR(65533) NOT NULL,
+	//   `version` BIGINT NOT NULL,
+	//   `value` DECIMAL(6,2) NOT NULL,
+	//   `unit` STRING NULL
+	// ) UNIQUE KEY(`sensor`)
+	// DISTRIBUTED BY HASH(`sensor`) BUCKETS 1
+	// PROPERTIES ("function_column.sequence_col" = "version", "replication_num" = "1")
+	// [[a 2 21.50 \N] [b 1 -3.25 C]]
 }
 
 // A struct in a JSON column is what encoding/json writes for it: json tags

@@ -73,7 +73,7 @@ func AbortLingering(ctx context.Context, cfg Config) ([]OpenLoad, error) {
 	if cfg.LabelPrefix == "" {
 		return nil, errors.New("dorisio.AbortLingering: Config.LabelPrefix is empty: a fresh prefix per run has nothing of earlier runs to abort")
 	}
-	c, err := lingeringClient(cfg)
+	c, err := configClient(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func AbortLingering(ctx context.Context, cfg Config) ([]OpenLoad, error) {
 // is empty), without changing them: what a crashed job may have left open.
 // Listing needs SHOW TRANSACTION, as for AbortLingering.
 func OpenTransactions(ctx context.Context, cfg Config, labelPrefix string) ([]OpenLoad, error) {
-	c, err := lingeringClient(cfg)
+	c, err := configClient(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -106,8 +106,8 @@ func OpenTransactions(ctx context.Context, cfg Config, labelPrefix string) ([]Op
 	return txnsAsLoads(cfg.Database, open), nil
 }
 
-// lingeringClient is a Stream Load client for cfg, checked as Write checks it.
-func lingeringClient(cfg Config) (*streamload.Client, error) {
+// configClient is a Stream Load client for cfg, checked as Write checks it.
+func configClient(cfg Config) (*streamload.Client, error) {
 	conn := newConnSpec(cfg)
 	if err := cfg.validate(conn); err != nil {
 		return nil, err
@@ -134,7 +134,7 @@ func LabelMemory(ctx context.Context, cfg Config) (string, error) {
 	if cfg.LabelPrefix == "" {
 		return "", nil
 	}
-	c, err := lingeringClient(cfg)
+	c, err := configClient(cfg)
 	if err != nil {
 		return "", err
 	}

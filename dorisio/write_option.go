@@ -42,17 +42,23 @@ const (
 	forFiles                  // WriteFiles, WriteFilesFrom
 )
 
-// writeOnly are the options that shape the batches of elements or choose
-// their delivery: WriteFiles refuses them, since its loads are its files'
-// ranges (Files.RangeBytes), each loaded on its own under its identity label
-// and visible at once. It is the one list of what applies where: Files,
+// writeOnly are the options WriteFiles refuses, with the reason: those that
+// shape the batches of elements or choose their delivery ("": its loads
+// are its files' ranges, Files.RangeBytes, each loaded on its own under its
+// identity label and visible at once), and those that make tables from a
+// struct's fields. It is the one list of what applies where: Files,
 // WriteFiles' own options, is a parameter that Write does not take.
-var writeOnly = map[string]bool{
-	"WithMaxBatchRows": true, "WithMaxBatchBytes": true, "WithMaxBufferedBytes": true,
-	"WithMaxOpenTxns": true, "WithAllOrNothing()": true, "WithAbortLingeringTxns()": true,
-	"WithDelivery": true, "WithSpoolDir": true, "WithMaxLoadBytes": true,
-	"WithStreamBatching": true, "WithFlushInterval": true, "WithAllowedLateness": true, "WithShards": true,
+var writeOnly = map[string]string{
+	"WithMaxBatchRows": "", "WithMaxBatchBytes": "", "WithMaxBufferedBytes": "",
+	"WithMaxOpenTxns": "", "WithAllOrNothing()": "", "WithAbortLingeringTxns()": "",
+	"WithDelivery": "", "WithSpoolDir": "", "WithMaxLoadBytes": "",
+	"WithStreamBatching": "", "WithFlushInterval": "", "WithAllowedLateness": "", "WithShards": "",
+	"WithCreateTable":  "files have no struct fields to make a table of: create the table before the job (dorisio.CreateTable, pipelines/load --create-table --ddl)",
+	"WithAddColumns()": "files have no struct fields to make columns of: add the columns before the job (ALTER TABLE ... ADD COLUMN)",
 }
+
+// filesLoadRanges is why WriteFiles refuses a batching or delivery option.
+const filesLoadRanges = "WriteFiles, whose loads are its files' ranges (Files.RangeBytes), each loaded on its own under its identity label and visible at once"
 
 // newWriteOptions applies opts for the transform t and checks them once,
 // together: each option's value, their combinations, and whether they
@@ -65,8 +71,11 @@ func newWriteOptions(opts []WriteOption, t target) *writeOptions {
 	o.finish(t)
 	if t == forFiles {
 		for _, name := range slices.Compact(slices.Sorted(slices.Values(o.given))) {
-			if writeOnly[name] {
-				o.fail("%s: does not apply to WriteFiles, whose loads are its files' ranges (Files.RangeBytes), each loaded on its own under its identity label and visible at once", name)
+			switch why, ok := writeOnly[name]; {
+			case ok && why == "":
+				o.fail("%s: does not apply to %s", name, filesLoadRanges)
+			case ok:
+				o.fail("%s: does not apply to WriteFiles: %s", name, why)
 			}
 		}
 	}
@@ -350,9 +359,14 @@ func WithMaxFilterRatio(r float64) WriteOption {
 
 // WithSequenceColumn sets function_column.sequence_col for unique-key tables
 // (no default; the Flink connector passes it as
-// sink.properties.function_column.sequence_col). Struct elements must have a
-// field for that column; with rows routed to several tables, each table
-// needs it.
+// sink.properties.function_column.sequence_col): the column whose value
+// feeds the table's hidden sequence column. The table must have one, made
+// with PROPERTIES ("function_column.sequence_type" = "bigint") (Doris
+// refuses the load otherwise: "There is no sequence column in the table
+// t"); a table made with "function_column.sequence_col" = "col" is ordered
+// by that column in every load, with or without this option. Struct
+// elements must have a field for that column; with rows routed to several
+// tables, each table needs it.
 func WithSequenceColumn(col string) WriteOption {
 	return WithLoadHeader("function_column.sequence_col", col)
 }

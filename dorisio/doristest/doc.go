@@ -26,7 +26,8 @@
 // PUT /api/{db}[/{tbl}]/_stream_load_2pc (auth checks, then 307 to a BE,
 // never reading the body), GET /api/{db}/get_load_state, GET /api/backends,
 // GET /api/health, POST /api/query/{ns}/{db} (SHOW TRANSACTION, SHOW
-// FRONTENDS, ADMIN SHOW FRONTEND CONFIG), POST /api/{db}/_cancel, GET
+// FRONTENDS, ADMIN SHOW FRONTEND CONFIG, CREATE DATABASE, CREATE TABLE,
+// ALTER TABLE ... ADD COLUMN), POST /api/{db}/_cancel, GET
 // /api/{db}/{tbl}/_schema, POST /api/{db}/{tbl}/_query_plan, and
 // doristest's own GET /doristest/rows, GET /doristest/count and GET
 // /doristest/txns (with the peak of running txns). BE
@@ -47,23 +48,56 @@
 //
 // # Tables
 //
-// WithTable (at start) and CreateTable (later) take a table in CREATE
-// TABLE syntax; a database is created with its first table:
+// WithTable (at start), CreateTable (later) and CREATE TABLE over the FE's
+// SQL endpoint take Doris' CREATE TABLE statement, pasted as SHOW CREATE
+// TABLE prints it or as Doris' documentation writes it:
 //
-//	[CREATE TABLE [IF NOT EXISTS]] db.name(col TYPE [NOT NULL | NULL], ...)
-//	    [DUPLICATE KEY(col, ...) | UNIQUE KEY(col, ...)]
-//	    [DISTRIBUTED BY HASH(col, ...) BUCKETS n]
+//	CREATE TABLE [IF NOT EXISTS] [internal.]db.name (
+//	    col TYPE [KEY] [SUM|MAX|MIN|REPLACE|REPLACE_IF_NOT_NULL] [NOT NULL|NULL]
+//	        [AUTO_INCREMENT[(start)]] [DEFAULT value] [COMMENT 'text'], ...
+//	    [, INDEX name (col) USING INVERTED ...]
+//	) [ENGINE = OLAP]
+//	[DUPLICATE KEY(col, ...) | UNIQUE KEY(col, ...) | AGGREGATE KEY(col, ...)]
+//	[COMMENT 'text'] [[AUTO] PARTITION BY RANGE|LIST (...) (...)]
+//	[DISTRIBUTED BY HASH(col, ...) | RANDOM [BUCKETS n | BUCKETS AUTO]]
+//	[PROPERTIES ("key" = "value", ...)]
 //
-// for example "demo.orders(id BIGINT NOT NULL, amount DECIMAL(12,2), at
-// DATETIME(3)) UNIQUE KEY(id)". Names may be back-quoted, type names are
-// case-insensitive, columns are nullable unless NOT NULL. A DUPLICATE KEY
-// table (the default) keeps every row. A UNIQUE KEY table keeps one row per
-// key: the last loaded, or with function_column.sequence_col the one with
-// the highest sequence value; the delete sign removes the key. DISTRIBUTED
-// BY HASH(cols) BUCKETS n spreads the committed rows over n tablets by a
-// hash of those columns, which Flight SQL reads select with TABLET(ids); a
-// table without it is one tablet. PROPERTIES and Doris' other clauses are
-// not accepted.
+// WithTable and CreateTable also take the short form without the CREATE
+// TABLE words, "demo.orders(id BIGINT NOT NULL, amount DECIMAL(12,2), at
+// DATETIME(3)) UNIQUE KEY(id)", where a UNIQUE or AGGREGATE table needs no
+// DISTRIBUTED BY (it is distributed by its key); CreateTable creates the
+// database with its first table. Names may be back-quoted, type names are
+// case-insensitive (INT(11) is INT), columns are nullable unless NOT NULL.
+// What Doris checks when it creates a table is checked, in its words: key
+// columns first and of a key type, aggregation types, defaults,
+// AUTO_INCREMENT, distribution columns, sequence column properties.
+//
+// The key model is played:
+//   - DUPLICATE KEY (the default) keeps every row.
+//   - UNIQUE KEY keeps one row per key: the last loaded, or the one with the
+//     highest sequence value, from the column "function_column.sequence_col"
+//     names (every load), or from the column a load's
+//     function_column.sequence_col header names when the table has a hidden
+//     "function_column.sequence_type" column (a load without the header is
+//     refused, as a header on a table without sequence column is). The
+//     delete sign removes the key; partial updates need merge-on-write
+//     (the default; "enable_unique_key_merge_on_write" = "false" turns it
+//     off).
+//   - AGGREGATE KEY keeps one row per key, merging value columns by SUM,
+//     MAX, MIN (NULL takes no part), REPLACE or REPLACE_IF_NOT_NULL.
+//
+// A column a load leaves out takes its DEFAULT (CURRENT_TIMESTAMP: the
+// load's time), else NULL; an AUTO_INCREMENT column left out or NULL is
+// numbered from its start, in load order. ALTER TABLE ... ADD COLUMN over
+// the SQL endpoint adds columns at once (Doris' light schema change): the
+// rows stored, and loads begun before, take the column's default, else
+// NULL.
+//
+// DISTRIBUTED BY HASH(cols) BUCKETS n spreads the committed rows over n
+// tablets by a hash of those columns, which Flight SQL reads select with
+// TABLET(ids); a table without DISTRIBUTED BY, or with BUCKETS AUTO, is one
+// tablet. Clauses kept but not played are listed under "Where doristest
+// differs".
 //
 // # Column types
 //
@@ -121,9 +155,32 @@
 //	}
 //
 // Txns lists the transactions with their states. The FE serves the same
-// data as JSON, GET /doristest/rows?db=&table= and GET /doristest/txns?db=,
-// for programs that run the server in another process (the doris-local
-// command).
+// data as JSON, with no auth, for programs that run the server in another
+// process (the doris-local command):
+//
+//	GET /doristest/rows?db=demo&table=t
+//	{"columns":["id","name"],"rows":[["1","alice"],["2",null]]}
+//
+// rows as Rows orders them, every value a JSON string of its canonical
+// text (numbers too: "1", "2.50"), SQL NULL as null, a string `\N` as
+// "\\N";
+//
+//	GET /doristest/txns?db=demo
+//	{"txns":[{"id":1002,"db":"demo","table":"t","label":"job_1","state":"VISIBLE",
+//	  "reason":"","rows":2,"bytes":14}],"peak_running":1}
+//
+// every retained transaction of the database, newest first, with the
+// fields of Txn (state PREPARE, PRECOMMITTED, COMMITTED, VISIBLE or
+// ABORTED; reason the abort reason; rows the rows loaded; bytes the body
+// bytes received), and peak_running the most transactions the database
+// held at once in the states Doris counts against
+// max_running_txn_num_per_db (PeakRunningTxns);
+//
+//	GET /doristest/count?db=demo&table=t
+//	{"count":2}
+//
+// the committed rows (RowCount). An unknown database or table answers HTTP
+// 404 {"error":"no table demo.x"}.
 //
 // # Time
 //
@@ -156,7 +213,8 @@
 //     no FE failover (PREPARE txns are never lost).
 //   - One account (WithAuth) with every privilege; privilege errors never
 //     occur, except SHOW TRANSACTION's and SHOW FRONTEND CONFIG's under
-//     WithoutAdmin. Tokens (`token`, `Auth-Token`) are not supported.
+//     WithoutAdmin, and CREATE's and ALTER's under WithoutDDL. Tokens
+//     (`token`, `Auth-Token`) are not supported.
 //   - Go's HTTP server sends `100 Continue` when the handler first reads the
 //     body, and answers any `Expect` value other than `100-continue` with
 //     417 itself. It also drops Content-Length when a request is chunked, so
@@ -172,11 +230,30 @@
 //     unless it moves during the load.
 //   - The FE lists every BE as alive, even under a BackendDown fault (like
 //     a real FE between heartbeats).
-//   - SHOW TRANSACTION, SHOW FRONTENDS and ADMIN SHOW FRONTEND CONFIG (of
-//     the settings the server plays) are the only statements of the query
-//     endpoint; its
-//     error texts carry an invented `java.sql.SQLException: (conn=N)`
-//     prefix, as the spec leaves the driver's rendering uncertain.
+//   - SHOW TRANSACTION, SHOW FRONTENDS, ADMIN SHOW FRONTEND CONFIG (of the
+//     settings the server plays), CREATE DATABASE, CREATE TABLE and ALTER TABLE ... ADD
+//     COLUMN are the only statements of the query endpoint; its error
+//     texts carry an invented `java.sql.SQLException: (conn=N)` prefix, as
+//     the spec leaves the driver's rendering uncertain. Syntax errors are
+//     doristest's own words (Doris' parser names its grammar's tokens).
+//   - Tables: partitions (RANGE, LIST, AUTO) are kept but not played: no
+//     row is filtered for falling in no partition, and every partition
+//     holds every row. ROLLUP, INDEX, CLUSTER BY and PROPERTIES other than
+//     function_column.sequence_col, function_column.sequence_type,
+//     enable_unique_key_merge_on_write and
+//     enable_duplicate_without_keys_by_default (replication, storage,
+//     bloom filters, dynamic partitions, ...) are accepted and kept, not
+//     played. Rows are hashed into their bucket (tablet) when a query
+//     reads them (DistributedBy, Buckets), not stored per bucket. A short form UNIQUE or
+//     AGGREGATE table without DISTRIBUTED BY is distributed by its key
+//     (Doris refuses it; CREATE TABLE over SQL does too). The default key
+//     of a DUPLICATE table ignores Doris' 36-byte limit. HLL, BITMAP,
+//     QUANTILE_STATE, AGG_STATE, IPV4, IPV6 and TIME columns, generated
+//     columns and ON UPDATE CURRENT_TIMESTAMP are refused as not
+//     supported. A SUM past its type's range is kept exact (Doris
+//     overflows). ALTER TABLE adds value columns only (a key column, or a
+//     column before one, is a heavy schema change doristest does not
+//     play), and a NOT NULL column only with a DEFAULT.
 //   - Unknown FE paths answer 404 `Not Found` (a real FE may serve its web
 //     UI).
 //   - A load sent without `Expect` that fails in the header phase has its
@@ -188,8 +265,7 @@
 //     the non-UTF-8 line reason follow it;
 //     changes merged into master in 2025 are taken to start with 4.0
 //     (3.1.x is uncertain).
-//   - GET /api/{db}/{tbl}/_schema lists every column with an empty comment
-//     and aggregation_type; tableType is always OLAP.
+//   - GET /api/{db}/{tbl}/_schema: tableType is always OLAP.
 //   - Flight SQL: only the SELECT shape above (no joins, functions,
 //     aggregates, prepared statements or DDL); a query's result is a
 //     snapshot taken when it executes and always one endpoint, on the BE of

@@ -16,6 +16,8 @@ type config struct {
 	user, password   string
 	backends         int
 	tables           []string
+	databases        []string
+	withoutDDL       bool
 	countOnly        bool
 	precommitTimeout time.Duration
 	loadTimeout      time.Duration
@@ -98,10 +100,27 @@ func WithBackends(n int) Option {
 }
 
 // WithTable creates a table at start, with the same syntax as
-// Server.CreateTable: `db.name(col TYPE, ...) [UNIQUE KEY(col)]`.
-// Repeatable.
+// Server.CreateTable: Doris' CREATE TABLE statement, or its short form
+// `db.name(col TYPE, ...) [UNIQUE KEY(col, ...)]`. Repeatable.
 func WithTable(ddl string) Option {
 	return func(c *config) { c.tables = append(c.tables, ddl) }
+}
+
+// WithDatabase creates an empty database at start, for a client that
+// creates its tables itself over the FE's SQL endpoint (CREATE TABLE needs
+// its database to exist, as in Doris). Repeatable.
+func WithDatabase(name string) Option {
+	return func(c *config) { c.databases = append(c.databases, name) }
+}
+
+// WithoutDDL plays an account with LOAD and SELECT but neither CREATE nor
+// ALTER: CREATE TABLE over the SQL endpoint is refused with `Access denied;
+// you need (at least one of) the (CREATE) privilege(s) for this operation`,
+// ALTER TABLE with `ALTER TABLE command denied to user '<user>'@'127.0.0.1'
+// for table '<db>: <table>'`, as Doris refuses them. Default: the account
+// has every privilege.
+func WithoutDDL() Option {
+	return func(c *config) { c.withoutDDL = true }
 }
 
 // WithCountOnly makes every table count rows and bytes without decoding or

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest/internal/table"
 )
 
 // Behavior (FE POST /api/query/{ns}/{db}, protocol §12.1, §12.2.1):
@@ -18,6 +20,7 @@ import (
 //   - Body {"stmt","is_sync","limit"}: not JSON → 500 envelope; empty stmt →
 //     403 `Missing statement request body`; is_sync false → `Not support
 //     async query execution`.
+//   - CREATE DATABASE, CREATE TABLE and ALTER TABLE ... ADD COLUMN: ddl.go.
 //   - Statements: only `SHOW TRANSACTION [FROM|IN db] WHERE` with exactly
 //     one of `ID = n`, `LABEL = 'l'`, `LABEL LIKE 'p'` (`%` → any text, `_`
 //     literal, full match), `STATUS = 's'`. 15 VARCHAR columns, values as
@@ -57,7 +60,8 @@ func (s *Server) feQuery(w http.ResponseWriter, r *http.Request, db string) {
 	if done, _ := s.feFaults(w, r, EndpointQuery, "", ""); done {
 		return
 	}
-	if _, ok := s.feAuth(w, r, "Cookie is invalid"); !ok {
+	cred, ok := s.feAuth(w, r, "Cookie is invalid")
+	if !ok {
 		return
 	}
 	raw, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
@@ -80,19 +84,35 @@ func (s *Server) feQuery(w http.ResponseWriter, r *http.Request, db string) {
 	}
 	// Timed on the server clock so a fake clock gives the same body every run.
 	start := s.clock.Now()
-	columns, rows, errText := txnColumns, []string(nil), ""
-	if m := showConfigRE.FindStringSubmatch(req.Stmt); m != nil {
+	columns, rows, errText, kind := txnColumns, []string(nil), "", ""
+	switch m := showConfigRE.FindStringSubmatch(req.Stmt); {
+	case table.IsDDL(req.Stmt):
+		s.txns.countDDL()
+		kind, errText = s.runDDL(db, req.Stmt, cred.user)
+		columns = nil // exec_status: no result set
+	case m != nil:
 		columns = configColumns
 		rows, errText = s.showFrontendConfig(m[1] + m[2])
-	} else if showFEsRE.MatchString(req.Stmt) {
+	case showFEsRE.MatchString(req.Stmt):
 		columns = frontendColumns
 		rows, errText = s.showFrontends()
-	} else {
+	default:
 		rows, errText = s.showTransaction(db, req.Stmt)
 	}
+	s.stmts.add(Statement{DB: db, SQL: req.Stmt, Err: errText, Kind: kind})
 	if errText != "" {
 		feEnvelope(w, "Error", 1, jsonString(fmt.Sprintf(
 			"Failed to execute sql: java.sql.SQLException: (conn=%d) errCode = 2, detailMessage = %s", s.connSeq.Add(1), errText)))
+		return
+	}
+	elapsed := strconv.FormatInt(s.clock.Now().Sub(start).Milliseconds(), 10)
+	buffered := strings.EqualFold(r.Header.Get("X-Doris-Stream"), "false")
+	if columns == nil {
+		if buffered {
+			feEnvelope(w, "success", 0, `{"type":"exec_status","status":{},"time":`+elapsed+`}`)
+			return
+		}
+		writeBody(w, 200, "application/json;charset=utf-8", "{\n    \"msg\": \"success\",\n    \"code\": 0,\n    \"data\": {\n        \"type\": \"exec_status\",\n        \"status\": {},\n        \"time\": "+elapsed+"\n    }\n}")
 		return
 	}
 	meta := make([]string, len(columns))
@@ -100,8 +120,7 @@ func (s *Server) feQuery(w http.ResponseWriter, r *http.Request, db string) {
 		meta[i] = `{"name":` + jsonString(c) + `,"type":"VARCHAR"}`
 	}
 	metaJSON := "[" + strings.Join(meta, ",") + "]"
-	elapsed := strconv.FormatInt(s.clock.Now().Sub(start).Milliseconds(), 10)
-	if strings.EqualFold(r.Header.Get("X-Doris-Stream"), "false") {
+	if buffered {
 		limit := 1000
 		if req.Limit != nil {
 			limit = max(*req.Limit, 0)

@@ -14,10 +14,13 @@ import (
 //   - Unknown database or table: HTTP 200, {"msg":"Error","code":1,"data":
 //     "errCode = 2, detailMessage = Unknown database 'x'" (or table)}.
 //   - Else the success envelope whose data is {"status":200,"tableType":
-//     "OLAP","keysType":"UNIQUE_KEYS"|"DUP_KEYS","properties":[{"name",
-//     "type","comment","aggregation_type"[,"precision","scale"]}]}: one
-//     entry per visible column (no hidden __DORIS_*__ columns), type the
-//     FE's PrimitiveType name (INT, VARCHAR, DECIMAL128, DATETIMEV2, ...).
+//     "OLAP","keysType":"DUP_KEYS"|"UNIQUE_KEYS"|"AGG_KEYS","properties":
+//     [{"name","type","comment","aggregation_type"[,"precision","scale"]}]}:
+//     one entry per visible column (no hidden __DORIS_*__ columns), in
+//     table order (after ALTER TABLE ... ADD COLUMN too), type the FE's
+//     PrimitiveType name (INT, VARCHAR, DECIMAL128, DATETIMEV2, ...),
+//     comment the column's, aggregation_type "" for key columns, else
+//     NONE, REPLACE (merge-on-read UNIQUE) or the AGGREGATE column's.
 //   - Proxy502 and SlowFE faults apply (EndpointSchema).
 
 func (s *Server) feSchema(w http.ResponseWriter, r *http.Request, db, tbl string) {
@@ -39,20 +42,32 @@ func (s *Server) feSchema(w http.ResponseWriter, r *http.Request, db, tbl string
 	sc := t.Schema()
 	props := make([]map[string]string, len(sc.Columns))
 	for i, c := range sc.Columns {
-		p := map[string]string{"name": c.Name, "type": primitiveTypeName(c.Type), "comment": "", "aggregation_type": ""}
+		p := map[string]string{"name": c.Name, "type": primitiveTypeName(c.Type), "comment": c.Comment, "aggregation_type": aggregationType(sc, c)}
 		if c.Type.Kind == table.Decimal {
 			p["precision"] = fmt.Sprint(c.Type.Precision)
 			p["scale"] = fmt.Sprint(c.Type.Scale)
 		}
 		props[i] = p
 	}
-	keys := "DUP_KEYS"
-	if sc.IsUnique() {
-		keys = "UNIQUE_KEYS"
-	}
 	feEnvelope(w, "success", 0, jsonValue(map[string]any{
-		"status": 200, "tableType": "OLAP", "keysType": keys, "properties": props,
+		"status": 200, "tableType": "OLAP", "keysType": sc.Keys.String(), "properties": props,
 	}))
+}
+
+// aggregationType is a column's aggregation as the FE's Column has it: none
+// ("") for a key column, NONE for a value column of a DUPLICATE or a
+// merge-on-write UNIQUE table, REPLACE for one of a merge-on-read UNIQUE
+// table, the declared one in an AGGREGATE table.
+func aggregationType(s *table.Schema, c table.Column) string {
+	switch {
+	case c.Key:
+		return ""
+	case s.Keys == table.AggKeys:
+		return c.Agg.String()
+	case s.Keys == table.UniqueKeys && !s.MergeOnWrite:
+		return "REPLACE"
+	}
+	return "NONE"
 }
 
 // primitiveTypeName is the FE's PrimitiveType name of t (DECIMAL and

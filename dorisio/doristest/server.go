@@ -58,6 +58,7 @@ type Server struct {
 	conns       connSet // connections that delivered no request yet (close.go)
 
 	connSeq atomic.Int64 // the invented JDBC connection ids of query errors
+	stmts   statementLog // what the SQL endpoint received (ddl.go)
 
 	stop      chan struct{}
 	tickDone  chan struct{}
@@ -97,6 +98,9 @@ func NewServer(opts ...Option) *Server {
 		s.clock = realClock{}
 	}
 	s.txns = newTxnMgr(s.clock, &s.cfg)
+	for _, db := range cfg.databases {
+		s.txns.createDatabase(db)
+	}
 	for _, ddl := range cfg.tables {
 		s.CreateTable(ddl)
 	}
@@ -182,16 +186,17 @@ func (s *Server) BackendURLs() []string {
 	return out
 }
 
-// CreateTable creates a table from `db.name(col TYPE, ...) [UNIQUE KEY(col)]`
-// (the database is created with its first table). It panics on bad DDL or
-// an existing table.
+// CreateTable creates a table from Doris' CREATE TABLE statement, or its
+// short form `db.name(col TYPE, ...) [UNIQUE KEY(col, ...)]` (see Tables in
+// the package doc); the database is created with its first table. It
+// panics on bad DDL or an existing table.
 func (s *Server) CreateTable(ddl string) {
 	sc, err := table.ParseDDL(ddl)
 	if err != nil {
 		panic("doristest: CreateTable: " + err.Error())
 	}
-	if err := s.txns.createTable(sc); err != nil {
-		panic("doristest: CreateTable: " + err.Error())
+	if err := s.txns.createTable(sc, false); err != nil {
+		panic(fmt.Sprintf("doristest: CreateTable: table %s.%s already exists", sc.DB, sc.Name))
 	}
 }
 
@@ -274,6 +279,9 @@ type Stats struct {
 	BackendBodyBytes  int64 // load body bytes received by BEs
 	FrontendBodyBytes int64 // body bytes received by the FE: stays 0 with a client that honours 100-continue
 	TxnQuotaRefusals  int64 // loads refused with `current running txns on db ... larger than limit` (WithRunningTxnQuota)
+	// DDL counts the CREATE and ALTER statements the FE's SQL endpoint
+	// received, run or refused (Statements lists them).
+	DDL int64
 }
 
 // PeakRunningTxns returns the most transactions db held at once in the

@@ -1,6 +1,7 @@
 package doristest
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -107,18 +108,48 @@ func newTxnMgr(c clock, cfg *config) *txnMgr {
 		tabletBase: map[*table.Table]int64{}, nextTablet: 10001}
 }
 
-func (m *txnMgr) createTable(s *table.Schema) error {
+// createDatabase creates database name unless it exists; it reports
+// whether it did.
+func (m *txnMgr) createDatabase(name string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.newDatabase(name) != nil
+}
+
+// newDatabase creates database name and returns it, or nil if it exists.
+func (m *txnMgr) newDatabase(name string) *database {
+	if m.dbs[name] != nil {
+		return nil
+	}
+	m.nextDBID++
+	db := &database{id: m.nextDBID, name: name, tables: map[string]*table.Table{},
+		txns: map[int64]*txn{}, labels: map[string][]*txn{}}
+	m.dbs[name] = db
+	return db
+}
+
+// hasDatabase reports whether database name exists.
+func (m *txnMgr) hasDatabase(name string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.dbs[name] != nil
+}
+
+// createTable creates table s, and its database with it unless
+// dbMustExist. It fails for an existing table (errTableExists) or a
+// missing database (errNoDatabase).
+func (m *txnMgr) createTable(s *table.Schema, dbMustExist bool) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	db := m.dbs[s.DB]
 	if db == nil {
-		m.nextDBID++
-		db = &database{id: m.nextDBID, name: s.DB, tables: map[string]*table.Table{},
-			txns: map[int64]*txn{}, labels: map[string][]*txn{}}
-		m.dbs[s.DB] = db
+		if dbMustExist {
+			return errNoDatabase
+		}
+		db = m.newDatabase(s.DB)
 	}
 	if _, ok := db.tables[s.Name]; ok {
-		return fmt.Errorf("table %s.%s already exists", s.DB, s.Name)
+		return errTableExists
 	}
 	t := table.NewTable(s, m.cfg.countOnly)
 	db.tables[s.Name] = t
@@ -132,6 +163,28 @@ func (m *txnMgr) tablets(t *table.Table) (base int64, n int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.tabletBase[t], t.Schema().BucketCount()
+}
+
+var (
+	errNoDatabase  = errors.New("no such database")
+	errNoTable     = errors.New("no such table")
+	errTableExists = errors.New("table exists")
+)
+
+// addColumns runs ALTER TABLE ... ADD COLUMN on db.tbl (table.AddColumns),
+// under the lock that Rows and Scan read under.
+func (m *txnMgr) addColumns(dbName, tbl string, adds []table.ColumnAdd) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	db := m.dbs[dbName]
+	if db == nil {
+		return errNoDatabase
+	}
+	t := db.tables[tbl]
+	if t == nil {
+		return errNoTable
+	}
+	return t.AddColumns(adds)
 }
 
 func (m *txnMgr) table(dbName, tbl string) *table.Table {
@@ -590,6 +643,13 @@ func (m *txnMgr) addBytes(n int64, be bool) {
 	} else {
 		m.feBytes.Add(n)
 	}
+}
+
+// countDDL counts a CREATE or ALTER statement of the SQL endpoint.
+func (m *txnMgr) countDDL() {
+	m.mu.Lock()
+	m.stats.DDL++
+	m.mu.Unlock()
 }
 
 // statsNow returns the counters so far.

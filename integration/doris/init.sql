@@ -6,9 +6,10 @@
 --
 -- The e2e tests read this file too: their local server creates these very
 -- tables, so a table the tests or the example use and this file lacks fails
--- `go test ./integration/e2e` on any machine. Keep each statement to
--- columns, key, DISTRIBUTED BY and PROPERTIES (or LIKE another table), with
--- fully qualified names: that is what the tests' reader understands.
+-- `go test ./integration/e2e` on any machine. Keep each statement a
+-- CREATE DATABASE, or a CREATE TABLE IF NOT EXISTS (or LIKE another table)
+-- with fully qualified names: that is what the tests' reader understands;
+-- doristest takes the statement itself.
 
 CREATE DATABASE IF NOT EXISTS dorisio_test;
 

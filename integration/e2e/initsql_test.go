@@ -19,13 +19,13 @@ var (
 	sqlComment  = regexp.MustCompile(`--[^\n]*`)
 	createTable = regexp.MustCompile(`(?is)^CREATE TABLE IF NOT EXISTS (\w+\.\w+)\s*(\(.*)$`)
 	createLike  = regexp.MustCompile(`(?is)^CREATE TABLE IF NOT EXISTS (\w+\.\w+) LIKE (\w+\.\w+)$`)
-	tableKey    = regexp.MustCompile(`(?is)^\s*((?:DUPLICATE|UNIQUE) KEY\s*\([^)]*\))?\s*(?:DISTRIBUTED BY .*)?$`)
 )
 
-// initTables reads init.sql and returns the tables it creates in db, in
-// doristest's table syntax: columns and key, without Doris' distribution
-// and properties. A statement it does not understand fails the test, so the
-// local server never silently lacks a table a real Doris would have.
+// initTables reads init.sql and returns the CREATE TABLE statements of the
+// tables it creates in db, as they are (doristest takes Doris' own DDL), a
+// LIKE made a copy of its source's statement. A statement it does not
+// understand fails the test, so the local server never silently lacks a
+// table a real Doris would have.
 func initTables(t testing.TB, db string) []string {
 	t.Helper()
 	src, err := os.ReadFile(initSQL)
@@ -33,54 +33,31 @@ func initTables(t testing.TB, db string) []string {
 		t.Fatal(err)
 	}
 	var out []string
-	schemas := map[string]string{} // db.table -> "(columns) KEY"
+	bodies := map[string]string{} // db.table -> its statement after the name
 	for _, stmt := range strings.Split(sqlComment.ReplaceAllString(string(src), ""), ";") {
 		stmt = strings.TrimSpace(stmt)
-		var name, schema string
+		var name, body string
 		switch {
 		case stmt == "" || strings.HasPrefix(strings.ToUpper(stmt), "CREATE DATABASE "):
 			continue
 		case createLike.MatchString(stmt):
 			m := createLike.FindStringSubmatch(stmt)
-			name, schema = m[1], schemas[m[2]]
-			if schema == "" {
+			name, body = m[1], bodies[m[2]]
+			if body == "" {
 				t.Fatalf("%s: %s is LIKE %s, which the file has not created before", initSQL, m[1], m[2])
 			}
 		case createTable.MatchString(stmt):
 			m := createTable.FindStringSubmatch(stmt)
-			name = m[1]
-			cols, rest := splitColumns(m[2])
-			k := tableKey.FindStringSubmatch(rest)
-			if cols == "" || k == nil {
-				t.Fatalf("%s: cannot read the table definition %q", initSQL, stmt)
-			}
-			schema = strings.TrimSpace(cols + " " + k[1])
+			name, body = m[1], m[2]
 		default:
 			t.Fatalf("%s: a statement the e2e tests do not understand (keep it to CREATE DATABASE and CREATE TABLE): %q", initSQL, stmt)
 		}
-		schemas[name] = schema
+		bodies[name] = body
 		if strings.HasPrefix(name, db+".") {
-			out = append(out, name+schema)
+			out = append(out, "CREATE TABLE IF NOT EXISTS "+name+" "+body)
 		}
 	}
 	return out
-}
-
-// splitColumns cuts "(a INT, b DECIMAL(1,2)) KEY..." after its column list.
-func splitColumns(s string) (cols, rest string) {
-	depth := 0
-	for i, c := range s {
-		switch c {
-		case '(':
-			depth++
-		case ')':
-			depth--
-			if depth == 0 {
-				return s[:i+1], s[i+1:]
-			}
-		}
-	}
-	return "", s
 }
 
 // init.sql creates every table the e2e tests name (the local target builds
@@ -89,7 +66,7 @@ func splitColumns(s string) (cols, rest string) {
 func TestInitSQLCreatesTheTablesOfTheTestsAndTheExample(t *testing.T) {
 	tables := map[string]bool{}
 	for _, ddl := range append(initTables(t, e2eDB), initTables(t, "demo")...) {
-		tables[ddl[:strings.IndexByte(ddl, '(')]] = true
+		tables[createTable.FindStringSubmatch(ddl)[1]] = true
 	}
 	want := []string{e2eDB + ".e2e_events", e2eDB + ".e2e_strict"}
 	for _, name := range synth.TableNames("events", 4) { // pipelines/load's default --tables 4

@@ -329,6 +329,7 @@ Examples:
   DORIS_PASSWORD=... load --fe http://fe:8030 --user loader --db demo --table events --tables 4
   load --input 'data/*.csv' --table people --ddl 'demo.people(id BIGINT, name VARCHAR(32))'
   load --fe http://fe:8030 --input 'gs://bucket/export/*.csv.gz' --table people --header-lines 1 --label-prefix people_daily
+  load --fe http://fe:8030 --input 'data/*.csv' --table people --create-table --ddl people.sql
   load --stream --duration 10s --rate 2000 --flush-interval 2s
   load --fe http://fe:8030 --runner=universal --endpoint=localhost:8073 --environment_type=LOOPBACK
 

@@ -27,6 +27,7 @@ type options struct {
 	tables, loadsInFlight, maxOpenTxns                int
 	maxLoadBytes                                      int64
 	countOnly, verbose, helpBeam, recount             bool
+	createTable                                       bool // --create-table: run --ddl on the FE before the job (create_table.go)
 	allOrNothing, abortLingering                      bool
 	cpuProfile                                        string
 	headers                                           headerFlags
@@ -96,8 +97,10 @@ func inputFlags(o *options) flagGroup {
 			usage: "`N` synthetic tables"},
 		{name: "rows", value: &o.rows, check: atLeast(&o.rows, 0),
 			usage: "synthetic `rows` to generate (without --input)"},
-		{name: "ddl", value: &o.ddl,
-			usage: "with --input and the embedded server: the table's `schema`, e.g. 'demo.events(id BIGINT, name VARCHAR(32))'"},
+		{name: "ddl", value: &o.ddl, check: ddlSource(&o.ddl),
+			usage: "with --input: the table's `schema`, a CREATE TABLE statement in Doris' syntax (as SHOW CREATE TABLE prints it) or a file holding one; for the embedded server also the short form 'demo.events(id BIGINT, name VARCHAR(32))'. It describes the embedded server's table, or with --create-table is run on the FE"},
+		{name: "create-table", value: &o.createTable, feeds: "dorisio.CreateTable",
+			usage: "with --input and --ddl: before the job, run --ddl's CREATE TABLE on the FE (--fe, or the embedded server) through its SQL endpoint (POST /api/query); a table that exists is left as it is, and said. Needs CREATE on the database"},
 		{name: "chunk-bytes", value: &o.chunkBytes, feeds: "Files.RangeBytes", check: atLeast(&o.chunkBytes, 1),
 			usage: "with --input: `bytes` of a range of a file, one load (it ends at the first record end past it). A range's identity, and so its label, is (path, offset, length, a digest of its bytes): a re-run with another --chunk-bytes cuts other ranges and loads every file again, so keep it between a run and its re-run"},
 		{name: "csv-dialect", value: &o.csvDialect, feeds: "Files.BackslashEscapes", check: oneOf(&o.csvDialect, rfc4180, dorisCSV),
@@ -178,8 +181,14 @@ func outputFlags(o *options) flagGroup {
 // something together.
 func checkCombinations(o *options) []string {
 	var bad []string
-	if o.ddl != "" && (o.input == "" || o.fe != "") {
-		bad = append(bad, "--ddl describes the embedded server's table for --input; it needs --input and no --fe")
+	if o.ddl != "" && o.input == "" {
+		bad = append(bad, "--ddl describes the table of --input; it needs --input")
+	}
+	if o.ddl != "" && o.fe != "" && !o.createTable {
+		bad = append(bad, "--ddl with --fe needs --create-table, which runs it on the FE before the job (without --fe it describes the embedded server's table)")
+	}
+	if o.createTable && (o.ddl == "" || o.input == "") {
+		bad = append(bad, "--create-table runs --ddl's CREATE TABLE for --input's table; it needs --input and --ddl")
 	}
 	if o.input != "" && o.fe == "" && o.ddl == "" {
 		bad = append(bad, fmt.Sprintf("--input with the embedded server needs --ddl, the table's schema, e.g. --ddl '%s.%s(id BIGINT, name VARCHAR(32))'", o.db, o.table))

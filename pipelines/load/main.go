@@ -126,7 +126,12 @@ func run(ctx context.Context, o *options) error {
 
 	// After the pipeline is built, so that a flag Write refuses is said once,
 	// by Write; before the job, so that what it aborts frees the quota the
-	// job needs.
+	// job needs, and the table it loads exists.
+	if o.createTable {
+		if err := createTable(ctx, cfg, o, os.Stdout); err != nil {
+			return err
+		}
+	}
 	if o.sink != "noop" && (srv == nil || o.server != nil) { // a fresh embedded server holds nothing yet
 		settleLingering(ctx, cfg, o, os.Stderr)
 	}
@@ -320,9 +325,16 @@ func startEmbedded(o *options) (*doristest.Server, error) {
 	if o.countOnly {
 		opts = append(opts, doristest.WithCountOnly())
 	}
-	if o.input != "" {
-		opts = append(opts, doristest.WithTable(o.ddl))
-	} else {
+	switch {
+	case o.createTable: // the table is made by --ddl over SQL, as on a real FE
+		opts = append(opts, doristest.WithDatabase(o.db))
+	case o.input != "":
+		ddl, err := ddlText(o)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, doristest.WithTable(ddl))
+	default:
 		for _, t := range synth.TableNames(o.table, o.tables) {
 			opts = append(opts, doristest.WithTable(fmt.Sprintf(synth.EventsDDL, o.db, t)))
 		}

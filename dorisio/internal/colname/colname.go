@@ -18,6 +18,10 @@ type Field struct {
 	Index []int
 	// Owner is the struct that declares the field, for messages.
 	Owner reflect.Type
+	// DorisType and Agg are the `doris` tag's type= and agg= options
+	// (`doris:"amount,type=DECIMAL(12,2)"`), "" when not given: the
+	// column's type and aggregation where Write creates or adds it.
+	DorisType, Agg string
 }
 
 // Fields lists the fields of struct type t that hold columns, in
@@ -53,16 +57,50 @@ func IsTable(sf reflect.StructField) bool {
 	if !ok {
 		return false
 	}
-	name, opts, _ := strings.Cut(tag, ",")
+	name, opts := splitTag(tag)
 	if name != "" {
 		return false
 	}
-	for _, o := range strings.Split(opts, ",") {
+	for _, o := range opts {
 		if o == "table" {
 			return true
 		}
 	}
 	return false
+}
+
+// splitTag splits a `doris` tag into the name and its options, at commas
+// outside parentheses and angle brackets: `amount,type=DECIMAL(12,2)` is
+// amount and [type=DECIMAL(12,2)].
+func splitTag(tag string) (name string, opts []string) {
+	depth, start := 0, 0
+	var parts []string
+	for i := 0; i < len(tag); i++ {
+		switch tag[i] {
+		case '(', '<':
+			depth++
+		case ')', '>':
+			depth--
+		case ',':
+			if depth == 0 {
+				parts = append(parts, tag[start:i])
+				start = i + 1
+			}
+		}
+	}
+	parts = append(parts, tag[start:])
+	return parts[0], parts[1:]
+}
+
+// option returns the value of the `doris` tag's option key= ("" if none).
+func option(sf reflect.StructField, key string) string {
+	_, opts := splitTag(sf.Tag.Get("doris"))
+	for _, o := range opts {
+		if k, v, ok := strings.Cut(o, "="); ok && strings.TrimSpace(k) == key {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
 }
 
 // walk calls f for each exported field of t that is not skipped, inlining
@@ -79,20 +117,21 @@ func walk(t reflect.Type, index []int, f func(Field)) {
 			continue
 		}
 		if name, skip := columnOf(sf); !skip {
-			f(Field{StructField: sf, Column: name, Index: idx, Owner: t})
+			f(Field{StructField: sf, Column: name, Index: idx, Owner: t,
+				DorisType: option(sf, "type"), Agg: option(sf, "agg")})
 		}
 	}
 }
 
 // columnOf applies the tags; skip is true for a tag naming "-". Options
-// after a comma are ignored.
+// after a comma name no column.
 func columnOf(sf reflect.StructField) (name string, skip bool) {
 	for _, key := range []string{"doris", "json"} {
 		tag, ok := sf.Tag.Lookup(key)
 		if !ok {
 			continue
 		}
-		n, _, _ := strings.Cut(tag, ",")
+		n, _ := splitTag(tag)
 		if n == "-" {
 			return "", true
 		}

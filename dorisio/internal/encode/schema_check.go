@@ -29,7 +29,7 @@ var hiddenColumns = []string{"__DORIS_DELETE_SIGN__", "__DORIS_SEQUENCE_COL__"}
 // unchecked. Rows routed by a `doris:",table"` field have their table's
 // columns read the same way when the first row for it comes (tableFor).
 func (se *Struct) CheckColumns(ctx context.Context, c *streamload.Client, cluster, db, table, run string) error {
-	se.schemas = &schemaSource{client: c, cluster: cluster, db: db, table: table, run: run}
+	se.schemas = &schemaSource{client: c, cluster: cluster, db: db, table: table, run: run, evolving: se.evolve != nil}
 	if table == "" {
 		return nil // every row names its table
 	}
@@ -49,6 +49,7 @@ type schemaSource struct {
 	cluster   string // Config.FEs
 	db, table string // table: Config.Table, for rows that name none
 	run       string // the pipeline run: a table's columns are read once per run and process
+	evolving  bool   // the encoder creates tables and adds columns: an unread schema is no warning here
 }
 
 // tableFor is how table's columns ("": Config.Table's) take the fields,
@@ -64,6 +65,12 @@ func (e *Struct) tableFor(ctx context.Context, table string) (*boundTable, error
 			name = e.schemas.table
 		}
 		cols, err := e.schemas.columns(ctx, name)
+		if e.evolve != nil && ctx.Err() == nil {
+			// Before any row of the table is encoded, so before its loads.
+			if cols, err = e.evolveTable(ctx, name, cols, err); err != nil {
+				return nil, err
+			}
+		}
 		switch {
 		case ctx.Err() != nil:
 			return nil, fmt.Errorf("reading the columns of table %s.%s: %w", e.schemas.db, name, ctx.Err())
@@ -96,10 +103,27 @@ type schemaAnswer struct {
 	abandoned bool // the reader's context ended first: ask again
 }
 
+// key is the cache key of table's columns.
+func (s *schemaSource) key(table string) string {
+	return strings.Join([]string{s.run, s.cluster, s.db, table}, "\x00")
+}
+
+// store keeps cols as table's columns, read after a change of the table.
+func (s *schemaSource) store(table string, cols []streamload.Column) {
+	a := &schemaAnswer{done: make(chan struct{}), cols: cols}
+	close(a.done)
+	schemaCache.mu.Lock()
+	if schemaCache.m == nil {
+		schemaCache.m = map[string]*schemaAnswer{}
+	}
+	schemaCache.m[s.key(table)] = a
+	schemaCache.mu.Unlock()
+}
+
 // columns reads table's columns, or says why it cannot; a failure is
 // logged once per table, and loads go on unchecked.
 func (s *schemaSource) columns(ctx context.Context, table string) ([]streamload.Column, error) {
-	key := strings.Join([]string{s.run, s.cluster, s.db, table}, "\x00")
+	key := s.key(table)
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -143,7 +167,7 @@ func (s *schemaSource) read(ctx context.Context, key, table string, a *schemaAns
 		schemaCache.mu.Unlock()
 		return
 	}
-	if a.err != nil {
+	if a.err != nil && !s.evolving {
 		slog.Warn("dorisio.Write: cannot read the table's columns to check the struct's fields against them; loading unchecked (NaN/Inf floats are refused; Doris stores NULL for a value it cannot convert unless WithStrictMode(true))",
 			"db", s.db, "table", table, "err", a.err)
 	}
@@ -176,6 +200,13 @@ func (e *Struct) bindColumns(db, table string, cols []streamload.Column) (*bound
 			continue
 		}
 		ct := parseColType(*col)
+		if e.evolve != nil {
+			if made := compatible(fe, ct); made != "" {
+				never = append(never, fmt.Sprintf("field %s (column %s, Go type %v) makes a %s column, but the table's column is %s; %s never changes a column's type: change the field's type, map it to another column with its `doris` tag, or change the column yourself (ALTER TABLE ... MODIFY COLUMN)",
+					fe.goName, fe.column, typeText(fe.typ), made, ct.name, e.evolve.Names()))
+				continue
+			}
+		}
 		use.colType = ct.name
 		use.floatColumn = ct.class == colFloat
 		enc, err := e.formFor(fe, ct)
@@ -192,7 +223,7 @@ func (e *Struct) bindColumns(db, table string, cols []streamload.Column) (*bound
 		for i, c := range cols {
 			names[i] = c.Name
 		}
-		return nil, fmt.Errorf("table %s.%s has no column for field %s: its columns are %s; fix the `doris` tag, or drop the field with `doris:\"-\"`",
+		return nil, fmt.Errorf("table %s.%s has no column for field %s: its columns are %s; fix the `doris` tag, drop the field with `doris:\"-\"`, or let Write add the column with dorisio.WithAddColumns()",
 			db, table, strings.Join(unknown, ", field "), strings.Join(names, ", "))
 	}
 	if len(never) > 0 {

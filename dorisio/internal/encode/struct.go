@@ -41,6 +41,9 @@ type fieldEnc struct {
 	// reason in typedErr. enc writes them as encoding/json does.
 	typed    appendFunc
 	typedErr error
+	// dorisType and agg are the tag's type= and agg= options: the column's
+	// type and aggregation where Write creates or adds it (schema_ddl.go).
+	dorisType, agg string
 }
 
 // columnUse is how one table's column takes a field, from the table's
@@ -71,6 +74,7 @@ type Struct struct {
 	buf    []byte // the current row, reused
 
 	schemas   *schemaSource // set at Setup; nil: every table unchecked
+	evolve    *evolution    // WithCreateTable, WithAddColumns (schema_evolve.go); nil: tables are not changed
 	bound     map[string]*boundTable
 	last      *boundTable // the table of the previous row
 	unchecked []columnUse // the fields' forms where no schema is known
@@ -132,7 +136,8 @@ func structFields(t reflect.Type, vc valueCtx) ([]fieldEnc, error) {
 		if err != nil {
 			return nil, fmt.Errorf("field %v.%s: %w", f.Owner, f.Name, err)
 		}
-		fe := fieldEnc{column: f.Column, goName: typeName(f.Owner) + "." + f.Name, index: f.Index, typ: ft, enc: enc, ptr: ptr, deref: deref}
+		fe := fieldEnc{column: f.Column, goName: typeName(f.Owner) + "." + f.Name, index: f.Index, typ: ft, enc: enc, ptr: ptr, deref: deref,
+			dorisType: f.DorisType, agg: f.Agg}
 		if vc.format.CarriesComplex() && isNested(ft) && !vc.typed {
 			fe.typed, fe.typedErr = jsonValueEncoder(ft, valueCtx{format: vc.format, loc: vc.loc, typed: true})
 		}

@@ -63,6 +63,9 @@ type ElemEncoder struct {
 // NewElemEncoder checks at construction (and again on each worker) that t
 // can be encoded; reflection work is done here once per type, not per row.
 func NewElemEncoder(t reflect.Type, o *Options) (ElemEncoder, error) {
+	if o.Evolve.On() && (encode.IsPreEncoded(t) || t == RowType || t.Kind() != reflect.Struct) {
+		return ElemEncoder{}, fmt.Errorf("%s makes tables and columns from a struct's fields; the elements are %v: write structs, or create the table yourself", o.Evolve.Names(), t)
+	}
 	switch {
 	case encode.IsPreEncoded(t), t == RowType:
 		delim := []byte{'\n'}
@@ -86,6 +89,9 @@ func NewElemEncoder(t reflect.Type, o *Options) (ElemEncoder, error) {
 		se, err := encode.NewStruct(t, o.Format.encoding(), loc)
 		if err != nil {
 			return ElemEncoder{}, err
+		}
+		if err := se.SetEvolution(o.Evolve); err != nil {
+			return ElemEncoder{}, fmt.Errorf("%s: %w", o.Evolve.Names(), err)
 		}
 		return ElemEncoder{Elem: se}, nil
 	}

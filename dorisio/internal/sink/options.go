@@ -62,6 +62,9 @@ type Options struct {
 	// its end plus this (stream_option.go).
 	AllowedLateness time.Duration
 	Shards          int
+	// Evolve: tables made and columns added from the struct's fields
+	// (WithCreateTable, WithAddColumns; encode/schema_evolve.go).
+	Evolve encode.Evolution
 }
 
 // RetryPolicy bounds the in-process retries of one load or commit (its

@@ -312,3 +312,74 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 	}
 	return false
 }
+
+// Exec runs one schema statement (CREATE TABLE, ALTER TABLE ... ADD COLUMN,
+// §12.7) in database db over /api/query (§12.1), retrying busy FEs and
+// cut-short answers (a retry of a statement that ran is answered "already
+// exists", which callers take as done: IsAlreadyExists). A refusal is an
+// *Error whose Message is the FE's text after "detailMessage = ".
+// Cancelling ctx stops the call; whether the statement ran is then unknown,
+// and running it again is how to find out.
+func (c *Client) Exec(ctx context.Context, db, stmt string) error {
+	tmpl := &Error{Op: "schema change", DB: db}
+	if db == "" || strings.ContainsAny(db, "`/\\'\"") {
+		tmpl.Cause = fmt.Errorf("invalid database name %q", db)
+		return tmpl
+	}
+	payload, _ := json.Marshal(map[string]string{"stmt": stmt})
+	_, err := retry(ctx, c, tmpl.Op, []any{"db", db}, func(attempt int) (struct{}, bool, error) {
+		e := *tmpl
+		e.Attempts = attempt
+		_, again, err := c.queryOnce(ctx, &e, payload, "")
+		if err == nil {
+			return struct{}{}, false, nil
+		}
+		if e.Kind == ErrListingUnsupported {
+			e.Kind = nil // queryOnce's kind for a refused listing; a refused statement is of none
+		}
+		e.Message = strings.TrimSpace(detailMessage(e.Message))
+		switch {
+		case e.Status == "Unauthorized":
+		case e.Kind == ErrAuth || strings.Contains(e.Message, "denied"):
+			e.Kind, e.next = ErrAuth, "grant Config.User CREATE and ALTER on the database, or create the table and its columns yourself with the statement: "+QuoteData(stmt)
+		case e.HTTPStatus == 404 || e.HTTPStatus == 405:
+			e.next = "this FE runs no SQL over HTTP (/api/query): create the table and its columns yourself with the statement: " + QuoteData(stmt)
+		case IsAlreadyExists(&e):
+			e.next = ""
+		default:
+			e.next = "the statement was: " + QuoteData(stmt)
+		}
+		return struct{}{}, again, &e
+	})
+	return err
+}
+
+// detailMessage is the Doris text of a §12.1 error, after "detailMessage = ".
+func detailMessage(text string) string {
+	if _, after, ok := strings.Cut(text, "detailMessage = "); ok {
+		return after
+	}
+	return text
+}
+
+// alreadyExists are the FE's answers to a schema statement whose effect is
+// there already (§12.7).
+var alreadyExists = []string{
+	"Can not add column which already exists in base table",
+	"already exists",
+}
+
+// IsAlreadyExists reports whether err is the FE's answer to a CREATE TABLE
+// or ADD COLUMN whose table or column exists already (§12.7).
+func IsAlreadyExists(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	for _, s := range alreadyExists {
+		if strings.Contains(e.Message, s) {
+			return true
+		}
+	}
+	return false
+}

@@ -36,10 +36,10 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 )
 
-type tableFlags []string
+type repeatedFlag []string
 
-func (t *tableFlags) String() string     { return strings.Join(*t, "; ") }
-func (t *tableFlags) Set(v string) error { *t = append(*t, v); return nil }
+func (t *repeatedFlag) String() string     { return strings.Join(*t, "; ") }
+func (t *repeatedFlag) Set(v string) error { *t = append(*t, v); return nil }
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -59,8 +59,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	withoutAdmin := fs.Bool("without-admin", false, "refuse SHOW TRANSACTION as Doris 2.1/3.0 do for a loader without ADMIN")
 	labelCap := fs.Int("label-num-threshold", doristest.DefaultLabelNumThreshold, "label_num_threshold: finished (VISIBLE, ABORTED) txns a database keeps; past it the cleaner forgets the oldest (every 30 s, or every second with a precommit timeout under a minute); -1: no cap")
 	verbose := fs.Bool("v", false, "log requests at debug level to stderr")
-	var tables tableFlags
-	fs.Var(&tables, "table", "create a table: `'db.name(col TYPE, ...) [UNIQUE KEY(col)] [DISTRIBUTED BY HASH(col) BUCKETS n]'` (repeatable)")
+	var tables, databases repeatedFlag
+	fs.Var(&databases, "database", "create an empty database `name`, for clients that create their tables over the SQL endpoint (CREATE TABLE, pipelines/load --create-table) (repeatable)")
+	fs.Var(&tables, "table", "create a table: Doris' CREATE TABLE statement, or `'db.name(col TYPE, ...) [UNIQUE KEY(col)] [DISTRIBUTED BY HASH(col) BUCKETS n]'` (repeatable)")
 	usage := func(w io.Writer) {
 		fmt.Fprintf(w, "Usage: doris-local [flags]\n\nRuns a Doris-compatible FE and BEs; prints \"ready <FE URL>\" on stdout once it accepts loads.\n\nFlags:\n")
 		fs.SetOutput(w)
@@ -122,6 +123,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	opts = append(opts, doristest.WithAuth(*user, *password))
 	if *countOnly {
 		opts = append(opts, doristest.WithCountOnly())
+	}
+	for _, db := range databases {
+		opts = append(opts, doristest.WithDatabase(db))
 	}
 	for _, ddl := range tables {
 		opts = append(opts, doristest.WithTable(ddl))

@@ -18,7 +18,8 @@ type Batch struct {
 	// Errors holds the first MaxErrors filtered rows, in source order.
 	Errors []Rejection
 
-	ncols int
+	schema *Schema // the columns the rows were parsed for
+	ncols  int
 	// data holds the loaded rows back to back. Each row is ncols values, each a
 	// uvarint tag (tagAbsent, tagNull, or tagValue+len) followed by len bytes of
 	// canonical text.
@@ -142,7 +143,7 @@ type rowBuilder struct {
 
 func newRowBuilder(sp *Spec, b *Batch) *rowBuilder {
 	n := len(sp.schema.Columns)
-	b.ncols, b.seqIdx, b.partial = n, sp.seqIdx, sp.partial
+	b.schema, b.ncols, b.seqIdx, b.partial = sp.schema, n, sp.seqIdx, sp.partial
 	return &rowBuilder{sp: sp, b: b, start: make([]int, n+1), tag: make([]uint64, n), missing: make([]bool, n)}
 }
 
@@ -179,8 +180,15 @@ func (rb *rowBuilder) add(fields []field, src source) {
 		si := sp.mapped[i]
 		if si < 0 {
 			rb.tag[i] = tagNull
-			if sp.partial {
+			switch d := cols[i].Default; {
+			case sp.partial:
 				rb.tag[i] = tagAbsent
+			case d != nil && d.Now:
+				rb.scratch = append(rb.scratch, nowValue(cols[i].Type, sp.loc)...)
+				rb.tag[i] = tagValue + uint64(len(rb.scratch)-rb.start[i])
+			case d != nil && !d.Null:
+				rb.scratch = append(rb.scratch, d.Value...)
+				rb.tag[i] = tagValue + uint64(len(d.Value))
 			}
 			continue
 		}
@@ -229,7 +237,7 @@ func (rb *rowBuilder) add(fields []field, src source) {
 		return
 	}
 	for i, c := range cols {
-		if rb.tag[i] == tagNull && !c.Nullable {
+		if rb.tag[i] == tagNull && !c.Nullable && !c.AutoIncrement { // AUTO_INCREMENT: numbered when applied
 			missing := rb.missing[i]
 			rb.reject(src, func() string {
 				if missing {

@@ -6,412 +6,560 @@ import (
 	"strings"
 )
 
-// Column is one table column. Columns are nullable unless declared NOT NULL.
-type Column struct {
-	Name     string
-	Type     Type
-	Nullable bool
-}
-
-// Schema describes one table.
-type Schema struct {
-	DB, Name string
-	Columns  []Column
-	// UniqueKey, when non-empty, makes this a UNIQUE KEY table: one row per key,
-	// later loads replace earlier rows, the delete sign is allowed. Empty means a
-	// DUPLICATE KEY table that keeps every row.
-	UniqueKey []string
-	// DistributedBy and Buckets are `DISTRIBUTED BY HASH(cols) BUCKETS n`:
-	// the columns whose values place a row in one of n buckets (tablets).
-	// Empty and 0 when the DDL has no such clause.
-	DistributedBy []string
-	Buckets       int
-}
-
-// Index returns the position of the named column (case-insensitive), or -1.
-func (s *Schema) Index(name string) int {
-	for i, c := range s.Columns {
-		if strings.EqualFold(c.Name, name) {
-			return i
-		}
-	}
-	return -1
-}
-
-// IsUnique reports whether s is a UNIQUE KEY table.
-func (s *Schema) IsUnique() bool { return len(s.UniqueKey) > 0 }
-
-// Limits on type parameters, as in Doris.
-const (
-	maxCharLen      = 255
-	maxVarcharLen   = 65533
-	maxDecimalPrec  = 38
-	maxDatetimeScal = 6
-)
-
-// ParseDDL parses CREATE-TABLE-style text:
+// ParseDDL parses a table definition: Doris' CREATE TABLE statement, or its
+// short form without the CREATE TABLE words,
 //
-//	[CREATE TABLE] db.name(col TYPE [NOT NULL|NULL], ...) [UNIQUE KEY(col, ...) | DUPLICATE KEY(col, ...)]
-//	    [DISTRIBUTED BY HASH(col, ...) BUCKETS n]
+//	[CREATE TABLE [IF NOT EXISTS]] [internal.]db.name (column, ... [, INDEX ...])
+//	    [ENGINE = olap]
+//	    [DUPLICATE KEY(col, ...) | UNIQUE KEY(col, ...) | AGGREGATE KEY(col, ...)]
+//	    [CLUSTER BY (col, ...)] [COMMENT 'text']
+//	    [[AUTO] PARTITION BY RANGE|LIST (...) (...)]
+//	    [DISTRIBUTED BY HASH(col, ...) | RANDOM [BUCKETS n | BUCKETS AUTO]]
+//	    [ROLLUP (...)] [PROPERTIES ("key" = "value", ...)] [;]
 //
-// Types are case-insensitive: TINYINT SMALLINT INT INTEGER BIGINT LARGEINT BOOLEAN FLOAT
-// DOUBLE DECIMAL[(p[,s])] DECIMALV3(p[,s]) CHAR[(n)] VARCHAR[(n)] STRING TEXT DATE
-// DATETIME[(n)]. Identifiers may be back-quoted. Errors quote the offending text.
+// with columns as column() reads them. The clauses may come in any order.
+// What Doris checks when it creates a table is checked, in Doris' words
+// (key columns a prefix of the columns, key and aggregation types,
+// defaults, AUTO_INCREMENT, distribution columns, the sequence column
+// properties); a UNIQUE or AGGREGATE table without DISTRIBUTED BY is
+// distributed by its key (real Doris refuses it: StrictDDL does too).
+// Errors quote the offending text.
 func ParseDDL(s string) (*Schema, error) {
-	p := &ddlParser{src: s}
-	sc, err := p.parse()
+	sc, _, err := parseCreateTable(s, "", false)
 	if err != nil {
 		return nil, fmt.Errorf("table: parse %q: %w", s, err)
 	}
 	return sc, nil
 }
 
-type ddlParser struct {
-	src string
-	pos int
+// StrictDDL parses a CREATE TABLE statement received as SQL in database
+// sessionDB (the table name may then be unqualified), with every check of
+// Doris', and reports IF NOT EXISTS. Errors are *DDLError.
+func StrictDDL(s, sessionDB string) (sc *Schema, ifNotExists bool, err error) {
+	return parseCreateTable(s, sessionDB, true)
 }
 
-func (p *ddlParser) skipSpace() {
-	for p.pos < len(p.src) && strings.ContainsRune(" \t\r\n", rune(p.src[p.pos])) {
-		p.pos++
-	}
-}
-
-// rest returns the unparsed text for error messages.
-func (p *ddlParser) rest() string {
-	r := p.src[p.pos:]
-	if r == "" {
-		return "end of text"
-	}
-	if len(r) > 30 {
-		r = r[:30] + "..."
-	}
-	return fmt.Sprintf("%q", r)
-}
-
-// ident reads an identifier (letters, digits, '_', '$', or back-quoted).
-func (p *ddlParser) ident() (string, error) {
-	p.skipSpace()
-	if p.pos < len(p.src) && p.src[p.pos] == '`' {
-		end := strings.IndexByte(p.src[p.pos+1:], '`')
-		if end < 0 {
-			return "", fmt.Errorf("unterminated back-quoted name at %s", p.rest())
+func parseCreateTable(src, sessionDB string, strict bool) (*Schema, bool, error) {
+	p := &ddlParser{src: src}
+	ifNotExists := false
+	if p.keyword("CREATE") {
+		if p.keyword("EXTERNAL") || p.keyword("TEMPORARY") {
+			return nil, false, notSupported("EXTERNAL or TEMPORARY tables")
 		}
-		name := p.src[p.pos+1 : p.pos+1+end]
-		if name == "" {
-			return "", fmt.Errorf("empty name at %s", p.rest())
+		if !p.keyword("TABLE") {
+			return nil, false, p.syntax("expected TABLE")
 		}
-		p.pos += end + 2
-		return name, nil
+		if p.keyword("IF") {
+			if !p.keywords("NOT", "EXISTS") {
+				return nil, false, p.syntax("expected IF NOT EXISTS")
+			}
+			ifNotExists = true
+		}
+	} else if strict {
+		return nil, false, p.syntax("expected CREATE TABLE")
 	}
-	start := p.pos
-	for p.pos < len(p.src) {
-		c := p.src[p.pos]
-		if c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80 {
+	db, name, err := p.tableName(sessionDB)
+	if err != nil {
+		return nil, false, err
+	}
+	s := &Schema{DB: db, Name: name}
+	if err := p.columns(s); err != nil {
+		return nil, false, err
+	}
+	c := &createClauses{}
+	if err := p.clauses(s, c); err != nil {
+		return nil, false, err
+	}
+	if err := finish(s, c, strict); err != nil {
+		return nil, false, err
+	}
+	return s, ifNotExists, nil
+}
+
+// createClauses holds what the table clauses say before finish checks it.
+type createClauses struct {
+	keysGiven    bool
+	distribution bool // DISTRIBUTED BY was given
+	random       bool // ... RANDOM
+}
+
+// columns reads the parenthesised column list, with its INDEX definitions.
+func (p *ddlParser) columns(s *Schema) error {
+	if err := p.expect('('); err != nil {
+		return err
+	}
+	for {
+		if p.keyword("INDEX") {
+			name, err := p.ident()
+			if err != nil {
+				return err
+			}
+			if _, err := p.group(); err != nil {
+				return err
+			}
+			for !p.peek(',') && !p.peek(')') {
+				switch {
+				case p.keyword("USING"):
+					if _, err := p.ident(); err != nil {
+						return err
+					}
+				case p.keyword("PROPERTIES"):
+					if _, err := p.properties(); err != nil {
+						return err
+					}
+				case p.keyword("COMMENT"):
+					if _, err := p.str(); err != nil {
+						return err
+					}
+				default:
+					return p.syntax("index %s: unexpected text", name)
+				}
+			}
+			s.Unmodelled = append(s.Unmodelled, "INDEX "+name)
+		} else {
+			c, err := p.column()
+			if err != nil {
+				return err
+			}
+			s.Columns = append(s.Columns, c)
+		}
+		if !p.take(',') {
+			return p.expect(')')
+		}
+		if p.peek(')') { // a trailing comma
 			p.pos++
-			continue
+			return nil
 		}
-		break
 	}
-	if p.pos == start {
-		return "", fmt.Errorf("expected a name at %s", p.rest())
-	}
-	return p.src[start:p.pos], nil
 }
 
-// peek reports whether the next non-space text is c.
-func (p *ddlParser) peek(c byte) bool {
-	p.skipSpace()
-	return p.pos < len(p.src) && p.src[p.pos] == c
-}
-
-func (p *ddlParser) expect(c byte) error {
-	if !p.peek(c) {
-		return fmt.Errorf("expected %q at %s", c, p.rest())
+// clauses reads the table clauses after the column list, in any order.
+func (p *ddlParser) clauses(s *Schema, c *createClauses) error {
+	seen := map[string]bool{}
+	for !p.end() {
+		var clause string
+		var err error
+		switch {
+		case p.keyword("ENGINE"):
+			clause = "ENGINE"
+			err = p.engine()
+		case p.keysType(&s.Keys):
+			clause = "KEY"
+			if !p.keyword("KEY") {
+				return p.syntax("expected KEY")
+			}
+			s.Key, err = p.identList()
+			c.keysGiven = true
+		case p.keywords("CLUSTER", "BY"):
+			clause = "CLUSTER BY"
+			_, err = p.identList()
+			s.Unmodelled = append(s.Unmodelled, clause)
+		case p.keyword("COMMENT"):
+			clause = "COMMENT"
+			s.Comment, err = p.str()
+		case p.keyword("PARTITION"):
+			clause = "PARTITION BY"
+			err = p.partition(s, false)
+		case p.keywords("AUTO", "PARTITION"):
+			clause = "PARTITION BY"
+			err = p.partition(s, true)
+		case p.keywords("DISTRIBUTED", "BY"):
+			clause = "DISTRIBUTED BY"
+			err = p.distribution(s, c)
+		case p.keyword("ROLLUP"):
+			clause = "ROLLUP"
+			_, err = p.group()
+			s.Unmodelled = append(s.Unmodelled, clause)
+		case p.keyword("PROPERTIES"):
+			clause = "PROPERTIES"
+			s.Properties, err = p.properties()
+		case p.keyword("BROKER"), p.keyword("AS"):
+			return notSupported("CREATE TABLE ... AS SELECT or BROKER properties")
+		default:
+			return p.syntax("unexpected text")
+		}
+		if err != nil {
+			return err
+		}
+		if seen[clause] {
+			return p.syntax("%s given twice", clause)
+		}
+		seen[clause] = true
 	}
-	p.pos++
 	return nil
 }
 
-// keyword consumes the case-insensitive word w if it comes next.
-func (p *ddlParser) keyword(w string) bool {
-	p.skipSpace()
-	end := p.pos + len(w)
-	if end > len(p.src) || !strings.EqualFold(p.src[p.pos:end], w) {
-		return false
+// engine reads = name after ENGINE: only olap.
+func (p *ddlParser) engine() error {
+	p.take('=')
+	e, err := p.ident()
+	if err != nil {
+		return err
 	}
-	if end < len(p.src) {
-		c := p.src[end]
-		if c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
-			return false
-		}
+	if !strings.EqualFold(e, "olap") {
+		return notSupported("ENGINE=%s (only olap)", e)
 	}
-	p.pos = end
-	return true
+	return nil
 }
 
-func (p *ddlParser) parse() (*Schema, error) {
-	if p.keyword("CREATE") {
-		if !p.keyword("TABLE") {
-			return nil, fmt.Errorf("expected TABLE at %s", p.rest())
-		}
-		if p.keyword("IF") && !(p.keyword("NOT") && p.keyword("EXISTS")) {
-			return nil, fmt.Errorf("expected IF NOT EXISTS at %s", p.rest())
+// keysType reads DUPLICATE, UNIQUE or AGGREGATE into k.
+func (p *ddlParser) keysType(k *KeysType) bool {
+	for _, w := range []struct {
+		word string
+		keys KeysType
+	}{{"DUPLICATE", DupKeys}, {"UNIQUE", UniqueKeys}, {"AGGREGATE", AggKeys}} {
+		if p.keyword(w.word) {
+			*k = w.keys
+			return true
 		}
 	}
-	db, err := p.ident()
-	if err != nil {
-		return nil, err
-	}
-	if err := p.expect('.'); err != nil {
-		return nil, fmt.Errorf("table name must be db.name: %w", err)
-	}
-	name, err := p.ident()
-	if err != nil {
-		return nil, err
-	}
-	s := &Schema{DB: db, Name: name}
-	if err := p.expect('('); err != nil {
-		return nil, err
-	}
-	for {
-		c, err := p.column()
-		if err != nil {
-			return nil, err
-		}
-		if s.Index(c.Name) >= 0 {
-			return nil, fmt.Errorf("duplicate column %q", c.Name)
-		}
-		s.Columns = append(s.Columns, c)
-		if p.peek(',') {
-			p.pos++
-			continue
-		}
-		if err := p.expect(')'); err != nil {
-			return nil, err
-		}
-		break
+	return false
+}
+
+// partition reads BY RANGE|LIST (...) (...) after [AUTO] PARTITION.
+func (p *ddlParser) partition(s *Schema, auto bool) error {
+	pt := &Partition{Auto: auto}
+	if !p.keyword("BY") {
+		return p.syntax("expected BY")
 	}
 	switch {
-	case p.keyword("UNIQUE"):
-		if s.UniqueKey, err = p.keyList(s); err != nil {
-			return nil, err
-		}
-	case p.keyword("DUPLICATE"):
-		if _, err = p.keyList(s); err != nil {
-			return nil, err
-		}
+	case p.keyword("RANGE"):
+		pt.Kind = "RANGE"
+	case p.keyword("LIST"):
+		pt.Kind = "LIST"
+	default:
+		return p.syntax("expected RANGE or LIST")
 	}
-	if p.keyword("DISTRIBUTED") {
-		if s.DistributedBy, s.Buckets, err = p.distribution(s); err != nil {
-			return nil, err
-		}
-	}
-	p.skipSpace()
-	if p.peek(';') {
-		p.pos++
-		p.skipSpace()
-	}
-	if p.pos != len(p.src) {
-		return nil, fmt.Errorf("unexpected text %s", p.rest())
-	}
-	return s, nil
-}
-
-// distribution parses `BY HASH(col, ...) BUCKETS n` after DISTRIBUTED.
-func (p *ddlParser) distribution(s *Schema) ([]string, int, error) {
-	if !p.keyword("BY") || !p.keyword("HASH") {
-		return nil, 0, fmt.Errorf("expected BY HASH(col, ...) after DISTRIBUTED at %s", p.rest())
-	}
-	p.skipSpace()
-	cols, err := p.columnList(s, "distribution")
+	cols, err := p.group()
 	if err != nil {
-		return nil, 0, err
+		return err
 	}
-	if !p.keyword("BUCKETS") {
-		return nil, 0, fmt.Errorf("expected BUCKETS n at %s", p.rest())
+	for _, c := range strings.Split(cols, ",") {
+		if c = strings.Trim(strings.TrimSpace(c), "`"); c != "" && !strings.ContainsAny(c, "()' ") {
+			pt.Columns = append(pt.Columns, c)
+		}
 	}
-	p.skipSpace()
-	start := p.pos
-	for p.pos < len(p.src) && p.src[p.pos] >= '0' && p.src[p.pos] <= '9' {
-		p.pos++
+	if p.peek('(') {
+		if pt.Text, err = p.group(); err != nil {
+			return err
+		}
 	}
-	n, err := strconv.Atoi(p.src[start:p.pos])
-	if err != nil || n < 1 {
-		return nil, 0, fmt.Errorf("BUCKETS wants a number >= 1 at %s", p.rest())
-	}
-	return cols, n, nil
+	s.Partition = pt
+	s.Unmodelled = append(s.Unmodelled, "PARTITION BY "+pt.Kind)
+	return nil
 }
 
-// keyList parses `KEY(col, ...)` after UNIQUE or DUPLICATE.
-func (p *ddlParser) keyList(s *Schema) ([]string, error) {
-	if !p.keyword("KEY") {
-		return nil, fmt.Errorf("expected KEY at %s", p.rest())
-	}
-	return p.columnList(s, "key")
-}
-
-// columnList parses `(col, ...)` of s's columns; what names them in errors.
-func (p *ddlParser) columnList(s *Schema, what string) ([]string, error) {
-	if err := p.expect('('); err != nil {
-		return nil, err
-	}
-	var keys []string
-	for {
-		k, err := p.ident()
+// distribution reads HASH(col, ...) | RANDOM [BUCKETS n | AUTO].
+func (p *ddlParser) distribution(s *Schema, c *createClauses) error {
+	c.distribution = true
+	switch {
+	case p.keyword("HASH"):
+		cols, err := p.identList()
 		if err != nil {
-			return nil, err
+			return err
 		}
-		i := s.Index(k)
-		if i < 0 {
-			return nil, fmt.Errorf("%s column %q is not a column of the table", what, k)
+		s.DistributedBy = cols
+	case p.keyword("RANDOM"):
+		c.random = true
+	default:
+		return p.syntax("expected HASH(...) or RANDOM")
+	}
+	s.Buckets = 10 // Doris' default_bucket_num
+	if p.keyword("BUCKETS") {
+		if p.keyword("AUTO") {
+			s.Buckets = 0
+			return nil
 		}
-		for _, prev := range keys {
-			if strings.EqualFold(prev, k) {
-				return nil, fmt.Errorf("%s column %q listed twice", what, k)
+		n, err := p.integer()
+		if err != nil {
+			return err
+		}
+		if n <= 0 || n > 1<<20 {
+			return dorisErr("Number of hash distribution should be greater than zero.")
+		}
+		s.Buckets = int(n)
+	}
+	return nil
+}
+
+// finish completes and checks a parsed table as Doris does when it
+// creates one (CreateTableInfo.validate), in Doris' words.
+func finish(s *Schema, c *createClauses, strict bool) error {
+	if len(s.Columns) == 0 {
+		return dorisErr("table should contain at least one column")
+	}
+	for i, col := range s.Columns {
+		if strings.HasPrefix(strings.ToUpper(col.Name), "__DORIS_") {
+			return dorisErr("Disable to create table column with name start with __DORIS_: %s", strings.ToUpper(col.Name))
+		}
+		for _, prev := range s.Columns[:i] {
+			if strings.EqualFold(prev.Name, col.Name) {
+				return dorisErr("Duplicate column name '%s'", col.Name)
 			}
 		}
-		keys = append(keys, s.Columns[i].Name)
-		if p.peek(',') {
-			p.pos++
-			continue
-		}
-		return keys, p.expect(')')
 	}
+	withoutKeys := false
+	if v, ok := s.Property("enable_duplicate_without_keys_by_default"); ok {
+		withoutKeys = strings.EqualFold(v, "true")
+		if withoutKeys && c.keysGiven {
+			return dorisErr("table property 'enable_duplicate_without_keys_by_default' only can set 'true' when create olap table by default.")
+		}
+	}
+	if !c.keysGiven {
+		defaultKeys(s, withoutKeys)
+	}
+	for i := range s.Columns {
+		s.Columns[i].Key = false // set again for the key columns by checkKeys
+	}
+	if _, ok := s.Property("enable_unique_key_merge_on_write"); ok && !s.IsUnique() {
+		return dorisErr("enable_unique_key_merge_on_write property only support unique key table")
+	}
+	if s.IsUnique() {
+		s.MergeOnWrite = true
+		if v, ok := s.Property("enable_unique_key_merge_on_write"); ok {
+			switch strings.ToLower(v) {
+			case "true":
+			case "false":
+				s.MergeOnWrite = false
+			default:
+				return dorisErr("Invalid enable_unique_key_merge_on_write value: %s", v)
+			}
+		}
+	}
+	if err := checkKeys(s, withoutKeys); err != nil {
+		return err
+	}
+	if err := checkDistribution(s, c, strict); err != nil {
+		return err
+	}
+	autoInc := 0
+	for i := range s.Columns {
+		if err := checkColumn(&s.Columns[i], s.Keys); err != nil {
+			return err
+		}
+		if s.Columns[i].AutoIncrement {
+			if autoInc++; autoInc > 1 {
+				return dorisErr("there can be at most one auto increment column in OlapTable.")
+			}
+		}
+	}
+	if err := sequenceProperties(s); err != nil {
+		return err
+	}
+	for _, pr := range s.Properties {
+		switch strings.ToLower(pr.Key) {
+		case "function_column.sequence_col", "function_column.sequence_type", "enable_unique_key_merge_on_write",
+			"enable_duplicate_without_keys_by_default":
+		default:
+			s.Unmodelled = append(s.Unmodelled, "property "+pr.Key)
+		}
+	}
+	return nil
 }
 
-func (p *ddlParser) column() (Column, error) {
-	name, err := p.ident()
-	if err != nil {
-		return Column{}, err
-	}
-	t, err := p.typ()
-	if err != nil {
-		return Column{}, fmt.Errorf("column %q: %w", name, err)
-	}
-	c := Column{Name: name, Type: t, Nullable: true}
-	switch {
-	case p.keyword("NOT"):
-		if !p.keyword("NULL") {
-			return Column{}, fmt.Errorf("column %q: expected NULL after NOT at %s", name, p.rest())
-		}
-		c.Nullable = false
-	case p.keyword("NULL"):
-	}
-	if p.pos < len(p.src) && !p.peek(',') && !p.peek(')') {
-		return Column{}, fmt.Errorf("column %q: doristest does not support %s (only TYPE [NOT NULL|NULL])", name, p.rest())
-	}
-	return c, nil
-}
-
-// args parses an optional `(n[, m])`, returning how many numbers were present.
-func (p *ddlParser) args() (a, b, n int, err error) {
-	if !p.peek('(') {
-		return 0, 0, 0, nil
-	}
-	p.pos++
-	num := func() (int, error) {
-		p.skipSpace()
-		start := p.pos
-		for p.pos < len(p.src) && p.src[p.pos] >= '0' && p.src[p.pos] <= '9' {
-			p.pos++
-		}
-		v, err := strconv.Atoi(p.src[start:p.pos])
-		if err != nil {
-			return 0, fmt.Errorf("expected a number at %s", p.rest())
-		}
-		return v, nil
-	}
-	if a, err = num(); err != nil {
-		return
-	}
-	n = 1
-	if p.peek(',') {
-		p.pos++
-		if b, err = num(); err != nil {
+// defaultKeys picks the key of a table declared without one, as Doris
+// does: the columns before the first with an aggregation type (then an
+// AGGREGATE table), else a DUPLICATE table's short key: up to three
+// leading columns, ending before a FLOAT, DOUBLE, STRING, JSON or complex
+// column and after a VARCHAR (Doris also stops at 36 bytes of key).
+func defaultKeys(s *Schema, withoutKeys bool) {
+	for _, c := range s.Columns {
+		if c.Agg != AggNone {
+			s.Keys = AggKeys
+			for _, k := range s.Columns {
+				if k.Agg != AggNone {
+					break
+				}
+				s.Key = append(s.Key, k.Name)
+			}
 			return
 		}
-		n = 2
 	}
-	err = p.expect(')')
-	return
+	s.Keys = DupKeys
+	if withoutKeys {
+		return
+	}
+	for _, c := range s.Columns {
+		if len(s.Key) == 3 {
+			break
+		}
+		switch c.Type.Kind {
+		case Float, Double, String, JSON, Variant, Array, Map, Struct:
+			return
+		}
+		s.Key = append(s.Key, c.Name)
+		if c.Type.Kind == Varchar {
+			return
+		}
+	}
 }
 
-func (p *ddlParser) typ() (Type, error) {
-	p.skipSpace()
-	at := p.rest()
-	word, err := p.ident()
-	if err != nil {
-		return Type{}, fmt.Errorf("expected a type at %s", at)
+// checkKeys checks the key columns (CreateTableInfo.validateKeyColumns) and
+// marks them.
+func checkKeys(s *Schema, withoutKeys bool) error {
+	if len(s.Key) == 0 {
+		if s.Keys != DupKeys {
+			return dorisErr("The number of key columns is 0.")
+		}
+		if !withoutKeys {
+			return dorisErr("The olap table first column could not be float, double, string or array, struct, map, please use decimal or varchar instead.")
+		}
 	}
-	switch strings.ToUpper(word) {
-	case "ARRAY", "MAP", "STRUCT":
-		return p.complexType(word)
-	case "JSON", "JSONB":
-		return Type{Kind: JSON}, nil
-	case "VARIANT":
-		return Type{Kind: Variant}, nil
+	if len(s.Key) > len(s.Columns) {
+		return dorisErr("The number of key columns should be less than the number of columns.")
 	}
-	a, b, n, err := p.args()
-	if err != nil {
-		return Type{}, err
+	for i, k := range s.Key {
+		col := &s.Columns[i]
+		if !strings.EqualFold(k, col.Name) {
+			if s.Index(k) < 0 {
+				return dorisErr("Key column[%s] doesn't exist.", k)
+			}
+			return dorisErr("Key columns should be a ordered prefix of the schema. KeyColumns[%d] (starts from zero) is %s, but corresponding column is %s in the previous columns declaration.", i, k, col.Name)
+		}
+		if col.Agg != AggNone {
+			return dorisErr("Key column[%s] should not specify aggregate type.", col.Name)
+		}
+		s.Key[i], col.Key = col.Name, true
 	}
-	noArgs := func(t Type) (Type, error) {
-		if n > 0 {
-			return Type{}, fmt.Errorf("type %s takes no arguments", word)
+	for _, col := range s.Columns[len(s.Key):] {
+		switch {
+		case s.Keys == AggKeys && col.Agg == AggNone:
+			return dorisErr("%s table should specify aggregate type for non-key column[%s]", s.Keys, col.Name)
+		case s.Keys != AggKeys && col.Agg != AggNone:
+			return dorisErr("%s table should not specify aggregate type for non-key column[%s]", s.Keys, col.Name)
 		}
-		return t, nil
 	}
-	switch strings.ToUpper(word) {
-	case "TINYINT":
-		return noArgs(Type{Kind: TinyInt})
-	case "SMALLINT":
-		return noArgs(Type{Kind: SmallInt})
-	case "INT", "INTEGER":
-		return noArgs(Type{Kind: Int})
-	case "BIGINT":
-		return noArgs(Type{Kind: BigInt})
-	case "LARGEINT":
-		return noArgs(Type{Kind: LargeInt})
-	case "BOOLEAN", "BOOL":
-		return noArgs(Type{Kind: Boolean})
-	case "FLOAT":
-		return noArgs(Type{Kind: Float})
-	case "DOUBLE":
-		return noArgs(Type{Kind: Double})
-	case "STRING", "TEXT":
-		return noArgs(Type{Kind: String})
-	case "DATE", "DATEV2":
-		return noArgs(Type{Kind: Date})
-	case "DATETIME", "DATETIMEV2":
-		if n > 1 || a > maxDatetimeScal {
-			return Type{}, fmt.Errorf("%s(%d): scale must be 0..%d", word, a, maxDatetimeScal)
+	return nil
+}
+
+// checkDistribution checks DISTRIBUTED BY (DistributionDescriptor.validate).
+// Without it a DUPLICATE table is RANDOM BUCKETS AUTO, as in Doris; a
+// UNIQUE or AGGREGATE table is HASH(key) BUCKETS AUTO, unless strict: Doris
+// refuses it as random.
+func checkDistribution(s *Schema, c *createClauses, strict bool) error {
+	if !c.distribution {
+		if s.Keys == DupKeys || strict {
+			c.random = true
+		} else {
+			s.DistributedBy = append([]string(nil), s.Key...)
 		}
-		return Type{Kind: DateTime, Scale: a}, nil
-	case "DECIMAL", "DECIMALV3":
-		if n == 0 {
-			a = 9
-		}
-		if a < 1 || a > maxDecimalPrec || b > a {
-			return Type{}, fmt.Errorf("%s(%d,%d): precision must be 1..%d and scale 0..precision", word, a, b, maxDecimalPrec)
-		}
-		return Type{Kind: Decimal, Precision: a, Scale: b}, nil
-	case "CHAR":
-		if n == 0 {
-			a = 1
-		}
-		if n > 1 || a < 1 || a > maxCharLen {
-			return Type{}, fmt.Errorf("CHAR(%d): length must be 1..%d", a, maxCharLen)
-		}
-		return Type{Kind: Char, Length: a}, nil
-	case "VARCHAR":
-		if n == 0 {
-			a = maxVarcharLen
-		}
-		if n > 1 || a < 1 || a > maxVarcharLen {
-			return Type{}, fmt.Errorf("VARCHAR(%d): length must be 1..%d", a, maxVarcharLen)
-		}
-		return Type{Kind: Varchar, Length: a}, nil
 	}
-	return Type{}, fmt.Errorf("unknown type %q", word)
+	if !c.random {
+		for i, d := range s.DistributedBy {
+			for _, prev := range s.DistributedBy[:i] {
+				if prev == d {
+					return dorisErr("Duplicate key in distribution desc is not allowed")
+				}
+			}
+			j := s.Index(d)
+			if j < 0 {
+				return dorisErr("column %s is not found in distribution desc", d)
+			}
+			s.DistributedBy[i] = s.Columns[j].Name
+		}
+		return nil
+	}
+	switch s.Keys {
+	case UniqueKeys:
+		return dorisErr("Create unique keys table should not contain random distribution desc")
+	case AggKeys:
+		for _, col := range s.Columns {
+			if col.Agg == AggReplace || col.Agg == AggReplaceIfNotNull {
+				return dorisErr("Create aggregate keys table with value columns of which aggregate type is REPLACE or REPLACE_IF_NOT_NULL should not contain random distribution desc")
+			}
+		}
+	}
+	return nil
+}
+
+// sequenceProperties reads function_column.sequence_col and
+// function_column.sequence_type (PropertyAnalyzer, InternalCatalog).
+func sequenceProperties(s *Schema) error {
+	col, hasCol := s.Property("function_column.sequence_col")
+	typ, hasType := s.Property("function_column.sequence_type")
+	if (hasCol || hasType) && !s.IsUnique() {
+		return dorisErr("sequence column only support UNIQUE_KEYS")
+	}
+	if hasCol {
+		i := s.Index(col)
+		if i < 0 {
+			return dorisErr("The specified sequence column[%s] not exists", col)
+		}
+		if !sequenceKind(s.Columns[i].Type.Kind) {
+			return dorisErr("Sequence type only support integer types and date types")
+		}
+		s.SequenceCol = s.Columns[i].Name
+	}
+	if hasType {
+		t, err := (&ddlParser{src: typ}).typ()
+		if err != nil || !sequenceKind(t.Kind) {
+			return dorisErr("sequence type only support integer types and date types")
+		}
+		if hasCol {
+			return dorisErr("The sequence_col and sequence_type cannot be set at the same time")
+		}
+		s.SequenceType = &t
+	}
+	return nil
+}
+
+// sequenceKind reports whether a sequence column may be of kind k: Doris
+// takes fixed-point integers and dates.
+func sequenceKind(k Kind) bool {
+	switch k {
+	case TinyInt, SmallInt, Int, BigInt, LargeInt, Date, DateTime:
+		return true
+	}
+	return false
+}
+
+// String renders s as a CREATE TABLE statement that ParseDDL reads back.
+func (s *Schema) String() string {
+	var b strings.Builder
+	b.WriteString("CREATE TABLE `" + s.DB + "`.`" + s.Name + "` (\n")
+	for i, c := range s.Columns {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		b.WriteString("  " + c.String())
+	}
+	b.WriteString("\n)")
+	if len(s.Key) > 0 {
+		b.WriteString(" " + map[KeysType]string{DupKeys: "DUPLICATE", UniqueKeys: "UNIQUE", AggKeys: "AGGREGATE"}[s.Keys] + " KEY(" + quoteNames(s.Key) + ")")
+	}
+	if s.Comment != "" {
+		b.WriteString(" COMMENT " + strconv.Quote(s.Comment))
+	}
+	if s.Partition != nil {
+		if s.Partition.Auto {
+			b.WriteString(" AUTO")
+		}
+		b.WriteString(" PARTITION BY " + s.Partition.Kind + "(" + quoteNames(s.Partition.Columns) + ") (" + s.Partition.Text + ")")
+	}
+	if len(s.DistributedBy) > 0 {
+		b.WriteString(" DISTRIBUTED BY HASH(" + quoteNames(s.DistributedBy) + ")")
+	} else {
+		b.WriteString(" DISTRIBUTED BY RANDOM")
+	}
+	if s.Buckets > 0 {
+		b.WriteString(" BUCKETS " + strconv.Itoa(s.Buckets))
+	} else {
+		b.WriteString(" BUCKETS AUTO")
+	}
+	if len(s.Properties) > 0 {
+		props := make([]string, len(s.Properties))
+		for i, p := range s.Properties {
+			props[i] = strconv.Quote(p.Key) + " = " + strconv.Quote(p.Value)
+		}
+		b.WriteString(" PROPERTIES (" + strings.Join(props, ", ") + ")")
+	}
+	return b.String()
+}
+
+func quoteNames(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = "`" + n + "`"
+	}
+	return strings.Join(q, ", ")
 }

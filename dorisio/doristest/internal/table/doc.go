@@ -44,21 +44,33 @@
 // set; a '"' enclose kept before 4.0 without trim_double_quotes), complex types as
 // compact JSON. A CSV line that is not UTF-8, or a JSON document, is filtered.
 //
-// # Unique key tables
+// # Tables
 //
-// One row per key. A later row replaces the stored one; with
-// function_column.sequence_col a row whose sequence value is lower than the stored one's
-// is ignored (equal: the later row wins). A delete removes the key (kept as a tombstone
-// holding its sequence value). partial_columns (or unique_key_update_mode
-// UPDATE_FIXED_COLUMNS) updates only the listed columns; the others keep their stored
-// values, or are NULL (zero for NOT NULL columns) for a new key.
+// ParseDDL and StrictDDL read Doris' CREATE TABLE (ddl.go: columns, key model,
+// distribution, partitions, PROPERTIES) into a Schema, with Doris' checks and
+// error texts; ParseStatement reads the DDL the SQL endpoint runs, and
+// Table.AddColumns plays ALTER TABLE ... ADD COLUMN (alter.go).
+//
+// # Unique and aggregate key tables
+//
+// One row per key. A later row replaces the stored one; with a sequence column (the
+// function_column.sequence_col property, or the header with a sequence_type table) a
+// row whose sequence value is lower than the stored one's is ignored (equal: the later
+// row wins). A delete removes the key (kept as a tombstone holding its sequence value).
+// partial_columns (or unique_key_update_mode UPDATE_FIXED_COLUMNS) updates only the
+// listed columns; the others keep their stored values, or take their default, NULL
+// or zero (NOT NULL columns) for a new key. An AGGREGATE KEY table merges a row into
+// the stored one of its key column by column (aggregate.go).
 //
 // # Where this differs from real Doris
 //
 //   - `columns` takes plain names only; names that are not table columns are read and
 //     dropped. Expressions (`v=tmp+1`) are refused with a "doristest does not support"
-//     HeaderError. Columns not listed are NULL (no DEFAULT values); a NOT NULL column
-//     left out is refused like a column without default.
+//     HeaderError. Columns not listed take their DEFAULT, else NULL; a NOT NULL column
+//     without default left out is refused.
+//   - The function_column.sequence_col header (a sequence_type table) must name a table
+//     column, whose values order rows as its own type (Doris also takes a source column
+//     of `columns` and casts it to the sequence type).
 //   - `where` and `delete` support only `col <op> literal` (or `col % n <op> literal`) with AND, OR, NOT, parentheses
 //     and IS [NOT] NULL; no functions, no IN, no column-to-column comparisons.
 //   - Value parsing is narrower than the BE's casts: integers must be plain digits (no

@@ -14,7 +14,7 @@ func FuzzParseCSV(f *testing.F) {
 	f.Add([]byte("h\n1\t2024-02-30\t\\N\n"), uint8(3))
 	f.Add([]byte(`[{"k":1,"v":"x"},{"k":"a"},3]`), uint8(4))
 	f.Add([]byte("{\"k\":1}\n{bad\n"), uint8(5))
-	s, err := ParseDDL("d.u(k INT NOT NULL, v VARCHAR(4), d DECIMAL(4,2), t DATETIME(3)) UNIQUE KEY(k)")
+	s, err := ParseDDL("d.u(k INT NOT NULL, v VARCHAR(4), d DECIMAL(4,2), t DATETIME(3)) UNIQUE KEY(k) PROPERTIES (\"function_column.sequence_col\" = \"t\")")
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -324,7 +324,7 @@ func (sp *Spec) columns(cols, hidden string) error {
 		return nil // checked in uniqueOptions
 	}
 	for i, c := range s.Columns {
-		if sp.mapped[i] < 0 && !c.Nullable {
+		if sp.mapped[i] < 0 && !c.Nullable && c.Default == nil && !c.AutoIncrement {
 			return feErr("Column has no default value. column: %s", c.Name)
 		}
 	}
@@ -393,20 +393,24 @@ func (sp *Spec) mergeOptions(mt, del string) error {
 func (sp *Spec) uniqueOptions(seq string, explicitColumns bool) error {
 	s := sp.schema
 	if sp.partial {
-		if !s.IsUnique() {
+		if !s.IsUnique() || !s.MergeOnWrite {
 			return feErr("Only unique key merge on write support partial update")
 		}
-		for _, k := range s.UniqueKey {
+		for _, k := range s.Key {
 			// Without a columns header 2.x/3.0 plan with an empty column list.
 			if !explicitColumns || sp.mapped[s.Index(k)] < 0 {
 				return feErr("Partial update should include all key columns, missing: %s", k)
 			}
 		}
 	}
-	if seq != "" {
-		if !s.IsUnique() {
-			return feErr("There is no sequence column in the table %s", s.Name)
-		}
+	switch {
+	case s.SequenceCol != "": // the table names its sequence column: every load is ordered by it
+		sp.seqIdx = s.seqIndex()
+	case s.SequenceType != nil && seq == "":
+		return feErr("Table %s has sequence column, need to specify the sequence column", s.Name)
+	case seq != "" && s.SequenceType == nil:
+		return feErr("There is no sequence column in the table %s", s.Name)
+	case seq != "":
 		i := s.Index(seq)
 		if i < 0 {
 			return feErr("sequence column %s is not a column of table %s", seq, s.Name)

@@ -9,6 +9,10 @@ import (
 const dupDDL = "d.t(k INT, v VARCHAR(8))"
 const uniqDDL = "d.u(k INT NOT NULL, v VARCHAR(8), s BIGINT) UNIQUE KEY(k)"
 
+// seqDDL is a unique table with a hidden sequence column, which each load
+// feeds with the function_column.sequence_col header.
+const seqDDL = uniqDDL + ` PROPERTIES ("function_column.sequence_type" = "bigint")`
+
 func TestNewSpecHeaderErrors(t *testing.T) {
 	tests := []struct {
 		name string
@@ -54,8 +58,14 @@ func TestNewSpecHeaderErrors(t *testing.T) {
 			"[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = Partial update should include all key columns, missing: k"},
 		{"a sequence column on a duplicate table is refused", dupDDL, []string{"function_column.sequence_col", "k"},
 			"[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = There is no sequence column in the table t"},
-		{"an unknown sequence column is refused", uniqDDL, []string{"function_column.sequence_col", "x"},
+		{"a sequence column on a unique table without one is refused", uniqDDL, []string{"function_column.sequence_col", "s"},
+			"[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = There is no sequence column in the table u"},
+		{"a load into a table with a hidden sequence column must name its source", seqDDL, nil,
+			"[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = Table u has sequence column, need to specify the sequence column"},
+		{"an unknown sequence column is refused", seqDDL, []string{"function_column.sequence_col", "x"},
 			"[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = sequence column x is not a column of table u"},
+		{"partial_columns on a merge-on-read unique table is refused", uniqDDL + ` PROPERTIES ("enable_unique_key_merge_on_write" = "false")`, []string{"partial_columns", "true", "columns", "k,v"},
+			"[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = Only unique key merge on write support partial update"},
 		{"a max_filter_ratio above 1 is refused", dupDDL, []string{"max_filter_ratio", "1.5"},
 			"[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = max_filter_ratio should be between 0 and 1, actually is 1.5"},
 		{"a bad hex separator is refused", dupDDL, []string{"column_separator", `\xZZ`},

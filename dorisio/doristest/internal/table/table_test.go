@@ -31,6 +31,7 @@ func applyAll(t *testing.T, ddl string, loads ...[]string) *Table {
 
 func TestTableRows(t *testing.T) {
 	const uniq = "d.u(k INT NOT NULL, v VARCHAR(8), s BIGINT) UNIQUE KEY(k)"
+	const seqUniq = uniq + ` PROPERTIES ("function_column.sequence_type" = "bigint")`
 	tests := []struct {
 		name  string
 		ddl   string
@@ -61,13 +62,13 @@ func TestTableRows(t *testing.T) {
 		{"MERGE deletes the rows matching the delete condition and upserts the rest", uniq,
 			[][]string{{"1\ta\t0\n2\tb\t0\n"}, {"1\tdel\t0\n2\tkeep\t0\n3\tnew\t0\n", "merge_type", "MERGE", "delete", "v = 'del'"}},
 			[][]string{{"2", "keep", "0"}, {"3", "new", "0"}}},
-		{"a sequence column keeps the row with the larger value", uniq,
+		{"a sequence column keeps the row with the larger value", seqUniq,
 			[][]string{{"1\tfirst\t5\n1\tolder\t3\n2\tb\t1\n", "function_column.sequence_col", "s"}, {"1\tnewer\t7\n2\tsame\t1\n", "function_column.sequence_col", "s"}},
 			[][]string{{"1", "newer", "7"}, {"2", "same", "1"}}},
-		{"a delete with a lower sequence value is ignored", uniq,
+		{"a delete with a lower sequence value is ignored", seqUniq,
 			[][]string{{"1\ta\t5\n", "function_column.sequence_col", "s"}, {"1\ta\t4\t1\n", "function_column.sequence_col", "s", "hidden_columns", DeleteSign}},
 			[][]string{{"1", "a", "5"}}},
-		{"a tombstone keeps its sequence value against older inserts", uniq,
+		{"a tombstone keeps its sequence value against older inserts", seqUniq,
 			[][]string{{"1\ta\t5\t1\n1\tlate\t4\t0\n1\tnew\t6\t0\n", "function_column.sequence_col", "s", "hidden_columns", DeleteSign}},
 			[][]string{{"1", "new", "6"}}},
 		{"partial columns update only the listed columns", uniq,

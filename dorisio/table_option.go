@@ -1,0 +1,149 @@
+package dorisio
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+)
+
+// KeyModel is a Doris table's data model: its KEY clause.
+type KeyModel string
+
+const (
+	// DuplicateKey keeps every row loaded (DUPLICATE KEY).
+	DuplicateKey KeyModel = "DUPLICATE"
+	// UniqueKey keeps one row per key, the last loaded or the one with the
+	// highest sequence value: loads upsert (UNIQUE KEY).
+	UniqueKey KeyModel = "UNIQUE"
+	// AggregateKey keeps one row per key, merging each value column by the
+	// aggregation its field's tag names: `doris:"total,agg=SUM"` (MAX, MIN,
+	// REPLACE, REPLACE_IF_NOT_NULL) (AGGREGATE KEY).
+	AggregateKey KeyModel = "AGGREGATE"
+)
+
+// TableSpec is how WithCreateTable makes a table of the element struct's
+// columns. Its zero value is a DUPLICATE KEY table keyed and distributed by
+// the first field's column, BUCKETS AUTO.
+type TableSpec struct {
+	// Keys are the key columns, by column name, in key order; they become
+	// the table's first columns (the other fields follow in field order).
+	// Default: the first field's column. A key cannot be FLOAT, DOUBLE,
+	// STRING (a string field makes a VARCHAR(65533) key), JSON or complex.
+	Keys []string
+	// Model is DuplicateKey (default), UniqueKey or AggregateKey.
+	Model KeyModel
+	// DistributedBy are the columns of DISTRIBUTED BY HASH(...). Default:
+	// Keys.
+	DistributedBy []string
+	// Buckets is BUCKETS n; 0 (default) is BUCKETS AUTO.
+	Buckets int
+	// Properties are the table's PROPERTIES, e.g. {"replication_num": "1"}
+	// on a cluster of fewer than three BEs, or
+	// {"function_column.sequence_col": "version"} to keep, per key of a
+	// UniqueKey table, the row with the highest version. Default: none
+	// (Doris' defaults).
+	Properties map[string]string
+	// Comment is the table's COMMENT.
+	Comment string
+}
+
+// WithCreateTable creates each table the Write loads when Doris does not
+// have it, from the element struct's fields (default: off, a missing table
+// fails the bundle; the Flink connector's auto table creation in its CDC
+// sync, CdcTools, PROPERTIES from --table-conf): CREATE TABLE IF NOT EXISTS through the FE's SQL endpoint
+// (POST /api/query/default_cluster/{db}), once per worker process and
+// table, before any row of it is loaded, then a wait until the FE's schema
+// lists the table. Column types follow the Go types (see "Tables that
+// follow the Go types" in the package doc), or the tag option type=:
+// `doris:"amount,type=DECIMAL(12,2)"`. A table that exists is left as it is
+// (with WithAddColumns, its missing columns are added). Rows routed to many
+// tables (a `doris:",table"` field) create each table the same way. The
+// elements must be structs; the user needs CREATE on the database (and
+// SELECT, to read the schema). Not for WriteFiles: create its table
+// yourself (pipelines/load --create-table --ddl).
+func WithCreateTable(spec TableSpec) WriteOption {
+	return func(o *writeOptions) {
+		o.give("WithCreateTable")
+		model := spec.Model
+		if model == "" {
+			model = DuplicateKey
+		}
+		switch {
+		case model != DuplicateKey && model != UniqueKey && model != AggregateKey:
+			o.fail("WithCreateTable(TableSpec{Model: %q}): want dorisio.DuplicateKey, UniqueKey or AggregateKey", string(spec.Model))
+			return
+		case spec.Buckets < 0:
+			o.fail("WithCreateTable(TableSpec{Buckets: %d}): must be >= 0 (0 is BUCKETS AUTO)", spec.Buckets)
+			return
+		}
+		for k := range spec.Properties {
+			if strings.TrimSpace(k) == "" {
+				o.fail("WithCreateTable(TableSpec{Properties: ...}): a property has an empty name")
+				return
+			}
+		}
+		o.Evolve.Create = &encode.TableSpec{
+			Keys: spec.Keys, Model: string(model), DistributedBy: spec.DistributedBy,
+			Buckets: spec.Buckets, Properties: spec.Properties, Comment: spec.Comment,
+		}
+	}
+}
+
+// WithAddColumns adds to a table the columns of struct fields it lacks
+// (default: off, a field without a column fails the bundle naming it; the
+// Flink connector's schema change in its CDC sync, SchemaChangeManager):
+// ALTER TABLE ... ADD COLUMN (...) NULL through the FE's
+// SQL endpoint, before any row of the table is loaded, then a wait until
+// the FE's schema lists the columns. Rows already in the table read NULL
+// in them. Doris' "Can not add column which already exists" counts as done,
+// so workers adding the same column at once converge, and a retried bundle
+// runs it again harmlessly. It never drops, renames or retypes a column: a
+// field whose Go type cannot fill its column's type (an int field, a
+// VARCHAR column) fails the bundle, naming the field, the column and both
+// types. Column types as WithCreateTable's; on an AGGREGATE KEY table, tag
+// a new field with its aggregation (agg=SUM), else Doris adds it as a key
+// column (a heavy schema change). The elements must be structs; the user
+// needs ALTER on the table.
+func WithAddColumns() WriteOption {
+	return func(o *writeOptions) {
+		o.give("WithAddColumns()")
+		o.Evolve.AddColumns = true
+	}
+}
+
+// CreateTable runs a CREATE TABLE statement, as written (Doris' syntax,
+// e.g. SHOW CREATE TABLE's output), through the FE's SQL endpoint (POST
+// /api/query/default_cluster/{cfg.Database}), before a job: for WriteFiles
+// and pre-encoded rows, which have no struct to make a table of
+// (pipelines/load --create-table --ddl). existed is true when Doris
+// answered that the table exists (`Table 'x' already exists`, for a
+// statement without IF NOT EXISTS): nothing changed, which is no error.
+// Any other refusal is an error with Doris' words. The statement must be a
+// CREATE TABLE; the user needs CREATE on the database.
+func CreateTable(ctx context.Context, cfg Config, ddl string) (existed bool, err error) {
+	stmt := strings.TrimSpace(ddl)
+	if f := strings.Fields(strings.ToUpper(stmt)); len(f) < 3 || f[0] != "CREATE" || f[1] != "TABLE" {
+		return false, fmt.Errorf("dorisio.CreateTable: the statement is not a CREATE TABLE: %s", streamload.QuoteData(firstLine(stmt)))
+	}
+	c, err := configClient(cfg)
+	if err != nil {
+		return false, fmt.Errorf("dorisio.CreateTable: %w", err)
+	}
+	defer c.Close()
+	switch err := c.Exec(ctx, cfg.Database, stmt); {
+	case streamload.IsAlreadyExists(err):
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("dorisio.CreateTable: %w", err)
+	}
+	return false, nil
+}
+
+// firstLine is s up to its first line end.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/dorisbeam/dorisbeam/dorisio"
+)
+
+// --ddl is a statement or a file holding one: a table definition always has
+// a '(', a path to one rarely does.
+
+// ddlIsFile reports whether --ddl's value names a file.
+func ddlIsFile(v string) bool { return v != "" && !strings.Contains(v, "(") }
+
+// ddlSource checks that a --ddl naming a file can be read.
+func ddlSource(p *string) func() error {
+	return func() error {
+		if !ddlIsFile(*p) {
+			return nil
+		}
+		if _, err := os.ReadFile(*p); err != nil {
+			return fmt.Errorf("want a CREATE TABLE statement, or a file holding one: %v", err)
+		}
+		return nil
+	}
+}
+
+// ddlText is --ddl's statement: its value, or the file it names.
+func ddlText(o *options) (string, error) {
+	if !ddlIsFile(o.ddl) {
+		return o.ddl, nil
+	}
+	b, err := os.ReadFile(o.ddl)
+	if err != nil {
+		return "", refused("--ddl %s: %v", shown(o.ddl), err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// createTable runs --ddl on the FE before the job (--create-table), and
+// says whether it made the table.
+func createTable(ctx context.Context, cfg dorisio.Config, o *options, w io.Writer) error {
+	ddl, err := ddlText(o)
+	if err != nil {
+		return err
+	}
+	existed, err := dorisio.CreateTable(ctx, cfg, ddl)
+	switch {
+	case err != nil:
+		return fmt.Errorf("--create-table: %w", err)
+	case existed:
+		fmt.Fprintf(w, "--create-table: the table exists; left as it is (database %s)\n", cfg.Database)
+	default:
+		fmt.Fprintf(w, "--create-table: ran --ddl on the FE (database %s)\n", cfg.Database)
+	}
+	return nil
+}
