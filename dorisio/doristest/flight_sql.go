@@ -1,6 +1,7 @@
 package doristest
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -46,10 +47,7 @@ func (s *Server) parseQuery(sql string) (*query, error) {
 	}
 	q := &query{db: db, tbl: tbl}
 	if q.t = s.txns.table(db, tbl); q.t == nil {
-		if _, ok := s.txns.txns(db, func(*txn) bool { return false }); !ok {
-			return nil, fmt.Errorf("Unknown database '%s'", db)
-		}
-		return nil, fmt.Errorf("Unknown table '%s'", tbl)
+		return nil, errors.New(s.missingTable(db, tbl))
 	}
 	sc := q.t.Schema()
 	if strings.TrimSpace(m[1]) == "*" {

@@ -53,11 +53,7 @@ func (s *Server) feQueryPlan(w http.ResponseWriter, r *http.Request, db, tbl str
 	}
 	t := s.txns.table(db, tbl)
 	if t == nil {
-		what := fmt.Sprintf("Unknown table '%s'", tbl)
-		if _, ok := s.txns.txns(db, func(*txn) bool { return false }); !ok {
-			what = fmt.Sprintf("Unknown database '%s'", db)
-		}
-		feEnvelope(w, "Error", 1, jsonString("errCode = 2, detailMessage = "+what))
+		feEnvelope(w, "Error", 1, jsonString("errCode = 2, detailMessage = "+s.missingTable(db, tbl)))
 		return
 	}
 	planError := func(status int, reason string) {
