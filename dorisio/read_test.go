@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"math/rand"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -516,5 +517,26 @@ func TestTheReadsPasswordNeverTravelsWithThePipeline(t *testing.T) {
 	wantErr(t, err, "dorisio.Read: table demo.ids")
 	if err != nil && strings.Contains(err.Error(), "wrong-pw") {
 		t.Errorf("the error shows the password: %v", err)
+	}
+}
+
+func TestASplitPastTheBufferIsSpilledAndReadBackWhole(t *testing.T) {
+	srv, rows := idTable(t, 20_000)
+	h := srv.Inject(doristest.Fault{Kind: doristest.DoGetFails, Count: 1})
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir) // where the spill files go (os.TempDir)
+	got, res, err := readAll(t, configFor(srv, "ids"), Query{TabletsPerSplit: 8}, reflect.TypeOf(idOnly{}), WithReadBufferBytes(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSameRows(t, got, rows)
+	if n := counter(res, "read_spilled_batches"); h.Hits() != 1 || n < 5 {
+		t.Errorf("fault hits %d, %d batches spilled: want the first attempt's fetch cut, and every batch past the first spilled", h.Hits(), n)
+	}
+	left, _ := os.ReadDir(dir)
+	for _, f := range left {
+		if strings.HasPrefix(f.Name(), "dorisio-read-") {
+			t.Errorf("spill file %s left behind", f.Name())
+		}
 	}
 }

@@ -31,6 +31,7 @@ type splitData struct {
 	w       *ipc.Writer
 	decode  func(arrow.RecordBatch, int64) (decoded, error)
 	spilled int64 // the first row spilled
+	nspill  int64 // batches spilled
 }
 
 // add decodes rec (or spills it past the budget).
@@ -61,6 +62,7 @@ func (d *splitData) add(rec arrow.RecordBatch, decode func(arrow.RecordBatch, in
 	if !rec.Schema().Equal(d.schema) {
 		return fmt.Errorf("an endpoint's result has schema %s, another's %s", rec.Schema(), d.schema)
 	}
+	d.nspill++
 	return d.w.Write(rec)
 }
 

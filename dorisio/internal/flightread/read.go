@@ -21,6 +21,7 @@ var (
 	rowsRead    = beam.NewCounter("dorisio", "read_rows")
 	splitsRead  = beam.NewCounter("dorisio", "read_splits")
 	splitReruns = beam.NewCounter("dorisio", "read_split_reruns")
+	spilled     = beam.NewCounter("dorisio", "read_spilled_batches") // past WithReadBufferBytes
 )
 
 // ReadFn is the read stage (§14.4 - §14.6): per split, Execute its
@@ -136,6 +137,7 @@ func (fn *ReadFn) attempt(ctx context.Context, sp Split) (*splitData, error) {
 		rec.Release()
 	}
 	// batches is closed: the fetch goroutine has returned.
+	spilled.Inc(ctx, d.nspill)
 	var de *decodeError
 	switch {
 	case derr != nil && !errors.As(derr, &de):
