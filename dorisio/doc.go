@@ -533,6 +533,9 @@
 //     "rows:demo.events" (Beam metrics carry no labels, so the table is
 //     part of the name); with WithRejectedRows, rejected_rows and
 //     "rejected_rows:<db>.<table>".
+//   - Read: read_rows, read_splits, read_split_reruns (splits run again
+//     after a failed query or fetch) and read_spilled_batches (batches past
+//     WithReadBufferBytes, held in a file until their split was read).
 //
 // Read them from the PipelineResult of beamx.RunWithMetrics (or
 // ptest.RunWithMetrics) with a query on the namespace (tested on prism and
