@@ -359,7 +359,13 @@
 // one whose bytes did not keeps its label (a touched file loads nothing). Local ranges go from the file to the
 // socket by sendfile(2); a compressed file is one load (gz, lz4 and bz2 as
 // they are with Doris' compress_type; zstd decompressed on the worker).
-// Header lines are skipped once per file. A pattern that matches nothing,
+// Header lines are skipped once per file, and a UTF-8 byte-order mark at a
+// file's start (said once). Every CSV record's line ending is checked: read
+// with "\n", a file whose records end both "\n" and "\r\n" fails naming its
+// first line of the other kind (Files.StripCR drops the "\r" instead). A
+// file's values are foreign, so WriteFiles sends strict_mode true unless
+// WithStrictMode(false): a value Doris cannot convert is a refused row or
+// a failed load naming it, never a NULL. A pattern that matches nothing,
 // an unreadable file, or a file that changes while it loads fail the job,
 // naming the pattern or file; for a changed file, also the bytes and rows
 // of it already loaded, and how to load the rest. WriteFilesFrom does the same for
@@ -397,9 +403,15 @@
 // transactions of the prefix's other runs (SHOW TRANSACTION over the FE's
 // /api/query, which Doris 2.1/3.0 allow only with ADMIN; without it a
 // warning is logged). It never touches this run's labels, any other
-// prefix's, or identity labels. It is off by default: use it only when no
-// other job, and no in-place update of this job, writes with the prefix, as
-// their commits may still come.
+// prefix's, identity labels, grouped parts or stream batches (a replay of
+// their rows adopts them by label). It is off by default: use it only when
+// no other job, and no in-place update of this job, writes with the prefix,
+// as their commits may still come.
+//
+// A program that runs its own job should call AbortOpenLoads(ctx, p) when
+// the job fails or is stopped: the loads of bundles that finished wait for
+// a commit stage that will not run (pipelines/load does this on a failure,
+// Ctrl-C and SIGTERM).
 //
 // # Errors
 //
@@ -458,14 +470,27 @@
 // counts them. In every delivery mode and for file ranges:
 //
 //   - a struct row Write's value checks refuse is never sent;
-//   - a load Doris fails for data quality is cut in two at a record
-//     boundary and each half loaded under a label derived from the
-//     parent's, halves refused again cut again, until each refused row is
-//     alone: the other rows load exactly once (a retried bundle re-forms
-//     the same halves under the same labels). It costs about 2·k·log2(n/k)
-//     extra loads for k refused rows among n, sent one after another; with
-//     ExactlyOnce the halves are precommitted transactions outside
-//     WithMaxOpenTxns' budget.
+//   - a load Doris fails for data quality has its refused rows named by
+//     Doris' error log (up to 51 per load, each with its reason), taken
+//     out, and the rest loaded as one load under a label derived from the
+//     parent's and the rest's bytes, without max_filter_ratio; refused
+//     again, its log names more. Rows no log names (a log unreachable from
+//     the worker, rows shown in a way that picks out none) are found by
+//     probing: halves sent as two-phase loads and aborted at once. A load
+//     with k refused rows costs 1 + ⌈k/51⌉ more loads (two in all for up
+//     to 51), counted by "isolation_loads:<db>.<table>"; with ExactlyOnce
+//     the last is a precommitted transaction outside WithMaxOpenTxns'
+//     budget. The other rows load exactly once: the last load holds
+//     exactly the rows Doris takes, whichever way they were named, so a
+//     retried bundle, a replayed batch or a re-run sends it under the same
+//     label.
+//
+// Within WithMaxFilterRatio Doris loads a load with its filtered rows left
+// out: those are counted in CommitResult.FilteredRows, not listed. Where
+// each row is checked: struct fields by Write (see Values), before they
+// are sent; pre-encoded rows and files by Doris, with its reasons (strict
+// mode decides whether a value it cannot convert is a refused row or a
+// NULL: on by default for WriteFiles).
 //
 // Not isolated (the load fails as without the option): compressed file
 // ranges, bodies with header lines (skip_lines, csv_with_names) or a JSON
@@ -532,7 +557,9 @@
 //     "loads:<db>.<table>" and "filtered_rows:<db>.<table>", e.g.
 //     "rows:demo.events" (Beam metrics carry no labels, so the table is
 //     part of the name); with WithRejectedRows, rejected_rows and
-//     "rejected_rows:<db>.<table>".
+//     "rejected_rows:<db>.<table>", and isolation_loads and
+//     "isolation_loads:<db>.<table>" (the loads sent to tell refused rows
+//     apart, besides the loads Doris refused).
 //   - Read: read_rows, read_splits, read_split_reruns (splits run again
 //     after a failed query or fetch) and read_spilled_batches (batches past
 //     WithReadBufferBytes, held in a file until their split was read).
@@ -595,10 +622,12 @@
 // columns of other types (HLL, BITMAP, IPV4, ...), pre-encoded rows ([]byte,
 // string, Row) and WriteFiles' files, and every field when the FE does not
 // answer the schema request (a warning is logged: an FE without the endpoint,
-// no SELECT privilege, a proxy). For those, Doris' own rules apply:
-// WithStrictMode(true) makes Doris filter a row whose value does not convert,
-// so the load fails with ErrDataQuality (within WithMaxFilterRatio) instead
-// of storing NULL. Write's own checks do not depend on strict mode.
+// no SELECT privilege, a proxy). For those, Doris' own rules apply: in
+// strict mode (WithStrictMode(true), the default of WriteFiles and
+// WriteFilesFrom) Doris filters a row whose value does not convert, so the
+// load fails with ErrDataQuality (within WithMaxFilterRatio) or, with
+// WithRejectedRows, the row is reported, instead of storing NULL. Write's
+// own checks do not depend on strict mode.
 // Pre-encoded rows are joined and counted by the load's line_delimiter.
 //
 // # Reading

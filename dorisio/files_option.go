@@ -57,6 +57,18 @@ type Files struct {
 	// ends at a record boundary, and keeps its identity (path, size,
 	// modification time, offset, length) across runs.
 	RangeBytes int64
+	// StripCR loads a CSV record that ends "\r\n" as ending "\n": the "\r"
+	// is not part of its last value (a "\r\n" inside a quoted value stays).
+	// For files whose lines end both ways, or all "\r\n" (which
+	// WithLineDelimiter("\r\n") reads too). Default false: every record's
+	// line ending is checked, and a file whose records end both "\n" and
+	// "\r\n" fails, naming its first line of the other kind, before any of
+	// its ranges that holds one is loaded; a file whose records all end
+	// "\r\n" is named in a warning and loads with the "\r" ("alpha\r").
+	// Plain CSV files read with the line delimiter "\n" only. A range it
+	// changes is another load: its label differs from the one it has
+	// without StripCR.
+	StripCR bool
 	// AllowEmptyMatch lets a pattern match nothing (or only directories): a
 	// daily export directory that may be empty. By default such a pattern
 	// fails the job, naming it: a typo in a path is not a successful load of
@@ -84,6 +96,7 @@ func (f Files) check(o *writeOptions) {
 	case f.RangeBytes > 0:
 		o.Files.RangeBytes = f.RangeBytes
 	}
+	o.Files.StripCR = f.StripCR
 }
 
 // WithColumnSeparator sets the CSV column_separator (Doris' and the Flink
@@ -132,6 +145,11 @@ func fileHeaders(o *writeOptions, f Files) (map[string]string, filerange.Syntax,
 			return nil, sc, fmt.Errorf("WithLoadHeader(%q, ...): %s", h, why)
 		}
 	}
+	// A file's values are foreign: strict by default, so a value Doris cannot
+	// convert is a refused row (WithRejectedRows) or a failed load naming
+	// it, never a NULL the file did not say. WithStrictMode(false) says
+	// otherwise.
+	headers["strict_mode"] = "true"
 	for k, v := range o.Headers {
 		headers[k] = v
 	}
@@ -143,9 +161,15 @@ func fileHeaders(o *writeOptions, f Files) (map[string]string, filerange.Syntax,
 		}
 		sc.Delim = d
 	}
+	if f.StripCR && string(sc.Delim) != "\n" {
+		return nil, sc, fmt.Errorf("Files.StripCR: reads \"\\r\\n\" as the line delimiter \"\\n\"; with WithLineDelimiter(%q) use one or the other", headers["line_delimiter"])
+	}
 	if o.Format == JSON {
 		if f.HeaderLines > 0 {
 			return nil, sc, fmt.Errorf("Files.HeaderLines %d: JSON lines have no header", f.HeaderLines)
+		}
+		if f.StripCR {
+			return nil, sc, fmt.Errorf("Files.StripCR: JSON lines read a \"\\r\" before \"\\n\" as a space; it is for CSV")
 		}
 		if _, set := headers["strip_outer_array"]; set {
 			return nil, sc, fmt.Errorf("WithLoadHeader(\"strip_outer_array\", ...): WriteFiles reads JSON lines (one object per line), which it can cut into ranges")

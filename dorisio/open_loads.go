@@ -24,11 +24,15 @@ type OpenLoad struct {
 
 // AbortOpenLoads aborts the loads that the Writes of pipeline p precommitted
 // in this process and that were neither committed nor aborted since. Call it
-// after a job that was stopped (a cancelled context: Ctrl-C, SIGTERM): a
-// bundle that fails aborts its own loads, but a bundle that finished has
-// handed its loads to the commit stage, which a stopped job never runs, and
-// they would hold Doris' running-transaction quota until its precommit
-// timeout (stream_load_default_precommit_timeout_second, 1 h by default).
+// after a job that failed or was stopped (a cancelled context: Ctrl-C,
+// SIGTERM): a bundle that fails aborts its own loads, but a bundle that
+// finished has handed its loads to the commit stage, which a failed or
+// stopped job never runs, and they would hold Doris' running-transaction
+// quota until its precommit timeout
+// (stream_load_default_precommit_timeout_second, 1 h by default). A later
+// run's WithAbortLingeringTxns does not abort stream batches (a replay of
+// their rows adopts them by label), so after a streaming job that will not
+// be replayed this call is what frees them.
 // It sees loads made by workers in this process: prism (Beam's default),
 // direct and a LOOPBACK job server; elsewhere (Dataflow, Flink, Spark
 // workers) it finds none, and a re-run with WithAbortLingeringTxns aborts

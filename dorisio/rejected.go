@@ -11,10 +11,11 @@ package dorisio
 // Where the rows come from:
 //   - Write's checks of struct fields (value_check.go) refuse a row before
 //     it is sent: it never reaches Doris, and its Label is empty.
-//   - A load Doris fails for data quality is split (isolate.go): its halves
-//     are loaded under labels derived from its own, and halves that fail
-//     again are split until each refused row is alone. Every good row is
-//     loaded once; every refused row is reported with Doris' reason.
+//   - A load Doris fails for data quality has its refused rows named by
+//     Doris' error log and the rest loaded as one load (internal/sink:
+//     isolate.go, refused_log.go); rows no log names are found by probing.
+//     Every good row is loaded once; every refused row is reported with
+//     Doris' reason.
 
 import (
 	"reflect"
@@ -35,11 +36,13 @@ func init() {
 // NULL in a NOT NULL column, a line that is not UTF-8, a wrong column
 // count), part of the output instead of failing the bundle: each load's
 // CommitResult.Rejected lists them, and RejectedRows collects them. The
-// other rows of a refused load are loaded exactly once (see Rejected rows
-// in the package doc). Default off: a refused row fails its bundle, naming
-// it, as in the Flink connector. Within WithMaxFilterRatio, Doris filters
-// rows without failing the load; those are counted in
-// CommitResult.FilteredRows, not listed.
+// other rows of a refused load are loaded exactly once, in 1 + ⌈k/51⌉ more
+// loads for k refused rows (see Rejected rows in the package doc). Default
+// off: a refused row fails its bundle, naming it, as in the Flink
+// connector. Within WithMaxFilterRatio, Doris filters rows without failing
+// the load; those are counted in CommitResult.FilteredRows, not listed. A
+// value Doris cannot convert is a refused row only in strict mode
+// (WithStrictMode; on by default for WriteFiles), else Doris stores NULL.
 func WithRejectedRows() WriteOption {
 	return func(o *writeOptions) { o.Rejected = true }
 }

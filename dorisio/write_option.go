@@ -333,14 +333,15 @@ func WithColumns(cols ...string) WriteOption {
 	}
 }
 
-// WithStrictMode sets Stream Load's strict_mode (default: Doris' own,
-// false). In strict mode Doris filters a row whose value does not convert to
-// its column's type, so the load fails with ErrDataQuality (unless
-// WithMaxFilterRatio allows the share), where non-strict mode stores NULL.
-// Write checks struct fields against the table's columns either way (see
-// "Values" in the package doc); strict mode covers what it does not check:
-// pre-encoded rows, WriteFiles' files, and fields when the table's schema
-// could not be read.
+// WithStrictMode sets Stream Load's strict_mode. Default: true for
+// WriteFiles and WriteFilesFrom, whose values are foreign; for Write, Doris'
+// own, false. In strict mode Doris filters a row whose value does not
+// convert to its column's type, so the load fails with ErrDataQuality
+// (unless WithMaxFilterRatio allows the share), or with WithRejectedRows
+// the row is reported, where non-strict mode stores NULL. Write checks
+// struct fields against the table's columns either way (see "Values" in
+// the package doc); strict mode covers what it does not check: pre-encoded
+// rows, files, and fields when the table's schema could not be read.
 func WithStrictMode(on bool) WriteOption {
 	return WithLoadHeader("strict_mode", strconv.FormatBool(on))
 }

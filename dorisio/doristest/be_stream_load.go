@@ -225,7 +225,9 @@ func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backen
 	res.total, res.loaded, res.filtered, res.unselected = batch.Total, batch.Loaded, batch.Filtered, batch.Unselected
 	if len(batch.Errors) > 0 {
 		res.errorURL = be.url + "/api/_load_error_log?file=" + s.storeErrorLog(db, res.label, batch.Errors)
-		res.firstError = batch.Errors[0].FirstErrorMsg()
+		if s.cfg.version.SendsFirstErrorMsg() {
+			res.firstError = batch.Errors[0].FirstErrorMsg()
+		}
 	}
 	if spec.TooManyFiltered(batch) {
 		msg := "[DATA_QUALITY_ERROR]too many filtered rows"

@@ -224,8 +224,12 @@ func TestBETooManyFilteredRows(t *testing.T) {
 	if !strings.HasPrefix(r.body, "Reason: ") || !strings.Contains(r.body, "src line [not_a_number\tb\tc]; ") {
 		t.Errorf("error log %q", r.body)
 	}
-	if !strings.Contains(body, `"FirstErrorMsg": "`) {
-		t.Errorf("no FirstErrorMsg: %s", body)
+	if strings.Contains(body, `"FirstErrorMsg"`) {
+		t.Errorf("FirstErrorMsg from %s (master's since September 2025): %s", DefaultDorisVersion, body)
+	}
+	master := newServer(t, WithTable(demoDDL), WithDorisVersion("master"))
+	if body := beLoad(t, master, "demo", "t", hdr{"label": "bad"}, "1\ta\nnot_a_number\tb\tc\n"); !strings.Contains(body, `"FirstErrorMsg": "`) {
+		t.Errorf("no FirstErrorMsg from master: %s", body)
 	}
 	wantEqual(t, "unknown file", do(t, s, "GET", s.BackendURLs()[0]+"/api/_load_error_log?file=nope", nil, "").code, 404)
 
@@ -286,14 +290,16 @@ func TestBELoadTimesFollowTheServerClock(t *testing.T) {
 }
 
 // FirstErrorMsg and the error log come from the rejected row's reason and
-// text, so a row that holds the log's own markup does not garble them.
+// values, so a row that holds the log's own markup does not garble them. A
+// value strict mode refuses shows the row's source values joined by a space,
+// as the BE's conversion logs them (protocol §7).
 func TestBEErrorTextsOfARowThatLooksLikeTheLog(t *testing.T) {
-	s := newServer(t, WithTable(demoDDL))
+	s := newServer(t, WithTable(demoDDL), WithDorisVersion("master"))
 	body := beLoad(t, s, "demo", "t", hdr{"label": "tricky", "strict_mode": "true", "max_filter_ratio": "1"}, "x. src line [y\tz\n")
 	reason := "column(id) value is incorrect while strict mode is true, src value is x. src line [y"
-	wantEqual(t, "FirstErrorMsg", field(t, body, "FirstErrorMsg"), reason+". Src line: x. src line [y\tz")
+	wantEqual(t, "FirstErrorMsg", field(t, body, "FirstErrorMsg"), reason+". Src line: x. src line [y z")
 	u, _ := field(t, body, "ErrorURL").(string)
-	wantEqual(t, "error log", do(t, s, "GET", u, nil, "").body, "Reason: "+reason+". src line [x. src line [y\tz]; \n")
+	wantEqual(t, "error log", do(t, s, "GET", u, nil, "").body, "Reason: "+reason+". src line [x. src line [y z]; \n")
 }
 
 // Body bytes count in Stats.BackendBodyBytes whatever the load's outcome,

@@ -262,10 +262,19 @@
 //   - It plays one Doris version (WithDorisVersion, default
 //     DefaultDorisVersion): the enclose/trim_double_quotes rule, partial
 //     updates without columns, compressed JSON (refused before 3.0.5) and
-//     the non-UTF-8 line reason follow it;
+//     the non-UTF-8 line reason and FirstErrorMsg (4.0 on) follow it;
 //     changes merged into master in 2025 are taken to start with 4.0
 //     (3.1.x is uncertain).
 //   - GET /api/{db}/{tbl}/_schema: tableType is always OLAP.
+//   - The error log (§7) is the BE's in size (51 lines), order (block by
+//     block of 4064 rows: the reader's lines, the conversion's by column,
+//     the sink's by column) and view of each row; a real BE's scanner and
+//     sink run side by side, so lines of a later block may come before a
+//     sink line of an earlier one there. The sink's decimal reason shows the
+//     source value and min/max as plain decimals (the BE's rendering of a
+//     decimal there is uncertain). With max_filter_ratio 0 a real BE may
+//     stop reading after the 51st filtered row ("load zero tolerance"), so
+//     its counters then cover only the rows read; doristest reads on.
 //   - Flight SQL: only the SELECT shape above (no joins, functions,
 //     aggregates, prepared statements or DDL); a query's result is a
 //     snapshot taken when it executes and always one endpoint, on the BE of

@@ -14,8 +14,11 @@ import (
 //   - A load with filtered rows stores its error log under a file name of
 //     the observed form `__shard_<n>/error_log_<db>_<label>_<hex>_<hex>`
 //     and reports `ErrorURL` = http://<be>/api/_load_error_log?file=<name>.
-//   - The file holds one line per rejected row (at most the first 50),
-//     `Reason: <reason>. src line [<row>]; `.
+//   - The file holds one line per rejected row, at most 51 (MAX_ERROR_NUM
+//     50, checked after counting), `Reason: <reason>. src line [<row>]; `,
+//     in the BE's order and with its view of the row: the reader's line as
+//     read, the conversion's source values joined by a space, the sink's
+//     nothing (internal/table/errlog.go). Every filtered row is counted.
 //   - GET returns it as text/plain; charset=utf-8, no auth; an unknown file
 //     is 404 `Not Found`. Logs live as long as the server.
 //   - A Respond fault on EndpointErrorLog answers in place of the log.

@@ -22,8 +22,10 @@ type Progress struct {
 	// LoadedBytes and LoadedRecords are those of the ranges whose loads
 	// have returned (records as the split counted them), AlreadyLoaded of
 	// them found loaded by an earlier run, holding AlreadyLoadedRecords of
-	// the LoadedRecords: a re-run's committed records are LoadedRecords -
-	// AlreadyLoadedRecords.
+	// the LoadedRecords that it loaded: each record is committed by this
+	// run, found loaded, or filtered (FilteredRows: by Doris, or rejected),
+	// so a run's committed records are LoadedRecords - AlreadyLoadedRecords
+	// - FilteredRows.
 	LoadedBytes, LoadedRecords int64
 	Loads, AlreadyLoaded       int64
 	AlreadyLoadedRecords       int64
@@ -60,6 +62,6 @@ func Loaded(n, records, loadedRows, filteredRows int64, already bool) {
 	filesRowsFiltered.Add(filteredRows)
 	if already {
 		filesAlreadyLoaded.Add(1)
-		filesRecordsAlreadyLoaded.Add(records)
+		filesRecordsAlreadyLoaded.Add(records - filteredRows) // the rows refused again are not loaded
 	}
 }

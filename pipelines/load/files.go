@@ -91,6 +91,7 @@ func fileOptions(o *options) (dorisio.Files, []dorisio.WriteOption) {
 		BackslashEscapes: o.csvDialect == dorisCSV,
 		HeaderLines:      o.headerLines,
 		Compression:      o.fileCompression,
+		StripCR:          o.stripCR,
 	}
 	opts := []dorisio.WriteOption{
 		dorisio.WithLoadsInFlight(o.loadsInFlight),
@@ -182,7 +183,7 @@ func resolvedPath(path string) string {
 func checkInputFlags(o *options) []string {
 	var bad []string
 	if o.input == "" {
-		for _, f := range []string{"csv-dialect", "header-lines", "column-separator", "line-delimiter", "file-compression", "recount"} {
+		for _, f := range []string{"csv-dialect", "header-lines", "column-separator", "line-delimiter", "file-compression", "recount", "strip-cr"} {
 			if o.given[f] {
 				bad = append(bad, fmt.Sprintf("--%s describes the files of --input; it needs --input", f))
 			}
@@ -279,9 +280,23 @@ func stderrIsTerminal() bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// printFilesSummary adds the files' line to the summary.
-func printFilesSummary(base fileprogress.Progress) {
+// printFilesSummary adds the files' line to the summary, and what strict
+// mode off means for their values.
+func printFilesSummary(o *options, base fileprogress.Progress) {
 	p := progressSince(base)
-	fmt.Printf("files: %d files, %s in %d ranges, %d rows accepted by Doris, %d records: %d committed, %d already loaded; %d ranges found loaded by an earlier run (same --label-prefix and --chunk-bytes, files unchanged)\n",
-		p.Files, mb(p.Bytes), p.Loads, p.LoadedRows, p.LoadedRecords, p.LoadedRecords-p.AlreadyLoadedRecords, p.AlreadyLoadedRecords, p.AlreadyLoaded)
+	refused := ""
+	if p.FilteredRows > 0 {
+		refused = fmt.Sprintf(", %d filtered or rejected", p.FilteredRows)
+	}
+	fmt.Printf("files: %d files, %s in %d ranges, %d rows accepted by Doris, %d records: %d committed, %d already loaded%s; %d ranges found loaded by an earlier run (same --label-prefix and --chunk-bytes, files unchanged)\n",
+		p.Files, mb(p.Bytes), p.Loads, p.LoadedRows, p.LoadedRecords, p.LoadedRecords-p.AlreadyLoadedRecords-p.FilteredRows, p.AlreadyLoadedRecords, refused, p.AlreadyLoaded)
+	if strictOff(o) {
+		fmt.Println("values: --header strict_mode=false: a value Doris could not convert to its column's type was stored as NULL (its row filtered where the column is NOT NULL), without a word; the rows loaded are not checked to hold the files' values")
+	}
+}
+
+// strictOff reports whether --input loads with Doris' strict mode turned
+// off by --header strict_mode=false (WriteFiles' default is on).
+func strictOff(o *options) bool {
+	return o.input != "" && strings.EqualFold(o.headers["strict_mode"], "false")
 }

@@ -28,7 +28,7 @@ type options struct {
 	maxLoadBytes                                      int64
 	countOnly, verbose, helpBeam, recount             bool
 	createTable                                       bool // --create-table: run --ddl on the FE before the job (create_table.go)
-	allOrNothing, abortLingering                      bool
+	allOrNothing, abortLingering, stripCR             bool
 	cpuProfile                                        string
 	headers                                           headerFlags
 	// --stream (stream.go)
@@ -111,8 +111,10 @@ func inputFlags(o *options) flagGroup {
 			usage: "--input CSV column `separator` in Doris' notation (\\t, |, \\x01)"},
 		{name: "line-delimiter", value: &o.lineDelimiter, feeds: "WithLineDelimiter", check: separator(&o.lineDelimiter),
 			usage: "--input line `delimiter` in Doris' notation (\\r\\n for CRLF files); default \\n"},
+		{name: "strip-cr", value: &o.stripCR, feeds: "Files.StripCR",
+			usage: "with --input CSV read with the line delimiter \\n: load a line that ends \\r\\n without its \\r (a quoted \\r\\n stays). Without it a file whose lines end both ways fails, naming its first line of the other kind, and a file of \\r\\n lines is named in a warning and loads each row's last value with the \\r"},
 		{name: "rejected-rows", value: &o.rejectedRows, feeds: "WithRejectedRows",
-			usage: "`path` of a JSON-lines file that gets the rows Doris (or Write's checks) refuse, one {table, reason, row, label, file, offset} each; the other rows load exactly once and the job succeeds. Without it a refused row fails the job, naming it"},
+			usage: "`path` of a JSON-lines file that gets the rows Doris (or Write's checks) refuse, one {table, reason, row, label, file, offset} each; the other rows load exactly once and the job succeeds. Without it a refused row fails the job, naming it. With --input strict_mode is true unless --header strict_mode=false: a value Doris cannot convert is a refused row, not a NULL"},
 		{name: "recount", value: &o.recount,
 			usage: "with --input: verify by reading every file again after the job and counting its records with a counter of its own (a second pass over the data); by default verification compares each range's records, as the split counted them, with the rows Doris counted for its load, and the table's count with their sum"},
 		{name: "file-compression", value: &o.fileCompression, feeds: "Files.Compression", check: oneOf(&o.fileCompression, "auto", "none", "gz", "lz4", "bz2", "zstd"),

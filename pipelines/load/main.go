@@ -198,7 +198,7 @@ func run(ctx context.Context, o *options) error {
 	}
 	printSummary(pr, o, elapsed, srv, filesAlready)
 	if o.input != "" {
-		printFilesSummary(files)
+		printFilesSummary(o, files)
 	}
 	if o.sink == "noop" {
 		return nil
@@ -449,8 +449,12 @@ func printSummary(pr beam.PipelineResult, o *options, elapsed time.Duration, srv
 	if loads > 0 {
 		avg = float64(bytes) / float64(loads) / 1e6
 	}
-	fmt.Printf("summary: %d rows committed into %d table(s) of %s in %.2fs: %.0f rows/s, %.1f MB/s, %d loads (avg %.1f MB), %d filtered, %d retries\n",
-		rows, len(tables), o.db, secs, float64(rows)/secs, float64(bytes)/1e6/secs, loads, avg, c["dorisio/filtered_rows"], c["dorisio/retries"])
+	rejected := ""
+	if n := c["dorisio/rejected_rows"]; n > 0 {
+		rejected = fmt.Sprintf(", %d rejected (%d loads sent to isolate them)", n, c["dorisio/isolation_loads"])
+	}
+	fmt.Printf("summary: %d rows committed into %d table(s) of %s in %.2fs: %.0f rows/s, %.1f MB/s, %d loads (avg %.1f MB), %d filtered%s, %d retries\n",
+		rows, len(tables), o.db, secs, float64(rows)/secs, float64(bytes)/1e6/secs, loads, avg, c["dorisio/filtered_rows"], rejected, c["dorisio/retries"])
 	if already > 0 {
 		fmt.Printf("already loaded: %d rows, found loaded by an earlier run (or attempt) under the same labels: not loaded again, not counted above\n", already)
 	}

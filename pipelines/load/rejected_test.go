@@ -57,32 +57,40 @@ func TestRejectedRowsGoToTheirFileWithFileAndOffset(t *testing.T) {
 	if !strings.Contains(stdout, "counts match: 9993 rows in 1 table(s) (0 filtered by Doris, 7 rejected)") {
 		t.Errorf("verification does not account for the rejected rows:\n%s", stdout)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	n := 0
-	for sc.Scan() {
-		n++
-		var l rejectedLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatalf("line %d: %v: %s", n, err, sc.Bytes())
-		}
+	got := rejectedLines(t, out)
+	for n, l := range got {
 		if l.File != path || l.Offset == nil || l.Table != "demo.docs" || l.Reason == "" {
-			t.Errorf("line %d = %s: want table demo.docs, a reason, file %s and an offset", n, sc.Bytes(), path)
+			t.Errorf("line %d = %+v: want table demo.docs, a reason, file %s and an offset", n+1, l, path)
 			continue
 		}
 		row, ok := offsets[*l.Offset]
 		if !ok || (l.Row != row && l.RowBase64 == "") {
-			t.Errorf("line %d: offset %d holds %q, the line says row %q", n, *l.Offset, row, l.Row)
+			t.Errorf("line %d: offset %d holds %q, the line says row %q", n+1, *l.Offset, row, l.Row)
 		}
 		delete(offsets, *l.Offset)
 	}
-	if n != 7 || len(offsets) != 0 {
-		t.Errorf("%d lines, bad records not reported: %v", n, offsets)
+	if len(got) != 7 || len(offsets) != 0 {
+		t.Errorf("%d lines, bad records not reported: %v", len(got), offsets)
 	}
+}
+
+// rejectedLines reads a --rejected-rows file.
+func rejectedLines(t *testing.T, path string) []rejectedLine {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []rejectedLine
+	for sc := bufio.NewScanner(f); sc.Scan(); {
+		var l rejectedLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("line %d: %v: %s", len(out)+1, err, sc.Bytes())
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // With max_filter_ratio Doris filters the bad records itself: verification

@@ -275,26 +275,25 @@ func (fn *FileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 	defer r.Close()
 	_, local := r.(*os.File) // local ranges are sent from the file (sendfile)
 	sp := filerange.NewSplitter(fn.syntax(), fn.Opts.Files.RangeBytes, fn.Opts.Files.HeaderLines, !local)
+	sp.SkipBOM = true // never part of the first value (files_text.go)
+	if fn.Opts.Format != sink.JSON && string(fn.Delim) == "\n" {
+		sp.CheckLineEnds(fn.Opts.Files.StripCR)
+	}
 	done := &fileDone{headerLines: fn.Opts.Files.HeaderLines}
 	check := func(fi os.FileInfo) error { return f.changed(fi.Size(), fi.ModTime().UnixNano(), done) }
 	var loadErr error // the bundle's load error, which stops the reading
-	var in io.Reader = r
-	if fn.Opts.Format != sink.JSON && string(fn.Delim) == "\n" {
-		in = filerange.SniffCRLF(r, f.Path)
-	}
-	err = sp.Split(in, f.Size, func(fr filerange.Range) error {
+	said := false     // the byte-order mark, a CRLF file (files_text.go)
+	err = sp.Split(r, f.Size, func(fr filerange.Range) error {
+		if !said {
+			said = true
+			fn.sayText(f.Path, sp)
+		}
 		// A file's ranges land in file order; files, which no order
 		// relates (they come through a Reshuffle), load side by side.
 		j := &sink.LoadJob{Table: fn.Table, ID: f.rangeID(fr.Start, fr.End, fr.Digest), Rows: fr.Records, Bytes: fr.End - fr.Start, Order: "file:" + f.Path,
 			File: f.Path, FileOffset: fr.Start, Unframed: true}
 		var rewritten []byte
-		switch {
-		case fn.Enclose == 0: // JSON lines
-		case !fr.Quoted:
-			// Doris' enclosed-value reading costs it time; a range with no
-			// enclose byte reads the same without it.
-			j.Headers, j.FormOnly = fn.unquotedHeaders(), true
-		case fr.Suspect:
+		if fr.CRLF || fr.Suspect {
 			data := fr.Data
 			if local {
 				data = make([]byte, fr.End-fr.Start)
@@ -302,10 +301,25 @@ func (fn *FileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 					return fmt.Errorf("reading bytes %d-%d again: %w", fr.Start, fr.End, err)
 				}
 			}
-			// A value Doris would change is not sent as written (files_transcode.go).
-			if rewritten = fn.transcoder().transcode(data); rewritten != nil {
-				j.Headers, j.FormOnly, j.Bytes = fn.transcodedHeaders(), true, int64(len(rewritten))
+			if fr.CRLF { // Files.StripCR (files_text.go)
+				var at func(int64) int64
+				data, at = filerange.StripCR(fn.syntax(), data)
+				rewritten, j.ID, j.Bytes = data, j.ID+strippedID, int64(len(data))
+				j.FileOffsetOf = func(off int64) int64 { return fr.Start + at(off) }
 			}
+			// A value Doris would change is not sent as written (files_transcode.go).
+			if fr.Suspect {
+				if t := fn.transcoder().transcode(data); t != nil {
+					rewritten, j.Headers, j.FormOnly, j.Bytes = t, fn.transcodedHeaders(), true, int64(len(t))
+				}
+			}
+		}
+		switch {
+		case fn.Enclose == 0: // JSON lines
+		case !fr.Quoted:
+			// Doris' enclosed-value reading costs it time; a range with no
+			// enclose byte reads the same without it.
+			j.Headers, j.FormOnly = fn.unquotedHeaders(), true
 		}
 		if rewritten != nil {
 			j.Body = streamload.NewBytesBody(rewritten)
@@ -323,9 +337,15 @@ func (fn *FileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 		loadErr = fn.StartLoad(j)
 		return loadErr
 	})
+	if !said {
+		fn.sayText(f.Path, sp)
+	}
+	var mixed *filerange.MixedLineEnds
 	switch {
 	case loadErr != nil:
 		return loadErr
+	case errors.As(err, &mixed):
+		return fn.mixedLineEnds(ctx, fs, f.Path, mixed)
 	case err != nil:
 		return fmt.Errorf("dorisio.WriteFiles: reading file %s: %w", f.Path, err)
 	}
@@ -404,25 +424,36 @@ func (fn *FileLoadFn) loadCompressed(ctx context.Context, fs filesystem.Interfac
 		}
 		return fs.OpenRead(ctx, f.Path)
 	}
-	if kind == "zstd" || fn.Opts.Format == sink.JSON {
-		if kind != "zstd" {
-			if err := checkMagic(ctx, fs, f.Path, kind); err != nil {
-				return err
-			}
+	if fn.Opts.Files.StripCR && fn.Opts.Format != sink.JSON {
+		return fmt.Errorf("dorisio.WriteFiles: file %s is %s-compressed and sent as it is, one load: Files.StripCR cannot drop the \"\\r\" of its lines; decompress it first, or load it without Files.StripCR", f.Path, kind)
+	}
+	if kind != "zstd" {
+		if err := checkMagic(ctx, fs, f.Path, kind); err != nil {
+			return err
+		}
+	}
+	bom, err := decompressedBOM(ctx, fs, f.Path, kind)
+	if err != nil {
+		return err
+	}
+	if kind == "zstd" || fn.Opts.Format == sink.JSON || bom {
+		if bom {
+			sayBOM(f.Path) // sent decompressed, without it
 		}
 		j.Body = &streamBody{open: func() (io.ReadCloser, error) {
 			r, err := open()
 			if err != nil {
 				return nil, err
 			}
-			return newDecompressor(r, kind, f.Path)
+			d, err := newDecompressor(r, kind, f.Path)
+			if err != nil || !bom {
+				return d, err
+			}
+			return &bomSkipper{ReadCloser: d, left: filerange.BOMLen}, nil
 		}}
 	} else {
 		j.Compressed = kind
 		j.Body = &streamBody{open: open, n: f.Size}
-		if err := checkMagic(ctx, fs, f.Path, kind); err != nil {
-			return err
-		}
 	}
 	note := noteLoaded(f.Size)
 	j.Loaded = func(r sink.CommitResult) {

@@ -155,11 +155,7 @@ func TestAFileThatIsNotTheListedSizeIsRefused(t *testing.T) {
 // BenchmarkSplitQuotedCSV measures the Splitter on rows shaped like the
 // benchmark's events (two quoted fields each): go test -bench Split.
 func BenchmarkSplitQuotedCSV(b *testing.B) {
-	var buf bytes.Buffer
-	for i := 0; buf.Len() < 64<<20; i++ {
-		fmt.Fprintf(&buf, "%d,2026-08-20 22:13:20,%d,\"click\",%d.00,\"note %d\"\n", i, i%100003, i%10000, i%997)
-	}
-	data := buf.Bytes()
+	data := benchEvents(64 << 20)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		sp := &Splitter{sc: rfc(",", "\n"), rangeBytes: 64 << 20}
@@ -172,11 +168,7 @@ func BenchmarkSplitQuotedCSV(b *testing.B) {
 // BenchmarkScanFast measures scanFast alone over rows shaped like the
 // benchmark's events, without the reading: go test -bench ScanFast.
 func BenchmarkScanFast(b *testing.B) {
-	var buf bytes.Buffer
-	for i := 0; buf.Len() < 4<<20; i++ {
-		fmt.Fprintf(&buf, "%d,2026-08-20 22:13:20,%d,\"click\",%d.00,\"note %d\"\n", i, i%100003, i%10000, i%997)
-	}
-	data := buf.Bytes()
+	data := benchEvents(4 << 20)
 	sc := rfc(",", "\n")
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
@@ -185,4 +177,14 @@ func BenchmarkScanFast(b *testing.B) {
 			b.Fatalf("stopped at %d of %d", end, len(data))
 		}
 	}
+}
+
+// benchEvents is n bytes or so of rows shaped like the benchmark's events
+// (two quoted fields each).
+func benchEvents(n int) []byte {
+	var buf bytes.Buffer
+	for i := 0; buf.Len() < n; i++ {
+		fmt.Fprintf(&buf, "%d,2026-08-20 22:13:20,%d,\"click\",%d.00,\"note %d\"\n", i, i%100003, i%10000, i%997)
+	}
+	return buf.Bytes()
 }

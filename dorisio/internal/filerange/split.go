@@ -22,6 +22,9 @@ type Range struct {
 	// `"""` or `"\N"`, see files_transcode.go): only such a range is read
 	// again and checked value by value.
 	Suspect bool
+	// CRLF says a record of the range ends "\r\n" (only with
+	// CheckLineEnds' strip: the range is loaded through StripCR).
+	CRLF bool
 	// Digest is the xxhash64 of the range's bytes, taken in the pass that
 	// cuts it: a range's identity is its content, so other bytes under the
 	// same path, size and modification time (a restore, cp -p, rsync -t)
@@ -65,6 +68,11 @@ type Splitter struct {
 	// unmarked leaves Quoted, Suspect and Digest unset (Count, which reads
 	// none: finding a suspect value took half of a count's time).
 	unmarked bool
+	// ends checks every record's line ending (lineends.go), nil: not.
+	ends *lineEnds
+	// SkipBOM: a UTF-8 byte-order mark at the file's start belongs to no
+	// range; BOM says Split met one.
+	SkipBOM, BOM bool
 }
 
 // NewSplitter cuts files of syntax syn into ranges of about rangeBytes,
@@ -100,10 +108,31 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) error
 		eof        bool
 		target     = min(sp.rangeBytes, splitWindow) // the size at which the next range is cut
 		fast       = sp.sc.fastOK() && !sp.noFast
-		fastFrom   int64 // file offset from which scanFast is tried again
+		fastFrom   int64          // file offset from which scanFast is tried again
+		checked    int            // buf index up to which sp.ends has checked
+		dataFrom   int64 = noData // file offset of the first record past the header lines
+		bomDone          = !sp.SkipBOM
 	)
+	// check hands sp.ends the scanned bytes up to buf[end], a record end.
+	check := func(end int) error {
+		if sp.ends == nil || end <= checked {
+			return nil
+		}
+		if dataFrom == noData && rangeStart >= 0 {
+			dataFrom = rangeStart
+		}
+		err := sp.ends.add(buf[checked:end], off+int64(checked), dataFrom)
+		checked = end
+		return err
+	}
 	cut := func(end int64, bufEnd int) error {
+		if err := check(bufEnd); err != nil {
+			return err
+		}
 		fr := Range{Start: rangeStart, End: end, Records: records, Quoted: quoted || sp.holdsEnclose(buf[keepFrom:bufEnd])}
+		if sp.ends != nil {
+			fr.CRLF = sp.ends.takeCRLF()
+		}
 		if !sp.unmarked {
 			digest.Write(buf[keepFrom:bufEnd])
 			fr.Digest = digest.Sum64()
@@ -127,6 +156,10 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) error
 	for {
 		// Keep the unscanned tail, read more after it.
 		if pos > 0 {
+			if err := check(pos); err != nil {
+				return err
+			}
+			checked = 0
 			if rangeStart >= 0 {
 				quoted = quoted || sp.holdsEnclose(buf[keepFrom:pos])
 				if quoted {
@@ -163,6 +196,16 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) error
 			}
 			if size >= 0 && eof && off+int64(len(buf)) < size {
 				return fmt.Errorf("it ended after %d of the %d bytes it had when listed", off+int64(len(buf)), size)
+			}
+		}
+		if !bomDone { // before any record is scanned
+			if len(buf) < BOMLen && !eof {
+				continue // read on
+			}
+			bomDone = true
+			if HasBOM(buf) { // the shift above drops it
+				sp.BOM, pos = true, BOMLen
+				continue
 			}
 		}
 		sp.sc.reset(buf, eof)

@@ -82,12 +82,15 @@ type Batcher struct {
 	PeakOpen              atomic.Int64
 	tablesSeen            map[string]bool // of tables; DoFn goroutine only
 
-	mu        sync.Mutex // guards done, failedJob, firstErr, rejected
-	done      []LoadOutcome
-	rejected  rejections // refused rows, with WithRejectedRows (rejected.go)
-	failedJob []*LoadJob // loads that ended in an error
-	firstErr  error
-	hasErr    atomic.Bool // firstErr is set
+	mu       sync.Mutex // guards done, failedJob, firstErr, rejected, isolationLoads
+	done     []LoadOutcome
+	rejected rejections // refused rows, with WithRejectedRows (rejected.go)
+	// isolationLoads counts per table the loads isolating refused rows
+	// sent besides the refused loads themselves (isolate.go).
+	isolationLoads map[string]int64
+	failedJob      []*LoadJob // loads that ended in an error
+	firstErr       error
+	hasErr         atomic.Bool // firstErr is set
 }
 
 type openBatch struct {
@@ -115,6 +118,9 @@ type LoadJob struct {
 	// Begin and Finish (framing.go).
 	Unframed   bool
 	FileOffset int64
+	// FileOffsetOf maps an offset in the body to the file's, for a body
+	// rewritten from the file's bytes (Files.StripCR); nil: FileOffset +.
+	FileOffsetOf func(int64) int64
 	// byContent: the label names the multiset of the rows, not their order
 	// (grouped parts, stream batches): a refused load's rows are sorted
 	// before they are cut, so that the halves are a function of the label
@@ -152,6 +158,9 @@ type LoadOutcome struct {
 	latency time.Duration
 	retries int
 	Spilled int64 // bytes the load sent from a spool file
+	// isolationLoads: with the refused rows of a table, the loads sent to
+	// isolate them (isolate.go).
+	isolationLoads int64
 }
 
 func NewBatcher(ctx context.Context, ld Loader, pool *ChunkPool, db, table, prefix, run string, headers map[string]string, o *Options) *Batcher {
@@ -448,9 +457,19 @@ func (b *Batcher) Finish() ([]LoadOutcome, error) {
 		return x.sub - y.sub // the parts of an isolated load (isolate.go)
 	})
 	if b.firstErr == nil && len(b.rejected) > 0 {
-		b.done = append(b.done, b.rejected.outcomes(b.db, b.seq)...)
+		b.done = append(b.done, b.rejected.outcomes(b.db, b.seq, b.isolationLoads)...)
 	}
 	return b.done, b.firstErr
+}
+
+// noteIsolationLoads counts n loads sent to isolate refused rows of table.
+func (b *Batcher) noteIsolationLoads(table string, n int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.isolationLoads == nil {
+		b.isolationLoads = map[string]int64{}
+	}
+	b.isolationLoads[table] += n
 }
 
 // reject keeps a refused row for the bundle's output (WithRejectedRows).

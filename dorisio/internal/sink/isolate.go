@@ -2,35 +2,50 @@ package sink
 
 // Isolating the rows Doris refuses (WithRejectedRows). A load Doris fails
 // for data quality loads nothing: Doris rolls its transaction back and
-// frees its label (docs/protocol.md §3, §5.4). Its rows are cut in two, at
-// a record boundary, and each half is loaded under a label derived from the
-// parent's and the half's place (isolatedLabel); a half that fails for
-// data quality again is cut again, until a refused row is alone and is
-// reported with Doris' reason. Every other row lands once, in the load of
-// the half that held it.
+// frees its label (docs/protocol.md §3, §5.4), and its error log names up
+// to 51 of the rows it filtered, with its reason for each (§7). So:
 //
-// Why it is exactly once: the halves are a function of the parent's body
-// and its labels a function of the parent's label, so a retried load of
-// the same body (an identity label: file ranges, Row.ID) re-forms the same
-// halves under the same labels, and Doris finds a half an earlier attempt
-// loaded by its label. The labels of grouped parts and stream batches name
-// the multiset of their rows, whose order may differ in a retry: their
-// rows are sorted before they are cut (rows of one key in such a load may
-// then land in another order, which those modes do not promise anyway). Halves of a
-// random-label two-phase load are precommitted like any load of the
-// bundle, aborted with it if the bundle fails, and committed with it.
+//  1. The rows the log names are taken out (refused_log.go says when an
+//     entry names a row for certain).
+//  2. The rest is loaded as one load, under a label derived from the
+//     parent's and the digest of its bytes (restLabel), without
+//     max_filter_ratio: Doris takes it whole or refuses it again.
+//  3. Refused again, its log names more: back to 1. A log that names none
+//     of the rows sent (unreadable from here, or shown in a way that picks
+//     out no row) is resolved by probing: halves of the rows are sent as
+//     two-phase loads that are aborted at once, the refused halves halved
+//     again, until each refused row is alone (find).
 //
-// Why not a reload with max_filter_ratio and the error log: the log holds
-// only about the first 50 refused rows (§7), shows rows as the BE read them
-// (not the bytes sent: two equal rows cannot be told apart) and may be
-// unreachable from workers; the filter ratio would also let a row through
-// that the user's ratio refuses. Bisection costs about 2·k·log2(n/k)
-// loads for k refused rows among n, each sent after the one before.
+// Cost for k refused rows of one load: with a readable log, 1 + ⌈k/51⌉
+// loads besides the parent, each refused but the last: a load with up to
+// 51 refused rows costs two loads in all. Probing costs about
+// 2·k'·log2(n/k') more for the k' rows no log names. Every load sent here
+// is counted (the isolation_loads metric). Before this, every refused load
+// was bisected: 2,500 refused rows made 5,029 loads.
 //
+// Why it is exactly once. The rows a load can hold, and so the last load,
+// the one that is not refused, are a function of the parent's body: a row
+// is refused for its own values (its type conversions, its lengths), so
+// the rows taken out before the last load are exactly the refused ones,
+// whichever log lines or probes named them and in whatever order. The last
+// load's label is a function of its bytes. So a retried load of the same
+// body (an identity label: file ranges, Row.ID; a grouped part or a stream
+// batch, whose rows are sorted first since their labels name the multiset
+// of their rows, not its order), whatever Doris' logs show it this time,
+// sends the same last load under the same label, which Doris finds loaded.
+// The refused loads and the probes leave nothing behind (Doris rolls the
+// refused back; a probe is aborted, or adopted and aborted by a retry of
+// its label), and the rows they refused are reported again by each attempt
+// that refuses them: the attempt whose results the runner keeps reports
+// them once. A two-phase parent's last load is precommitted like any load
+// of its bundle, and committed or aborted with it.
+//
+// Within the user's max_filter_ratio Doris loads the parent with its
+// filtered rows left out: those are counted in FilteredRows, not listed.
 // Not isolated (the load fails as without the option): compressed file
-// ranges, loads whose body holds header lines (skip_lines,
-// csv_with_names) or one JSON array (strip_outer_array), and bodies past
-// maxIsolatedBytes, which isolation reads into memory.
+// ranges, loads whose body holds header lines (skip_lines, csv_with_names)
+// or one JSON array (strip_outer_array), and bodies past maxIsolatedBytes,
+// which isolation reads into memory.
 
 import (
 	"bytes"
@@ -39,9 +54,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cespare/xxhash/v2"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
@@ -52,23 +70,32 @@ import (
 // isolated: it is read into memory once.
 const maxIsolatedBytes = 1 << 30
 
-// isolation is one refused load being cut into loads that Doris takes and
-// rows it refuses.
+// isolation is one refused load being resolved into the rows Doris
+// refuses, each with its reason, and one load of the others.
 type isolation struct {
-	b      *Batcher
-	parent *LoadJob
-	data   []byte
-	starts []int // record starts in data, and len(data) last
-	parts  []LoadOutcome
-	sum    CommitResult // what the parts loaded, for the parent's callback
+	b       *Batcher
+	parent  *LoadJob
+	sc      filerange.Syntax
+	json    bool
+	columns []string // the "columns" header: the source columns of JSON rows
+	// trimQuotes: trim_double_quotes, which trims the '"' pair of a field
+	// that is not enclosed too (a range sent without enclose).
+	trimQuotes bool
+	headers    map[string]string // the parent's, without max_filter_ratio
+	delim      []byte
+	data       []byte
+	starts     []int          // record starts in data, and len(data) last
+	reason     map[int]string // the refused records, with Doris' reason
+	parts      []LoadOutcome
+	sum        CommitResult // what the parts loaded, for the parent's callback
+	loads      int64        // loads sent besides the parent
 }
 
 // isolate loads the rows of j that Doris takes after Doris refused j for
 // data quality (refusal), and keeps the others as rejected. It returns the
-// outcomes of the loads it made, in row order (also when a later one
-// failed: the bundle aborts them if it fails), and what they loaded
-// together; the error is refusal itself when j cannot be isolated. j's
-// body must still be open.
+// outcomes of the loads it made (also when a later step failed: the bundle
+// aborts them if it fails), and what they loaded together; the error is
+// refusal itself when j cannot be isolated. j's body must still be open.
 func (b *Batcher) isolate(j *LoadJob, refusal error) ([]LoadOutcome, CommitResult, error) {
 	sc, ok := b.recordsOf(j)
 	if !ok || j.Body.Len() < 0 || j.Body.Len() > maxIsolatedBytes {
@@ -78,51 +105,149 @@ func (b *Batcher) isolate(j *LoadJob, refusal error) ([]LoadOutcome, CommitResul
 	if err != nil {
 		return nil, CommitResult{}, fmt.Errorf("dorisio.Write: table %s.%s (label %s): reading the refused load's rows again to isolate them: %v (after: %w)", b.db, j.Table, j.label, err, refusal)
 	}
+	delim := b.delimOf(j)
 	starts := filerange.Starts(sc, data)
 	if j.byContent {
-		data, starts = sortRecords(data, starts, b.delimOf(j))
+		data, starts = sortRecords(data, starts, delim)
 	}
-	is := &isolation{b: b, parent: j, data: data, starts: starts}
+	h := b.headersOf(j)
+	is := &isolation{
+		b: b, parent: j, sc: sc, json: strings.EqualFold(h["format"], "json"), headers: maps.Clone(h),
+		delim: delim, data: data, starts: starts, reason: map[int]string{},
+		trimQuotes: strings.EqualFold(h["trim_double_quotes"], "true"),
+	}
+	delete(is.headers, "max_filter_ratio") // Doris' default, 0: a load of the rest is taken whole or refused
+	if c := h["columns"]; c != "" {
+		for _, name := range strings.Split(c, ",") {
+			is.columns = append(is.columns, strings.Trim(strings.TrimSpace(name), "`"))
+		}
+	}
 	is.sum = CommitResult{Database: b.db, Table: j.Table, Label: j.label, Bytes: int64(len(data)), Committed: !j.twoPhase}
-	err = is.split(0, len(is.starts)-1, "", refusal)
+	err = is.resolve(refusal)
+	b.noteIsolationLoads(j.Table, is.loads)
 	return is.parts, is.sum, err
 }
 
-// split loads the records [lo, hi), which Doris refused as a whole with
-// refusal, as two halves; a half refused again is split in turn.
-func (is *isolation) split(lo, hi int, path string, refusal error) error {
-	if hi-lo <= 1 {
-		if hi > lo {
-			is.reject(lo, path, refusal)
+// record is record i without its line delimiter.
+func (is *isolation) record(i int) []byte {
+	return trimDelim(is.data[is.starts[i]:is.starts[i+1]], is.delim)
+}
+
+// rest lists the records not refused, in body order.
+func (is *isolation) rest() []int {
+	out := make([]int, 0, len(is.starts)-1-len(is.reason))
+	for i := 0; i+1 < len(is.starts); i++ {
+		if _, refused := is.reason[i]; !refused {
+			out = append(out, i)
 		}
-		return nil
 	}
-	mid := lo + (hi-lo)/2
-	for i, half := range [2][2]int{{lo, mid}, {mid, hi}} {
-		p := path + strconv.Itoa(i)
-		err := is.load(half[0], half[1], p)
-		switch {
-		case err == nil:
-			continue
-		case errors.Is(err, streamload.ErrDataQuality):
-			if err := is.split(half[0], half[1], p, err); err != nil {
+	return out
+}
+
+// resolve names the refused rows and loads the rest (see the top of this
+// file); refusal is Doris' answer to the parent.
+func (is *isolation) resolve(refusal error) error {
+	body := is.rest()
+	for {
+		if is.nameFromLog(refusal, body) == 0 {
+			before := len(is.reason)
+			if err := is.find(body, refusal); err != nil {
 				return err
 			}
-		default:
+			if len(is.reason) == before {
+				return fmt.Errorf("dorisio.Write: table %s.%s (label %s): Doris refused %d rows together but none of them alone, so they cannot be told apart: %w",
+					is.b.db, is.parent.Table, is.parent.label, len(body), refusal)
+			}
+		}
+		if body = is.rest(); len(body) == 0 {
+			break
+		}
+		err := is.loadRest(body)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, streamload.ErrDataQuality) {
 			return err
 		}
+		refusal = err
 	}
+	is.report()
 	return nil
 }
 
-// load sends the records [lo, hi) as the part at path of the parent load.
-func (is *isolation) load(lo, hi int, path string) error {
-	j, b := is.parent, is.b
-	body := is.data[is.starts[lo]:is.starts[hi]]
-	part := &LoadJob{
-		Table: j.Table, label: isolatedLabel(j.label, path), ID: j.ID, Rows: int64(hi - lo), Bytes: int64(len(body)),
-		twoPhase: j.twoPhase, Body: streamload.NewBytesBody(body), Headers: j.Headers, windows: nil,
+// find names the refused rows among recs, which hold one at least (Doris
+// refused them together with refusal; nil when that is only inferred), by probing
+// halves: each is loaded as a two-phase load and aborted at once if Doris
+// takes it. A row alone that Doris refuses is named with its reason.
+func (is *isolation) find(recs []int, refusal error) error {
+	if len(recs) == 1 {
+		if refusal == nil {
+			if refusal = is.probe(recs); refusal == nil {
+				return nil
+			}
+		}
+		if !errors.Is(refusal, streamload.ErrDataQuality) {
+			return refusal
+		}
+		is.reason[recs[0]] = refusedBy(refusal)
+		return nil
 	}
+	half := [2][]int{recs[:len(recs)/2], recs[len(recs)/2:]}
+	r0 := is.probe(half[0])
+	if r0 != nil && !errors.Is(r0, streamload.ErrDataQuality) {
+		return r0
+	}
+	if r0 != nil {
+		if err := is.find(half[0], r0); err != nil {
+			return err
+		}
+	}
+	if r0 == nil {
+		return is.find(half[1], nil) // recs hold a refused row: it is in the other half
+	}
+	r1 := is.probe(half[1])
+	if r1 == nil {
+		return nil
+	}
+	if !errors.Is(r1, streamload.ErrDataQuality) {
+		return r1
+	}
+	return is.find(half[1], r1)
+}
+
+// body is the bytes of the records recs, each ended by its delimiter.
+func (is *isolation) body(recs []int) []byte {
+	n := 0
+	for _, i := range recs {
+		n += is.starts[i+1] - is.starts[i]
+	}
+	out := make([]byte, 0, n+len(is.delim))
+	for _, i := range recs {
+		out = append(out, is.data[is.starts[i]:is.starts[i+1]]...)
+		if !bytes.HasSuffix(out, is.delim) {
+			out = append(out, is.delim...) // the last record of a body without a final delimiter
+		}
+	}
+	return out
+}
+
+// part is a load of the records recs under the label of the part named
+// kind of the parent load, one that digests its bytes.
+func (is *isolation) part(recs []int, kind string, twoPhase bool) *LoadJob {
+	j := is.parent
+	body := is.body(recs)
+	is.loads++
+	return &LoadJob{
+		Table: j.Table, label: isolatedLabel(j.label, kind+":"+strconv.FormatUint(xxhash.Sum64(body), 16)), ID: j.ID,
+		Rows: int64(len(recs)), Bytes: int64(len(body)), twoPhase: twoPhase, Body: streamload.NewBytesBody(body), Headers: is.headers,
+	}
+}
+
+// loadRest loads recs, the rows not refused, as a load of the parent's
+// kind; nil when Doris took them all.
+func (is *isolation) loadRest(recs []int) error {
+	j, b := is.parent, is.b
+	part := is.part(recs, "rest", j.twoPhase)
 	res, err := b.load(part)
 	if err != nil {
 		return err
@@ -141,29 +266,49 @@ func (is *isolation) load(lo, hi int, path string) error {
 	return nil
 }
 
-// reject keeps record i as refused, with Doris' reason from refusal.
-func (is *isolation) reject(i int, path string, refusal error) {
-	j := is.parent
-	row := is.data[is.starts[i]:is.starts[i+1]]
-	r := RejectedRow{
-		Database: is.b.db, Table: j.Table, Label: isolatedLabel(j.label, path), Reason: refusedBy(refusal),
-		Row: trimDelim(append([]byte(nil), row...), is.b.delimOf(j)),
+// probe asks Doris whether it takes the records recs: a two-phase load,
+// aborted at once if it is taken (nil); Doris' refusal otherwise.
+func (is *isolation) probe(recs []int) error {
+	b := is.b
+	part := is.part(recs, "probe", true)
+	res, err := b.load(part)
+	if err != nil {
+		return err
 	}
-	if path == "" {
-		r.Label = j.label // the parent held this one row
+	noteOpen(b.ld, b.run, CommitResult{Database: b.db, Table: part.Table, Label: res.Label, TxnID: res.TxnID, Rows: part.Rows})
+	if err := b.ld.Abort(b.ctx, b.db, res.TxnID, res.Label); err != nil {
+		return fmt.Errorf("dorisio.Write: table %s.%s: aborting the probe of %d rows (label %s, txn %d) that Doris took, while isolating the rows it refused of label %s: %w",
+			b.db, part.Table, part.Rows, res.Label, res.TxnID, is.parent.label, err)
 	}
-	if j.File != "" {
-		r.File, r.Offset = j.File, j.FileOffset+int64(is.starts[i])
-	}
-	is.sum.Rows++
-	is.sum.FilteredRows++
-	is.b.reject(r)
+	noteSettled(b.db, res.Label)
+	return nil
 }
 
-// isolatedLabel is the label of the part at path (a string of 0s and 1s:
-// the halves taken) of the load labelled parent: parent's label with its
-// last part replaced by a hash of the parent's label and the path, so it
-// keeps the parent's prefix, run or identity marker and length.
+// report keeps the refused records as rejected rows, in body order, and
+// counts them in what the parent loaded.
+func (is *isolation) report() {
+	j := is.parent
+	for _, i := range slices.Sorted(maps.Keys(is.reason)) {
+		r := RejectedRow{
+			Database: is.b.db, Table: j.Table, Label: j.label, Reason: is.reason[i],
+			Row: append([]byte(nil), is.record(i)...),
+		}
+		if j.File != "" {
+			r.File, r.Offset = j.File, j.FileOffset+int64(is.starts[i])
+			if j.FileOffsetOf != nil {
+				r.Offset = j.FileOffsetOf(int64(is.starts[i]))
+			}
+		}
+		is.sum.Rows++
+		is.sum.FilteredRows++
+		is.b.reject(r)
+	}
+}
+
+// isolatedLabel is the label of the part at path of the load labelled
+// parent: parent's label with its last part replaced by a hash of the
+// parent's label and the path, so it keeps the parent's prefix, run or
+// identity marker and length.
 func isolatedLabel(parent, path string) string {
 	if path == "" {
 		return parent
@@ -177,21 +322,14 @@ func isolatedLabel(parent, path string) string {
 }
 
 // refusedBy is the reason Doris gave for the rows of a refused load: the
-// first line of its error log ("Reason: <reason>. src line [<row>]; ") or
-// its FirstErrorMsg ("<reason>. Src line: <row>"), else its message.
+// first row of its error log, or its message.
 func refusedBy(refusal error) string {
 	var e *streamload.Error
 	if !errors.As(refusal, &e) {
 		return refusal.Error()
 	}
-	if len(e.ErrorLog) > 0 {
-		line := strings.TrimPrefix(e.ErrorLog[0], "Reason: ")
-		for _, cut := range []string{". src line [", ". Src line: "} {
-			if i := strings.Index(line, cut); i >= 0 {
-				return line[:i]
-			}
-		}
-		return line
+	if len(e.Refused) > 0 {
+		return e.Refused[0].Reason
 	}
 	if e.Message != "" {
 		return e.Message
@@ -199,13 +337,18 @@ func refusedBy(refusal error) string {
 	return refusal.Error()
 }
 
+// headersOf are the headers of j's load.
+func (b *Batcher) headersOf(j *LoadJob) map[string]string {
+	if j.Headers != nil {
+		return j.Headers
+	}
+	return b.headers
+}
+
 // recordsOf returns how j's body is cut into records, and false when it
 // cannot be cut into loads of their own (see the top of this file).
 func (b *Batcher) recordsOf(j *LoadJob) (filerange.Syntax, bool) {
-	h := b.headers
-	if j.Headers != nil {
-		h = j.Headers
-	}
+	h := b.headersOf(j)
 	var sc filerange.Syntax
 	if j.Compressed != "" || h["skip_lines"] != "" && h["skip_lines"] != "0" || h["strip_outer_array"] == "true" ||
 		strings.HasPrefix(strings.ToLower(h["format"]), "csv_with_names") {
@@ -231,10 +374,7 @@ func (b *Batcher) recordsOf(j *LoadJob) (filerange.Syntax, bool) {
 
 // delimOf is the line delimiter of j's load.
 func (b *Batcher) delimOf(j *LoadJob) []byte {
-	h := b.headers
-	if j.Headers != nil {
-		h = j.Headers
-	}
+	h := b.headersOf(j)
 	if d, err := textfmt.DecodeSeparator(h["line_delimiter"]); err == nil && len(d) > 0 && h["line_delimiter"] != "" {
 		return d
 	}

@@ -13,10 +13,14 @@ import (
 const MetricsNamespace = "dorisio"
 
 var (
-	rowsLoaded       = beam.NewCounter(MetricsNamespace, "rows")
-	bytesLoaded      = beam.NewCounter(MetricsNamespace, "bytes")
-	rowsFiltered     = beam.NewCounter(MetricsNamespace, "filtered_rows")
-	rowsRejected     = beam.NewCounter(MetricsNamespace, "rejected_rows") // WithRejectedRows (rejected.go)
+	rowsLoaded   = beam.NewCounter(MetricsNamespace, "rows")
+	bytesLoaded  = beam.NewCounter(MetricsNamespace, "bytes")
+	rowsFiltered = beam.NewCounter(MetricsNamespace, "filtered_rows")
+	rowsRejected = beam.NewCounter(MetricsNamespace, "rejected_rows") // WithRejectedRows (rejected.go)
+	// Loads sent to isolate refused rows, besides the refused loads
+	// themselves: refused again, probes, and the loads of the rest
+	// (isolate.go).
+	isolationLoads   = beam.NewCounter(MetricsNamespace, "isolation_loads")
 	loadsDone        = beam.NewCounter(MetricsNamespace, "loads")
 	loadRetries      = beam.NewCounter(MetricsNamespace, "retries")
 	commitsDone      = beam.NewCounter(MetricsNamespace, "commits")
@@ -49,7 +53,7 @@ func RecordLateRows(ctx context.Context, db, table string, rows int64) {
 func recordLoad(ctx context.Context, o LoadOutcome) {
 	r := o.Result
 	if r.Label == "" && len(r.Rejected) > 0 { // refused rows, no load (rejected.go)
-		recordRejected(ctx, r)
+		recordRejected(ctx, o)
 		return
 	}
 	rowsLoaded.Inc(ctx, r.LoadedRows)

@@ -137,6 +137,7 @@ type fileOptions struct {
 	HeaderLines int
 	Compression string // "auto", "none", "gz", "lz4", "bz2", "zstd"
 	RangeBytes  int64
+	StripCR     bool // records ending "\r\n" are loaded as ending "\n"
 }
 
 func defaultFileOptions() fileOptions {

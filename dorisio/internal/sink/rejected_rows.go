@@ -56,12 +56,13 @@ func (rs rejections) add(r RejectedRow) { rs[r.Table] = append(rs[r.Table], r) }
 
 // outcomes turns the refused rows of each table into a result of their
 // own: nothing to commit (Committed), nothing loaded; numbered after the
-// bundle's loads so that they never come between a table's loads.
-func (rs rejections) outcomes(db string, seq int) []LoadOutcome {
+// bundle's loads so that they never come between a table's loads. It
+// carries the loads sent to isolate them (isolated, per table).
+func (rs rejections) outcomes(db string, seq int, isolated map[string]int64) []LoadOutcome {
 	var out []LoadOutcome
 	for _, table := range slices.Sorted(maps.Keys(rs)) {
 		rows := rs[table]
-		out = append(out, LoadOutcome{Seq: seq, Result: CommitResult{
+		out = append(out, LoadOutcome{Seq: seq, isolationLoads: isolated[table], Result: CommitResult{
 			Database: db, Table: table, Rows: int64(len(rows)), FilteredRows: int64(len(rows)),
 			Committed: true, Rejected: rows,
 		}})
@@ -70,11 +71,18 @@ func (rs rejections) outcomes(db string, seq int) []LoadOutcome {
 	return out
 }
 
-// recordRejected counts a load's refused rows, in total and per table.
-func recordRejected(ctx context.Context, r CommitResult) {
+// recordRejected counts a load's refused rows, and the loads sent to
+// isolate them, in total and per table.
+func recordRejected(ctx context.Context, o LoadOutcome) {
+	r := o.Result
+	table := r.Database + "." + r.Table
 	if n := int64(len(r.Rejected)); n > 0 {
 		rowsRejected.Inc(ctx, n)
-		beam.NewCounter(MetricsNamespace, perTable("rejected_rows", r.Database+"."+r.Table)).Inc(ctx, n)
+		beam.NewCounter(MetricsNamespace, perTable("rejected_rows", table)).Inc(ctx, n)
+	}
+	if o.isolationLoads > 0 {
+		isolationLoads.Inc(ctx, o.isolationLoads)
+		beam.NewCounter(MetricsNamespace, perTable("isolation_loads", table)).Inc(ctx, o.isolationLoads)
 	}
 }
 

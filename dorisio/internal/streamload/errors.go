@@ -165,15 +165,20 @@ func ValidText(s string) string {
 // Error describes one failed operation. It never contains the password or
 // the Authorization header.
 type Error struct {
-	Op                string // "load", "commit", "abort", "get_load_state", "list_transactions"
-	DB, Table, Label  string
-	TxnID             int64 // 0 when unknown
-	HTTPStatus        int   // 0 when no HTTP answer was read
-	Status            string
-	Message           string
-	Body              string   // raw response body, read once, truncated to ~2 KiB
-	ErrorURL          string   // the rejected rows' log, when it could not be read from here
-	ErrorLog          []string // first lines of the ErrorURL log, when it was reachable
+	Op               string // "load", "commit", "abort", "get_load_state", "list_transactions"
+	DB, Table, Label string
+	TxnID            int64 // 0 when unknown
+	HTTPStatus       int   // 0 when no HTTP answer was read
+	Status           string
+	Message          string
+	Body             string   // raw response body, read once, truncated to ~2 KiB
+	ErrorURL         string   // the rejected rows' log, when it could not be read from here
+	ErrorLog         []string // first lines of the ErrorURL log, when it was reachable
+	// Refused are the rows of the ErrorURL log (at most 51, §7), or the
+	// FirstErrorMsg's row when the log could not be read; FilteredRows is
+	// how many rows Doris filtered (ErrDataQuality).
+	Refused           []LogEntry
+	FilteredRows      int64
 	ExistingJobStatus string
 	Attempts          int
 	Kind              error     // one of the sentinels, or nil

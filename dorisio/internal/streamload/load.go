@@ -438,12 +438,14 @@ func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 	}
 	switch v.kind {
 	case ErrDataQuality:
-		e.ErrorLog = c.fetchErrorLog(ctx, r.ErrorURL)
+		e.ErrorLog, e.Refused = c.fetchErrorLog(ctx, r.ErrorURL)
+		e.FilteredRows = r.FilteredRows
 		if len(e.ErrorLog) == 0 {
 			// The BE's log is often unreachable from workers (§7): point at it.
 			e.ErrorURL = c.redact(r.ErrorURL)
 			if r.FirstErrorMsg != "" {
 				e.ErrorLog = []string{c.redact(r.FirstErrorMsg)}
+				e.Refused = c.firstErrorEntry(r.FirstErrorMsg)
 			}
 		}
 	case ErrTxnQuota:

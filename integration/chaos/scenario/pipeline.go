@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -292,6 +293,18 @@ func runPipeline(ctx context.Context, srv *doristest.Server, prefix string, shar
 	}()
 	select {
 	case r := <-done:
+		if r.err != nil {
+			// As a program running a job should (pipelines/load does): the
+			// loads of bundles that finished are waiting for a commit stage
+			// that will not run. Stream batches are never aborted by a later
+			// run's lingering cleanup (a replay adopts them), so a failed run
+			// that is not replayed would leave them open.
+			actx, acancel := context.WithTimeout(context.Background(), timeout)
+			defer acancel()
+			if _, aerr := dorisio.AbortOpenLoads(actx, p); aerr != nil {
+				r.err = errors.Join(r.err, aerr)
+			}
+		}
 		return r.counters, r.err
 	case <-ctx.Done():
 		// prism ignores cancellation in some hangs; the goroutine is

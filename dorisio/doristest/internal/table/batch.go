@@ -4,10 +4,8 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
-
-// MaxErrors is how many error-log lines a batch keeps, like the BE's MAX_ERROR_NUM.
-const MaxErrors = 50
 
 // Batch is the parsed body of one load: counters, the error log, and the accepted
 // rows in a compact encoding. A Batch is not safe for concurrent mutation; once Parse
@@ -15,7 +13,8 @@ const MaxErrors = 50
 type Batch struct {
 	// Total = Loaded + Filtered + Unselected (rows read, not counting skipped lines).
 	Total, Loaded, Filtered, Unselected int64
-	// Errors holds the first MaxErrors filtered rows, in source order.
+	// Errors is the error log: up to MaxErrors+1 filtered rows, in the BE's order
+	// (errlog.go).
 	Errors []Rejection
 
 	schema *Schema // the columns the rows were parsed for
@@ -29,19 +28,6 @@ type Batch struct {
 	seqIdx  int    // schema index of the sequence column, or -1
 	partial bool   // a partial update: rows may leave values out (tagAbsent)
 }
-
-// Rejection is one logged filtered row. It is kept as fields, not as log text, because
-// the row is arbitrary data: it may contain text that looks like the log's own markup.
-type Rejection struct {
-	Reason string // why the row was filtered
-	Row    string // the source row as read
-}
-
-// LogLine renders r as a line of the error log (§7): "Reason: <reason>. src line [<row>]; ".
-func (r Rejection) LogLine() string { return "Reason: " + r.Reason + ". src line [" + r.Row + "]; " }
-
-// FirstErrorMsg renders r as the response's FirstErrorMsg (§7): "<reason>. Src line: <row>".
-func (r Rejection) FirstErrorMsg() string { return r.Reason + ". Src line: " + r.Row }
 
 // Value tags in the row encoding.
 const (
@@ -135,27 +121,35 @@ func (s source) String() string {
 type rowBuilder struct {
 	sp      *Spec
 	b       *Batch
+	log     errorLog
 	scratch []byte // converted values of the current row
 	start   []int  // per schema column: offset of its value in scratch
 	tag     []uint64
-	missing []bool // per schema column: JSON key not found
 }
 
 func newRowBuilder(sp *Spec, b *Batch) *rowBuilder {
 	n := len(sp.schema.Columns)
 	b.schema, b.ncols, b.seqIdx, b.partial = sp.schema, n, sp.seqIdx, sp.partial
-	return &rowBuilder{sp: sp, b: b, start: make([]int, n+1), tag: make([]uint64, n), missing: make([]bool, n)}
+	return &rowBuilder{sp: sp, b: b, log: errorLog{b: b}, start: make([]int, n+1), tag: make([]uint64, n)}
 }
 
-// reject counts a filtered row and logs it. reason is called only for a row that is
-// logged: past MaxErrors, rejecting costs no formatting.
-func (rb *rowBuilder) reject(src source, reason func() string) {
-	b := rb.b
-	b.Filtered++
-	if len(b.Errors) < MaxErrors {
-		b.Errors = append(b.Errors, Rejection{Reason: reason(), Row: src.String()})
+// reject counts a filtered row (the last one counted in Total) and logs it as refused
+// by stage st at column col. row and reason are called only while the log has room:
+// past it, rejecting costs no formatting.
+func (rb *rowBuilder) reject(st stage, col int, row, reason func() string) {
+	rb.b.Filtered++
+	if !rb.log.full() {
+		rb.log.add(st, col, Rejection{Reason: reason(), Row: row()})
 	}
 }
+
+// rejectRead rejects a row the reader refused, logged as read.
+func (rb *rowBuilder) rejectRead(src source, reason func() string) {
+	rb.reject(stageRead, 0, src.String, reason)
+}
+
+// finish writes the last block's lines of the error log.
+func (rb *rowBuilder) finish() { rb.log.flush() }
 
 // value returns column i of the current row (for conditions).
 func (rb *rowBuilder) value(i int) ([]byte, bool) {
@@ -165,50 +159,70 @@ func (rb *rowBuilder) value(i int) ([]byte, bool) {
 	return rb.scratch[rb.start[i]:rb.start[i+1]], false
 }
 
-// add processes one source row with exactly len(sp.src) fields.
+// add processes one source row with exactly len(sp.src) fields, in the BE's order: the
+// reader's check of JSON keys, the conversion of each column (strict mode, NULL into NOT
+// NULL), the delete sign and `where`, the sink's checks.
 func (rb *rowBuilder) add(fields []field, src source) {
 	sp, b := rb.sp, rb.b
 	b.Total++
 	cols := sp.schema.Columns
+	shown := func() string { return sourceValues(fields) }
+	for i, c := range cols {
+		if si := sp.mapped[i]; si >= 0 && fields[si].missing && !c.Nullable && !c.AutoIncrement {
+			rb.rejectRead(src, func() string {
+				return fmt.Sprintf("The column `%s` is not nullable, but it's not found in jsondata.", c.Name)
+			})
+			return
+		}
+	}
 	rb.scratch = rb.scratch[:0]
 	// The first sink check failure; its reason is built only if the row is logged,
 	// which `where` may still prevent.
 	sinkCol, sinkSt := -1, convOK
-	for i := range cols {
+	for i, c := range cols {
 		rb.start[i] = len(rb.scratch)
-		rb.missing[i] = false
 		si := sp.mapped[i]
 		if si < 0 {
 			rb.tag[i] = tagNull
-			switch d := cols[i].Default; {
+			switch d := c.Default; {
 			case sp.partial:
 				rb.tag[i] = tagAbsent
 			case d != nil && d.Now:
-				rb.scratch = append(rb.scratch, nowValue(cols[i].Type, sp.loc)...)
+				rb.scratch = append(rb.scratch, nowValue(c.Type, sp.loc)...)
 				rb.tag[i] = tagValue + uint64(len(rb.scratch)-rb.start[i])
 			case d != nil && !d.Null:
 				rb.scratch = append(rb.scratch, d.Value...)
 				rb.tag[i] = tagValue + uint64(len(d.Value))
+			case !c.Nullable && !c.AutoIncrement: // AUTO_INCREMENT: numbered when applied
+				rb.reject(stageConvert, i, shown, func() string { return nullReason(c.Name) })
+				return
 			}
 			continue
 		}
 		f := fields[si]
 		if f.null || f.missing {
 			rb.tag[i] = tagNull
-			rb.missing[i] = f.missing
+			if !c.Nullable && !c.AutoIncrement { // AUTO_INCREMENT: numbered when applied
+				rb.reject(stageConvert, i, shown, func() string { return nullReason(c.Name) })
+				return
+			}
 			continue
 		}
 		var st convStatus
-		rb.scratch, st = appendValueIn(rb.scratch, cols[i].Type, f.v, sp.loc)
+		rb.scratch, st = appendValueIn(rb.scratch, c.Type, f.v, sp.loc)
 		rb.tag[i] = tagValue + uint64(len(rb.scratch)-rb.start[i])
 		switch st {
 		case convOK:
 			continue
 		case convBad:
 			if sp.strict {
-				rb.reject(src, func() string {
-					return fmt.Sprintf("column(%s) value is incorrect while strict mode is true, src value is %s", cols[i].Name, f.v)
+				rb.reject(stageConvert, i, shown, func() string {
+					return fmt.Sprintf("column(%s) value is incorrect while strict mode is true, src value is %s", c.Name, f.v)
 				})
+				return
+			}
+			if !c.Nullable { // non-strict: the value is NULL, which the column refuses
+				rb.reject(stageConvert, i, shown, func() string { return nullReason(c.Name) })
 				return
 			}
 		case convTooLong, convOutRange:
@@ -233,20 +247,10 @@ func (rb *rowBuilder) add(fields []field, src source) {
 		return
 	}
 	if sinkCol >= 0 {
-		rb.reject(src, func() string { return sp.sinkReason(sinkCol, sinkSt, fields[sp.mapped[sinkCol]].v) })
+		rb.reject(stageSink, sinkCol, func() string { return "" }, func() string {
+			return sp.sinkReason(sinkCol, sinkSt, fields[sp.mapped[sinkCol]].v)
+		})
 		return
-	}
-	for i, c := range cols {
-		if rb.tag[i] == tagNull && !c.Nullable && !c.AutoIncrement { // AUTO_INCREMENT: numbered when applied
-			missing := rb.missing[i]
-			rb.reject(src, func() string {
-				if missing {
-					return fmt.Sprintf("The column `%s` is not nullable, but it's not found in jsondata.", c.Name)
-				}
-				return fmt.Sprintf("column(%s) values is null while columns is not nullable", c.Name)
-			})
-			return
-		}
 	}
 	b.Loaded++
 	for i := range cols {
@@ -264,19 +268,25 @@ func (rb *rowBuilder) add(fields []field, src source) {
 	}
 }
 
+// nullReason is the error-log reason of NULL in a NOT NULL column.
+func nullReason(col string) string {
+	return fmt.Sprintf("column(%s) values is null while columns is not nullable", col)
+}
+
 // sinkReason is the error-log reason of a value of column i that failed a sink check
-// (st convTooLong or convOutRange); v is the source value.
+// (st convTooLong or convOutRange); v is the source value. The table sink's words
+// (vtablet_block_convertor.cpp): "column_name[<col>], " and the check's text.
 func (sp *Spec) sinkReason(i int, st convStatus, v []byte) string {
 	c := sp.schema.Columns[i]
 	t := c.Type
 	if st == convTooLong {
-		first := v
-		if len(first) > t.Length {
-			first = first[:t.Length]
-		}
-		return fmt.Sprintf("column_name[%s], the length of input is too long than schema. first %d bytes of input str: [%s] schema length: %d; actual length: %d",
-			c.Name, t.Length, first, t.Length, len(v))
+		return fmt.Sprintf("column_name[%s], the length of input is too long than schema. first 32 bytes of input str: [%s] schema length: %d; actual length: %d; ",
+			c.Name, v[:min(len(v), 32)], t.Length, len(v))
 	}
-	return fmt.Sprintf("decimal value is not valid for definition, column=%s, value=%s, precision=%d, scale=%d",
-		c.Name, v, t.Precision, t.Scale)
+	limit := strings.Repeat("9", t.Precision-t.Scale)
+	if t.Scale > 0 {
+		limit += "." + strings.Repeat("9", t.Scale)
+	}
+	return fmt.Sprintf("column_name[%s], decimal value is not valid for definition, value=%s, precision=%d, scale=%d, min=-%s, max=%s; ",
+		c.Name, v, t.Precision, t.Scale, limit, limit)
 }

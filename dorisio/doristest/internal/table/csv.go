@@ -395,6 +395,7 @@ func (sp *Spec) parseCSV(data []byte, b *Batch) {
 	b.data = make([]byte, 0, len(data)+len(data)/4)
 	b.ends = make([]int, 0, bytes.Count(data, sp.lineDelim)+1)
 	want := len(sp.src)
+	defer rb.finish()
 	for {
 		fields, raw, ok := c.next()
 		if !ok {
@@ -405,12 +406,12 @@ func (sp *Spec) parseCSV(data []byte, b *Batch) {
 		}
 		if !utf8.Valid(raw) { // CsvReader::_validate_line, before the line is split
 			b.Total++
-			rb.reject(source{text: raw}, sp.version.invalidUTF8Reason)
+			rb.rejectRead(source{text: raw}, sp.version.invalidUTF8Reason)
 			continue
 		}
 		if len(fields) != want {
 			b.Total++
-			rb.reject(source{text: raw}, func() string { return sp.countReason(fields) })
+			rb.rejectRead(source{text: raw}, func() string { return sp.countReason(fields) })
 			continue
 		}
 		rb.add(fields, source{text: raw})

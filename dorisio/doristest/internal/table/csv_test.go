@@ -99,14 +99,16 @@ func TestParseCSVErrorLog(t *testing.T) {
 			"Reason: actual column number in csv file is  less than  schema column number.actual number: 1, schema column number: 2; line delimiter: [\\n], column separator: [\\t], result values:[1]. src line [1]; "},
 		{"too many columns shows the values and a hex separator", "d.t(a INT)", "1\x012|", []string{"column_separator", `\x01`, "line_delimiter", "|"},
 			"Reason: actual column number in csv file is  more than  schema column number.actual number: 2, schema column number: 1; line delimiter: [|], column separator: [\\x01], result values:[1, 2]. src line [1\x012]; "},
-		{"a too long string shows the first bytes and both lengths", "d.t(a VARCHAR(4))", "中文\n", nil,
-			"Reason: column_name[a], the length of input is too long than schema. first 4 bytes of input str: [中\xe6] schema length: 4; actual length: 6. src line [中文]; "},
-		{"NULL in a NOT NULL column", "d.t(a INT NOT NULL)", "\\N\n", nil,
-			"Reason: column(a) values is null while columns is not nullable. src line [\\N]; "},
-		{"a bad value in strict mode", "d.t(a INT)", "x1\n", []string{"strict_mode", "true"},
-			"Reason: column(a) value is incorrect while strict mode is true, src value is x1. src line [x1]; "},
-		{"a decimal out of range", "d.t(a DECIMAL(3,1))", "123.4\n", nil,
-			"Reason: decimal value is not valid for definition, column=a, value=123.4, precision=3, scale=1. src line [123.4]; "},
+		{"a too long string is the sink's: the first 32 bytes and both lengths, no row", "d.t(a VARCHAR(4))", "中文\n", nil,
+			"Reason: column_name[a], the length of input is too long than schema. first 32 bytes of input str: [中文] schema length: 4; actual length: 6; . src line []; "},
+		{"NULL in a NOT NULL column shows the source values, NULL as NULL", "d.t(a INT NOT NULL, b INT)", "\\N\t7\n", nil,
+			"Reason: column(a) values is null while columns is not nullable. src line [NULL 7]; "},
+		{"a value non-strict mode makes NULL in a NOT NULL column", "d.t(a INT NOT NULL, b INT)", "x\t7\n", nil,
+			"Reason: column(a) values is null while columns is not nullable. src line [x 7]; "},
+		{"a bad value in strict mode shows the source values", "d.t(a INT, b VARCHAR(9))", "x1\t\"q r\"\n", []string{"strict_mode", "true"},
+			"Reason: column(a) value is incorrect while strict mode is true, src value is x1. src line [x1 \"q r\"]; "},
+		{"a decimal out of range is the sink's, no row", "d.t(a DECIMAL(3,1))", "123.4\n", nil,
+			"Reason: column_name[a], decimal value is not valid for definition, value=123.4, precision=3, scale=1, min=-99.9, max=99.9; . src line []; "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,10 +118,37 @@ func TestParseCSVErrorLog(t *testing.T) {
 			}
 		})
 	}
-	t.Run("the log keeps at most 50 lines but counts every row", func(t *testing.T) {
+	t.Run("the log keeps 51 lines (MAX_ERROR_NUM 50, checked after counting) but counts every row", func(t *testing.T) {
 		b := load(t, "d.t(a INT, b INT)", strings.Repeat("1\n", 120))
-		if len(b.Errors) != MaxErrors || b.Filtered != 120 {
+		if len(b.Errors) != MaxErrors+1 || b.Filtered != 120 {
 			t.Errorf("len(Errors) = %d, Filtered = %d", len(b.Errors), b.Filtered)
+		}
+	})
+	t.Run("a block's lines come reader first, then conversion column by column, then the sink", func(t *testing.T) {
+		// Rows 1-6: a too long b (sink), a bad c (conversion), one field (reader), a bad
+		// b... Each kind in row order, the kinds in the BE's order.
+		body := "1\tlonger\t1\n2\tok\tx\n3\n4\tok\t1\n5\tlonger\t1\n6\tok\ty\n7\n"
+		b := load(t, "d.t(a INT, b VARCHAR(2), c INT)", body, "strict_mode", "true")
+		var got []string
+		for _, e := range b.Errors {
+			got = append(got, e.Row+"|"+e.Reason[:min(12, len(e.Reason))])
+		}
+		want := []string{"3|actual colum", "7|actual colum", "2 ok x|column(c) va", "6 ok y|column(c) va", "|column_name[", "|column_name["}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("log order:\n got %q\nwant %q", got, want)
+		}
+	})
+	t.Run("blocks of 4064 rows are logged one after another", func(t *testing.T) {
+		// A sink error in block 1 comes before a reader error in block 2.
+		var body strings.Builder
+		body.WriteString("1\tlonger\n")
+		for i := 1; i < 4064; i++ {
+			body.WriteString("1\tok\n")
+		}
+		body.WriteString("2\n")
+		b := load(t, "d.t(a INT, b VARCHAR(2))", body.String())
+		if len(b.Errors) != 2 || b.Errors[0].Row != "" || b.Errors[1].Row != "2" {
+			t.Errorf("errors: %q", b.Errors)
 		}
 	})
 }

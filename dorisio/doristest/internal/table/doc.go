@@ -13,23 +13,28 @@
 // # Rows
 //
 // A source row goes through these steps, in the order the BE runs them
-// (docs/protocol.md §3, §4):
+// (docs/protocol.md §3, §4, §7):
 //
-//  1. CSV: the field count must equal the source columns (the `columns` header, else the
-//     table columns plus `hidden_columns`), else the row is filtered. Empty lines are skipped
-//     and not counted; skip_lines (and the header lines of csv_with_names[_and_types]) are
-//     not counted either. `\N` is NULL.
-//  2. Each value is converted to its column type. A value that is not a value of the type
-//     becomes NULL, or filters the row when strict_mode is true.
+//  1. The reader. CSV: the field count must equal the source columns (the `columns`
+//     header, else the table columns plus `hidden_columns`), and the line must be UTF-8,
+//     else the row is filtered. Empty lines are skipped and not counted; skip_lines (and
+//     the header lines of csv_with_names[_and_types]) are not counted either. `\N` is
+//     NULL. JSON: a document that does not parse, or lacks a key of a NOT NULL column.
+//  2. The conversion, column by column: a value that is not a value of its column's type
+//     becomes NULL, or filters the row when strict_mode is true; NULL in a NOT NULL
+//     column filters the row (so a non-strict bad value into a NOT NULL column does too).
 //  3. The delete sign is computed (`__DORIS_DELETE_SIGN__` = 1, merge_type DELETE, or the
 //     `delete` condition with MERGE).
 //  4. `where`: rows for which it is not true are Unselected.
-//  5. Sink checks, which filter the row whatever strict_mode says: a CHAR/VARCHAR longer
-//     than its length in bytes, a decimal with more integer digits than precision-scale,
-//     NULL in a NOT NULL column.
+//  5. The table sink's checks, which filter the row whatever strict_mode says: a
+//     CHAR/VARCHAR longer than its length in bytes, a decimal with more integer digits
+//     than precision-scale.
 //
-// Filtered rows are kept as Rejection (reason, source row) and logged as
-// "Reason: <reason>. src line [<row>]; " (first 50, §7).
+// Filtered rows are kept as Rejection (reason, row) and logged as
+// "Reason: <reason>. src line [<row>]; ", at most 51 lines, block by block in the BE's
+// order, each stage showing the row as the BE does: the reader the line as read, the
+// conversion the source values joined by a space (NULL as "NULL"), the sink nothing
+// (errlog.go).
 //
 // JSON bodies are read one document per line when read_json_by_line is true, which is
 // its default unless strip_outer_array is given (master, §3); JSONByLine tells the BE.

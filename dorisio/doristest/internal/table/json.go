@@ -107,6 +107,7 @@ func (sp *Spec) parseJSON(data []byte, b *Batch, countOnly bool) {
 	j := &jsonRows{sp: sp, b: b}
 	if !countOnly {
 		j.rb = newRowBuilder(sp, b)
+		defer j.rb.finish()
 	}
 	if sp.jsonByLine {
 		for len(data) > 0 {
@@ -200,7 +201,7 @@ func (j *jsonRows) bad(err error, text []byte) {
 		j.b.Filtered++
 		return
 	}
-	j.rb.reject(source{text: text}, func() string {
+	j.rb.rejectRead(source{text: text}, func() string {
 		return fmt.Sprintf("Parse json data for JsonDoc failed. code: 3, error info: %s", err)
 	})
 }
@@ -212,7 +213,7 @@ func (j *jsonRows) filtered(text []byte, reason string) {
 		j.b.Filtered++
 		return
 	}
-	j.rb.reject(source{text: text}, func() string { return reason })
+	j.rb.rejectRead(source{text: text}, func() string { return reason })
 }
 
 // value handles one parsed document.
@@ -254,7 +255,7 @@ func (j *jsonRows) object(v any, src source) {
 			j.b.Filtered++
 			return
 		}
-		j.rb.reject(src, func() string { return "Expect json object value" })
+		j.rb.rejectRead(src, func() string { return "Expect json object value" })
 		return
 	}
 	if j.rb == nil {

@@ -69,8 +69,10 @@ func TestParseJSONErrorLog(t *testing.T) {
 			"Reason: JSON data is array-object, `strip_outer_array` must be TRUE.. src line [[{\"id\":1}]]; "},
 		{"an object with strip_outer_array", `{"id":1}`, []string{"strip_outer_array", "true"},
 			"Reason: JSON data is not an array-object, `strip_outer_array` must be FALSE.. src line [{\"id\":1}]; "},
-		{"an array element logs its source text, not a re-encoding", "[{\"id\":1}, {\"name\":\"a<b\",\"id\":null}]", []string{"strip_outer_array", "true"},
-			"Reason: column(id) values is null while columns is not nullable. src line [{\"name\":\"a<b\",\"id\":null}]; "},
+		{"an array element logs its source text, not a re-encoding", "[{\"id\":1}, {\"name\":\"a<b\"}]", []string{"strip_outer_array", "true"},
+			"Reason: The column `id` is not nullable, but it's not found in jsondata.. src line [{\"name\":\"a<b\"}]; "},
+		{"NULL into NOT NULL shows the source values, NULL as NULL", `{"name":"a<b","id":null}`, nil,
+			"Reason: column(id) values is null while columns is not nullable. src line [NULL a<b]; "},
 		{"an element below json_root is logged as JSON", `{"data":[{"name":"a"}]}`, []string{"json_root", "$.data", "strip_outer_array", "true"},
 			"Reason: The column `id` is not nullable, but it's not found in jsondata.. src line [{\"name\":\"a\"}]; "},
 	}

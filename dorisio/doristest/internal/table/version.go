@@ -86,3 +86,8 @@ func (v Version) invalidUTF8Reason() string {
 	}
 	return "Unable to display, only support csv data in utf8 codec, please check the data encoding"
 }
+
+// SendsFirstErrorMsg: the stream load answer carries FirstErrorMsg, the
+// first row of the error log, from master of September 2025 (protocol §4,
+// §7); earlier releases give only ErrorURL.
+func (v Version) SendsFirstErrorMsg() bool { return v.atLeast(4, 0) }

@@ -1,0 +1,90 @@
+package fileload
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
+)
+
+// What of a file's text is not its rows: a UTF-8 byte-order mark at its
+// start, which spreadsheets write (skipped, and said once per file: before,
+// it became part of the first value, and an INT id there loaded as NULL),
+// and the "\r" of records that end "\r\n" where the line delimiter is "\n"
+// (every record's ending is checked, filerange/lineends.go; Files.StripCR
+// drops it).
+
+// strippedID marks the identity of a range loaded through StripCR: it loads
+// other bytes than the file holds, so another label than without it.
+const strippedID = "|stripcr"
+
+// sayBOM says that the file at path starts with a byte-order mark, which
+// is not loaded.
+func sayBOM(path string) {
+	slog.Info("dorisio.WriteFiles: file " + path + " starts with a UTF-8 byte-order mark (EF BB BF): skipped, it is not part of the first value")
+}
+
+// sayText says, once per file, what sp found at its start: a byte-order
+// mark, lines that end "\r\n" (read with "\n" and not stripped).
+func (fn *FileLoadFn) sayText(path string, sp *filerange.Splitter) {
+	if sp.BOM {
+		sayBOM(path)
+	}
+	if sp.EndsCRLF() && !fn.Opts.Files.StripCR {
+		slog.Warn(`dorisio.WriteFiles: file ` + path + ` has lines ending "\r\n" but the line delimiter is "\n": each row's last value keeps the "\r" (Doris stores "alpha\r" for alpha). ` +
+			`Load it with WithLineDelimiter("\r\n") (load: --line-delimiter '\r\n') or Files.StripCR (load: --strip-cr); loading it as it is`)
+	}
+}
+
+// mixedLineEnds is the error of a file whose records end both "\n" and
+// "\r\n", its lines counted.
+func (fn *FileLoadFn) mixedLineEnds(ctx context.Context, fs filesystem.Interface, path string, e *filerange.MixedLineEnds) error {
+	if r, err := fs.OpenRead(ctx, path); err == nil {
+		_ = e.LinesOf(r) // without them, the error names the bytes
+		r.Close()
+	}
+	return fmt.Errorf(`dorisio.WriteFiles: file %s: %v. Read with the line delimiter "\n", a row ending "\r\n" loads its last value with the "\r" (Doris stores "alpha\r" for alpha), so the file is not loaded from that line on. `+
+		`Make its lines end one way, or load it with Files.StripCR (load: --strip-cr), which drops the "\r" before each line end. `+
+		`Its ranges before byte %d may be loaded: a re-run under the same label prefix finds them loaded`, path, e, e.Offset)
+}
+
+// bomSkipper drops the byte-order mark at the start of a decompressed file.
+type bomSkipper struct {
+	io.ReadCloser
+	left int // bytes of the mark still to drop
+}
+
+func (b *bomSkipper) Read(p []byte) (int, error) {
+	for b.left > 0 {
+		n, err := io.ReadFull(b.ReadCloser, make([]byte, b.left))
+		b.left -= n
+		if err != nil {
+			return 0, err
+		}
+	}
+	return b.ReadCloser.Read(p)
+}
+
+// decompressedBOM reports whether the file at path, compressed as kind,
+// starts with a byte-order mark once decompressed.
+func decompressedBOM(ctx context.Context, fs filesystem.Interface, path, kind string) (bool, error) {
+	raw, err := fs.OpenRead(ctx, path)
+	if err != nil {
+		return false, fmt.Errorf("dorisio.WriteFiles: reading file %s: %w", path, err)
+	}
+	r, err := newDecompressor(raw, kind, path)
+	if err != nil {
+		return false, err
+	}
+	defer r.Close()
+	head := make([]byte, filerange.BOMLen)
+	n, err := io.ReadFull(r, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return false, err
+	}
+	return filerange.HasBOM(head[:n]), nil
+}
