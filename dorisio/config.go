@@ -77,6 +77,13 @@ type Config struct {
 	// earlier run's (a small table whose rows did not change).
 	LabelPrefix string
 
+	// FlightSQLPort is the FE's Arrow Flight SQL port (fe.conf
+	// arrow_flight_sql_port), which Read queries on the first FE's host.
+	// 0: Read asks the FE with SHOW FRONTENDS (which needs ADMIN or NODE),
+	// as the Flink connector does (its source.flight-sql-port; the Spark
+	// connector's doris.read.arrow-flight-sql.port). Write does not use it.
+	FlightSQLPort int
+
 	// Timeouts bound each phase of every HTTP call to Doris: connecting,
 	// waiting for the answer after the body, and no progress while sending
 	// or reading (the connectors' doris.request.connect.timeout and

@@ -1,5 +1,5 @@
 // Package dorisio writes Beam PCollections into Apache Doris through Stream
-// Load, exactly once.
+// Load, exactly once, and reads Doris tables through Arrow Flight SQL.
 //
 //	results := dorisio.Write(s, dorisio.Config{
 //		FEs:         []string{"http://fe:8030"},
@@ -8,6 +8,8 @@
 //		Database:    "demo",
 //		Table:       "events",
 //	}, events)
+//
+//	rows := dorisio.Read(s, cfg, dorisio.Query{Where: "dt = '2026-12-01'"}, reflect.TypeOf(Event{}))
 //
 // # Exactly-once
 //
@@ -574,6 +576,9 @@
 //     "rejected_rows:<db>.<table>", and isolation_loads and
 //     "isolation_loads:<db>.<table>" (the loads sent to tell refused rows
 //     apart, besides the loads Doris refused).
+//   - Read: read_rows, read_splits, read_split_reruns (splits run again
+//     after a failed query or fetch) and read_spilled_batches (batches past
+//     WithReadBufferBytes, held in a file until their split was read).
 //
 // Read them from the PipelineResult of beamx.RunWithMetrics (or
 // ptest.RunWithMetrics) with a query on the namespace (tested on prism and
@@ -641,12 +646,81 @@
 // own checks do not depend on strict mode.
 // Pre-encoded rows are joined and counted by the load's line_delimiter.
 //
+// # Reading
+//
+// Read reads one table, split by tablets, through Doris' Arrow Flight SQL
+// (Doris 2.1.9 or later on 2.1, or 3.0 and later; arrow_flight_sql_port
+// set in fe.conf and in every BE's be.conf). One worker plans: it reads
+// the table's columns (GET /api/{db}/{table}/_schema), finds the FE's
+// Flight port (Config.FlightSQLPort, else SHOW FRONTENDS, which needs ADMIN
+// or NODE), and asks the FE for the tablets of the query
+// (POST /api/{db}/{table}/_query_plan), which it groups per BE into splits
+// of Query.TabletsPerSplit tablets (default 8). After a Reshuffle, each
+// split is one statement, SELECT cols FROM `db`.`table` TABLET(ids) [WHERE
+// ...], executed on a Flight SQL session of the worker (a Basic→Bearer
+// handshake; one query at a time, since Doris drops a session's unread
+// result when its next query starts; closed when the bundle ends), then
+// fetched from every endpoint Doris names (a BE's Flight service, where
+// the ticket is the credential). A split whose query or fetch fails runs
+// again whole (WithReadAttempts, 3), and its rows are emitted only once
+// it has been read to its end: a row is never emitted twice. A session the
+// FE evicted is replaced by a new handshake. An endpoint at 0.0.0.0 fails
+// its split naming WithEndpointRewrite, which maps an endpoint to an
+// address workers reach (as Config.BEs does for loads). Splits run at
+// different moments: the read is not a snapshot across them.
+//
+// Values come back as they are stored. A field takes a column only when
+// every value fits it, checked before any row is read:
+//
+//	TINYINT..BIGINT  an integer at least as wide, *big.Int
+//	LARGEINT         *big.Int, string, Decimal
+//	BOOLEAN          bool
+//	FLOAT DOUBLE     float32 (FLOAT only), float64
+//	DECIMAL(p,s)     Decimal or string (s fraction digits), *big.Rat;
+//	                 with s = 0 also *big.Int and an integer holding p digits
+//	CHAR VARCHAR STRING
+//	                 string, []byte, an encoding.TextUnmarshaler
+//	DATE             time.Time (midnight in the read's zone), string
+//	DATETIME(p)      time.Time: the stored wall clock in WithReadTimeZone's
+//	                 zone (UTC by default, as Write's WithTimeZone), to p
+//	                 fraction digits; string
+//	JSON VARIANT     json.RawMessage, string, []byte, or anything
+//	                 encoding/json decodes the document into
+//	ARRAY MAP STRUCT a slice, a map, a struct (fields mapped as Write maps
+//	                 them) of what holds the elements
+//	NULL             a pointer field (nil), a map, slice or interface
+//
+// A field that cannot hold its column fails the read naming the field,
+// the column, its Doris type and the Arrow type Doris sends; a NULL in a
+// field that cannot hold it names the row. Record reads without a struct.
+// Note that a *big.Int field does not survive Beam's default coder (big.Int
+// has no exported fields: beam.Create of such structs writes 0s); across a
+// shuffle, carry LARGEINT as a string or Decimal, or use Record, whose
+// coder keeps every value.
+//
+// Known Doris bugs a reader meets (Flight only): 4.0.x answers a point
+// query it short-circuits on a Unique table with no endpoint ("fetch arrow
+// flight schema failed, no FlightSqlEndpointsLocations",
+// apache/doris#67368); Read's statements carry
+// SET_VAR(enable_short_circuit_query=false) against it. Before 2.1.9 query
+// errors could come back as empty results and DATETIME/DATE/DECIMAL256
+// values were serialized wrongly (apache/doris#45023, #48944); before 2.1.6
+// endpoints could name 0.0.0.0 (apache/doris#36340). Abandoned sessions hold
+// an FE connection slot until they expire (apache/doris#67503): Read closes
+// its own.
+//
+// prism v2.77 spins a core for as long as a bundle of a stage without
+// outputs runs: a Read whose rows end in a sink (a ParDo0) in the same
+// stage runs at a fraction of its speed on a small machine. A sink that
+// emits something (a count per bundle into a Combine) avoids it.
+//
 // # Testing
 //
 // Package doristest is a Doris-compatible server in the spirit of
 // net/http/httptest: start one in a test, point Config.FEs at its URL, run
 // the pipeline on prism, and read the table back (Rows, or Scan into your
-// structs). See the example.
+// structs), or read it with Read: doristest serves Arrow Flight SQL too.
+// See the example.
 //
 // A failed run's error is the runner's text: a plan dump, the error Write
 // returned, and from ptest.Run a notice about the direct runner; prism also

@@ -68,6 +68,7 @@ func init() {
 	beam.RegisterType(reflect.TypeOf((*Reading)(nil)).Elem())
 	register.Function2x1(tickToOrder)
 	register.Function1x0(printRejected)
+	register.Function1x0(printOrder)
 }
 
 // printRejected stands for a dead-letter sink.
@@ -106,6 +107,33 @@ func ExampleWrite() {
 	// [1 tea 3.50]
 	// [2 cake 4.25]
 }
+
+// Read a table into structs, split by its tablets; Where is pushed to
+// Doris.
+func ExampleRead() {
+	srv := doristest.NewServer(doristest.WithTable("demo.orders(id BIGINT, item VARCHAR(32), amount DOUBLE) DISTRIBUTED BY HASH(id) BUCKETS 4"))
+	defer srv.Close()
+	cfg := dorisio.Config{FEs: []string{srv.URL}, User: srv.User, Password: srv.Password, Database: "demo", Table: "orders"}
+
+	p, s := beam.NewPipelineWithRoot()
+	dorisio.Write(s, cfg, beam.Create(s, Order{1, "tea", 3.5}, Order{2, "cake", 4.25}, Order{3, "jam", 2}))
+	if err := beamx.Run(context.Background(), p); err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	p, s = beam.NewPipelineWithRoot()
+	orders := dorisio.Read(s, cfg, dorisio.Query{Where: "amount > 3", TabletsPerSplit: 1}, reflect.TypeOf(Order{}))
+	beam.ParDo0(s, printOrder, orders)
+	if err := beamx.Run(context.Background(), p); err != nil {
+		fmt.Println(err)
+	}
+	// Unordered output:
+	// {ID:1 Item:tea Amount:3.5}
+	// {ID:2 Item:cake Amount:4.25}
+}
+
+func printOrder(o Order) { fmt.Printf("%+v\n", o) }
 
 // Keep the rows Doris refuses as an output instead of failing the job:
 // the other rows of their load are loaded exactly once.

@@ -94,6 +94,11 @@ func (s *Server) Close() {
 		}
 		done := make(chan struct{})
 		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.stopFlight()
+		}()
 		for _, srv := range s.servers() {
 			wg.Add(1)
 			go func() {

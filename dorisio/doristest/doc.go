@@ -25,12 +25,23 @@
 // FE (Server.URL): PUT /api/{db}/{tbl}/_stream_load and
 // PUT /api/{db}[/{tbl}]/_stream_load_2pc (auth checks, then 307 to a BE,
 // never reading the body), GET /api/{db}/get_load_state, GET /api/backends,
-// GET /api/health, POST /api/query/{ns}/{db} (SHOW TRANSACTION, ADMIN SHOW
-// FRONTEND CONFIG, CREATE DATABASE, CREATE TABLE, ALTER TABLE ... ADD COLUMN),
-// POST /api/{db}/_cancel, GET /api/{db}/{tbl}/_schema, and doristest's own
-// GET /doristest/rows, GET /doristest/count and GET /doristest/txns (with
-// the peak of running txns). BE (Server.BackendURLs): stream load, 2PC,
-// /api/_load_error_log and /api/health.
+// GET /api/health, POST /api/query/{ns}/{db} (SHOW TRANSACTION, SHOW
+// FRONTENDS, ADMIN SHOW FRONTEND CONFIG, CREATE DATABASE, CREATE TABLE,
+// ALTER TABLE ... ADD COLUMN), POST /api/{db}/_cancel, GET
+// /api/{db}/{tbl}/_schema, POST /api/{db}/{tbl}/_query_plan, and
+// doristest's own GET /doristest/rows, GET /doristest/count and GET
+// /doristest/txns (with the peak of running txns). BE
+// (Server.BackendURLs): stream load, 2PC, /api/_load_error_log and
+// /api/health.
+//
+// Arrow Flight SQL, for reads (dorisio.Read, ADBC and the Flink and Spark
+// connectors' Flight mode): the FE at Server.FlightAddr (its port is
+// FlightPort, SHOW FRONTENDS' ArrowFlightSqlPort) takes the Basic→Bearer
+// handshake and executes `SELECT cols FROM db.tbl [TABLET(ids)] [WHERE
+// cond] [LIMIT n]`; each BE (BackendFlightAddrs) serves the result to a
+// DoGet of its ticket, once. FlightStats counts sessions, queries, fetches
+// and the most queries one session had in flight at once (Doris drops a
+// session's unread result when it runs its next query).
 //
 // Loads are CSV or JSON, optionally gz, lz4 or bz2 compressed, checked against
 // the column types; rows become visible when their transaction is VISIBLE.
@@ -82,7 +93,11 @@
 // rows stored, and loads begun before, take the column's default, else
 // NULL.
 //
-// Clauses kept but not played are listed under "Where doristest differs".
+// DISTRIBUTED BY HASH(cols) BUCKETS n spreads the committed rows over n
+// tablets by a hash of those columns, which Flight SQL reads select with
+// TABLET(ids); a table without DISTRIBUTED BY, or with BUCKETS AUTO, is one
+// tablet. Clauses kept but not played are listed under "Where doristest
+// differs".
 //
 // # Column types
 //
@@ -187,7 +202,10 @@
 // to any endpoint (the FE's redirect, BE discovery and error logs
 // included) with any body and HTTP status (LoadFailure renders a failed
 // load's), so that a Doris answer the server does not play needs no fault
-// kind of its own.
+// kind of its own. The Flight kinds: DoGetFails (a fetch fails after its
+// first batch), TokenEvicted (a session's token is gone at its next
+// query), UnspecifiedEndpoint (a result announced at 0.0.0.0) and
+// NoEndpoint (Doris 4.0.x's "no FlightSqlEndpointsLocations").
 //
 // # Where doristest differs from real Doris
 //
@@ -212,8 +230,8 @@
 //     unless it moves during the load.
 //   - The FE lists every BE as alive, even under a BackendDown fault (like
 //     a real FE between heartbeats).
-//   - SHOW TRANSACTION, ADMIN SHOW FRONTEND CONFIG (of the settings the
-//     server plays), CREATE DATABASE, CREATE TABLE and ALTER TABLE ... ADD
+//   - SHOW TRANSACTION, SHOW FRONTENDS, ADMIN SHOW FRONTEND CONFIG (of the
+//     settings the server plays), CREATE DATABASE, CREATE TABLE and ALTER TABLE ... ADD
 //     COLUMN are the only statements of the query endpoint; its error
 //     texts carry an invented `java.sql.SQLException: (conn=N)` prefix, as
 //     the spec leaves the driver's rendering uncertain. Syntax errors are
@@ -225,8 +243,8 @@
 //     enable_unique_key_merge_on_write and
 //     enable_duplicate_without_keys_by_default (replication, storage,
 //     bloom filters, dynamic partitions, ...) are accepted and kept, not
-//     played. Buckets are kept for clients that read them (DistributedBy,
-//     Buckets); rows are not stored per bucket. A short form UNIQUE or
+//     played. Rows are hashed into their bucket (tablet) when a query
+//     reads them (DistributedBy, Buckets), not stored per bucket. A short form UNIQUE or
 //     AGGREGATE table without DISTRIBUTED BY is distributed by its key
 //     (Doris refuses it; CREATE TABLE over SQL does too). The default key
 //     of a DUPLICATE table ignores Doris' 36-byte limit. HLL, BITMAP,
@@ -257,6 +275,18 @@
 //     decimal there is uncertain). With max_filter_ratio 0 a real BE may
 //     stop reading after the 51st filtered row ("load zero tolerance"), so
 //     its counters then cover only the rows read; doristest reads on.
+//   - Flight SQL: only the SELECT shape above (no joins, functions,
+//     aggregates, prepared statements or DDL); a query's result is a
+//     snapshot taken when it executes and always one endpoint, on the BE of
+//     its first tablet (real Doris gathers on one BE unless
+//     enable_parallel_result_sink); _query_plan lists every tablet (no
+//     pruning by WHERE) with the BE's HTTP address as its routing, and the
+//     tablet ids, the bucket hash (crc32 of the columns' stored text) and
+//     version 2 are doristest's own. Arrow types follow Doris 2.1.9/3.0
+//     (DATETIME a timestamp in the session's time zone, +08:00 here; DATE
+//     date32; LARGEINT text); older versions send dates as text. Tokens
+//     never expire; eviction is the TokenEvicted fault. The texts of a BE
+//     asked for a spent ticket and of a DoGetFails fault are doristest's.
 //   - `timeout` header values that are not integers are refused with an
 //     INVALID_ARGUMENT text modelled on §3's stoi errors; `merge_type`,
 //     `columns`, `where` and the other data headers behave as package

@@ -84,11 +84,34 @@ const (
 	// to a client the label is free either way. Render a load's failure
 	// with LoadFailure.
 	Respond
+	// DoGetFails: a BE's Flight DoGet (EndpointFlightFetch) sends the
+	// result's first record batch, then fails the stream (INTERNAL); the
+	// result is gone, so a reader must execute the query again (§14.8).
+	// Backend picks the BE.
+	DoGetFails
+	// TokenEvicted: a Flight SQL session that has already run a query
+	// finds its bearer token evicted at its next GetFlightInfo
+	// (EndpointFlightQuery): UNAUTHENTICATED with Doris' `invalid bearer
+	// token: ...` text, the session and its unread result gone, as after
+	// the FE's LRU eviction (arrow_flight_token_cache_size) or expiry
+	// (§14.8).
+	TokenEvicted
+	// UnspecifiedEndpoint: GetFlightInfo (EndpointFlightQuery) announces
+	// its endpoint at grpc+tcp://0.0.0.0:<the BE's Flight port>, as a BE
+	// bound to every address without a reachable host does (Doris before
+	// 2.1.6, a BE behind NAT); the result is served as usual (§14.8).
+	UnspecifiedEndpoint
+	// NoEndpoint: GetFlightInfo (EndpointFlightQuery) fails as Doris 4.0.x
+	// fails a point query it short-circuits: INTERNAL `get flight info
+	// statement failed, fetch arrow flight schema failed, no
+	// FlightSqlEndpointsLocations` (§14.9).
+	NoEndpoint
 )
 
 func (k FaultKind) String() string {
 	names := []string{"", "ResetMidBody", "ResetAfterBody", "Proxy502", "SlowFE", "LoseReply",
-		"PublishTimeout", "BackendDown", "RedirectUnreachable", "Hang", "StallBody", "Respond"}
+		"PublishTimeout", "BackendDown", "RedirectUnreachable", "Hang", "StallBody", "Respond",
+		"DoGetFails", "TokenEvicted", "UnspecifiedEndpoint", "NoEndpoint"}
 	if k > 0 && int(k) < len(names) {
 		return names[k]
 	}
@@ -117,20 +140,31 @@ const (
 	EndpointBackends
 	// EndpointErrorLog is GET /api/_load_error_log (BE).
 	EndpointErrorLog
+	// EndpointFlightQuery is the FE's Flight SQL GetFlightInfo (the
+	// execution of a query; Table is the queried table).
+	EndpointFlightQuery
+	// EndpointFlightFetch is a BE's Flight DoGet of a result.
+	EndpointFlightFetch
+	// EndpointQueryPlan is POST /api/{db}/{tbl}/_query_plan (FE).
+	EndpointQueryPlan
 )
 
 // namedOnly reports the endpoints only a fault naming them matches: a
 // fault with a zero Endpoint keeps firing where it fired before these
-// endpoints could be named.
-func (e Endpoint) namedOnly() bool { return e >= EndpointRedirect }
+// endpoints could be named. (The Flight endpoints take only the Flight
+// kinds, so those match them with a zero Endpoint.)
+func (e Endpoint) namedOnly() bool {
+	return e >= EndpointRedirect && e != EndpointFlightQuery && e != EndpointFlightFetch
+}
 
 // Fault describes one injected fault. Zero values: Endpoint 0 = every
 // endpoint the Kind applies to; Backend 0 = every BE; Table "" and Label
 // "" = any; Label matches as a prefix; Count 0 = every match until Remove;
 // Delay (SlowFE and StallBody) 0 = 2 s, (PublishTimeout) 0 = until the
 // next sweep; Body (Respond only) "" = an empty body; Status (Respond
-// only) 0 = HTTP 200. EndpointRedirect, EndpointBackends and
-// EndpointErrorLog are answered only by a fault that names them.
+// only) 0 = HTTP 200. EndpointRedirect, EndpointBackends,
+// EndpointErrorLog and EndpointQueryPlan are answered only by a fault that
+// names them.
 type Fault struct {
 	Kind     FaultKind
 	Endpoint Endpoint
@@ -193,7 +227,7 @@ func (h *FaultHandle) Remove() {
 // Inject activates a fault and returns its handle. It panics on an unknown
 // Kind, an Endpoint the Kind does not apply to, or a negative Count.
 func (s *Server) Inject(f Fault) *FaultHandle {
-	if f.Kind < ResetMidBody || f.Kind > Respond {
+	if f.Kind < ResetMidBody || f.Kind > NoEndpoint {
 		panic(fmt.Sprintf("doristest: Inject: unknown fault kind %d", int(f.Kind)))
 	}
 	if f.Count < 0 {
@@ -205,8 +239,8 @@ func (s *Server) Inject(f Fault) *FaultHandle {
 	applies := map[FaultKind][]Endpoint{
 		ResetMidBody:        {EndpointLoad},
 		ResetAfterBody:      {EndpointLoad},
-		Proxy502:            {EndpointLoad, Endpoint2PC, EndpointLoadState, EndpointQuery, EndpointSchema},
-		SlowFE:              {EndpointLoad, Endpoint2PC, EndpointLoadState, EndpointQuery, EndpointSchema},
+		Proxy502:            {EndpointLoad, Endpoint2PC, EndpointLoadState, EndpointQuery, EndpointSchema, EndpointQueryPlan},
+		SlowFE:              {EndpointLoad, Endpoint2PC, EndpointLoadState, EndpointQuery, EndpointSchema, EndpointQueryPlan},
 		LoseReply:           {EndpointLoad, Endpoint2PC},
 		PublishTimeout:      {EndpointLoad, Endpoint2PC},
 		BackendDown:         {EndpointLoad, Endpoint2PC},
@@ -214,7 +248,11 @@ func (s *Server) Inject(f Fault) *FaultHandle {
 		Hang:                {EndpointLoad, Endpoint2PC, EndpointLoadState, EndpointQuery},
 		StallBody:           {EndpointLoad},
 		Respond: {EndpointLoad, Endpoint2PC, EndpointLoadState, EndpointQuery, EndpointSchema,
-			EndpointRedirect, EndpointBackends, EndpointErrorLog},
+			EndpointRedirect, EndpointBackends, EndpointErrorLog, EndpointQueryPlan},
+		DoGetFails:          {EndpointFlightFetch},
+		TokenEvicted:        {EndpointFlightQuery},
+		UnspecifiedEndpoint: {EndpointFlightQuery},
+		NoEndpoint:          {EndpointFlightQuery},
 	}[f.Kind]
 	if f.Endpoint != 0 && !slices.Contains(applies, f.Endpoint) {
 		panic(fmt.Sprintf("doristest: Inject(%v): does not apply to endpoint %d", f.Kind, int(f.Endpoint)))

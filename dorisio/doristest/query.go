@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -37,11 +38,16 @@ import (
 //     `%`/`_` wildcards, case-insensitive; WithoutAdmin refuses it with
 //     `Access denied; you need (at least one of) the (ADMIN) privilege(s)
 //     for this operation` (ShowConfigStmt needs global ADMIN).
+//   - `SHOW FRONTENDS` (§14.1): Doris' 19 columns, one row for this FE with
+//     its HttpPort and ArrowFlightSqlPort (Server.FlightPort); WithoutAdmin
+//     refuses it with `Access denied; you need (at least one of) the
+//     (Admin_priv,Node_priv) privilege(s) for this operation`.
 //   - Anything else: {"msg":"Error","code":1,"data":"Failed to execute sql:
 //     java.sql.SQLException: (conn=N) errCode = 2, detailMessage = <text>","count":0}.
 
 var (
 	showConfigRE = regexp.MustCompile(`(?is)^\s*(?:ADMIN\s+)?SHOW\s+FRONTEND\s+CONFIG(?:\s+LIKE\s+(?:'([^']*)'|"([^"]*)"))?\s*;?\s*$`)
+	showFEsRE    = regexp.MustCompile(`(?is)^\s*SHOW\s+FRONTENDS\s*;?\s*$`)
 	showTxnRE    = regexp.MustCompile("(?is)^\\s*SHOW\\s+TRANSACTION(?:\\s+(?:FROM|IN)\\s+(`[^`]+`|[A-Za-z0-9_]+))?(?:\\s+WHERE\\s+(.*?))?\\s*;?\\s*$")
 	whereRE      = regexp.MustCompile(`(?is)^(ID|LABEL|STATUS)\s*(=|\s+LIKE\s+)\s*(?:'([^']*)'|(\d+))$`)
 )
@@ -87,6 +93,9 @@ func (s *Server) feQuery(w http.ResponseWriter, r *http.Request, db string) {
 	case m != nil:
 		columns = configColumns
 		rows, errText = s.showFrontendConfig(m[1] + m[2])
+	case showFEsRE.MatchString(req.Stmt):
+		columns = frontendColumns
+		rows, errText = s.showFrontends()
 	default:
 		rows, errText = s.showTransaction(db, req.Stmt)
 	}
@@ -132,6 +141,26 @@ func (s *Server) feQuery(w http.ResponseWriter, r *http.Request, db string) {
 	}
 	b.WriteString("        \"time\": " + elapsed + "\n    },\n    \"msg\": \"success\",\n    \"code\": 0\n}")
 	writeBody(w, 200, "application/json;charset=utf-8", b.String())
+}
+
+// frontendColumns are SHOW FRONTENDS' columns (Doris 2.1/3.0).
+var frontendColumns = []string{"Name", "Host", "EditLogPort", "HttpPort", "QueryPort", "RpcPort", "ArrowFlightSqlPort",
+	"Role", "IsMaster", "ClusterId", "Join", "Alive", "ReplayedJournalId", "LastStartTime", "LastHeartbeat",
+	"IsHelper", "ErrMsg", "Version", "CurrentConnected"}
+
+// showFrontends is SHOW FRONTENDS: the one FE, with its Flight SQL port
+// (§14.1). It needs ADMIN or NODE.
+func (s *Server) showFrontends() (rows []string, errText string) {
+	if s.cfg.withoutAdmin {
+		return nil, "Access denied; you need (at least one of) the (Admin_priv,Node_priv) privilege(s) for this operation"
+	}
+	_, httpPort, _ := net.SplitHostPort(strings.TrimPrefix(s.URL, "http://"))
+	vals := []string{"fe_doristest", s.feHost, "9010", httpPort, "9030", "9020", strconv.Itoa(s.FlightPort()),
+		"FOLLOWER", "true", "1", "true", "true", "1", "", "", "true", "", s.cfg.version.String(), "Yes"}
+	for i, v := range vals {
+		vals[i] = jsonString(v)
+	}
+	return []string{"[" + strings.Join(vals, ",") + "]"}, ""
 }
 
 var configColumns = []string{"Key", "Value", "Type", "IsMutable", "MasterOnly", "Comment"}

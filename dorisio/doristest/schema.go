@@ -32,11 +32,7 @@ func (s *Server) feSchema(w http.ResponseWriter, r *http.Request, db, tbl string
 	}
 	t := s.txns.table(db, tbl)
 	if t == nil {
-		what := fmt.Sprintf("Unknown table '%s'", tbl)
-		if _, ok := s.txns.txns(db, func(*txn) bool { return false }); !ok {
-			what = fmt.Sprintf("Unknown database '%s'", db)
-		}
-		feEnvelope(w, "Error", 1, jsonString("errCode = 2, detailMessage = "+what))
+		feEnvelope(w, "Error", 1, jsonString("errCode = 2, detailMessage = "+s.missingTable(db, tbl)))
 		return
 	}
 	sc := t.Schema()
@@ -88,4 +84,13 @@ func primitiveTypeName(t table.Type) string {
 		return "DATETIMEV2"
 	}
 	return t.Kind.String()
+}
+
+// missingTable is Doris' words for a db.tbl the server lacks: the
+// database when it is the one missing, else the table.
+func (s *Server) missingTable(db, tbl string) string {
+	if !s.txns.hasDatabase(db) {
+		return fmt.Sprintf("Unknown database '%s'", db)
+	}
+	return fmt.Sprintf("Unknown table '%s'", tbl)
 }

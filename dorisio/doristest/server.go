@@ -17,8 +17,10 @@ import (
 //   - One FE and N BEs, each with its own listener and http.Server (§0).
 //   - FE paths: stream load and 2PC redirects (§1.1, §1.2, §1.4),
 //     get_load_state (§1.5), backends (§1.6), health (§1.7), query
-//     (§12.1), cancel (§12.4), table schema (schema.go), and the doristest
-//     rows/txns JSON API.
+//     (§12.1), cancel (§12.4), table schema (schema.go), query plan
+//     (query_plan.go, §14.2), and the doristest rows/txns JSON API.
+//   - Arrow Flight SQL on the FE and a Flight service per BE, each on a
+//     port of its own (flight.go, §14).
 //   - BE paths: stream load (§1.3), 2PC (§1.4), error log (§7), health
 //     (§1.7); anything else is 404 `Not Found`.
 //   - Close waits for the requests being served and names them (close.go).
@@ -30,6 +32,9 @@ type Server struct {
 	URL string
 	// User and Password are the account the server accepts.
 	User, Password string
+	// FlightAddr is the host:port of the FE's Arrow Flight SQL service
+	// (its arrow_flight_sql_port: FlightPort, Config.FlightSQLPort).
+	FlightAddr string
 
 	cfg    config
 	clock  clock
@@ -40,6 +45,7 @@ type Server struct {
 	feHost string
 	bes    []*backend
 	rr     atomic.Uint64 // round-robin cursor over BEs
+	flight flightState   // the Arrow Flight SQL read path (flight.go)
 
 	errLogMu  sync.Mutex        // guards errLogs and errLogSeq
 	errLogs   map[string]string // error log file name → content
@@ -124,6 +130,11 @@ func NewServer(opts ...Option) *Server {
 		}), ConnState: s.conns.track, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}
 		s.bes = append(s.bes, be)
 		go be.srv.Serve(ln)
+	}
+	if err := s.startFlight(bindHost, host); err != nil {
+		feLn.Close()
+		s.stopFlight()
+		panic("doristest: " + err.Error())
 	}
 	s.fe = &http.Server{Handler: s.served("FE", s.serveFE), ConnState: s.conns.track,
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}
@@ -314,6 +325,8 @@ func (s *Server) serveFE(w http.ResponseWriter, r *http.Request) {
 		s.feCancel(w, r, p[1])
 	case n == 4 && p[3] == "_schema" && r.Method == http.MethodGet:
 		s.feSchema(w, r, p[1], p[2])
+	case n == 4 && p[3] == "_query_plan" && (r.Method == http.MethodPost || r.Method == http.MethodGet):
+		s.feQueryPlan(w, r, p[1], p[2])
 	default:
 		notFound(w)
 	}

@@ -97,10 +97,15 @@ type txnMgr struct {
 	finalSeq  int64 // txns that became final so far
 	dbs       map[string]*database
 	stats     Stats // but for the body byte counts
+	// tabletBase is each table's first tablet id (its tablets are
+	// base..base+BucketCount-1), given in order of creation (§14.2).
+	tabletBase map[*table.Table]int64
+	nextTablet int64
 }
 
 func newTxnMgr(c clock, cfg *config) *txnMgr {
-	return &txnMgr{clock: c, cfg: cfg, nextTxnID: 1000, nextDBID: 10000, dbs: map[string]*database{}}
+	return &txnMgr{clock: c, cfg: cfg, nextTxnID: 1000, nextDBID: 10000, dbs: map[string]*database{},
+		tabletBase: map[*table.Table]int64{}, nextTablet: 10001}
 }
 
 // createDatabase creates database name unless it exists; it reports
@@ -146,8 +151,18 @@ func (m *txnMgr) createTable(s *table.Schema, dbMustExist bool) error {
 	if _, ok := db.tables[s.Name]; ok {
 		return errTableExists
 	}
-	db.tables[s.Name] = table.NewTable(s, m.cfg.countOnly)
+	t := table.NewTable(s, m.cfg.countOnly)
+	db.tables[s.Name] = t
+	m.tabletBase[t] = m.nextTablet
+	m.nextTablet += int64(s.BucketCount())
 	return nil
+}
+
+// tablets returns t's first tablet id and how many it has.
+func (m *txnMgr) tablets(t *table.Table) (base int64, n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.tabletBase[t], t.Schema().BucketCount()
 }
 
 var (

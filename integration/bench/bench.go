@@ -52,10 +52,14 @@ type Config struct {
 	// file_vs_streamloader, both CSVs): a run at the issue's 1.22 GB
 	// without the pipelines' runs or the client's in-memory copies.
 	FilesOnly bool
+	// ReadRows is the size of read_vs_raw's table (read.go); 0 skips it.
+	ReadRows int64
+	// ReadOnly measures read_vs_raw alone.
+	ReadOnly bool
 }
 
 func defaultConfig() Config {
-	return Config{Rows: 2_000_000, Tables: 4, Runs: 3, RSSFactor: 10, RSSBatchBytes: 8 << 20, CSVMB: 512, Out: "bench.json", Timeout: 15 * time.Minute,
+	return Config{Rows: 2_000_000, Tables: 4, Runs: 3, ReadRows: 1_000_000, RSSFactor: 10, RSSBatchBytes: 8 << 20, CSVMB: 512, Out: "bench.json", Timeout: 15 * time.Minute,
 		NominalRate: 2000, NominalDuration: 10 * time.Second, FlushInterval: 2 * time.Second}
 }
 
@@ -70,6 +74,19 @@ type Result struct {
 	GroupedMBPerSec       float64   `json:"grouped_mb_per_s"`
 	GroupedRowsPerSecRuns []float64 `json:"grouped_rows_per_s_runs"`
 	GroupedLoads          int64     `json:"grouped_loads"`
+
+	// read_vs_raw (read.go)
+	ReadVsRaw             float64   `json:"read_vs_raw"`
+	ReadRowsPerSec        float64   `json:"read_rows_per_s"`
+	RawReadRowsPerSec     float64   `json:"raw_read_rows_per_s"`
+	ReadRowsPerSecRuns    []float64 `json:"read_rows_per_s_runs"`
+	RawReadRowsPerSecRuns []float64 `json:"raw_read_rows_per_s_runs"`
+	RawSeqRowsPerSec      float64   `json:"raw_seq_read_rows_per_s"`
+	RawSeqRowsPerSecRuns  []float64 `json:"raw_seq_read_rows_per_s_runs"`
+	ReadCPUSeconds        float64   `json:"read_cpu_s"`
+	RawReadCPUSeconds     float64   `json:"raw_read_cpu_s"`
+	ReadRows              int64     `json:"read_rows"`
+	ReadSplits            int       `json:"read_splits"`
 
 	Targets map[string]string `json:"targets"`
 
@@ -149,6 +166,8 @@ type Result struct {
 	Unquoted *FileFigures `json:"unquoted,omitempty"`
 	// FilesOnly: -files-only measured the file loads alone.
 	FilesOnly bool `json:"files_only,omitempty"`
+	// ReadOnly: -read-only measured read_vs_raw alone.
+	ReadOnly bool `json:"read_only,omitempty"`
 	// The streaming example on prism (pipelines/load --stream, count-only
 	// server): saturated (Rows offered within one second) and at the
 	// nominal rate. Latency is from a row's event time to its load's
@@ -194,11 +213,18 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Result, error) {
 	}
 	b := &bencher{cfg: cfg, dir: dir, log: log}
 	res := &Result{
-		Rows: cfg.Rows, Tables: cfg.Tables, Runs: cfg.Runs, FilesOnly: cfg.FilesOnly,
+		Rows: cfg.Rows, Tables: cfg.Tables, Runs: cfg.Runs, FilesOnly: cfg.FilesOnly, ReadOnly: cfg.ReadOnly,
 		GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(),
 		Timestamp: time.Now().UTC().Format(time.RFC3339),
 		Targets: map[string]string{"write_vs_noop": ">= 0.8", "client_vs_rawput": ">= 0.9", "rss_10x": "<= 1.3",
-			"file_vs_curl": ">= 0.5", "file_vs_streamloader": ">= 1.5", "client_vs_curl": ">= 0.9", "grouped_vs_per_bundle": ">= 0.5"},
+			"file_vs_curl": ">= 0.5", "file_vs_streamloader": ">= 1.5", "client_vs_curl": ">= 0.9", "grouped_vs_per_bundle": ">= 0.5", "read_vs_raw": ">= 0.9"},
+	}
+	if cfg.ReadOnly {
+		if err := b.read(ctx, res); err != nil {
+			return nil, err
+		}
+		res.Seconds = time.Since(start).Seconds()
+		return res, nil
 	}
 	fmt.Fprintf(log, "building pipelines/load, doris-local and the client benchmark in %s\n", dir)
 	if err := b.build(ctx); err != nil {
@@ -210,6 +236,11 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Result, error) {
 		}
 		if err := b.stream(ctx, res); err != nil {
 			return nil, err
+		}
+		if cfg.ReadRows > 0 {
+			if err := b.read(ctx, res); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := b.client(ctx, res); err != nil {
@@ -636,6 +667,10 @@ func PrintTable(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "%-18s %8s %8s  %s\n", "ratio", "value", "target", "from")
 	if r.FilesOnly {
 		printFileLoads(w, r, mark)
+		return
+	}
+	printRead(w, r, mark)
+	if r.ReadOnly {
 		return
 	}
 	fmt.Fprintf(w, "%-18s %8.3f %8s  write %.0f rows/s (%.1f MB/s) / noop %.0f rows/s (%.1f MB/s), %d rows, %d tables  [%s]\n",

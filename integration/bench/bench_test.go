@@ -22,7 +22,7 @@ func TestBenchSmall(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	cfg := Config{Rows: 20_000, Tables: 2, Runs: 1, RSSFactor: 2, CSVMB: 4, SkipGzip: false,
+	cfg := Config{Rows: 20_000, Tables: 2, Runs: 1, RSSFactor: 2, CSVMB: 4, SkipGzip: false, ReadRows: 20_000,
 		Out: filepath.Join(dir, "bench.json"), WorkDir: filepath.Join(dir, "work"), Timeout: 4 * time.Minute,
 		NominalRate: 1000, NominalDuration: time.Second, FlushInterval: 500 * time.Millisecond}
 	var log strings.Builder
@@ -51,6 +51,7 @@ func TestBenchSmall(t *testing.T) {
 		"go_version", "gomaxprocs", "timestamp", "peak_open_txns", "files_mb_per_s", "files_peak_rss_bytes",
 		"stream_rows_per_s", "stream_loads_per_s", "stream_avg_load_rows", "stream_p50_ms", "stream_p99_ms",
 		"stream_nominal_loads_per_s", "stream_nominal_p50_ms", "stream_nominal_p99_ms",
+		"read_vs_raw", "read_rows_per_s", "raw_read_rows_per_s", "raw_seq_read_rows_per_s", "read_cpu_s",
 	} {
 		v, ok := m[k]
 		if !ok {

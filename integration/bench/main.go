@@ -35,6 +35,12 @@
 //     --delivery grouped (the rows chunked, shuffled through a GroupByKey
 //     and loaded under labels of their contents) divided by the per-bundle
 //     write's (target ≥ 0.5), interleaved with the write runs.
+//   - read_vs_raw: rows/s of dorisio.Read (a prism pipeline in this
+//     process, rows decoded into a struct) of a -read-rows table of 16
+//     tablets in an in-process doristest, divided by rows/s of a bare
+//     arrow-go Flight SQL client reading the same splits (same plan, same
+//     TABLET groups, one session, batches counted) (target ≥ 0.9);
+//     -read-only measures it alone (read.go).
 //   - rss_10x: peak RSS (the child's rusage maxrss) of the write pipeline at
 //     -rss-factor × -rss-rows divided by peak RSS at -rss-rows (default
 //     -rows) (target ≤ 1.3). Memory is bounded by the batch buffers, so the
@@ -59,6 +65,8 @@ import (
 	"os"
 	"os/signal"
 	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 )
 
 func main() {
@@ -79,8 +87,11 @@ func main() {
 	flag.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "deadline of the whole benchmark")
 	flag.BoolVar(&cfg.Verbose, "v", false, "print every measurement as it is taken")
 	flag.StringVar(&cfg.Streamloader, "streamloader", "", "a doris-streamloader binary, built from its public source outside this repository, for file_vs_streamloader (empty: skipped, saying so)")
+	flag.Int64Var(&cfg.ReadRows, "read-rows", cfg.ReadRows, "rows of read_vs_raw's table (0: skip it)")
+	flag.BoolVar(&cfg.ReadOnly, "read-only", false, "measure read_vs_raw alone")
 	flag.BoolVar(&cfg.FilesOnly, "files-only", false, "measure the file loads alone (file_vs_curl, file_vs_streamloader, on the quoted and the unquoted CSV)")
 	flag.Parse()
+	beam.Init()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

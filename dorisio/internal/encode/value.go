@@ -181,3 +181,27 @@ func appendTime(dst []byte, tm time.Time, loc *time.Location) ([]byte, error) {
 	}
 	return tm.AppendFormat(dst, layout), nil
 }
+
+// LoadZone loads, on a worker, a zone that dorisio named at construction
+// (an IANA name, "UTC", or an offset "+08:00"); option names the option
+// that gave it, for the error.
+func LoadZone(option, name string) (*time.Location, error) {
+	if name == "" || name == "UTC" {
+		return time.UTC, nil
+	}
+	if len(name) == 6 && (name[0] == '+' || name[0] == '-') && name[3] == ':' {
+		var h, m int
+		if _, err := fmt.Sscanf(name[1:], "%02d:%02d", &h, &m); err == nil {
+			off := h*3600 + m*60
+			if name[0] == '-' {
+				off = -off
+			}
+			return time.FixedZone(name, off), nil
+		}
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: loading %q on this worker: %w (import _ \"time/tzdata\" to embed the time zone database)", option, name, err)
+	}
+	return loc, nil
+}

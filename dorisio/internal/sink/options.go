@@ -1,7 +1,6 @@
 package sink
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
@@ -131,26 +130,7 @@ type HTTPTimeouts = streamload.HTTPTimeouts
 const defaultTimeZone = "UTC"
 
 // loadZone loads a zone named by zoneName, on a worker.
-func loadZone(name string) (*time.Location, error) {
-	if name == "" || name == "UTC" {
-		return time.UTC, nil
-	}
-	if len(name) == 6 && (name[0] == '+' || name[0] == '-') && name[3] == ':' {
-		var h, m int
-		if _, err := fmt.Sscanf(name[1:], "%02d:%02d", &h, &m); err == nil {
-			off := h*3600 + m*60
-			if name[0] == '-' {
-				off = -off
-			}
-			return time.FixedZone(name, off), nil
-		}
-	}
-	loc, err := time.LoadLocation(name)
-	if err != nil {
-		return nil, fmt.Errorf("WithTimeZone: loading %q on this worker: %w (import _ \"time/tzdata\" to embed the time zone database)", name, err)
-	}
-	return loc, nil
-}
+func loadZone(name string) (*time.Location, error) { return encode.LoadZone("WithTimeZone", name) }
 
 // fileOptions are the options only WriteFiles reads (dorisio.Files).
 type fileOptions struct {

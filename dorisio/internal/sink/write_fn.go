@@ -2,18 +2,16 @@ package sink
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"reflect"
-	"unicode/utf8"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/conn"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
@@ -107,30 +105,9 @@ func (w *Write) IdentityRows() *unfinalizedWriteFn {
 	return fn
 }
 
-// newClient builds the Stream Load client on a worker: the password is
-// resolved here, never serialized.
-func NewClient(c ConnSpec, rp RetryPolicy) (*streamload.Client, error) {
-	pw, err := c.Password()
-	if err != nil {
-		return nil, err
-	}
-	var tc *tls.Config
-	if c.TLSCAFile != "" || c.TLSInsecureSkipVerify {
-		tc = &tls.Config{InsecureSkipVerify: c.TLSInsecureSkipVerify}
-		if c.TLSCAFile != "" {
-			pem, err := os.ReadFile(c.TLSCAFile)
-			if err != nil {
-				return nil, ValidErr(fmt.Errorf("dorisio: reading Config.TLSCAFile: %w", err))
-			}
-			pool := x509.NewCertPool()
-			if !pool.AppendCertsFromPEM(pem) {
-				return nil, fmt.Errorf("dorisio: Config.TLSCAFile %q holds no PEM certificate", c.TLSCAFile)
-			}
-			tc.RootCAs = pool
-		}
-	}
-	return streamload.New(c.ClientConfig(pw, tc, rp))
-}
+// NewClient builds the Stream Load client on a worker (conn.NewClient):
+// the password is resolved here, never serialized.
+func NewClient(c ConnSpec, rp RetryPolicy) (*streamload.Client, error) { return conn.NewClient(c, rp) }
 
 // WriteFn is the precommit stage: it batches a bundle's rows per table,
 // loads each batch (precommitted with ExactlyOnce) and emits one
@@ -272,25 +249,8 @@ func (fn *WriteFn) Teardown() {
 	}
 }
 
-// validErr returns err with a text that is valid UTF-8: a runner sends an
-// error's text as a protobuf string, and a worker whose error is not UTF-8
-// is dropped (prism: "SDK worker disconnected"). File paths may hold any
-// byte; data is quoted where it is put in a message (streamload.QuoteData).
-func ValidErr(err error) error {
-	if err == nil || utf8.ValidString(err.Error()) {
-		return err
-	}
-	return textError{err: err}
-}
-
-// textError shows err's text as valid UTF-8.
-type textError struct {
-	err error
-}
-
-func (e textError) Error() string { return streamload.ValidText(e.err.Error()) }
-
-func (e textError) Unwrap() error { return e.err }
+// ValidErr is conn.ValidErr: err with a text that is valid UTF-8.
+func ValidErr(err error) error { return conn.ValidErr(err) }
 
 // Client is the worker's Stream Load client, set by Setup (nil before): tests
 // drive Doris through the same connection as the DoFn.

@@ -3,8 +3,11 @@
 //
 //	go run ./integration/cmd/doris-local -table 'demo.t(id BIGINT, name VARCHAR(32))'
 //
-// It prints one line "ready <FE URL>" on stdout once it accepts loads, and
-// shuts down cleanly on SIGINT or SIGTERM (exit status 0).
+// It prints one line "ready <FE URL>" on stdout once it accepts loads, then
+// "flight <host:port>", its Arrow Flight SQL address (the FE's
+// arrow_flight_sql_port, which SHOW FRONTENDS also names, for
+// dorisio.Read and ADBC clients), and shuts down cleanly on SIGINT or
+// SIGTERM (exit status 0).
 //
 // Flags: -addr, -user, -password or -password-env (the name of an environment
 // variable holding the password; unlike -password it does not show in ps),
@@ -58,7 +61,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	verbose := fs.Bool("v", false, "log requests at debug level to stderr")
 	var tables, databases repeatedFlag
 	fs.Var(&databases, "database", "create an empty database `name`, for clients that create their tables over the SQL endpoint (CREATE TABLE, pipelines/load --create-table) (repeatable)")
-	fs.Var(&tables, "table", "create a table: Doris' CREATE TABLE statement, or `'db.name(col TYPE, ...) [UNIQUE KEY(col)]'` (repeatable)")
+	fs.Var(&tables, "table", "create a table: Doris' CREATE TABLE statement, or `'db.name(col TYPE, ...) [UNIQUE KEY(col)] [DISTRIBUTED BY HASH(col) BUCKETS n]'` (repeatable)")
 	usage := func(w io.Writer) {
 		fmt.Fprintf(w, "Usage: doris-local [flags]\n\nRuns a Doris-compatible FE and BEs; prints \"ready <FE URL>\" on stdout once it accepts loads.\n\nFlags:\n")
 		fs.SetOutput(w)
@@ -135,8 +138,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "doris-local:", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "ready %s\n", srv.URL)
-	logger.Info("doris-local: serving", "fe", srv.URL, "backends", srv.BackendURLs(), "user", srv.User)
+	fmt.Fprintf(stdout, "ready %s\nflight %s\n", srv.URL, srv.FlightAddr)
+	logger.Info("doris-local: serving", "fe", srv.URL, "flight", srv.FlightAddr, "backends", srv.BackendURLs(), "backend_flight", srv.BackendFlightAddrs(), "user", srv.User)
 	sig := <-sigs
 	logger.Info("doris-local: shutting down", "signal", sig.String())
 	srv.Close()

@@ -76,7 +76,7 @@
 //   - The function_column.sequence_col header (a sequence_type table) must name a table
 //     column, whose values order rows as its own type (Doris also takes a source column
 //     of `columns` and casts it to the sequence type).
-//   - `where` and `delete` support only `col <op> literal` with AND, OR, NOT, parentheses
+//   - `where` and `delete` support only `col <op> literal` (or `col % n <op> literal`) with AND, OR, NOT, parentheses
 //     and IS [NOT] NULL; no functions, no IN, no column-to-column comparisons.
 //   - Value parsing is narrower than the BE's casts: integers must be plain digits (no
 //     "1.0"), BOOLEAN takes only true/false/1/0, dates accept YYYY-MM-DD, YYYY/MM/DD,

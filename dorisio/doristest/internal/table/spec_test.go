@@ -75,11 +75,11 @@ func TestNewSpecHeaderErrors(t *testing.T) {
 		{"malformed jsonpaths are refused", dupDDL, []string{"format", "json", "jsonpaths", `$.k`},
 			"[INVALID_ARGUMENT]Invalid jsonpaths: $.k"},
 		{"a where with a function is refused clearly", dupDDL, []string{"where", "abs(k) > 1"},
-			"[NOT_IMPLEMENTED_ERROR]doristest does not support the where condition \"abs(k) > 1\": \"abs\" is not a column of t; doristest supports `col <op> literal` joined by AND/OR/NOT, and `col IS [NOT] NULL`"},
+			"[NOT_IMPLEMENTED_ERROR]doristest does not support the where condition \"abs(k) > 1\": \"abs\" is not a column of t; doristest supports `col <op> literal` (col may be `col % n`) joined by AND/OR/NOT, and `col IS [NOT] NULL`"},
 		{"a where comparing two columns is refused", dupDDL, []string{"where", "k = v"},
-			"[NOT_IMPLEMENTED_ERROR]doristest does not support the where condition \"k = v\": right side \"v\" is not a literal; doristest supports `col <op> literal` joined by AND/OR/NOT, and `col IS [NOT] NULL`"},
+			"[NOT_IMPLEMENTED_ERROR]doristest does not support the where condition \"k = v\": right side \"v\" is not a literal; doristest supports `col <op> literal` (col may be `col % n`) joined by AND/OR/NOT, and `col IS [NOT] NULL`"},
 		{"a where literal of the wrong type is refused", dupDDL, []string{"where", "k > 'x'"},
-			"[NOT_IMPLEMENTED_ERROR]doristest does not support the where condition \"k > 'x'\": literal \"x\" is not a INT; doristest supports `col <op> literal` joined by AND/OR/NOT, and `col IS [NOT] NULL`"},
+			"[NOT_IMPLEMENTED_ERROR]doristest does not support the where condition \"k > 'x'\": literal \"x\" is not a INT; doristest supports `col <op> literal` (col may be `col % n`) joined by AND/OR/NOT, and `col IS [NOT] NULL`"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

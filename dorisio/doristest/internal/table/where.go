@@ -1,6 +1,7 @@
 package table
 
 import (
+	"math/big"
 	"strings"
 )
 
@@ -8,7 +9,8 @@ import (
 //
 //	cond  := and {OR and}
 //	and   := not {AND not}
-//	not   := NOT not | '(' cond ')' | col op literal | col IS [NOT] NULL
+//	not   := NOT not | '(' cond ')' | term op literal | col IS [NOT] NULL
+//	term  := col | col % n      (n: a whole number; col an integer column)
 //	op    := = | == | != | <> | < | <= | > | >=
 //
 // Literals are numbers or quoted strings ('x' or "x"), converted to the column type;
@@ -20,6 +22,7 @@ type expr struct {
 	kind        Kind
 	cmp         string
 	lit         []byte
+	mod         *big.Int // term col % mod (nil: col)
 }
 
 // Truth values of three-valued logic.
@@ -77,6 +80,9 @@ func (e *expr) eval(val func(int) ([]byte, bool)) int {
 	if null {
 		return tUnknown
 	}
+	if e.mod != nil {
+		v = modText(v, e.mod)
+	}
 	c := compareCanon(e.kind, v, e.lit)
 	var ok bool
 	switch e.cmp {
@@ -123,7 +129,7 @@ func parseExpr(s *Schema, header, src string) (*expr, error) {
 }
 
 func (p *exprParser) fail(format string, args ...any) *HeaderError {
-	return unsupported("the %s condition %q: "+format+"; doristest supports `col <op> literal` joined by AND/OR/NOT, and `col IS [NOT] NULL`",
+	return unsupported("the %s condition %q: "+format+"; doristest supports `col <op> literal` (col may be `col %% n`) joined by AND/OR/NOT, and `col IS [NOT] NULL`",
 		append([]any{p.header, p.src}, args...)...)
 }
 
@@ -145,7 +151,7 @@ func (p *exprParser) lex() error {
 			}
 			p.toks = append(p.toks, s[i:j+1])
 			i = j + 1
-		case strings.ContainsRune("()", rune(c)):
+		case strings.ContainsRune("()%", rune(c)):
 			p.toks = append(p.toks, s[i:i+1])
 			i++
 		case strings.ContainsRune("=!<>", rune(c)):
@@ -164,7 +170,7 @@ func (p *exprParser) lex() error {
 			i += j + 2
 		default:
 			j := i
-			for j < len(s) && !strings.ContainsRune(" \t\n\r()=!<>'\"`", rune(s[j])) {
+			for j < len(s) && !strings.ContainsRune(" \t\n\r()%=!<>'\"`", rune(s[j])) {
 				j++
 			}
 			p.toks = append(p.toks, s[i:j])
@@ -264,6 +270,18 @@ func (p *exprParser) cmp() (*expr, error) {
 		p.i++
 		return &expr{op: op, col: col}, nil
 	}
+	var mod *big.Int
+	if p.peekWord("%") {
+		p.i++
+		n, err := p.next()
+		if err != nil {
+			return nil, err
+		}
+		mod, _ = new(big.Int).SetString(n, 10)
+		if k := p.s.Columns[col].Type.Kind; mod == nil || mod.Sign() <= 0 || k < TinyInt || k > LargeInt {
+			return nil, p.fail("%% takes an integer column and a whole number > 0, got %s %% %s", name, n)
+		}
+	}
 	op, err := p.next()
 	if err != nil {
 		return nil, err
@@ -294,5 +312,15 @@ func (p *exprParser) cmp() (*expr, error) {
 	if st != convOK {
 		return nil, p.fail("literal %q is not a %s", lit, p.s.Columns[col].Type)
 	}
-	return &expr{op: "cmp", col: col, kind: t.Kind, cmp: op, lit: v}, nil
+	return &expr{op: "cmp", col: col, kind: t.Kind, cmp: op, lit: v, mod: mod}, nil
+}
+
+// modText is canonical integer text v modulo m, as SQL's % computes it:
+// the sign of the dividend (-7 % 2 = -1).
+func modText(v []byte, m *big.Int) []byte {
+	x, ok := new(big.Int).SetString(string(v), 10)
+	if !ok {
+		return v
+	}
+	return x.Rem(x, m).Append(nil, 10)
 }

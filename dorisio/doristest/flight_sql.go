@@ -1,0 +1,116 @@
+package doristest
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest/internal/table"
+)
+
+// Behavior (the statements the Flight SQL FE and _query_plan run, §14.3):
+//   - `[/* comment */] SELECT [/*+ hints */] cols FROM db.tbl [TABLET(id,
+//     ...)] [WHERE cond] [LIMIT n] [;]`: cols is `*` or a comma list of
+//     (back-quoted) column names; names are back-quoted or plain; the table
+//     must exist; hints (SET_VAR) are accepted and ignored.
+//   - cond is the `where` header's grammar (table/where.go): `col <op>
+//     literal`, `col % n <op> literal`, AND/OR/NOT, parentheses, IS [NOT]
+//     NULL.
+//   - TABLET ids must be tablets of the table (Doris: `Invalid tablet id`).
+//   - Anything else is refused naming what doristest supports.
+
+// selectRE is the SELECT shape dorisio.Read and the connectors emit.
+var selectRE = regexp.MustCompile(`(?is)^\s*(?:/\*.*?\*/\s*)?SELECT\s+(?:/\*\+.*?\*/\s*)?(.+?)\s+FROM\s+(\S+?)(?:\s+TABLET\s*\(([^)]*)\))?(?:\s+WHERE\s+(.+?))?(?:\s+LIMIT\s+(\d+))?\s*;?\s*$`)
+
+// query is a parsed SELECT.
+type query struct {
+	db, tbl string
+	t       *table.Table
+	cols    []int   // schema indexes, in SELECT order
+	tablets []int64 // nil: every tablet
+	cond    *table.Cond
+	limit   int64 // 0: all rows
+}
+
+// parseQuery parses sql against the server's tables; the error text is
+// what the FE answers.
+func (s *Server) parseQuery(sql string) (*query, error) {
+	m := selectRE.FindStringSubmatch(sql)
+	if m == nil {
+		return nil, fmt.Errorf("doristest supports only SELECT cols FROM db.tbl [TABLET(ids)] [WHERE cond] [LIMIT n], got: %s", sql)
+	}
+	db, tbl, ok := splitTableName(m[2])
+	if !ok {
+		return nil, fmt.Errorf("doristest wants the table as db.tbl, got: %s", m[2])
+	}
+	q := &query{db: db, tbl: tbl}
+	if q.t = s.txns.table(db, tbl); q.t == nil {
+		return nil, errors.New(s.missingTable(db, tbl))
+	}
+	sc := q.t.Schema()
+	if strings.TrimSpace(m[1]) == "*" {
+		for i := range sc.Columns {
+			q.cols = append(q.cols, i)
+		}
+	} else {
+		for _, c := range strings.Split(m[1], ",") {
+			name := strings.Trim(strings.TrimSpace(c), "`")
+			i := sc.Index(name)
+			if i < 0 {
+				return nil, fmt.Errorf("Unknown column '%s' in 'table list'", name)
+			}
+			q.cols = append(q.cols, i)
+		}
+	}
+	if m[3] != "" || strings.Contains(strings.ToUpper(m[0]), "TABLET(") {
+		base, n := s.txns.tablets(q.t)
+		for _, f := range strings.Split(m[3], ",") {
+			id, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+			if err != nil || id < base || id >= base+int64(n) {
+				return nil, fmt.Errorf("Invalid tablet id: '%s'", strings.TrimSpace(f))
+			}
+			q.tablets = append(q.tablets, id)
+		}
+	}
+	if m[4] != "" {
+		c, err := table.ParseCond(sc, "WHERE", m[4])
+		if err != nil {
+			return nil, err
+		}
+		q.cond = c
+	}
+	if m[5] != "" {
+		q.limit, _ = strconv.ParseInt(m[5], 10, 64)
+		if q.limit == 0 {
+			q.limit = -1 // LIMIT 0: no row
+		}
+	}
+	return q, nil
+}
+
+// splitTableName splits `db`.`tbl`, db.tbl and the mixes.
+func splitTableName(s string) (db, tbl string, ok bool) {
+	parts := regexp.MustCompile("^(`[^`]+`|[A-Za-z0-9_$-]+)\\.(`[^`]+`|[A-Za-z0-9_$-]+)$").FindStringSubmatch(s)
+	if parts == nil {
+		return "", "", false
+	}
+	return strings.Trim(parts[1], "`"), strings.Trim(parts[2], "`"), true
+}
+
+// run snapshots the rows q selects.
+func (s *Server) run(q *query) *table.Selection {
+	if q.limit < 0 {
+		return q.t.Select(map[int]bool{}, nil, 0)
+	}
+	var buckets map[int]bool
+	if q.tablets != nil {
+		base, _ := s.txns.tablets(q.t)
+		buckets = map[int]bool{}
+		for _, id := range q.tablets {
+			buckets[int(id-base)] = true
+		}
+	}
+	return q.t.Select(buckets, q.cond, q.limit)
+}

@@ -1,0 +1,717 @@
+package flightread
+
+import (
+	"encoding"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/decimal256"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/colname"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
+)
+
+// How Arrow values become Go values (docs/protocol.md §14.7). A field
+// takes a column only when every value of the column fits it exactly; the
+// check is made once per column (compile), before any row, and names the
+// Go type, the Doris type and the Arrow type, and what would hold it.
+//
+//   - TINYINT..BIGINT (int8..int64): an integer type at least as wide (an
+//     unsigned one fails on a negative value), *big.Int.
+//   - LARGEINT (Doris sends its decimal text): *big.Int, string,
+//     dorisio.Decimal.
+//   - BOOLEAN: bool. FLOAT: float32 or float64. DOUBLE: float64.
+//   - DECIMAL(p,s) (decimal128/256): dorisio.Decimal or string (exact text
+//     with s fraction digits), *big.Rat; with s = 0 also *big.Int and an
+//     integer type whose range holds p digits.
+//   - CHAR, VARCHAR, STRING: string, []byte, an encoding.TextUnmarshaler.
+//   - DATE (date32, or text before 2.1.9): time.Time at midnight in the
+//     read's time zone, string "2006-01-02".
+//   - DATETIME(p) (timestamp, or text before 2.1.9): time.Time with the
+//     wall clock Doris stores, in the read's time zone (as Write wrote it),
+//     string "2006-01-02 15:04:05[.fff[fff]]".
+//   - JSON, JSONB, VARIANT (their document's text): json.RawMessage,
+//     string, []byte, or anything encoding/json decodes into (a struct, a
+//     map, a slice, a number...).
+//   - ARRAY: a slice or array of what holds the element; MAP: a map of what
+//     holds the key and value; STRUCT: a struct whose fields (mapped as
+//     Write maps them) each name a field of the column.
+//   - any (interface{}): the value as Record holds it (record.go).
+//   - NULL: a pointer field is nil; a map, slice or interface is nil;
+//     any other field fails on it, naming the row.
+
+// setFunc writes value i of the bound array into dst (addressable, of
+// the Go type the binder was compiled for).
+type setFunc func(i int, dst reflect.Value) error
+
+// binder binds one record batch's array of a column.
+type binder func(arr arrow.Array) setFunc
+
+// decodeCtx is what decoding depends on.
+type decodeCtx struct {
+	loc *time.Location // the read's time zone: time.Time values are in it
+}
+
+var (
+	timeType      = reflect.TypeOf(time.Time{})
+	decimalType   = reflect.TypeOf(encode.Decimal(""))
+	rawJSONType   = reflect.TypeOf(json.RawMessage(nil))
+	bytesType     = reflect.TypeOf([]byte(nil))
+	bigIntType    = reflect.TypeOf((*big.Int)(nil))
+	bigRatType    = reflect.TypeOf((*big.Rat)(nil))
+	anyType       = reflect.TypeOf((*any)(nil)).Elem()
+	unmarshalType = reflect.TypeOf((*encoding.TextUnmarshaler)(nil)).Elem()
+)
+
+// mismatch is a Go type that cannot hold a column's values.
+type mismatch struct {
+	goType reflect.Type
+	col    string // the column's type as the user knows it: BIGINT, DECIMAL(12,2), ARRAY<INT>
+	holds  string // what would hold it
+}
+
+func (m *mismatch) Error() string {
+	return fmt.Sprintf("a %s cannot hold every %s value; use %s", typeText(m.goType), m.col, m.holds)
+}
+
+// typeText names t as users spell it (dorisio.Decimal, not encode.Decimal).
+func typeText(t reflect.Type) string {
+	return strings.ReplaceAll(t.String(), "encode.Decimal", "dorisio.Decimal")
+}
+
+// compile returns how values of a column of Doris type doris ("" when
+// unknown: an element) arriving as Arrow type at are written into a Go
+// value of type t, or the mismatch.
+func compile(t reflect.Type, doris string, at arrow.DataType, dc *decodeCtx) (binder, error) {
+	base := dorisBase(doris)
+	colText := columnText(doris, at)
+	never := func(holds string) (binder, error) {
+		return nil, &mismatch{goType: t, col: colText, holds: holds}
+	}
+	// NULL: pointers (but *big.Int and *big.Rat, values of their own) hold
+	// it as nil; maps, slices and interfaces too.
+	if t.Kind() == reflect.Pointer && t != bigIntType && t != bigRatType {
+		inner, err := compile(t.Elem(), doris, at, dc)
+		if err != nil {
+			var m *mismatch
+			if asMismatch(err, &m) {
+				m.goType = t
+			}
+			return nil, err
+		}
+		return func(arr arrow.Array) setFunc {
+			set := inner(arr)
+			return func(i int, dst reflect.Value) error {
+				if arr.IsNull(i) {
+					dst.SetZero()
+					return nil
+				}
+				p := reflect.New(t.Elem())
+				if err := set(i, p.Elem()); err != nil {
+					return err
+				}
+				dst.Set(p)
+				return nil
+			}
+		}, nil
+	}
+	nullable := t.Kind() == reflect.Map || t.Kind() == reflect.Slice || t.Kind() == reflect.Interface || t == bigIntType || t == bigRatType
+	b, err := compileValue(t, base, at, dc, never)
+	if err != nil {
+		return nil, err
+	}
+	return func(arr arrow.Array) setFunc {
+		set := b(arr)
+		return func(i int, dst reflect.Value) error {
+			if arr.IsNull(i) {
+				if nullable {
+					dst.SetZero()
+					return nil
+				}
+				return fmt.Errorf("NULL: a %s cannot hold it; make the field a pointer (*%s)", typeText(t), typeText(t))
+			}
+			return set(i, dst)
+		}
+	}, nil
+}
+
+func asMismatch(err error, m **mismatch) bool {
+	mm, ok := err.(*mismatch)
+	if ok {
+		*m = mm
+	}
+	return ok
+}
+
+// compileValue is compile for a non-NULL value.
+func compileValue(t reflect.Type, base string, at arrow.DataType, dc *decodeCtx, never func(string) (binder, error)) (binder, error) {
+	if t == anyType {
+		return func(arr arrow.Array) setFunc {
+			get := natural(arr, base, dc)
+			return func(i int, dst reflect.Value) error {
+				v, err := get(i)
+				if err == nil && v != nil {
+					dst.Set(reflect.ValueOf(v))
+				}
+				return err
+			}
+		}, nil
+	}
+	switch at.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
+		bits := at.(arrow.FixedWidthDataType).BitWidth()
+		signed := at.ID() == arrow.INT8 || at.ID() == arrow.INT16 || at.ID() == arrow.INT32 || at.ID() == arrow.INT64
+		holds := fmt.Sprintf("int%d or a wider integer (*int%d for NULLs), or *big.Int", max(bits, 8), max(bits, 8))
+		switch {
+		case t == bigIntType:
+			return intBinder(func(x int64, dst reflect.Value) error { dst.Set(reflect.ValueOf(big.NewInt(x))); return nil }), nil
+		case isSigned(t) && (goBits(t) > bits || goBits(t) == bits && signed):
+			return intBinder(func(x int64, dst reflect.Value) error { dst.SetInt(x); return nil }), nil
+		case isUnsigned(t) && goBits(t) >= bits:
+			return intBinder(func(x int64, dst reflect.Value) error {
+				if x < 0 {
+					return fmt.Errorf("%d is negative: a %s cannot hold it", x, typeText(t))
+				}
+				dst.SetUint(uint64(x))
+				return nil
+			}), nil
+		}
+		return never(holds)
+	case arrow.BOOL:
+		if t.Kind() == reflect.Bool {
+			return func(arr arrow.Array) setFunc {
+				a := arr.(*array.Boolean)
+				return func(i int, dst reflect.Value) error { dst.SetBool(a.Value(i)); return nil }
+			}, nil
+		}
+		return never("bool (*bool for NULLs)")
+	case arrow.FLOAT32, arrow.FLOAT64:
+		if t.Kind() == reflect.Float64 || t.Kind() == reflect.Float32 && at.ID() == arrow.FLOAT32 {
+			return func(arr arrow.Array) setFunc {
+				if a, ok := arr.(*array.Float32); ok {
+					return func(i int, dst reflect.Value) error { dst.SetFloat(float64(a.Value(i))); return nil }
+				}
+				a := arr.(*array.Float64)
+				return func(i int, dst reflect.Value) error { dst.SetFloat(a.Value(i)); return nil }
+			}, nil
+		}
+		if at.ID() == arrow.FLOAT32 {
+			return never("float32 or float64")
+		}
+		return never("float64")
+	case arrow.DECIMAL128, arrow.DECIMAL256:
+		prec, scale := decimalParams(at)
+		holds := "dorisio.Decimal, string or *big.Rat"
+		if scale == 0 {
+			holds += fmt.Sprintf(", *big.Int, or an integer that holds %d digits", prec)
+		}
+		switch {
+		case t == decimalType || t.Kind() == reflect.String || implementsText(t):
+			return textBinder(t, func(arr arrow.Array) func(int) string {
+				get := unscaled(arr)
+				return func(i int) string { return decimalText(get(i), scale) }
+			}), nil
+		case t == bigRatType:
+			return bigBinder(func(n *big.Int) any {
+				return new(big.Rat).SetFrac(n, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil))
+			}), nil
+		case scale == 0 && t == bigIntType:
+			return bigBinder(func(n *big.Int) any { return n }), nil
+		case scale == 0 && (isSigned(t) || isUnsigned(t)) && prec <= digitsOf(t):
+			return bigBinder(nil, t), nil
+		}
+		return never(holds)
+	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY, arrow.STRING_VIEW, arrow.BINARY_VIEW:
+		return compileText(t, base, dc, never)
+	case arrow.DATE32, arrow.DATE64:
+		switch {
+		case t == timeType:
+			return func(arr arrow.Array) setFunc {
+				day := dayOf(arr)
+				return func(i int, dst reflect.Value) error {
+					y, m, d := day(i)
+					dst.Set(reflect.ValueOf(time.Date(y, m, d, 0, 0, 0, 0, dc.loc)))
+					return nil
+				}
+			}, nil
+		case t.Kind() == reflect.String:
+			return textBinder(t, func(arr arrow.Array) func(int) string {
+				day := dayOf(arr)
+				return func(i int) string { y, m, d := day(i); return fmt.Sprintf("%04d-%02d-%02d", y, m, d) }
+			}), nil
+		}
+		return never("time.Time or string")
+	case arrow.TIMESTAMP:
+		tt := at.(*arrow.TimestampType)
+		zone, err := tt.GetZone()
+		if err != nil {
+			return nil, fmt.Errorf("the column's time zone %q (the Flight session's time_zone) is unknown here: %v; give the workers the time zone database (import _ \"time/tzdata\")", tt.TimeZone, err)
+		}
+		wall := func(arr arrow.Array) func(int) time.Time {
+			a := arr.(*array.Timestamp)
+			return func(i int) time.Time {
+				// The instant names Doris' wall clock in the session's zone
+				// (in UTC when the type carries no zone).
+				w := a.Value(i).ToTime(tt.Unit).In(zone)
+				return time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), dc.loc)
+			}
+		}
+		switch {
+		case t == timeType:
+			return func(arr arrow.Array) setFunc {
+				get := wall(arr)
+				return func(i int, dst reflect.Value) error { dst.Set(reflect.ValueOf(get(i))); return nil }
+			}, nil
+		case t.Kind() == reflect.String:
+			layout := "2006-01-02 15:04:05" + map[arrow.TimeUnit]string{arrow.Millisecond: ".000", arrow.Microsecond: ".000000", arrow.Nanosecond: ".000000000"}[tt.Unit]
+			return textBinder(t, func(arr arrow.Array) func(int) string {
+				get := wall(arr)
+				return func(i int) string { return get(i).Format(layout) }
+			}), nil
+		}
+		return never("time.Time or string")
+	case arrow.LIST, arrow.LARGE_LIST, arrow.FIXED_SIZE_LIST:
+		return compileList(t, at, dc, never)
+	case arrow.MAP:
+		return compileMap(t, at.(*arrow.MapType), dc, never)
+	case arrow.STRUCT:
+		return compileStruct(t, at.(*arrow.StructType), dc, never)
+	}
+	return nil, fmt.Errorf("Arrow type %s (column %s) is not one dorisio.Read decodes", at, columnText("", at))
+}
+
+// compileText is compile for a column that arrives as text: what Doris
+// means by it depends on the column's type.
+func compileText(t reflect.Type, base string, dc *decodeCtx, never func(string) (binder, error)) (binder, error) {
+	// The text is copied: arrow-go's accessors point into the batch's
+	// buffers, which the gRPC stream may reuse once the batch is released.
+	str := func(arr arrow.Array) func(int) string {
+		switch a := arr.(type) {
+		case *array.String:
+			return func(i int) string { return strings.Clone(a.Value(i)) }
+		case *array.LargeString:
+			return func(i int) string { return strings.Clone(a.Value(i)) }
+		case *array.StringView:
+			return func(i int) string { return strings.Clone(a.Value(i)) }
+		case *array.Binary:
+			return func(i int) string { return string(a.Value(i)) }
+		case *array.LargeBinary:
+			return func(i int) string { return string(a.Value(i)) }
+		case *array.BinaryView:
+			return func(i int) string { return string(a.Value(i)) }
+		}
+		panic(fmt.Sprintf("flightread: %T is not text", arr))
+	}
+	switch base {
+	case "LARGEINT":
+		switch {
+		case t == bigIntType:
+			return func(arr arrow.Array) setFunc {
+				get := str(arr)
+				return func(i int, dst reflect.Value) error {
+					n, ok := new(big.Int).SetString(get(i), 10)
+					if !ok {
+						return fmt.Errorf("LARGEINT text %q is not a whole number", get(i))
+					}
+					dst.Set(reflect.ValueOf(n))
+					return nil
+				}
+			}, nil
+		case t.Kind() == reflect.String || t == decimalType:
+			return textBinder(t, str), nil
+		}
+		return never("*big.Int, string or dorisio.Decimal")
+	case "JSON", "JSONB", "VARIANT":
+		switch {
+		case t == rawJSONType:
+			return func(arr arrow.Array) setFunc {
+				get := str(arr)
+				return func(i int, dst reflect.Value) error { dst.SetBytes([]byte(get(i))); return nil }
+			}, nil
+		case t.Kind() == reflect.String || t == bytesType:
+			return textBinder(t, str), nil
+		}
+		return func(arr arrow.Array) setFunc {
+			get := str(arr)
+			return func(i int, dst reflect.Value) error { return json.Unmarshal([]byte(get(i)), dst.Addr().Interface()) }
+		}, nil
+	case "DATE", "DATEV2", "DATETIME", "DATETIMEV2":
+		// Doris before 2.1.9 sends dates and times as their text.
+		switch {
+		case t == timeType:
+			return func(arr arrow.Array) setFunc {
+				get := str(arr)
+				return func(i int, dst reflect.Value) error {
+					tm, err := time.ParseInLocation("2006-01-02 15:04:05.999999999", get(i), dc.loc)
+					if err != nil {
+						tm, err = time.ParseInLocation("2006-01-02", get(i), dc.loc)
+					}
+					if err != nil {
+						return fmt.Errorf("%q is not Doris' DATE or DATETIME text", get(i))
+					}
+					dst.Set(reflect.ValueOf(tm))
+					return nil
+				}
+			}, nil
+		case t.Kind() == reflect.String:
+			return textBinder(t, str), nil
+		}
+		return never("time.Time or string")
+	}
+	if t.Kind() == reflect.String || t == bytesType || implementsText(t) {
+		return textBinder(t, str), nil
+	}
+	return never("string, []byte or an encoding.TextUnmarshaler")
+}
+
+// textBinder writes text into a string, []byte or TextUnmarshaler.
+func textBinder(t reflect.Type, str func(arrow.Array) func(int) string) binder {
+	return func(arr arrow.Array) setFunc {
+		get := str(arr)
+		switch {
+		case t.Kind() == reflect.String && !implementsText(t):
+			return func(i int, dst reflect.Value) error { dst.SetString(get(i)); return nil }
+		case t == bytesType:
+			return func(i int, dst reflect.Value) error { dst.SetBytes([]byte(get(i))); return nil }
+		}
+		return func(i int, dst reflect.Value) error {
+			return dst.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(get(i)))
+		}
+	}
+}
+
+func implementsText(t reflect.Type) bool {
+	return t != timeType && t != bigIntType && t != bigRatType && reflect.PointerTo(t).Implements(unmarshalType)
+}
+
+// intBinder reads an integer column.
+func intBinder(set func(int64, reflect.Value) error) binder {
+	return func(arr arrow.Array) setFunc {
+		var get func(int) int64
+		switch a := arr.(type) {
+		case *array.Int8:
+			get = func(i int) int64 { return int64(a.Value(i)) }
+		case *array.Int16:
+			get = func(i int) int64 { return int64(a.Value(i)) }
+		case *array.Int32:
+			get = func(i int) int64 { return int64(a.Value(i)) }
+		case *array.Int64:
+			get = a.Value
+		case *array.Uint8:
+			get = func(i int) int64 { return int64(a.Value(i)) }
+		case *array.Uint16:
+			get = func(i int) int64 { return int64(a.Value(i)) }
+		case *array.Uint32:
+			get = func(i int) int64 { return int64(a.Value(i)) }
+		case *array.Uint64:
+			get = func(i int) int64 { return int64(a.Value(i)) }
+		}
+		return func(i int, dst reflect.Value) error { return set(get(i), dst) }
+	}
+}
+
+// bigBinder reads a decimal column's unscaled value, as make builds it
+// (nil make: into the integer type t, whose range holds the precision).
+func bigBinder(make func(*big.Int) any, t ...reflect.Type) binder {
+	return func(arr arrow.Array) setFunc {
+		get := unscaled(arr)
+		return func(i int, dst reflect.Value) error {
+			n := get(i).big()
+			if make != nil {
+				dst.Set(reflect.ValueOf(make(n)))
+				return nil
+			}
+			if isUnsigned(t[0]) {
+				if n.Sign() < 0 {
+					return fmt.Errorf("%s is negative: a %s cannot hold it", n, typeText(t[0]))
+				}
+				dst.SetUint(n.Uint64())
+				return nil
+			}
+			dst.SetInt(n.Int64())
+			return nil
+		}
+	}
+}
+
+// num is a decimal's unscaled value: small when it fits an int64.
+type num struct {
+	small int64
+	large *big.Int // nil when small holds it
+}
+
+func (n num) big() *big.Int {
+	if n.large != nil {
+		return n.large
+	}
+	return big.NewInt(n.small)
+}
+
+// unscaled reads a decimal array's unscaled values.
+func unscaled(arr arrow.Array) func(int) num {
+	switch a := arr.(type) {
+	case *array.Decimal128:
+		return func(i int) num {
+			v := decimal128.Num(a.Value(i))
+			hi, lo := v.HighBits(), v.LowBits()
+			if hi == 0 && lo <= math.MaxInt64 || hi == -1 && lo > math.MaxInt64 {
+				return num{small: int64(lo)}
+			}
+			return num{large: v.BigInt()}
+		}
+	case *array.Decimal256:
+		return func(i int) num { return num{large: decimal256.Num(a.Value(i)).BigInt()} }
+	}
+	panic(fmt.Sprintf("flightread: %T is not a decimal array", arr))
+}
+
+// decimalText is n / 10^scale as plain text with exactly scale fraction
+// digits, as Doris prints a DECIMAL(p,scale).
+func decimalText(n num, scale int) string {
+	var s string
+	if n.large != nil {
+		s = n.large.String()
+	} else {
+		s = strconv.FormatInt(n.small, 10)
+	}
+	if scale <= 0 {
+		return s
+	}
+	neg := s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	if len(s) <= scale {
+		s = strings.Repeat("0", scale-len(s)+1) + s
+	}
+	s = s[:len(s)-scale] + "." + s[len(s)-scale:]
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+func decimalParams(at arrow.DataType) (prec, scale int) {
+	d := at.(arrow.DecimalType)
+	return int(d.GetPrecision()), int(d.GetScale())
+}
+
+// dayOf reads a date array's calendar days.
+func dayOf(arr arrow.Array) func(int) (int, time.Month, int) {
+	switch a := arr.(type) {
+	case *array.Date32:
+		return func(i int) (int, time.Month, int) { return a.Value(i).ToTime().Date() }
+	case *array.Date64:
+		return func(i int) (int, time.Month, int) { return a.Value(i).ToTime().Date() }
+	}
+	panic(fmt.Sprintf("flightread: %T is not a date array", arr))
+}
+
+func compileList(t reflect.Type, at arrow.DataType, dc *decodeCtx, never func(string) (binder, error)) (binder, error) {
+	elemType := at.(arrow.ListLikeType).Elem()
+	if t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
+		return never(fmt.Sprintf("a slice of what holds %s", columnText("", elemType)))
+	}
+	elem, err := compile(t.Elem(), "", elemType, dc)
+	if err != nil {
+		return nil, fmt.Errorf("element: %w", err)
+	}
+	return func(arr arrow.Array) setFunc {
+		a := arr.(array.ListLike)
+		set := elem(a.ListValues())
+		return func(i int, dst reflect.Value) error {
+			start, end := a.ValueOffsets(i)
+			n := int(end - start)
+			if t.Kind() == reflect.Array {
+				if n != t.Len() {
+					return fmt.Errorf("an ARRAY of %d elements does not fit a %s", n, typeText(t))
+				}
+			} else {
+				dst.Set(reflect.MakeSlice(t, n, n))
+			}
+			for j := 0; j < n; j++ {
+				if err := set(int(start)+j, dst.Index(j)); err != nil {
+					return fmt.Errorf("element %d: %w", j, err)
+				}
+			}
+			return nil
+		}
+	}, nil
+}
+
+func compileMap(t reflect.Type, at *arrow.MapType, dc *decodeCtx, never func(string) (binder, error)) (binder, error) {
+	if t.Kind() != reflect.Map {
+		return never(fmt.Sprintf("a map of what holds %s to what holds %s", columnText("", at.KeyType()), columnText("", at.ItemType())))
+	}
+	key, err := compile(t.Key(), "", at.KeyType(), dc)
+	if err != nil {
+		return nil, fmt.Errorf("key: %w", err)
+	}
+	item, err := compile(t.Elem(), "", at.ItemType(), dc)
+	if err != nil {
+		return nil, fmt.Errorf("value: %w", err)
+	}
+	return func(arr arrow.Array) setFunc {
+		a := arr.(*array.Map)
+		setKey, setItem := key(a.Keys()), item(a.Items())
+		return func(i int, dst reflect.Value) error {
+			start, end := a.ValueOffsets(i)
+			m := reflect.MakeMapWithSize(t, int(end-start))
+			k, v := reflect.New(t.Key()).Elem(), reflect.New(t.Elem()).Elem()
+			for j := int(start); j < int(end); j++ {
+				k.SetZero()
+				v.SetZero()
+				if err := setKey(j, k); err != nil {
+					return fmt.Errorf("key: %w", err)
+				}
+				if err := setItem(j, v); err != nil {
+					return fmt.Errorf("value of key %v: %w", k, err)
+				}
+				m.SetMapIndex(k, v)
+			}
+			dst.Set(m)
+			return nil
+		}
+	}, nil
+}
+
+func compileStruct(t reflect.Type, at *arrow.StructType, dc *decodeCtx, never func(string) (binder, error)) (binder, error) {
+	if t.Kind() != reflect.Struct || t == timeType {
+		return never(fmt.Sprintf("a struct whose fields name %s's fields", columnText("", at)))
+	}
+	type member struct {
+		index []int
+		child int
+		b     binder
+	}
+	var members []member
+	for _, f := range colname.Fields(t) {
+		child := -1
+		for k, af := range at.Fields() {
+			if strings.EqualFold(af.Name, f.Column) {
+				child = k
+				break
+			}
+		}
+		if child < 0 {
+			return nil, fmt.Errorf("field %s.%s names %q, which %s lacks", typeName(f.Owner), f.Name, f.Column, columnText("", at))
+		}
+		b, err := compile(f.Type, "", at.Field(child).Type, dc)
+		if err != nil {
+			return nil, fmt.Errorf("field %s.%s (%s): %w", typeName(f.Owner), f.Name, at.Field(child).Name, err)
+		}
+		members = append(members, member{index: f.Index, child: child, b: b})
+	}
+	return func(arr arrow.Array) setFunc {
+		a := arr.(*array.Struct)
+		sets := make([]setFunc, len(members))
+		for k, m := range members {
+			sets[k] = m.b(a.Field(m.child))
+		}
+		return func(i int, dst reflect.Value) error {
+			for k, m := range members {
+				if err := sets[k](i, dst.FieldByIndex(m.index)); err != nil {
+					return fmt.Errorf("field %s: %w", at.Field(m.child).Name, err)
+				}
+			}
+			return nil
+		}
+	}, nil
+}
+
+func isSigned(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return true
+	}
+	return false
+}
+
+func isUnsigned(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return true
+	}
+	return false
+}
+
+func goBits(t reflect.Type) int { return t.Bits() }
+
+// digitsOf is how many decimal digits every value of integer type t's
+// range holds.
+func digitsOf(t reflect.Type) int {
+	switch t.Bits() {
+	case 8:
+		return 2
+	case 16:
+		return 4
+	case 32:
+		return 9
+	}
+	if isUnsigned(t) {
+		return 19
+	}
+	return 18
+}
+
+// dorisBase is the base of a Doris type name: DECIMAL64(12,2) → DECIMAL64,
+// ARRAY<INT> → ARRAY.
+func dorisBase(doris string) string {
+	b, _, _ := strings.Cut(strings.ToUpper(strings.TrimSpace(doris)), "(")
+	b, _, _ = strings.Cut(b, "<")
+	return b
+}
+
+// columnText names a column's type for messages: its Doris type, else
+// what its Arrow type is in Doris' words.
+func columnText(doris string, at arrow.DataType) string {
+	if doris != "" {
+		return doris
+	}
+	switch at.ID() {
+	case arrow.INT8:
+		return "TINYINT"
+	case arrow.INT16:
+		return "SMALLINT"
+	case arrow.INT32:
+		return "INT"
+	case arrow.INT64:
+		return "BIGINT"
+	case arrow.BOOL:
+		return "BOOLEAN"
+	case arrow.FLOAT32:
+		return "FLOAT"
+	case arrow.FLOAT64:
+		return "DOUBLE"
+	case arrow.DECIMAL128, arrow.DECIMAL256:
+		p, s := decimalParams(at)
+		return fmt.Sprintf("DECIMAL(%d,%d)", p, s)
+	case arrow.DATE32, arrow.DATE64:
+		return "DATE"
+	case arrow.TIMESTAMP:
+		return "DATETIME"
+	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY, arrow.STRING_VIEW, arrow.BINARY_VIEW:
+		return "STRING"
+	case arrow.LIST, arrow.LARGE_LIST, arrow.FIXED_SIZE_LIST:
+		return "ARRAY<" + columnText("", at.(arrow.ListLikeType).Elem()) + ">"
+	case arrow.MAP:
+		m := at.(*arrow.MapType)
+		return "MAP<" + columnText("", m.KeyType()) + "," + columnText("", m.ItemType()) + ">"
+	case arrow.STRUCT:
+		parts := make([]string, 0, at.(*arrow.StructType).NumFields())
+		for _, f := range at.(*arrow.StructType).Fields() {
+			parts = append(parts, f.Name+":"+columnText("", f.Type))
+		}
+		return "STRUCT<" + strings.Join(parts, ",") + ">"
+	}
+	return at.String()
+}

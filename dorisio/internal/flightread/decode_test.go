@@ -1,0 +1,214 @@
+package flightread
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal256"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+)
+
+// batch builds a one-column record of type at from appends.
+func batch(t *testing.T, name string, at arrow.DataType, fill func(b array.Builder)) arrow.RecordBatch {
+	t.Helper()
+	rb := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{{Name: name, Type: at, Nullable: true}}, nil))
+	fill(rb.Field(0))
+	return rb.NewRecordBatch()
+}
+
+// decodeInto decodes rec into elements of T.
+func decodeInto[T any](t *testing.T, doris string, rec arrow.RecordBatch, loc *time.Location) ([]T, error) {
+	t.Helper()
+	cols := []Column{{Name: rec.Schema().Field(0).Name, Type: doris}}
+	dec, err := DecoderFor(reflect.TypeOf(*new(T)), cols, rec.Schema(), "demo.t", loc)
+	if err != nil {
+		return nil, err
+	}
+	var out []T
+	err = dec(rec, func(v any) { out = append(out, v.(T)) })
+	return out, err
+}
+
+type textTimes struct {
+	At time.Time `doris:"at"`
+}
+
+func TestDatesAndTimesSentAsTextBeforeDoris219AreRead(t *testing.T) {
+	rec := batch(t, "at", arrow.BinaryTypes.String, func(b array.Builder) {
+		b.(*array.StringBuilder).AppendValues([]string{"2024-02-29 23:59:59.123456", "2024-03-01 00:00:00", "2024-03-02"}, nil)
+	})
+	paris := time.FixedZone("+01:00", 3600)
+	got, err := decodeInto[textTimes](t, "DATETIME", rec, paris)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []time.Time{time.Date(2024, 2, 29, 23, 59, 59, 123456000, paris), time.Date(2024, 3, 1, 0, 0, 0, 0, paris), time.Date(2024, 3, 2, 0, 0, 0, 0, paris)}
+	for i, w := range want {
+		if !got[i].At.Equal(w) || got[i].At.Location() != paris {
+			t.Errorf("row %d: %v, want %v", i, got[i].At, w)
+		}
+	}
+}
+
+func TestATimestampIsTheWallClockOfItsZoneWhateverTheZone(t *testing.T) {
+	shanghai, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Skip("no time zone database here")
+	}
+	wall := time.Date(2025, 6, 1, 12, 30, 0, 250_000_000, time.UTC)
+	for _, tz := range []string{"Asia/Shanghai", "", "-05:00"} {
+		zone := map[string]*time.Location{"Asia/Shanghai": shanghai, "": time.UTC, "-05:00": time.FixedZone("", -5*3600)}[tz]
+		instant := time.Date(2025, 6, 1, 12, 30, 0, 250_000_000, zone) // Doris' wall clock in the session's zone
+		at := &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: tz}
+		rec := batch(t, "at", at, func(b array.Builder) {
+			ts, _ := arrow.TimestampFromTime(instant, arrow.Millisecond)
+			b.(*array.TimestampBuilder).Append(ts)
+		})
+		got, err := decodeInto[textTimes](t, "DATETIME", rec, time.UTC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got[0].At.Equal(wall) {
+			t.Errorf("session zone %q: %v, want the wall clock %v", tz, got[0].At, wall)
+		}
+	}
+}
+
+func TestDecimal256AndLargeIntKeepEveryDigit(t *testing.T) {
+	n, _ := new(big.Int).SetString("-123456789012345678901234567890123456789012345678901234567890", 10)
+	rec := batch(t, "big", &arrow.Decimal256Type{Precision: 76, Scale: 20}, func(b array.Builder) {
+		b.(*array.Decimal256Builder).Append(decimal256.FromBigInt(n))
+	})
+	type one struct {
+		Big encode.Decimal `doris:"big"`
+	}
+	got, err := decodeInto[one](t, "DECIMAL(76,20)", rec, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "-1234567890123456789012345678901234567890.12345678901234567890"; string(got[0].Big) != want {
+		t.Errorf("got %s, want %s", got[0].Big, want)
+	}
+	li := batch(t, "li", arrow.BinaryTypes.String, func(b array.Builder) {
+		b.(*array.StringBuilder).AppendValues([]string{"-170141183460469231731687303715884105728"}, nil)
+	})
+	type lrow struct {
+		LI *big.Int `doris:"li"`
+	}
+	gl, err := decodeInto[lrow](t, "LARGEINT", li, time.UTC)
+	if err != nil || gl[0].LI.String() != "-170141183460469231731687303715884105728" {
+		t.Errorf("LARGEINT: %v, %v", gl, err)
+	}
+	type lint struct {
+		LI int64 `doris:"li"`
+	}
+	if _, err := decodeInto[lint](t, "LARGEINT", li, time.UTC); err == nil || !strings.Contains(err.Error(), "a int64 cannot hold every LARGEINT value; use *big.Int, string or dorisio.Decimal") {
+		t.Errorf("LARGEINT into int64: %v", err)
+	}
+}
+
+func TestAnUnsignedFieldTakesAnIntegerColumnButNotANegativeValue(t *testing.T) {
+	rec := batch(t, "n", arrow.PrimitiveTypes.Int32, func(b array.Builder) {
+		b.(*array.Int32Builder).AppendValues([]int32{7, -1}, nil)
+	})
+	type u struct {
+		N uint32 `doris:"n"`
+	}
+	_, err := decodeInto[u](t, "INT", rec, time.UTC)
+	if err == nil || !strings.Contains(err.Error(), "row 2, column n INT into field u.N: -1 is negative: a uint32 cannot hold it") {
+		t.Errorf("err %v", err)
+	}
+}
+
+func TestRecordsSurviveTheirCoder(t *testing.T) {
+	r := Record{Columns: []string{"a", "b", "c", "d", "e", "f"}, Values: []any{
+		nil, big.NewInt(-5), encode.Decimal("1.50"), time.Date(2025, 1, 2, 3, 4, 5, 6000, time.UTC),
+		[]any{int32(1), nil}, map[any]any{"k": map[string]any{"x": int8(1)}},
+	}}
+	b, err := EncodeRecord(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := DecodeRecord(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(r) {
+		t.Errorf("got %v\nwant %v", got, r)
+	}
+	if v, ok := got.Get("B"); !ok || v.(*big.Int).Int64() != -5 {
+		t.Errorf("Get(B) = %v, %v", v, ok)
+	}
+}
+
+func TestTabletsGoToTheLeastLoadedBEThenIntoSplits(t *testing.T) {
+	tablets := []streamload.TabletRouting{
+		{Tablet: 1, Routings: []string{"be1:9060", "be2:9060"}}, {Tablet: 2, Routings: []string{"be1:9060", "be2:9060"}},
+		{Tablet: 3, Routings: []string{"be1:9060"}}, {Tablet: 4, Routings: []string{"be2:9060", "be1:9060"}},
+		{Tablet: 5, Routings: []string{"be1:9060", "be2:9060"}},
+	}
+	splits, bes := group(tablets, 2)
+	if got := fmt.Sprint(splits, bes); got != "[[1 3] [5] [2 4]] [be1:9060 be1:9060 be2:9060]" {
+		t.Errorf("splits %s", got)
+	}
+}
+
+func TestEndpointRewrites(t *testing.T) {
+	rules := []Rewrite{{From: "10.0.0.5:8050", To: "be5.example:18050"}, {From: "0.0.0.0", To: "127.0.0.1"}, {From: "*", To: "proxy:9999"}}
+	for in, want := range map[string]string{
+		"10.0.0.5:8050": "be5.example:18050", "0.0.0.0:8051": "127.0.0.1:8051", "10.0.0.6:1": "proxy:9999",
+	} {
+		if got, ok := applyRewrites(rules, in); !ok || got != want {
+			t.Errorf("%s → %s, want %s", in, got, want)
+		}
+	}
+	if got, ok := applyRewrites(nil, "h:1"); ok || got != "h:1" {
+		t.Errorf("no rule: %s %v", got, ok)
+	}
+}
+
+func TestTheTokenAndPasswordNeverReachAMessage(t *testing.T) {
+	s := &session{auth: "Bearer tok123abc", password: "pw!secret"}
+	err := s.redact(status.Error(codes.Unauthenticated, "invalid bearer token: tok123abc, try reconnect; user pw!secret"))
+	if strings.Contains(err.Error(), "tok123abc") || strings.Contains(err.Error(), "pw!secret") || status.Code(err) != codes.Unauthenticated {
+		t.Errorf("redacted: %v (code %v)", err, status.Code(err))
+	}
+	wrapped := fmt.Errorf("x: %w", &stepError{step: "Execute", err: err})
+	if status.Code(errors.Unwrap(wrapped)) != codes.Unauthenticated || !permanent(wrapped) {
+		t.Errorf("a refused token is final")
+	}
+}
+
+func TestTheSQLBackQuotesNames(t *testing.T) {
+	got := selectSQL("d", "t`x", []Column{{Name: "a`b"}}, []int64{1, 2}, "a > 1", 5)
+	want := "/* ApplicationName=dorisio */ SELECT /*+ SET_VAR(enable_short_circuit_query=false) */ `a``b` FROM `d`.`t``x` TABLET(1,2) WHERE a > 1 LIMIT 5"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestARecordsJSONLineIsWhatAJSONLoadTakesBack(t *testing.T) {
+	n, _ := new(big.Int).SetString("170141183460469231731687303715884105727", 10)
+	r := Record{Columns: []string{"li", "dec", "at", "j", "s", "m", "st", "n"}, Values: []any{
+		n, encode.Decimal("-0.10"), time.Date(2025, 1, 2, 3, 4, 5, 120_000_000, time.UTC), json.RawMessage(`{"a":[1]}`),
+		json.RawMessage(`"txt"`), map[any]any{int32(5): []any{"x", nil}}, map[string]any{"f": 1.5}, nil,
+	}}
+	b, err := r.JSONLine()
+	want := `{"at":"2025-01-02 03:04:05.12","dec":"-0.10","j":{"a":[1]},"li":170141183460469231731687303715884105727,"m":{"5":["x",null]},"n":null,"s":"\"txt\"","st":{"f":1.5}}`
+	if err != nil || string(b) != want {
+		t.Errorf("got  %s (%v)\nwant %s", b, err, want)
+	}
+}

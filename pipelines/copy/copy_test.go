@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+)
+
+func TestMain(m *testing.M) { ptest.Main(m) }
+
+func defaults() *options {
+	return &options{user: "root", passwordEnv: "DORIS_PASSWORD", db: "demo", from: "events", to: "events_copy", seedRows: -1}
+}
+
+// runWithin runs the command's run under a timeout (prism can hang) and
+// returns what it printed.
+func runWithin(t *testing.T, o *options) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out strings.Builder
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, o, &out) }()
+	select {
+	case err := <-done:
+		return out.String(), err
+	case <-ctx.Done():
+		t.Fatal("the copy did not finish within 2 minutes")
+		return "", nil
+	}
+}
+
+func TestTheDefaultCopyIsVerifiedValueForValue(t *testing.T) {
+	o := defaults()
+	o.seedRows = 10_000
+	out, err := runWithin(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"seeded demo.events with 10000 rows", "copied 10000 rows of demo.events in 2 splits into demo.events_copy",
+		"verification: demo.events_copy holds the same 10000 rows as demo.events, value for value"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestARerunWithTheSamePrefixCopiesNothingTwice(t *testing.T) {
+	srv := doristest.NewServer(
+		doristest.WithTable("demo.events"+eventsColumns+" DISTRIBUTED BY HASH(id) BUCKETS 4"),
+		doristest.WithTable("demo.events_copy"+eventsColumns))
+	defer srv.Close()
+	o := defaults()
+	o.fe, o.seedRows, o.where, o.tabletsPerSplit = srv.URL, 3000, "id % 3 = 0", 1
+	if _, err := runWithin(t, o); err != nil {
+		t.Fatal(err)
+	}
+	o.seedRows = 0
+	out, err := runWithin(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "verification: demo.events_copy holds 1000 rows as before: every load was found committed by an earlier run with --label-prefix copy_events_events_copy"
+	if !strings.Contains(out, "copied 1000 rows of demo.events in 4 splits") || !strings.Contains(out, want) {
+		t.Errorf("re-run output:\n%s\nwant %q", out, want)
+	}
+	if n := srv.RowCount("demo", "events_copy"); n != 1000 {
+		t.Errorf("the target holds %d rows, want %d", n, 1000)
+	}
+}
+
+func TestAFailedCopySaysWhatDorisioSaid(t *testing.T) {
+	srv := doristest.NewServer(doristest.WithTable("demo.events" + eventsColumns))
+	defer srv.Close()
+	o := defaults()
+	o.fe, o.seedRows = srv.URL, 0
+	_, err := runWithin(t, o)
+	if err == nil || !strings.Contains(oneLine(err), fmt.Sprintf("dorisio.Read: table demo.events_copy")) {
+		t.Errorf("err %v", err)
+	}
+}
