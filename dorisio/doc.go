@@ -369,7 +369,8 @@
 // a compressed file is one load (gz, lz4 and bz2 as they are with Doris'
 // compress_type; zstd decompressed on the worker).
 // Header lines are skipped once per file, and a UTF-8 byte-order mark at a
-// file's start (said once). Every CSV record's line ending is checked: read
+// file's start (said once); a file starting with a UTF-16 or UTF-32 one
+// fails naming its encoding (Doris loads UTF-8 only). Every CSV record's line ending is checked: read
 // with "\n", a file whose records end both "\n" and "\r\n" fails naming its
 // first line of the other kind (Files.StripCR drops the "\r" instead). A
 // file's values are foreign, so WriteFiles sends strict_mode true unless

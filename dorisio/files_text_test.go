@@ -96,3 +96,54 @@ func TestARowRefusedFromAStrippedRangeIsAtItsFileOffset(t *testing.T) {
 	}
 	wantRows(t, srv, "mixed", [][]string{{"1", "alpha"}, {"2", "beta"}, {"4", "delta"}})
 }
+
+// A file written in UTF-16 (a spreadsheet's "Unicode text" export) fails
+// naming the file and its encoding, plain or compressed, and nothing of it
+// loads: before, every value loaded with a NUL between its letters
+// ("\x001\x00" for 1) into a table of text columns, the summary claiming
+// each row exact.
+func TestAUTF16FileFailsNamingItsEncoding(t *testing.T) {
+	const ddl = "demo.u16(id VARCHAR(20), name STRING)"
+	utf16 := func(s string, big bool) []byte {
+		out := []byte{0xff, 0xfe}
+		if big {
+			out = []byte{0xfe, 0xff}
+		}
+		for _, r := range s {
+			if big {
+				out = append(out, 0, byte(r))
+			} else {
+				out = append(out, byte(r), 0)
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name, want string
+		big, gz    bool
+	}{
+		{"little-endian", "UTF-16 (little-endian: it starts with the byte-order mark FF FE)", false, false},
+		{"big-endian", "UTF-16 (big-endian: it starts with the byte-order mark FE FF)", true, false},
+		{"gzip", "UTF-16 (little-endian: it starts with the byte-order mark FF FE)", false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := startServer(t, doristest.WithTable(ddl))
+			data, name := utf16("id,name\n1,alice\n2,bob\n", tc.big), "u16.csv"
+			if tc.gz {
+				var b bytes.Buffer
+				zw := gzip.NewWriter(&b)
+				zw.Write(data)
+				zw.Close()
+				data, name = b.Bytes(), "u16.csv.gz"
+			}
+			path := writeFile(t, t.TempDir(), name, data)
+			_, err := runPipeline(t, func(s beam.Scope) {
+				WriteFiles(s, configFor(srv, "u16"), []string{path}, Files{HeaderLines: 1}, WithRejectedRows())
+			})
+			wantErr(t, err, path, tc.want, "iconv -f UTF-16 -t UTF-8")
+			if n := srv.RowCount("demo", "u16"); n != 0 {
+				t.Errorf("the table holds %d rows of the file: %q", n, srv.Rows("demo", "u16"))
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+	"github.com/dorisbeam/dorisbeam/internal/dorisname"
 )
 
 // KeyModel is a Doris table's data model: its KEY clause.
@@ -122,9 +123,10 @@ func WithAddColumns() WriteOption {
 // answered that the table exists (`Table 'x' already exists`, for a
 // statement without IF NOT EXISTS): nothing changed, which is no error.
 // Any other refusal is an error with Doris' words. The statement must be a
-// CREATE TABLE; the user needs CREATE on the database.
+// CREATE TABLE, after comments and a UTF-8 byte-order mark if any (they are
+// not sent); the user needs CREATE on the database.
 func CreateTable(ctx context.Context, cfg Config, ddl string) (existed bool, err error) {
-	stmt := strings.TrimSpace(ddl)
+	stmt := strings.TrimSpace(dorisname.SQLStart(ddl)) // a .sql file's leading comments and byte-order mark
 	if f := strings.Fields(strings.ToUpper(stmt)); len(f) < 3 || f[0] != "CREATE" || f[1] != "TABLE" {
 		return false, fmt.Errorf("dorisio.CreateTable: the statement is not a CREATE TABLE: %s", streamload.QuoteData(firstLine(stmt)))
 	}

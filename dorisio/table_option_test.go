@@ -1,6 +1,7 @@
 package dorisio
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -320,4 +321,29 @@ func wantEq[T any](t *testing.T, what string, got, want T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("%s:\n got %#v\nwant %#v", what, got, want)
 	}
+}
+
+// A CREATE TABLE pasted from a .sql file runs as Doris runs it: after a
+// leading comment, or a UTF-8 byte-order mark a Windows editor wrote
+// (before, both were refused as "not a CREATE TABLE").
+func TestCreateTableRunsAStatementAfterACommentOrAByteOrderMark(t *testing.T) {
+	for _, tc := range []struct{ name, ddl string }{
+		{"a line comment", "-- orders, from SHOW CREATE TABLE\n-- 2026-12-01\nCREATE TABLE `orders` (`id` int NOT NULL) ENGINE=OLAP DUPLICATE KEY(`id`) DISTRIBUTED BY HASH(`id`) BUCKETS 1;\n"},
+		{"a block comment", "/* orders\n   table */ CREATE TABLE orders (id INT NOT NULL) DISTRIBUTED BY HASH(id) BUCKETS 1"},
+		{"a byte-order mark", "\ufeffCREATE TABLE orders (id INT NOT NULL) DISTRIBUTED BY HASH(id) BUCKETS 1;\r\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := startServer(t, doristest.WithDatabase("demo"))
+			existed, err := CreateTable(context.Background(), configFor(srv, "orders"), tc.ddl)
+			if err != nil || existed {
+				t.Fatalf("CreateTable: existed %v, %v", existed, err)
+			}
+			if got := ddlStatements(srv); len(got) != 1 || got[0] != "CREATE TABLE: " {
+				t.Errorf("statements %q, want one CREATE TABLE that ran", got)
+			}
+		})
+	}
+	srv := startServer(t, doristest.WithDatabase("demo"))
+	_, err := CreateTable(context.Background(), configFor(srv, "orders"), "-- only a comment\nDROP TABLE orders")
+	wantErr(t, err, `dorisio.CreateTable: the statement is not a CREATE TABLE: "DROP TABLE orders"`)
 }

@@ -1,6 +1,7 @@
 // Package dorisname holds the naming rules that dorisio and the load
-// command share: Doris' database and table names, and the names of the
-// environment variables a password is read from.
+// command share: Doris' database and table names, the names of the
+// environment variables a password is read from, and where a statement
+// pasted from a .sql file starts (statement.go).
 package dorisname
 
 import (

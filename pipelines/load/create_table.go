@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/dorisbeam/dorisbeam/dorisio"
+	"github.com/dorisbeam/dorisbeam/internal/dorisname"
 )
 
 // --ddl is a statement or a file holding one: a table definition always has
@@ -39,6 +40,13 @@ func ddlText(o *options) (string, error) {
 		return "", refused("--ddl %s: %v", shown(o.ddl), err)
 	}
 	return strings.TrimSpace(string(b)), nil
+}
+
+// isCreateTable reports whether --ddl is a CREATE TABLE statement (after
+// comments), not the short form 'db.name(col TYPE, ...)'.
+func isCreateTable(ddl string) bool {
+	f := strings.Fields(strings.ToUpper(dorisname.SQLStart(ddl)))
+	return len(f) >= 2 && f[0] == "CREATE" && f[1] == "TABLE"
 }
 
 // createTable runs --ddl on the FE before the job (--create-table), and

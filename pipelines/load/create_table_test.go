@@ -111,3 +111,19 @@ func TestCreateTableFlagsAreCheckedTogether(t *testing.T) {
 		}
 	}
 }
+
+// The embedded server takes --ddl as SHOW CREATE TABLE prints it, the
+// table named without its database, in --db as an FE's session would
+// (before: "table name people must be db.name" unless --create-table).
+func TestTheEmbeddedServerTakesTheDDLOfShowCreateTable(t *testing.T) {
+	input, _ := peopleFile(t, 100)
+	o := defaultOptions()
+	o.input, o.table, o.ddl = input, "people", "-- SHOW CREATE TABLE people\n"+strings.Replace(peopleDDL, "demo.people", "`people`", 1)
+	out, err := captureStdout(t, func() error { return runWithin(t, o) })
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "100 rows committed into 1 table(s) of demo") {
+		t.Errorf("the summary does not say 100 rows loaded into demo:\n%s", out)
+	}
+}

@@ -336,6 +336,18 @@ func startEmbedded(o *options) (*doristest.Server, error) {
 		if err != nil {
 			return nil, err
 		}
+		if isCreateTable(ddl) { // run in --db's session, as an FE runs it: SHOW CREATE TABLE names no database
+			srv, err := newEmbedded(o, append(opts, doristest.WithDatabase(o.db)))
+			if err != nil {
+				return nil, err
+			}
+			cfg := dorisio.Config{FEs: []string{srv.URL}, User: srv.User, Password: srv.Password, Database: o.db}
+			if _, err := dorisio.CreateTable(context.Background(), cfg, ddl); err != nil {
+				srv.Close()
+				return nil, refused("--ddl %s: %v", shown(o.ddl), err)
+			}
+			return srv, nil
+		}
 		opts = append(opts, doristest.WithTable(ddl))
 	default:
 		for _, t := range synth.TableNames(o.table, o.tables) {

@@ -70,7 +70,8 @@ func (b *bomSkipper) Read(p []byte) (int, error) {
 }
 
 // decompressedBOM reports whether the file at path, compressed as kind,
-// starts with a byte-order mark once decompressed.
+// starts with a byte-order mark once decompressed; one of another encoding
+// than UTF-8 is an error naming it (filerange.NotUTF8).
 func decompressedBOM(ctx context.Context, fs filesystem.Interface, path, kind string) (bool, error) {
 	raw, err := fs.OpenRead(ctx, path)
 	if err != nil {
@@ -81,10 +82,13 @@ func decompressedBOM(ctx context.Context, fs filesystem.Interface, path, kind st
 		return false, err
 	}
 	defer r.Close()
-	head := make([]byte, filerange.BOMLen)
+	head := make([]byte, filerange.MaxMarkLen)
 	n, err := io.ReadFull(r, head)
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
 		return false, err
+	}
+	if err := filerange.NotUTF8(head[:n]); err != nil {
+		return false, fmt.Errorf("dorisio.WriteFiles: file %s (%s-compressed): %w", path, kind, err)
 	}
 	return filerange.HasBOM(head[:n]), nil
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 )
 
 // Line endings, checked on every record of a CSV file read with the line
@@ -285,6 +286,35 @@ func HasBOM(b []byte) bool { return bytes.HasPrefix(b, utf8BOM) }
 
 // BOMLen is the length of a UTF-8 byte-order mark.
 const BOMLen = 3
+
+// MaxMarkLen is the length of the longest byte-order mark NotUTF8 knows.
+const MaxMarkLen = 4
+
+// wideMarks are the byte-order marks of the Unicode encodings other than
+// UTF-8 (a spreadsheet's "Unicode text" export is UTF-16), longest first.
+// Doris reads UTF-8 only: such a file would load every value with NUL
+// bytes between its letters.
+var wideMarks = []struct {
+	mark []byte
+	name string
+}{
+	{[]byte{0x00, 0x00, 0xfe, 0xff}, "UTF-32 (big-endian: it starts with the byte-order mark 00 00 FE FF)"},
+	{[]byte{0xff, 0xfe, 0x00, 0x00}, "UTF-32 (little-endian: it starts with the byte-order mark FF FE 00 00)"},
+	{[]byte{0xff, 0xfe}, "UTF-16 (little-endian: it starts with the byte-order mark FF FE)"},
+	{[]byte{0xfe, 0xff}, "UTF-16 (big-endian: it starts with the byte-order mark FE FF)"},
+}
+
+// NotUTF8 is the error of a file whose byte-order mark names another
+// Unicode encoding than UTF-8, or nil.
+func NotUTF8(head []byte) error {
+	for _, w := range wideMarks {
+		if bytes.HasPrefix(head, w.mark) {
+			family, _, _ := strings.Cut(w.name, " ")
+			return fmt.Errorf("its text is %s, and Doris loads UTF-8 only: nothing of it is loaded. Convert it first, e.g. iconv -f %s -t UTF-8 FILE > FILE.utf8.csv", w.name, family)
+		}
+	}
+	return nil
+}
 
 // noData is the offset of the first data record before it is known.
 const noData = math.MaxInt64

@@ -199,10 +199,13 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) error
 			}
 		}
 		if !bomDone { // before any record is scanned
-			if len(buf) < BOMLen && !eof {
+			if len(buf) < MaxMarkLen && !eof {
 				continue // read on
 			}
 			bomDone = true
+			if err := NotUTF8(buf); err != nil {
+				return err
+			}
 			if HasBOM(buf) { // the shift above drops it
 				sp.BOM, pos = true, BOMLen
 				continue
