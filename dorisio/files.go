@@ -88,13 +88,19 @@ func WriteFiles(s beam.Scope, cfg Config, patterns []string, files Files, opts .
 		panic("dorisio.WriteFiles: " + err.Error())
 	}
 	// The patterns are one element: a file two of them match is listed once.
-	return loadMatched(s, cfg, fn, files, beam.Create(s, patterns))
+	return loadMatched(s, cfg, fn, files, beam.Create(s, patterns), true)
 }
 
 // loadMatched lists the files of each element of patterns (a []string)
-// and loads them with fn.
-func loadMatched(s beam.Scope, cfg Config, fn *fileload.FileLoadFn, f Files, patterns beam.PCollection) beam.PCollection {
-	files := beam.ParDo(s.Scope("Match"), &fileload.MatchFn{AllowEmpty: f.AllowEmptyMatch}, patterns)
+// and loads them with fn; pack: small files are packed into loads of about
+// Files.RangeBytes (the packs of one listing: only where every file is
+// listed by one element).
+func loadMatched(s beam.Scope, cfg Config, fn *fileload.FileLoadFn, f Files, patterns beam.PCollection, pack bool) beam.PCollection {
+	match := &fileload.MatchFn{AllowEmpty: f.AllowEmptyMatch}
+	if pack {
+		match.RangeBytes, match.Compression = fn.Opts.Files.RangeBytes, fn.Opts.Files.Compression
+	}
+	files := beam.ParDo(s.Scope("Match"), match, patterns)
 	// Only the small file descriptions are shuffled, to spread the files
 	// over workers; each is read and loaded where it lands.
 	res := beam.ParDo(s.Scope("Load"), fn, beam.Reshuffle(s, files))
