@@ -20,6 +20,10 @@ func init() {
 // file fails the job, naming it, unless Files.AllowEmptyMatch; one whose filesystem is not
 // imported fails it too, where WriteFiles would panic at construction.
 //
+// Small files are not packed into shared loads as WriteFiles packs them:
+// each file is its own loads, so that its labels do not depend on which
+// element names it.
+//
 // files and the options are WriteFiles'. WriteFilesFrom panics at construction on an
 // invalid Config or option, naming what is wrong.
 func WriteFilesFrom(s beam.Scope, cfg Config, patterns beam.PCollection, files Files, opts ...WriteOption) beam.PCollection {
@@ -28,7 +32,9 @@ func WriteFilesFrom(s beam.Scope, cfg Config, patterns beam.PCollection, files F
 	if err != nil {
 		panic("dorisio.WriteFilesFrom: " + err.Error())
 	}
-	return loadMatched(s, cfg, fn, files, beam.ParDo(s, onePattern, patterns))
+	// Not packed: a pack is of one element's listing, and a file two
+	// elements name would be in two packs, under two labels.
+	return loadMatched(s, cfg, fn, files, beam.ParDo(s, onePattern, patterns), false)
 }
 
 // onePattern makes an element the one-pattern list the match step lists.

@@ -53,7 +53,8 @@ type Files struct {
 	Compression string
 	// RangeBytes is the size of the ranges a plain file is cut into (0: the
 	// default, 64 MiB; a file's first ranges are smaller, 4 MiB doubling up
-	// to it, so that its first load starts early). Each range is one load,
+	// to it, so that its first load starts early); plain files of at most
+	// half of it are packed into loads of about it (WriteFiles). Each range is one load,
 	// ends at a record boundary, and keeps its identity (path, size,
 	// modification time, offset, length) across runs.
 	RangeBytes int64

@@ -97,3 +97,82 @@ func TestKilledFileLoadRerunLoadsEveryRowOnce(t *testing.T) {
 		})
 	}
 }
+
+// writeSmallFiles writes n CSV files of perFile rows "id,name" (some names
+// quoted, holding the separator) and returns their glob.
+func writeSmallFiles(t *testing.T, n, perFile int) string {
+	t.Helper()
+	dir := t.TempDir()
+	for f := 0; f < n; f++ {
+		var b bytes.Buffer
+		for i := f * perFile; i < (f+1)*perFile; i++ {
+			if i%7 == 0 {
+				fmt.Fprintf(&b, "%d,\"name, %d\"\n", i, i%977)
+				continue
+			}
+			fmt.Fprintf(&b, "%d,name %d\n", i, i%977)
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("small-%04d.csv", f)), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "small-*.csv")
+}
+
+// A thousand small files are packed into a few loads, each under a label
+// of what it holds: a run killed partway and its re-run load every row
+// exactly once, in at most twenty loads between them.
+func TestKilledSmallFilesLoadRerunLoadsEveryRowOnceInFewLoads(t *testing.T) {
+	const files, perFile = 1000, 60 // about 1.1 MB
+	loadBin, localBin := binaries(t)
+	path := writeSmallFiles(t, files, perFile)
+	killed := 0
+	for _, kp := range []killPoint{{[]string{"PREPARE", "VISIBLE"}, 1}, {[]string{"VISIBLE"}, 6}} {
+		t.Run(fmt.Sprintf("killed once %d txns are %v", kp.n, kp.states), func(t *testing.T) {
+			srv := startServer(t, localBin)
+			ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+			defer cancel()
+			run := func() (*exec.Cmd, *bytes.Buffer) {
+				cmd := exec.CommandContext(ctx, loadBin, "--fe", srv.url, "--label-prefix", filePrefix, "--input", path,
+					"--table", "files", "--chunk-bytes", "65536", "--loads-in-flight", "1")
+				var out bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &out, &out
+				return cmd, &out
+			}
+			cmd, out := run()
+			if killAt(t, ctx, cmd, out, srv, kp) {
+				killed++
+			}
+			t.Logf("killed with %d rows visible", len(srv.ids(t, "files")))
+			cmd2, out2 := run()
+			if err := cmd2.Run(); err != nil {
+				t.Fatalf("second run: %v\n%s", err, out2)
+			}
+			after := srv.ids(t, "files")
+			for id := int64(0); id < files*perFile; id++ {
+				if after[id] != 1 {
+					t.Fatalf("id %d committed %d times after the re-run, want once", id, after[id])
+				}
+			}
+			if len(after) != files*perFile {
+				t.Errorf("%d distinct ids, want %d", len(after), files*perFile)
+			}
+			labels := map[string]bool{}
+			for _, tx := range srv.txns(t) {
+				if tx.State == "VISIBLE" {
+					labels[tx.Label] = true
+				}
+			}
+			t.Logf("%d loads visible", len(labels))
+			if len(labels) > 20 {
+				t.Errorf("%d loads for %d small files, want at most 20", len(labels), files)
+			}
+			if n, ok := rowsReported(out2.String()); !ok || n != files*perFile {
+				t.Errorf("second run's summary does not count every row as committed (loaded now or already):\n%s", out2)
+			}
+		})
+	}
+	if killed == 0 {
+		t.Error("no first run was killed before it ended: the re-run checked nothing")
+	}
+}

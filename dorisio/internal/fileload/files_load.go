@@ -31,10 +31,11 @@ import (
 )
 
 func init() {
-	register.DoFn3x1[context.Context, []string, func(fileSpec), error](&MatchFn{})
-	register.DoFn3x0[context.Context, fileSpec, func(sink.CommitResult)](&FileLoadFn{})
-	register.Emitter1[fileSpec]()
+	register.DoFn3x1[context.Context, []string, func(filePack), error](&MatchFn{})
+	register.DoFn3x0[context.Context, filePack, func(sink.CommitResult)](&FileLoadFn{})
+	register.Emitter1[filePack]()
 	beam.RegisterType(reflect.TypeOf((*fileSpec)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*filePack)(nil)).Elem())
 }
 
 // fileSpec is a file as it was listed: with the path, its identity.
@@ -45,18 +46,33 @@ type fileSpec struct {
 }
 
 // MatchFn lists the files of the patterns, each file once however many
-// patterns match it: a second listing would be a second load of its ranges,
-// found committed and reported as loaded twice.
+// patterns match it (a second listing would be a second load of its ranges,
+// found committed and reported as loaded twice), and packs the small ones
+// (files_pack.go).
 type MatchFn struct {
 	AllowEmpty bool // Files.AllowEmptyMatch: a pattern may match nothing
+	// Files.RangeBytes and Files.Compression: which files are packed, and
+	// into packs of what size.
+	RangeBytes  int64
+	Compression string
 }
 
-func (fn *MatchFn) ProcessElement(ctx context.Context, patterns []string, emit func(fileSpec)) error {
+func (fn *MatchFn) ProcessElement(ctx context.Context, patterns []string, emit func(filePack)) error {
 	seen := map[string]bool{}
+	var files []fileSpec
 	for _, pattern := range patterns {
-		if err := fn.match(ctx, pattern, seen, emit); err != nil {
+		if err := fn.match(ctx, pattern, seen, func(f fileSpec) { files = append(files, f) }); err != nil {
 			return sink.ValidErr(err) // paths may hold any byte
 		}
+	}
+	if fn.RangeBytes <= 0 { // not packed
+		for _, f := range files {
+			emit(filePack{Files: []fileSpec{f}})
+		}
+		return nil
+	}
+	for _, p := range packFiles(files, fn.RangeBytes, fn.Compression) {
+		emit(p)
 	}
 	return nil
 }
@@ -215,7 +231,7 @@ type FileLoadFn struct {
 	Delim, Sep      []byte
 	Enclose, Escape byte
 
-	pending   []fileSpec        // this bundle's files, loaded in FinishBundle
+	pending   []filePack        // this bundle's files, loaded in FinishBundle
 	plain     map[string]string // unquotedHeaders, made once
 	rewritten map[string]string // transcodedHeaders, made once
 }
@@ -223,8 +239,8 @@ type FileLoadFn struct {
 // ProcessElement and FinishBundle take no beam.BundleFinalization: every
 // range is a plain load, visible once loaded, with nothing to commit early,
 // and runners that refuse finalization (Spark) would fail the bundle.
-func (fn *FileLoadFn) ProcessElement(_ context.Context, f fileSpec, _ func(sink.CommitResult)) {
-	fn.pending = append(fn.pending, f)
+func (fn *FileLoadFn) ProcessElement(_ context.Context, p filePack, _ func(sink.CommitResult)) {
+	fn.pending = append(fn.pending, p)
 }
 
 func (fn *FileLoadFn) FinishBundle(ctx context.Context, emit func(sink.CommitResult)) error {
@@ -234,8 +250,8 @@ func (fn *FileLoadFn) FinishBundle(ctx context.Context, emit func(sink.CommitRes
 		// Uploads run under the bundle's context: a cancelled bundle stops them.
 		fn.OpenBatch(ctx)
 	}
-	for _, f := range files {
-		if err := fn.loadFile(ctx, f); err != nil {
+	for _, p := range files {
+		if err := fn.loadPack(ctx, p); err != nil {
 			return sink.ValidErr(fn.FailBundle(ctx, err)) // paths may hold any byte
 		}
 	}

@@ -1,0 +1,264 @@
+package fileload
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+)
+
+// Small files packed into loads of about Files.RangeBytes.
+//
+// On a Doris cluster every load is a transaction and a new version of each
+// tablet it touches: a thousand files of a megabyte loaded one by one are a
+// thousand versions, the way to Doris' -235 "too many versions", where
+// twenty loads of 64 MiB hold the same rows. So the listing packs small
+// plain files (at most half of RangeBytes, not compressed) into packs of
+// about RangeBytes; a bigger or compressed file is a pack of its own and
+// loads as before (ranges of its own, or one load).
+//
+// A pack must be the same in a re-run, or a re-run after a crash would load
+// again the rows of the packs it forms otherwise: its label is derived
+// from the identities of its files' contents (path, offset, length, digest,
+// as a range's), and which files it holds is a function of the listing
+// alone: the files in path order, cut into segments after "anchor" files
+// (a file is an anchor with a probability of its size over packSegment
+// times RangeBytes, decided by the hash of its path, so a segment holds
+// about that many bytes), and each segment into as few packs of about
+// equal bytes, at most about RangeBytes, as fit. A file added or removed
+// between a crashed run and its re-run changes only the packs of its own
+// segment: their other files load again (at-least-once for them), every
+// other pack is found loaded. The same holds for a file whose bytes
+// changed: its pack is another load. A single small file of a segment of
+// one file is a pack of one and keeps its range label.
+//
+// A pack is read into memory (at most about RangeBytes, as a range of a
+// non-local file) and sent as one body: each file's records past its header
+// lines and byte-order mark, a line delimiter added after a file whose last
+// record has none. A file of a pack that holds a value Doris would change
+// (files_transcode.go) is sent on its own, transcoded, as when unpacked: a
+// pack's body is in one dialect.
+
+// packSegment is a segment's expected size in RangeBytes: the larger, the
+// closer a job comes to the fewest loads (each segment ends in a pack that
+// is not full), the smaller, the fewer files a changed listing loads again.
+const packSegment = 8
+
+// filePack is one element of the listing: files loaded together, or one
+// file loaded on its own (cut into ranges).
+type filePack struct {
+	Files []fileSpec
+}
+
+// packable says whether a file of size bytes compressed as kind may share a
+// load with others.
+func packable(f fileSpec, rangeBytes int64, kind string) bool {
+	return kind == "none" && f.Size <= rangeBytes/2
+}
+
+// packFiles cuts the listed files into packs: files that are not packable
+// alone, the others in path order as described above. The result depends
+// only on the files' paths and sizes.
+func packFiles(files []fileSpec, rangeBytes int64, compression string) []filePack {
+	var packs []filePack
+	var small []fileSpec
+	for _, f := range files {
+		if packable(f, rangeBytes, fileCompression(compression, f.Path)) {
+			small = append(small, f)
+		} else {
+			packs = append(packs, filePack{Files: []fileSpec{f}})
+		}
+	}
+	slices.SortFunc(small, func(a, b fileSpec) int { return strings.Compare(a.Path, b.Path) })
+	seg := 0
+	var bytes int64
+	for i, f := range small {
+		bytes += f.Size
+		if i == len(small)-1 || anchor(f, rangeBytes) {
+			packs = append(packs, balance(small[seg:i+1], bytes, rangeBytes)...)
+			seg, bytes = i+1, 0
+		}
+	}
+	return packs
+}
+
+// anchor says whether a segment ends after f: with a probability of its
+// size over packSegment RangeBytes, by the hash of its path.
+func anchor(f fileSpec, rangeBytes int64) bool {
+	u := float64(xxhash.Sum64String(f.Path)) / math.Exp2(64)
+	return u < float64(f.Size+1)/float64(packSegment*rangeBytes)
+}
+
+// balance cuts a segment of total bytes into the fewest packs of at most
+// about rangeBytes, of about equal bytes: a file goes to the pack its
+// middle byte falls in.
+func balance(seg []fileSpec, total, rangeBytes int64) []filePack {
+	n := max(1, (total+rangeBytes-1)/rangeBytes)
+	packs := make([]filePack, n)
+	var at int64
+	for _, f := range seg {
+		k := min(n-1, (at+f.Size/2)*n/max(total, 1))
+		packs[k].Files = append(packs[k].Files, f)
+		at += f.Size
+	}
+	return slices.DeleteFunc(packs, func(p filePack) bool { return len(p.Files) == 0 })
+}
+
+// packPart is one file's records in a pack.
+type packPart struct {
+	f       fileSpec
+	id      string // its identity, a range's (rangeID)
+	data    []byte
+	records int64
+	quoted  bool
+}
+
+// loadPack loads a pack of several files as one load; a pack of one file
+// loads as a file of its own.
+func (fn *FileLoadFn) loadPack(ctx context.Context, p filePack) error {
+	if len(p.Files) == 1 {
+		return fn.loadFile(ctx, p.Files[0])
+	}
+	var parts []packPart
+	var listed int64 // the bytes of the files this load holds, as listed
+	for _, f := range p.Files {
+		part, alone, err := fn.readPart(ctx, f)
+		switch {
+		case err != nil:
+			return err
+		case alone: // a value Doris would change: sent transcoded, on its own
+			if err := fn.loadFile(ctx, f); err != nil {
+				return err
+			}
+		case part.records > 0 || len(part.data) > 0:
+			parts = append(parts, part)
+			listed += f.Size
+		default:
+			listed += f.Size // nothing to load: counted as done with the pack
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	var size int
+	for _, pt := range parts {
+		size += len(pt.data) + len(fn.Delim)
+	}
+	body := make([]byte, 0, size)
+	ids := sha256.New()
+	var rows int64
+	quoted := false
+	for _, pt := range parts {
+		body = append(body, pt.data...)
+		if !bytes.HasSuffix(pt.data, fn.Delim) {
+			body = append(body, fn.Delim...) // the next file's first record starts a record
+		}
+		ids.Write([]byte(pt.id + "\n"))
+		rows += pt.records
+		quoted = quoted || pt.quoted
+	}
+	id := "pack|" + strconv.Itoa(len(parts)) + "|" + hex.EncodeToString(ids.Sum(nil)[:16])
+	j := &sink.LoadJob{Table: fn.Table, ID: id, Rows: rows, Bytes: int64(len(body)), Order: "pack:" + id, Unframed: true,
+		Body: streamload.NewBytesBody(body)}
+	if fn.Enclose != 0 && !quoted {
+		j.Headers, j.FormOnly = fn.unquotedHeaders(), true
+	}
+	j.Loaded = noteLoaded(listed)
+	j.Check = func(r sink.CommitResult) error { return countedOtherwisePack(parts, rows, r) }
+	return fn.StartLoad(j)
+}
+
+// readPart reads a small file whole, as the ranges of it WriteFiles would
+// load; alone: it holds a value Doris would change, and loads on its own.
+func (fn *FileLoadFn) readPart(ctx context.Context, f fileSpec) (part packPart, alone bool, err error) {
+	part.f = f
+	fs, err := filesystem.New(ctx, f.Path)
+	if err != nil {
+		return part, false, fmt.Errorf("dorisio.WriteFiles: file %s: %w", f.Path, err)
+	}
+	defer fs.Close()
+	now, err := statFile(ctx, fs, f.Path)
+	if err != nil {
+		return part, false, err
+	}
+	if err := f.changed(now.Size, now.ModNs, nil); err != nil {
+		return part, false, err
+	}
+	r, err := fs.OpenRead(ctx, f.Path)
+	if err != nil {
+		return part, false, fmt.Errorf("dorisio.WriteFiles: reading file %s: %w", f.Path, err)
+	}
+	defer r.Close()
+	sp := filerange.NewSplitter(fn.syntax(), max(fn.Opts.Files.RangeBytes, f.Size+1), fn.Opts.Files.HeaderLines, true)
+	sp.SkipBOM = true
+	if fn.Opts.Format != sink.JSON && string(fn.Delim) == "\n" {
+		sp.CheckLineEnds(fn.Opts.Files.StripCR)
+	}
+	start, end := int64(-1), int64(0)
+	crlf, suspect := false, false
+	err = sp.Split(r, f.Size, func(fr filerange.Range) error {
+		if start < 0 {
+			start = fr.Start
+		}
+		end = fr.End
+		part.data = append(part.data, fr.Data...)
+		part.records += fr.Records
+		part.quoted = part.quoted || fr.Quoted
+		crlf, suspect = crlf || fr.CRLF, suspect || fr.Suspect
+		return nil
+	})
+	fn.sayText(f.Path, sp)
+	var mixed *filerange.MixedLineEnds
+	switch {
+	case errors.As(err, &mixed):
+		return part, false, fn.mixedLineEnds(ctx, fs, f.Path, mixed)
+	case err != nil:
+		return part, false, fmt.Errorf("dorisio.WriteFiles: reading file %s: %w", f.Path, err)
+	}
+	if start < 0 {
+		return part, false, nil // header lines only, or empty
+	}
+	part.id = f.rangeID(start, end, xxhash.Sum64(part.data))
+	if crlf {
+		part.data, _ = filerange.StripCR(fn.syntax(), part.data)
+		part.id += strippedID
+	}
+	if suspect && fn.transcoder().transcode(part.data) != nil {
+		return part, true, nil
+	}
+	return part, false, nil
+}
+
+// countedOtherwisePack is a pack's countedOtherwise: it names its files.
+func countedOtherwisePack(parts []packPart, records int64, r sink.CommitResult) error {
+	counted := r.LoadedRows + r.FilteredRows + r.UnselectedRows
+	if counted == records {
+		return nil
+	}
+	names := make([]string, 0, min(len(parts), 5))
+	for i, pt := range parts {
+		if i == 5 {
+			names = append(names, fmt.Sprintf("and %d more", len(parts)-5))
+			break
+		}
+		names = append(names, pt.f.Path)
+	}
+	return fmt.Errorf("dorisio.WriteFiles: files %s (%d files packed into one load, %d records) into %s.%s (label %s, txn %d): Doris counted %d rows "+
+		"(NumberLoadedRows %d + NumberFilteredRows %d + NumberUnselectedRows %d), so it read other records than the files hold. "+
+		"That load is committed and stays loaded. Check that Files.BackslashEscapes, WithColumnSeparator and WithLineDelimiter "+
+		"describe the files, then delete what this job loaded and load the files again",
+		strings.Join(names, ", "), len(parts), records, r.Database, r.Table, r.Label, r.TxnID, counted, r.LoadedRows, r.FilteredRows, r.UnselectedRows)
+}
