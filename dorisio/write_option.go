@@ -428,7 +428,7 @@ func WithRetry(p RetryPolicy) LoadOption {
 			o.fail("WithRetry(%+v): InitialBackoff > MaxBackoff", p)
 			return
 		}
-		o.Retry = p
+		o.Retry = sink.RetryPolicy(p)
 	})
 }
 
