@@ -76,9 +76,9 @@ func (f *fakeLoader) snapshot() []fakeLoad {
 func testBatcher(ld sink.Loader, opts ...WriteOption) *sink.Batcher {
 	o := defaultWriteOptions()
 	for _, opt := range opts {
-		opt(o)
+		opt.apply(o)
 	}
-	o.finish(forElements)
+	o.finish()
 	if len(o.errs) > 0 {
 		panic(strings.Join(o.errs, "; "))
 	}

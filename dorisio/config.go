@@ -98,7 +98,7 @@ type Config struct {
 func (c Config) validate(conn sink.ConnSpec) error {
 	// Addresses and user are checked by the client's own rules, so that a
 	// pipeline the client would refuse on the worker fails at construction.
-	if err := conn.ClientConfig("", nil, RetryPolicy{}).Validate(); err != nil {
+	if err := conn.ClientConfig("", nil, sink.RetryPolicy{}).Validate(); err != nil {
 		return err
 	}
 	n := 0
@@ -143,7 +143,7 @@ func newConnSpec(c Config) sink.ConnSpec {
 	s := sink.ConnSpec{
 		FEs: c.FEs, BEs: c.BEs, DiscoverBEs: c.DiscoverBEs, User: c.User,
 		TLSCAFile: c.TLSCAFile, TLSInsecureSkipVerify: c.TLSInsecureSkipVerify,
-		Timeouts: c.Timeouts,
+		Timeouts: streamload.HTTPTimeouts(c.Timeouts),
 	}
 	switch {
 	case c.PasswordEnv != "":

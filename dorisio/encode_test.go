@@ -33,7 +33,7 @@ func encoderFor(t *testing.T, typ reflect.Type, opts ...WriteOption) sink.ElemEn
 	t.Helper()
 	o := defaultWriteOptions()
 	for _, opt := range opts {
-		opt(o)
+		opt.apply(o)
 	}
 	if len(o.errs) > 0 {
 		t.Fatal(o.errs)
@@ -102,7 +102,7 @@ func TestStructColumnsHeaderFollowsTagsInBothFormats(t *testing.T) {
 func defaultWriteOptionsWith(opts ...WriteOption) *sink.Options {
 	o := defaultWriteOptions()
 	for _, opt := range opts {
-		opt(o)
+		opt.apply(o)
 	}
 	return &o.Options
 }

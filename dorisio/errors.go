@@ -8,14 +8,52 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
-// Error is the error of a load, commit or abort. It names the database,
-// table, label, transaction id, HTTP status, Doris' own status and message,
-// the response body (read once, truncated) and, for rejected rows, the first
-// lines of Doris' error log; never a password. Use errors.As to read it and
-// errors.Is with the sentinels below to classify it, in the process that
-// got it; its text starts with a stable marker (see KindOf) for the places
-// where only the text survives.
+// Error is the error of a load, commit or abort; never a password. Use
+// errors.As to read it and errors.Is with the sentinels below to classify
+// it, in the process that got it; its text starts with a stable marker (see
+// KindOf) for the places where only the text survives. Its fields and
+// methods:
+//
+//   - Op: "load", "commit", "abort", "get_load_state" or
+//     "list_transactions".
+//   - DB, Table, Label: the load's database, table and label.
+//   - TxnID: its transaction (0 when unknown).
+//   - HTTPStatus: the HTTP status (0 when no answer was read).
+//   - Status, Message: Doris' own status and message.
+//   - Body: the response body, read once, truncated to about 2 KiB.
+//   - ErrorURL: Doris' log of the rejected rows, when it could not be read
+//     from here.
+//   - ErrorLog: the first lines of that log, when it was read.
+//   - Refused: the rows of that log (at most 51), or the row of Doris'
+//     first error message when the log could not be read.
+//   - FilteredRows: how many rows Doris filtered (ErrDataQuality).
+//   - ExistingJobStatus: for a label already used, its job's state.
+//   - Attempts: the attempts made.
+//   - Kind: one of the sentinels below, or nil.
+//   - Quota: the quota a load hit (with Kind ErrTxnQuota).
+//   - Cause: the underlying error (a network error, a timeout).
+//   - Error(): the text: marker, operation, table, label, txn, statuses,
+//     Doris' message, an excerpt of the body, the error log's first lines
+//     and the next step.
+//   - Unwrap(): Kind and Cause, for errors.Is and errors.As.
 type Error = streamload.Error
+
+// TxnQuota is Doris' running-transaction quota a load was kept out by
+// (Error.Quota). Its fields:
+//
+//   - Scope: "db" or "table".
+//   - ID: Doris' id of the database or table.
+//   - Running, Limit: the transactions running, and the quota
+//     (max_running_txn_num_per_db).
+type TxnQuota = streamload.TxnQuota
+
+// LogEntry is one row of a load's error log (Error.Refused). Its fields:
+//
+//   - Reason: Doris' reason, without the password.
+//   - Src: what Doris showed of the row.
+//   - Alt: other readings of the entry where ". src line [" also occurs
+//     inside the reason or the row (the entry is data: nothing escapes it).
+type LogEntry = streamload.LogEntry
 
 var (
 	// ErrOutcomeUnknown: Doris' answer did not settle whether a load or

@@ -89,7 +89,7 @@ import (
 // WithStreamBatching, WithFlushInterval, WithShards) do not apply to ranges
 // and are refused, whatever their value. WriteFiles panics at construction on an invalid
 // Config, pattern or option, naming what is wrong.
-func WriteFiles(s beam.Scope, cfg Config, patterns []string, files Files, opts ...WriteOption) beam.PCollection {
+func WriteFiles(s beam.Scope, cfg Config, patterns []string, files Files, opts ...FilesOption) beam.PCollection {
 	s = s.Scope("dorisio.WriteFiles")
 	fn, err := newFileLoad(s, cfg, files, opts)
 	if err == nil {
@@ -131,7 +131,7 @@ func validPatterns(patterns []string) error {
 	return nil
 }
 
-func newFileLoad(s beam.Scope, cfg Config, files Files, opts []WriteOption) (*fileload.FileLoadFn, error) {
+func newFileLoad(s beam.Scope, cfg Config, files Files, opts []FilesOption) (*fileload.FileLoadFn, error) {
 	conn := newConnSpec(cfg)
 	if err := cfg.validate(conn); err != nil {
 		return nil, err
@@ -139,8 +139,9 @@ func newFileLoad(s beam.Scope, cfg Config, files Files, opts []WriteOption) (*fi
 	if cfg.Table == "" {
 		return nil, errors.New("Config.Table: empty; WriteFiles loads every file into Config.Table")
 	}
-	o := newWriteOptions(opts, forFiles)
+	o := newWriteOptions(opts)
 	files.check(o)
+	o.validate(mode{files: &files, prefix: cfg.LabelPrefix != ""})
 	if len(o.errs) > 0 {
 		return nil, fmt.Errorf("%s", strings.Join(sortedErrs(o.errs), "; "))
 	}

@@ -26,7 +26,7 @@ func init() {
 //
 // files and the options are WriteFiles'. WriteFilesFrom panics at construction on an
 // invalid Config or option, naming what is wrong.
-func WriteFilesFrom(s beam.Scope, cfg Config, patterns beam.PCollection, files Files, opts ...WriteOption) beam.PCollection {
+func WriteFilesFrom(s beam.Scope, cfg Config, patterns beam.PCollection, files Files, opts ...FilesOption) beam.PCollection {
 	s = s.Scope("dorisio.WriteFilesFrom")
 	fn, err := newFileLoad(s, cfg, files, opts)
 	if err != nil {

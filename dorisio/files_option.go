@@ -2,7 +2,6 @@ package dorisio
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
@@ -106,7 +105,7 @@ func (f Files) check(o *writeOptions) {
 // (`\t`, `\x01`). Control bytes are sent in Doris' hex form (\x01); they
 // must not be mixed with non-ASCII bytes, which that form cannot carry.
 // For WriteFiles and pre-encoded elements; Write's struct encoding uses ",".
-func WithColumnSeparator(sep string) WriteOption {
+func WithColumnSeparator(sep string) LoadOption {
 	return separatorHeader("WithColumnSeparator", "column_separator", sep)
 }
 
@@ -115,37 +114,29 @@ func WithColumnSeparator(sep string) WriteOption {
 // "\x02" as Go literals, or Doris' notation in a raw string (`\r\n`,
 // `\x02`); sent as Doris' hex form (\x0d0a) when it holds control bytes, as
 // WithColumnSeparator. For WriteFiles and pre-encoded elements.
-func WithLineDelimiter(delim string) WriteOption {
+func WithLineDelimiter(delim string) LoadOption {
 	return separatorHeader("WithLineDelimiter", "line_delimiter", delim)
 }
 
 // separatorHeader is the option that sets header to v, a separator, sent
 // in the form a header can carry (control bytes as \x hex).
-func separatorHeader(option, header, v string) WriteOption {
-	return func(o *writeOptions) {
+func separatorHeader(option, header, v string) LoadOption {
+	return forLoads(fmt.Sprintf("%s(%q)", option, v), func(o *writeOptions) {
 		hv, err := textfmt.SeparatorHeader(v)
 		if err != nil {
+			o.claim("header " + header)
 			o.fail("%s(%q): %v", option, v, err)
 			return
 		}
-		WithLoadHeader(header, hv)(o)
-	}
+		o.setHeader(header, hv)
+	})
 }
 
 // fileHeaders are the headers of every load of WriteFiles, and the scanner
-// that cuts its files into records, checked against the user's headers.
+// that cuts its files into records (validate has checked the combinations).
 func fileHeaders(o *writeOptions, f Files) (map[string]string, filerange.Syntax, error) {
 	var sc filerange.Syntax
 	headers := sink.FormatHeaders(o.Format)
-	for _, h := range []string{"enclose", "escape", "trim_double_quotes", "skip_lines"} {
-		if _, set := o.Headers[h]; set {
-			why := "Files.BackslashEscapes chooses how values are quoted, and WriteFiles cuts files by it"
-			if h == "skip_lines" {
-				why = "use Files.HeaderLines, which skips them once per file, not once per load"
-			}
-			return nil, sc, fmt.Errorf("WithLoadHeader(%q, ...): %s", h, why)
-		}
-	}
 	// A file's values are foreign: strict by default, so a value Doris cannot
 	// convert is a refused row (WithRejectedRows) or a failed load naming
 	// it, never a NULL the file did not say. WithStrictMode(false) says
@@ -162,19 +153,7 @@ func fileHeaders(o *writeOptions, f Files) (map[string]string, filerange.Syntax,
 		}
 		sc.Delim = d
 	}
-	if f.StripCR && string(sc.Delim) != "\n" {
-		return nil, sc, fmt.Errorf("Files.StripCR: reads \"\\r\\n\" as the line delimiter \"\\n\"; with WithLineDelimiter(%q) use one or the other", headers["line_delimiter"])
-	}
 	if o.Format == JSON {
-		if f.HeaderLines > 0 {
-			return nil, sc, fmt.Errorf("Files.HeaderLines %d: JSON lines have no header", f.HeaderLines)
-		}
-		if f.StripCR {
-			return nil, sc, fmt.Errorf("Files.StripCR: JSON lines read a \"\\r\" before \"\\n\" as a space; it is for CSV")
-		}
-		if _, set := headers["strip_outer_array"]; set {
-			return nil, sc, fmt.Errorf("WithLoadHeader(\"strip_outer_array\", ...): WriteFiles reads JSON lines (one object per line), which it can cut into ranges")
-		}
 		return headers, sc, nil
 	}
 	sep, err := textfmt.DecodeSeparator(headers["column_separator"])
@@ -186,9 +165,6 @@ func fileHeaders(o *writeOptions, f Files) (map[string]string, filerange.Syntax,
 		headers["escape"], sc.Escape = `\`, '\\'
 	} else {
 		headers["escape"], sc.Escape = `"`, '"'
-	}
-	if strings.ContainsRune(string(sep)+string(sc.Delim), '"') {
-		return nil, sc, fmt.Errorf("column_separator %q and line_delimiter %q: may not hold '\"', the enclose character", headers["column_separator"], headers["line_delimiter"])
 	}
 	return headers, sc, nil
 }

@@ -99,7 +99,7 @@ func writeFile(t *testing.T, dir, name string, data []byte) string {
 
 // loadFiles runs WriteFiles over patterns and checks its output: every
 // result committed, with the records they report adding up to want.
-func loadFiles(t *testing.T, cfg Config, patterns []string, want int64, files Files, opts ...WriteOption) error {
+func loadFiles(t *testing.T, cfg Config, patterns []string, want int64, files Files, opts ...FilesOption) error {
 	t.Helper()
 	_, err := runPipeline(t, func(s beam.Scope) {
 		assertCommitted(s, WriteFiles(s, cfg, patterns, files, opts...), want)
@@ -120,10 +120,10 @@ func TestWriteFilesLoadsEveryCSVRecordExactlyOnceInBothDialects(t *testing.T) {
 		data  []byte
 		want  [][]string
 		files Files
-		opts  []WriteOption
+		opts  []FilesOption
 	}{
 		{"RFC 4180 with a header line", rfc4180File(t, rows, false), rows, Files{HeaderLines: 1}, nil},
-		{"RFC 4180 with CRLF records and a header line", rfc4180File(t, rows, true), crlfRows, Files{HeaderLines: 1}, []WriteOption{WithLineDelimiter(`\r\n`)}},
+		{"RFC 4180 with CRLF records and a header line", rfc4180File(t, rows, true), crlfRows, Files{HeaderLines: 1}, []FilesOption{WithLineDelimiter(`\r\n`)}},
 		{"the Doris dialect", dorisCSVFile(quoted), quoted, Files{BackslashEscapes: true}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -418,24 +418,30 @@ func TestAFileThatChangesWhileItLoadsFailsSayingWhatIsLoadedAndHowToLoadTheRest(
 	wantRows(t, srv, "docs", append(append([][]string(nil), rows...), []string{"9999", "appended"}))
 }
 
-func TestWriteFilesRefusesOptionsThatDoNotApplyAndBadFilesValues(t *testing.T) {
+// The options that shape batches, stream them, choose the delivery or make
+// tables from structs do nothing to a file's ranges: WriteFiles does not
+// take them, at compile time (WriteFiles(…, WithMaxBatchBytes(1)) is a
+// type error). Their dynamic types say so too.
+func TestWriteFilesTakesNoBatchDeliveryStreamOrTableOption(t *testing.T) {
+	for _, opt := range []WriteOption{
+		WithMaxBatchBytes(1 << 20), WithMaxBatchRows(10), WithMaxBufferedBytes(1 << 20), WithMaxOpenTxns(20),
+		WithDelivery(ExactlyOnce), WithAllOrNothing(), WithAbortLingeringTxns(), WithShards(4), WithStreamBatching(true),
+		WithFlushInterval(time.Second), WithAllowedLateness(time.Second), WithSpoolDir(os.TempDir()),
+		WithMaxLoadBytes(20000), WithCreateTable(TableSpec{}), WithAddColumns(),
+	} {
+		if _, ok := opt.(FilesOption); ok {
+			t.Errorf("%v is a FilesOption: WriteFiles would take it and do nothing with it", opt)
+		}
+	}
+}
+
+func TestWriteFilesRefusesBadFilesValuesAndCombinations(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(docsDDL))
 	for _, tc := range []struct {
 		files Files
-		opt   WriteOption
+		opt   FilesOption
 		want  string
 	}{
-		{Files{}, WithMaxBatchBytes(1 << 20), "WithMaxBatchBytes: does not apply to WriteFiles"},
-		// Given at its default value, still refused: applicability is not
-		// a comparison with the default.
-		{Files{}, WithMaxOpenTxns(20), "WithMaxOpenTxns: does not apply to WriteFiles"},
-		{Files{}, WithDelivery(ExactlyOnce), "WithDelivery: does not apply to WriteFiles"},
-		{Files{}, WithAllOrNothing(), "WithAllOrNothing(): does not apply to WriteFiles"},
-		{Files{}, WithShards(4), "WithShards: does not apply to WriteFiles"},
-		{Files{}, WithStreamBatching(true), "WithStreamBatching: does not apply to WriteFiles"},
-		{Files{}, WithSpoolDir(os.TempDir()), "WithSpoolDir: does not apply to WriteFiles"},
-		// It failed at run time naming Write and a range's internal ID.
-		{Files{}, WithMaxLoadBytes(20000), "WithMaxLoadBytes: does not apply to WriteFiles"},
 		{Files{}, WithLoadHeader("skip_lines", "1"), "use Files.HeaderLines"},
 		{Files{}, WithLoadHeader("escape", `\`), "Files.BackslashEscapes chooses"},
 		{Files{RangeBytes: -1}, nil, "Files.RangeBytes -1: must be > 0, or 0 for the default"},
@@ -444,7 +450,7 @@ func TestWriteFilesRefusesOptionsThatDoNotApplyAndBadFilesValues(t *testing.T) {
 		{Files{HeaderLines: 1}, WithFormat(JSON), "Files.HeaderLines 1: JSON lines have no header"},
 	} {
 		_, s := beam.NewPipelineWithRoot()
-		var opts []WriteOption
+		var opts []FilesOption
 		if tc.opt != nil {
 			opts = append(opts, tc.opt)
 		}

@@ -111,7 +111,7 @@ func groupsOf(t *testing.T, o *sink.Options, byKey map[string][][]byte) map[stri
 func partOptions(batchRows, batchBytes int64, shards int) *sink.Options {
 	o := defaultWriteOptions()
 	o.MaxBatchRows, o.MaxBatchBytes, o.Shards = batchRows, batchBytes, shards
-	o.finish(forElements)
+	o.finish()
 	return &o.Options
 }
 

@@ -41,7 +41,14 @@ const defaultTabletsPerSplit = 8
 // midnight, DATETIME; in the read's time zone), []any (ARRAY), map[any]any
 // (MAP), map[string]any (STRUCT). Records are encoded with encoding/gob
 // between stages: a time.Time comes back with its zone's offset, its
-// Location named "" unless it is UTC.
+// Location named "" unless it is UTC. Its fields and methods:
+//
+//   - Columns, Values: the column names and their values, in order.
+//   - Get(): the value of a column by name (case-insensitive), and whether
+//     the record has it.
+//   - JSONLine(): the record as one JSON object, in the form a JSON Stream
+//     Load takes back as the same values (Write of pre-encoded rows with
+//     WithFormat(JSON)).
 type Record = flightread.Record
 
 // Read reads Config.Table of Config.Database into a PCollection of t: a

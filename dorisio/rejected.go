@@ -43,8 +43,8 @@ func init() {
 // the load; those are counted in CommitResult.FilteredRows, not listed. A
 // value Doris cannot convert is a refused row only in strict mode
 // (WithStrictMode; on by default for WriteFiles), else Doris stores NULL.
-func WithRejectedRows() WriteOption {
-	return func(o *writeOptions) { o.Rejected = true }
+func WithRejectedRows() LoadOption {
+	return forLoads("WithRejectedRows()", func(o *writeOptions) { o.claim("WithRejectedRows()"); o.Rejected = true })
 }
 
 // RejectedRows returns the rows refused by the Write or WriteFiles whose

@@ -1,9 +1,10 @@
 package dorisio
 
 import (
+	"time"
+
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
 // Decimal is an exact decimal number for DECIMAL columns, kept as text so
@@ -22,7 +23,9 @@ import (
 // error: round it to the column's scale first. Beam's default coder does not
 // carry the value of these types from one stage to the next (their fields
 // are unexported): use them only in a struct built by a DoFn fused with
-// Write; Decimal survives every coder.
+// Write; Decimal survives every coder. Its method:
+//
+//   - String(): the decimal text.
 type Decimal = encode.Decimal
 
 // ParseDecimal checks s: an optional sign, digits with an optional '.', and
@@ -30,7 +33,9 @@ type Decimal = encode.Decimal
 // ("0.0015"): DECIMAL columns take plain text on every Doris version.
 func ParseDecimal(s string) (Decimal, error) { return encode.ParseDecimal(s) }
 
-// Format is the Stream Load body format Write produces.
+// Format is the Stream Load body format Write produces. Its method:
+//
+//   - Known(): whether it is CSV or JSON.
 type Format = sink.Format
 
 const (
@@ -43,7 +48,10 @@ const (
 	JSON Format = sink.JSON
 )
 
-// Delivery selects the guarantee.
+// Delivery selects the guarantee (WithDelivery); "Choosing a delivery" in
+// the package doc compares them. Its method:
+//
+//   - String(): "ExactlyOnce", "AtLeastOnce" or "Grouped".
 type Delivery = sink.Delivery
 
 const (
@@ -71,38 +79,53 @@ const (
 // CommitResult reports one load: the output of Write and WriteFiles holds
 // one per load once its rows are committed. Its fields:
 //
-//   - Database, Table, Label: the load's table and label; TxnID its
-//     transaction (0 for a plain load whose id Doris did not report).
+//   - Database, Table, Label: the load's table and label.
+//   - TxnID: its transaction (0 for a plain load whose id Doris did not
+//     report).
 //   - Rows, Bytes: the rows sent and the body's bytes before compression.
 //   - LoadedRows, FilteredRows, UnselectedRows: Doris' counts: loaded,
 //     rejected for data quality (within max_filter_ratio), dropped by the
 //     "where" header.
-//   - Committed: true in Write's output. AlreadyCommitted: the commit found
-//     the transaction committed already (by the early commit of bundle
-//     finalization, a retried commit, a lost reply) or, for an element with
-//     an ID or a file range, its label loaded by an earlier attempt or run;
-//     the rows are in once either way.
+//   - Committed: true in Write's output.
+//   - AlreadyCommitted: the commit found the transaction committed already
+//     (by the early commit of bundle finalization, a retried commit, a lost
+//     reply) or, for an element with an ID or a file range, its label
+//     loaded by an earlier attempt or run; the rows are in once either way.
 //   - Windows: with stream batching, the windows the rows came from and how
 //     many of each, in window order (at most 64 entries, the last spanning
 //     the rest); nil for loads made per bundle.
 //   - Rejected: with WithRejectedRows, the refused rows, in a result of
 //     their own per bundle and table (no Label, nothing loaded);
 //     RejectedRows collects them.
+//   - RefusedLoads: in a result with Rejected rows, how many loads ended
+//     aborted while the refused rows were isolated; Doris counts each
+//     against label_num_threshold as it counts a loaded one.
 type CommitResult = sink.CommitResult
 
 // LoadWindow is the part of a load's rows that came from one window, with
-// stream batching: StartMillis and EndMillis bound it, [start, end), in
-// event time as Unix milliseconds (both 0 for the global window; Start and
-// End give them as time.Time), and Rows counts them.
+// stream batching. Its fields and methods:
+//
+//   - StartMillis, EndMillis: the window, [start, end), in event time as
+//     Unix milliseconds (both 0 for the global window).
+//   - Rows: how many of the load's rows came from it.
+//   - Start(), End(): the bounds as time.Time in UTC (zero for the global
+//     window).
+//   - IsGlobal(): whether it is the global window.
+//   - String(): "[start, end): n rows".
 type LoadWindow = sink.LoadWindow
 
 // RejectedRow is one row that was not loaded because it was refused, by
 // Write's checks of struct fields or by Doris (WithRejectedRows). Its
-// fields: Database and Table; Label, the load Doris refused it in (empty
-// when Write's own checks refused it before sending); Reason, in Doris'
-// words or ours; Row, the row's bytes as sent without the line delimiter
-// (for a struct Write refused, the element as Go prints it); File and
-// Offset, for WriteFiles, the file and the byte offset of the row in it.
+// fields:
+//
+//   - Database, Table: where it was to go.
+//   - Label: the load Doris refused it in (empty when Write's own checks
+//     refused it before sending).
+//   - Reason: why, in Doris' words or ours.
+//   - Row: the row's bytes as sent without the line delimiter (for a struct
+//     Write refused, the element as Go prints it).
+//   - File, Offset: for WriteFiles, the file and the byte offset of the row
+//     in it.
 type RejectedRow = sink.RejectedRow
 
 // Row routes pre-encoded rows to a table of Config.Database. Use it when one
@@ -122,33 +145,61 @@ type RejectedRow = sink.RejectedRow
 type Row = sink.Row
 
 // RetryPolicy bounds the in-process retries of one load or commit
-// (WithRetry); every retry reuses the load's label. Zero fields keep their
-// defaults:
-//
-//   - MaxAttempts (5, the first included), InitialBackoff (500ms),
-//     MaxBackoff (30s): the jittered doubling between attempts.
-//   - QuotaWait (10m, or the load's timeout if shorter): how long a load
-//     refused by Doris' running-transaction quota keeps being resent.
-//   - TwoPCTimeout (90s): one commit or abort as a whole, and the aborts of
-//     a failed bundle together.
-//   - LabelPollTimeout (5m): how long a load whose outcome is unknown asks
-//     its label's state while it is PREPARE.
-//   - TabletWait (10m): how long a load refused for a tablet's state (-235,
-//     too few alive replicas) keeps being resent.
-//   - VisibleTimeout (0: off): when > 0, a load is reported only once
-//     Doris shows it VISIBLE, polled for at most this long (ErrTxnCommitted
-//     past it).
-//
-// It is the Stream Load client's own type, passed to it unchanged.
-type RetryPolicy = streamload.RetryPolicy
+// (WithRetry). Every retry reuses the load's label, and a load whose outcome
+// is unknown is resent only after its label's state has been read. Zero
+// fields keep their defaults.
+type RetryPolicy struct {
+	// MaxAttempts counts the attempts, the first included. Default 5.
+	MaxAttempts int
+	// InitialBackoff is the wait before the second attempt, doubling (with
+	// jitter) up to MaxBackoff. Default 500ms.
+	InitialBackoff time.Duration
+	// MaxBackoff caps the backoff, before jitter. Default 30s.
+	MaxBackoff time.Duration
+	// QuotaWait is how long a load refused by Doris' running-transaction
+	// quota (ErrTxnQuota) keeps being resent, with the same label, while
+	// other transactions end. Default 10m, or the load's timeout
+	// (WithLoadTimeout) if shorter. A bundle whose own open loads fill the
+	// quota fails at once: only its own commit could free them.
+	QuotaWait time.Duration
+	// TwoPCTimeout bounds one commit or abort as a whole (its attempts,
+	// backoffs and label-state questions), and the aborts of a failed
+	// bundle together. Default 90s.
+	TwoPCTimeout time.Duration
+	// LabelPollTimeout bounds how long a load whose outcome is unknown (its
+	// body sent, its answer lost) asks its label's state while the label is
+	// PREPARE. Default 5m. Past it a load with an identity (Row.ID,
+	// WriteFiles' ranges) is aborted by label and sent again under it; any
+	// other fails with ErrOutcomeUnknown, naming the label.
+	LabelPollTimeout time.Duration
+	// TabletWait is how long a load refused for a tablet's state (too many
+	// versions, -235; too few alive replicas) keeps being resent. Default
+	// 10m.
+	TabletWait time.Duration
+	// VisibleTimeout, when > 0, reports a load only once Doris shows it
+	// VISIBLE, polled for at most this long (ErrTxnCommitted past it).
+	// Default 0: committed loads are reported at once.
+	VisibleTimeout time.Duration
+}
 
 // HTTPTimeouts bounds each phase of every HTTP call to Doris
 // (Config.Timeouts), so that a silent FE or BE fails the call naming the
-// phase instead of holding a bundle. Zero fields keep their defaults:
-// Connect (10s, TLS handshake included); Header (10m for a load, 60s for
-// other calls: the wait for Doris' answer once the whole request is sent);
-// Idle (60s of no progress sending a body or reading an answer); Continue
-// (60s: how long a load waits for the FE's answer to its headers before it
-// sends the body). It is the Stream Load client's own type, passed to it
-// unchanged.
-type HTTPTimeouts = streamload.HTTPTimeouts
+// phase instead of holding a bundle (the connectors'
+// doris.request.connect.timeout and doris.request.read.timeout). A load
+// whose request reached Doris is settled by its label before anything is
+// resent. Zero fields keep their defaults.
+type HTTPTimeouts struct {
+	// Connect bounds connecting to an FE or BE, TLS handshake included.
+	// Default 10s.
+	Connect time.Duration
+	// Header bounds the wait for Doris' answer once the whole request is
+	// sent. Default 10m for a load (Doris answers once the rows are
+	// written), 60s for other calls.
+	Header time.Duration
+	// Idle bounds how long sending a body, or reading an answer, may make
+	// no progress. Default 60s.
+	Idle time.Duration
+	// Continue bounds how long a load waits for the FE's answer to its
+	// headers before it sends the body anyway. Default 60s.
+	Continue time.Duration
+}

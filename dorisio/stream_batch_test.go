@@ -446,7 +446,7 @@ func TestStreamBatchesSurviveLostRepliesOnceEach(t *testing.T) {
 func TestAChunkerSpreadsATablesRowsOverItsShardsByTheirContent(t *testing.T) {
 	o := defaultWriteOptions()
 	o.Shards = 3
-	o.finish(forElements)
+	o.finish()
 	keyOf := func(bundles [][]string) map[string]string {
 		t.Helper()
 		keys := map[string]string{}

@@ -25,13 +25,13 @@ import (
 // refuses --runner=direct); see "Streaming" in the package doc. The Flink
 // connector batches this way always (one load per checkpoint).
 func WithStreamBatching(on bool) WriteOption {
-	return func(o *writeOptions) {
-		o.give("WithStreamBatching")
+	return forWrite(fmt.Sprintf("WithStreamBatching(%t)", on), func(o *writeOptions) {
+		o.claim("stream batching")
 		o.Stream = sink.StreamOff
 		if on {
 			o.Stream = sink.StreamOn
 		}
-	}
+	})
 }
 
 // WithFlushInterval sets the windows of event time that stream batches are
@@ -43,15 +43,15 @@ func WithStreamBatching(on bool) WriteOption {
 // MaxBatchRows/MaxBatchBytes each when its window holds more; a source
 // whose watermark stalls holds its windows until the watermark moves or the
 // input ends. Only with stream batching (WithStreamBatching).
-func WithFlushInterval(d time.Duration) WriteOption {
-	return func(o *writeOptions) {
-		o.give("WithFlushInterval")
+func WithFlushInterval(d time.Duration) StreamOption {
+	return forStream(fmt.Sprintf("WithFlushInterval(%v)", d), func(o *writeOptions) {
+		o.claim("the flush interval")
 		if d < time.Millisecond {
 			o.fail("WithFlushInterval(%v): must be at least 1ms (event time has millisecond resolution)", d)
 			return
 		}
 		o.FlushInterval = d
-	}
+	})
 }
 
 // WithAllowedLateness holds each stream window's load until the watermark
@@ -65,15 +65,15 @@ func WithFlushInterval(d time.Duration) WriteOption {
 // loads that window's rows again. Latency from event to visible grows by
 // d. Beam's allowed lateness; the Flink connector has none (it loads per
 // checkpoint). Only with stream batching.
-func WithAllowedLateness(d time.Duration) WriteOption {
-	return func(o *writeOptions) {
-		o.give("WithAllowedLateness")
+func WithAllowedLateness(d time.Duration) StreamOption {
+	return forStream(fmt.Sprintf("WithAllowedLateness(%v)", d), func(o *writeOptions) {
+		o.claim("the allowed lateness")
 		if d < 0 {
 			o.fail("WithAllowedLateness(%v): must not be negative", d)
 			return
 		}
 		o.AllowedLateness = d
-	}
+	})
 }
 
 // WithShards spreads each table's rows over n keys, by a hash of each
@@ -88,43 +88,19 @@ func WithAllowedLateness(d time.Duration) WriteOption {
 // depend on n: a re-run must keep it. The Flink connector's equivalent is
 // the sink's parallelism. Ignored otherwise.
 func WithShards(n int) WriteOption {
-	return positive("WithShards", n, func(o *writeOptions) { o.Shards = n })
+	return forWrite(fmt.Sprintf("WithShards(%d)", n), positive("WithShards", n, func(o *writeOptions) { o.Shards = n }))
 }
 
-// streaming reports whether a Write of col batches across bundles, and
-// checks the options that cannot go with it.
-func (o *writeOptions) streaming(col beam.PCollection) (bool, error) {
-	on := o.Stream == sink.StreamOn
-	if o.Stream == sink.StreamAuto {
-		unbounded, known := sink.IsUnbounded(col)
-		if !known {
-			slog.Warn("dorisio.Write: cannot tell whether the input is bounded (Beam's PCollection changed); batching per bundle. Use WithStreamBatching(true) for a streaming input")
-		}
-		on = unbounded
+// streaming reports whether a Write of col batches across bundles.
+func (o *writeOptions) streaming(col beam.PCollection) bool {
+	if o.Stream != sink.StreamAuto {
+		return o.Stream == sink.StreamOn
 	}
-	if on && o.AllOrNothing {
-		return false, fmt.Errorf("WithAllOrNothing() with stream batching (WithStreamBatching, on by default for an unbounded input): each batch is committed once it is loaded, there is no end of the stage to wait for; drop one of them")
+	unbounded, known := sink.IsUnbounded(col)
+	if !known {
+		slog.Warn("dorisio.Write: cannot tell whether the input is bounded (Beam's PCollection changed); batching per bundle. Use WithStreamBatching(true) for a streaming input")
 	}
-	if on {
-		sink.DisablePrismSplits()
-	}
-	return on, nil
-}
-
-// checkGrouped refuses grouped delivery where its groups would never be
-// complete: an unbounded input (a GroupByKey in the global window fires at
-// the end of the input only), or with stream batching asked for.
-func (o *writeOptions) checkGrouped(col beam.PCollection) error {
-	if o.Delivery != Grouped {
-		return nil
-	}
-	if o.Stream == sink.StreamOn {
-		return fmt.Errorf("WithDelivery(Grouped) with WithStreamBatching(true): grouped delivery loads each table shard's rows as a whole, at the end of a bounded input; drop one of them")
-	}
-	if unbounded, _ := sink.IsUnbounded(col); unbounded {
-		return fmt.Errorf("WithDelivery(Grouped) on an unbounded input: its groups are complete only at the end of the input; a streaming input is loaded by stream batching (the default for it)")
-	}
-	return nil
+	return unbounded
 }
 
 // stateRunner refuses Beam's direct runner when Beam's --runner names it:

@@ -66,8 +66,8 @@ type TableSpec struct {
 // SELECT, to read the schema). Not for WriteFiles: create its table
 // yourself (pipelines/load --create-table --ddl).
 func WithCreateTable(spec TableSpec) WriteOption {
-	return func(o *writeOptions) {
-		o.give("WithCreateTable")
+	return forWrite(fmt.Sprintf("WithCreateTable(%+v)", spec), func(o *writeOptions) {
+		o.claim("the table to create")
 		model := spec.Model
 		if model == "" {
 			model = DuplicateKey
@@ -90,7 +90,7 @@ func WithCreateTable(spec TableSpec) WriteOption {
 			Keys: spec.Keys, Model: string(model), DistributedBy: spec.DistributedBy,
 			Buckets: spec.Buckets, Properties: spec.Properties, Comment: spec.Comment,
 		}
-	}
+	})
 }
 
 // WithAddColumns adds to a table the columns of struct fields it lacks
@@ -109,10 +109,10 @@ func WithCreateTable(spec TableSpec) WriteOption {
 // column (a heavy schema change). The elements must be structs; the user
 // needs ALTER on the table.
 func WithAddColumns() WriteOption {
-	return func(o *writeOptions) {
-		o.give("WithAddColumns()")
+	return forWrite("WithAddColumns()", func(o *writeOptions) {
+		o.claim("WithAddColumns()")
 		o.Evolve.AddColumns = true
-	}
+	})
 }
 
 // CreateTable runs a CREATE TABLE statement, as written (Doris' syntax,

@@ -298,9 +298,6 @@ func TestTableOptionsRefuseWhatTheyCannotDo(t *testing.T) {
 		{"pre-encoded rows", func(s beam.Scope) {
 			Write(s, cfg, beam.Create(s, []byte("1,a\n")), WithAddColumns())
 		}, "WithAddColumns() makes tables and columns from a struct's fields; the elements are []uint8"},
-		{"WriteFiles", func(s beam.Scope) {
-			WriteFiles(s, cfg, []string{"x.csv"}, Files{}, WithCreateTable(TableSpec{}))
-		}, "WithCreateTable: does not apply to WriteFiles: files have no struct fields to make a table of"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got any

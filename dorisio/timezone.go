@@ -17,15 +17,16 @@ import (
 // import _ "time/tzdata" when their image lacks it), or a
 // time.FixedZone whose offset is whole minutes. For pre-encoded elements it
 // only sets the header.
-func WithTimeZone(loc *time.Location) WriteOption {
-	return func(o *writeOptions) {
+func WithTimeZone(loc *time.Location) LoadOption {
+	return forLoads(fmt.Sprintf("WithTimeZone(%v)", loc), func(o *writeOptions) {
+		o.claim("header timezone")
 		name, err := zoneName(loc)
 		if err != nil {
 			o.fail("WithTimeZone(%v): %v", loc, err)
 			return
 		}
 		o.TimeZone, o.TimeZoneSet = name, true
-	}
+	})
 }
 
 // zoneName is the name a worker can load loc by, and Doris' timezone header

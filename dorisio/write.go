@@ -47,12 +47,20 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 	if err := cfg.validate(conn); err != nil {
 		return nil, err
 	}
-	o := newWriteOptions(opts, forElements)
-	if len(o.errs) > 0 {
+	o := newWriteOptions(opts)
+	if !col.IsValid() {
+		o.fail("invalid input PCollection")
 		return nil, fmt.Errorf("%s", strings.Join(o.errs, "; "))
 	}
-	if !col.IsValid() {
-		return nil, fmt.Errorf("invalid input PCollection")
+	explicit := o.gave("the delivery")
+	if !explicit { // an explicit delivery is kept
+		o.DefaultDelivery(col, cfg.LabelPrefix != "")
+	}
+	streaming := o.streaming(col)
+	unbounded, known := sink.IsUnbounded(col)
+	o.validate(mode{streaming: streaming, unbounded: unbounded, prefix: cfg.LabelPrefix != ""})
+	if len(o.errs) > 0 {
+		return nil, fmt.Errorf("%s", strings.Join(o.errs, "; "))
 	}
 	t := col.Type().Type()
 	enc, err := sink.NewElemEncoder(t, &o.Options)
@@ -68,26 +76,13 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 	}
 	prefix := cfg.LabelPrefix
 	if prefix == "" {
-		if o.AbortLingering {
-			return nil, fmt.Errorf("WithAbortLingeringTxns() needs Config.LabelPrefix: a fresh prefix per construction has nothing of earlier runs to abort")
-		}
 		prefix = sink.DefaultPrefix()
-	}
-	explicit := o.gave("WithDelivery")
-	if !explicit { // an explicit delivery is kept
-		o.DefaultDelivery(col, cfg.LabelPrefix != "")
-	}
-	if cfg.LabelPrefix != "" {
+	} else {
 		o.WarnRerunLoadsAgain(col, cfg.LabelPrefix, explicit)
 	}
-	if err := o.checkGrouped(col); err != nil {
-		return nil, err
+	if streaming {
+		sink.DisablePrismSplits()
 	}
-	streaming, err := o.streaming(col)
-	if err != nil {
-		return nil, err
-	}
-	unbounded, known := sink.IsUnbounded(col)
 	w := sink.NewWrite(sink.Plan{
 		Conn: conn, DB: cfg.Database, Table: cfg.Table, LabelPrefix: prefix, RunID: sink.PipelineRunID(s),
 		Headers: headers, Opts: o.Options, Elem: t, Streaming: streaming, Unbounded: unbounded, BoundsKnown: known,

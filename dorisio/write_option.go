@@ -1,7 +1,6 @@
 package dorisio
 
 import (
-	"bytes"
 	"fmt"
 	"log/slog"
 	"math"
@@ -13,85 +12,45 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
-	"github.com/dorisbeam/dorisbeam/internal/textfmt"
 )
 
 // writeOptions collects the options of one Write or WriteFiles, and the
-// errors of those whose value is bad, reported together.
+// errors of those whose value is bad, reported together with those of
+// their combinations (validate.go).
 type writeOptions struct {
 	sink.Options
-	given []string // the options given, by name, for the transform's applicability check
-	errs  []string
+	claims  []claim // what each option given sets (option.go)
+	current string  // the option being applied, as written
+	applied int     // options applied so far: current's ordinal
+	errs    []string
 }
 
 func defaultWriteOptions() *writeOptions { return &writeOptions{Options: sink.DefaultOptions()} }
-
-// WriteOption configures Write. A bad value stops pipeline construction with
-// a message naming the option and the value.
-type WriteOption func(*writeOptions)
 
 func (o *writeOptions) fail(format string, args ...any) {
 	o.errs = append(o.errs, fmt.Sprintf(format, args...))
 }
 
-// target is a transform that takes WriteOptions.
-type target int
-
-const (
-	forElements target = iota // Write
-	forFiles                  // WriteFiles, WriteFilesFrom
-)
-
-// writeOnly are the options WriteFiles refuses, with the reason: those that
-// shape the batches of elements or choose their delivery ("": its loads
-// are its files' ranges, Files.RangeBytes, each loaded on its own under its
-// identity label and visible at once), and those that make tables from a
-// struct's fields. It is the one list of what applies where: Files,
-// WriteFiles' own options, is a parameter that Write does not take.
-var writeOnly = map[string]string{
-	"WithMaxBatchRows": "", "WithMaxBatchBytes": "", "WithMaxBufferedBytes": "",
-	"WithMaxOpenTxns": "", "WithAllOrNothing()": "", "WithAbortLingeringTxns()": "",
-	"WithDelivery": "", "WithSpoolDir": "", "WithMaxLoadBytes": "",
-	"WithStreamBatching": "", "WithFlushInterval": "", "WithAllowedLateness": "", "WithShards": "",
-	"WithCreateTable":  "files have no struct fields to make a table of: create the table before the job (dorisio.CreateTable, pipelines/load --create-table --ddl)",
-	"WithAddColumns()": "files have no struct fields to make columns of: add the columns before the job (ALTER TABLE ... ADD COLUMN)",
-}
-
-// filesLoadRanges is why WriteFiles refuses a batching or delivery option.
-const filesLoadRanges = "WriteFiles, whose loads are its files' ranges (Files.RangeBytes), each loaded on its own under its identity label and visible at once"
-
-// newWriteOptions applies opts for the transform t and checks them once,
-// together: each option's value, their combinations, and whether they
-// apply to t. The errors are in o.errs.
-func newWriteOptions(opts []WriteOption, t target) *writeOptions {
+// newWriteOptions applies opts, checking each one's value; validate checks
+// their combinations once the transform knows its mode.
+func newWriteOptions[O option](opts []O) *writeOptions {
 	o := defaultWriteOptions()
 	for _, opt := range opts {
-		opt(o)
+		opt.apply(o)
 	}
-	o.finish(t)
-	if t == forFiles {
-		for _, name := range slices.Compact(slices.Sorted(slices.Values(o.given))) {
-			switch why, ok := writeOnly[name]; {
-			case ok && why == "":
-				o.fail("%s: does not apply to %s", name, filesLoadRanges)
-			case ok:
-				o.fail("%s: does not apply to WriteFiles: %s", name, why)
-			}
-		}
-	}
+	o.finish()
 	return o
 }
 
-// give records that the option named name was given.
-func (o *writeOptions) give(name string) { o.given = append(o.given, name) }
+// gave reports whether an option set what (a claim's what).
+func (o *writeOptions) gave(what string) bool {
+	return slices.ContainsFunc(o.claims, func(c claim) bool { return c.what == what })
+}
 
-// gave reports whether the option named name was given.
-func (o *writeOptions) gave(name string) bool { return slices.Contains(o.given, name) }
-
-// positive is the option that applies set when n > 0.
-func positive[N int | int64](option string, n N, set func(*writeOptions)) WriteOption {
+// positive is the option named option that applies set when n > 0.
+func positive[N int | int64](option string, n N, set func(*writeOptions)) func(*writeOptions) {
 	return func(o *writeOptions) {
-		o.give(option)
+		o.claim(option)
 		if n <= 0 {
 			o.fail("%s(%d): must be > 0", option, n)
 			return
@@ -101,14 +60,15 @@ func positive[N int | int64](option string, n N, set func(*writeOptions)) WriteO
 }
 
 // WithFormat sets the body format: CSV (default) or JSON.
-func WithFormat(f Format) WriteOption {
-	return func(o *writeOptions) {
+func WithFormat(f Format) LoadOption {
+	return forLoads(fmt.Sprintf("WithFormat(%s)", strings.ToUpper(string(f))), func(o *writeOptions) {
+		o.claim("the format")
 		if !f.Known() {
 			o.fail("WithFormat(%q): want dorisio.CSV or dorisio.JSON", string(f))
 			return
 		}
 		o.Format = f
-	}
+	})
 }
 
 // WithMaxBatchRows sets the rows at which a table's batch is cut into a
@@ -124,7 +84,7 @@ func WithFormat(f Format) WriteOption {
 // row larger than the byte cap is a part alone), and the part labels
 // depend on it.
 func WithMaxBatchRows(n int64) WriteOption {
-	return positive("WithMaxBatchRows", n, func(o *writeOptions) { o.MaxBatchRows = n })
+	return forWrite(fmt.Sprintf("WithMaxBatchRows(%d)", n), positive("WithMaxBatchRows", n, func(o *writeOptions) { o.MaxBatchRows = n }))
 }
 
 // WithMaxBatchBytes sets the bytes, before compression, at which a table's
@@ -137,7 +97,7 @@ func WithMaxBatchRows(n int64) WriteOption {
 // WithMaxLoadBytes. With Grouped it
 // caps a part, and the part labels depend on it.
 func WithMaxBatchBytes(n int64) WriteOption {
-	return positive("WithMaxBatchBytes", n, func(o *writeOptions) { o.MaxBatchBytes = n })
+	return forWrite(fmt.Sprintf("WithMaxBatchBytes(%d)", n), positive("WithMaxBatchBytes", n, func(o *writeOptions) { o.MaxBatchBytes = n }))
 }
 
 // WithMaxBufferedBytes caps the memory the open batches of a bundle hold,
@@ -146,14 +106,14 @@ func WithMaxBatchBytes(n int64) WriteOption {
 // allows a load), else spilled to WithSpoolDir. It bounds memory when one
 // bundle writes to many tables.
 func WithMaxBufferedBytes(n int64) WriteOption {
-	return positive("WithMaxBufferedBytes", n, func(o *writeOptions) { o.MaxBufferedBytes = n })
+	return forWrite(fmt.Sprintf("WithMaxBufferedBytes(%d)", n), positive("WithMaxBufferedBytes", n, func(o *writeOptions) { o.MaxBufferedBytes = n }))
 }
 
 // WithLoadsInFlight sets how many loads one worker thread uploads at once
 // while it fills the next batch (default 2). Memory per DoFn instance is about
 // MaxBufferedBytes + LoadsInFlight × MaxBatchBytes.
-func WithLoadsInFlight(n int) WriteOption {
-	return positive("WithLoadsInFlight", n, func(o *writeOptions) { o.LoadsInFlight = n })
+func WithLoadsInFlight(n int) LoadOption {
+	return forLoads(fmt.Sprintf("WithLoadsInFlight(%d)", n), positive("WithLoadsInFlight", n, func(o *writeOptions) { o.LoadsInFlight = n }))
 }
 
 // WithMaxOpenTxns bounds the two-phase-commit loads the tables of one
@@ -172,7 +132,7 @@ func WithLoadsInFlight(n int) WriteOption {
 // with stream batching (each window's loads are cut by its rows' content;
 // see "Streaming" in the package doc).
 func WithMaxOpenTxns(n int) WriteOption {
-	return positive("WithMaxOpenTxns", n, func(o *writeOptions) { o.MaxOpenTxns = n })
+	return forWrite(fmt.Sprintf("WithMaxOpenTxns(%d)", n), positive("WithMaxOpenTxns", n, func(o *writeOptions) { o.MaxOpenTxns = n }))
 }
 
 // WithMaxLoadBytes caps the body of one load, before compression, when the
@@ -180,7 +140,7 @@ func WithMaxOpenTxns(n int) WriteOption {
 // Doris 2.x's BE streaming_load_max_mb; 3.0 and later allow 100 GB). A
 // bundle whose batch reaches it with no budget left to cut it fails.
 func WithMaxLoadBytes(n int64) WriteOption {
-	return positive("WithMaxLoadBytes", n, func(o *writeOptions) { o.MaxLoadBytes = n })
+	return forWrite(fmt.Sprintf("WithMaxLoadBytes(%d)", n), positive("WithMaxLoadBytes", n, func(o *writeOptions) { o.MaxLoadBytes = n }))
 }
 
 // WithSpoolDir sets the directory where batches grown past MaxBatchBytes,
@@ -189,14 +149,14 @@ func WithMaxLoadBytes(n int64) WriteOption {
 // has not sent yet, each under MaxLoadBytes; each file is removed when its
 // load ends.
 func WithSpoolDir(dir string) WriteOption {
-	return func(o *writeOptions) {
-		o.give("WithSpoolDir")
+	return forWrite(fmt.Sprintf("WithSpoolDir(%q)", dir), func(o *writeOptions) {
+		o.claim("WithSpoolDir")
 		if strings.TrimSpace(dir) == "" {
 			o.fail("WithSpoolDir(%q): empty; leave the option out for os.TempDir()", dir)
 			return
 		}
 		o.SpoolDir = dir
-	}
+	})
 }
 
 // WithAllOrNothing turns off the early commit of each bundle's loads (by
@@ -215,7 +175,7 @@ func WithSpoolDir(dir string) WriteOption {
 // per-bundle loads with it instead of defaulting to Grouped, so a re-run of
 // a job that succeeded loads its rows again (said at construction).
 func WithAllOrNothing() WriteOption {
-	return func(o *writeOptions) { o.give("WithAllOrNothing()"); o.AllOrNothing = true }
+	return forWrite("WithAllOrNothing()", func(o *writeOptions) { o.claim("WithAllOrNothing()"); o.AllOrNothing = true })
 }
 
 // WithAbortLingeringTxns makes each worker, before its first load, abort
@@ -231,7 +191,7 @@ func WithAllOrNothing() WriteOption {
 // the transactions expire at the precommit timeout. Requires
 // Config.LabelPrefix.
 func WithAbortLingeringTxns() WriteOption {
-	return func(o *writeOptions) { o.give("WithAbortLingeringTxns()"); o.AbortLingering = true }
+	return forWrite("WithAbortLingeringTxns()", func(o *writeOptions) { o.claim("WithAbortLingeringTxns()"); o.AbortLingering = true })
 }
 
 // WithCompression compresses each load: "gz" or "lz4" (Stream Load
@@ -239,14 +199,15 @@ func WithAbortLingeringTxns() WriteOption {
 // (default) sends plain bytes. Doris before 3.0.5 refuses compressed JSON
 // ("compress data of JSON format is not supported."): with WithFormat(JSON)
 // it needs Doris 3.0.5 or later.
-func WithCompression(kind string) WriteOption {
-	return func(o *writeOptions) {
+func WithCompression(kind string) LoadOption {
+	return forLoads(fmt.Sprintf("WithCompression(%q)", kind), func(o *writeOptions) {
+		o.claim("header compress_type")
 		if err := streamload.CheckCompression(kind); err != nil {
 			o.fail("WithCompression(%q): %v", kind, err)
 			return
 		}
 		o.Compression = kind
-	}
+	})
 }
 
 // writeOwnedHeaders are set by Write itself, with what to use instead; the
@@ -271,27 +232,40 @@ var writeOwnedHeaders = map[string]string{
 // Headers Write owns (label, format, two_phase_commit, ...) are refused, and
 // so are the encoding headers (column_separator, enclose, ...) when the
 // elements are structs that Write encodes itself.
-func WithLoadHeader(name, value string) WriteOption {
-	return func(o *writeOptions) {
-		key := strings.ToLower(strings.TrimSpace(name))
-		if key == "" {
-			o.fail("WithLoadHeader(%q, %q): empty name", name, value)
-			return
-		}
-		if why, ok := writeOwnedHeaders[key]; ok {
-			o.fail("WithLoadHeader(%q, ...): reserved: %s", name, why)
-			return
-		}
-		if err := streamload.CheckHeader(name, value); err != nil {
-			o.fail("WithLoadHeader(%q, ...): %v", name, err)
-			return
-		}
-		if err := checkHeaderValue(key, value); err != nil {
-			o.fail("WithLoadHeader(%q, %q): %v", name, value, err)
-			return
-		}
-		o.Headers[key] = value
+func WithLoadHeader(name, value string) LoadOption {
+	return forLoads(fmt.Sprintf("WithLoadHeader(%q, %q)", name, value), func(o *writeOptions) { o.setHeader(name, value) })
+}
+
+// setHeader sets the Stream Load header name to value for the option being
+// applied, checking both.
+func (o *writeOptions) setHeader(name, value string) {
+	key := strings.ToLower(strings.TrimSpace(name))
+	if key == "" {
+		o.fail("WithLoadHeader(%q, %q): empty name", name, value)
+		return
 	}
+	if key == "time_zone" { // Doris' other name for it
+		o.claim("header timezone")
+	} else {
+		o.claim("header " + key)
+	}
+	if why, ok := writeOwnedHeaders[key]; ok {
+		o.fail("WithLoadHeader(%q, ...): reserved: %s", name, why)
+		return
+	}
+	if value == "" {
+		o.fail("%s: header %s: empty value; leave the option out for Doris' default", o.current, key)
+		return
+	}
+	if err := streamload.CheckHeader(name, value); err != nil {
+		o.fail("WithLoadHeader(%q, ...): %v", name, err)
+		return
+	}
+	if err := checkHeaderValue(key, value); err != nil {
+		o.fail("WithLoadHeader(%q, %q): %v", name, value, err)
+		return
+	}
+	o.Headers[key] = value
 }
 
 // checkHeaderValue refuses the values of the headers Doris parses that it
@@ -325,14 +299,31 @@ func checkHeaderValue(key, value string) error {
 // columns in order). Struct elements refuse it: their fields are the column
 // list (tag `doris:"col"` names a field's column, `doris:"-"` drops one),
 // sent as "columns" in CSV and JSON loads alike.
-func WithColumns(cols ...string) WriteOption {
-	return func(o *writeOptions) {
+func WithColumns(cols ...string) LoadOption {
+	return forLoads(fmt.Sprintf("WithColumns(%s)", quoteList(cols)), func(o *writeOptions) {
 		if len(cols) == 0 {
+			o.claim("header columns")
 			o.fail("WithColumns(): no columns")
 			return
 		}
-		WithLoadHeader("columns", strings.Join(cols, ","))(o)
+		for i, c := range cols {
+			if strings.TrimSpace(c) == "" {
+				o.claim("header columns")
+				o.fail("%s: column %d is empty", o.current, i+1)
+				return
+			}
+		}
+		o.setHeader("columns", strings.Join(cols, ","))
+	})
+}
+
+// quoteList is the arguments of a variadic string option as written.
+func quoteList(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = strconv.Quote(a)
 	}
+	return strings.Join(q, ", ")
 }
 
 // WithStrictMode sets Stream Load's strict_mode. Default: true for
@@ -344,20 +335,21 @@ func WithColumns(cols ...string) WriteOption {
 // struct fields against the table's columns either way (see "Values" in
 // the package doc); strict mode covers what it does not check: pre-encoded
 // rows, files, and fields when the table's schema could not be read.
-func WithStrictMode(on bool) WriteOption {
-	return WithLoadHeader("strict_mode", strconv.FormatBool(on))
+func WithStrictMode(on bool) LoadOption {
+	return forLoads(fmt.Sprintf("WithStrictMode(%t)", on), func(o *writeOptions) { o.setHeader("strict_mode", strconv.FormatBool(on)) })
 }
 
 // WithMaxFilterRatio sets max_filter_ratio, the share of rows Doris may reject
 // for data quality before failing the load (Doris default 0).
-func WithMaxFilterRatio(r float64) WriteOption {
-	return func(o *writeOptions) {
+func WithMaxFilterRatio(r float64) LoadOption {
+	return forLoads(fmt.Sprintf("WithMaxFilterRatio(%v)", r), func(o *writeOptions) {
 		if !(r >= 0 && r <= 1) { // NaN too
+			o.claim("header max_filter_ratio")
 			o.fail("WithMaxFilterRatio(%v): must be within [0, 1]", r)
 			return
 		}
-		WithLoadHeader("max_filter_ratio", strconv.FormatFloat(r, 'f', -1, 64))(o)
-	}
+		o.setHeader("max_filter_ratio", strconv.FormatFloat(r, 'f', -1, 64))
+	})
 }
 
 // WithSequenceColumn sets function_column.sequence_col for unique-key tables
@@ -370,8 +362,8 @@ func WithMaxFilterRatio(r float64) WriteOption {
 // by that column in every load, with or without this option. Struct
 // elements must have a field for that column; with rows routed to several
 // tables, each table needs it.
-func WithSequenceColumn(col string) WriteOption {
-	return WithLoadHeader("function_column.sequence_col", col)
+func WithSequenceColumn(col string) LoadOption {
+	return forLoads(fmt.Sprintf("WithSequenceColumn(%q)", col), func(o *writeOptions) { o.setHeader("function_column.sequence_col", col) })
 }
 
 // WithDeleteSign makes the struct field or CSV column named
@@ -379,8 +371,8 @@ func WithSequenceColumn(col string) WriteOption {
 // (hidden_columns: __DORIS_DELETE_SIGN__, as the Flink connector's
 // sink.enable-delete does). Default off. Struct elements must have such a
 // field (a bool, or an integer 1/0); Write refuses the option otherwise.
-func WithDeleteSign() WriteOption {
-	return WithLoadHeader("hidden_columns", "__DORIS_DELETE_SIGN__")
+func WithDeleteSign() LoadOption {
+	return forLoads("WithDeleteSign()", func(o *writeOptions) { o.setHeader("hidden_columns", "__DORIS_DELETE_SIGN__") })
 }
 
 // WithLoadTimeout sets Stream Load's "timeout" in whole seconds: how long
@@ -390,8 +382,9 @@ func WithDeleteSign() WriteOption {
 // Doris refuses a timeout above its max_stream_load_timeout_second (259200 s
 // unless the FE's setting was raised): a longer one is logged as a warning
 // at construction. It also bounds RetryPolicy.QuotaWait.
-func WithLoadTimeout(d time.Duration) WriteOption {
-	return func(o *writeOptions) {
+func WithLoadTimeout(d time.Duration) LoadOption {
+	return forLoads(fmt.Sprintf("WithLoadTimeout(%v)", d), func(o *writeOptions) {
+		o.claim("header timeout")
 		if d < time.Second {
 			o.fail("WithLoadTimeout(%v): must be at least 1s", d)
 			return
@@ -400,28 +393,29 @@ func WithLoadTimeout(d time.Duration) WriteOption {
 			o.fail("WithLoadTimeout(%v): more seconds than Doris' timeout header holds", d)
 			return
 		}
-		WithLoadHeader("timeout", strconv.FormatInt(int64(d/time.Second), 10))(o)
-	}
+		o.setHeader("timeout", strconv.FormatInt(int64(d/time.Second), 10))
+	})
 }
 
 // WithDelivery selects ExactlyOnce (default: per-bundle two-phase commit),
 // AtLeastOnce (plain loads) or Grouped (loads whose labels come from their
 // rows); the package doc's "Exactly-once" compares them per runner.
 func WithDelivery(d Delivery) WriteOption {
-	return func(o *writeOptions) {
-		o.give("WithDelivery")
+	return forWrite(fmt.Sprintf("WithDelivery(%v)", d), func(o *writeOptions) {
+		o.claim("the delivery")
 		if d != ExactlyOnce && d != AtLeastOnce && d != Grouped {
 			o.fail("WithDelivery(%d): want dorisio.ExactlyOnce, dorisio.AtLeastOnce or dorisio.Grouped", int(d))
 			return
 		}
 		o.Delivery = d
-	}
+	})
 }
 
 // WithRetry bounds in-process retries of loads and commits. Zero fields keep
 // their defaults.
-func WithRetry(p RetryPolicy) WriteOption {
-	return func(o *writeOptions) {
+func WithRetry(p RetryPolicy) LoadOption {
+	return forLoads(fmt.Sprintf("WithRetry(%+v)", p), func(o *writeOptions) {
+		o.claim("the retry policy")
 		if p.MaxAttempts < 0 || p.InitialBackoff < 0 || p.MaxBackoff < 0 {
 			o.fail("WithRetry(%+v): negative value", p)
 			return
@@ -434,42 +428,17 @@ func WithRetry(p RetryPolicy) WriteOption {
 			o.fail("WithRetry(%+v): InitialBackoff > MaxBackoff", p)
 			return
 		}
-		o.Retry = p
-	}
+		o.Retry = sink.RetryPolicy(p)
+	})
 }
 
-// finish checks combinations once all options are applied.
-func (o *writeOptions) finish(t target) {
+// finish fills the defaults that follow from other options.
+func (o *writeOptions) finish() {
 	if o.MaxBufferedBytes == 0 {
 		o.MaxBufferedBytes = o.MaxBatchBytes
 		if o.MaxBatchBytes <= math.MaxInt64/2 {
 			o.MaxBufferedBytes = 2 * o.MaxBatchBytes
 		}
-	}
-	// WriteFiles' loads are ranges, not batches: the batch sizes do not
-	// apply to it (writeOnly), nor their combinations.
-	if t == forElements && o.MaxBufferedBytes < o.MaxBatchBytes {
-		o.fail("WithMaxBufferedBytes(%d) < MaxBatchBytes %d: a batch could never fill", o.MaxBufferedBytes, o.MaxBatchBytes)
-	}
-	if t == forElements && o.MaxLoadBytes < o.MaxBatchBytes {
-		o.fail("WithMaxLoadBytes(%d) < MaxBatchBytes %d: no load could hold a batch", o.MaxLoadBytes, o.MaxBatchBytes)
-	}
-	if o.Format == CSV {
-		sep, delim := ",", `\n`
-		if v, ok := o.Headers["column_separator"]; ok {
-			sep = v
-		}
-		if v, ok := o.Headers["line_delimiter"]; ok {
-			delim = v
-		}
-		s, errS := textfmt.DecodeSeparator(sep)
-		d, errD := textfmt.DecodeSeparator(delim)
-		if errS == nil && errD == nil && len(d) > 0 && bytes.Contains(s, d) {
-			o.fail("column_separator %q and line_delimiter %q: the separator holds the line delimiter, and Doris cuts lines first, so no row would have two columns", sep, delim)
-		}
-	}
-	if o.AllOrNothing && o.Delivery != ExactlyOnce {
-		o.fail("WithAllOrNothing() with WithDelivery(%v): plain loads are visible at once; all-or-nothing needs ExactlyOnce", o.Delivery)
 	}
 	if o.Retry.QuotaWait == 0 {
 		o.Retry.QuotaWait = sink.DefaultQuotaWait

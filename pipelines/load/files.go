@@ -85,7 +85,7 @@ func checkInput(o *options) error {
 // fileOptions are WriteFiles' Files and options from the flags. A load is
 // a range of about --chunk-bytes, and only that flag sizes it: the ranges,
 // and so their labels, must be the same in a re-run.
-func fileOptions(o *options) (dorisio.Files, []dorisio.WriteOption) {
+func fileOptions(o *options) (dorisio.Files, []dorisio.FilesOption) {
 	files := dorisio.Files{
 		RangeBytes:       o.chunkBytes,
 		BackslashEscapes: o.csvDialect == dorisCSV,
@@ -93,7 +93,7 @@ func fileOptions(o *options) (dorisio.Files, []dorisio.WriteOption) {
 		Compression:      o.fileCompression,
 		StripCR:          o.stripCR,
 	}
-	opts := []dorisio.WriteOption{
+	opts := []dorisio.FilesOption{
 		dorisio.WithLoadsInFlight(o.loadsInFlight),
 	}
 	if o.format == "json" {

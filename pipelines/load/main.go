@@ -317,9 +317,15 @@ func writeOptions(o *options) []dorisio.WriteOption {
 	if o.rejectedRows != "" {
 		opts = append(opts, dorisio.WithRejectedRows())
 	}
-	// Write ignores them without stream batching (bounded input), but
-	// checks them: a bad value is refused whatever the mode.
-	opts = append(opts, dorisio.WithFlushInterval(o.flushInterval), dorisio.WithShards(o.shards))
+	// Write refuses an option that would do nothing: the flush interval
+	// applies to a stream, shards to a stream or grouped delivery (a
+	// --shards given with neither is refused, naming the flag).
+	if o.stream {
+		opts = append(opts, dorisio.WithFlushInterval(o.flushInterval))
+	}
+	if o.stream || o.given["shards"] {
+		opts = append(opts, dorisio.WithShards(o.shards))
+	}
 	return opts
 }
 
