@@ -16,6 +16,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/internal/longtest"
 )
 
 // allTypes has a field of every Doris type Write's value checks know,
@@ -203,21 +204,22 @@ func wantSameRows[T any](t *testing.T, got []any, want []T) {
 }
 
 func TestReadReturnsEveryValueOfEveryTypeOnceSplitByTablets(t *testing.T) {
-	n := 200_000
+	n := longtest.Pick(20_000, 200_000) // go test ./... reads 20,000 rows; -tags long 200,000
 	if testing.Short() {
 		n = 20_000
 	}
+	progress := longtest.NewProgress(t)
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(allTypesDDL, "all")))
 	start := time.Now()
 	rows := writeAllTypes(t, srv, "all", n)
-	t.Logf("wrote %d rows in %v", n, time.Since(start))
+	progress.Printf("wrote %d rows in %v", n, time.Since(start))
 
 	start = time.Now()
 	got, res, err := readAll(t, configFor(srv, "all"), Query{TabletsPerSplit: 4}, reflect.TypeOf(allTypes{}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("read %d rows in %v", len(got), time.Since(start))
+	progress.Printf("read %d rows in %v", len(got), time.Since(start))
 	start = time.Now()
 	wantSameRows(t, got, rows)
 	t.Logf("compared in %v", time.Since(start))

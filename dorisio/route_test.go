@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
-
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 )
@@ -128,9 +126,10 @@ func TestATableFieldIsAStringAndOnlyOne(t *testing.T) {
 		{twoTables{}, "fields twoTables.A and twoTables.B are both tagged `doris:\",table\"`"},
 		{intTable{}, "field intTable.T is tagged `doris:\",table\"` but is a int: the table field must be a string"},
 	} {
-		o := defaultWriteOptions()
-		if _, err := sink.NewElemEncoder(reflect.TypeOf(tc.elem), &o.Options); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%T: err = %v, want %q", tc.elem, err, tc.want)
+		cfg := validConfig()
+		cfg.Table = ""
+		if msg := constructionPanic(cfg, tc.elem); !strings.Contains(msg, tc.want) {
+			t.Errorf("%T: construction panicked with %q, want %q", tc.elem, msg, tc.want)
 		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+	"github.com/dorisbeam/dorisbeam/internal/longtest"
 )
 
 func init() {
@@ -227,6 +228,7 @@ func TestSevenTablesArrivingOneAfterAnotherFitTheDefaultBudget(t *testing.T) {
 // 3,500, for want of loads). The batches are spilled instead: one load per
 // table.
 func TestThousandsOfSmallTablesUnderAMemoryBoundMakeOneLoadEach(t *testing.T) {
+	longtest.Skip(t, "3,000 tables in one pipeline")
 	const tables, rowsPer = 3000, 4
 	srv := startServer(t, doristest.WithRunningTxnQuota(100_000), doristest.WithCountOnly())
 	for i := 0; i < tables; i++ {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dorisbeam/dorisbeam/internal/longtest"
 )
 
 // TestBenchSmall runs the whole benchmark at tiny sizes: it checks that the
@@ -19,6 +21,7 @@ func TestBenchSmall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs subprocesses")
 	}
+	longtest.Skip(t, "builds and runs every benchmark program: minutes")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
