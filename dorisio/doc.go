@@ -247,7 +247,9 @@
 // A pointer, slice, map, []byte or json.RawMessage field makes a NULL
 // column, any other field a NOT NULL one (in CREATE TABLE; added columns
 // are NULL: the rows stored have no value). ARRAY, MAP and JSON columns
-// need WithFormat(JSON). An AGGREGATE KEY table's value fields name their
+// need WithFormat(JSON). A database/sql nullable struct (sql.NullString,
+// sql.Null[T]) is refused at construction: a pointer (*string) loads NULL.
+// An AGGREGATE KEY table's value fields name their
 // aggregation: `doris:"total,agg=SUM"`. Hidden columns (the delete sign)
 // are never created. The user needs CREATE (WithCreateTable) and ALTER
 // (WithAddColumns) on the database. WriteFiles and pre-encoded rows have

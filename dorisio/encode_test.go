@@ -2,6 +2,7 @@ package dorisio
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 	"math/big"
@@ -315,6 +316,35 @@ func TestAddingTheFinalDelimiterNeverWritesIntoTheUsersSlice(t *testing.T) {
 		_, out, _, err := encoderFor(t, reflect.TypeOf(elem)).Encode(context.Background(), elem)
 		if err != nil || string(out) != "1,a\n" || string(buf) != "1,aXYZ" {
 			t.Errorf("%T: encode = %q, %v; the user's array is now %q, want 1,aXYZ", elem, out, err, buf)
+		}
+	}
+}
+
+type fromDatabaseSQL struct {
+	ID   int64          `doris:"id"`
+	Note sql.NullString `doris:"note"`
+}
+
+type fromDatabaseSQLInt struct {
+	ID int64             `doris:"id"`
+	N  sql.Null[float64] `doris:"n"`
+}
+
+// A database/sql nullable field (sql.NullString, sql.Null[T]) stops the
+// Write's construction, naming the pointer type that loads NULL: before, a
+// STRING or JSON column took {"String":"x","Valid":true} for "x", and
+// {"String":"","Valid":false} for NULL, without a word.
+func TestADatabaseSQLNullFieldFailsAtConstructionNamingThePointer(t *testing.T) {
+	for _, tc := range []struct {
+		elem any
+		want string
+	}{
+		{fromDatabaseSQL{}, "field dorisio.fromDatabaseSQL.Note: type sql.NullString is a database/sql driver.Valuer"},
+		{fromDatabaseSQLInt{}, "field dorisio.fromDatabaseSQLInt.N: type sql.Null[float64] is a database/sql driver.Valuer"},
+	} {
+		msg := constructionPanic(validConfig(), tc.elem, WithFormat(JSON))
+		if !strings.Contains(msg, tc.want) || !strings.Contains(msg, "a pointer (*string, *int64, ...; nil loads NULL)") {
+			t.Errorf("construction: %q\nwant it to contain %q and name the pointer", msg, tc.want)
 		}
 	}
 }

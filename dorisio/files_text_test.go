@@ -29,15 +29,7 @@ func TestAByteOrderMarkIsNotPartOfTheFirstValue(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := startServer(t, doristest.WithTable(ddl))
-			data, name := []byte(tc.file), "f.csv"
-			if tc.gz {
-				var b bytes.Buffer
-				zw := gzip.NewWriter(&b)
-				zw.Write(data)
-				zw.Close()
-				data, name = b.Bytes(), "f.csv.gz"
-			}
-			path := writeFile(t, t.TempDir(), name, data)
+			path := writeMaybeGzipped(t, "f.csv", []byte(tc.file), tc.gz)
 			if _, err := runPipeline(t, func(s beam.Scope) {
 				WriteFiles(s, configFor(srv, "bom"), []string{path}, Files{HeaderLines: tc.header})
 			}); err != nil {
@@ -128,15 +120,7 @@ func TestAUTF16FileFailsNamingItsEncoding(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := startServer(t, doristest.WithTable(ddl))
-			data, name := utf16("id,name\n1,alice\n2,bob\n", tc.big), "u16.csv"
-			if tc.gz {
-				var b bytes.Buffer
-				zw := gzip.NewWriter(&b)
-				zw.Write(data)
-				zw.Close()
-				data, name = b.Bytes(), "u16.csv.gz"
-			}
-			path := writeFile(t, t.TempDir(), name, data)
+			path := writeMaybeGzipped(t, "u16.csv", utf16("id,name\n1,alice\n2,bob\n", tc.big), tc.gz)
 			_, err := runPipeline(t, func(s beam.Scope) {
 				WriteFiles(s, configFor(srv, "u16"), []string{path}, Files{HeaderLines: 1}, WithRejectedRows())
 			})
@@ -146,4 +130,18 @@ func TestAUTF16FileFailsNamingItsEncoding(t *testing.T) {
 			}
 		})
 	}
+}
+
+// writeMaybeGzipped writes data as name in a temporary directory, or
+// gzip-compressed as name.gz; it returns the path.
+func writeMaybeGzipped(t *testing.T, name string, data []byte, gz bool) string {
+	t.Helper()
+	if gz {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Write(data)
+		zw.Close()
+		data, name = b.Bytes(), name+".gz"
+	}
+	return writeFile(t, t.TempDir(), name, data)
 }

@@ -542,3 +542,17 @@ func TestASplitPastTheBufferIsSpilledAndReadBackWhole(t *testing.T) {
 		}
 	}
 }
+
+// A Where that ends in a SQL comment still limits the read: Doris reads a
+// `--` comment to the line's end, and before, the statement's LIMIT was
+// written after it, on the same line (every row was read).
+func TestAWhereEndingInACommentKeepsTheLimit(t *testing.T) {
+	srv, _ := idTable(t, 500)
+	got, _, err := readAll(t, configFor(srv, "ids"), Query{Where: "id >= 0 -- every id", Limit: 7}, reflect.TypeOf(idOnly{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 7 {
+		t.Errorf("%d rows, want 7", len(got))
+	}
+}

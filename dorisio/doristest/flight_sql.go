@@ -18,6 +18,8 @@ import (
 //   - cond is the `where` header's grammar (table/where.go): `col <op>
 //     literal`, `col % n <op> literal`, AND/OR/NOT, parentheses, IS [NOT]
 //     NULL.
+//   - Comments are skipped as Doris' lexer skips them: `--` to the end of
+//     the line, `/* ... */` (not a `/*+` hint), outside quotes.
 //   - TABLET ids must be tablets of the table (Doris: `Invalid tablet id`).
 //   - Anything else is refused naming what doristest supports.
 
@@ -37,7 +39,7 @@ type query struct {
 // parseQuery parses sql against the server's tables; the error text is
 // what the FE answers.
 func (s *Server) parseQuery(sql string) (*query, error) {
-	m := selectRE.FindStringSubmatch(sql)
+	m := selectRE.FindStringSubmatch(withoutComments(sql))
 	if m == nil {
 		return nil, fmt.Errorf("doristest supports only SELECT cols FROM db.tbl [TABLET(ids)] [WHERE cond] [LIMIT n], got: %s", sql)
 	}
@@ -113,4 +115,55 @@ func (s *Server) run(q *query) *table.Selection {
 		}
 	}
 	return q.t.Select(buckets, q.cond, q.limit)
+}
+
+// withoutComments is sql without its comments (`--` to the end of the line,
+// `/* ... */` but hints `/*+ ... */`), each a space, as Doris' lexer
+// skips them; quoted text ('...', "...", `...`, with \ escapes and
+// doubled quotes) is kept as it is.
+func withoutComments(sql string) string {
+	var b strings.Builder
+	for i := 0; i < len(sql); {
+		c := sql[i]
+		switch {
+		case c == '\'' || c == '"' || c == '`':
+			j := i + 1
+			for j < len(sql) {
+				if sql[j] == '\\' && c != '`' {
+					j += 2
+					continue
+				}
+				if sql[j] == c {
+					if j+1 < len(sql) && sql[j+1] == c { // a doubled quote
+						j += 2
+						continue
+					}
+					break
+				}
+				j++
+			}
+			j = min(j+1, len(sql))
+			b.WriteString(sql[i:j])
+			i = j
+		case strings.HasPrefix(sql[i:], "--"):
+			end := strings.IndexByte(sql[i:], '\n')
+			if end < 0 {
+				end = len(sql) - i
+			}
+			b.WriteByte(' ')
+			i += end
+		case strings.HasPrefix(sql[i:], "/*") && !strings.HasPrefix(sql[i:], "/*+"):
+			end := strings.Index(sql[i+2:], "*/")
+			if end < 0 {
+				b.WriteString(sql[i:]) // unclosed: the statement's shape is refused
+				return b.String()
+			}
+			b.WriteByte(' ')
+			i += end + 4
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	return b.String()
 }

@@ -3,6 +3,7 @@ package encode
 import (
 	"bytes"
 	"context"
+	"database/sql/driver"
 	"encoding"
 	"fmt"
 	"reflect"
@@ -43,6 +44,9 @@ var (
 	bytesType = reflect.TypeOf([]byte(nil))
 	timeType  = reflect.TypeOf(time.Time{})
 	textType  = reflect.TypeOf((*encoding.TextMarshaler)(nil)).Elem()
+	// valuerType is database/sql's driver.Valuer: sql.NullString and
+	// sql.Null[T] are structs whose fields are not their value.
+	valuerType = reflect.TypeOf((*driver.Valuer)(nil)).Elem()
 )
 
 // IsPreEncoded reports whether elements of type t are rows encoded by the

@@ -113,6 +113,9 @@ func valueEncoder(t reflect.Type, vc valueCtx) (appendFunc, error) {
 			}
 			return str(dst, string(b))
 		}, nil
+	case t.Kind() == reflect.Struct && t.Implements(valuerType):
+		return nil, fmt.Errorf("type %v is a database/sql driver.Valuer, whose Value dorisio does not call: it would load as the JSON of its fields "+
+			`({"String":"x","Valid":true} for "x", and never NULL); make the field a pointer (*string, *int64, ...; nil loads NULL)`, typeText(t))
 	}
 	switch t.Kind() {
 	case reflect.String:

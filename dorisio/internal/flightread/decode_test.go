@@ -194,7 +194,7 @@ func TestTheTokenAndPasswordNeverReachAMessage(t *testing.T) {
 
 func TestTheSQLBackQuotesNames(t *testing.T) {
 	got := selectSQL("d", "t`x", []Column{{Name: "a`b"}}, []int64{1, 2}, "a > 1", 5)
-	want := "/* ApplicationName=dorisio */ SELECT /*+ SET_VAR(enable_short_circuit_query=false) */ `a``b` FROM `d`.`t``x` TABLET(1,2) WHERE a > 1 LIMIT 5"
+	want := "/* ApplicationName=dorisio */ SELECT /*+ SET_VAR(enable_short_circuit_query=false) */ `a``b` FROM `d`.`t``x` TABLET(1,2) WHERE (a > 1\n) LIMIT 5"
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}

@@ -68,8 +68,8 @@ func selectSQL(db, tbl string, cols []Column, tablets []int64, where string, lim
 		}
 		b.WriteByte(')')
 	}
-	if where != "" {
-		b.WriteString(" WHERE " + where)
+	if where != "" { // its own line, in parentheses: a `--` comment at its end or an OR cannot take what follows
+		b.WriteString(" WHERE (" + where + "\n)")
 	}
 	if limit > 0 {
 		b.WriteString(" LIMIT " + strconv.FormatInt(limit, 10))
