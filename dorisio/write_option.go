@@ -130,7 +130,7 @@ func WithLoadsInFlight(n int) LoadOption {
 // rest is kept for batches that reach MaxLoadBytes. Ignored with
 // AtLeastOnce and Grouped, for elements with an ID (their loads are not held open) and
 // with stream batching (each window's loads are cut by its rows' content;
-// see "Streaming" in the package doc).
+// see "Streaming" in docs/guide.md).
 func WithMaxOpenTxns(n int) WriteOption {
 	return forWrite(fmt.Sprintf("WithMaxOpenTxns(%d)", n), positive("WithMaxOpenTxns", n, func(o *writeOptions) { o.MaxOpenTxns = n }))
 }
@@ -333,7 +333,7 @@ func quoteList(args []string) string {
 // (unless WithMaxFilterRatio allows the share), or with WithRejectedRows
 // the row is reported, where non-strict mode stores NULL. Write checks
 // struct fields against the table's columns either way (see "Values" in
-// the package doc); strict mode covers what it does not check: pre-encoded
+// docs/guide.md); strict mode covers what it does not check: pre-encoded
 // rows, files, and fields when the table's schema could not be read.
 func WithStrictMode(on bool) LoadOption {
 	return forLoads(fmt.Sprintf("WithStrictMode(%t)", on), func(o *writeOptions) { o.setHeader("strict_mode", strconv.FormatBool(on)) })
@@ -399,7 +399,7 @@ func WithLoadTimeout(d time.Duration) LoadOption {
 
 // WithDelivery selects ExactlyOnce (default: per-bundle two-phase commit),
 // AtLeastOnce (plain loads) or Grouped (loads whose labels come from their
-// rows); the package doc's "Exactly-once" compares them per runner.
+// rows); the package doc's "Choosing a delivery" compares them, per runner too.
 func WithDelivery(d Delivery) WriteOption {
 	return forWrite(fmt.Sprintf("WithDelivery(%v)", d), func(o *writeOptions) {
 		o.claim("the delivery")
