@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -59,6 +60,15 @@ func TestDocTablesAreTheTablesOfTablesGo(t *testing.T) {
 			continue
 		}
 		t.Errorf("%s: the table at %q differs from tables.go's; run go test ./dorisio -run DocTables -args -update-tables\n got:\n%s\nwant:\n%s", c.file, c.start, text[i:j], c.table)
+	}
+}
+
+// Every option of Write and WriteFiles has a row in the defaults table.
+func TestEveryOptionHasADefaultsRow(t *testing.T) {
+	for _, name := range optionFuncs(t) {
+		if !slices.ContainsFunc(optionDefaults, func(o optionDefault) bool { return strings.Contains(o.option, name+"(") }) {
+			t.Errorf("%s has no row in tables.go's optionDefaults", name)
+		}
 	}
 }
 
