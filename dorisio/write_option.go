@@ -29,6 +29,11 @@ func defaultWriteOptions() *writeOptions { return &writeOptions{Options: sink.De
 
 func (o *writeOptions) fail(format string, args ...any) {
 	o.errs = append(o.errs, fmt.Sprintf(format, args...))
+	for i := range o.claims {
+		if o.claims[i].seq == o.applied && o.applied > 0 {
+			o.claims[i].bad = true // its value is refused already: no more about it
+		}
+	}
 }
 
 // newWriteOptions applies opts, checking each one's value; validate checks
