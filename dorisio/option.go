@@ -114,4 +114,5 @@ type claim struct {
 	what string // "the format", "header strict_mode"
 	by   string // the option, as written
 	seq  int    // its ordinal among the options given
+	bad  bool   // the option's value was refused
 }

@@ -70,7 +70,7 @@ type Record = flightread.Record
 // the read runs may or may not be in it (no snapshot across splits, as
 // with the Flink and Spark connectors).
 //
-// Values come back exact: see "Reading" in the package doc for which Go
+// Values come back exact: see "Reading" in docs/guide.md for which Go
 // types hold which Doris types. A field whose type cannot hold every
 // value of its column fails the read before any row (at the plan, or the
 // first split for nested types), naming the field, the column and both

@@ -31,13 +31,13 @@ func init() {
 }
 
 // WithRejectedRows makes rows that are refused, by Write's checks of struct
-// fields (see Values in the package doc) or by Doris for data quality
+// fields (see Values in docs/guide.md) or by Doris for data quality
 // (a value too long for its VARCHAR, a conversion strict mode refuses,
 // NULL in a NOT NULL column, a line that is not UTF-8, a wrong column
 // count), part of the output instead of failing the bundle: each load's
 // CommitResult.Rejected lists them, and RejectedRows collects them. The
 // other rows of a refused load are loaded exactly once, in 1 + ⌈k/51⌉ more
-// loads for k refused rows (see Rejected rows in the package doc). Default
+// loads for k refused rows (see Rejected rows in docs/guide.md). Default
 // off: a refused row fails its bundle, naming it, as in the Flink
 // connector. Within WithMaxFilterRatio, Doris filters rows without failing
 // the load; those are counted in CommitResult.FilteredRows, not listed. A

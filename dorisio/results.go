@@ -15,8 +15,8 @@ import (
 // (Write checks it again and fails the bundle, naming the field and the row,
 // on text that is not a decimal number). Doris rounds extra fraction digits
 // to the column's scale, half up; a value with more integer digits than the
-// column holds fails the bundle, naming the field (see "Values" in the
-// package doc).
+// column holds fails the bundle, naming the field (see "Values" in
+// docs/guide.md).
 //
 // Fields of type *big.Rat, *big.Float and *big.Int are written as exact
 // decimal text too; a *big.Rat with no finite decimal expansion (1/3) is an
@@ -140,7 +140,7 @@ type RejectedRow = sink.RejectedRow
 //     same rows. Such a Row is a plain load of its own under a label
 //     derived from Config.LabelPrefix, the table, the load headers and the
 //     ID, visible at once: a retry or a re-run with the same prefix finds
-//     it loaded and skips it (see "Identity" in the package doc). Empty: batched with
+//     it loaded and skips it (see "Identity" in docs/guide.md). Empty: batched with
 //     other rows.
 type Row = sink.Row
 

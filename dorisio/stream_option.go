@@ -22,7 +22,7 @@ import (
 // make many small loads), off for a bounded one (batching across bundles
 // costs a shuffle of the rows; a batch stage's bundles are big already).
 // It needs a runner with state and timers (prism, Dataflow, Flink; Write
-// refuses --runner=direct); see "Streaming" in the package doc. The Flink
+// refuses --runner=direct); see "Streaming" in docs/guide.md. The Flink
 // connector batches this way always (one load per checkpoint).
 func WithStreamBatching(on bool) WriteOption {
 	return forWrite(fmt.Sprintf("WithStreamBatching(%t)", on), func(o *writeOptions) {

@@ -58,7 +58,7 @@ type TableSpec struct {
 // (POST /api/query/default_cluster/{db}), once per worker process and
 // table, before any row of it is loaded, then a wait until the FE's schema
 // lists the table. Column types follow the Go types (see "Tables that
-// follow the Go types" in the package doc), or the tag option type=:
+// follow the Go types" in docs/guide.md), or the tag option type=:
 // `doris:"amount,type=DECIMAL(12,2)"`. A table that exists is left as it is
 // (with WithAddColumns, its missing columns are added). Rows routed to many
 // tables (a `doris:",table"` field) create each table the same way. The

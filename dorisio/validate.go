@@ -154,10 +154,11 @@ func (o *writeOptions) headerOr(name, def string) string {
 	return def
 }
 
-// givenBy is the option that set what, as written, or "".
+// givenBy is the option that set what, as written, or "" (also when its
+// value was refused: that error says enough).
 func (o *writeOptions) givenBy(what string) string {
 	for _, c := range o.claims {
-		if c.what == what {
+		if c.what == what && !c.bad {
 			return c.by
 		}
 	}

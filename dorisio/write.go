@@ -16,7 +16,7 @@ import (
 //
 // Elements may be structs (one row each, fields mapped by `doris:"col"`,
 // then `json` tags, then names; a string field tagged `doris:",table"`
-// routes each row to a table: see Routing in the package doc), []byte or
+// routes each row to a table: see Routing in docs/guide.md), []byte or
 // string holding one or many complete pre-encoded rows (the fast path), or
 // Row to route pre-encoded rows to a table each. With ExactlyOnce (the default) every load is a
 // two-phase-commit Stream Load precommitted by the bundle that produced its

@@ -29,6 +29,11 @@ func defaultWriteOptions() *writeOptions { return &writeOptions{Options: sink.De
 
 func (o *writeOptions) fail(format string, args ...any) {
 	o.errs = append(o.errs, fmt.Sprintf(format, args...))
+	for i := range o.claims {
+		if o.claims[i].seq == o.applied && o.applied > 0 {
+			o.claims[i].bad = true // its value is refused already: no more about it
+		}
+	}
 }
 
 // newWriteOptions applies opts, checking each one's value; validate checks
@@ -130,7 +135,7 @@ func WithLoadsInFlight(n int) LoadOption {
 // rest is kept for batches that reach MaxLoadBytes. Ignored with
 // AtLeastOnce and Grouped, for elements with an ID (their loads are not held open) and
 // with stream batching (each window's loads are cut by its rows' content;
-// see "Streaming" in the package doc).
+// see "Streaming" in docs/guide.md).
 func WithMaxOpenTxns(n int) WriteOption {
 	return forWrite(fmt.Sprintf("WithMaxOpenTxns(%d)", n), positive("WithMaxOpenTxns", n, func(o *writeOptions) { o.MaxOpenTxns = n }))
 }
@@ -333,7 +338,7 @@ func quoteList(args []string) string {
 // (unless WithMaxFilterRatio allows the share), or with WithRejectedRows
 // the row is reported, where non-strict mode stores NULL. Write checks
 // struct fields against the table's columns either way (see "Values" in
-// the package doc); strict mode covers what it does not check: pre-encoded
+// docs/guide.md); strict mode covers what it does not check: pre-encoded
 // rows, files, and fields when the table's schema could not be read.
 func WithStrictMode(on bool) LoadOption {
 	return forLoads(fmt.Sprintf("WithStrictMode(%t)", on), func(o *writeOptions) { o.setHeader("strict_mode", strconv.FormatBool(on)) })
@@ -399,7 +404,7 @@ func WithLoadTimeout(d time.Duration) LoadOption {
 
 // WithDelivery selects ExactlyOnce (default: per-bundle two-phase commit),
 // AtLeastOnce (plain loads) or Grouped (loads whose labels come from their
-// rows); the package doc's "Exactly-once" compares them per runner.
+// rows); the package doc's "Choosing a delivery" compares them, per runner too.
 func WithDelivery(d Delivery) WriteOption {
 	return forWrite(fmt.Sprintf("WithDelivery(%v)", d), func(o *writeOptions) {
 		o.claim("the delivery")

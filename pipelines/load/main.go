@@ -318,9 +318,10 @@ func writeOptions(o *options) []dorisio.WriteOption {
 		opts = append(opts, dorisio.WithRejectedRows())
 	}
 	// Write refuses an option that would do nothing: the flush interval
-	// applies to a stream, shards to a stream or grouped delivery (a
-	// --shards given with neither is refused, naming the flag).
-	if o.stream {
+	// applies to a stream, shards to a stream or grouped delivery. Given
+	// as flags they are passed whatever the mode, so that Write checks
+	// them and a flag that would do nothing is refused, naming it.
+	if o.stream || o.given["flush-interval"] {
 		opts = append(opts, dorisio.WithFlushInterval(o.flushInterval))
 	}
 	if o.stream || o.given["shards"] {

@@ -30,7 +30,7 @@ type Row struct {
 	// table, what the Write's load headers do with the rows, ID), visible
 	// at once in every delivery mode: a retry or a re-run with the same
 	// prefix finds the label already loaded and skips it, exactly once
-	// across crashes (see "Identity" in the package doc). Empty: batched
+	// across crashes (see "Identity" in docs/guide.md). Empty: batched
 	// with other rows.
 	ID string
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // Metrics in namespace "dorisio", updated on the DoFn's own goroutine (a
-// Beam counter needs the bundle's context). The package doc's Metrics
+// Beam counter needs the bundle's context). docs/guide.md's Metrics
 // section lists them.
 const MetricsNamespace = "dorisio"
 
