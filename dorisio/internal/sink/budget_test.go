@@ -95,7 +95,7 @@ func finishAll(t *testing.T, b *Batcher, ld *fakeLoader) ([]fakeLoad, map[string
 // A table's loads are cut at the batch limits for its first quarter of the
 // budget, then double with each load it cuts, up to MaxLoadBytes.
 func TestATablesLoadsGrowAfterItsFirstQuarterOfTheBudget(t *testing.T) {
-	b := Budget{Max: 10, BatchBytes: 100, BatchRows: 10, LoadBytes: 1000}
+	b := loadBudget{Max: 10, BatchBytes: 100, BatchRows: 10, LoadBytes: 1000}
 	var got []string
 	for c := 0; c < 10; c++ {
 		bytes, rows := b.Target(c)
@@ -105,7 +105,7 @@ func TestATablesLoadsGrowAfterItsFirstQuarterOfTheBudget(t *testing.T) {
 	if strings.Join(got, " ") != want {
 		t.Errorf("targets %s\nwant    %s", strings.Join(got, " "), want)
 	}
-	if (Budget{BatchBytes: 100, BatchRows: 10, LoadBytes: 1000}).Growth(500) != 1 {
+	if (loadBudget{BatchBytes: 100, BatchRows: 10, LoadBytes: 1000}).Growth(500) != 1 {
 		t.Error("without a budget (plain loads) batches never grow")
 	}
 }
