@@ -11,6 +11,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/internal/longtest"
 )
 
 // badRowOf is the i-th refused row of a kind: each kind of badRows, made
@@ -79,12 +80,13 @@ func loadsOf(srv *doristest.Server, table string) int {
 // with Doris' reason, and loads within C + 2·D + ⌈K/51⌉ for K refused rows
 // in D refused loads (D ≤ C), C the loads of the same input with no bad
 // row (measured in the same run). The sparse case runs 20,000 rows here
+// with -tags long (5,000 in go test ./...)
 // (the same 150 bad rows in one load: the same loads); 100,000 with
 // DORISIO_ISOLATE_ROWS=100000 (measured: 4 loads per bundle and
 // at-least-once, 7 grouped and stream batched with 3 shards, where the
 // clean input makes 1 and 3).
 func TestManyRefusedRowsCostAFewLoads(t *testing.T) {
-	sparse := 20_000
+	sparse := longtest.Pick(5_000, 20_000) // go test ./...: 5,000; -tags long: 20,000
 	if n, err := strconv.Atoi(os.Getenv("DORISIO_ISOLATE_ROWS")); err == nil && n >= 1_000 {
 		sparse = n
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/integration/internal/proc"
+	"github.com/dorisbeam/dorisbeam/internal/longtest"
 )
 
 // count is the table's row count on doris-local.
@@ -89,8 +90,11 @@ func writeParts(t *testing.T, dir string, files, perFile int) {
 // safe step it gives (moving the changed files out before a re-run with the
 // same prefix) leaves no record twice.
 func TestFilesAppendedToDuringTheJobAreNamedAndNoAdvisedReRunDoublesRows(t *testing.T) {
+	longtest.Skip(t, "12 files of 20,000 rows loaded twice by the built command: over a minute")
+	progress := longtest.NewProgress(t)
 	const files, perFile = 12, 20000
 	l := startFileLoad(t, "advchg", files, perFile)
+	progress.Printf("load of %d files started", files)
 	dl, dir, args, ctx, cmd, errb := l.dl, l.dir, l.args, l.ctx, l.cmd, &l.errb
 	first, last := filepath.Join(dir, "part-000.csv"), filepath.Join(dir, fmt.Sprintf("part-%03d.csv", files-1))
 	for _, p := range []string{first, last} {
@@ -114,6 +118,7 @@ func TestFilesAppendedToDuringTheJobAreNamedAndNoAdvisedReRunDoublesRows(t *test
 	if !strings.Contains(stderr, "do not re-run with it in --input as it is") {
 		t.Errorf("stderr does not warn against a re-run as it is:\n%s", stderr)
 	}
+	progress.Printf("first run ended; re-running without the changed files")
 	// The safe step: the changed files out, the re-run with the same prefix.
 	moved := t.TempDir()
 	for _, p := range []string{first, last} {

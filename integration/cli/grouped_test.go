@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dorisbeam/dorisbeam/integration/internal/proc"
+	"github.com/dorisbeam/dorisbeam/internal/longtest"
 	"github.com/dorisbeam/dorisbeam/internal/synth"
 )
 
@@ -85,6 +86,7 @@ func TestAGroupedJobOfThousandsOfLoadsFitsASmallCluster(t *testing.T) {
 
 // 10,000 tables load in grouped mode with default options.
 func TestTenThousandTablesLoadInGroupedMode(t *testing.T) {
+	longtest.Skip(t, "10,000 tables: most of a minute")
 	r := load(t, nil, "--delivery", "grouped", "--tables", "10000", "--rows", "100000")
 	if r.code != 0 || !strings.Contains(r.stdout, "verification: counts match: 100000 rows in 10000 table(s), each input row committed exactly once, no open transactions") {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, proc.LastLines(r.stdout, 10), r.stderr)

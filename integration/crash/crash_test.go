@@ -34,6 +34,7 @@ import (
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/integration/internal/proc"
+	"github.com/dorisbeam/dorisbeam/internal/longtest"
 	"github.com/dorisbeam/dorisbeam/internal/synth"
 )
 
@@ -228,7 +229,12 @@ func TestKilledPipelineRerunWithTheSameLabelPrefix(t *testing.T) {
 		{[]string{"VISIBLE"}, 2 + r.IntN(40)},
 	}
 	t.Logf("seed %d", seed)
+	if !longtest.Enabled { // go test ./...: the first kill point of each state; -tags long: all four
+		points = []killPoint{points[0], points[2]}
+	}
+	progress := longtest.NewProgress(t)
 	for _, kp := range points {
+		progress.Printf("kill point: %d txns %s", kp.n, kp.states[0])
 		t.Run(fmt.Sprintf("killed once %d txns are %s", kp.n, kp.states[0]), func(t *testing.T) {
 			srv := startServer(t, localBin)
 			ctx, cancel := context.WithTimeout(context.Background(), runTimeout)

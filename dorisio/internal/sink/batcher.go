@@ -55,7 +55,7 @@ type Batcher struct {
 	// which grouped delivery and the cut budget do not apply.
 	StreamBatches bool
 	opts          *Options
-	budget        Budget
+	budget        loadBudget
 
 	open      map[string]*openBatch
 	Buffered  int64                    // memory the open batches hold (chunk capacity)
@@ -171,7 +171,7 @@ func NewBatcher(ctx context.Context, ld Loader, pool *ChunkPool, db, table, pref
 	b := &Batcher{
 		ld: ld, pool: pool, db: db, table: table, prefix: prefix, run: run, headers: headers, meaning: LoadMeaning(headers), opts: o,
 		twoPhase:   o.Delivery == ExactlyOnce,
-		budget:     Budget{BatchBytes: o.MaxBatchBytes, BatchRows: o.MaxBatchRows, LoadBytes: o.MaxLoadBytes},
+		budget:     loadBudget{BatchBytes: o.MaxBatchBytes, BatchRows: o.MaxBatchRows, LoadBytes: o.MaxLoadBytes},
 		open:       map[string]*openBatch{},
 		cuts:       map[string]int{},
 		plainTail:  map[string]chan struct{}{},
@@ -380,7 +380,7 @@ func (b *Batcher) flush(ob *openBatch, cut bool) {
 		b.cutLoads.Add(1)
 	}
 	b.cuts[ob.table]++
-	b.start(&LoadJob{Table: ob.table, label: NewLabel(b.prefix, b.run, ob.table), Rows: ob.rows, Bytes: ob.body.n,
+	b.start(&LoadJob{Table: ob.table, label: newLabel(b.prefix, b.run, ob.table), Rows: ob.rows, Bytes: ob.body.n,
 		spilled: spilled, twoPhase: b.twoPhase, Body: body, release: release})
 }
 

@@ -31,17 +31,17 @@ package sink
 // left; its reserve counted only tables whose batch was still open, so a
 // table just cut found no load for its next row (10 tables of a default
 // bundle fitted, 11 failed, 20 fitted again).
-type Budget struct {
+type loadBudget struct {
 	Max                   int   // loads a bundle's tables may cut before their last; 0: no budget (plain loads)
 	BatchBytes, BatchRows int64 // MaxBatchBytes, MaxBatchRows
 	LoadBytes             int64 // MaxLoadBytes
 }
 
 // flat is how many loads a table cuts at the batch limits before they grow.
-func (b Budget) flat() int { return max(1, b.Max/4) }
+func (b loadBudget) flat() int { return max(1, b.Max/4) }
 
 // Growth is the factor on a table's batch limits once it has cut c loads.
-func (b Budget) Growth(c int) int64 {
+func (b loadBudget) Growth(c int) int64 {
 	if b.Max == 0 || c < b.flat() {
 		return 1
 	}
@@ -55,7 +55,7 @@ func (b Budget) Growth(c int) int64 {
 
 // Target is the size at which a table's batch is cut once the table has
 // cut c loads.
-func (b Budget) Target(c int) (bytes, rows int64) {
+func (b loadBudget) Target(c int) (bytes, rows int64) {
 	g := b.Growth(c)
 	bytes = min(b.BatchBytes*g, b.LoadBytes)
 	rows = b.BatchRows * g
@@ -67,12 +67,12 @@ func (b Budget) Target(c int) (bytes, rows int64) {
 
 // kept is the part of the budget only batches that reached MaxLoadBytes
 // may take.
-func (b Budget) kept() int { return b.Max / 2 }
+func (b loadBudget) kept() int { return b.Max / 2 }
 
 // canCut reports whether a batch that reached its size may be cut once
 // the bundle has cut n loads.
-func (b Budget) canCut(n int) bool { return b.Max == 0 || n+1 <= b.Max-b.kept() }
+func (b loadBudget) canCut(n int) bool { return b.Max == 0 || n+1 <= b.Max-b.kept() }
 
 // canCutFull reports whether a batch that reached MaxLoadBytes may be cut
 // once the bundle has cut n loads: it may take a kept load.
-func (b Budget) canCutFull(n int) bool { return b.Max == 0 || n+1 <= b.Max }
+func (b loadBudget) canCutFull(n int) bool { return b.Max == 0 || n+1 <= b.Max }

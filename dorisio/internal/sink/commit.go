@@ -93,11 +93,11 @@ type LoadWindow struct {
 }
 
 // maxResultWindows bounds CommitResult.Windows.
-const MaxResultWindows = 64
+const maxResultWindows = 64
 
-// ResultWindows lists a load's rows per window in order, at most
-// MaxResultWindows: the last entry then spans the rest.
-func ResultWindows(perWindow map[LoadWindow]int64) []LoadWindow {
+// resultWindows lists a load's rows per window in order, at most
+// maxResultWindows: the last entry then spans the rest.
+func resultWindows(perWindow map[LoadWindow]int64) []LoadWindow {
 	if len(perWindow) == 0 {
 		return nil
 	}
@@ -112,15 +112,15 @@ func ResultWindows(perWindow map[LoadWindow]int64) []LoadWindow {
 		}
 		return cmp.Compare(a.EndMillis, b.EndMillis)
 	})
-	if len(out) <= MaxResultWindows {
+	if len(out) <= maxResultWindows {
 		return out
 	}
-	rest := out[MaxResultWindows-1]
-	for _, w := range out[MaxResultWindows:] {
+	rest := out[maxResultWindows-1]
+	for _, w := range out[maxResultWindows:] {
 		rest.StartMillis, rest.EndMillis = min(rest.StartMillis, w.StartMillis), max(rest.EndMillis, w.EndMillis)
 		rest.Rows += w.Rows
 	}
-	return append(out[:MaxResultWindows-1], rest)
+	return append(out[:maxResultWindows-1], rest)
 }
 
 // IsGlobal reports whether w is the global window.

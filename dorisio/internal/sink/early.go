@@ -147,7 +147,7 @@ func (fn *WriteFn) finalizeLater(ctx context.Context, bf beam.BundleFinalization
 	})
 }
 
-// FinalizesBundles reports whether Write's precommit stage may ask the
+// finalizesBundles reports whether Write's precommit stage may ask the
 // runner Beam's --runner names to finalize its bundles. Beam sets a
 // ParDo's RequestsFinalization from its ProcessElement's signature, so a
 // runner that must not be asked gets unfinalizedWriteFn. Asked: prism
@@ -160,7 +160,7 @@ func (fn *WriteFn) finalizeLater(ctx context.Context, bf beam.BundleFinalization
 // so a bundle whose answer asks for finalization fails there (Spark says
 // so, apache/beam#19517); a universal/portable job server may be either;
 // direct never finalizes.
-func FinalizesBundles(unbounded bool) bool {
+func finalizesBundles(unbounded bool) bool {
 	switch *runners.Runner {
 	case "", "prism", "PrismRunner", "dataflow", "DataflowRunner":
 		return true

@@ -56,7 +56,7 @@ const bucketBits = 16
 // unitHash is a unit's 128-bit content hash.
 type unitHash struct{ hi, lo uint64 }
 
-func HashUnit(u []byte) unitHash {
+func hashUnit(u []byte) unitHash {
 	s := sha256.Sum256(u)
 	return unitHash{binary.BigEndian.Uint64(s[:8]), binary.BigEndian.Uint64(s[8:16])}
 }
@@ -67,19 +67,19 @@ func (h unitHash) less(o unitHash) bool { return h.hi < o.hi || h.hi == o.hi && 
 
 // multiset is the digest of a multiset of units: the sum of their hashes
 // mod 2^128, and their count.
-type Multiset struct {
+type multiset struct {
 	sum   unitHash
 	Units int64
 }
 
-func (m *Multiset) Add(h unitHash) {
+func (m *multiset) Add(h unitHash) {
 	var carry uint64
 	m.sum.lo, carry = bits.Add64(m.sum.lo, h.lo, 0)
 	m.sum.hi += h.hi + carry
 	m.Units++
 }
 
-func (m Multiset) String() string { return fmt.Sprintf("%016x%016x/%d", m.sum.hi, m.sum.lo, m.Units) }
+func (m multiset) String() string { return fmt.Sprintf("%016x%016x/%d", m.sum.hi, m.sum.lo, m.Units) }
 
 // Size is bytes and rows.
 type Size struct{ Bytes, Rows int64 }
@@ -103,7 +103,7 @@ type GroupReader struct {
 type group struct {
 	table, shard string
 	total        Size
-	digest       Multiset
+	digest       multiset
 	hashes       []unitHash // of every unit, in the order eachUnit visits them
 	mem          [][]byte   // the first chunks, in memory
 	spool        string     // the later chunks, "" if none
@@ -129,8 +129,8 @@ func (r *GroupReader) Read(table, shard string, chunks func(*[]byte) bool, files
 		}
 		err = EachUnit(c, h, func(u []byte, rows int64) error {
 			// Every unit is hashed once: its hash is kept, in unit order, for
-			// the passes that place it (Plan's split buckets, PartBodies).
-			uh := HashUnit(u)
+			// the passes that place it (Plan's split buckets, partBodies).
+			uh := hashUnit(u)
 			g.hashes = append(g.hashes, uh)
 			r.count(uh, Size{int64(len(u)), rows})
 			g.total = g.total.add(Size{int64(len(u)), rows})
@@ -289,7 +289,7 @@ func (p GroupPart) Index() int { return p.index }
 type GroupPart struct {
 	index   int
 	Size    Size
-	Digest  Multiset
+	Digest  multiset
 	windows map[LoadWindow]int64 // its rows per window, when asked (stream batches)
 }
 
@@ -402,11 +402,11 @@ func PartID(shard string, shards int, part GroupPart, parts int) string {
 	return "s" + shard + "/" + strconv.Itoa(shards) + "|p" + strconv.Itoa(part.index) + "/" + strconv.Itoa(parts) + "|" + part.Digest.String()
 }
 
-// PartBodies is pass 2 of a group of several parts: each unit is written to
+// partBodies is pass 2 of a group of several parts: each unit is written to
 // its part's body, in memory while the bodies hold at most budget bytes,
 // the largest spilled to dir past it. It fills in each part's digest, and
 // with windows its rows per window.
-func PartBodies(g *group, p *groupPlan, budget int64, dir string, pool *ChunkPool, files *SpoolFiles, windows bool) ([]*batchBody, error) {
+func partBodies(g *group, p *groupPlan, budget int64, dir string, pool *ChunkPool, files *SpoolFiles, windows bool) ([]*batchBody, error) {
 	bodies := make([]*batchBody, len(p.Parts))
 	for i := range bodies {
 		bodies[i] = &batchBody{}
@@ -461,10 +461,10 @@ func largestBody(bodies []*batchBody) *batchBody {
 	return big
 }
 
-// OneBody is the body of a group of one part: the units of its chunks, as
+// oneBody is the body of a group of one part: the units of its chunks, as
 // they are (the group fits MaxBatchBytes, so every chunk is in memory), and
 // with windows the part's rows per window.
-func OneBody(g *group, part *GroupPart, windows bool) streamload.Body {
+func oneBody(g *group, part *GroupPart, windows bool) streamload.Body {
 	var body ChunkBody
 	if windows {
 		part.windows = map[LoadWindow]int64{}
@@ -493,12 +493,12 @@ type PartLoad struct {
 }
 
 // Windows is the part's rows per window, in order (at most
-// MaxResultWindows), when Cut was asked for them.
-func (p *PartLoad) Windows() []LoadWindow { return ResultWindows(p.Part.windows) }
+// maxResultWindows), when Cut was asked for them.
+func (p *PartLoad) Windows() []LoadWindow { return resultWindows(p.Part.windows) }
 
 // Cut cuts a group read by r into its parts (Plan) and makes their bodies:
 // a group of one part is its chunks as they are, the parts of a larger one
-// are written out (PartBodies, in memory up to budget bytes, then spilled
+// are written out (partBodies, in memory up to budget bytes, then spilled
 // to r.Dir). id names a part from its place among the parts and its digest
 // (grouped delivery: PartID). On an error nothing is left to free.
 func (r *GroupReader) Cut(g *group, budget int64, pool *ChunkPool, files *SpoolFiles, windows bool, id func(p GroupPart, parts int) string) ([]PartLoad, error) {
@@ -508,10 +508,10 @@ func (r *GroupReader) Cut(g *group, budget int64, pool *ChunkPool, files *SpoolF
 	}
 	if len(plan.Parts) == 1 {
 		p := plan.Parts[0]
-		body := OneBody(g, &p, windows)
+		body := oneBody(g, &p, windows)
 		return []PartLoad{{Part: p, ID: id(p, 1), Body: body, Release: func() {}, InMemory: g.total.Bytes, discard: func() {}}}, nil
 	}
-	bodies, err := PartBodies(g, plan, budget, r.Dir, pool, files, windows)
+	bodies, err := partBodies(g, plan, budget, r.Dir, pool, files, windows)
 	if err != nil {
 		return nil, err
 	}

@@ -363,14 +363,14 @@ func (b *Batcher) recordsOf(j *LoadJob) (filerange.Syntax, bool) {
 	if j.Compressed != "" {
 		return filerange.Syntax{}, false
 	}
-	return RecordSyntax(b.headersOf(j))
+	return recordSyntax(b.headersOf(j))
 }
 
-// RecordSyntax returns how a load body sent with headers h is cut into
+// recordSyntax returns how a load body sent with headers h is cut into
 // records, as Doris reads it, and false when a record of it cannot stand
 // alone (header lines, a JSON array) or its separator is not one Doris
 // takes.
-func RecordSyntax(h map[string]string) (filerange.Syntax, bool) {
+func recordSyntax(h map[string]string) (filerange.Syntax, bool) {
 	var sc filerange.Syntax
 	if h["skip_lines"] != "" && h["skip_lines"] != "0" || h["strip_outer_array"] == "true" ||
 		strings.HasPrefix(strings.ToLower(h["format"]), "csv_with_names") {

@@ -71,8 +71,8 @@ func ValidPrefix(p string) bool {
 // DefaultPrefix is unique per pipeline construction.
 func DefaultPrefix() string { return "dorisio-" + randomHex(12) }
 
-// NewRunID names one run of a pipeline.
-func NewRunID() string { return randomHex(8) }
+// newRunID names one run of a pipeline.
+func newRunID() string { return randomHex(8) }
 
 // randomHex is n ≤ 32 random hex digits.
 func randomHex(n int) string {
@@ -108,8 +108,8 @@ func tablePart(table string) string {
 	return string(b)
 }
 
-// NewLabel returns a fresh label for one load of table in a run.
-func NewLabel(prefix, run, table string) string {
+// newLabel returns a fresh label for one load of table in a run.
+func newLabel(prefix, run, table string) string {
 	return runLabelPrefix(prefix, run) + tablePart(table) + labelSep + randomHex(32)
 }
 

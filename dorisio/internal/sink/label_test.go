@@ -15,7 +15,7 @@ func TestLabelsAreValidForAnyTableName(t *testing.T) {
 	prefix := strings.Repeat("p_", MaxPrefixLen/2)
 	for _, table := range []string{"t", "events_2026", "weird.table name/ü", strings.Repeat("x", 300), ""} {
 		for kind, l := range map[string]string{
-			"random":   NewLabel(prefix, "0123abcd", table),
+			"random":   newLabel(prefix, "0123abcd", table),
 			"identity": IDLabel(prefix, table, "m", "s3://bucket/part-0001.csv|1024|17|0|1024 ü"),
 		} {
 			if !dorisLabel.MatchString(l) {
@@ -26,7 +26,7 @@ func TestLabelsAreValidForAnyTableName(t *testing.T) {
 			}
 		}
 	}
-	if NewLabel("p", "r", "t") == NewLabel("p", "r", "t") {
+	if newLabel("p", "r", "t") == newLabel("p", "r", "t") {
 		t.Error("two loads got the same label")
 	}
 }
@@ -57,7 +57,7 @@ func TestIdentityLabelsAreTheSameInEveryRunAndDifferPerTableAndID(t *testing.T) 
 	if IDLabel("nightly", "events", "hidden_columns=__DORIS_DELETE_SIGN__\n", "part-1|100|5|0|100") == a {
 		t.Error("a load with a delete sign shares the label of the same ID loaded without")
 	}
-	if !strings.HasPrefix(a, IDLabelPrefix("nightly")) || strings.HasPrefix(NewLabel("nightly", NewRunID(), "events"), IDLabelPrefix("nightly")) {
+	if !strings.HasPrefix(a, IDLabelPrefix("nightly")) || strings.HasPrefix(newLabel("nightly", newRunID(), "events"), IDLabelPrefix("nightly")) {
 		t.Errorf("identity and random labels are not told apart by %q", IDLabelPrefix("nightly"))
 	}
 }
@@ -65,7 +65,7 @@ func TestIdentityLabelsAreTheSameInEveryRunAndDifferPerTableAndID(t *testing.T) 
 func TestOnePrefixNeverMatchesAnothersLabels(t *testing.T) {
 	for _, pair := range [][2]string{{"job4", "job42"}, {"job4", "job4_x"}, {"orders_daily", "orders_daily2"}, {"a_b", "a_bc"}} {
 		short, long := pair[0], pair[1]
-		for _, l := range []string{NewLabel(long, NewRunID(), "t"), IDLabel(long, "t", "m", "x")} {
+		for _, l := range []string{newLabel(long, newRunID(), "t"), IDLabel(long, "t", "m", "x")} {
 			if strings.HasPrefix(l, LabelPrefixOf(short)) {
 				t.Errorf("label %q of prefix %s matches prefix %s's pattern %q", l, long, short, LabelPrefixOf(short))
 			}
@@ -89,7 +89,7 @@ func TestTwoWritesOfOnePipelineShareTheRunID(t *testing.T) {
 	if a != b {
 		t.Fatalf("two scopes of one pipeline got run ids %q and %q (did beam.Scope lose its graph field?)", a, b)
 	}
-	if ScopeGraph(s) == nil {
+	if scopeGraph(s) == nil {
 		t.Fatal("beam.Scope has no *graph.Graph field named real any more: run ids fall back to one per Write")
 	}
 	_, s2 := beam.NewPipelineWithRoot()

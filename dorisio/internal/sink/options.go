@@ -121,11 +121,6 @@ var encodingHeaders = []string{"column_separator", "line_delimiter", "enclose", 
 // setting was raised.
 const MaxStreamLoadTimeout = 259200
 
-// HTTPTimeouts bounds each phase of every HTTP call to Doris (its fields
-// and their defaults: go doc on the type it names). It is the Stream Load
-// client's own type, passed to it unchanged.
-type HTTPTimeouts = streamload.HTTPTimeouts
-
 // defaultTimeZone is the zone of time.Time fields without WithTimeZone.
 const defaultTimeZone = "UTC"
 

@@ -31,9 +31,9 @@ var graphPtrType = reflect.TypeOf((*graph.Graph)(nil))
 
 // PipelineRunID returns the run id of the pipeline s belongs to.
 func PipelineRunID(s beam.Scope) string {
-	g := ScopeGraph(s)
+	g := scopeGraph(s)
 	if g == nil {
-		return NewRunID()
+		return newRunID()
 	}
 	key := weak.Make(g)
 	pipelineRuns.mu.Lock()
@@ -49,14 +49,14 @@ func PipelineRunID(s beam.Scope) string {
 			delete(pipelineRuns.ids, k)
 		}
 	}
-	id := NewRunID()
+	id := newRunID()
 	pipelineRuns.ids[key] = id
 	return id
 }
 
-// ScopeGraph returns the graph of s, or nil when Beam's Scope no longer has
+// scopeGraph returns the graph of s, or nil when Beam's Scope no longer has
 // the field this relies on.
-func ScopeGraph(s beam.Scope) *graph.Graph {
+func scopeGraph(s beam.Scope) *graph.Graph {
 	f := reflect.ValueOf(s).FieldByName("real")
 	if !f.IsValid() || f.Type() != graphPtrType || f.IsNil() {
 		return nil

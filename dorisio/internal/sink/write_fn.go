@@ -80,7 +80,7 @@ type Write struct {
 	// The chunking stage of stream batching and grouped delivery.
 	Chunk *ChunkFn
 	// With stream batching (stream_batch.go); nil otherwise.
-	Stream StreamStage
+	Stream streamStage
 	// With grouped delivery (grouped.go); nil otherwise.
 	Group *GroupLoadFn
 }
@@ -296,7 +296,7 @@ func NewWrite(p Plan) *Write {
 	// A bounded input's commit stage ends: its lost loads are reported
 	// together after it (lost.go).
 	w.Commit.ReportLost = p.BoundsKnown && !p.Unbounded
-	w.Finalize = o.Delivery == ExactlyOnce && !o.AllOrNothing && FinalizesBundles(p.BoundsKnown && p.Unbounded)
+	w.Finalize = o.Delivery == ExactlyOnce && !o.AllOrNothing && finalizesBundles(p.BoundsKnown && p.Unbounded)
 	if p.Streaming || o.Delivery == Grouped {
 		w.Chunk = &ChunkFn{Conn: p.Conn, DB: p.DB, Table: p.Table, Opts: o, Elem: beam.EncodedType{T: p.Elem}, RunID: p.RunID, Headers: p.Headers}
 	}
@@ -309,8 +309,8 @@ func NewWrite(p Plan) *Write {
 	return w
 }
 
-// StreamStage is the precommit part of stream batching (internal/streambatch):
+// streamStage is the precommit part of stream batching (internal/streambatch):
 // it returns the CommitResults of its loads, committed or precommitted.
-type StreamStage interface {
+type streamStage interface {
 	Precommit(s beam.Scope, w *Write, col beam.PCollection) beam.PCollection
 }

@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 import (
 	"bytes"
@@ -11,8 +11,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
@@ -73,22 +71,15 @@ func (f *fakeLoader) snapshot() []fakeLoad {
 }
 
 // testBatcher builds a batcher as writeFn does, over ld.
-func testBatcher(ld sink.Loader, opts ...WriteOption) *sink.Batcher {
-	o := defaultWriteOptions()
-	for _, opt := range opts {
-		opt.apply(o)
-	}
-	o.finish()
-	if len(o.errs) > 0 {
-		panic(strings.Join(o.errs, "; "))
-	}
-	pool := &sink.ChunkPool{Max: int((o.MaxBufferedBytes + int64(o.LoadsInFlight)*o.MaxBatchBytes) / sink.ChunkSize)}
-	return sink.NewBatcher(context.Background(), ld, pool, "demo", "", "job", "0badf00d", map[string]string{}, &o.Options)
+func testBatcher(ld Loader, opts ...testOption) *Batcher {
+	o := testOptions(opts...)
+	pool := &ChunkPool{Max: int((o.MaxBufferedBytes + int64(o.LoadsInFlight)*o.MaxBatchBytes) / ChunkSize)}
+	return NewBatcher(context.Background(), ld, pool, "demo", "", "job", "0badf00d", map[string]string{}, &o)
 }
 
 // finishAll finishes b's bundle and returns the loads ld saw and their
 // rows per table.
-func finishAll(t *testing.T, b *sink.Batcher, ld *fakeLoader) ([]fakeLoad, map[string]int64) {
+func finishAll(t *testing.T, b *Batcher, ld *fakeLoader) ([]fakeLoad, map[string]int64) {
 	t.Helper()
 	if _, err := b.Finish(); err != nil {
 		t.Fatal(err)
@@ -104,7 +95,7 @@ func finishAll(t *testing.T, b *sink.Batcher, ld *fakeLoader) ([]fakeLoad, map[s
 // A table's loads are cut at the batch limits for its first quarter of the
 // budget, then double with each load it cuts, up to MaxLoadBytes.
 func TestATablesLoadsGrowAfterItsFirstQuarterOfTheBudget(t *testing.T) {
-	b := sink.Budget{Max: 10, BatchBytes: 100, BatchRows: 10, LoadBytes: 1000}
+	b := loadBudget{Max: 10, BatchBytes: 100, BatchRows: 10, LoadBytes: 1000}
 	var got []string
 	for c := 0; c < 10; c++ {
 		bytes, rows := b.Target(c)
@@ -114,7 +105,7 @@ func TestATablesLoadsGrowAfterItsFirstQuarterOfTheBudget(t *testing.T) {
 	if strings.Join(got, " ") != want {
 		t.Errorf("targets %s\nwant    %s", strings.Join(got, " "), want)
 	}
-	if (sink.Budget{BatchBytes: 100, BatchRows: 10, LoadBytes: 1000}).Growth(500) != 1 {
+	if (loadBudget{BatchBytes: 100, BatchRows: 10, LoadBytes: 1000}).Growth(500) != 1 {
 		t.Error("without a budget (plain loads) batches never grow")
 	}
 }
@@ -427,7 +418,8 @@ func TestSpilledBatchesOfThousandsOfTablesHoldNoFileOpen(t *testing.T) {
 func TestIdentityElementsAreLoadsOfTheirOwn(t *testing.T) {
 	ld := &fakeLoader{}
 	b := testBatcher(ld, WithMaxOpenTxns(1))
-	enc, err := sink.NewElemEncoder(sink.RowType, &defaultWriteOptions().Options)
+	o := testOptions()
+	enc, err := NewElemEncoder(RowType, &o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,38 @@
+package sink
+
+import "time"
+
+// testOption sets one field of Options, as dorisio's With... option of the
+// same name does after its checks (those are dorisio's tests'): the
+// engine's tests read like a user's options.
+type testOption func(*Options)
+
+func WithMaxOpenTxns(n int) testOption        { return func(o *Options) { o.MaxOpenTxns = n } }
+func WithMaxBatchRows(n int64) testOption     { return func(o *Options) { o.MaxBatchRows = n } }
+func WithMaxBatchBytes(n int64) testOption    { return func(o *Options) { o.MaxBatchBytes = n } }
+func WithMaxBufferedBytes(n int64) testOption { return func(o *Options) { o.MaxBufferedBytes = n } }
+func WithMaxLoadBytes(n int64) testOption     { return func(o *Options) { o.MaxLoadBytes = n } }
+func WithLoadsInFlight(n int) testOption      { return func(o *Options) { o.LoadsInFlight = n } }
+func WithSpoolDir(dir string) testOption      { return func(o *Options) { o.SpoolDir = dir } }
+func WithDelivery(d Delivery) testOption      { return func(o *Options) { o.Delivery = d } }
+func WithAllOrNothing() testOption            { return func(o *Options) { o.AllOrNothing = true } }
+func WithRetry(p RetryPolicy) testOption      { return func(o *Options) { o.Retry = p } }
+func WithFlushInterval(d time.Duration) testOption {
+	return func(o *Options) { o.FlushInterval = d }
+}
+
+// testOptions are the default options with opts applied, and the defaults
+// dorisio derives after all options (MaxBufferedBytes, QuotaWait).
+func testOptions(opts ...testOption) Options {
+	o := DefaultOptions()
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.MaxBufferedBytes == 0 {
+		o.MaxBufferedBytes = 2 * o.MaxBatchBytes
+	}
+	if o.Retry.QuotaWait == 0 {
+		o.Retry.QuotaWait = DefaultQuotaWait
+	}
+	return o
+}
