@@ -287,9 +287,7 @@ func (s *Server) headerPhase(r *http.Request) (loadHeaders, string) {
 		return lh, "[INTERNAL_ERROR]compress data of JSON format is not supported."
 	}
 	format := strings.ToLower(strings.TrimSpace(h.Get("format")))
-	switch format {
-	case "", "csv", "csv_with_names", "csv_with_names_and_types", "json", "parquet", "orc", "arrow", "hive_text":
-	default:
+	if !table.KnownFormat(format) {
 		return lh, "[INTERNAL_ERROR]unknown data format, format=" + h.Get("format")
 	}
 	lh.compress = strings.ToLower(strings.TrimSpace(h.Get("compress_type")))

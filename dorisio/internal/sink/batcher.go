@@ -117,8 +117,8 @@ type LoadJob struct {
 	// A WriteFiles range's file and the offset of its first byte in it,
 	// for the rows Doris refuses (isolate.go).
 	File string
-	// Unframed: the body is a file's own bytes, sent without the format's
-	// Begin and Finish (framing.go).
+	// Unframed: the body is a file's own bytes, sent as they are, not
+	// written by the format's BodyWriter (framing.go).
 	Unframed   bool
 	FileOffset int64
 	// FileOffsetOf maps an offset in the body to the file's, for a body

@@ -108,7 +108,11 @@ func (b *Batcher) load(j *LoadJob) (*streamload.LoadResult, error) {
 		req.Compressed, req.Compression = j.Compressed, "" // already compressed: sent as it is
 	}
 	if !j.Unframed {
-		req.Body = frame(b.opts.Format.encoding(), j.Body)
+		body, err := writeBody(b.opts.Format.encoding(), req.Headers, nil, j.Body)
+		if err != nil {
+			return nil, fmt.Errorf("dorisio.Write: table %s.%s (label %s): %w", b.db, j.Table, j.label, err)
+		}
+		req.Body = body
 	}
 	if j.twoPhase {
 		// Known to this process before it is sent (open_loads.go): a job
