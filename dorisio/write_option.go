@@ -51,7 +51,7 @@ const (
 var writeOnly = map[string]string{
 	"WithMaxBatchRows": "", "WithMaxBatchBytes": "", "WithMaxBufferedBytes": "",
 	"WithMaxOpenTxns": "", "WithAllOrNothing()": "", "WithAbortLingeringTxns()": "",
-	"WithDelivery": "", "WithSpoolDir": "", "WithMaxLoadBytes": "",
+	"WithDelivery": "", "WithSpoolDir": "", "WithMaxLoadBytes": "", "WithGroupCommitMode": "", "WithDuplicatesAllowed()": "",
 	"WithStreamBatching": "", "WithFlushInterval": "", "WithAllowedLateness": "", "WithShards": "",
 	"WithCreateTable":  "files have no struct fields to make a table of: create the table before the job (dorisio.CreateTable, pipelines/load --create-table --ddl)",
 	"WithAddColumns()": "files have no struct fields to make columns of: add the columns before the job (ALTER TABLE ... ADD COLUMN)",
@@ -100,11 +100,12 @@ func positive[N int | int64](option string, n N, set func(*writeOptions)) WriteO
 	}
 }
 
-// WithFormat sets the body format: CSV (default) or JSON.
+// WithFormat sets the body format: CSV (default), JSON or Arrow (struct
+// rows only).
 func WithFormat(f Format) WriteOption {
 	return func(o *writeOptions) {
 		if !f.Known() {
-			o.fail("WithFormat(%q): want dorisio.CSV or dorisio.JSON", string(f))
+			o.fail("WithFormat(%q): want dorisio.CSV, dorisio.JSON or dorisio.Arrow", string(f))
 			return
 		}
 		o.Format = f
@@ -405,17 +406,41 @@ func WithLoadTimeout(d time.Duration) WriteOption {
 }
 
 // WithDelivery selects ExactlyOnce (default: per-bundle two-phase commit),
-// AtLeastOnce (plain loads) or Grouped (loads whose labels come from their
-// rows); the package doc's "Exactly-once" compares them per runner.
+// AtLeastOnce (plain loads), Grouped (loads whose labels come from their
+// rows) or GroupCommit (label-less loads Doris batches, at least once); the
+// package doc's "Exactly-once" compares them per runner.
 func WithDelivery(d Delivery) WriteOption {
 	return func(o *writeOptions) {
 		o.give("WithDelivery")
-		if d != ExactlyOnce && d != AtLeastOnce && d != Grouped {
-			o.fail("WithDelivery(%d): want dorisio.ExactlyOnce, dorisio.AtLeastOnce or dorisio.Grouped", int(d))
+		if d != ExactlyOnce && d != AtLeastOnce && d != Grouped && d != GroupCommit {
+			o.fail("WithDelivery(%d): want dorisio.ExactlyOnce, dorisio.AtLeastOnce, dorisio.Grouped or dorisio.GroupCommit", int(d))
 			return
 		}
 		o.Delivery = d
 	}
+}
+
+// WithGroupCommitMode sets Doris' group_commit header for
+// WithDelivery(GroupCommit): GroupCommitAsync (the default, async_mode) or
+// GroupCommitSync (sync_mode).
+func WithGroupCommitMode(m GroupCommitMode) WriteOption {
+	return func(o *writeOptions) {
+		o.give("WithGroupCommitMode")
+		if m != GroupCommitAsync && m != GroupCommitSync {
+			o.fail("WithGroupCommitMode(%q): want dorisio.GroupCommitAsync or dorisio.GroupCommitSync", string(m))
+			return
+		}
+		o.GroupCommitMode = string(m)
+	}
+}
+
+// WithDuplicatesAllowed lets WithDelivery(GroupCommit) load into a table
+// whose key model keeps a resent row twice (DUPLICATE KEY, AGGREGATE KEY):
+// a group commit load has no label, so one whose answer was lost is not
+// resent there and the Write fails naming its rows; a retried bundle loads
+// its rows again.
+func WithDuplicatesAllowed() WriteOption {
+	return func(o *writeOptions) { o.give("WithDuplicatesAllowed()"); o.DuplicatesAllowed = true }
 }
 
 // WithRetry bounds in-process retries of loads and commits. Zero fields keep
@@ -468,10 +493,36 @@ func (o *writeOptions) finish(t target) {
 			o.fail("column_separator %q and line_delimiter %q: the separator holds the line delimiter, and Doris cuts lines first, so no row would have two columns", sep, delim)
 		}
 	}
+	if o.Format == Arrow && o.Compression != "" {
+		o.fail("WithCompression(%q) with WithFormat(dorisio.Arrow): Doris reads no compressed Arrow body; drop one of them", o.Compression)
+	}
+	o.finishGroupCommit()
 	if o.AllOrNothing && o.Delivery != ExactlyOnce {
 		o.fail("WithAllOrNothing() with WithDelivery(%v): plain loads are visible at once; all-or-nothing needs ExactlyOnce", o.Delivery)
 	}
 	if o.Retry.QuotaWait == 0 {
 		o.Retry.QuotaWait = sink.DefaultQuotaWait
+	}
+}
+
+// finishGroupCommit checks WithDelivery(GroupCommit)'s combinations: Doris
+// silently loads a load on its own, not grouped, with partial columns,
+// partitions or an update mode (docs/protocol.md §1.8).
+func (o *writeOptions) finishGroupCommit() {
+	if o.Delivery != GroupCommit {
+		for _, name := range []string{"WithGroupCommitMode", "WithDuplicatesAllowed()"} {
+			if o.gave(name) {
+				o.fail("%s without WithDelivery(dorisio.GroupCommit): it applies to group commit loads only", name)
+			}
+		}
+		return
+	}
+	if o.GroupCommitMode == "" {
+		o.GroupCommitMode = string(GroupCommitAsync)
+	}
+	for _, h := range []string{"partial_columns", "partitions", "temporary_partitions", "unique_key_update_mode"} {
+		if v, ok := o.Headers[h]; ok && v != "" && v != "false" {
+			o.fail("WithLoadHeader(%q, %q) with WithDelivery(dorisio.GroupCommit): Doris does not group such loads (it loads each on its own); drop one of them", h, v)
+		}
 	}
 }

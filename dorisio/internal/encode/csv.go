@@ -2,6 +2,7 @@ package encode
 
 import (
 	"bytes"
+	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
@@ -33,7 +34,9 @@ func (csvFormat) Headers() map[string]string {
 func (csvFormat) CarriesComplex() bool { return false }
 func (csvFormat) KeyedFields() bool    { return false }
 
-func (csvFormat) NewWriter([]streamload.Column) (BodyWriter, error) { return &lineWriter{}, nil }
+func (csvFormat) NewWriter([]streamload.Column, *time.Location) (BodyWriter, error) {
+	return &lineWriter{}, nil
+}
 
 // Records: lines, whose fields may hold the line delimiter inside the
 // load's enclose; Doris' default separator is '\t'.

@@ -12,6 +12,7 @@ package encode
 
 import (
 	"strings"
+	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
@@ -40,8 +41,8 @@ type Format interface {
 	// rather than placing them by position (CSV).
 	KeyedFields() bool
 	// NewWriter makes the writer of one load's body for a table whose
-	// columns are cols (nil when not read).
-	NewWriter(cols []streamload.Column) (BodyWriter, error)
+	// columns are cols (nil when not read), its times in loc.
+	NewWriter(cols []streamload.Column, loc *time.Location) (BodyWriter, error)
 
 	// BeginRow, FieldPrefix (before field i, named column) and EndRow lay
 	// out one row; EndRow ends it with the format's row delimiter.
@@ -81,7 +82,7 @@ type BodyWriter interface {
 
 // formats are the formats Write produces, each under the name of its
 // "format" header; ByName reads them.
-var formats = []Format{CSV, JSONLines}
+var formats = []Format{CSV, JSONLines, Arrow}
 
 // ByName is the format of loads sent with format header name ("" and the
 // csv_with_names dialects are CSV), and false for a format Write does not

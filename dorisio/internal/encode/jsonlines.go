@@ -2,6 +2,7 @@ package encode
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
@@ -22,7 +23,9 @@ func (jsonLines) Headers() map[string]string {
 func (jsonLines) CarriesComplex() bool { return true }
 func (jsonLines) KeyedFields() bool    { return true }
 
-func (jsonLines) NewWriter([]streamload.Column) (BodyWriter, error) { return &lineWriter{}, nil }
+func (jsonLines) NewWriter([]streamload.Column, *time.Location) (BodyWriter, error) {
+	return &lineWriter{}, nil
+}
 
 // Records: one object per line (read_json_by_line); a string holds no raw
 // line break.

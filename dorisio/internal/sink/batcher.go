@@ -43,14 +43,16 @@ type Loader interface {
 // add, addOwn and finish are called from the DoFn's goroutine only;
 // uploads run on their own goroutines and report through mu.
 type Batcher struct {
-	ld       Loader
-	db       string
-	table    string // Config.Table, for elements that name none
-	prefix   string
-	run      string
-	headers  map[string]string
-	meaning  string // loadMeaning(headers), hashed into identity labels
-	twoPhase bool
+	ld        Loader
+	db        string
+	table     string // Config.Table, for elements that name none
+	prefix    string
+	run       string
+	headers   map[string]string
+	meaning   string // loadMeaning(headers), hashed into identity labels
+	gcKeys    groupKeys
+	tableCols tableColumns
+	twoPhase  bool
 	// streamBatches: the loads are stream batches (stream_batch.go), for
 	// which grouped delivery and the cut budget do not apply.
 	StreamBatches bool
@@ -164,6 +166,9 @@ type LoadOutcome struct {
 	// isolationLoads: with the refused rows of a table, the loads sent to
 	// isolate them (isolate.go).
 	isolationLoads int64
+	// groupCommit: a group commit load Doris batched (1) or loaded on its
+	// own (-1); 0 for other loads.
+	groupCommit int8
 }
 
 func NewBatcher(ctx context.Context, ld Loader, pool *ChunkPool, db, table, prefix, run string, headers map[string]string, o *Options) *Batcher {

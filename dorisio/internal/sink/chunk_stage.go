@@ -277,7 +277,15 @@ func (fn *ChunkFn) Setup(ctx context.Context) error {
 			return fmt.Errorf("dorisio.Write: %w", err)
 		}
 	}
-	return nil
+	if fn.Opts.Delivery != GroupCommit || fn.Opts.DuplicatesAllowed {
+		return nil
+	}
+	if fn.client == nil {
+		if fn.client, err = NewClient(fn.Conn, fn.Opts.Retry); err != nil {
+			return err
+		}
+	}
+	return CheckGroupCommit(ctx, fn.client, fn.DB, fn.Table, &fn.Opts)
 }
 
 func (fn *ChunkFn) Teardown() {

@@ -1,7 +1,10 @@
 package sink
 
 import (
+	"context"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
@@ -16,8 +19,8 @@ import (
 // format whose body is not its rows as they are (a columnar one) rewrites
 // them here, once per attempt's body. A line format's body is sent as it
 // is: no copy, and a spool file keeps its sendfile path.
-func writeBody(f encode.Format, h map[string]string, cols []streamload.Column, body streamload.Body) (streamload.Body, error) {
-	w, err := f.NewWriter(cols)
+func writeBody(f encode.Format, h map[string]string, cols []streamload.Column, loc *time.Location, body streamload.Body) (streamload.Body, error) {
+	w, err := f.NewWriter(cols, loc)
 	if err != nil {
 		return nil, err
 	}
@@ -43,4 +46,55 @@ func writeBody(f encode.Format, h map[string]string, cols []streamload.Column, b
 		return nil, err
 	}
 	return streamload.NewBytesBody(out), nil
+}
+
+// writeBody is the body of j as the Write's format writes it, typed by
+// j's table's columns when the format needs them (Arrow).
+func (b *Batcher) writeBody(j *LoadJob, h map[string]string) (streamload.Body, error) {
+	f := b.opts.Format.encoding()
+	var cols []streamload.Column
+	if b.opts.Format == Arrow {
+		var err error
+		if cols, err = b.columnsOf(j.Table); err != nil {
+			return nil, fmt.Errorf("reading the table's columns to type its Arrow body: %w", err)
+		}
+	}
+	loc, err := loadZone(b.opts.TimeZone)
+	if err != nil {
+		return nil, err
+	}
+	return writeBody(f, h, cols, loc, j.Body)
+}
+
+// columnsReader reads a table's columns (streamload.Client does).
+type columnsReader interface {
+	TableColumns(ctx context.Context, db, table string) ([]streamload.Column, error)
+}
+
+// columnsOf is table's columns, read once per Batcher.
+func (b *Batcher) columnsOf(table string) ([]streamload.Column, error) {
+	cr, ok := b.ld.(columnsReader)
+	if !ok {
+		return nil, fmt.Errorf("the loader cannot read columns")
+	}
+	b.tableCols.mu.Lock()
+	defer b.tableCols.mu.Unlock()
+	if c, ok := b.tableCols.cols[table]; ok {
+		return c, nil
+	}
+	c, err := cr.TableColumns(b.ctx, b.db, table)
+	if err != nil {
+		return nil, err
+	}
+	if b.tableCols.cols == nil {
+		b.tableCols.cols = map[string][]streamload.Column{}
+	}
+	b.tableCols.cols[table] = c
+	return c, nil
+}
+
+// tableColumns caches the columns of the tables a Batcher loads.
+type tableColumns struct {
+	mu   sync.Mutex // guards cols
+	cols map[string][]streamload.Column
 }

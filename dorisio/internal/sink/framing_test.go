@@ -6,6 +6,7 @@ import (
 	"io"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
@@ -16,7 +17,7 @@ import (
 // format's schema and footer would.
 type bracketed struct{ encode.Format }
 
-func (bracketed) NewWriter([]streamload.Column) (encode.BodyWriter, error) {
+func (bracketed) NewWriter([]streamload.Column, *time.Location) (encode.BodyWriter, error) {
 	return &bracketWriter{}, nil
 }
 

@@ -368,7 +368,7 @@ func (b *Batcher) formatOf(j *LoadJob) (encode.Format, bool) {
 	if !ok {
 		return nil, false
 	}
-	w, err := f.NewWriter(nil)
+	w, err := f.NewWriter(nil, nil)
 	return f, err == nil && w.Verbatim()
 }
 
