@@ -537,6 +537,26 @@
 // partial body. Setup's read of the table's columns gives up after 10s
 // (logging a warning; the loads go on unchecked).
 //
+// # Formats and group commit
+//
+// WithFormat(CSV) (the default) and WithFormat(JSON) send text; with
+// WithFormat(Arrow) (Doris ≥ 2.1) struct rows go as Arrow IPC streams typed
+// by the table's columns (DECIMAL128(p,s), TIMESTAMP in the Write's time
+// zone, DATE32, LARGEINT as text, NULL), which a BE converts far more
+// cheaply than it parses text; rows are buffered, cut and isolated as JSON
+// lines and written as Arrow once per load, the same bytes for the same
+// rows. Not with WithCompression, not for pre-encoded rows, no VARIANT;
+// nested ARRAY/MAP/STRUCT columns are not written as Arrow yet (use JSON).
+//
+// WithDelivery(GroupCommit) sends plain loads without a label, which Doris
+// batches with the table's other loads (group_commit; WithGroupCommitMode
+// async_mode or sync_mode): for many small, frequent writes. Doris refuses
+// a label with group commit, so it is at least once: a load whose answer
+// is lost is resent only into a UNIQUE KEY table (a resent row replaces
+// itself; with a sequence column the newest version wins in any order),
+// and otherwise the Write fails naming its rows. Setup refuses a table of
+// another key model unless WithDuplicatesAllowed().
+//
 // # Metrics
 //
 // Beam metrics in namespace "dorisio", kept per step: Beam keys a metric
@@ -576,6 +596,9 @@
 //     "rejected_rows:<db>.<table>", and isolation_loads and
 //     "isolation_loads:<db>.<table>" (the loads sent to tell refused rows
 //     apart, besides the loads Doris refused).
+//   - WithDelivery(GroupCommit): group_commit_loads (loads Doris answered
+//     with "GroupCommit": true) and group_commit_fallbacks (loads it took
+//     on its own instead, e.g. for want of WAL room).
 //   - Read: read_rows, read_splits, read_split_reruns (splits run again
 //     after a failed query or fetch) and read_spilled_batches (batches past
 //     WithReadBufferBytes, held in a file until their split was read).

@@ -30,7 +30,8 @@ import (
 // stream whole into BE memory). The same rows give the same bytes.
 var Arrow Format = arrowFormat{}
 
-const (
+// Record batch and stream sizes (variables for tests).
+var (
 	arrowBatchRows     = 8192
 	arrowStreamBatches = 8
 )

@@ -17,6 +17,9 @@ func TestArrowBodiesAreTheSameBytesForTheSameRows(t *testing.T) {
 	cols := []streamload.Column{{Name: "id", Type: "BIGINT"}, {Name: "price", Type: "DECIMAL128", Precision: 12, Scale: 3},
 		{Name: "at", Type: "DATETIMEV2"}, {Name: "day", Type: "DATEV2"}, {Name: "name", Type: "VARCHAR"}, {Name: "big", Type: "LARGEINT"}}
 	loc, _ := time.LoadLocation("Asia/Shanghai")
+	batchRows := arrowBatchRows
+	arrowBatchRows = 100
+	t.Cleanup(func() { arrowBatchRows = batchRows })
 	body := func() []byte {
 		w, err := Arrow.NewWriter(cols, loc)
 		if err != nil {
