@@ -71,21 +71,22 @@ func (res *loadResult) json() string {
 		kv("ExistingJobStatus", jsonString(res.existing))
 	}
 	kv("Message", jsonString(res.message))
-	kv("NumberTotalRows", num(res.total))
-	kv("NumberLoadedRows", num(res.loaded))
-	kv("NumberFilteredRows", num(res.filtered))
-	kv("NumberUnselectedRows", num(res.unselected))
-	kv("LoadBytes", num(res.loadBytes))
-	kv("LoadTimeMs", num(res.loadMs))
-	if !res.groupCommit {
-		kv("BeginTxnTimeMs", num(res.beginMs))
-	}
-	kv("StreamLoadPutTimeMs", num(res.putMs))
-	kv("ReadDataTimeMs", num(res.readMs))
-	kv("WriteDataTimeMs", num(res.writeMs))
-	kv("ReceiveDataTimeMs", num(res.recvMs))
-	if !res.groupCommit {
-		kv("CommitAndPublishTimeMs", num(res.commitMs))
+	// The counters and times, in master's order; a group commit answer has
+	// no begin or commit time (protocol §1.8).
+	for _, c := range []struct {
+		name string
+		n    int64
+		txn  bool
+	}{
+		{"NumberTotalRows", res.total, false}, {"NumberLoadedRows", res.loaded, false},
+		{"NumberFilteredRows", res.filtered, false}, {"NumberUnselectedRows", res.unselected, false},
+		{"LoadBytes", res.loadBytes, false}, {"LoadTimeMs", res.loadMs, false}, {"BeginTxnTimeMs", res.beginMs, true},
+		{"StreamLoadPutTimeMs", res.putMs, false}, {"ReadDataTimeMs", res.readMs, false}, {"WriteDataTimeMs", res.writeMs, false},
+		{"ReceiveDataTimeMs", res.recvMs, false}, {"CommitAndPublishTimeMs", res.commitMs, true},
+	} {
+		if !c.txn || !res.groupCommit {
+			kv(c.name, num(c.n))
+		}
 	}
 	if res.errorURL != "" {
 		kv("ErrorURL", jsonString(res.errorURL))
