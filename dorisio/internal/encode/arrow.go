@@ -38,6 +38,8 @@ var (
 
 type arrowFormat struct{ jsonLines }
 
+func init() { register(Arrow) }
+
 func (arrowFormat) Name() string { return "arrow" }
 
 func (arrowFormat) Headers() map[string]string { return map[string]string{"format": "arrow"} }

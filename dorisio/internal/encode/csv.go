@@ -16,6 +16,8 @@ var CSV Format = csvFormat{}
 
 type csvFormat struct{}
 
+func init() { register(CSV) }
+
 // Headers: Doris 2.1/3.0 keep a '"' enclose in the value unless
 // trim_double_quotes is true (csv_reader.cpp: _not_trim_enclose =
 // !_trim_double_quotes && _enclose == '"'); master trims it with enclose

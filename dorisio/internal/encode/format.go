@@ -81,8 +81,10 @@ type BodyWriter interface {
 }
 
 // formats are the formats Write produces, each under the name of its
-// "format" header; ByName reads them.
-var formats = []Format{CSV, JSONLines, Arrow}
+// "format" header; ByName reads them. Each format's file adds itself.
+var formats []Format
+
+func register(f Format) { formats = append(formats, f) }
 
 // ByName is the format of loads sent with format header name ("" and the
 // csv_with_names dialects are CSV), and false for a format Write does not

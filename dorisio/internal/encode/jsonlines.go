@@ -14,6 +14,8 @@ var JSONLines Format = jsonLines{}
 
 type jsonLines struct{}
 
+func init() { register(JSONLines) }
+
 func (jsonLines) Name() string { return "json" }
 
 func (jsonLines) Headers() map[string]string {
