@@ -49,9 +49,9 @@ type Batcher struct {
 	prefix    string
 	run       string
 	headers   map[string]string
-	meaning   string // loadMeaning(headers), hashed into identity labels
-	gcKeys    groupKeys
-	tableCols tableColumns
+	meaning   string                          // loadMeaning(headers), hashed into identity labels
+	gcKeys    tableCache[string]              // key models (groupcommit.go)
+	tableCols tableCache[[]streamload.Column] // columns (framing.go)
 	twoPhase  bool
 	// streamBatches: the loads are stream batches (stream_batch.go), for
 	// which grouped delivery and the cut budget do not apply.

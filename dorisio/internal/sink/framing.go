@@ -77,24 +77,30 @@ func (b *Batcher) columnsOf(table string) ([]streamload.Column, error) {
 	if !ok {
 		return nil, fmt.Errorf("the loader cannot read columns")
 	}
-	b.tableCols.mu.Lock()
-	defer b.tableCols.mu.Unlock()
-	if c, ok := b.tableCols.cols[table]; ok {
-		return c, nil
-	}
-	c, err := cr.TableColumns(b.ctx, b.db, table)
-	if err != nil {
-		return nil, err
-	}
-	if b.tableCols.cols == nil {
-		b.tableCols.cols = map[string][]streamload.Column{}
-	}
-	b.tableCols.cols[table] = c
-	return c, nil
+	return b.tableCols.get(table, func() ([]streamload.Column, error) { return cr.TableColumns(b.ctx, b.db, table) })
 }
 
-// tableColumns caches the columns of the tables a Batcher loads.
-type tableColumns struct {
-	mu   sync.Mutex // guards cols
-	cols map[string][]streamload.Column
+// tableCache caches what was read about each table a Batcher loads (its
+// columns, its key model), read once each.
+type tableCache[T any] struct {
+	mu   sync.Mutex // guards read
+	read map[string]T
+}
+
+// get is table's value, read by read the first time.
+func (c *tableCache[T]) get(table string, read func() (T, error)) (T, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v, ok := c.read[table]; ok {
+		return v, nil
+	}
+	v, err := read()
+	if err != nil {
+		return v, err
+	}
+	if c.read == nil {
+		c.read = map[string]T{}
+	}
+	c.read[table] = v
+	return v, nil
 }

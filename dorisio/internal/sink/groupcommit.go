@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 )
 
 // keysReader reads a table's key model (streamload.Client does).
@@ -56,12 +55,6 @@ func keysName(keys string) string {
 	return "keysType " + keys
 }
 
-// groupKeys caches the key model of the tables group commit loads went to.
-type groupKeys struct {
-	mu   sync.Mutex        // guards keys
-	keys map[string]string // table → _schema keysType
-}
-
 // resendLost decides about a group commit load of j whose answer was lost
 // (its lost-th): nil to resend it, which only a UNIQUE KEY table makes
 // harmless, else an error naming its rows.
@@ -96,20 +89,7 @@ func (b *Batcher) keysOf(table string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("the loader cannot read key models")
 	}
-	b.gcKeys.mu.Lock()
-	defer b.gcKeys.mu.Unlock()
-	if k, ok := b.gcKeys.keys[table]; ok {
-		return k, nil
-	}
-	k, err := kr.TableKeysType(b.ctx, b.db, table)
-	if err != nil {
-		return "", err
-	}
-	if b.gcKeys.keys == nil {
-		b.gcKeys.keys = map[string]string{}
-	}
-	b.gcKeys.keys[table] = k
-	return k, nil
+	return b.gcKeys.get(table, func() (string, error) { return kr.TableKeysType(b.ctx, b.db, table) })
 }
 
 // rowsText names a load's rows: how many, and the first and last of a
