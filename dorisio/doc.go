@@ -51,8 +51,9 @@
 //	bounded input, no prefix, speed first             ExactlyOnce (the default)
 //	unbounded input (a streaming source)              ExactlyOnce with stream batching (the default)
 //	rows loaded twice do no harm (upserts by key)     AtLeastOnce (no commit stage)
+//	many small, frequent writes into a UNIQUE table   GroupCommit (Doris batches them; at least once)
 //
-// The three deliveries:
+// The four deliveries:
 //   - ExactlyOnce: per-bundle two-phase commit (above). A re-run of a job
 //     that committed loads again: its labels hold the run.
 //   - Grouped: rows grouped per table and WithShards shard by a GroupByKey,
@@ -63,6 +64,12 @@
 //     second of ExactlyOnce on prism). Bounded input only.
 //   - AtLeastOnce: plain loads, visible at once; a retried bundle loads
 //     again.
+//   - GroupCommit: plain loads without a label, which Doris batches with
+//     the table's other loads (group_commit, WithGroupCommitMode). Doris
+//     refuses a label with group commit, so it is at least once: a load
+//     whose answer is lost is resent only into a UNIQUE KEY table, and
+//     otherwise fails naming its rows; other key models need
+//     WithDuplicatesAllowed(). docs/guide.md says more.
 //
 // What each gives per runner (README.md's table gives each cell's reason,
 // and how we know):

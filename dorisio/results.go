@@ -46,6 +46,11 @@ const (
 	CSV Format = sink.CSV
 	// JSON is one JSON object per line (read_json_by_line: true).
 	JSON Format = sink.JSON
+	// Arrow (Doris ≥ 2.1) sends struct rows as Arrow IPC streams, typed by
+	// the table's columns, which the BE converts far more cheaply than it
+	// parses text: for a BE whose CPU limits the load. No compression, no
+	// VARIANT columns; nested ARRAY/MAP/STRUCT columns are not written yet.
+	Arrow Format = sink.Arrow
 )
 
 // Delivery selects the guarantee (WithDelivery); "Choosing a delivery" in
@@ -74,6 +79,26 @@ const (
 	// doc. The default for a bounded input with a Config.LabelPrefix (and
 	// on Flink and Spark).
 	Grouped Delivery = sink.Grouped
+	// GroupCommit sends plain loads without a label, which Doris batches
+	// with the table's other loads (group_commit, Doris ≥ 2.1): for many
+	// small, frequent writes. Doris refuses a label with group commit, so
+	// it is at least once: a load whose answer is lost is resent only into
+	// a UNIQUE KEY table (where a resent row replaces itself; a sequence
+	// column keeps the newest version whatever the order), and otherwise
+	// fails naming its rows. Setup refuses a table of another key model
+	// unless WithDuplicatesAllowed(). WithGroupCommitMode picks async_mode
+	// (the default: Doris answers once its WAL has the rows, visible within
+	// the table's group_commit_interval_ms) or sync_mode (once they are
+	// committed and visible).
+	GroupCommit Delivery = sink.GroupCommit
+)
+
+// GroupCommitMode is Doris' group_commit header value (WithGroupCommitMode).
+type GroupCommitMode string
+
+const (
+	GroupCommitAsync GroupCommitMode = "async_mode"
+	GroupCommitSync  GroupCommitMode = "sync_mode"
 )
 
 // CommitResult reports one load: the output of Write and WriteFiles holds

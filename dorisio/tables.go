@@ -70,13 +70,15 @@ type optionDefault struct {
 }
 
 var optionDefaults = []optionDefault{
-	{"WithFormat(CSV | JSON)", "CSV", "`CSV` (`,` separated, `\"` enclosed, `\\` escaped, `\\N` = NULL)", "`format`"},
+	{"WithFormat(CSV | JSON | Arrow)", "CSV", "`CSV` (`,` separated, `\"` enclosed, `\\` escaped, `\\N` = NULL); `Arrow` (Doris ≥ 2.1): struct rows as Arrow IPC streams typed by the table's columns, cheaper for the BE to convert; no compression, no nested columns yet", "`format`"},
 	{"WithMaxBatchRows(n)", "1,000,000", "1,000,000: a hard cap with `AtLeastOnce`; with `ExactlyOnce` it caps a table's first `WithMaxOpenTxns`/4 loads of a bundle and each later one may double (`WithMaxBatchRows(3)` over 40 rows: 3, 3, 3, 3, 3, 6, 12, 7)", "`sink.buffer-flush.max-rows` (batch mode)"},
 	{"WithMaxBatchBytes(n)", "64 MiB", "64 MiB (likewise, spilled to `WithSpoolDir`, up to `WithMaxLoadBytes`)", "`sink.buffer-flush.max-bytes` (batch mode)"},
 	{"WithMaxBufferedBytes(n)", "2 × MaxBatchBytes", "2 × MaxBatchBytes (all tables of a bundle)", "—"},
 	{"WithLoadsInFlight(n)", "2", "2 per DoFn instance", "—"},
 	{"WithCompression(\"gz\" | \"lz4\")", "none", "none; with `WithFormat(JSON)` it needs Doris ≥ 3.0.5", "`compress_type`"},
-	{"WithDelivery(ExactlyOnce | AtLeastOnce | Grouped)", "ExactlyOnce; Grouped with a LabelPrefix", "`ExactlyOnce` (per-bundle 2PC); `Grouped` for a bounded input with a `LabelPrefix`, and on `--runner=flink`/`spark` for bounded input (logged)", "`sink.enable-2pc`"},
+	{"WithDelivery(ExactlyOnce | AtLeastOnce | Grouped | GroupCommit)", "ExactlyOnce; Grouped with a LabelPrefix", "`ExactlyOnce` (per-bundle 2PC); `Grouped` for a bounded input with a `LabelPrefix`, and on `--runner=flink`/`spark` for bounded input (logged)", "`sink.enable-2pc`"},
+	{"WithGroupCommitMode(m)", "async_mode (GroupCommit only)", "`GroupCommitAsync` (Doris answers once its WAL holds the rows; visible within the table's `group_commit_interval_ms`); `GroupCommitSync` answers once they are visible. With `WithDelivery(GroupCommit)` only", "`group_commit`"},
+	{"WithDuplicatesAllowed()", "off (GroupCommit only)", "off: `WithDelivery(GroupCommit)` refuses a table whose key model keeps a resent row twice (DUPLICATE, AGGREGATE KEY). On: such a table is taken; a load whose answer is lost fails naming its rows, a retried bundle loads again", "—"},
 	{"WithRetry(RetryPolicy{...})", "5 attempts, 500ms → 30s", "5 attempts, 500 ms → 30 s backoff with jitter; `QuotaWait` 10 min; `TwoPCTimeout` 90 s per commit or abort (and a failed bundle's aborts together); `LabelPollTimeout` 5 min asking a PREPARE label's state after an unknown outcome; `TabletWait` 10 min resending a load Doris refuses for a tablet's state (-235 too many versions, too few alive replicas while a BE restarts); `VisibleTimeout` 0 (off): > 0 reports a load only once Doris shows it VISIBLE", "`sink.max-retries`; Doris' `insert_visible_timeout_ms`"},
 	{"WithMaxOpenTxns(n)", "20", "20: the loads a bundle's tables may cut before their last. A bundle holds one load per table until its commit plus at most n; only Doris' `max_running_txn_num_per_db` (1000) limits the tables", "— (Flink holds one per table per checkpoint)"},
 	{"WithMaxLoadBytes(n)", "10 GiB", "10 GiB", "BE `streaming_load_max_mb`"},

@@ -60,10 +60,16 @@ func (o *writeOptions) validate(m mode) {
 		}
 	}
 
+	// Doris reads no compressed Arrow body.
+	if o.Format == Arrow && o.Compression != "" {
+		o.fail("%s with %s: Doris reads no compressed Arrow body; drop one of them", o.givenBy("header compress_type"), o.givenBy("the format"))
+	}
+
 	if m.files != nil {
 		o.validateFiles(*m.files)
 		return
 	}
+	o.validateGroupCommit()
 
 	// Batch sizes: each bound must leave room for the one it holds.
 	if o.MaxBufferedBytes < o.MaxBatchBytes {
@@ -109,6 +115,29 @@ func (o *writeOptions) validate(m mode) {
 	}
 }
 
+// validateGroupCommit checks WithDelivery(GroupCommit)'s combinations: its
+// own options do nothing without it, and Doris silently loads a load on its
+// own, not grouped, with partial columns, partitions or an update mode
+// (docs/protocol.md §1.8).
+func (o *writeOptions) validateGroupCommit() {
+	if o.Delivery != GroupCommit {
+		for _, what := range []string{"the group commit mode", "WithDuplicatesAllowed()"} {
+			if by := o.givenBy(what); by != "" {
+				o.fail("%s with %s: does nothing, since it applies to WithDelivery(dorisio.GroupCommit) only; drop it", by, o.deliveryWords())
+			}
+		}
+		return
+	}
+	if o.GroupCommitMode == "" {
+		o.GroupCommitMode = string(GroupCommitAsync)
+	}
+	for _, h := range []string{"partial_columns", "partitions", "temporary_partitions", "unique_key_update_mode"} {
+		if v, ok := o.Headers[h]; ok && v != "" && v != "false" {
+			o.fail("WithLoadHeader(%q, %q) with WithDelivery(dorisio.GroupCommit): Doris does not group such loads (it loads each on its own); drop one of them", h, v)
+		}
+	}
+}
+
 // validateFiles checks the options of WriteFiles against its Files: the
 // quoting and header lines are Files', which WriteFiles cuts the files by.
 func (o *writeOptions) validateFiles(f Files) {
@@ -126,6 +155,10 @@ func (o *writeOptions) validateFiles(f Files) {
 		if d, err := textfmt.DecodeSeparator(delim); err == nil && string(d) != "\n" {
 			o.fail("Files.StripCR: reads \"\\r\\n\" as the line delimiter \"\\n\"; with WithLineDelimiter(%q) use one or the other", delim)
 		}
+	}
+	if o.Format == Arrow {
+		o.fail("%s: Arrow bodies are built from struct rows; files are loaded as their own CSV or JSON lines", o.givenBy("the format"))
+		return
 	}
 	if o.Format == JSON {
 		if f.HeaderLines > 0 {

@@ -78,6 +78,10 @@ var settingOptions = []struct {
 	{WithLoadHeader("WHERE", "k > 1"), []string{"header where"}},
 	{WithDelivery(ExactlyOnce), []string{"delivery"}},
 	{WithDelivery(Grouped), []string{"delivery"}},
+	{WithGroupCommitMode(GroupCommitAsync), []string{"group commit mode"}},
+	{WithGroupCommitMode(GroupCommitSync), []string{"group commit mode"}},
+	{WithDuplicatesAllowed(), []string{"duplicates allowed"}},
+	{WithDuplicatesAllowed(), []string{"duplicates allowed"}},
 	{WithRetry(RetryPolicy{MaxAttempts: 2}), []string{"retry"}},
 	{WithRetry(RetryPolicy{MaxAttempts: 3}), []string{"retry"}},
 	{WithRejectedRows(), []string{"rejected rows"}},
@@ -162,6 +166,12 @@ func TestOptionsThatWouldBeIgnoredOrEmptyAreRefused(t *testing.T) {
 			"WithShards(4) with delivery ExactlyOnce (the default here) and without stream batching"},
 		{"shards with plain loads", validConfig(), []WriteOption{WithDelivery(AtLeastOnce), WithShards(4)},
 			"WithShards(4) with WithDelivery(AtLeastOnce) and without stream batching"},
+		{"a group commit mode without group commit", validConfig(), []WriteOption{WithGroupCommitMode(GroupCommitSync)},
+			`WithGroupCommitMode("sync_mode") with delivery ExactlyOnce (the default here): does nothing`},
+		{"duplicates allowed with grouped delivery", validConfig(), []WriteOption{WithDelivery(Grouped), WithDuplicatesAllowed()},
+			"WithDuplicatesAllowed() with WithDelivery(Grouped): does nothing"},
+		{"arrow bodies compressed", validConfig(), []WriteOption{WithFormat(Arrow), WithCompression("gz")},
+			"WithCompression(\"gz\") with WithFormat(ARROW): Doris reads no compressed Arrow body"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			msg := constructionPanic(tc.cfg, []byte("1,a\n"), tc.opts...)

@@ -64,12 +64,13 @@ func positive[N int | int64](option string, n N, set func(*writeOptions)) func(*
 	}
 }
 
-// WithFormat sets the body format: CSV (default) or JSON.
+// WithFormat sets the body format: CSV (default), JSON or Arrow (struct
+// rows only).
 func WithFormat(f Format) LoadOption {
 	return forLoads(fmt.Sprintf("WithFormat(%s)", strings.ToUpper(string(f))), func(o *writeOptions) {
 		o.claim("the format")
 		if !f.Known() {
-			o.fail("WithFormat(%q): want dorisio.CSV or dorisio.JSON", string(f))
+			o.fail("WithFormat(%q): want dorisio.CSV, dorisio.JSON or dorisio.Arrow", string(f))
 			return
 		}
 		o.Format = f
@@ -403,16 +404,43 @@ func WithLoadTimeout(d time.Duration) LoadOption {
 }
 
 // WithDelivery selects ExactlyOnce (default: per-bundle two-phase commit),
-// AtLeastOnce (plain loads) or Grouped (loads whose labels come from their
-// rows); the package doc's "Choosing a delivery" compares them, per runner too.
+// AtLeastOnce (plain loads), Grouped (loads whose labels come from their
+// rows) or GroupCommit (label-less loads Doris batches, at least once); the
+// package doc's "Choosing a delivery" compares them, per runner too.
 func WithDelivery(d Delivery) WriteOption {
 	return forWrite(fmt.Sprintf("WithDelivery(%v)", d), func(o *writeOptions) {
 		o.claim("the delivery")
-		if d != ExactlyOnce && d != AtLeastOnce && d != Grouped {
-			o.fail("WithDelivery(%d): want dorisio.ExactlyOnce, dorisio.AtLeastOnce or dorisio.Grouped", int(d))
+		if d != ExactlyOnce && d != AtLeastOnce && d != Grouped && d != GroupCommit {
+			o.fail("WithDelivery(%d): want dorisio.ExactlyOnce, dorisio.AtLeastOnce, dorisio.Grouped or dorisio.GroupCommit", int(d))
 			return
 		}
 		o.Delivery = d
+	})
+}
+
+// WithGroupCommitMode sets Doris' group_commit header for
+// WithDelivery(GroupCommit): GroupCommitAsync (the default, async_mode) or
+// GroupCommitSync (sync_mode).
+func WithGroupCommitMode(m GroupCommitMode) WriteOption {
+	return forWrite(fmt.Sprintf("WithGroupCommitMode(%q)", string(m)), func(o *writeOptions) {
+		o.claim("the group commit mode")
+		if m != GroupCommitAsync && m != GroupCommitSync {
+			o.fail("WithGroupCommitMode(%q): want dorisio.GroupCommitAsync or dorisio.GroupCommitSync", string(m))
+			return
+		}
+		o.GroupCommitMode = string(m)
+	})
+}
+
+// WithDuplicatesAllowed lets WithDelivery(GroupCommit) load into a table
+// whose key model keeps a resent row twice (DUPLICATE KEY, AGGREGATE KEY):
+// a group commit load has no label, so one whose answer was lost is not
+// resent there and the Write fails naming its rows; a retried bundle loads
+// its rows again.
+func WithDuplicatesAllowed() WriteOption {
+	return forWrite("WithDuplicatesAllowed()", func(o *writeOptions) {
+		o.claim("WithDuplicatesAllowed()")
+		o.DuplicatesAllowed = true
 	})
 }
 

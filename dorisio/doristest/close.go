@@ -89,6 +89,7 @@ func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		close(s.stop)
 		<-s.tickDone
+		s.groups.flush()
 		if s.cfg.fakeClock != nil {
 			s.cfg.fakeClock.unsubscribe(s)
 		}

@@ -30,18 +30,22 @@ type config struct {
 	addr             string
 	logger           *slog.Logger
 	version          table.Version
+	// groupCommitInterval: how long a group of group commit loads waits
+	// (group_commit.go).
+	groupCommitInterval time.Duration
 }
 
 func defaultConfig() config {
 	return config{
-		user:             "root",
-		backends:         1,
-		precommitTimeout: 3600 * time.Second,   // stream_load_default_precommit_timeout_second
-		loadTimeout:      259200 * time.Second, // stream_load_default_timeout_second
-		labelRetention:   43200 * time.Second,  // streaming_label_keep_max_second
-		runningTxnQuota:  1000,                 // max_running_txn_num_per_db (2.x/3.0)
-		addr:             "127.0.0.1:0",
-		version:          mustVersion(DefaultDorisVersion),
+		user:                "root",
+		backends:            1,
+		precommitTimeout:    3600 * time.Second,   // stream_load_default_precommit_timeout_second
+		loadTimeout:         259200 * time.Second, // stream_load_default_timeout_second
+		labelRetention:      43200 * time.Second,  // streaming_label_keep_max_second
+		runningTxnQuota:     1000,                 // max_running_txn_num_per_db (2.x/3.0)
+		addr:                "127.0.0.1:0",
+		version:             mustVersion(DefaultDorisVersion),
+		groupCommitInterval: 10 * time.Second, // group_commit_interval_ms
 	}
 }
 

@@ -60,6 +60,7 @@ type Server struct {
 	connSeq atomic.Int64 // the invented JDBC connection ids of query errors
 	stmts   statementLog // what the SQL endpoint received (ddl.go)
 
+	groups    groups // group commit loads waiting for their commit (group_commit.go)
 	stop      chan struct{}
 	tickDone  chan struct{}
 	closeOnce sync.Once
@@ -88,6 +89,7 @@ func NewServer(opts ...Option) *Server {
 		errLogs: map[string]string{}, requests: map[int]string{}, inflight: map[int]string{},
 		stop: make(chan struct{}), tickDone: make(chan struct{}),
 	}
+	s.groups.s = s
 	s.log = cfg.logger
 	if s.log == nil {
 		s.log = slog.Default()

@@ -56,10 +56,14 @@ type Config struct {
 	ReadRows int64
 	// ReadOnly measures read_vs_raw alone.
 	ReadOnly bool
+	// ArrowRows are the rows of arrow_vs_csv (0: skip it); ArrowOnly
+	// measures it alone (arrow.go).
+	ArrowRows int
+	ArrowOnly bool
 }
 
 func defaultConfig() Config {
-	return Config{Rows: 2_000_000, Tables: 4, Runs: 3, ReadRows: 1_000_000, RSSFactor: 10, RSSBatchBytes: 8 << 20, CSVMB: 512, Out: "bench.json", Timeout: 15 * time.Minute,
+	return Config{Rows: 2_000_000, Tables: 4, Runs: 3, ReadRows: 1_000_000, ArrowRows: 200_000, RSSFactor: 10, RSSBatchBytes: 8 << 20, CSVMB: 512, Out: "bench.json", Timeout: 15 * time.Minute,
 		NominalRate: 2000, NominalDuration: 10 * time.Second, FlushInterval: 2 * time.Second}
 }
 
@@ -87,6 +91,12 @@ type Result struct {
 	RawReadCPUSeconds     float64   `json:"raw_read_cpu_s"`
 	ReadRows              int64     `json:"read_rows"`
 	ReadSplits            int       `json:"read_splits"`
+
+	// arrow_vs_csv (arrow.go)
+	ArrowVsCSV float64      `json:"arrow_vs_csv"`
+	ArrowRows  int          `json:"arrow_rows"`
+	ArrowCSV   arrowFigures `json:"arrow_csv"`
+	ArrowArrow arrowFigures `json:"arrow_arrow"`
 
 	Targets map[string]string `json:"targets"`
 
@@ -219,6 +229,14 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Result, error) {
 		Targets: map[string]string{"write_vs_noop": ">= 0.8", "client_vs_rawput": ">= 0.9", "rss_10x": "<= 1.3",
 			"file_vs_curl": ">= 0.5", "file_vs_streamloader": ">= 1.5", "client_vs_curl": ">= 0.9", "grouped_vs_per_bundle": ">= 0.5", "read_vs_raw": ">= 0.9"},
 	}
+	if cfg.ArrowOnly {
+		if err := b.arrow(ctx, res); err != nil {
+			return nil, err
+		}
+		res.ReadOnly = true // only the first-screen figures printed below
+		res.Seconds = time.Since(start).Seconds()
+		return res, nil
+	}
 	if cfg.ReadOnly {
 		if err := b.read(ctx, res); err != nil {
 			return nil, err
@@ -239,6 +257,11 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Result, error) {
 		}
 		if cfg.ReadRows > 0 {
 			if err := b.read(ctx, res); err != nil {
+				return nil, err
+			}
+		}
+		if cfg.ArrowRows > 0 {
+			if err := b.arrow(ctx, res); err != nil {
 				return nil, err
 			}
 		}
@@ -670,6 +693,7 @@ func PrintTable(w io.Writer, r *Result) {
 		return
 	}
 	printRead(w, r, mark)
+	printArrow(w, r)
 	if r.ReadOnly {
 		return
 	}

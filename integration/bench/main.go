@@ -41,6 +41,10 @@
 //     arrow-go Flight SQL client reading the same splits (same plan, same
 //     TABLET groups, one session, batches counted) (target ≥ 0.9);
 //     -read-only measures it alone (read.go).
+//   - arrow_vs_csv: rows per CPU-second of dorisio.Write with
+//     WithFormat(Arrow) divided by CSV's, into a count-only doristest, and
+//     doristest's decode time per MB of each body (arrow.go);
+//     -arrow-only measures it alone.
 //   - rss_10x: peak RSS (the child's rusage maxrss) of the write pipeline at
 //     -rss-factor × -rss-rows divided by peak RSS at -rss-rows (default
 //     -rows) (target ≤ 1.3). Memory is bounded by the batch buffers, so the
@@ -89,6 +93,8 @@ func main() {
 	flag.StringVar(&cfg.Streamloader, "streamloader", "", "a doris-streamloader binary, built from its public source outside this repository, for file_vs_streamloader (empty: skipped, saying so)")
 	flag.Int64Var(&cfg.ReadRows, "read-rows", cfg.ReadRows, "rows of read_vs_raw's table (0: skip it)")
 	flag.BoolVar(&cfg.ReadOnly, "read-only", false, "measure read_vs_raw alone")
+	flag.IntVar(&cfg.ArrowRows, "arrow-rows", cfg.ArrowRows, "rows of arrow_vs_csv (0: skip it)")
+	flag.BoolVar(&cfg.ArrowOnly, "arrow-only", false, "measure arrow_vs_csv alone")
 	flag.BoolVar(&cfg.FilesOnly, "files-only", false, "measure the file loads alone (file_vs_curl, file_vs_streamloader, on the quoted and the unquoted CSV)")
 	flag.Parse()
 	beam.Init()

@@ -183,7 +183,7 @@ func TestRefusedFlagsSayTheFlagTheValueAndWhatIsAccepted(t *testing.T) {
 		{"JSON without files", []string{"--format", "json"},
 			"load: --format json describes the --input files (JSON lines); the synthetic rows are CSV: leave --format out, or give --input"},
 		{"an unknown delivery", []string{"--delivery", "maybe"},
-			"load: --delivery maybe: want exactly-once, at-least-once or grouped"},
+			"load: --delivery maybe: want exactly-once, at-least-once, grouped or group-commit"},
 		{"a negative batch size, refused by dorisio.Write", []string{"--batch-bytes", "-5"},
 			"load: --batch-bytes -5: must be > 0 (dorisio.Write's WithMaxBatchBytes)"},
 		{"no loads in flight, refused by dorisio.Write", []string{"--loads-in-flight", "0"},

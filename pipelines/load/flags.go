@@ -21,6 +21,8 @@ type options struct {
 	input, format, ddl, compression, delivery, sink   string
 	csvDialect, columnSeparator, lineDelimiter        string
 	fileCompression                                   string
+	groupCommit                                       string // --group-commit: async or sync, with --delivery group-commit
+	allowDuplicates                                   bool   // --allow-duplicates: WithDuplicatesAllowed
 	rejectedRows                                      string // --rejected-rows: JSON lines of the refused rows (rejected.go)
 	headerLines                                       int
 	rows, batchBytes, batchRows, chunkBytes           int64
@@ -56,7 +58,7 @@ func defaultOptions() *options {
 		batchBytes: 64 << 20, batchRows: 1_000_000,
 		loadsInFlight: 2, compression: "none",
 		maxOpenTxns: 20, maxLoadBytes: 10 << 30,
-		delivery: "exactly-once", sink: "doris", headers: headerFlags{},
+		delivery: "exactly-once", groupCommit: "async", sink: "doris", headers: headerFlags{},
 		csvDialect: rfc4180, columnSeparator: ",", fileCompression: "auto",
 		duration: 10 * time.Second, rate: 2000, flushInterval: 5 * time.Second, shards: 1,
 	}
@@ -124,8 +126,12 @@ func inputFlags(o *options) flagGroup {
 
 func loadingFlags(o *options) flagGroup {
 	return flagGroup{"Loading", []flagDef{
-		{name: "delivery", value: &o.delivery, feeds: "WithDelivery", check: oneOf(&o.delivery, "exactly-once", "at-least-once", "grouped"),
-			usage: "`guarantee`: exactly-once (per-bundle two-phase commit), at-least-once (plain loads) or grouped (rows grouped per table shard and loaded under labels of their contents: exactly once on every runner and across a crash and a re-run with the same --label-prefix, --batch-rows, --batch-bytes, --shards and format flags; costs a shuffle of the rows). Default: grouped with --label-prefix (a re-run loads nothing twice; with --all-or-nothing exactly-once, and a re-run loads again), else exactly-once"},
+		{name: "delivery", value: &o.delivery, feeds: "WithDelivery", check: oneOf(&o.delivery, "exactly-once", "at-least-once", "grouped", "group-commit"),
+			usage: "`guarantee`: exactly-once (per-bundle two-phase commit), at-least-once (plain loads) or grouped (rows grouped per table shard and loaded under labels of their contents: exactly once on every runner and across a crash and a re-run with the same --label-prefix, --batch-rows, --batch-bytes, --shards and format flags; costs a shuffle of the rows) or group-commit (label-less loads Doris batches per table, at least once: a load whose answer is lost is resent only into a UNIQUE KEY table; other tables need --allow-duplicates). Default: grouped with --label-prefix (a re-run loads nothing twice; with --all-or-nothing exactly-once, and a re-run loads again), else exactly-once"},
+		{name: "group-commit", value: &o.groupCommit, feeds: "WithGroupCommitMode", check: oneOf(&o.groupCommit, "async", "sync"),
+			usage: "with --delivery group-commit: `mode` async (Doris answers once its WAL holds the rows; visible after the table's group_commit_interval_ms) or sync (answers once they are visible)"},
+		{name: "allow-duplicates", value: &o.allowDuplicates, feeds: "WithDuplicatesAllowed",
+			usage: "with --delivery group-commit: load into a table that is not UNIQUE KEY, where a retried load's rows are kept twice"},
 		{name: "label-prefix", value: &o.labelPrefix, feeds: "Config.LabelPrefix",
 			usage: "stable label `prefix` of this job (Flink connector: sink.label-prefix): with --input, a re-run with the same prefix, --chunk-bytes and format flags skips the ranges already loaded whose bytes are unchanged (a touched file loads nothing again; other content under the same name, size and time loads), within Doris' label retention (12 h); with --abort-lingering it finds an earlier run's open transactions. Empty: a fresh prefix per run"},
 		{name: "batch-bytes", value: &o.batchBytes, feeds: "WithMaxBatchBytes",

@@ -310,6 +310,15 @@ func writeOptions(o *options) []dorisio.WriteOption {
 		opts = append(opts, dorisio.WithDelivery(dorisio.AtLeastOnce))
 	case "grouped":
 		opts = append(opts, dorisio.WithDelivery(dorisio.Grouped))
+	case "group-commit":
+		mode := dorisio.GroupCommitAsync
+		if o.groupCommit == "sync" {
+			mode = dorisio.GroupCommitSync
+		}
+		opts = append(opts, dorisio.WithDelivery(dorisio.GroupCommit), dorisio.WithGroupCommitMode(mode))
+		if o.allowDuplicates {
+			opts = append(opts, dorisio.WithDuplicatesAllowed())
+		}
 	}
 	for k, v := range o.headers {
 		opts = append(opts, dorisio.WithLoadHeader(k, v))

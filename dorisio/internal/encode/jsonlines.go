@@ -1,6 +1,12 @@
 package encode
 
-import "strconv"
+import (
+	"strconv"
+	"time"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+)
 
 // JSONLines is one JSON object per line, keyed by column name
 // (read_json_by_line): it carries ARRAY, MAP, STRUCT and JSON values.
@@ -8,19 +14,25 @@ var JSONLines Format = jsonLines{}
 
 type jsonLines struct{}
 
+func init() { register(JSONLines) }
+
+func (jsonLines) Name() string { return "json" }
+
 func (jsonLines) Headers() map[string]string {
 	return map[string]string{"format": "json", "read_json_by_line": "true"}
 }
 
 func (jsonLines) CarriesComplex() bool { return true }
-func (jsonLines) LineDelimited() bool  { return true }
+func (jsonLines) KeyedFields() bool    { return true }
 
-// Compressible: Doris before 3.0.5 refuses a compressed JSON body
-// ("compress data of JSON format is not supported.").
-func (jsonLines) Compressible() bool { return false }
+func (jsonLines) NewWriter([]streamload.Column, *time.Location) (BodyWriter, error) {
+	return &lineWriter{}, nil
+}
 
-func (jsonLines) Begin(dst []byte) []byte    { return dst }
-func (jsonLines) Finish(dst []byte) []byte   { return dst }
+// Records: one object per line (read_json_by_line); a string holds no raw
+// line break.
+func (jsonLines) Records(h map[string]string) (filerange.Syntax, bool) { return lineRecords(h) }
+
 func (jsonLines) BeginRow(dst []byte) []byte { return append(dst, '{') }
 func (jsonLines) EndRow(dst []byte) []byte   { return append(dst, '}', '\n') }
 

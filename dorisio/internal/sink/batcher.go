@@ -43,14 +43,16 @@ type Loader interface {
 // add, addOwn and finish are called from the DoFn's goroutine only;
 // uploads run on their own goroutines and report through mu.
 type Batcher struct {
-	ld       Loader
-	db       string
-	table    string // Config.Table, for elements that name none
-	prefix   string
-	run      string
-	headers  map[string]string
-	meaning  string // loadMeaning(headers), hashed into identity labels
-	twoPhase bool
+	ld        Loader
+	db        string
+	table     string // Config.Table, for elements that name none
+	prefix    string
+	run       string
+	headers   map[string]string
+	meaning   string                          // loadMeaning(headers), hashed into identity labels
+	gcKeys    tableCache[string]              // key models (groupcommit.go)
+	tableCols tableCache[[]streamload.Column] // columns (framing.go)
+	twoPhase  bool
 	// streamBatches: the loads are stream batches (stream_batch.go), for
 	// which grouped delivery and the cut budget do not apply.
 	StreamBatches bool
@@ -117,8 +119,8 @@ type LoadJob struct {
 	// A WriteFiles range's file and the offset of its first byte in it,
 	// for the rows Doris refuses (isolate.go).
 	File string
-	// Unframed: the body is a file's own bytes, sent without the format's
-	// Begin and Finish (framing.go).
+	// Unframed: the body is a file's own bytes, sent as they are, not
+	// written by the format's BodyWriter (framing.go).
 	Unframed   bool
 	FileOffset int64
 	// FileOffsetOf maps an offset in the body to the file's, for a body
@@ -164,6 +166,9 @@ type LoadOutcome struct {
 	// isolationLoads: with the refused rows of a table, the loads sent to
 	// isolate them (isolate.go).
 	isolationLoads int64
+	// groupCommit: a group commit load Doris batched (1) or loaded on its
+	// own (-1); 0 for other loads.
+	groupCommit int8
 }
 
 func NewBatcher(ctx context.Context, ld Loader, pool *ChunkPool, db, table, prefix, run string, headers map[string]string, o *Options) *Batcher {

@@ -37,7 +37,7 @@ import (
 //
 // A unit is one row as encoded: a struct row, or a record of a pre-encoded
 // []byte, string or Row, cut from the element as Doris reads its records
-// (recordSyntax). So the parts of a group or a stream window, and their
+// (its Format's Records). So the parts of a group or a stream window, and their
 // labels, are a function of the rows, not of how a source packed them into
 // elements: with a unit per element, 300 rows packed by 10 and replayed
 // packed by 25 formed other parts and loaded every row twice. Where a
@@ -266,7 +266,7 @@ func (fn *ChunkFn) Setup(ctx context.Context) error {
 		return fmt.Errorf("dorisio.Write: %w", err)
 	}
 	fn.enc = enc
-	fn.records, fn.split = recordSyntax(fn.Headers)
+	fn.records, fn.split = fn.Opts.Format.encoding().Records(fn.Headers)
 	if _, isStruct := enc.Elem.(*structEncoder); isStruct {
 		// Struct fields are checked against the table's columns where they
 		// are encoded (and the encoder learns the FLOAT/DOUBLE columns).
@@ -277,7 +277,15 @@ func (fn *ChunkFn) Setup(ctx context.Context) error {
 			return fmt.Errorf("dorisio.Write: %w", err)
 		}
 	}
-	return nil
+	if fn.Opts.Delivery != GroupCommit || fn.Opts.DuplicatesAllowed {
+		return nil
+	}
+	if fn.client == nil {
+		if fn.client, err = NewClient(fn.Conn, fn.Opts.Retry); err != nil {
+			return err
+		}
+	}
+	return CheckGroupCommit(ctx, fn.client, fn.DB, fn.Table, &fn.Opts)
 }
 
 func (fn *ChunkFn) Teardown() {

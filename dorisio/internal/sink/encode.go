@@ -37,7 +37,7 @@ type Row struct {
 
 // encodings are the load formats a Write can produce, by the name
 // WithFormat takes.
-var encodings = map[Format]encode.Format{CSV: encode.CSV, JSON: encode.JSONLines}
+var encodings = map[Format]encode.Format{CSV: encode.CSV, JSON: encode.JSONLines, Arrow: encode.Arrow}
 
 // encoding is f's load format.
 func (f Format) encoding() encode.Format { return encodings[f] }
@@ -67,6 +67,8 @@ func NewElemEncoder(t reflect.Type, o *Options) (ElemEncoder, error) {
 		return ElemEncoder{}, fmt.Errorf("%s makes tables and columns from a struct's fields; the elements are %v: write structs, or create the table yourself", o.Evolve.Names(), t)
 	}
 	switch {
+	case (encode.IsPreEncoded(t) || t == RowType) && o.Format == Arrow:
+		return ElemEncoder{}, fmt.Errorf("WithFormat(dorisio.Arrow) writes struct rows, typed by the table's columns; the elements are %v: write structs, or pre-encoded CSV or JSON", t)
 	case encode.IsPreEncoded(t), t == RowType:
 		delim := []byte{'\n'}
 		if v, ok := o.Headers["line_delimiter"]; ok {

@@ -2,20 +2,42 @@ package sink
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
-// bracketed is CSV between a header line and a trailer line: a format that
-// frames each body, as a columnar format's schema and footer would.
+// bracketed is CSV rows between a header line and a trailer line, with
+// the row count: a format whose writer rewrites each body, as a columnar
+// format's schema and footer would.
 type bracketed struct{ encode.Format }
 
-func (bracketed) Begin(dst []byte) []byte  { return append(dst, "BEGIN\n"...) }
-func (bracketed) Finish(dst []byte) []byte { return append(dst, "END\n"...) }
+func (bracketed) NewWriter([]streamload.Column, *time.Location) (encode.BodyWriter, error) {
+	return &bracketWriter{}, nil
+}
+
+type bracketWriter struct {
+	rows []byte
+	n    int64
+}
+
+func (w *bracketWriter) AppendRow(row []byte) error {
+	w.rows = append(w.rows, row...)
+	w.n++
+	return nil
+}
+func (w *bracketWriter) Rows() int64    { return w.n }
+func (w *bracketWriter) Verbatim() bool { return false }
+func (w *bracketWriter) Finish(dst []byte) ([]byte, error) {
+	dst = append(dst, "BEGIN\n"...)
+	dst = append(dst, w.rows...)
+	return append(dst, fmt.Sprintf("END %d\n", w.n)...), nil
+}
 
 // bodyLoader keeps each load's body as sent, and the length it declared.
 type bodyLoader struct {
@@ -44,8 +66,9 @@ func (l *bodyLoader) Load(_ context.Context, req streamload.LoadRequest) (*strea
 	return &streamload.LoadResult{DB: req.DB, Table: req.Table, Label: req.Label, Status: "Success"}, nil
 }
 
-// Every load of a framing format is sent as Begin, its rows, Finish, once
-// per load however the rows were cut, and declares the framed length; the
+// Every load of a format whose writer rewrites bodies is written by a writer
+// of its own, once per load however the rows were cut, and declares the
+// written length; the line formats are sent as they are.
 // line-delimited formats are sent as they are.
 func TestAFramingFormatFramesEveryLoadOnceAndCSVIsSentAsItIs(t *testing.T) {
 	const framedFormat Format = "bracketed-csv"
@@ -55,7 +78,7 @@ func TestAFramingFormatFramesEveryLoadOnceAndCSVIsSentAsItIs(t *testing.T) {
 		format Format
 		want   []string
 	}{
-		{framedFormat, []string{"BEGIN\n1\n2\nEND\n", "BEGIN\n3\nEND\n"}},
+		{framedFormat, []string{"BEGIN\n1\n2\nEND 2\n", "BEGIN\n3\nEND 1\n"}},
 		{CSV, []string{"1\n2\n", "3\n"}},
 	} {
 		o := DefaultOptions()

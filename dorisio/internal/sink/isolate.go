@@ -61,9 +61,9 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
-	"github.com/dorisbeam/dorisbeam/internal/textfmt"
 )
 
 // maxIsolatedBytes bounds the body of a load whose refused rows are
@@ -76,7 +76,7 @@ type isolation struct {
 	b       *Batcher
 	parent  *LoadJob
 	sc      filerange.Syntax
-	json    bool
+	json    bool     // the records name their fields (Format.KeyedFields)
 	columns []string // the "columns" header: the source columns of JSON rows
 	// trimQuotes: trim_double_quotes, which trims the '"' pair of a field
 	// that is not enclosed too (a range sent without enclose).
@@ -97,7 +97,7 @@ type isolation struct {
 // aborts them if it fails), and what they loaded together; the error is
 // refusal itself when j cannot be isolated. j's body must still be open.
 func (b *Batcher) isolate(j *LoadJob, refusal error) ([]LoadOutcome, CommitResult, error) {
-	sc, ok := b.recordsOf(j)
+	format, sc, ok := b.recordsOf(j)
 	if !ok || j.Body.Len() < 0 || j.Body.Len() > maxIsolatedBytes {
 		return nil, CommitResult{}, refusal
 	}
@@ -105,7 +105,7 @@ func (b *Batcher) isolate(j *LoadJob, refusal error) ([]LoadOutcome, CommitResul
 	if err != nil {
 		return nil, CommitResult{}, fmt.Errorf("dorisio.Write: table %s.%s (label %s): reading the refused load's rows again to isolate them: %v (after: %w)", b.db, j.Table, j.label, err, refusal)
 	}
-	delim := b.delimOf(j)
+	delim := sc.Delim
 	b.refusedLoad(j.Table) // j itself: Doris aborted it
 	starts := filerange.Starts(sc, data)
 	if j.byContent {
@@ -113,7 +113,7 @@ func (b *Batcher) isolate(j *LoadJob, refusal error) ([]LoadOutcome, CommitResul
 	}
 	h := b.headersOf(j)
 	is := &isolation{
-		b: b, parent: j, sc: sc, json: strings.EqualFold(h["format"], "json"), headers: maps.Clone(h),
+		b: b, parent: j, sc: sc, json: format.KeyedFields(), headers: maps.Clone(h),
 		delim: delim, data: data, starts: starts, reason: map[int]string{},
 		trimQuotes: strings.EqualFold(h["trim_double_quotes"], "true"),
 	}
@@ -357,59 +357,31 @@ func (b *Batcher) headersOf(j *LoadJob) map[string]string {
 	return b.headers
 }
 
-// recordsOf returns how j's body is cut into records, and false when it
-// cannot be cut into loads of their own (see the top of this file).
-func (b *Batcher) recordsOf(j *LoadJob) (filerange.Syntax, bool) {
-	if j.Compressed != "" {
-		return filerange.Syntax{}, false
+// formatOf is the format of j's rows: the Write's, or for a file's own
+// bytes (Unframed) the one its headers name; false when Write does not
+// write that format, or its body is not its rows as they are.
+func (b *Batcher) formatOf(j *LoadJob) (encode.Format, bool) {
+	if !j.Unframed {
+		return b.opts.Format.encoding(), true
 	}
-	return recordSyntax(b.headersOf(j))
+	f, ok := encode.ByName(b.headersOf(j)["format"])
+	if !ok {
+		return nil, false
+	}
+	w, err := f.NewWriter(nil, nil)
+	return f, err == nil && w.Verbatim()
 }
 
-// recordSyntax returns how a load body sent with headers h is cut into
-// records, as Doris reads it, and false when a record of it cannot stand
-// alone (header lines, a JSON array) or its separator is not one Doris
-// takes.
-func recordSyntax(h map[string]string) (filerange.Syntax, bool) {
-	var sc filerange.Syntax
-	if h["skip_lines"] != "" && h["skip_lines"] != "0" || h["strip_outer_array"] == "true" ||
-		strings.HasPrefix(strings.ToLower(h["format"]), "csv_with_names") {
-		return sc, false
+// recordsOf returns how j's body is cut into records, as its format says,
+// and false when it cannot be cut into loads of their own (see the top of
+// this file).
+func (b *Batcher) recordsOf(j *LoadJob) (encode.Format, filerange.Syntax, bool) {
+	f, ok := b.formatOf(j)
+	if j.Compressed != "" || !ok {
+		return nil, filerange.Syntax{}, false
 	}
-	sc.Delim = lineDelimiter(h)
-	if strings.ToLower(h["format"]) == "json" {
-		return sc, true
-	}
-	sep, err := textfmt.DecodeSeparator(orDefault(h["column_separator"], `\t`))
-	if err != nil {
-		return sc, false
-	}
-	sc.Sep = sep
-	if e := h["enclose"]; len(e) == 1 {
-		sc.Enclose = e[0]
-		if x := h["escape"]; len(x) == 1 {
-			sc.Escape = x[0]
-		}
-	}
-	return sc, true
-}
-
-// delimOf is the line delimiter of j's load.
-func (b *Batcher) delimOf(j *LoadJob) []byte { return lineDelimiter(b.headersOf(j)) }
-
-// lineDelimiter is the line delimiter of a load sent with headers h.
-func lineDelimiter(h map[string]string) []byte {
-	if d, err := textfmt.DecodeSeparator(h["line_delimiter"]); err == nil && len(d) > 0 && h["line_delimiter"] != "" {
-		return d
-	}
-	return []byte{'\n'}
-}
-
-func orDefault(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
+	sc, ok := f.Records(b.headersOf(j))
+	return f, sc, ok
 }
 
 // sortRecords returns data's records (starting at starts) in byte order,

@@ -41,6 +41,10 @@ var (
 	// that depends on when the runner's watermark passed (a replay may cut
 	// them otherwise and load them again).
 	lateRows = beam.NewCounter(MetricsNamespace, "late_rows")
+	// WithDelivery(GroupCommit): loads Doris batched ("GroupCommit": true
+	// in its answer), and loads it took on its own instead (groupcommit.go).
+	groupCommitLoads     = beam.NewCounter(MetricsNamespace, "group_commit_loads")
+	groupCommitFallbacks = beam.NewCounter(MetricsNamespace, "group_commit_fallbacks")
 )
 
 // RecordLateRows counts rows that came after their window was loaded, in
@@ -73,6 +77,9 @@ func recordLoad(ctx context.Context, o LoadOutcome) {
 	beam.NewCounter(MetricsNamespace, perTable("loads", table)).Inc(ctx, 1)
 
 	spilledBytes.Inc(ctx, o.Spilled)
+	if o.groupCommit != 0 {
+		recordGroupCommit(ctx, table, o.groupCommit > 0)
+	}
 	if r.AlreadyCommitted { // an identity label an earlier attempt or run loaded
 		alreadyCommitted.Inc(ctx, 1)
 		alreadyLoadedRows.Inc(ctx, r.LoadedRows)

@@ -16,12 +16,17 @@ type (
 const (
 	CSV  Format = "csv"
 	JSON Format = "json"
+	// Arrow: struct rows only, typed by the table's columns (encode.Arrow).
+	Arrow Format = "arrow"
 )
 
 const (
 	ExactlyOnce Delivery = iota
 	AtLeastOnce
 	Grouped
+	// GroupCommit: plain loads without a label, batched by Doris
+	// (group_commit, docs/protocol.md §1.8): at least once.
+	GroupCommit
 )
 
 func (d Delivery) String() string {
@@ -30,6 +35,8 @@ func (d Delivery) String() string {
 		return "AtLeastOnce"
 	case Grouped:
 		return "Grouped"
+	case GroupCommit:
+		return "GroupCommit"
 	}
 	return "ExactlyOnce"
 }
@@ -45,16 +52,21 @@ type Options struct {
 	Compression      string
 	Headers          map[string]string
 	Delivery         Delivery
-	Retry            RetryPolicy
-	TimeZone         string // time.Time fields are written in this zone (WithTimeZone)
-	TimeZoneSet      bool   // WithTimeZone was given: send the timezone header for pre-encoded rows too
-	MaxOpenTxns      int
-	MaxLoadBytes     int64
-	SpoolDir         string
-	AllOrNothing     bool
-	AbortLingering   bool
-	Rejected         bool        // refused rows are output, not a bundle failure (rejected.go)
-	Files            fileOptions // WriteFiles only (files_option.go)
+	// GroupCommitMode is "async_mode" or "sync_mode" with GroupCommit.
+	GroupCommitMode string
+	// DuplicatesAllowed: GroupCommit into a table whose keys do not make a
+	// resend harmless (DUPLICATE KEY) is the user's choice.
+	DuplicatesAllowed bool
+	Retry             RetryPolicy
+	TimeZone          string // time.Time fields are written in this zone (WithTimeZone)
+	TimeZoneSet       bool   // WithTimeZone was given: send the timezone header for pre-encoded rows too
+	MaxOpenTxns       int
+	MaxLoadBytes      int64
+	SpoolDir          string
+	AllOrNothing      bool
+	AbortLingering    bool
+	Rejected          bool        // refused rows are output, not a bundle failure (rejected.go)
+	Files             fileOptions // WriteFiles only (files_option.go)
 	// Stream batching (stream_option.go).
 	Stream        StreamMode
 	FlushInterval time.Duration

@@ -53,6 +53,12 @@ func (b *Batcher) upload(j *LoadJob) {
 		return
 	}
 	out := LoadOutcome{Seq: j.seq, Result: b.resultOf(j, res), latency: time.Since(start), retries: res.Attempts - 1}
+	if b.opts.Delivery == GroupCommit {
+		out.groupCommit = -1
+		if res.GroupCommit {
+			out.groupCommit = 1
+		}
+	}
 	if j.twoPhase {
 		b.precommitted.Add(1) // holds a running txn until the commit after the bundle
 		noteOpen(b.ld, b.run, out.Result)
@@ -101,6 +107,11 @@ func (b *Batcher) load(j *LoadJob) (*streamload.LoadResult, error) {
 		DB: b.db, Table: j.Table, Label: j.label, TwoPhase: j.twoPhase, LabelOwned: j.ID != "",
 		Headers: b.headers, Body: j.Body, Compression: b.opts.Compression, SpoolDir: b.opts.SpoolDir,
 	}
+	if b.opts.Delivery == GroupCommit {
+		// Doris refuses a label with group commit: the load goes without
+		// one, its outcome unknown when its answer is lost (groupcommit.go).
+		req.Label, req.LabelOwned, req.GroupCommit = "", false, b.opts.GroupCommitMode
+	}
 	if j.Headers != nil {
 		req.Headers = j.Headers
 	}
@@ -108,7 +119,11 @@ func (b *Batcher) load(j *LoadJob) (*streamload.LoadResult, error) {
 		req.Compressed, req.Compression = j.Compressed, "" // already compressed: sent as it is
 	}
 	if !j.Unframed {
-		req.Body = frame(b.opts.Format.encoding(), j.Body)
+		body, err := b.writeBody(j, req.Headers)
+		if err != nil {
+			return nil, fmt.Errorf("dorisio.Write: table %s.%s (label %s): %w", b.db, j.Table, j.label, err)
+		}
+		req.Body = body
 	}
 	if j.twoPhase {
 		// Known to this process before it is sent (open_loads.go): a job
@@ -118,8 +133,14 @@ func (b *Batcher) load(j *LoadJob) (*streamload.LoadResult, error) {
 	}
 	var deadline time.Time // of the wait on the quota, from the first refusal
 	pace := b.ld.Backoff()
-	for wait := 1; ; wait++ {
+	for wait, lost := 1, 0; ; wait++ {
 		res, err := b.ld.Load(b.ctx, req)
+		if req.GroupCommit != "" && errors.Is(err, streamload.ErrOutcomeUnknown) {
+			lost++
+			if err = b.resendLost(j, err, lost); err == nil {
+				continue
+			}
+		}
 		var e *streamload.Error
 		if err == nil || !errors.Is(err, streamload.ErrTxnQuota) || !errors.As(err, &e) {
 			if err != nil && j.twoPhase && !errors.Is(err, streamload.ErrOutcomeUnknown) {

@@ -53,7 +53,7 @@ func (w *Write) Results(s beam.Scope, col beam.PCollection) beam.PCollection {
 	// Results are emitted in FinishBundle, which puts them in the global
 	// window whatever the input's windowing; say so in the graph too.
 	pre = beam.WindowInto(s, window.NewGlobalWindows(), pre)
-	if w.Write.Opts.Delivery == AtLeastOnce {
+	if d := w.Write.Opts.Delivery; d == AtLeastOnce || d == GroupCommit {
 		return beam.ParDo(s.Scope("Results"), LoadResults, pre) // plain loads are visible already
 	}
 	// Exactly-once: this Reshuffle is the stable point. A runner keeps the
@@ -148,6 +148,9 @@ func (fn *WriteFn) Setup(ctx context.Context) error {
 		if err = checkColumns(ctx, fn.client, fn.Conn, fn.DB, fn.Table, fn.RunID, fn.enc); err != nil {
 			err = fmt.Errorf("dorisio.Write: %w", err)
 		}
+	}
+	if err == nil {
+		err = CheckGroupCommit(ctx, fn.client, fn.DB, fn.Table, &fn.Opts)
 	}
 	if err != nil || !fn.Opts.AbortLingering {
 		return err

@@ -13,9 +13,17 @@ import (
 // LoadRequest is one Stream Load.
 type LoadRequest struct {
 	DB, Table string
-	// Label is required and is sent unchanged on every retry: it is the
-	// idempotency key (§5.4, §8).
+	// Label is required, except with GroupCommit, and is sent unchanged on
+	// every retry: it is the idempotency key (§5.4, §8).
 	Label string
+	// GroupCommit is "", or "async_mode" or "sync_mode" (§1.8): Doris
+	// batches the load with others of the table. Doris refuses a label with
+	// it, so the load has none, and a lost answer cannot be settled: Load
+	// then fails with ErrOutcomeUnknown, the rows perhaps loaded, and the
+	// caller decides whether a resend may load them twice. The body must
+	// have a known length (a chunked body turns async_mode into sync_mode)
+	// and the load cannot be two-phase.
+	GroupCommit string
 	// TwoPhase sends two_phase_commit: true; a successful load is then
 	// PRECOMMITTED and must be committed with Commit.
 	TwoPhase bool
@@ -67,6 +75,10 @@ type LoadResult struct {
 	// (the label is already COMMITTED/VISIBLE: the rows are in, once).
 	Settled  string
 	Attempts int
+	// GroupCommit: Doris answered "GroupCommit": true, the load was batched
+	// (its Label is Doris' group_commit_…); false for a load sent with
+	// LoadRequest.GroupCommit means Doris loaded it on its own instead.
+	GroupCommit bool
 }
 
 // Settled values.
@@ -168,7 +180,7 @@ func (c *Client) Load(ctx context.Context, req LoadRequest) (*LoadResult, error)
 	l := &loadCall{c: c, req: req, headers: headers, body: body,
 		path: "/api/" + url.PathEscape(req.DB) + "/" + url.PathEscape(req.Table) + "/_stream_load"}
 	res, err := l.run(ctx)
-	if err == nil && (res.Status == statusPublishTimeout || res.Settled == SettledCommitted) {
+	if err == nil && req.Label != "" && (res.Status == statusPublishTimeout || res.Settled == SettledCommitted) {
 		// Committed, perhaps not yet visible (a plain Success is VISIBLE).
 		if err := c.waitVisible(ctx, "load", req.DB, req.Table, req.Label, res.TxnID); err != nil {
 			return nil, err
@@ -181,12 +193,36 @@ func loadHeaders(req LoadRequest) (map[string]string, error) {
 	switch {
 	case req.DB == "" || req.Table == "":
 		return nil, errors.New("DB and Table are required")
-	case req.Label == "":
-		return nil, errors.New("Label is required: it is the idempotency key sent on every retry")
 	case req.Body == nil:
 		return nil, errors.New("Body is required (use NewBytesBody(nil) for an empty load)")
+	case req.GroupCommit != "":
+		return groupCommitHeaders(req)
+	case req.Label == "":
+		return nil, errors.New("Label is required: it is the idempotency key sent on every retry")
 	}
 	h := map[string]string{"label": req.Label}
+	return withHeaders(h, req)
+}
+
+// groupCommitHeaders are the headers of a group commit load: no label
+// (Doris refuses one: "label and group_commit can't be set at the same
+// time"), not two-phase (Doris would silently load it on its own).
+func groupCommitHeaders(req LoadRequest) (map[string]string, error) {
+	switch {
+	case req.GroupCommit != "async_mode" && req.GroupCommit != "sync_mode":
+		return nil, fmt.Errorf("GroupCommit %q: want \"async_mode\" or \"sync_mode\"", req.GroupCommit)
+	case req.Label != "":
+		return nil, errors.New("Label with GroupCommit: Doris refuses a label with group commit (label and group_commit can't be set at the same time)")
+	case req.TwoPhase:
+		return nil, errors.New("TwoPhase with GroupCommit: Doris does not group two-phase loads")
+	case req.Body.Len() < 0:
+		return nil, errors.New("GroupCommit with a body of unknown length: Doris would read it chunked, which turns async_mode into sync_mode")
+	}
+	return withHeaders(map[string]string{"group_commit": req.GroupCommit}, req)
+}
+
+// withHeaders adds req's compression and own headers to h.
+func withHeaders(h map[string]string, req LoadRequest) (map[string]string, error) {
 	if req.TwoPhase {
 		h["two_phase_commit"] = "true" // exactly "true" (§3)
 	}
@@ -305,6 +341,16 @@ func (l *loadCall) run(ctx context.Context) (*LoadResult, error) {
 			c.cfg.Logger.Warn("streamload: load attempt failed, retrying with the same label",
 				"db", l.req.DB, "table", l.req.Table, "label", l.req.Label, "attempt", l.attempts, "err", err)
 			continue
+		}
+		if l.req.Label == "" {
+			// A group commit load has no label, so nothing can be asked:
+			// Doris may have taken the rows (a WAL written, a batch
+			// committed) or not. Resending could load them twice, so the
+			// caller decides (it knows whether the table's keys make a
+			// resend harmless).
+			e := l.unknownErr(err, errors.New("a group commit load has no label whose state could settle it"))
+			e.next = "its rows may be in the table or not; a resend may load them twice (harmless only for a UNIQUE KEY table)"
+			return nil, e
 		}
 		if st == stepAbortCut {
 			// Doris cannot load a body cut short: abort the txn it may have
@@ -494,6 +540,9 @@ func (l *loadCall) labelExists(ctx context.Context, resp *response, r loadRespon
 // answered is the result of a load Doris answered directly.
 func (l *loadCall) answered(r loadResponse) *LoadResult {
 	res := l.settled("", r.TxnID)
+	if l.req.Label == "" {
+		res.Label, res.GroupCommit = r.Label, r.GroupCommit
+	}
 	res.Status, res.Message = r.Status, r.Message
 	res.TotalRows, res.LoadedRows, res.FilteredRows = r.TotalRows, r.LoadedRows, r.FilteredRows
 	res.UnselectedRows, res.LoadBytes, res.ErrorURL = r.UnselectedRows, r.Bytes, r.ErrorURL

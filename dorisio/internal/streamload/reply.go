@@ -39,6 +39,8 @@ type loadResponse struct {
 	shape                                                      respShape
 	TxnID                                                      int64
 	Status, ExistingJobStatus, Message                         string
+	Label                                                      string
+	GroupCommit                                                bool // "GroupCommit": true (§4)
 	ErrorURL, FirstErrorMsg                                    string
 	TotalRows, LoadedRows, FilteredRows, UnselectedRows, Bytes int64
 	// FE envelopes.
@@ -61,6 +63,8 @@ func parseLoadResponse(body []byte) loadResponse {
 		r.shape = shapeLoad
 		r.Status = status
 		r.TxnID, _ = jsonInt(m, "TxnId")
+		r.Label, _ = jsonString(m, "Label")
+		r.GroupCommit = string(m["GroupCommit"]) == "true"
 		r.ExistingJobStatus, _ = jsonString(m, "ExistingJobStatus")
 		r.Message, _ = jsonString(m, "Message")
 		r.ErrorURL, _ = jsonString(m, "ErrorURL")

@@ -47,12 +47,25 @@ func (n *schemaInt) UnmarshalJSON(b []byte) error {
 // unknown table, or something that is not the FE's envelope (an FE too old
 // to have the endpoint, a proxy).
 func (c *Client) TableColumns(ctx context.Context, db, table string) ([]Column, error) {
+	_, cols, err := c.tableSchema(ctx, db, table)
+	return cols, err
+}
+
+// TableKeysType reads db.table's key model as TableColumns reads its
+// columns: "DUP_KEYS", "UNIQUE_KEYS" or "AGG_KEYS".
+func (c *Client) TableKeysType(ctx context.Context, db, table string) (string, error) {
+	keys, _, err := c.tableSchema(ctx, db, table)
+	return keys, err
+}
+
+// tableSchema reads db.table's key model and columns from the FE's _schema.
+func (c *Client) tableSchema(ctx context.Context, db, table string) (string, []Column, error) {
 	u := c.eps.feBase() + "/api/" + url.PathEscape(db) + "/" + url.PathEscape(table) + "/_schema"
 	e := &Error{Op: "table schema", DB: db, Table: table, Attempts: 1}
 	resp, err := c.send(ctx, request{method: http.MethodGet, url: u, small: true})
 	if err != nil {
 		e.Cause = err
-		return nil, e
+		return "", nil, e
 	}
 	e.HTTPStatus, e.Body = resp.status, c.redact(excerpt(resp.body))
 	var env struct {
@@ -61,7 +74,7 @@ func (c *Client) TableColumns(ctx context.Context, db, table string) ([]Column, 
 	}
 	if json.Unmarshal(resp.body, &env) != nil || env.Code == nil {
 		e.Cause = fmt.Errorf("GET %s answered something that is not the FE's JSON envelope", resp.url)
-		return nil, e
+		return "", nil, e
 	}
 	if *env.Code != 0 || resp.status != http.StatusOK {
 		var text string
@@ -73,14 +86,15 @@ func (c *Client) TableColumns(ctx context.Context, db, table string) ([]Column, 
 		if classify(onSchema, envelopeReply(*env.Code, "", text)).kind == ErrAuth {
 			e.Kind = ErrAuth
 		}
-		return nil, e
+		return "", nil, e
 	}
 	var data struct {
+		KeysType   string   `json:"keysType"`
 		Properties []Column `json:"properties"`
 	}
 	if err := json.Unmarshal(env.Data, &data); err != nil || len(data.Properties) == 0 {
 		e.Cause = fmt.Errorf("GET %s answered no columns under data.properties", resp.url)
-		return nil, e
+		return "", nil, e
 	}
-	return data.Properties, nil
+	return data.KeysType, data.Properties, nil
 }

@@ -14,6 +14,11 @@ import (
 // the delete sign are ignored, and every counted row is Loaded (except JSON documents
 // that do not parse, which are Filtered).
 func (sp *Spec) Parse(r io.Reader, countOnly bool) (*Batch, error) {
+	return sp.decode(sp, r, countOnly)
+}
+
+// decodeText reads a CSV or JSON body.
+func decodeText(sp *Spec, r io.Reader, countOnly bool) (*Batch, error) {
 	if countOnly && !sp.json {
 		scan := sp.lineCounter()
 		if sp.hasEnclose {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -47,6 +48,7 @@ type Spec struct {
 	schema *Schema
 
 	json       bool // format json (else one of the csv formats)
+	decode     decoder
 	colSep     []byte
 	lineDelim  []byte
 	enclose    byte
@@ -92,19 +94,22 @@ func NewSpecFor(v Version, s *Schema, h http.Header) (*Spec, error) {
 	get := func(name string) string { return strings.TrimSpace(hv[name]) }
 	sp := &Spec{schema: s, colSep: []byte{'\t'}, lineDelim: []byte{'\n'}, escape: '\\', seqIdx: -1, deleteIdx: -1, version: v}
 
-	switch f := strings.ToLower(get("format")); f {
-	case "", "csv":
+	f := strings.ToLower(get("format"))
+	switch f {
 	case "csv_with_names":
-		sp.skipLines = 1
+		sp.skipLines, f = 1, "csv"
 	case "csv_with_names_and_types":
-		sp.skipLines = 2
-	case "json":
-		sp.json = true
-	case "parquet", "orc", "arrow", "hive_text":
-		return nil, unsupported("format %s (only csv, csv_with_names, csv_with_names_and_types and json)", get("format"))
-	default:
+		sp.skipLines, f = 2, "csv"
+	case "":
+		f = "csv"
+	}
+	if !slices.Contains(dorisFormats, f) {
 		return nil, headerErr("[INTERNAL_ERROR]unknown data format, format=%s", get("format"))
 	}
+	if sp.decode = decoders[f]; sp.decode == nil {
+		return nil, unsupported("format %s (only %s)", get("format"), decoderNames())
+	}
+	sp.json = f == "json"
 	var err error
 	if v := hv["column_separator"]; v != "" {
 		if sp.colSep, err = parseSeparator("column_separator", v); err != nil {

@@ -35,7 +35,7 @@ func TestNewSpecHeaderErrors(t *testing.T) {
 		{"an unknown format is refused", dupDDL, []string{"format", "xml"},
 			"[INTERNAL_ERROR]unknown data format, format=xml"},
 		{"a known but unsupported format says doristest does not support it", dupDDL, []string{"format", "parquet"},
-			"[NOT_IMPLEMENTED_ERROR]doristest does not support format parquet (only csv, csv_with_names, csv_with_names_and_types and json)"},
+			"[NOT_IMPLEMENTED_ERROR]doristest does not support format parquet (only arrow, csv, csv_with_names, csv_with_names_and_types and json)"},
 		{"an unknown merge type is refused", uniqDDL, []string{"merge_type", "UPSERT"},
 			"[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = Invalid merge type UPSERT"},
 		{"MERGE without delete is refused", uniqDDL, []string{"merge_type", "MERGE"},

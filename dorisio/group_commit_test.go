@@ -1,0 +1,81 @@
+package dorisio
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+)
+
+const uniqueEventsDDL = "demo.%s(id BIGINT NOT NULL, name VARCHAR(16)) UNIQUE KEY(id)"
+
+// Group commit into a UNIQUE KEY table whose loads lose their answers (one
+// applied, one cut mid-body and so not applied): the loads go without a
+// label, the lost ones are resent, and every key is in the table once.
+func TestGroupCommitIntoAUniqueTableResendsLostLoadsAndKeepsEveryKeyOnce(t *testing.T) {
+	for _, mode := range []GroupCommitMode{GroupCommitSync, GroupCommitAsync} {
+		t.Run(string(mode), func(t *testing.T) {
+			srv := doristest.NewServer(doristest.WithTable(fmt.Sprintf(uniqueEventsDDL, "events")),
+				doristest.WithGroupCommitInterval(20*time.Millisecond))
+			applied := srv.Inject(doristest.Fault{Kind: doristest.LoseReply, Endpoint: doristest.EndpointLoad, Count: 1})
+			cut := srv.Inject(doristest.Fault{Kind: doristest.ResetMidBody, Endpoint: doristest.EndpointLoad, Count: 1})
+			evs := events(600, shortName)
+			q, err := runPipeline(t, func(s beam.Scope) {
+				Write(s, configFor(srv, "events"), beam.CreateList(s, evs), WithDelivery(GroupCommit), WithGroupCommitMode(mode),
+					WithMaxBatchRows(50), WithRetry(fastRetry))
+			})
+			srv.Close() // commits the groups still waiting (async_mode answers before its group commits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if applied.Hits() != 1 || cut.Hits() != 1 {
+				t.Fatalf("faults fired %d (reply lost) and %d (body cut) times, want 1 each", applied.Hits(), cut.Hits())
+			}
+			wantRows(t, srv, "events", rowsOf(evs))
+			if n := counter(q, "group_commit_loads"); n < 12 {
+				t.Errorf("group_commit_loads = %d, want at least 12 (600 rows by 50)", n)
+			}
+			for _, tx := range srv.Txns("demo") {
+				if tx.State == "VISIBLE" && !strings.HasPrefix(tx.Label, "group_commit_") {
+					t.Errorf("load %s is not a group commit load (Doris names those group_commit_…)", tx.Label)
+				}
+			}
+		})
+	}
+}
+
+// Into a DUPLICATE KEY table a resend could load rows twice: refused before
+// any row is sent, unless the user allows duplicates; then a lost answer
+// fails the Write naming the load's rows instead of resending them.
+func TestGroupCommitIntoADuplicateTableIsRefusedWithoutTheOptInAndNeverResends(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")), doristest.WithGroupCommitInterval(20*time.Millisecond))
+	evs := events(20, shortName)
+	_, err := runPipeline(t, func(s beam.Scope) {
+		Write(s, configFor(srv, "events"), beam.CreateList(s, evs), WithDelivery(GroupCommit), WithRetry(fastRetry))
+	})
+	if err == nil || !strings.Contains(err.Error(), "a DUPLICATE KEY table") || !strings.Contains(err.Error(), "WithDuplicatesAllowed()") {
+		t.Fatalf("Write into a DUPLICATE KEY table: err %v, want a refusal naming the table's keys and WithDuplicatesAllowed()", err)
+	}
+	if rows := srv.Rows("demo", "events"); len(rows) != 0 {
+		t.Fatalf("the refused Write loaded %d rows", len(rows))
+	}
+
+	lost := srv.Inject(doristest.Fault{Kind: doristest.LoseReply, Endpoint: doristest.EndpointLoad, Count: 1})
+	_, err = runPipeline(t, func(s beam.Scope) {
+		Write(s, configFor(srv, "events"), beam.CreateList(s, evs), WithDelivery(GroupCommit), WithGroupCommitMode(GroupCommitSync),
+			WithDuplicatesAllowed(), WithRetry(fastRetry))
+	})
+	if err == nil || !strings.Contains(err.Error(), "lost its answer, and it is not resent") || !strings.Contains(err.Error(), "20 rows") {
+		t.Fatalf("a lost answer into a DUPLICATE KEY table: err %v, want a failure naming the 20 rows, not resent", err)
+	}
+	if lost.Hits() != 1 {
+		t.Fatalf("the lost-reply fault fired %d times, want 1", lost.Hits())
+	}
+	if rows := srv.Rows("demo", "events"); len(rows) != 20 {
+		t.Fatalf("table holds %d rows, want the 20 of the one load (applied, its answer lost, not resent)", len(rows))
+	}
+}
