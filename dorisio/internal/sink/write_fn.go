@@ -116,12 +116,12 @@ const maxDefaultLoadsInFlight = 4
 
 // LoadsInFlightFor sets o.LoadsInFlight, unless WithLoadsInFlight gave it,
 // to the number of BEs c spreads loads over, between the default and
-// maxDefaultLoadsInFlight; the default when c cannot tell within 10 s.
+// maxDefaultLoadsInFlight; the default when c cannot tell within 5 s.
 func LoadsInFlightFor(ctx context.Context, c *streamload.Client, o *Options) {
 	if o.LoadsInFlightSet {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if n := c.Backends(ctx); n > o.LoadsInFlight {
 		o.LoadsInFlight = min(n, max(o.LoadsInFlight, maxDefaultLoadsInFlight))
@@ -162,13 +162,19 @@ func (fn *WriteFn) Setup(ctx context.Context) error {
 	}
 	fn.client, err = NewClient(fn.Conn, fn.Opts.Retry)
 	if err == nil {
-		LoadsInFlightFor(ctx, fn.client, &fn.Opts)
-		// Keep enough chunks for a full set of buffered and uploading batches.
-		fn.pool = &ChunkPool{Max: int((fn.Opts.MaxBufferedBytes + int64(fn.Opts.LoadsInFlight)*fn.Opts.MaxBatchBytes) / ChunkSize)}
+		// Asked beside the columns check: a silent FE costs one wait, not two.
+		counted := make(chan struct{})
+		go func() {
+			defer close(counted)
+			LoadsInFlightFor(ctx, fn.client, &fn.Opts)
+		}()
 		if err = checkColumns(ctx, fn.client, fn.Conn, fn.DB, fn.Table, fn.RunID, fn.enc); err != nil {
 			err = fmt.Errorf("dorisio.Write: %w", err)
 		}
+		<-counted
 	}
+	// Keep enough chunks for a full set of buffered and uploading batches.
+	fn.pool = &ChunkPool{Max: int((fn.Opts.MaxBufferedBytes + int64(fn.Opts.LoadsInFlight)*fn.Opts.MaxBatchBytes) / ChunkSize)}
 	if err != nil || !fn.Opts.AbortLingering {
 		return err
 	}
