@@ -687,7 +687,6 @@ func PrintTable(w io.Writer, r *Result) {
 	if r.FilesOnly {
 		printFileLoads(w, r, mark)
 		printSmallFiles(w, r, mark)
-		printSmallFiles(w, r, mark)
 		return
 	}
 	printRead(w, r, mark)
