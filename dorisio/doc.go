@@ -104,37 +104,39 @@
 // The defaults (README.md's table says more, and the name Doris or the
 // Flink connector gives each):
 //
-//	option                                             default
-//	WithFormat(CSV | JSON)                             CSV
-//	WithMaxBatchRows(n)                                1,000,000
-//	WithMaxBatchBytes(n)                               64 MiB
-//	WithMaxBufferedBytes(n)                            2 × MaxBatchBytes
-//	WithLoadsInFlight(n)                               2
-//	WithCompression("gz" | "lz4")                      none
-//	WithDelivery(ExactlyOnce | AtLeastOnce | Grouped)  ExactlyOnce; Grouped with a LabelPrefix
-//	WithRetry(RetryPolicy{...})                        5 attempts, 500ms → 30s
-//	WithMaxOpenTxns(n)                                 20
-//	WithMaxLoadBytes(n)                                10 GiB
-//	WithSpoolDir(dir)                                  os.TempDir()
-//	WithAllOrNothing()                                 off
-//	WithAbortLingeringTxns()                           off
-//	WithStreamBatching(bool)                           on for unbounded input
-//	WithFlushInterval(d)                               5s (stream batching only)
-//	WithAllowedLateness(d)                             0 (stream batching only)
-//	WithShards(n)                                      1 (stream batching, Grouped)
-//	WithColumns(...)                                   struct fields, else table order
-//	WithStrictMode(bool)                               Write: false; files: true
-//	WithMaxFilterRatio(r)                              0
-//	WithRejectedRows()                                 off
-//	WithSequenceColumn(col)                            none
-//	WithDeleteSign()                                   off
-//	WithLoadTimeout(d)                                 Doris' (3 days)
-//	Config.Timeouts (HTTPTimeouts{...})                10s, 10m, 60s, 60s
-//	WithTimeZone(loc)                                  UTC
-//	WithColumnSeparator(s), WithLineDelimiter(s)       "," and "\n"
-//	WithLoadHeader(name, value)                        none
-//	WithCreateTable(TableSpec{...})                    off
-//	WithAddColumns()                                   off
+//	option                                                           default
+//	WithFormat(CSV | JSON | Arrow)                                   CSV
+//	WithMaxBatchRows(n)                                              1,000,000
+//	WithMaxBatchBytes(n)                                             64 MiB
+//	WithMaxBufferedBytes(n)                                          2 × MaxBatchBytes
+//	WithLoadsInFlight(n)                                             the BE count, 2 to 4
+//	WithCompression("gz" | "lz4")                                    none
+//	WithDelivery(ExactlyOnce | AtLeastOnce | Grouped | GroupCommit)  ExactlyOnce; Grouped with a LabelPrefix
+//	WithGroupCommitMode(m)                                           async_mode (GroupCommit only)
+//	WithDuplicatesAllowed()                                          off (GroupCommit only)
+//	WithRetry(RetryPolicy{...})                                      5 attempts, 500ms → 30s
+//	WithMaxOpenTxns(n)                                               20
+//	WithMaxLoadBytes(n)                                              10 GiB
+//	WithSpoolDir(dir)                                                os.TempDir()
+//	WithAllOrNothing()                                               off
+//	WithAbortLingeringTxns()                                         off
+//	WithStreamBatching(bool)                                         on for unbounded input
+//	WithFlushInterval(d)                                             5s (stream batching only)
+//	WithAllowedLateness(d)                                           0 (stream batching only)
+//	WithShards(n)                                                    1 (stream batching, Grouped)
+//	WithColumns(...)                                                 struct fields, else table order
+//	WithStrictMode(bool)                                             Write: false; files: true
+//	WithMaxFilterRatio(r)                                            0
+//	WithRejectedRows()                                               off
+//	WithSequenceColumn(col)                                          none
+//	WithDeleteSign()                                                 off
+//	WithLoadTimeout(d)                                               Doris' (3 days)
+//	Config.Timeouts (HTTPTimeouts{...})                              10s, 10m, 60s, 60s
+//	WithTimeZone(loc)                                                UTC
+//	WithColumnSeparator(s), WithLineDelimiter(s)                     "," and "\n"
+//	WithLoadHeader(name, value)                                      none
+//	WithCreateTable(TableSpec{...})                                  off
+//	WithAddColumns()                                                 off
 //
 // # Errors
 //

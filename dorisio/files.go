@@ -31,15 +31,16 @@ import (
 // one range.
 //
 // Small plain files (at most half of Files.RangeBytes) are packed: the
-// listing cuts them, in path order, into packs of about Files.RangeBytes,
-// each one load whose label derives from the identities of the files it
-// holds (as a range's below), so a re-run of the same listing finds them
-// loaded. Packs are cut at files chosen by the hash of their path, so a file
-// added to or removed from the listing between a crashed run and its re-run
-// changes only the few packs around it: their other files load again (a
-// thousand files of 1.2 MB are 19 loads of 64 MiB, where one load a file
-// would make a thousand versions of each tablet, Doris' -235). A file of a
-// pack holding a value Doris would change loads on its own, transcoded.
+// listing cuts them, in path order, into packs of about Files.RangeBytes
+// (at most twice it), each one load whose label derives from the identities
+// of the files it holds (as a range's below), so a re-run of the same
+// listing finds them loaded. Packs end at files chosen by the hash of their
+// path, so a file added to or removed from the listing between a crashed
+// run and its re-run changes only its own pack (rarely the next ones too):
+// that pack's other files load again. A thousand files of 1.2 MB are 16
+// loads, where one load a file would make a thousand versions of each
+// tablet (Doris' -235). A file of a pack holding a value Doris would change
+// loads on its own, transcoded.
 //
 // Each range is one load with the identity of Row.ID, (path, offset,
 // length, xxhash64 of its bytes, taken in the pass that cuts the ranges), a

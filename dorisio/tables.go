@@ -74,7 +74,7 @@ var optionDefaults = []optionDefault{
 	{"WithMaxBatchRows(n)", "1,000,000", "1,000,000: a hard cap with `AtLeastOnce`; with `ExactlyOnce` it caps a table's first `WithMaxOpenTxns`/4 loads of a bundle and each later one may double (`WithMaxBatchRows(3)` over 40 rows: 3, 3, 3, 3, 3, 6, 12, 7)", "`sink.buffer-flush.max-rows` (batch mode)"},
 	{"WithMaxBatchBytes(n)", "64 MiB", "64 MiB (likewise, spilled to `WithSpoolDir`, up to `WithMaxLoadBytes`)", "`sink.buffer-flush.max-bytes` (batch mode)"},
 	{"WithMaxBufferedBytes(n)", "2 × MaxBatchBytes", "2 × MaxBatchBytes (all tables of a bundle)", "—"},
-	{"WithLoadsInFlight(n)", "2", "2 per DoFn instance", "—"},
+	{"WithLoadsInFlight(n)", "the BE count, 2 to 4", "the number of BEs (`Config.BEs`, or the alive ones the FE lists), at least 2 and at most 4, per DoFn instance; loads sent to BEs go to the one with the fewest in flight", "—"},
 	{"WithCompression(\"gz\" | \"lz4\")", "none", "none; with `WithFormat(JSON)` it needs Doris ≥ 3.0.5", "`compress_type`"},
 	{"WithDelivery(ExactlyOnce | AtLeastOnce | Grouped | GroupCommit)", "ExactlyOnce; Grouped with a LabelPrefix", "`ExactlyOnce` (per-bundle 2PC); `Grouped` for a bounded input with a `LabelPrefix`, and on `--runner=flink`/`spark` for bounded input (logged)", "`sink.enable-2pc`"},
 	{"WithGroupCommitMode(m)", "async_mode (GroupCommit only)", "`GroupCommitAsync` (Doris answers once its WAL holds the rows; visible within the table's `group_commit_interval_ms`); `GroupCommitSync` answers once they are visible. With `WithDelivery(GroupCommit)` only", "`group_commit`"},

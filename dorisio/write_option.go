@@ -116,10 +116,16 @@ func WithMaxBufferedBytes(n int64) WriteOption {
 }
 
 // WithLoadsInFlight sets how many loads one worker thread uploads at once
-// while it fills the next batch (default 2). Memory per DoFn instance is about
-// MaxBufferedBytes + LoadsInFlight × MaxBatchBytes.
+// while it fills the next batch. Default: the number of BEs (Config.BEs,
+// or the alive ones the FE's /api/backends lists when the worker starts),
+// at least 2 and at most 4; 2 when the FE does not list them. One stream
+// load is parsed by one BE, so loads in flight are what spreads a worker
+// over the BEs: sent directly (Config.BEs, DiscoverBEs) each goes to the BE
+// with the fewest of this worker's loads in flight; through an FE, the FE
+// picks. Memory per DoFn instance is about MaxBufferedBytes +
+// LoadsInFlight × MaxBatchBytes, hence the cap.
 func WithLoadsInFlight(n int) LoadOption {
-	return forLoads(fmt.Sprintf("WithLoadsInFlight(%d)", n), positive("WithLoadsInFlight", n, func(o *writeOptions) { o.LoadsInFlight = n }))
+	return forLoads(fmt.Sprintf("WithLoadsInFlight(%d)", n), positive("WithLoadsInFlight", n, func(o *writeOptions) { o.LoadsInFlight, o.LoadsInFlightSet = n, true }))
 }
 
 // WithMaxOpenTxns bounds the two-phase-commit loads the tables of one

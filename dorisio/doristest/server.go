@@ -72,6 +72,8 @@ type backend struct {
 	port  int
 	url   string
 	srv   *http.Server
+	// Stream loads it received, and how many at once (BackendLoads).
+	loads, inFlight, peak atomic.Int64
 }
 
 // NewServer starts an FE and its BEs on loopback (see WithAddr) and returns
@@ -184,6 +186,24 @@ func (s *Server) BackendURLs() []string {
 	out := make([]string, len(s.bes))
 	for i, be := range s.bes {
 		out[i] = be.url
+	}
+	return out
+}
+
+// BackendLoad is what one BE saw of stream loads (PUT _stream_load),
+// whatever their outcome.
+type BackendLoad struct {
+	URL          string // as BackendURLs
+	Loads        int64  // requests received
+	PeakInFlight int64  // the most it held at once
+}
+
+// BackendLoads returns, for each BE in BackendURLs' order, the stream
+// loads it received: how a client spreads its loads over the BEs.
+func (s *Server) BackendLoads() []BackendLoad {
+	out := make([]BackendLoad, len(s.bes))
+	for i, be := range s.bes {
+		out[i] = BackendLoad{URL: be.url, Loads: be.loads.Load(), PeakInFlight: be.peak.Load()}
 	}
 	return out
 }
@@ -361,7 +381,12 @@ func (s *Server) serveBE(w http.ResponseWriter, r *http.Request, be *backend) {
 	}
 	switch {
 	case ep == EndpointLoad:
+		be.loads.Add(1)
+		n := be.inFlight.Add(1)
+		for old := be.peak.Load(); n > old && !be.peak.CompareAndSwap(old, n); old = be.peak.Load() {
+		}
 		s.beStreamLoad(w, r, be, p[1], p[2])
+		be.inFlight.Add(-1)
 	case ep == Endpoint2PC:
 		s.be2PC(w, r, be, p[1])
 	case r.URL.Path == "/api/_load_error_log" && (r.Method == http.MethodGet || r.Method == http.MethodHead):

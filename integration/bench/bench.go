@@ -33,7 +33,11 @@ type Config struct {
 	// RSSBatchBytes is the --batch-bytes of the RSS runs (0: Write's default).
 	RSSBatchBytes int64
 	CSVMB         int64
-	SkipGzip      bool
+	// SmallFiles files of SmallFileKB kB each, cut from the unquoted CSV,
+	// are loaded by pipelines/load --input (0: skipped).
+	SmallFiles  int
+	SmallFileKB int64
+	SkipGzip    bool
 	// The streaming example (pipelines/load --stream): a run offered Rows
 	// rows within one second, more than Write's stream batching takes,
 	// measures stream_rows_per_s; a run at NominalRate rows/s for
@@ -63,11 +67,23 @@ type Config struct {
 }
 
 func defaultConfig() Config {
-	return Config{Rows: 2_000_000, Tables: 4, Runs: 3, ReadRows: 1_000_000, ArrowRows: 200_000, RSSFactor: 10, RSSBatchBytes: 8 << 20, CSVMB: 512, Out: "bench.json", Timeout: 15 * time.Minute,
+	return Config{Rows: 2_000_000, Tables: 4, Runs: 3, ReadRows: 1_000_000, ArrowRows: 200_000, RSSFactor: 10, RSSBatchBytes: 8 << 20, CSVMB: 512, SmallFiles: 1000, SmallFileKB: 120, Out: "bench.json", Timeout: 15 * time.Minute,
 		NominalRate: 2000, NominalDuration: 10 * time.Second, FlushInterval: 2 * time.Second}
 }
 
 // Result is what bench.json holds.
+// SmallFiles is the load of many small files.
+type SmallFiles struct {
+	Files        int     `json:"files"`
+	FileBytes    int64   `json:"file_bytes"`
+	Bytes        int64   `json:"bytes"`
+	Loads        int64   `json:"loads"`
+	Seconds      float64 `json:"seconds"`
+	MBPerSec     float64 `json:"mb_per_s"`
+	CurlMBPerSec float64 `json:"curl_mb_per_s,omitempty"`
+	VsCurl       float64 `json:"small_files_vs_curl,omitempty"`
+}
+
 type Result struct {
 	WriteVsNoop    float64 `json:"write_vs_noop"`
 	ClientVsRawPut float64 `json:"client_vs_rawput"`
@@ -174,6 +190,9 @@ type Result struct {
 	// The same loads of an unquoted copy of the CSV: the like-for-like
 	// figures (files.go says why).
 	Unquoted *FileFigures `json:"unquoted,omitempty"`
+	// SmallFiles: -small-files files of the unquoted CSV loaded by
+	// pipelines/load --input (files.go).
+	SmallFiles *SmallFiles `json:"small_files,omitempty"`
 	// FilesOnly: -files-only measured the file loads alone.
 	FilesOnly bool `json:"files_only,omitempty"`
 	// ReadOnly: -read-only measured read_vs_raw alone.
@@ -690,6 +709,7 @@ func PrintTable(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "%-18s %8s %8s  %s\n", "ratio", "value", "target", "from")
 	if r.FilesOnly {
 		printFileLoads(w, r, mark)
+		printSmallFiles(w, r, mark)
 		return
 	}
 	printRead(w, r, mark)
@@ -710,6 +730,7 @@ func PrintTable(w io.Writer, r *Result) {
 			"client_vs_curl", r.ClientVsCurl, "≥ 0.9", r.ClientMemMBPerSec, r.ClientCurlMBPerSec, mark(r.ClientVsCurl >= 0.9))
 	}
 	printFileLoads(w, r, mark)
+	printSmallFiles(w, r, mark)
 	printGrouped(w, r, mark)
 	fmt.Fprintf(w, "%-18s %8.3f %8s  peak RSS %.0f MB at %d rows / %.0f MB at %d rows  [%s]\n",
 		"rss_10x", r.RSS10x, "≤ 1.3", float64(r.RSS10xBytes)/1e6, r.RSSRows10x, float64(r.RSS1xBytes)/1e6, r.RSSRows, mark(r.RSS10x <= 1.3))

@@ -97,6 +97,9 @@ func (b *bencher) filesVsCurl(ctx context.Context, res *Result, feURL, password,
 		return err
 	}
 	res.Unquoted = &u
+	if b.cfg.SmallFiles > 0 {
+		return b.smallFilesVsCurl(ctx, res, peers, plain)
+	}
 	return nil
 }
 
@@ -129,12 +132,12 @@ func (b *bencher) fileRounds(ctx context.Context, p filePeers, csvPath string, s
 			}
 			fig.StreamloaderMBPerSecRuns = append(fig.StreamloaderMBPerSecRuns, mbps)
 		}
-		mbps, rss, err := b.loadFile(ctx, p.feURL, p.password, csvPath, table, size, i)
+		r, err := b.loadFile(ctx, p.feURL, p.password, csvPath, table, size, i)
 		if err != nil {
 			return fig, err
 		}
-		fig.FilesMBPerSecRuns = append(fig.FilesMBPerSecRuns, mbps)
-		fig.FilesRSSBytes = max(fig.FilesRSSBytes, rss)
+		fig.FilesMBPerSecRuns = append(fig.FilesMBPerSecRuns, r.mbps)
+		fig.FilesRSSBytes = max(fig.FilesRSSBytes, r.rss)
 	}
 	fig.FilesMBPerSec = slices.Max(fig.FilesMBPerSecRuns)
 	if p.streamloader != "" {
@@ -227,9 +230,18 @@ func (b *bencher) curlPut(ctx context.Context, curl, conf, feURL, path string, s
 
 var filesSummaryRE = regexp.MustCompile(`summary: (\d+) rows committed into 1 table\(s\) of \S+ in ([\d.]+)s: \d+ rows/s, ([\d.]+) MB/s`)
 
-// loadFile runs pipelines/load --input of the file into table and returns
-// its whole-process MB/s and peak RSS.
-func (b *bencher) loadFile(ctx context.Context, feURL, password, path, table string, size int64, run int) (float64, int64, error) {
+var filesLoadsRE = regexp.MustCompile(`(?m)^files: \d+ files, .* in (\d+) ranges`)
+
+// fileRun is one pipelines/load --input: whole-process MB/s, peak RSS, and
+// the loads it made.
+type fileRun struct {
+	mbps       float64
+	rss, loads int64
+}
+
+// loadFile runs pipelines/load --input of path (a file or a glob) into
+// table, size bytes in all.
+func (b *bencher) loadFile(ctx context.Context, feURL, password, path, table string, size int64, run int) (fileRun, error) {
 	args := []string{"--fe", feURL, "--user", "root", "--password-env", "BENCH_PASSWORD", "--db", "demo",
 		"--input", path, "--table", table, "--label-prefix", fmt.Sprintf("bench_files_%d_%d", time.Now().UnixNano(), run)}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
@@ -243,22 +255,101 @@ func (b *bencher) loadFile(ctx context.Context, feURL, password, path, table str
 	err := cmd.Run()
 	wall := time.Since(start).Seconds()
 	if err != nil {
-		return 0, 0, fmt.Errorf("load %s: %v\nstdout tail:\n%s\nstderr tail:\n%s", strings.Join(args, " "), err, tail(stdout.String()), tail(stderr.String()))
+		return fileRun{}, fmt.Errorf("load %s: %v\nstdout tail:\n%s\nstderr tail:\n%s", strings.Join(args, " "), err, tail(stdout.String()), tail(stderr.String()))
 	}
 	out := stdout.String()
 	m := filesSummaryRE.FindStringSubmatch(out)
 	if m == nil || !strings.Contains(out, "verification: counts match") {
-		return 0, 0, fmt.Errorf("load %s: no summary or verification line in:\n%s", strings.Join(args, " "), tail(out))
+		return fileRun{}, fmt.Errorf("load %s: no summary or verification line in:\n%s", strings.Join(args, " "), tail(out))
 	}
 	mbps := float64(size) / 1e6 / wall // the whole process, verification included
 	var rss int64
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		rss = int64(ru.Maxrss) * 1024
 	}
-	if b.cfg.Verbose {
-		fmt.Fprintf(b.log, "  WriteFiles   run %d: %7.1f MB/s, peak RSS %.0f MB\n", run+1, mbps, float64(rss)/1e6)
+	var loads int64
+	if m := filesLoadsRE.FindStringSubmatch(out); m != nil {
+		loads, _ = strconv.ParseInt(m[1], 10, 64)
 	}
-	return mbps, rss, nil
+	if b.cfg.Verbose {
+		fmt.Fprintf(b.log, "  WriteFiles   run %d: %7.1f MB/s, peak RSS %.0f MB, %d loads\n", run+1, mbps, float64(rss)/1e6, loads)
+	}
+	return fileRun{mbps: mbps, rss: rss, loads: loads}, nil
+}
+
+// smallFilesVsCurl cuts the first SmallFiles × SmallFileKB of the unquoted
+// CSV into that many files at line ends and loads them with pipelines/load
+// --input (whole process, best of -runs), counting its loads (target ≤ 20:
+// each load is a version of every tablet it touches), against curl -T of
+// the same bytes as one file.
+func (b *bencher) smallFilesVsCurl(ctx context.Context, res *Result, p filePeers, plain string) error {
+	dir := filepath.Join(b.dir, "small")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	data, err := os.ReadFile(plain)
+	if err != nil {
+		return err
+	}
+	fig := &SmallFiles{FileBytes: b.cfg.SmallFileKB * 1000}
+	var all []byte
+	for fig.Files < b.cfg.SmallFiles && len(data) > 0 {
+		n := min(int(fig.FileBytes), len(data))
+		if i := bytes.IndexByte(data[n:], '\n'); i >= 0 {
+			n += i + 1
+		} else {
+			n = len(data)
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("part-%05d.csv", fig.Files)), data[:n], 0o644); err != nil {
+			return err
+		}
+		all, data, fig.Files, fig.Bytes = append(all, data[:n]...), data[n:], fig.Files+1, fig.Bytes+int64(n)
+	}
+	one := filepath.Join(b.dir, "small_as_one.csv")
+	if err := os.WriteFile(one, all, 0o644); err != nil {
+		return err
+	}
+	defer os.Remove(one)
+	fmt.Fprintf(b.log, "small files: %d × (curl -T of them as one file, pipelines/load --input of %d files of %.1f MB)\n", b.cfg.Runs, fig.Files, float64(fig.FileBytes)/1e6)
+	var loadRuns, curlRuns []float64
+	for i, table := range fileTables(unquotedTables, b.cfg.Runs) {
+		if p.curl != "" {
+			mbps, err := b.curlPut(ctx, p.curl, p.curlConf, p.feURL, one, fig.Bytes, i)
+			if err != nil {
+				return err
+			}
+			curlRuns = append(curlRuns, mbps)
+		}
+		r, err := b.loadFile(ctx, p.feURL, p.password, filepath.Join(dir, "part-*.csv"), table, fig.Bytes, i)
+		if err != nil {
+			return err
+		}
+		loadRuns = append(loadRuns, r.mbps)
+		fig.Loads = max(fig.Loads, r.loads)
+	}
+	fig.MBPerSec = slices.Max(loadRuns)
+	fig.Seconds = float64(fig.Bytes) / 1e6 / fig.MBPerSec
+	if len(curlRuns) > 0 {
+		fig.CurlMBPerSec = slices.Max(curlRuns)
+		fig.VsCurl = ratio(fig.MBPerSec, fig.CurlMBPerSec)
+	}
+	res.SmallFiles = fig
+	return nil
+}
+
+// printSmallFiles prints the small files' figures.
+func printSmallFiles(w io.Writer, r *Result, mark func(bool) string) {
+	f := r.SmallFiles
+	if f == nil {
+		return
+	}
+	fmt.Fprintf(w, "%-18s %8d %8s  %d files of %.1f MB (%.0f MB) by pipelines/load --input in %.2f s, %.1f MB/s  [%s]\n",
+		"small_files_loads", f.Loads, "≤ 20", f.Files, float64(f.FileBytes)/1e6, float64(f.Bytes)/1e6, f.Seconds, f.MBPerSec, mark(f.Loads <= 20))
+	if f.CurlMBPerSec > 0 {
+		fmt.Fprintf(w, "%-18s %8.3f %8s  the same bytes: pipelines/load --input of the files %.1f MB/s / curl -T of them as one file %.1f MB/s, best of %d interleaved  [%s]\n",
+			"small_files_vs_curl", f.VsCurl, "≥ 0.5", f.MBPerSec, f.CurlMBPerSec, r.Runs, mark(f.VsCurl >= 0.5))
+	}
 }
 
 // printFileLoads prints the file loads of the bench's CSV and then of its

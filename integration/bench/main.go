@@ -52,6 +52,12 @@
 //     use -rss-batch-bytes (8 MiB) batches, which 2 M rows fill many times
 //     (with Write's 64 MiB default that takes about 5 M rows).
 //
+//   - small_files_loads: the loads pipelines/load --input makes of
+//     -small-files files of -small-file-kb kB cut from the unquoted CSV
+//     (target ≤ 20: on a cluster each load is a version of every tablet it
+//     touches), with its whole-process time; small_files_vs_curl: its MB/s
+//     over curl -T of the same bytes as one file.
+//
 // Also: loads per table and average load size, the gzip-compressed write
 // pipeline (--compression gz), and the streaming example (--stream):
 // stream_rows_per_s with -rows offered within one second (more than it
@@ -82,6 +88,8 @@ func main() {
 	flag.IntVar(&cfg.RSSFactor, "rss-factor", cfg.RSSFactor, "row multiplier of the large RSS run")
 	flag.Int64Var(&cfg.RSSBatchBytes, "rss-batch-bytes", cfg.RSSBatchBytes, "--batch-bytes of the RSS runs, small enough that the 1× run fills the bounded buffers (0: Write's default, reusing the write runs)")
 	flag.Int64Var(&cfg.CSVMB, "csv-mb", cfg.CSVMB, "size in MB of the CSV file of the client-vs-raw-PUT, client-vs-curl and file-vs-curl measurements")
+	flag.IntVar(&cfg.SmallFiles, "small-files", cfg.SmallFiles, "files of the small-files load (0: skip it)")
+	flag.Int64Var(&cfg.SmallFileKB, "small-file-kb", cfg.SmallFileKB, "kB of each small file (the issue's shape: -small-files 1000 -small-file-kb 1200 -csv-mb 1220)")
 	flag.BoolVar(&cfg.SkipGzip, "skip-gzip", false, "skip the gzip pipeline runs")
 	flag.Int64Var(&cfg.NominalRate, "stream-rate", cfg.NominalRate, "rows per second of the nominal streaming run")
 	flag.DurationVar(&cfg.NominalDuration, "stream-duration", cfg.NominalDuration, "duration of the nominal streaming run")

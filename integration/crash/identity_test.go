@@ -20,22 +20,30 @@ const (
 // values quoted across lines, and returns their glob.
 func writeFiles(t *testing.T) string {
 	t.Helper()
+	return writeParts(t, "part", 4, fileRows/4, func(b *bytes.Buffer, i int) {
+		if i%10 == 0 {
+			fmt.Fprintf(b, "%d,\"name %d\nsecond line, \"\"quoted\"\"\"\n", i, i%977)
+			return
+		}
+		fmt.Fprintf(b, "%d,\"name %d\"\n", i, i%977)
+	})
+}
+
+// writeParts writes files CSV files <name>-NNNN.csv of perFile rows each,
+// row i written by row, and returns their glob.
+func writeParts(t *testing.T, name string, files, perFile int, row func(b *bytes.Buffer, i int)) string {
+	t.Helper()
 	dir := t.TempDir()
-	const files = 4
 	for f := 0; f < files; f++ {
 		var b bytes.Buffer
-		for i := f * fileRows / files; i < (f+1)*fileRows/files; i++ {
-			if i%10 == 0 {
-				fmt.Fprintf(&b, "%d,\"name %d\nsecond line, \"\"quoted\"\"\"\n", i, i%977)
-				continue
-			}
-			fmt.Fprintf(&b, "%d,\"name %d\"\n", i, i%977)
+		for i := f * perFile; i < (f+1)*perFile; i++ {
+			row(&b, i)
 		}
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("part-%d.csv", f)), b.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%04d.csv", name, f)), b.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return filepath.Join(dir, "part-*.csv")
+	return filepath.Join(dir, name+"-*.csv")
 }
 
 // filePipeline loads the files of glob path into demo.files (RFC 4180, the
@@ -102,21 +110,13 @@ func TestKilledFileLoadRerunLoadsEveryRowOnce(t *testing.T) {
 // quoted, holding the separator) and returns their glob.
 func writeSmallFiles(t *testing.T, n, perFile int) string {
 	t.Helper()
-	dir := t.TempDir()
-	for f := 0; f < n; f++ {
-		var b bytes.Buffer
-		for i := f * perFile; i < (f+1)*perFile; i++ {
-			if i%7 == 0 {
-				fmt.Fprintf(&b, "%d,\"name, %d\"\n", i, i%977)
-				continue
-			}
-			fmt.Fprintf(&b, "%d,name %d\n", i, i%977)
+	return writeParts(t, "small", n, perFile, func(b *bytes.Buffer, i int) {
+		if i%7 == 0 {
+			fmt.Fprintf(b, "%d,\"name, %d\"\n", i, i%977)
+			return
 		}
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("small-%04d.csv", f)), b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return filepath.Join(dir, "small-*.csv")
+		fmt.Fprintf(b, "%d,name %d\n", i, i%977)
+	})
 }
 
 // A thousand small files are packed into a few loads, each under a label

@@ -154,10 +154,13 @@ type GroupLoadFn struct {
 }
 
 func (fn *GroupLoadFn) Setup(ctx context.Context) error {
-	fn.pool = &ChunkPool{Max: int((fn.Opts.MaxBufferedBytes + int64(fn.Opts.LoadsInFlight)*fn.Opts.MaxBatchBytes) / ChunkSize)}
 	fn.reader = GroupReader{Lim: Size{fn.Opts.MaxBatchBytes, fn.Opts.MaxBatchRows}, Keep: fn.Opts.MaxBatchBytes, Dir: fn.Opts.SpoolDir}
 	var err error
 	fn.client, err = NewClient(fn.Conn, fn.Opts.Retry)
+	if err == nil {
+		LoadsInFlightFor(ctx, fn.client, &fn.Opts)
+	}
+	fn.pool = &ChunkPool{Max: int((fn.Opts.MaxBufferedBytes + int64(fn.Opts.LoadsInFlight)*fn.Opts.MaxBatchBytes) / ChunkSize)}
 	if err != nil || !fn.Opts.AbortLingering {
 		return err
 	}

@@ -49,6 +49,7 @@ type Options struct {
 	MaxBatchBytes    int64
 	MaxBufferedBytes int64
 	LoadsInFlight    int
+	LoadsInFlightSet bool // WithLoadsInFlight was given: not taken from the BE count (LoadsInFlightFor)
 	Compression      string
 	Headers          map[string]string
 	Delivery         Delivery

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"reflect"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
@@ -109,6 +110,24 @@ func (w *Write) IdentityRows() *unfinalizedWriteFn {
 // the password is resolved here, never serialized.
 func NewClient(c ConnSpec, rp RetryPolicy) (*streamload.Client, error) { return conn.NewClient(c, rp) }
 
+// maxDefaultLoadsInFlight caps the default loads in flight taken from the
+// BE count: each holds up to MaxBatchBytes of a worker's memory.
+const maxDefaultLoadsInFlight = 4
+
+// LoadsInFlightFor sets o.LoadsInFlight, unless WithLoadsInFlight gave it,
+// to the number of BEs c spreads loads over, between the default and
+// maxDefaultLoadsInFlight; the default when c cannot tell within 5 s.
+func LoadsInFlightFor(ctx context.Context, c *streamload.Client, o *Options) {
+	if o.LoadsInFlightSet {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if n := c.Backends(ctx); n > o.LoadsInFlight {
+		o.LoadsInFlight = min(n, max(o.LoadsInFlight, maxDefaultLoadsInFlight))
+	}
+}
+
 // WriteFn is the precommit stage: it batches a bundle's rows per table,
 // loads each batch (precommitted with ExactlyOnce) and emits one
 // CommitResult per load when the bundle finishes. Unless AllOrNothing, it
@@ -141,17 +160,24 @@ func (fn *WriteFn) Setup(ctx context.Context) error {
 			return fmt.Errorf("dorisio.Write: WithSpoolDir(%q): not a directory on this worker (%v)", d, err)
 		}
 	}
-	// Keep enough chunks for a full set of buffered and uploading batches.
-	fn.pool = &ChunkPool{Max: int((fn.Opts.MaxBufferedBytes + int64(fn.Opts.LoadsInFlight)*fn.Opts.MaxBatchBytes) / ChunkSize)}
 	fn.client, err = NewClient(fn.Conn, fn.Opts.Retry)
 	if err == nil {
+		// Asked beside the columns check: a silent FE costs one wait, not two.
+		counted := make(chan struct{})
+		go func() {
+			defer close(counted)
+			LoadsInFlightFor(ctx, fn.client, &fn.Opts)
+		}()
 		if err = checkColumns(ctx, fn.client, fn.Conn, fn.DB, fn.Table, fn.RunID, fn.enc); err != nil {
 			err = fmt.Errorf("dorisio.Write: %w", err)
 		}
+		<-counted
 	}
 	if err == nil {
 		err = CheckGroupCommit(ctx, fn.client, fn.DB, fn.Table, &fn.Opts)
 	}
+	// Keep enough chunks for a full set of buffered and uploading batches.
+	fn.pool = &ChunkPool{Max: int((fn.Opts.MaxBufferedBytes + int64(fn.Opts.LoadsInFlight)*fn.Opts.MaxBatchBytes) / ChunkSize)}
 	if err != nil || !fn.Opts.AbortLingering {
 		return err
 	}

@@ -54,8 +54,9 @@ func (e *endpoints) feBase() string {
 	return e.fes[e.feIdx%len(e.fes)]
 }
 
-// loadBase returns the current FE, or in direct mode the next BE
-// round-robin (discovering the list first when needed).
+// loadBase returns the current FE, or in direct mode the BE with the
+// fewest loads in flight, in turn among equals (discovering the list first
+// when needed; spread.go).
 func (e *endpoints) loadBase(ctx context.Context) (string, error) {
 	if len(e.bes) == 0 && !e.discover {
 		return e.feBase(), nil
@@ -82,9 +83,10 @@ func (e *endpoints) loadBase(ctx context.Context) (string, error) {
 		}
 	}
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	e.beIdx++
-	return list[e.beIdx%len(list)], nil
+	start := e.beIdx
+	e.mu.Unlock()
+	return list[loadsOn.least(list, start)], nil // spread.go
 }
 
 func (e *endpoints) failed(base string) {

@@ -428,8 +428,10 @@ func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 		}
 		return nil, stepRetry, l.newErr(nil, loadResponse{}, nil, err)
 	}
+	end := loadsOn.begin(base) // what the next pick spreads over (spread.go)
 	resp, err := c.send(ctx, request{method: http.MethodPut, url: base + l.path, headers: l.headers,
 		body: l.body, expect: true, mutates: true})
+	end()
 	if err != nil {
 		var se *sendError
 		errors.As(err, &se)
