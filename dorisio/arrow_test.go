@@ -86,7 +86,7 @@ func TestArrowAndCSVLeaveTheSameTable(t *testing.T) {
 func TestArrowIsRefusedWithCompressionAndForPreEncodedRows(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 	_, scope := beam.NewPipelineWithRoot()
-	_, err := newWrite(scope, configFor(srv, "events"), beam.PCollection{}, []WriteOption{WithFormat(Arrow), WithCompression("gz")})
+	_, err := newWrite(scope, configFor(srv, "events"), beam.Create(scope, "1,a\n"), []WriteOption{WithFormat(Arrow), WithCompression("gz")})
 	if err == nil || !strings.Contains(err.Error(), "Doris reads no compressed Arrow body") {
 		t.Fatalf("Arrow with gzip: err %v", err)
 	}
