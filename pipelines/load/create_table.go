@@ -11,11 +11,20 @@ import (
 	"github.com/dorisbeam/dorisbeam/internal/dorisname"
 )
 
-// --ddl is a statement or a file holding one: a table definition always has
-// a '(', a path to one rarely does.
+// --ddl is a statement or a file holding one: a file that exists is read
+// (its path may hold a '(', as "exports (2024)/t.sql" does); otherwise a
+// table definition always has a '(', a path rarely does.
 
 // ddlIsFile reports whether --ddl's value names a file.
-func ddlIsFile(v string) bool { return v != "" && !strings.Contains(v, "(") }
+func ddlIsFile(v string) bool {
+	if v == "" {
+		return false
+	}
+	if st, err := os.Stat(v); err == nil && st.Mode().IsRegular() {
+		return true
+	}
+	return !strings.Contains(v, "(")
+}
 
 // ddlSource checks that a --ddl naming a file can be read.
 func ddlSource(p *string) func() error {

@@ -127,3 +127,27 @@ func TestTheEmbeddedServerTakesTheDDLOfShowCreateTable(t *testing.T) {
 		t.Errorf("the summary does not say 100 rows loaded into demo:\n%s", out)
 	}
 }
+
+// A --ddl file whose path holds a '(' (a folder "exports (2024)") is read,
+// not taken for a statement.
+func TestADDLFileWhosePathHoldsAParenthesisIsRead(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "exports (2024)")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "people.sql")
+	if err := os.WriteFile(path, []byte(peopleDDL+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ddlText(&options{ddl: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != peopleDDL {
+		t.Errorf("--ddl %q gave the statement %q, want the file's", path, got)
+	}
+	// A statement stays a statement.
+	if got, _ := ddlText(&options{ddl: "demo.t(id INT)"}); got != "demo.t(id INT)" {
+		t.Errorf("a short-form --ddl gave %q", got)
+	}
+}
