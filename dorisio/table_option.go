@@ -121,7 +121,9 @@ func WithAddColumns() WriteOption {
 // and pre-encoded rows, which have no struct to make a table of
 // (pipelines/load --create-table --ddl). existed is true when Doris
 // answered that the table exists (`Table 'x' already exists`, for a
-// statement without IF NOT EXISTS): nothing changed, which is no error.
+// statement without IF NOT EXISTS), or, for one with IF NOT EXISTS, when
+// the FE's schema endpoint showed the table before the statement ran:
+// nothing changed, which is no error.
 // Any other refusal is an error with Doris' words. The statement must be a
 // CREATE TABLE, after comments and a UTF-8 byte-order mark if any (they are
 // not sent); the user needs CREATE on the database.
@@ -135,13 +137,23 @@ func CreateTable(ctx context.Context, cfg Config, ddl string) (existed bool, err
 		return false, fmt.Errorf("dorisio.CreateTable: %w", err)
 	}
 	defer c.Close()
+	// With IF NOT EXISTS Doris answers success either way, so whether the
+	// table was there is asked before (a failed look counts as absent).
+	if db, table, ifNotExists, ok := dorisname.CreateTableTarget(stmt); ok && ifNotExists {
+		if db == "" {
+			db = cfg.Database
+		}
+		if _, err := c.TableColumns(ctx, db, table); err == nil {
+			existed = true
+		}
+	}
 	switch err := c.Exec(ctx, cfg.Database, stmt); {
 	case streamload.IsAlreadyExists(err):
 		return true, nil
 	case err != nil:
 		return false, fmt.Errorf("dorisio.CreateTable: %w", err)
 	}
-	return false, nil
+	return existed, nil
 }
 
 // firstLine is s up to its first line end.

@@ -73,6 +73,31 @@ func TestCreateTableRunsTheDDLFileOnTheFE(t *testing.T) {
 	}
 }
 
+// A DDL file with IF NOT EXISTS, as SHOW CREATE TABLE's users often keep:
+// Doris answers success whether or not the table was there, and the second
+// run must still say it found the table rather than claim to have made it.
+func TestCreateTableIfNotExistsSaysWhenTheTableWasThere(t *testing.T) {
+	srv := doristest.NewServer(doristest.WithDatabase("demo"))
+	defer srv.Close()
+	input, ddl := peopleFile(t, 50)
+	stmt := strings.Replace(peopleDDL, "CREATE TABLE", "CREATE TABLE IF NOT EXISTS", 1)
+	if err := os.WriteFile(ddl, []byte(stmt+";\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for run, want := range []string{"--create-table: ran --ddl", "--create-table: the table exists; left as it is"} {
+		o := defaultOptions()
+		o.input, o.table, o.fe, o.ddl, o.createTable = input, "people", srv.URL, ddl, true
+		o.labelPrefix = "people_ine"
+		out, err := captureStdout(t, func() error { return runWithin(t, o) })
+		if err != nil {
+			t.Fatalf("run %d: %v\n%s", run+1, err, out)
+		}
+		if !strings.Contains(out, want) {
+			t.Errorf("run %d: want %q in:\n%s", run+1, want, out)
+		}
+	}
+}
+
 // With the embedded server, --create-table makes the table over its SQL
 // endpoint as on a real FE, so the DDL a user will run in production is
 // tried here first.
