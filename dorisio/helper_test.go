@@ -2,10 +2,6 @@ package dorisio
 
 import (
 	"context"
-	"fmt"
-	"reflect"
-	"sort"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,32 +12,22 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/internal/pipetest"
 )
 
 func TestMain(m *testing.M) { ptest.Main(m) }
 
 // requirePrism skips a pipeline test that needs a runner feature prism has
-// and Beam's direct runner lacks (TestStream, state and timers, bundle
-// finalization), saying which. CI runs this package on both runners.
+// and Beam's direct runner lacks, saying which (pipetest.RequirePrism).
 func requirePrism(t *testing.T, feature string) {
 	t.Helper()
-	runner := *ptest.Runner
-	if runner == "" {
-		runner = ptest.DefaultRunner()
-	}
-	if runner != "prism" && runner != "PrismRunner" {
-		t.Skipf("needs %s, which only prism supports; -runner=%s", feature, runner)
-	}
+	pipetest.RequirePrism(t, feature)
 }
 
 // event is the struct element of most pipeline tests.
-type event struct {
-	ID   int64  `doris:"id"`
-	Name string `doris:"name"`
-}
+type event = pipetest.Event
 
 func init() {
-	beam.RegisterType(reflect.TypeOf((*event)(nil)).Elem())
 	register.Function1x1(committedRows)
 	register.Function1x1(filteredRows)
 }
@@ -57,69 +43,35 @@ func committedRows(r CommitResult) int64 {
 
 func filteredRows(r CommitResult) int64 { return r.FilteredRows }
 
-const eventsDDL = "demo.%s(id BIGINT NOT NULL, name VARCHAR(16))"
+const eventsDDL = pipetest.EventsDDL
 
 func startServer(t *testing.T, opts ...doristest.Option) *doristest.Server {
 	t.Helper()
-	srv := doristest.NewServer(opts...)
-	t.Cleanup(srv.Close)
-	return srv
+	return pipetest.StartServer(t, opts...)
 }
 
 func configFor(srv *doristest.Server, table string) Config {
 	return Config{FEs: []string{srv.URL}, User: srv.User, Password: srv.Password, Database: "demo", Table: table}
 }
 
-func events(n int, name func(i int) string) []event {
-	out := make([]event, n)
-	for i := range out {
-		out[i] = event{ID: int64(i), Name: name(i)}
-	}
-	return out
-}
+func events(n int, name func(i int) string) []event { return pipetest.Events(n, name) }
 
-func shortName(i int) string { return fmt.Sprintf("n%d", i%1000) }
+func shortName(i int) string { return pipetest.ShortName(i) }
 
 // rowsOf renders events as the server renders committed rows.
-func rowsOf(evs []event) [][]string {
-	out := make([][]string, len(evs))
-	for i, e := range evs {
-		out[i] = []string{fmt.Sprint(e.ID), e.Name}
-	}
-	return out
-}
+func rowsOf(evs []event) [][]string { return pipetest.RowsOf(evs) }
 
 // wantRows compares a table's committed rows with want as multisets: every
 // row exactly once, nothing else.
 func wantRows(t *testing.T, srv *doristest.Server, table string, want [][]string) {
 	t.Helper()
-	key := func(rows [][]string) []string {
-		out := make([]string, len(rows))
-		for i, r := range rows {
-			out[i] = strings.Join(r, "\x00")
-		}
-		sort.Strings(out)
-		return out
-	}
-	got, w := key(srv.Rows("demo", table)), key(want)
-	if len(got) != len(w) {
-		t.Fatalf("table %s holds %d rows, want %d", table, len(got), len(w))
-	}
-	for i := range got {
-		if got[i] != w[i] {
-			t.Fatalf("table %s: row %q where %q was expected (sorted position %d)", table, got[i], w[i], i)
-		}
-	}
+	pipetest.WantRows(t, srv, table, want)
 }
 
 // wantNoOpenTxns fails if a PREPARE or PRECOMMITTED transaction is left.
 func wantNoOpenTxns(t *testing.T, srv *doristest.Server) {
 	t.Helper()
-	for _, tx := range srv.Txns("demo") {
-		if tx.State == "PREPARE" || tx.State == "PRECOMMITTED" {
-			t.Errorf("transaction %d (label %s, table %s) left %s", tx.ID, tx.Label, tx.Table, tx.State)
-		}
-	}
+	pipetest.WantNoOpenTxns(t, srv)
 }
 
 // skipRaceInFailingJobTeardown skips a test whose job fails while other
@@ -135,52 +87,26 @@ func skipRaceInFailingJobTeardown(t *testing.T) {
 }
 
 // pipelineTimeout bounds every pipeline run: prism v2.77 can hang on some timer patterns.
-const pipelineTimeout = 2 * time.Minute
+const pipelineTimeout = pipetest.Timeout
+
+// metricsNamespace is the namespace of Write's metrics (docs/guide.md).
+const metricsNamespace = "dorisio"
 
 // runPipeline builds and runs a pipeline on the test runner (prism by
 // default) under pipelineTimeout, returning its error and metrics.
 func runPipeline(t *testing.T, build func(s beam.Scope)) (metrics.QueryResults, error) {
 	t.Helper()
-	return runPipelineWithin(t, pipelineTimeout, build)
+	return pipetest.Run(t, pipelineTimeout, metricsNamespace, build)
 }
 
 // runPipelineWithin is runPipeline under timeout: the test fails if the
 // pipeline has not finished by then (prism hangs on some timer shapes).
 func runPipelineWithin(t *testing.T, timeout time.Duration, build func(s beam.Scope)) (metrics.QueryResults, error) {
 	t.Helper()
-	p, s := beam.NewPipelineWithRoot()
-	build(s)
-	type result struct {
-		res metrics.QueryResults
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		pr, err := ptest.RunWithMetrics(p)
-		var q metrics.QueryResults
-		if err == nil && pr != nil {
-			q = pr.Metrics().Query(func(r metrics.SingleResult) bool { return r.Namespace() == sink.MetricsNamespace })
-		}
-		done <- result{q, err}
-	}()
-	select {
-	case r := <-done:
-		return r.res, r.err
-	case <-time.After(timeout):
-		t.Fatalf("pipeline did not finish within %v", timeout)
-		return metrics.QueryResults{}, nil
-	}
+	return pipetest.Run(t, timeout, metricsNamespace, build)
 }
 
-func counter(q metrics.QueryResults, name string) int64 {
-	var n int64
-	for _, c := range q.Counters() {
-		if c.Name() == name {
-			n += c.Result()
-		}
-	}
-	return n
-}
+func counter(q metrics.QueryResults, name string) int64 { return pipetest.Counter(q, name) }
 
 // lifecycle drives one writeFn bundle by hand, as a runner without bundle
 // finalization does; it returns the bundle's emitted results and error.
