@@ -1,11 +1,8 @@
 package dorisio
 
 import (
-	"context"
 	"testing"
 	"time"
-
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
@@ -107,107 +104,3 @@ func runPipelineWithin(t *testing.T, timeout time.Duration, build func(s beam.Sc
 }
 
 func counter(q metrics.QueryResults, name string) int64 { return pipetest.Counter(q, name) }
-
-// lifecycle drives one writeFn bundle by hand, as a runner without bundle
-// finalization does; it returns the bundle's emitted results and error.
-func lifecycle(t *testing.T, fn *sink.WriteFn, elems []any) ([]CommitResult, error) {
-	t.Helper()
-	return lifecycleWith(context.Background(), fn, nil, elems)
-}
-
-// lifecycleWith drives one bundle under ctx, offering bf (nil: none). The
-// results are the bundle's loads, per table in the order it cut them.
-func lifecycleWith(ctx context.Context, fn *sink.WriteFn, bf beam.BundleFinalization, elems []any) ([]CommitResult, error) {
-	var out []CommitResult
-	emit := func(g sink.TableLoads) { out = append(out, g.Loads...) }
-	for _, e := range elems {
-		if err := fn.ProcessElement(ctx, bf, e, emit); err != nil {
-			return out, err // runners call no FinishBundle after an error
-		}
-	}
-	err := fn.FinishBundle(ctx, bf, emit)
-	return out, err
-}
-
-// finalizer records bundle finalization callbacks, as a runner's harness.
-type finalizer struct{ callbacks []func() error }
-
-func (f *finalizer) RegisterCallback(_ time.Duration, cb func() error) {
-	f.callbacks = append(f.callbacks, cb)
-}
-
-// finalize runs the callbacks, as a runner does once the bundle's output
-// is durable.
-func (f *finalizer) finalize() {
-	for _, cb := range f.callbacks {
-		_ = cb()
-	}
-	f.callbacks = nil
-}
-
-// commitBundle runs one commit-stage bundle by hand over the loads rs (in
-// the order a precommit bundle cut them), then the report of lost loads,
-// as the pipeline does; it returns the committed results and the error
-// the job would fail with.
-func commitBundle(fn *sink.CommitFn, rs []CommitResult) ([]CommitResult, error) {
-	return commitStage(fn, rs)
-}
-
-// commitStage runs a commit stage of one bundle per element of bundles,
-// as prism does: the first bundle that fails fails the job; else the
-// report of the loads lost in every bundle does.
-func commitStage(fn *sink.CommitFn, bundles ...[]CommitResult) ([]CommitResult, error) {
-	ctx := context.Background()
-	var out []CommitResult
-	var lost sink.LostLoads
-	emit := func(r CommitResult) { out = append(out, r) }
-	lose := func(l sink.LostLoads) { lost = sink.MergeLost(lost, l) }
-	for _, rs := range bundles {
-		for _, g := range byTable(rs) {
-			if err := fn.ProcessElement(ctx, g, emit, lose); err != nil {
-				return out, err
-			}
-		}
-		if err := fn.FinishBundle(ctx, emit, lose); err != nil {
-			return out, err
-		}
-	}
-	return out, sink.FailOnLost(lost)
-}
-
-// byTable groups loads by table as a precommit bundle emits them.
-func byTable(rs []CommitResult) []sink.TableLoads {
-	outcomes := make([]sink.LoadOutcome, len(rs))
-	for i, r := range rs {
-		outcomes[i] = sink.LoadOutcome{Seq: i, Result: r}
-	}
-	return sink.GroupByTable(outcomes)
-}
-
-// dropLoads is an emitter for precommit bundles whose output a test ignores.
-func dropLoads(sink.TableLoads) {}
-
-// buildWrite constructs Write's DoFns as Write would, set up for direct calls.
-func buildWrite(t *testing.T, cfg Config, elem any, opts ...WriteOption) *sink.Write {
-	t.Helper()
-	_, s := beam.NewPipelineWithRoot()
-	w, err := newWrite(s, cfg, beam.Create(s, elem), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, setup := range []func(context.Context) error{w.Write.Setup, w.Commit.Setup} {
-		if err := setup(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Cleanup(func() { w.Write.Teardown(); w.Commit.Teardown() })
-	return w
-}
-
-func asElems(evs []event) []any {
-	out := make([]any, len(evs))
-	for i, e := range evs {
-		out[i] = e
-	}
-	return out
-}

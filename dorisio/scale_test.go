@@ -431,3 +431,20 @@ func loadRequest(table, label string, data []byte) streamload.LoadRequest {
 	return streamload.LoadRequest{DB: "demo", Table: table, Label: label, TwoPhase: true,
 		Headers: sink.FormatHeaders(CSV), Body: streamload.NewBytesBody(data)}
 }
+
+// buildWrite constructs Write's DoFns as Write would, set up for direct calls.
+func buildWrite(t *testing.T, cfg Config, elem any, opts ...WriteOption) *sink.Write {
+	t.Helper()
+	_, s := beam.NewPipelineWithRoot()
+	w, err := newWrite(s, cfg, beam.Create(s, elem), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, setup := range []func(context.Context) error{w.Write.Setup, w.Commit.Setup} {
+		if err := setup(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { w.Write.Teardown(); w.Commit.Teardown() })
+	return w
+}

@@ -8,6 +8,7 @@
 package pipetest
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"sort"
@@ -162,4 +163,24 @@ func RequirePrism(t *testing.T, feature string) {
 	if runner != "prism" && runner != "PrismRunner" {
 		t.Skipf("needs %s, which only prism supports; -runner=%s", feature, runner)
 	}
+}
+
+// WantErr fails unless err says every one of parts.
+func WantErr(t *testing.T, err error, parts ...string) {
+	t.Helper()
+	for _, p := range parts {
+		if err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("err = %v\nwant it to contain %q", err, p)
+		}
+	}
+}
+
+// OnHit calls f once the fault h has hit (not at all if the server closes
+// first).
+func OnHit(h *doristest.FaultHandle, f func()) {
+	go func() {
+		if h.Wait(context.Background()) == nil {
+			f()
+		}
+	}()
 }

@@ -7,7 +7,10 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/stats"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 	"github.com/dorisbeam/dorisbeam/internal/pipetest"
@@ -33,7 +36,37 @@ var (
 	wantRows       = pipetest.WantRows
 	wantNoOpenTxns = pipetest.WantNoOpenTxns
 	states         = pipetest.States
+	wantErr        = pipetest.WantErr
+	onHit          = pipetest.OnHit
 )
+
+// fastRetry retries three times within a few milliseconds.
+var fastRetry = RetryPolicy{MaxAttempts: 3, InitialBackoff: 5 * time.Millisecond, MaxBackoff: 20 * time.Millisecond}
+
+// HTTPTimeouts is dorisio.Config.Timeouts' type.
+type HTTPTimeouts = streamload.HTTPTimeouts
+
+const (
+	narrowDDL = "demo.narrow(id BIGINT NOT NULL, name VARCHAR(4))"
+	uniqueDDL = "demo.u(id BIGINT NOT NULL, name VARCHAR(16)) UNIQUE KEY(id)"
+)
+
+func init() { register.Function1x1(committedRows) }
+
+// committedRows maps a result to its rows, and an uncommitted one to a
+// value no test expects.
+func committedRows(r CommitResult) int64 {
+	if !r.Committed {
+		return -1_000_000_000
+	}
+	return r.Rows
+}
+
+// assertCommitted asserts that results are all committed and that the
+// rows they report add up to want.
+func assertCommitted(s beam.Scope, results beam.PCollection, want int64) {
+	passert.Equals(s, stats.Sum(s, beam.ParDo(s, committedRows, results)), want)
+}
 
 // testConfig is the part of dorisio.Config a Write of the tests takes,
 // under the same names.
@@ -200,3 +233,9 @@ func byTable(rs []CommitResult) []TableLoads {
 
 // dropLoads is an emitter for precommit bundles whose output a test ignores.
 func dropLoads(TableLoads) {}
+
+// loadRequest is a two-phase load of CSV rows, as an older run would send.
+func loadRequest(table, label string, data []byte) streamload.LoadRequest {
+	return streamload.LoadRequest{DB: "demo", Table: table, Label: label, TwoPhase: true,
+		Headers: FormatHeaders(CSV), Body: streamload.NewBytesBody(data)}
+}

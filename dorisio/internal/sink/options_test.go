@@ -17,6 +17,7 @@ func WithLoadsInFlight(n int) testOption {
 }
 func WithSpoolDir(dir string) testOption { return func(o *Options) { o.SpoolDir = dir } }
 func WithDelivery(d Delivery) testOption { return func(o *Options) { o.Delivery = d } }
+func WithAbortLingeringTxns() testOption { return func(o *Options) { o.AbortLingering = true } }
 func WithAllOrNothing() testOption       { return func(o *Options) { o.AllOrNothing = true } }
 func WithRetry(p RetryPolicy) testOption { return func(o *Options) { o.Retry = p } }
 func WithFlushInterval(d time.Duration) testOption {
