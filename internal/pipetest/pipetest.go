@@ -184,3 +184,22 @@ func OnHit(h *doristest.FaultHandle, f func()) {
 		}
 	}()
 }
+
+// EventTables are server options creating demo.t0 … demo.t<n-1>, each of
+// EventsDDL's columns.
+func EventTables(n int) []doristest.Option {
+	var opts []doristest.Option
+	for i := 0; i < n; i++ {
+		opts = append(opts, doristest.WithTable(fmt.Sprintf(EventsDDL, fmt.Sprintf("t%d", i))))
+	}
+	return opts
+}
+
+// CSVRows are n CSV rows `i,"ri"` of an EventsDDL table.
+func CSVRows(n int) []string {
+	rows := make([]string, n)
+	for i := range rows {
+		rows[i] = fmt.Sprintf("%d,\"r%d\"\n", i, i)
+	}
+	return rows
+}
