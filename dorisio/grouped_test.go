@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
@@ -17,6 +14,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/internal/pipetest"
 )
 
 // groupedInput is n CSV rows over tables t0..t<tables-1>, as Rows, and
@@ -32,13 +30,7 @@ func groupedInput(n, tables int) ([]Row, map[string][][]string) {
 	return rows, want
 }
 
-func tableOptsN(tables int) []doristest.Option {
-	var opts []doristest.Option
-	for i := 0; i < tables; i++ {
-		opts = append(opts, doristest.WithTable(fmt.Sprintf(eventsDDL, fmt.Sprintf("t%d", i))))
-	}
-	return opts
-}
+func tableOptsN(tables int) []doristest.Option { return pipetest.EventTables(tables) }
 
 // runOn runs a pipeline on the named runner (not the test's), under
 // pipelineTimeout.
@@ -118,7 +110,7 @@ func TestAGroupedJobRecomputedUnderOtherBundlingLoadsNothingNew(t *testing.T) {
 		t.Errorf("the re-run reported %d loads, want the first run's %d", len(again), loads)
 	}
 	for _, r := range again {
-		if !r.AlreadyCommitted || !strings.HasPrefix(r.Label, sink.GroupLabelPrefix("nightly")) {
+		if !r.AlreadyCommitted || !strings.HasPrefix(r.Label, "nightly:g:") {
 			t.Errorf("re-run load %s (%d rows) AlreadyCommitted=%v: want a group label found loaded", r.Label, r.Rows, r.AlreadyCommitted)
 		}
 	}
@@ -141,9 +133,9 @@ func TestGroupedDeliveryLoadsRowsWithAnIDOnTheirOwn(t *testing.T) {
 	byKind := map[string]int64{}
 	for _, r := range loggedResults(t) {
 		switch {
-		case strings.HasPrefix(r.Label, sink.IDLabelPrefix("job7")):
+		case strings.HasPrefix(r.Label, "job7:id:"):
 			byKind["id"] += r.Rows
-		case strings.HasPrefix(r.Label, sink.GroupLabelPrefix("job7")):
+		case strings.HasPrefix(r.Label, "job7:g:"):
 			byKind["group"] += r.Rows
 		default:
 			t.Errorf("load %s is neither an identity nor a group load", r.Label)
@@ -155,146 +147,7 @@ func TestGroupedDeliveryLoadsRowsWithAnIDOnTheirOwn(t *testing.T) {
 	wantNoOpenTxns(t, srv)
 }
 
-// groupStage is grouped delivery's load stage, set up for direct calls.
-func groupStage(t *testing.T, cfg Config, opts ...WriteOption) *sink.Write {
-	t.Helper()
-	_, s := beam.NewPipelineWithRoot()
-	w, err := newWrite(s, cfg, beam.Create(s, Row{}), append([]WriteOption{WithDelivery(Grouped)}, opts...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Group.Setup(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Group.Teardown)
-	return w
-}
-
-// groupBundle runs one bundle of the load stage over the groups (key →
-// chunks), as a runner does after the GroupByKey.
-func groupBundle(fn *sink.GroupLoadFn, groups map[string][][]byte) ([]CommitResult, error) {
-	ctx := context.Background()
-	var out []CommitResult
-	emit := func(r CommitResult) { out = append(out, r) }
-	keys := slices.Sorted(func(yield func(string) bool) {
-		for k := range groups {
-			if !yield(k) {
-				return
-			}
-		}
-	})
-	for _, k := range keys {
-		if err := fn.ProcessElement(ctx, k, iterate(groups[k]), emit); err != nil {
-			return out, err
-		}
-	}
-	return out, fn.FinishBundle(ctx, emit)
-}
-
-func csvRows(n int) []string {
-	rows := make([]string, n)
-	for i := range rows {
-		rows[i] = fmt.Sprintf("%d,\"r%d\"\n", i, i)
-	}
-	return rows
-}
-
-// Two attempts of one group at once (speculative execution on Dataflow or
-// Spark): the second finds the first's label RUNNING and waits for its
-// outcome; the rows are loaded once and neither attempt fails.
-func TestTwoAttemptsOfOneGroupAtOnceLoadItOnceAndNeitherFails(t *testing.T) {
-	srv := startServer(t, tableOptsN(1)...)
-	cfg := configFor(srv, "t0")
-	cfg.LabelPrefix = "spec"
-	stall := srv.Inject(doristest.Fault{Kind: doristest.StallBody, Endpoint: doristest.EndpointLoad, Count: 1, Delay: time.Second})
-	a, b := groupStage(t, cfg), groupStage(t, cfg)
-	groups := chunked(t, &a.Group.Opts, "t0", [][]string{csvRows(500)})
-	var wg sync.WaitGroup
-	var resA, resB []CommitResult
-	var errA, errB error
-	wg.Add(1)
-	go func() { defer wg.Done(); resA, errA = groupBundle(a.Group, groups) }()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if err := stall.Wait(ctx); err != nil {
-		t.Fatal("the first attempt's load never reached the BE:", err)
-	}
-	resB, errB = groupBundle(b.Group, groups) // while the first attempt's load is RUNNING
-	wg.Wait()
-	if errA != nil || errB != nil {
-		t.Fatalf("attempts failed: %v; %v", errA, errB)
-	}
-	if len(resA) != 1 || len(resB) != 1 || resA[0].Label != resB[0].Label || resA[0].AlreadyCommitted == resB[0].AlreadyCommitted {
-		t.Fatalf("results %+v and %+v: want one load under one label, one attempt finding it loaded", resA, resB)
-	}
-	var want [][]string
-	for i := 0; i < 500; i++ {
-		want = append(want, []string{fmt.Sprint(i), fmt.Sprintf("r%d", i)})
-	}
-	wantRows(t, srv, "t0", want)
-	if n := visibleLoads(srv); n != 1 {
-		t.Errorf("%d loads, want 1", n)
-	}
-}
-
-// A load bundle that failed after some parts were loaded is retried: the
-// retry forms the same parts, finds the loaded ones by label and loads the
-// rest, so every row is in once.
-func TestARetriedGroupLoadsOnlyThePartsThatAreMissing(t *testing.T) {
-	srv := startServer(t, tableOptsN(1)...)
-	cfg := configFor(srv, "t0")
-	cfg.LabelPrefix = "retry"
-	w := groupStage(t, cfg, WithMaxBatchRows(100), WithLoadsInFlight(1),
-		WithRetry(RetryPolicy{MaxAttempts: 1, InitialBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
-	groups := chunked(t, &w.Group.Opts, "t0", [][]string{csvRows(1000)})
-	// One part in the middle meets a proxy's 502 page, and the bundle fails.
-	var labels []string
-	for key, chunks := range groups {
-		for id := range cutGroup(t, &w.Group.Opts, sink.KeyShard(key), chunks) {
-			labels = append(labels, sink.GroupLabel("retry", "t0", sink.LoadMeaning(w.Group.Headers), id))
-		}
-	}
-	if len(labels) < 10 {
-		t.Fatalf("%d parts of 1000 rows at 100 rows each", len(labels))
-	}
-	var middle string
-	for key, chunks := range groups {
-		for id := range cutGroup(t, &w.Group.Opts, sink.KeyShard(key), chunks) {
-			if strings.Contains(id, fmt.Sprintf("|p%d/", len(labels)/2)) {
-				middle = sink.GroupLabel("retry", "t0", sink.LoadMeaning(w.Group.Headers), id)
-			}
-		}
-	}
-	fault := srv.Inject(doristest.Fault{Kind: doristest.Proxy502, Endpoint: doristest.EndpointLoad, Label: middle})
-	first, err := groupBundle(w.Group, groups)
-	if err == nil {
-		t.Fatalf("the first attempt succeeded (%d loads) through a failing load", len(first))
-	}
-	fault.Remove()
-	loaded := visibleLoads(srv)
-	if loaded == 0 || loaded == len(labels) {
-		t.Fatalf("the failed attempt loaded %d of %d parts: want some", loaded, len(labels))
-	}
-	retry := groupStage(t, cfg, WithMaxBatchRows(100))
-	res, err := groupBundle(retry.Group, groups)
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := 0
-	for _, r := range res {
-		if r.AlreadyCommitted {
-			found++
-		}
-	}
-	if found != loaded || len(res) != visibleLoads(srv) {
-		t.Errorf("the retry found %d of %d loads already in (the first attempt made %d): want every one it made", found, len(res), loaded)
-	}
-	var want [][]string
-	for i := 0; i < 1000; i++ {
-		want = append(want, []string{fmt.Sprint(i), fmt.Sprintf("r%d", i)})
-	}
-	wantRows(t, srv, "t0", want)
-}
+func csvRows(n int) []string { return pipetest.CSVRows(n) }
 
 func TestGroupedDeliveryRefusesWhatCannotGoWithIt(t *testing.T) {
 	cfg := Config{FEs: []string{"http://fe:8030"}, User: "u", Database: "d", Table: "t"}
@@ -363,29 +216,6 @@ func TestAGroupedJobOfMoreLoadsThanDorisKeepsSaysSoInOneLine(t *testing.T) {
 	}
 }
 
-func TestTheLabelCapWarningSaysWhenItAssumedDorisDefault(t *testing.T) {
-	line := sink.LabelCapWarning(sink.LabelCount{Loads: 2500, Owned: 2500}, sink.DefaultLabelNumThreshold, "Doris' default, assumed: the FE did not tell it (Access denied)", "demo", "p")
-	for _, want := range []string{"2500 loads into demo", "label_num_threshold 2000, Doris' default, assumed", "at least 2500", `"label_num_threshold" = "2500"`} {
-		if !strings.Contains(line, want) {
-			t.Errorf("warning %q lacks %q", line, want)
-		}
-	}
-	if strings.Contains(line, "\n") {
-		t.Errorf("warning %q is more than one line", line)
-	}
-	if sink.LabelCapWarning(sink.LabelCount{Loads: 2000, Owned: 2000}, 2000, "", "demo", "p") != "" || sink.LabelCapWarning(sink.LabelCount{Loads: 5000, Owned: 5000}, -1, "", "demo", "p") != "" ||
-		sink.LabelCapWarning(sink.LabelCount{Loads: 5000}, 2000, "", "demo", "p") != "" {
-		t.Error("a job within the cap, or without a cap, warned")
-	}
-	// Every finished load counts against the cap, whatever its label: 600
-	// owned labels among 2,500 loads (aborted ones among them) are pushed
-	// out as surely.
-	mixed := sink.LabelCapWarning(sink.LabelCount{Loads: 2500, Owned: 600}, 2000, "read from the FE", "demo", "p")
-	if !strings.Contains(mixed, "600 loads into demo have labels") || !strings.Contains(mixed, "this Write made 2500 finished loads in all (each counts)") {
-		t.Errorf("600 owned labels among 2,500 loads: warning %q", mixed)
-	}
-}
-
 // On Beam's Flink and Spark runners, where per-bundle two-phase commit is
 // only at-least-once, a bounded Write defaults to grouped delivery and says
 // so at construction; an explicit delivery is kept.
@@ -394,21 +224,22 @@ func TestOnFlinkOrSparkABoundedWriteDefaultsToGroupedAndSaysSo(t *testing.T) {
 	old := *runners.Runner
 	t.Cleanup(func() { *runners.Runner = old })
 	cfg := Config{FEs: []string{"http://fe:8030"}, User: "u", Database: "d", Table: "t"}
-	build := func(opts ...WriteOption) *sink.Write {
+	// build reports whether the Write it builds loads grouped, and its delivery.
+	build := func(opts ...WriteOption) (bool, Delivery) {
 		t.Helper()
 		_, s := beam.NewPipelineWithRoot()
 		w, err := newWrite(s, cfg, beam.Create(s, event{}), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return w
+		return w.Group != nil, w.Write.Opts.Delivery
 	}
 	for _, r := range []string{"flink", "SparkRunner"} {
 		*runners.Runner = r
-		if w := build(); w.Group == nil || w.Write.Opts.Delivery != Grouped {
-			t.Errorf("--runner=%s: delivery %v, want Grouped", r, w.Write.Opts.Delivery)
+		if grouped, d := build(); !grouped || d != Grouped {
+			t.Errorf("--runner=%s: delivery %v, want Grouped", r, d)
 		}
-		if w := build(WithDelivery(ExactlyOnce)); w.Group != nil {
+		if grouped, _ := build(WithDelivery(ExactlyOnce)); grouped {
 			t.Errorf("--runner=%s: an explicit ExactlyOnce became grouped", r)
 		}
 	}
@@ -416,7 +247,7 @@ func TestOnFlinkOrSparkABoundedWriteDefaultsToGroupedAndSaysSo(t *testing.T) {
 		t.Errorf("the default was said %d times, want once per defaulted Write:\n%s", n, logs)
 	}
 	*runners.Runner = "prism"
-	if w := build(); w.Group != nil {
+	if grouped, _ := build(); grouped {
 		t.Error("on prism the default is not per-bundle two-phase commit")
 	}
 }
@@ -448,25 +279,26 @@ func TestABoundedWriteWithALabelPrefixIsExactlyOnceAcrossARerun(t *testing.T) {
 	wantNoOpenTxns(t, srv)
 
 	logs := captureLogs(t)
-	build := func(cfg Config, opts ...WriteOption) *sink.Write {
+	// grouped reports whether the Write it builds loads grouped.
+	grouped := func(cfg Config, opts ...WriteOption) bool {
 		t.Helper()
 		_, s := beam.NewPipelineWithRoot()
 		w, err := newWrite(s, cfg, beam.Create(s, event{}), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return w
+		return w.Group != nil
 	}
-	if w := build(cfg, WithDelivery(ExactlyOnce)); w.Group != nil {
+	if grouped(cfg, WithDelivery(ExactlyOnce)) {
 		t.Error("an explicit ExactlyOnce became grouped")
 	}
 	if !strings.Contains(logs.String(), "a re-run with this prefix (after a finished run, or one that crashed in its commit stage) loads again every row the earlier run committed") {
 		t.Errorf("an explicit ExactlyOnce with a LabelPrefix did not say that a re-run loads again:\n%s", logs)
 	}
-	if w := build(configFor(srv, "events")); w.Group != nil {
+	if grouped(configFor(srv, "events")) {
 		t.Error("without a LabelPrefix the default is not per-bundle two-phase commit")
 	}
-	if w := build(cfg, WithAllOrNothing()); w.Group != nil {
+	if grouped(cfg, WithAllOrNothing()) {
 		t.Error("WithAllOrNothing needs per-bundle two-phase commit, and got grouped")
 	}
 }

@@ -1,7 +1,6 @@
 package dorisio
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/internal/pipetest"
 )
 
 // The error a pipeline run returns is text: KindOf reads the
@@ -139,10 +139,4 @@ func TestKindOfSaysRowsAreLostWhenCommitsAlsoFailedUnsettled(t *testing.T) {
 }
 
 // onHit runs f once h has fired.
-func onHit(h *doristest.FaultHandle, f func()) {
-	go func() {
-		if h.Wait(context.Background()) == nil {
-			f()
-		}
-	}()
-}
+func onHit(h *doristest.FaultHandle, f func()) { pipetest.OnHit(h, f) }

@@ -1,7 +1,6 @@
 package dorisio
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"reflect"
@@ -9,14 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
-
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 	"github.com/dorisbeam/dorisbeam/internal/longtest"
 )
 
@@ -25,6 +21,9 @@ func init() {
 	register.Emitter1[Row]()
 	beam.RegisterType(reflect.TypeOf((*idChunk)(nil)).Elem())
 }
+
+// defaultMaxOpenTxns is WithMaxOpenTxns' default.
+var defaultMaxOpenTxns = defaultWriteOptions().MaxOpenTxns
 
 // onDirect reports whether the pipeline tests run on the direct runner.
 func onDirect() bool { return *ptest.Runner == "direct" }
@@ -90,15 +89,15 @@ func tableOpts(tables []string) []doristest.Option {
 // than the quota.
 func TestAJobOfHundredsOfBatchesStaysWithinTheTransactionQuota(t *testing.T) {
 	tables := []string{"t0", "t1", "t2", "t3"}
-	srv := startServer(t, append(tableOpts(tables), doristest.WithRunningTxnQuota(sink.DefaultMaxOpenTxns))...)
-	in, want := routedRows(100*sink.DefaultMaxOpenTxns*10+1000, tables) // 100 × 20 loads of 10 rows, and some
+	srv := startServer(t, append(tableOpts(tables), doristest.WithRunningTxnQuota(defaultMaxOpenTxns))...)
+	in, want := routedRows(100*defaultMaxOpenTxns*10+1000, tables) // 100 × 20 loads of 10 rows, and some
 	q := writeRouted(t, srv, in, WithMaxBatchRows(10))
 	wantTables(t, srv, want)
-	if peak := srv.PeakRunningTxns("demo"); peak > sink.DefaultMaxOpenTxns {
-		t.Errorf("peak running txns %d, over the quota of %d", peak, sink.DefaultMaxOpenTxns)
+	if peak := srv.PeakRunningTxns("demo"); peak > defaultMaxOpenTxns {
+		t.Errorf("peak running txns %d, over the quota of %d", peak, defaultMaxOpenTxns)
 	}
-	if loads := counter(q, "loads"); loads > sink.DefaultMaxOpenTxns || loads < int64(len(tables)) {
-		t.Errorf("%d loads for %d batches' worth: want the budget's at most %d", loads, len(in)/10, sink.DefaultMaxOpenTxns)
+	if loads := counter(q, "loads"); loads > int64(defaultMaxOpenTxns) || loads < int64(len(tables)) {
+		t.Errorf("%d loads for %d batches' worth: want the budget's at most %d", loads, len(in)/10, defaultMaxOpenTxns)
 	}
 }
 
@@ -152,7 +151,7 @@ func TestTwentyFiveTablesThatEachCutLoadsStayWithinOneLoadPerTablePlusTheBudget(
 	in, want := routedRows(25*100, tables)
 	q := writeRouted(t, srv, in, WithMaxBatchRows(10))
 	wantTables(t, srv, want)
-	limit := int64(len(tables) + sink.DefaultMaxOpenTxns)
+	limit := int64(len(tables) + defaultMaxOpenTxns)
 	if loads := counter(q, "loads"); loads > limit || loads <= int64(len(tables)) {
 		t.Errorf("%d loads: want more than one per table (they cut) and at most %d", loads, limit)
 	}
@@ -217,8 +216,8 @@ func TestSevenTablesArrivingOneAfterAnotherFitTheDefaultBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantTables(t, srv, want)
-	if loads := counter(q, "loads"); loads > sink.DefaultMaxOpenTxns {
-		t.Errorf("%d loads, over the budget of %d", loads, sink.DefaultMaxOpenTxns)
+	if loads := counter(q, "loads"); loads > int64(defaultMaxOpenTxns) {
+		t.Errorf("%d loads, over the budget of %d", loads, defaultMaxOpenTxns)
 	}
 }
 
@@ -376,34 +375,6 @@ func TestTheSameIDInTwoTablesIsTwoLoadsAcrossReruns(t *testing.T) {
 	}
 }
 
-// identity load left PRECOMMITTED is aborted by label and loaded again.
-func TestIdentityRowsNeedNoAdminToCleanUpACrashedRun(t *testing.T) {
-	tables := []string{"t0"}
-	srv := startServer(t, append(tableOpts(tables), doristest.WithoutAdmin())...)
-	cfg := configFor(srv, "")
-	cfg.LabelPrefix = "nightly"
-	chunks, want := idChunks(tables, 10, 30, -1)
-	// A crashed earlier run (say of an older version that used two-phase
-	// commit) precommitted the first chunk under its identity label.
-	w := buildWrite(t, cfg, Row{})
-	var crashed []byte
-	for id := 0; id < 30; id++ {
-		crashed = fmt.Appendf(crashed, "%d,\"r%d\"\n", id, id)
-	}
-	label := sink.IDLabel("nightly", "t0", sink.LoadMeaning(w.Write.Headers), "t0/0")
-	if _, err := w.Write.Client().Load(context.Background(), loadRequest("t0", label, crashed)); err != nil {
-		t.Fatal(err)
-	}
-	_, err := runPipeline(t, func(s beam.Scope) {
-		assertCommitted(s, Write(s, cfg, beam.ParDo(s, &idRowsFn{}, beam.CreateList(s, chunks))), 300)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantRows(t, srv, "t0", want["t0"])
-	wantNoOpenTxns(t, srv)
-}
-
 // Issue 10.1: two Writes of one pipeline with the same prefix and the
 // lingering cleanup on never abort each other's loads.
 func TestTwoWritesWithTheSamePrefixAndCleanupLoadBothTablesOnce(t *testing.T) {
@@ -424,10 +395,4 @@ func TestTwoWritesWithTheSamePrefixAndCleanupLoadBothTablesOnce(t *testing.T) {
 		wantRows(t, srv, "t2", rowsOf(in))
 		wantNoOpenTxns(t, srv)
 	}
-}
-
-// loadRequest is a two-phase load of CSV rows, as an older run would send.
-func loadRequest(table, label string, data []byte) streamload.LoadRequest {
-	return streamload.LoadRequest{DB: "demo", Table: table, Label: label, TwoPhase: true,
-		Headers: sink.FormatHeaders(CSV), Body: streamload.NewBytesBody(data)}
 }

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
-
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -381,13 +379,17 @@ func TestRowsWithAnIDAreLoadedOnTheirOwnBesideStreamBatches(t *testing.T) {
 	for _, r := range loggedResults(t) {
 		byLabel[r.Label] = r.Rows
 	}
-	meaning := sink.LoadMeaning(sink.FormatHeaders(CSV)) // pre-encoded rows: the format's headers only
-	want := map[string]int64{sink.IDLabel("job7", "events", meaning, "part-1"): 2, sink.IDLabel("job7", "events", meaning, "part-2"): 1}
-	for l, rows := range want {
-		if byLabel[l] != rows {
-			t.Errorf("identity load %s: %d rows, want %d (results %v)", l, byLabel[l], rows, byLabel)
+	// Identity labels are <prefix>:id:<table>:<hash> (docs/guide.md); the
+	// hash of each ID is the engine's (sink's label tests).
+	var idRows []int64
+	for l, rows := range byLabel {
+		if strings.HasPrefix(l, "job7:id:events:") {
+			idRows = append(idRows, rows)
+			delete(byLabel, l)
 		}
-		delete(byLabel, l)
+	}
+	if slices.Sort(idRows); !slices.Equal(idRows, []int64{1, 2}) {
+		t.Errorf("identity loads of %v rows: want one of part-2's 1 row and one of part-1's 2", idRows)
 	}
 	if len(byLabel) != 1 {
 		t.Errorf("other loads %v: want the one batch of rows 3 and 4", byLabel)
@@ -438,55 +440,4 @@ func TestStreamBatchesSurviveLostRepliesOnceEach(t *testing.T) {
 	}
 	wantRows(t, srv, "events", want)
 	wantNoOpenTxns(t, srv)
-}
-
-// A table's rows go to its shards by their own bytes: a hot table is not
-// one key, and a row goes to the same key in whatever bundle, order or
-// chunk it comes.
-func TestAChunkerSpreadsATablesRowsOverItsShardsByTheirContent(t *testing.T) {
-	o := defaultWriteOptions()
-	o.Shards = 3
-	o.finish()
-	keyOf := func(bundles [][]string) map[string]string {
-		t.Helper()
-		keys := map[string]string{}
-		for key, chunks := range chunked(t, &o.Options, "t1", bundles) {
-			for _, c := range chunks {
-				h, err := sink.ParseChunk(c)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := sink.EachUnit(c, h, func(unit []byte, rows int64) error {
-					keys[string(unit)] = key
-					return nil
-				}); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		return keys
-	}
-	var rows []string
-	for i := 0; i < 300; i++ {
-		rows = append(rows, fmt.Sprintf("%d,r%d\n", i, i))
-	}
-	first := keyOf([][]string{rows})
-	reversed := slices.Clone(rows)
-	slices.Reverse(reversed)
-	again := keyOf([][]string{reversed[:7], reversed[7:150], reversed[150:]})
-	perKey := map[string]int{}
-	for r, k := range first {
-		perKey[k]++
-		if again[r] != k {
-			t.Errorf("row %q went to %s, then to %s in other bundles", r, k, again[r])
-		}
-	}
-	if len(perKey) != 3 {
-		t.Fatalf("300 rows of one table went to keys %v: want its 3 shards", perKey)
-	}
-	for k, n := range perKey {
-		if n < 60 || n > 140 {
-			t.Errorf("shard key %s got %d of 300 rows: want about a third", k, n)
-		}
-	}
 }

@@ -451,3 +451,42 @@ func TestAnAtLeastOnceBatchRetriedIsLoadedOnce(t *testing.T) {
 	}
 	wantRows(t, srv, "events", [][]string{{"1", "a"}, {"2", "b"}})
 }
+
+// commitBundle runs one commit-stage bundle by hand over the loads rs (in
+// the order a precommit bundle cut them), then the report of lost loads,
+// as the pipeline does; it returns the committed results and the error
+// the job would fail with.
+func commitBundle(fn *sink.CommitFn, rs []CommitResult) ([]CommitResult, error) {
+	return commitStage(fn, rs)
+}
+
+// commitStage runs a commit stage of one bundle per element of bundles,
+// as prism does: the first bundle that fails fails the job; else the
+// report of the loads lost in every bundle does.
+func commitStage(fn *sink.CommitFn, bundles ...[]CommitResult) ([]CommitResult, error) {
+	ctx := context.Background()
+	var out []CommitResult
+	var lost sink.LostLoads
+	emit := func(r CommitResult) { out = append(out, r) }
+	lose := func(l sink.LostLoads) { lost = sink.MergeLost(lost, l) }
+	for _, rs := range bundles {
+		for _, g := range byTable(rs) {
+			if err := fn.ProcessElement(ctx, g, emit, lose); err != nil {
+				return out, err
+			}
+		}
+		if err := fn.FinishBundle(ctx, emit, lose); err != nil {
+			return out, err
+		}
+	}
+	return out, sink.FailOnLost(lost)
+}
+
+// byTable groups loads by table as a precommit bundle emits them.
+func byTable(rs []CommitResult) []sink.TableLoads {
+	outcomes := make([]sink.LoadOutcome, len(rs))
+	for i, r := range rs {
+		outcomes[i] = sink.LoadOutcome{Seq: i, Result: r}
+	}
+	return sink.GroupByTable(outcomes)
+}

@@ -116,7 +116,7 @@ func TestWithoutTheSchemaStrictModeRefusesWhatDoesNotConvert(t *testing.T) {
 // column; it never becomes NULL.
 func TestAStringLongerThanItsColumnFailsTheLoad(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
-	err := writeAll(t, srv, "events", []event{{1, strings.Repeat("x", 17)}})
+	err := writeAll(t, srv, "events", []event{{ID: 1, Name: strings.Repeat("x", 17)}})
 	if KindOf(err) != ErrDataQuality {
 		t.Fatalf("KindOf = %v, want ErrDataQuality: %v", KindOf(err), err)
 	}

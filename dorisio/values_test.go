@@ -12,6 +12,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/internal/pipetest"
 )
 
 // Pipeline tests (every value lands as given, or the user is
@@ -106,11 +107,7 @@ func mustWrite[T any](t *testing.T, srv *doristest.Server, table string, in []T,
 
 func wantErr(t *testing.T, err error, parts ...string) {
 	t.Helper()
-	for _, p := range parts {
-		if err == nil || !strings.Contains(err.Error(), p) {
-			t.Errorf("err = %v\nwant it to contain %q", err, p)
-		}
-	}
+	pipetest.WantErr(t, err, parts...)
 }
 
 var formats = []Format{CSV, JSON}

@@ -285,7 +285,7 @@ func (fn *ChunkFn) Setup(ctx context.Context) error {
 			return err
 		}
 	}
-	return CheckGroupCommit(ctx, fn.client, fn.DB, fn.Table, &fn.Opts)
+	return checkGroupCommit(ctx, fn.client, fn.DB, fn.Table, &fn.Opts)
 }
 
 func (fn *ChunkFn) Teardown() {

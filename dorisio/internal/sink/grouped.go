@@ -158,7 +158,7 @@ func (fn *GroupLoadFn) Setup(ctx context.Context) error {
 	var err error
 	fn.client, err = NewClient(fn.Conn, fn.Opts.Retry)
 	if err == nil {
-		LoadsInFlightFor(ctx, fn.client, &fn.Opts)
+		loadsInFlightFor(ctx, fn.client, &fn.Opts)
 	}
 	fn.pool = &ChunkPool{Max: int((fn.Opts.MaxBufferedBytes + int64(fn.Opts.LoadsInFlight)*fn.Opts.MaxBatchBytes) / ChunkSize)}
 	if err != nil || !fn.Opts.AbortLingering {

@@ -36,7 +36,7 @@ func TestLoadsInFlightDefaultToTheBECount(t *testing.T) {
 		if tc.set > 0 {
 			o.LoadsInFlight, o.LoadsInFlightSet = tc.set, true
 		}
-		LoadsInFlightFor(context.Background(), c, &o)
+		loadsInFlightFor(context.Background(), c, &o)
 		if o.LoadsInFlight != tc.want {
 			t.Errorf("%d BEs (WithLoadsInFlight %d, listing refused %v): %d loads in flight, want %d", tc.bes, tc.set, tc.refused, o.LoadsInFlight, tc.want)
 		}

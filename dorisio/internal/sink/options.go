@@ -49,7 +49,7 @@ type Options struct {
 	MaxBatchBytes    int64
 	MaxBufferedBytes int64
 	LoadsInFlight    int
-	LoadsInFlightSet bool // WithLoadsInFlight was given: not taken from the BE count (LoadsInFlightFor)
+	LoadsInFlightSet bool // WithLoadsInFlight was given: not taken from the BE count (loadsInFlightFor)
 	Compression      string
 	Headers          map[string]string
 	Delivery         Delivery
@@ -69,7 +69,7 @@ type Options struct {
 	Rejected          bool        // refused rows are output, not a bundle failure (rejected.go)
 	Files             fileOptions // WriteFiles only (files_option.go)
 	// Stream batching (stream_option.go).
-	Stream        StreamMode
+	Stream        streamMode
 	FlushInterval time.Duration
 	// AllowedLateness holds a window's load until the watermark has passed
 	// its end plus this (stream_option.go).

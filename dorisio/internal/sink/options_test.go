@@ -12,11 +12,14 @@ func WithMaxBatchRows(n int64) testOption     { return func(o *Options) { o.MaxB
 func WithMaxBatchBytes(n int64) testOption    { return func(o *Options) { o.MaxBatchBytes = n } }
 func WithMaxBufferedBytes(n int64) testOption { return func(o *Options) { o.MaxBufferedBytes = n } }
 func WithMaxLoadBytes(n int64) testOption     { return func(o *Options) { o.MaxLoadBytes = n } }
-func WithLoadsInFlight(n int) testOption      { return func(o *Options) { o.LoadsInFlight = n } }
-func WithSpoolDir(dir string) testOption      { return func(o *Options) { o.SpoolDir = dir } }
-func WithDelivery(d Delivery) testOption      { return func(o *Options) { o.Delivery = d } }
-func WithAllOrNothing() testOption            { return func(o *Options) { o.AllOrNothing = true } }
-func WithRetry(p RetryPolicy) testOption      { return func(o *Options) { o.Retry = p } }
+func WithLoadsInFlight(n int) testOption {
+	return func(o *Options) { o.LoadsInFlight, o.LoadsInFlightSet = n, true }
+}
+func WithSpoolDir(dir string) testOption { return func(o *Options) { o.SpoolDir = dir } }
+func WithDelivery(d Delivery) testOption { return func(o *Options) { o.Delivery = d } }
+func WithAbortLingeringTxns() testOption { return func(o *Options) { o.AbortLingering = true } }
+func WithAllOrNothing() testOption       { return func(o *Options) { o.AllOrNothing = true } }
+func WithRetry(p RetryPolicy) testOption { return func(o *Options) { o.Retry = p } }
 func WithFlushInterval(d time.Duration) testOption {
 	return func(o *Options) { o.FlushInterval = d }
 }

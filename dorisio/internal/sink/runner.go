@@ -13,9 +13,9 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 )
 
-// StreamMode says whether Write batches rows across bundles
+// streamMode says whether Write batches rows across bundles
 // (stream_batch.go).
-type StreamMode int
+type streamMode int
 
 // defaultFlushInterval is how old a stream batch may get, in event time,
 // before it is loaded (WithFlushInterval).
@@ -83,7 +83,7 @@ func IsUnbounded(col beam.PCollection) (unbounded, known bool) {
 }
 
 const (
-	StreamAuto StreamMode = iota // on for unbounded input
+	StreamAuto streamMode = iota // on for unbounded input
 	StreamOn
 	StreamOff
 )

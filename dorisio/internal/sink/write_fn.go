@@ -114,10 +114,10 @@ func NewClient(c ConnSpec, rp RetryPolicy) (*streamload.Client, error) { return 
 // BE count: each holds up to MaxBatchBytes of a worker's memory.
 const maxDefaultLoadsInFlight = 4
 
-// LoadsInFlightFor sets o.LoadsInFlight, unless WithLoadsInFlight gave it,
+// loadsInFlightFor sets o.LoadsInFlight, unless WithLoadsInFlight gave it,
 // to the number of BEs c spreads loads over, between the default and
 // maxDefaultLoadsInFlight; the default when c cannot tell within 5 s.
-func LoadsInFlightFor(ctx context.Context, c *streamload.Client, o *Options) {
+func loadsInFlightFor(ctx context.Context, c *streamload.Client, o *Options) {
 	if o.LoadsInFlightSet {
 		return
 	}
@@ -166,7 +166,7 @@ func (fn *WriteFn) Setup(ctx context.Context) error {
 		counted := make(chan struct{})
 		go func() {
 			defer close(counted)
-			LoadsInFlightFor(ctx, fn.client, &fn.Opts)
+			loadsInFlightFor(ctx, fn.client, &fn.Opts)
 		}()
 		if err = checkColumns(ctx, fn.client, fn.Conn, fn.DB, fn.Table, fn.RunID, fn.enc); err != nil {
 			err = fmt.Errorf("dorisio.Write: %w", err)
@@ -174,7 +174,7 @@ func (fn *WriteFn) Setup(ctx context.Context) error {
 		<-counted
 	}
 	if err == nil {
-		err = CheckGroupCommit(ctx, fn.client, fn.DB, fn.Table, &fn.Opts)
+		err = checkGroupCommit(ctx, fn.client, fn.DB, fn.Table, &fn.Opts)
 	}
 	// Keep enough chunks for a full set of buffered and uploading batches.
 	fn.pool = &ChunkPool{Max: int((fn.Opts.MaxBufferedBytes + int64(fn.Opts.LoadsInFlight)*fn.Opts.MaxBatchBytes) / ChunkSize)}

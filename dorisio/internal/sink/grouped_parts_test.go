@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 import (
 	"bytes"
@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
-
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
@@ -20,9 +18,9 @@ import (
 
 // chunked runs the chunking stage over bundles of pre-encoded rows (one
 // element each) for table and returns the chunks per key, in emission order.
-func chunked(t *testing.T, o *sink.Options, table string, bundles [][]string) map[string][][]byte {
+func chunked(t *testing.T, o *Options, table string, bundles [][]string) map[string][][]byte {
 	t.Helper()
-	fn := (&sink.ChunkFn{Table: table, Opts: *o}).WithEncoder(sink.ElemEncoder{Elem: encode.NewPassThrough([]byte("\n"), false)})
+	fn := (&ChunkFn{Table: table, Opts: *o}).WithEncoder(ElemEncoder{Elem: encode.NewPassThrough([]byte("\n"), false)})
 	out := map[string][][]byte{}
 	emit := func(_ beam.EventTime, key string, c []byte) { out[key] = append(out[key], c) }
 	for _, rows := range bundles {
@@ -54,17 +52,17 @@ func iterate(chunks [][]byte) func(*[]byte) bool {
 
 // cutGroup cuts one group's parts as the load stage does and returns each
 // part's id and sorted rows.
-func cutGroup(t *testing.T, o *sink.Options, shard string, chunks [][]byte) map[string][]string {
+func cutGroup(t *testing.T, o *Options, shard string, chunks [][]byte) map[string][]string {
 	t.Helper()
-	r := &sink.GroupReader{Lim: sink.Size{Bytes: o.MaxBatchBytes, Rows: o.MaxBatchRows}, Keep: o.MaxBatchBytes, Dir: t.TempDir()}
-	files := &sink.SpoolFiles{}
+	r := &GroupReader{Lim: Size{Bytes: o.MaxBatchBytes, Rows: o.MaxBatchRows}, Keep: o.MaxBatchBytes, Dir: t.TempDir()}
+	files := &SpoolFiles{}
 	g, err := r.Read("t", shard, iterate(chunks), files)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Reset()
 	defer g.Discard()
-	parts, err := r.Cut(g, 64<<10, &sink.ChunkPool{}, files, false, func(p sink.GroupPart, n int) string { return sink.PartID(shard, o.Shards, p, n) })
+	parts, err := r.Cut(g, 64<<10, &ChunkPool{}, files, false, func(p GroupPart, n int) string { return PartID(shard, o.Shards, p, n) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,22 +95,20 @@ func cutGroup(t *testing.T, o *sink.Options, shard string, chunks [][]byte) map[
 }
 
 // groupsOf cuts every group of the chunks.
-func groupsOf(t *testing.T, o *sink.Options, byKey map[string][][]byte) map[string][]string {
+func groupsOf(t *testing.T, o *Options, byKey map[string][][]byte) map[string][]string {
 	t.Helper()
 	all := map[string][]string{}
 	for key, chunks := range byKey {
-		for id, rows := range cutGroup(t, o, sink.KeyShard(key), chunks) {
+		for id, rows := range cutGroup(t, o, KeyShard(key), chunks) {
 			all[id] = rows
 		}
 	}
 	return all
 }
 
-func partOptions(batchRows, batchBytes int64, shards int) *sink.Options {
-	o := defaultWriteOptions()
-	o.MaxBatchRows, o.MaxBatchBytes, o.Shards = batchRows, batchBytes, shards
-	o.finish()
-	return &o.Options
+func partOptions(batchRows, batchBytes int64, shards int) *Options {
+	o := testOptions(WithMaxBatchRows(batchRows), WithMaxBatchBytes(batchBytes), func(o *Options) { o.Shards = shards })
+	return &o
 }
 
 // A group's parts are a function of its rows alone: the same rows in

@@ -1,4 +1,4 @@
-package dorisio
+package sink
 
 import (
 	"fmt"
