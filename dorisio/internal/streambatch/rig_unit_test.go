@@ -166,31 +166,44 @@ func (r *streamRig) key(k string) (*keyState, *keyTimers) {
 	return r.keys[k], r.timers[k]
 }
 
-// bundle runs one bundle of the batching stage: each bundle of events is
-// chunked and added to its keys' state; then the watermark moves to
-// watermark and the timers it passed fire, in time order. It returns the
-// bundle's loads, committed by the commit stage.
+// bundle runs one bundle of the batching stage (feed, then finish) and
+// the commit stage over its loads, and returns the committed loads.
 func (r *streamRig) bundle(fn *Fn, watermark time.Time, bundles ...[]event) ([]sink.CommitResult, error) {
 	r.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	if err := r.feed(ctx, fn, watermark, bundles...); err != nil {
+		return nil, err
+	}
+	loads, err := r.finish(ctx, fn)
+	if err != nil {
+		return nil, err
+	}
+	return r.commit(ctx, loads)
+}
+
+// feed chunks each bundle of events and adds the chunks to their keys'
+// state; then the watermark moves to watermark and the timers it passed
+// fire, in time order.
+func (r *streamRig) feed(ctx context.Context, fn *Fn, watermark time.Time, bundles ...[]event) error {
+	r.t.Helper()
 	for _, events := range bundles {
 		keys, chunks := r.chunk(ctx, events)
 		for i, k := range keys {
 			sp, tp := r.key(k)
 			if err := fn.ProcessElement(ctx, 0, sp, tp, k, chunks[i], nil); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
-	if err := r.fire(ctx, fn, mtime.FromTime(watermark)); err != nil {
-		return nil, err
-	}
+	return r.fire(ctx, fn, mtime.FromTime(watermark))
+}
+
+// finish ends the stage's bundle and returns its loads, precommitted.
+func (r *streamRig) finish(ctx context.Context, fn *Fn) ([]sink.TableLoads, error) {
 	var loads []sink.TableLoads
-	if err := fn.FinishBundle(ctx, func(g sink.TableLoads) { loads = append(loads, g) }); err != nil {
-		return nil, err
-	}
-	return r.commit(ctx, loads)
+	err := fn.FinishBundle(ctx, func(g sink.TableLoads) { loads = append(loads, g) })
+	return loads, err
 }
 
 // fire moves the watermark to wm and fires, in time order, the pending
@@ -289,6 +302,15 @@ func rowsOf(rs []sink.CommitResult) (rows int64, already int) {
 		}
 	}
 	return rows, already
+}
+
+// txnStates counts demo's transactions by state.
+func (r *streamRig) txnStates() map[string]int {
+	n := map[string]int{}
+	for _, x := range r.srv.Txns("demo") {
+		n[x.State]++
+	}
+	return n
 }
 
 func wantErrText(t *testing.T, err error, parts ...string) {

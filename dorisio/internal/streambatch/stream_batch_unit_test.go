@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/mtime"
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 )
 
 // Rows of one flush window wait in state until the watermark passes the
@@ -204,4 +205,97 @@ func TestUnitWhatTheStageCannotReadFailsNamingTheTable(t *testing.T) {
 	if r.srv.RowCount("demo", "events") != 0 {
 		t.Error("rows loaded by a failed bundle")
 	}
+}
+
+// A load Doris refuses fails the bundle with Doris' words, naming the
+// table and label, and the bundle's loads precommitted before it are
+// aborted: nothing of the bundle is visible or left open.
+func TestUnitARefusedLoadFailsTheBundleAndAbortsItsOtherLoads(t *testing.T) {
+	evs := events(0, 60, epoch, 4*time.Second)
+	// The loads' labels are a function of the rows: a first server tells
+	// them, and the last one cut is refused by the second.
+	learn := newStreamRig(t)
+	learn.opts.MaxBatchRows = 10
+	cut, err := learn.bundle(learn.stage(t.Context()), epoch.Add(time.Minute), evs)
+	if err != nil || len(cut) < 3 {
+		t.Fatalf("60 rows at MaxBatchRows 10 cut into %d loads (err %v), want several", len(cut), err)
+	}
+	last := cut[len(cut)-1].Label
+
+	r := newStreamRig(t)
+	r.opts.MaxBatchRows = 10
+	r.opts.LoadsInFlight = 1
+	h := r.srv.Inject(doristest.Fault{Kind: doristest.Respond, Endpoint: doristest.EndpointLoad, Label: last,
+		Body: `{"TxnId": 0, "Label": "", "Status": "Fail", "Message": "[DATA_QUALITY_ERROR]too many filtered rows"}`})
+	_, err = r.bundle(r.stage(t.Context()), epoch.Add(time.Minute), evs)
+	if h.Hits() == 0 {
+		t.Fatal("the fault never fired: the test proves nothing")
+	}
+	wantErrText(t, err, "demo.events", last, "too many filtered rows")
+	if n := r.srv.RowCount("demo", "events"); n != 0 {
+		t.Errorf("%d rows of a failed bundle are visible", n)
+	}
+	s := r.txnStates()
+	if s["PRECOMMITTED"] != 0 || s["PREPARE"] != 0 {
+		t.Errorf("the failed bundle left transactions open: %v", s)
+	}
+	if s["ABORTED"] == 0 {
+		t.Errorf("no load precommitted before the refused one was aborted: %v", s)
+	}
+}
+
+// A worker torn down before its bundle finished (another step of the
+// bundle failed) aborts the loads it precommitted.
+func TestUnitATornDownBundleAbortsItsLoads(t *testing.T) {
+	r := newStreamRig(t)
+	r.opts.MaxBatchRows = 10
+	ctx := t.Context()
+	fn := r.stage(ctx)
+	if err := r.feed(ctx, fn, epoch.Add(time.Minute), events(0, 40, epoch, 4*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if fn.Batch() == nil {
+		t.Fatal("no bundle open after its timers fired")
+	}
+	fn.Teardown()
+	if fn.Batch() != nil {
+		t.Error("the bundle is still open after Teardown")
+	}
+	s := r.txnStates()
+	if s["PRECOMMITTED"] != 0 || s["PREPARE"] != 0 || s["VISIBLE"] != 0 {
+		t.Errorf("a torn-down bundle left %v", s)
+	}
+}
+
+// A run that crashed after its loads precommitted, before the commit
+// stage, leaves them open; its replay forms the same loads, adopts them
+// and commits them: every row once, nothing left open.
+func TestUnitAReplayAdoptsTheLoadsACrashedRunLeftPrecommitted(t *testing.T) {
+	r := newStreamRig(t)
+	r.opts.MaxBatchRows = 25
+	evs := events(0, 100, epoch, 9*time.Second)
+	ctx := t.Context()
+	crashed := r.stage(ctx)
+	if err := r.feed(ctx, crashed, epoch.Add(time.Minute), evs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.finish(ctx, crashed); err != nil { // its loads never reach the commit stage
+		t.Fatal(err)
+	}
+	open := r.txnStates()["PRECOMMITTED"]
+	if open < 4 {
+		t.Fatalf("the crashed run left %d loads precommitted, want at least 4", open)
+	}
+	r.reset()
+	res, err := r.bundle(r.stage(ctx), epoch.Add(time.Minute), evs[50:], evs[:50])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows, _ := rowsOf(res); rows != 100 || len(res) != open {
+		t.Errorf("the replay committed %d loads of %d rows, want the %d precommitted, 100 rows", len(res), rows, open)
+	}
+	if s := r.txnStates(); s["PRECOMMITTED"] != 0 || s["VISIBLE"] != open {
+		t.Errorf("after the replay: %v, want %d VISIBLE and none open", s, open)
+	}
+	r.wantEachOnce(evs)
 }
