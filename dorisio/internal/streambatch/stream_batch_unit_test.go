@@ -150,6 +150,19 @@ func TestUnitLateRowsLoadAsTheWindowsNextPane(t *testing.T) {
 		t.Errorf("the late pane reused the window's label %s", first[0].Label)
 	}
 	r.wantEachOnce(onTime, late)
+	// A later pane is never taken for an earlier one, even with the same
+	// rows (a source that sent them again): it loads, it is not found
+	// "already loaded".
+	third, err := r.bundle(fn, epoch.Add(12*time.Second), late)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(third) != 1 || third[0].AlreadyCommitted || third[0].Label == second[0].Label {
+		t.Errorf("the same rows late again loaded as %+v; want a load of their own", third)
+	}
+	if n := r.srv.RowCount("demo", "events"); n != 30 {
+		t.Errorf("demo.events holds %d rows, want 30 (the 5 late rows sent twice)", n)
+	}
 }
 
 // A window whose end plus the allowed lateness is past the end of the
