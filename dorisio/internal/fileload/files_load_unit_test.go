@@ -1,0 +1,207 @@
+package fileload
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/memfs"
+)
+
+// quotedFile is n RFC 4180 records "id,body" whose every third body holds
+// a quoted line break and a comma, and the rows it should load as "id=body".
+func quotedFile(n int) ([]byte, []string) {
+	var b bytes.Buffer
+	var want []string
+	for i := 0; i < n; i++ {
+		body := fmt.Sprintf("plain %d", i)
+		if i%3 == 1 {
+			body = fmt.Sprintf("line one %d\nline two, \"quoted\"", i)
+		}
+		fmt.Fprintf(&b, "%d,\"%s\"\n", i, strings.ReplaceAll(body, `"`, `""`))
+		want = append(want, fmt.Sprintf("%d=%s", i, body))
+	}
+	return b.Bytes(), want
+}
+
+// A file bigger than Files.RangeBytes loads in several ranges, each cut
+// at a record's end, never inside a quoted line break: every row once,
+// byte-equal, and the ranges' rows add up to the file's.
+func TestUnitAFileLoadsInRangesCutAtRecordEnds(t *testing.T) {
+	r := newFileRig(t)
+	data, want := quotedFile(300)
+	path := r.write("docs.csv", data)
+	fn := r.loader(func(fn *FileLoadFn) { fn.Opts.Files.RangeBytes = 1024 })
+	res, err := r.load(fn, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) < 5 {
+		t.Fatalf("%d bytes at RangeBytes 1024 loaded in %d loads, want several", len(data), len(res))
+	}
+	for _, c := range res {
+		if c.Rows != c.LoadedRows || c.FilteredRows != 0 {
+			t.Errorf("load %s: %d records sent, Doris loaded %d and filtered %d: a range was cut inside a record", c.Label, c.Rows, c.LoadedRows, c.FilteredRows)
+		}
+	}
+	if rows, _ := totals(res); rows != 300 {
+		t.Errorf("the results count %d rows, want 300", rows)
+	}
+	r.wantRows(want...)
+}
+
+// A re-run under the same label prefix cuts the same ranges under the same
+// labels: it finds every one loaded and loads nothing again.
+func TestUnitARerunFindsEveryRangeLoaded(t *testing.T) {
+	r := newFileRig(t)
+	data, want := quotedFile(120)
+	path := r.write("docs.csv", data)
+	small := func(fn *FileLoadFn) { fn.Opts.Files.RangeBytes = 700 }
+	first, err := r.load(r.loader(small), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := r.load(r.loader(small), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := labels(first), labels(again); !slices.Equal(a, b) {
+		t.Fatalf("the re-run's labels %q differ from the first run's %q", b, a)
+	}
+	if rows, already := totals(again); already != len(again) || rows != 120 {
+		t.Errorf("the re-run: %d of %d loads found already loaded, %d rows counted; want all, 120", already, len(again), rows)
+	}
+	r.wantRows(want...)
+}
+
+// A range's identity is its bytes: a file rewritten with another row in
+// its last range loads that range again, and only that one.
+func TestUnitAChangedRangeLoadsUnderANewLabel(t *testing.T) {
+	r := newFileRig(t)
+	data, _ := quotedFile(60)
+	path := r.write("docs.csv", data)
+	small := func(fn *FileLoadFn) { fn.Opts.Files.RangeBytes = 600 }
+	first, err := r.load(r.loader(small), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.write("docs.csv", append(slices.Clone(data), "60,\"appended\"\n"...))
+	again, err := r.load(r.loader(small), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := 0
+	for _, c := range again {
+		if !c.AlreadyCommitted {
+			fresh++
+			if slices.Contains(labels(first), c.Label) {
+				t.Errorf("the changed range loaded again under its old label %s", c.Label)
+			}
+		}
+	}
+	if fresh != 1 {
+		t.Errorf("%d ranges loaded again after one row was appended, want 1 (the last): %+v", fresh, again)
+	}
+	if n := r.srv.RowCount("demo", "docs"); n <= 61 || n >= 2*61 {
+		t.Errorf("demo.docs holds %d rows; want the 61 rows and the last range's old rows again, no more", n)
+	}
+}
+
+// Ranges of a file on another filesystem than the local one are read into
+// memory and sent from there: the same rows, cut at the same record ends.
+func TestUnitARemoteFileLoadsFromMemory(t *testing.T) {
+	r := newFileRig(t)
+	data, want := quotedFile(90)
+	path := "memfs://unit-remote/" + t.Name() + "/docs.csv"
+	memfs.Write(path, data)
+	res, err := r.load(r.loader(func(fn *FileLoadFn) { fn.Opts.Files.RangeBytes = 800 }), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) < 3 {
+		t.Errorf("%d bytes at RangeBytes 800 in %d loads, want several", len(data), len(res))
+	}
+	r.wantRows(want...)
+}
+
+// Header lines are skipped once per file, not per range.
+func TestUnitHeaderLinesAreSkippedOncePerFile(t *testing.T) {
+	r := newFileRig(t)
+	data, want := quotedFile(40)
+	path := r.write("docs.csv", append([]byte("id,body\n"), data...))
+	res, err := r.load(r.loader(func(fn *FileLoadFn) {
+		fn.Opts.Files.HeaderLines = 1
+		fn.Opts.Files.RangeBytes = 300
+	}), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows, _ := totals(res); rows != 40 {
+		t.Errorf("%d rows counted, want 40 (the header is no row)", rows)
+	}
+	r.wantRows(want...)
+}
+
+// When Doris counts other rows than the file's records (here: its line
+// delimiter is not the one the file was cut by), the job fails naming the
+// file, the bytes, the label and both counts.
+func TestUnitRowsCountedOtherwiseThanTheFileFailNamingTheRange(t *testing.T) {
+	r := newFileRig(t)
+	path := r.write("docs.csv", []byte("1,a\n2,b\n3,c\n"))
+	fn := r.loader(func(fn *FileLoadFn) {
+		fn.Headers["line_delimiter"] = ";"
+		fn.Headers["max_filter_ratio"] = "1" // the one row Doris reads is filtered, not failed
+	})
+	_, err := r.load(fn, path)
+	wantErr(t, err, "file "+path+", bytes 0-12 (3 records) into demo.docs (label ", "Doris counted 1 rows", "WithLineDelimiter")
+}
+
+// A file whose size changed between its listing and its load is not
+// loaded, and the error says what to do.
+func TestUnitAFileChangedSinceItsListingIsNotLoaded(t *testing.T) {
+	r := newFileRig(t)
+	path := r.write("docs.csv", []byte("1,a\n"))
+	fn := r.loader(nil)
+	packs, err := r.list(fn, false, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.write("docs.csv", []byte("1,a\n2,b\n"))
+	_, err = r.bundle(fn, packs...)
+	wantErr(t, err, "file "+path+" changed while it was loaded: listed with 4 bytes", "now 8 bytes", "Nothing of it was loaded")
+	r.wantRows()
+}
+
+// What a listing matches: each file once however many patterns match it,
+// directories left out, and a pattern matching nothing an error unless
+// AllowEmptyMatch.
+func TestUnitTheListingTakesEachFileOnce(t *testing.T) {
+	r := newFileRig(t)
+	a := r.write("in/a.csv", []byte("1,a\n"))
+	r.write("in/b.csv", []byte("2,b\n"))
+	if err := os.Mkdir(filepath.Join(r.dir, "in", "sub.csv"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fn := r.loader(nil)
+	packs, err := r.list(fn, false, filepath.Join(r.dir, "in", "*.csv"), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(packs) != 2 {
+		t.Errorf("two patterns over a.csv and b.csv (and a directory) listed %d files, want 2: %+v", len(packs), packs)
+	}
+	none := filepath.Join(r.dir, "none", "*.csv")
+	_, err = r.list(fn, false, none)
+	wantErr(t, err, fmt.Sprintf("pattern %q matches no file", none), "AllowEmptyMatch")
+	m := &MatchFn{AllowEmpty: true}
+	if err := m.ProcessElement(t.Context(), []string{none}, func(filePack) { t.Error("a file listed for a pattern matching none") }); err != nil {
+		t.Errorf("AllowEmptyMatch: %v", err)
+	}
+	dirs := filepath.Join(r.dir, "in", "sub*")
+	_, err = r.list(fn, false, dirs)
+	wantErr(t, err, fmt.Sprintf("pattern %q matches only directories", dirs))
+}

@@ -1,0 +1,118 @@
+package fileload
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// smallFiles writes n small CSV files of 3 rows each under dir and returns
+// the rows they hold.
+func (r *fileRig) smallFiles(dir string, n int) []string {
+	var want []string
+	for i := 0; i < n; i++ {
+		var b strings.Builder
+		for j := 0; j < 3; j++ {
+			id := i*3 + j
+			fmt.Fprintf(&b, "%d,file %d row %d\n", id, i, j)
+			want = append(want, fmt.Sprintf("%d=file %d row %d", id, i, j))
+		}
+		r.write(fmt.Sprintf("%s/part-%03d.csv", dir, i), []byte(b.String()))
+	}
+	return want
+}
+
+// Small files load packed, far fewer loads than files, each row once; a
+// re-run (a new worker, the listing in another order) forms the same
+// packs under the same labels and finds them all loaded.
+func TestUnitSmallFilesLoadPackedUnderLabelsStableAcrossRuns(t *testing.T) {
+	r := newFileRig(t)
+	want := r.smallFiles("many", 60)
+	pattern := r.dir + "/many/*.csv"
+	opts := func(fn *FileLoadFn) { fn.Opts.Files.RangeBytes = 1000 }
+	first, err := r.load(r.loader(opts), pattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first) >= 30 {
+		t.Errorf("60 files of about 60 bytes at RangeBytes 1000 in %d loads, want far fewer", len(first))
+	}
+	r.wantRows(want...)
+
+	fn := r.loader(opts)
+	packs, err := r.list(fn, true, pattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Reverse(packs)
+	again, err := r.bundle(fn, packs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := labels(first), labels(again); !slices.Equal(a, b) {
+		t.Fatalf("the re-run's labels differ:\n%q\nfirst run:\n%q", b, a)
+	}
+	if _, already := totals(again); already != len(again) {
+		t.Errorf("the re-run found %d of %d packs loaded, want all", already, len(again))
+	}
+	r.wantRows(want...)
+}
+
+// A pack skips its files' header lines and byte-order marks, adds the
+// line delimiter a file's last record lacks, loads an empty or
+// header-only file as nothing, and sends a file holding a value Doris
+// would change on its own, transcoded.
+func TestUnitAPackHoldsEachFilesRecordsOnly(t *testing.T) {
+	r := newFileRig(t)
+	r.write("mixed/a.csv", []byte("id,body\n1,alpha\n2,beta"))                     // no final line break
+	r.write("mixed/b.csv", append(slices.Clone(utf8BOM), "id,body\n3,gamma\n"...)) // a byte-order mark
+	r.write("mixed/c.csv", []byte("id,body\n"))                                    // header only
+	r.write("mixed/d.csv", nil)                                                    // empty
+	r.write("mixed/e.csv", []byte("id,body\n4,\"\"\"quoted\"\"\"\n5,\"\\N\"\n"))
+	r.write("mixed/f.csv", []byte("id,body\r\n6,crlf\r\n"))
+	res, err := r.load(r.loader(func(fn *FileLoadFn) {
+		fn.Opts.Files.RangeBytes = 1 << 20
+		fn.Opts.Files.HeaderLines = 1
+		fn.Opts.Files.StripCR = true
+	}), r.dir+"/mixed/*.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.wantRows("1=alpha", "2=beta", "3=gamma", `4="quoted"`, `5=\N`, "6=crlf")
+	if rows, _ := totals(res); rows != 6 {
+		t.Errorf("the results count %d rows, want 6", rows)
+	}
+}
+
+// A pack Doris counts otherwise than its files' records fails naming its
+// files, at most five of them and how many more.
+func TestUnitAPackCountedOtherwiseFailsNamingItsFiles(t *testing.T) {
+	r := newFileRig(t)
+	r.smallFiles("seven", 7)
+	_, err := r.load(r.loader(func(fn *FileLoadFn) {
+		fn.Opts.Files.RangeBytes = 1 << 20
+		fn.Headers["line_delimiter"] = ";"
+		fn.Headers["max_filter_ratio"] = "1"
+	}), r.dir+"/seven/*.csv")
+	wantErr(t, err, "files "+r.dir+"/seven/part-000.csv, ", "and 2 more (7 files packed into one load, 21 records) into demo.docs (label ", "Doris counted 1 rows")
+}
+
+// A file of a pack that changed since the listing fails the pack before
+// anything of it loads.
+func TestUnitAPackWithAChangedFileLoadsNothing(t *testing.T) {
+	r := newFileRig(t)
+	r.smallFiles("changing", 4)
+	fn := r.loader(func(fn *FileLoadFn) { fn.Opts.Files.RangeBytes = 1 << 20 })
+	packs, err := r.list(fn, true, r.dir+"/changing/*.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(packs) != 1 || len(packs[0].Files) != 4 {
+		t.Fatalf("4 small files listed as %+v, want one pack", packs)
+	}
+	changed := r.write("changing/part-002.csv", []byte("99,grown\n100,more\n101,and more\n"))
+	_, err = r.bundle(fn, packs...)
+	wantErr(t, err, "file "+changed+" changed while it was loaded", "Nothing of it was loaded")
+	r.wantRows()
+}
