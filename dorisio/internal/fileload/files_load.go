@@ -233,6 +233,7 @@ type FileLoadFn struct {
 
 	pending   []filePack        // this bundle's files, loaded in FinishBundle
 	plain     map[string]string // unquotedHeaders, made once
+	wrapped   map[string]string // wrappedHeaders, made once
 	rewritten map[string]string // transcodedHeaders, made once
 }
 
@@ -336,6 +337,8 @@ func (fn *FileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 			// Doris' enclosed-value reading costs it time; a range with no
 			// enclose byte reads the same without it.
 			j.Headers, j.FormOnly = fn.unquotedHeaders(), true
+		case fr.Wrapped && j.Headers == nil:
+			j.Headers, j.FormOnly = fn.wrappedHeaders()
 		}
 		if rewritten != nil {
 			j.Body = streamload.NewBytesBody(rewritten)
@@ -379,6 +382,25 @@ func (fn *FileLoadFn) unquotedHeaders() map[string]string {
 		delete(fn.plain, "trim_double_quotes")
 	}
 	return fn.plain
+}
+
+// wrappedHeaders are the headers of a CSV range whose every enclose byte
+// wraps a whole value (filerange.Range.Wrapped: no separator, delimiter,
+// enclose or escape byte inside, a separator or the record end after):
+// those of every range less enclose. Doris then splits the range as plain
+// CSV, which it reads faster (so does doristest: 0.53 s of CPU for 300 MB
+// enclosed, 0.16 s plain), and trim_double_quotes takes off the two
+// enclose bytes around each such value, as enclose would (docs/protocol.md
+// §13). ok false: the file's headers do not trim (the range keeps them).
+func (fn *FileLoadFn) wrappedHeaders() (h map[string]string, ok bool) {
+	if fn.wrapped == nil {
+		if fn.Headers["trim_double_quotes"] != "true" {
+			return nil, false
+		}
+		fn.wrapped = maps.Clone(fn.Headers)
+		delete(fn.wrapped, "enclose")
+	}
+	return fn.wrapped, true
 }
 
 // transcoder reads the ranges of this DoFn's CSV files by their dialect.

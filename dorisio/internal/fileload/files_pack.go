@@ -122,6 +122,7 @@ type packPart struct {
 	data    []byte
 	records int64
 	quoted  bool
+	wrapped bool // each quoted range of it is Wrapped
 }
 
 // loadPack loads a pack of several files as one load; a pack of one file
@@ -158,7 +159,7 @@ func (fn *FileLoadFn) loadPack(ctx context.Context, p filePack) error {
 	body := make([]byte, 0, size)
 	ids := sha256.New()
 	var rows int64
-	quoted := false
+	quoted, wrapped := false, true
 	for _, pt := range parts {
 		body = append(body, pt.data...)
 		if !bytes.HasSuffix(pt.data, fn.Delim) {
@@ -167,12 +168,17 @@ func (fn *FileLoadFn) loadPack(ctx context.Context, p filePack) error {
 		ids.Write([]byte(pt.id + "\n"))
 		rows += pt.records
 		quoted = quoted || pt.quoted
+		wrapped = wrapped && (pt.wrapped || !pt.quoted)
 	}
 	id := "pack|" + strconv.Itoa(len(parts)) + "|" + hex.EncodeToString(ids.Sum(nil)[:16])
 	j := &sink.LoadJob{Table: fn.Table, ID: id, Rows: rows, Bytes: int64(len(body)), Order: "pack:" + id, Unframed: true,
 		Body: streamload.NewBytesBody(body)}
-	if fn.Enclose != 0 && !quoted {
+	switch {
+	case fn.Enclose == 0: // JSON lines
+	case !quoted:
 		j.Headers, j.FormOnly = fn.unquotedHeaders(), true
+	case wrapped:
+		j.Headers, j.FormOnly = fn.wrappedHeaders()
 	}
 	j.Loaded = noteLoaded(listed)
 	j.Check = func(r sink.CommitResult) error { return countedOtherwisePack(parts, rows, r) }
@@ -207,6 +213,7 @@ func (fn *FileLoadFn) readPart(ctx context.Context, f fileSpec) (part packPart, 
 	}
 	start, end := int64(-1), int64(0)
 	crlf, suspect := false, false
+	part.wrapped = true
 	err = sp.Split(r, f.Size, func(fr filerange.Range) error {
 		if start < 0 {
 			start = fr.Start
@@ -215,6 +222,7 @@ func (fn *FileLoadFn) readPart(ctx context.Context, f fileSpec) (part packPart, 
 		part.data = append(part.data, fr.Data...)
 		part.records += fr.Records
 		part.quoted = part.quoted || fr.Quoted
+		part.wrapped = part.wrapped && (fr.Wrapped || !fr.Quoted)
 		crlf, suspect = crlf || fr.CRLF, suspect || fr.Suspect
 		return nil
 	})

@@ -34,39 +34,37 @@ type csvTranscoder struct {
 }
 
 // csvField is one field of a record: raw is its bytes between the enclose
-// characters (enclosed) or as written.
+// characters (enclosed) or as written; data[start:end] is the whole field,
+// its enclose characters included.
 type csvField struct {
-	raw      []byte
-	enclosed bool
+	raw        []byte
+	enclosed   bool
+	start, end int
 }
 
 // transcode returns data rewritten in Write's CSV, or nil when every value
 // loads as the file means it (or the range cannot be read by the dialect).
+//
+// Only the values whose bytes read otherwise in Write's CSV are rewritten:
+// a value without '"' or '\' inside (bare, or enclosed) reads the same in
+// both dialects, and runs of such values are copied as they are. Before,
+// every value of the range was decoded and encoded again, with a string
+// per value: 19-28 MB/s and 300,000 allocations per 8 MB
+// (BenchmarkTranscode).
 func (t *csvTranscoder) transcode(data []byte) []byte {
-	changed := false
-	t.records(data, func(fields []csvField) bool {
-		for _, f := range fields {
-			if f.enclosed && dorisChanges(f.raw) {
-				changed = true
-				return false // one is enough; the rewrite reads every record
-			}
-		}
-		return true
-	})
-	if !changed {
-		return nil
-	}
-	out := make([]byte, 0, len(data)+len(data)/8)
-	var val []byte
+	var out, val []byte
+	copied, changed := 0, false
 	ok := t.records(data, func(fields []csvField) bool {
-		for i, f := range fields {
-			if i > 0 {
-				out = append(out, t.sep...)
-			}
-			if !f.enclosed && string(f.raw) == `\N` {
-				out = append(out, f.raw...) // NULL, as written
+		for _, f := range fields {
+			changed = changed || f.enclosed && dorisChanges(f.raw)
+			if plainBytes(f.raw) || !f.enclosed && string(f.raw) == `\N` { // NULL, as written
 				continue
 			}
+			if out == nil {
+				out = make([]byte, 0, len(data)+len(data)/8)
+			}
+			out = append(out, data[copied:f.start]...)
+			copied = f.end
 			val = t.value(val[:0], f)
 			if !f.enclosed && !t.needsEnclose(val) {
 				out = append(out, val...)
@@ -77,13 +75,12 @@ func (t *csvTranscoder) transcode(data []byte) []byte {
 				return false // not UTF-8: Doris filters the line whatever its bytes
 			}
 		}
-		out = append(out, t.delim...)
 		return true
 	})
-	if !ok {
+	if !ok || !changed {
 		return nil
 	}
-	return out
+	return append(out, data[copied:]...)
 }
 
 // dorisChanges reports whether Doris loads the enclosed value raw (its
@@ -122,10 +119,12 @@ func (t *csvTranscoder) needsEnclose(v []byte) bool {
 
 // records calls each with the fields of every non-empty record of data
 // (whole records, as the splitter cut them); it returns false when each
-// does, or when a record's quoting is malformed.
+// does, or when a record's quoting is malformed. The next line delimiter
+// is searched for once per record, not once per field.
 func (t *csvTranscoder) records(data []byte, each func([]csvField) bool) bool {
 	var fields []csvField
 	pos, n := 0, len(data)
+	nDelim := -1 // the next line delimiter at or after pos (n: none)
 	for pos < n {
 		if filerange.HasAt(data, pos, t.delim) {
 			pos += len(t.delim) // an empty record: Doris skips it
@@ -134,40 +133,27 @@ func (t *csvTranscoder) records(data []byte, each func([]csvField) bool) bool {
 		fields = fields[:0]
 		for {
 			if pos < n && data[pos] == '"' {
-				j, closed := pos+1, false
-				for j < n {
-					c := data[j]
-					if t.esc != '"' && c == t.esc {
-						j += 2
-						continue
-					}
-					if c == '"' {
-						if j+1 < n && data[j+1] == '"' {
-							j += 2
-							continue
-						}
-						closed = true
-						break
-					}
-					j++
-				}
+				j, closed := t.closeQuote(data, pos+1)
 				if !closed {
 					return false
 				}
-				fields = append(fields, csvField{raw: data[pos+1 : j], enclosed: true})
+				fields = append(fields, csvField{raw: data[pos+1 : j], enclosed: true, start: pos, end: j + 1})
 				pos = j + 1
 				if pos < n && !filerange.HasAt(data, pos, t.sep) && !filerange.HasAt(data, pos, t.delim) {
 					return false // text after the closing enclose
 				}
 			} else {
-				end := n
-				if i := filerange.IndexOf(data[pos:], t.delim); i >= 0 {
-					end = pos + i
+				if nDelim < pos {
+					nDelim = n
+					if i := filerange.IndexOf(data[pos:], t.delim); i >= 0 {
+						nDelim = pos + i
+					}
 				}
+				end := nDelim
 				if i := filerange.IndexOf(data[pos:end], t.sep); i >= 0 {
 					end = pos + i
 				}
-				fields = append(fields, csvField{raw: data[pos:end]})
+				fields = append(fields, csvField{raw: data[pos:end], start: pos, end: end})
 				pos = end
 			}
 			if pos < n && filerange.HasAt(data, pos, t.sep) {
@@ -180,6 +166,46 @@ func (t *csvTranscoder) records(data []byte, each func([]csvField) bool) bool {
 			break
 		}
 		if !each(fields) {
+			return false
+		}
+	}
+	return true
+}
+
+// closeQuote returns the closing '"' of the enclosed value whose bytes
+// start at j: doubled quotes, and in the Doris dialect escaped bytes, are
+// inside it. closed is false when the value never closes.
+func (t *csvTranscoder) closeQuote(data []byte, j int) (at int, closed bool) {
+	n := len(data)
+	for j < n {
+		k := bytes.IndexByte(data[j:], '"')
+		if k < 0 {
+			k = n - j
+		}
+		if t.esc != '"' {
+			if e := bytes.IndexByte(data[j:j+k], t.esc); e >= 0 {
+				j += e + 2 // the escaped byte is literal
+				continue
+			}
+		}
+		j += k
+		if j >= n {
+			break
+		}
+		if j+1 < n && data[j+1] == '"' {
+			j += 2
+			continue
+		}
+		return j, true
+	}
+	return n, false
+}
+
+// plainBytes reports whether a value's bytes hold neither '"' nor '\':
+// it then reads the same in the file's dialect and in Write's CSV.
+func plainBytes(raw []byte) bool {
+	for _, c := range raw {
+		if c == '"' || c == '\\' {
 			return false
 		}
 	}

@@ -1,6 +1,7 @@
 package filerange
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 )
@@ -29,6 +30,17 @@ import (
 // It applies to one-byte separators and line delimiters, where a
 // delimiter outside a value ends its record with no look-ahead; other
 // settings use next() alone.
+//
+// Stretches without an enclose byte (an unquoted file, or the plain rows
+// between rare quoted ones) are not read block by block: scanPlain takes
+// their records by memchr and a count of delimiters (with a check for
+// empty records), about twice the blocks' speed on an unquoted file.
+//
+// The blocks also tell whether every enclose byte wraps a whole value
+// (Range.Wrapped): a separator or delimiter byte inside a value, or a
+// closing enclose followed by anything but a separator or delimiter (a
+// doubled enclose, text after it), makes its record not wrapped. One more
+// mask, of the separators, in blocks that hold or are inside a value.
 
 const (
 	lo7  = 0x7f7f7f7f7f7f7f7f
@@ -72,6 +84,18 @@ func blockMasks(blk *[64]byte, pat1, pat2 uint64) (m1, m2 uint64) {
 	return m1, m2
 }
 
+// blockMask is the mask of the bytes of blk equal to the byte of pat.
+func blockMask(blk *[64]byte, pat uint64) uint64 {
+	return eqMask(binary.LittleEndian.Uint64(blk[0:8]), pat) |
+		eqMask(binary.LittleEndian.Uint64(blk[8:16]), pat)<<8 |
+		eqMask(binary.LittleEndian.Uint64(blk[16:24]), pat)<<16 |
+		eqMask(binary.LittleEndian.Uint64(blk[24:32]), pat)<<24 |
+		eqMask(binary.LittleEndian.Uint64(blk[32:40]), pat)<<32 |
+		eqMask(binary.LittleEndian.Uint64(blk[40:48]), pat)<<40 |
+		eqMask(binary.LittleEndian.Uint64(blk[48:56]), pat)<<48 |
+		eqMask(binary.LittleEndian.Uint64(blk[56:64]), pat)<<56
+}
+
 // prefixXor sets bit i to the parity of bits 0..i of x.
 func prefixXor(x uint64) uint64 {
 	x ^= x << 1
@@ -92,16 +116,123 @@ const (
 	fastBail                 // at a block parity cannot read: next() must
 )
 
-// scanFast reads whole records from pos, a record start, in whole 64-byte
-// blocks of the window. It returns end, the end of the last record it read
-// (pos if none; a record end is where the next record starts), and the
-// number of non-empty records in [pos, end). It stops at the first record
-// end at or past stop, at a block it cannot read by parity (see above), or
-// where no whole block is left.
-func (s *recordScanner) scanFast(pos, stop int) (end int, records int64, why fastStop) {
+// plainStretch is how far the next enclose byte must be, past a block
+// without one, for scanFast to leave its blocks for scanPlain: a file with
+// no quote, or few, is read by memchr and a count, not block by block.
+const plainStretch = 256
+
+// scanFast reads whole records from pos, a record start: stretches without
+// an enclose byte by scanPlain, the rest in whole 64-byte blocks of the
+// window. It returns end, the end of the last record it read (pos if none;
+// a record end is where the next record starts), the number of non-empty
+// records in [pos, end), and wrapped: whether every enclose byte in
+// [pos, end) wraps a whole value as simpleRecord says. It stops at the
+// first record end at or past stop, at a block it cannot read by parity
+// (see above), or where no whole block is left.
+func (s *recordScanner) scanFast(pos, stop int) (end int, records int64, wrapped bool, why fastStop) {
+	end = pos
+	firstOdd := len(s.data) // the first byte that makes a record not wrapped
+	for {
+		e, n, cut := s.scanPlain(end, stop)
+		end, records = e, records+n
+		if cut {
+			return end, records, firstOdd >= end, fastCut
+		}
+		e, n, why, again := s.scanBlocks(end, stop, &firstOdd)
+		end, records = e, records+n
+		if !again {
+			return end, records, firstOdd >= end, why
+		}
+	}
+}
+
+// scanPlain reads the records from pos, a record start, that hold no
+// enclose byte: up to the last delimiter before the window's next enclose
+// byte, or to the first record end at or past stop (cut).
+func (s *recordScanner) scanPlain(pos, stop int) (end int, records int64, cut bool) {
+	data, delim := s.data, s.delim[0]
+	q := s.encloseAt(pos)
+	if q-pos < 64 {
+		return pos, 0, false // blocks read it as fast
+	}
+	if from := max(stop-1, pos); from < q { // a record ending at i+1 ends at or past stop
+		if i := bytes.IndexByte(data[from:q], delim); i >= 0 {
+			end = from + i + 1
+			return end, countNonEmpty(data[pos:end], delim), true
+		}
+	}
+	i := bytes.LastIndexByte(data[pos:q], delim)
+	if i < 0 {
+		return pos, 0, false
+	}
+	end = pos + i + 1
+	return end, countNonEmpty(data[pos:end], delim), false
+}
+
+// countNonEmpty counts the non-empty records of recs, whole records that
+// end with the one-byte delimiter d: its delimiters, less those of empty
+// records (at its start, or after another delimiter).
+func countNonEmpty(recs []byte, d byte) int64 {
+	n := int64(bytes.Count(recs, []byte{d}))
+	if !hasEmpty(recs, d) {
+		return n
+	}
+	prev := true // a record starts here
+	for _, c := range recs {
+		if c == d && prev {
+			n--
+		}
+		prev = c == d
+	}
+	return n
+}
+
+// hasEmpty reports whether recs, whole records ending with the delimiter
+// d, holds an empty one: d at its start or right after another d. Eight
+// bytes at a time: bytes.Index of the doubled delimiter stops at every
+// record (it was a third of an unquoted file's split).
+func hasEmpty(recs []byte, d byte) bool {
+	if recs[0] == d {
+		return true
+	}
+	pat := ones * uint64(d)
+	eq := func(w uint64) uint64 { x := w ^ pat; return ^(((x & lo7) + lo7) | x | lo7) } // 0x80 in each byte equal to d
+	var carry uint64                                                                    // 0x80 where the previous word's last byte is d
+	i := 0
+	for ; i+256 <= len(recs); i += 256 {
+		var found uint64
+		for blk := recs[i : i+256]; len(blk) >= 32; blk = blk[32:] {
+			m0 := eq(binary.LittleEndian.Uint64(blk))
+			m1 := eq(binary.LittleEndian.Uint64(blk[8:]))
+			m2 := eq(binary.LittleEndian.Uint64(blk[16:]))
+			m3 := eq(binary.LittleEndian.Uint64(blk[24:]))
+			found |= m0&(m0<<8|carry) | m1&(m1<<8|m0>>56) | m2&(m2<<8|m1>>56) | m3&(m3<<8|m2>>56)
+			carry = m3 >> 56
+		}
+		if found != 0 {
+			return true
+		}
+	}
+	prev := carry != 0
+	for ; i < len(recs); i++ {
+		if recs[i] == d && prev {
+			return true
+		}
+		prev = recs[i] == d
+	}
+	return false
+}
+
+// scanBlocks is scanFast's block loop, from pos, a record start. It
+// lowers *firstOdd to the first byte it sees that makes its record not
+// wrapped (an enclose byte that does not wrap a whole value). again: it
+// stopped at the end of a record in a block without an enclose byte, the
+// next one being far (plainStretch): scanPlain reads on.
+func (s *recordScanner) scanBlocks(pos, stop int, firstOdd *int) (end int, records int64, why fastStop, again bool) {
 	data := s.data
 	qPat, dPat := ones*uint64(s.enclose), ones*uint64(s.delim[0])
 	sep := s.sep[0]
+	sPat := ones * uint64(sep)
 	var ePat uint64
 	useEsc := s.escape != 0 && s.escape != s.enclose
 	if useEsc {
@@ -112,13 +243,14 @@ func (s *recordScanner) scanFast(pos, stop int) (end int, records int64, why fas
 		inside  uint64     // all ones while the block starts inside a value
 		prevQ   uint64     // bit 0: the byte before the block is an enclose
 		prevEnd uint64 = 1 // bit 0: a record starts at the block's first byte
+		closed  bool       // the byte before the block closes a value
 	)
 	for b := pos; b+64 <= len(data); b += 64 {
 		blk := (*[64]byte)(data[b : b+64])
 		q, d := blockMasks(blk, qPat, dPat)
 		var e uint64
 		if useEsc {
-			e, _ = blockMasks(blk, ePat, ePat)
+			e = blockMask(blk, ePat)
 		}
 		par := prefixXor(q) ^ inside // bit i: odd enclose bytes up to i, inclusive
 		ends := d &^ par
@@ -132,6 +264,22 @@ func (s *recordScanner) scanFast(pos, stop int) (end int, records int64, why fas
 				break
 			}
 		}
+		// Not wrapped: a separator or delimiter inside a value, or a
+		// closing enclose that a separator or delimiter does not follow
+		// (a doubled enclose, text after it); bit 63's follower is the
+		// next block's first byte.
+		if q|inside != 0 || closed {
+			closes := q &^ par
+			sd := blockMask(blk, sPat) | d
+			odd := sd&par | closes&^(sd>>1|1<<63)
+			if closed && sd&1 == 0 {
+				odd |= 1
+			}
+			if odd != 0 {
+				*firstOdd = min(*firstOdd, b+bits.TrailingZeros64(odd))
+			}
+			closed = closes>>63 != 0
+		}
 		if bad != 0 {
 			ends &= 1<<bits.TrailingZeros64(bad) - 1 // the records that end before it
 		}
@@ -140,7 +288,7 @@ func (s *recordScanner) scanFast(pos, stop int) (end int, records int64, why fas
 			if late := ends >> first << first; late != 0 {
 				i := bits.TrailingZeros64(late)
 				upTo := ends & (2<<i - 1)
-				return b + i + 1, records + int64(bits.OnesCount64(upTo&^starts)), fastCut
+				return b + i + 1, records + int64(bits.OnesCount64(upTo&^starts)), fastCut, false
 			}
 		}
 		if ends != 0 {
@@ -148,10 +296,45 @@ func (s *recordScanner) scanFast(pos, stop int) (end int, records int64, why fas
 			end = b + 64 - bits.LeadingZeros64(ends)
 		}
 		if bad != 0 {
-			return end, records, fastBail
+			return end, records, fastBail, false
 		}
 		inside = uint64(int64(par) >> 63)
 		prevQ, prevEnd = q>>63, ends>>63
+		if q == 0 && inside == 0 && end > pos && s.encloseAt(b+64)-(b+64) >= plainStretch {
+			return end, records, fastOut, true
+		}
 	}
-	return end, records, fastOut
+	return end, records, fastOut, false
+}
+
+// simpleRecord reports whether every enclose byte of rec, one record
+// without its line delimiter (scanner settings fastOK accepts), wraps a
+// whole value: it opens a field, the next one closes it, and a separator
+// or the record's end follows; no separator or delimiter byte is between
+// them. Doris reads such a record the same without enclose, the wrapping
+// enclose bytes trimmed by trim_double_quotes.
+func (s *recordScanner) simpleRecord(rec []byte) bool {
+	sep, delim, enc := s.sep[0], s.delim[0], s.enclose
+	for i := 0; ; {
+		k := bytes.IndexByte(rec[i:], enc)
+		if k < 0 {
+			return true
+		}
+		open := i + k
+		if open > 0 && rec[open-1] != sep {
+			return false
+		}
+		k = bytes.IndexByte(rec[open+1:], enc)
+		if k < 0 {
+			return false
+		}
+		closeAt := open + 1 + k
+		if v := rec[open+1 : closeAt]; bytes.IndexByte(v, sep) >= 0 || bytes.IndexByte(v, delim) >= 0 {
+			return false
+		}
+		if closeAt+1 < len(rec) && rec[closeAt+1] != sep {
+			return false
+		}
+		i = closeAt + 1
+	}
 }

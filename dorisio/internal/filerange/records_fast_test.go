@@ -78,22 +78,93 @@ func randomCSV(r *rand.Rand, n int, sep, eol string) []byte {
 	return b.Bytes()
 }
 
+// wrappedCSV is a file of n records whose quoted values are mostly wrapped
+// (Range.Wrapped): the shape exporters write. quoteRate of the values are
+// quoted (0: long stretches of plain records, read by scanPlain); 1 in 40
+// of those holds what makes it not wrapped (a separator, a delimiter, a
+// doubled quote, text after it, an escape), and some records are empty.
+func wrappedCSV(r *rand.Rand, n int, sep, eol string, quoteRate float64) []byte {
+	var b bytes.Buffer
+	word := func() {
+		for k := r.IntN(12); k > 0; k-- {
+			b.WriteByte(byte('a' + r.IntN(26)))
+		}
+	}
+	for i := 0; i < n; i++ {
+		if r.IntN(40) == 0 {
+			b.WriteString(eol)
+			continue
+		}
+		for f := r.IntN(6); f >= 0; f-- {
+			if r.Float64() < quoteRate {
+				b.WriteByte('"')
+				word()
+				if r.IntN(40) == 0 {
+					b.WriteString([]string{sep, eol, `""`, `\`, `\N`}[r.IntN(5)])
+					word()
+				}
+				b.WriteByte('"')
+				if r.IntN(80) == 0 {
+					b.WriteString("x") // text after the closing quote
+				}
+			} else {
+				word()
+			}
+			if f > 0 {
+				b.WriteString(sep)
+			}
+		}
+		if i < n-1 || r.IntN(2) == 0 {
+			b.WriteString(eol)
+		}
+	}
+	return b.Bytes()
+}
+
 // TestFastScanCutsWhereNextCuts checks scanFast against next() alone on
 // random files, for many range sizes and windows: the same ranges, with
-// the same record counts. Ranges restart the 64-byte blocks at every cut,
-// so the sizes put the blocks' edges everywhere in the records.
+// the same record counts and marks. Ranges restart the 64-byte blocks at
+// every cut, so the sizes put the blocks' edges everywhere in the records.
+// Half the files are mostly wrapped values, a quarter of them with long
+// stretches of plain records.
 func TestFastScanCutsWhereNextCuts(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 3))
 	for _, tc := range fastCases {
 		t.Run(tc.name, func(t *testing.T) {
+			wrapped := 0
+			defer func() {
+				if tc.sc.fastOK() && tc.sc.escape == tc.sc.enclose && wrapped == 0 {
+					t.Errorf("no range of the wrapped files is Wrapped")
+				}
+			}()
 			for file := 0; file < 150; file++ {
 				data := randomCSV(r, 1+r.IntN(60), tc.sep, tc.eol)
+				switch file % 4 {
+				case 1:
+					data = wrappedCSV(r, 1+r.IntN(60), tc.sep, tc.eol, 0.5)
+				case 3:
+					data = wrappedCSV(r, 1+r.IntN(200), tc.sep, tc.eol, 0.01)
+				}
+				ends := map[int64]bool{}
+				for _, at := range Starts(tc.sc.syntax(), data)[1:] {
+					ends[int64(at)] = true
+				}
 				for _, rb := range []int64{1, 2, 17, 63, 64, 65, 100, 200, 1 << 20} {
 					for _, window := range []int64{64, 100, 129, 1024, splitWindow} {
 						want := splitAll(t, &Splitter{sc: tc.sc, rangeBytes: rb, window: window, noFast: true}, data)
 						got := splitAll(t, &Splitter{sc: tc.sc, rangeBytes: rb, window: window}, data)
-						if !slices.EqualFunc(got, want, func(a, b Range) bool { return a.Start == b.Start && a.End == b.End && a.Records == b.Records }) {
+						if !slices.EqualFunc(got, want, func(a, b Range) bool {
+							return a.Start == b.Start && a.End == b.End && a.Records == b.Records && a.Wrapped == b.Wrapped && a.Suspect == b.Suspect
+						}) {
 							t.Fatalf("range %d bytes, window %d: scanFast cut %v, next() alone %v\nfile %q", rb, window, got, want, data)
+						}
+						for _, fr := range got {
+							if fr.Wrapped != wrappedRef(tc.sc, data, fr, ends) {
+								t.Fatalf("range %d bytes, window %d: range %v says Wrapped %v\nfile %q", rb, window, fr, fr.Wrapped, data)
+							}
+							if fr.Wrapped {
+								wrapped++
+							}
 						}
 					}
 				}
@@ -153,12 +224,34 @@ func TestFastScanAtBlockEdges(t *testing.T) {
 				for rb := int64(1); rb <= int64(len(data))+1; rb++ {
 					for _, window := range []int64{64, 128, splitWindow} {
 						got := splitAll(t, &Splitter{sc: tc.sc, rangeBytes: rb, keep: true, window: window}, data)
-						if msg := checkRanges(data, tc.sc.enclose, got, ends, 0, want, rb); msg != "" {
+						if msg := checkRanges(data, tc.sc, got, ends, 0, want, rb); msg != "" {
 							t.Fatalf("padding %d, window %d, range %d bytes: %s\nranges %v", pad, window, rb, msg, got)
 						}
 					}
 				}
 			}
 		})
+	}
+}
+
+// TestHasEmptyFindsEveryDoubledDelimiter puts a doubled delimiter at every
+// offset around the 8-byte words hasEmpty reads, and a delimiter at the
+// start.
+func TestHasEmptyFindsEveryDoubledDelimiter(t *testing.T) {
+	for n := 1; n < 600; n += 1 + n/40 {
+		for at := 0; at+1 < n; at++ {
+			b := bytes.Repeat([]byte("a"), n)
+			b[n-1] = '\n'
+			if hasEmpty(b, '\n') {
+				t.Fatalf("%q: an empty record found", b)
+			}
+			b[at], b[at+1] = '\n', '\n'
+			if !hasEmpty(b, '\n') {
+				t.Fatalf("%q: the empty record not found", b)
+			}
+		}
+	}
+	if !hasEmpty([]byte("\nabc\n"), '\n') {
+		t.Error("a delimiter at the start is an empty record")
 	}
 }
