@@ -97,6 +97,7 @@ type GroupReader struct {
 	Dir     string // WithSpoolDir
 	buckets []Size // 1 << bucketBits, lazily
 	touched []uint32
+	scratch []byte // a spooled compressed chunk, inflated
 }
 
 // group is one group read by pass 1.
@@ -105,7 +106,7 @@ type group struct {
 	total        Size
 	digest       multiset
 	hashes       []unitHash // of every unit, in the order eachUnit visits them
-	mem          [][]byte   // the first chunks, in memory
+	mem          []memChunk // the first chunks, in memory (inflated)
 	spool        string     // the later chunks, "" if none
 	spoolFile    *os.File
 	spoolW       *bufio.Writer
@@ -127,7 +128,28 @@ func (r *GroupReader) Read(table, shard string, chunks func(*[]byte) bool, files
 			g.Discard()
 			return nil, err
 		}
-		err = EachUnit(c, h, func(u []byte, rows int64) error {
+		// Counted by their units, so that a group of one part (its units
+		// within MaxBatchBytes) is all in memory. Once one chunk is spooled
+		// every later one is too: eachUnit reads memory, then the spool, in
+		// the order the hashes were kept.
+		inMemory := g.spool == "" && kept+int64(h.Bytes) <= r.Keep
+		units, uh := c, h
+		if h.compressed {
+			// Inflated once: kept in memory, or into the scratch buffer
+			// when the chunk is spooled (as it came, compressed).
+			var dst []byte
+			if !inMemory {
+				dst = r.scratch
+			}
+			if units, uh, err = inflateChunk(c, h, dst); err != nil {
+				g.Discard()
+				return nil, err
+			}
+			if !inMemory {
+				r.scratch = units
+			}
+		}
+		err = EachUnit(units, uh, func(u []byte, rows int64) error {
 			// Every unit is hashed once: its hash is kept, in unit order, for
 			// the passes that place it (Plan's split buckets, partBodies).
 			uh := hashUnit(u)
@@ -141,13 +163,8 @@ func (r *GroupReader) Read(table, shard string, chunks func(*[]byte) bool, files
 			g.Discard()
 			return nil, err
 		}
-		// Counted by their units, so that a group of one part (its units
-		// within MaxBatchBytes) is all in memory. Once one chunk is spooled
-		// every later one is too: eachUnit reads memory, then the spool, in
-		// the order the hashes were kept.
-		inMemory := g.spool == "" && kept+int64(h.Bytes) <= r.Keep
 		if inMemory {
-			g.mem, kept = append(g.mem, c), kept+int64(h.Bytes)
+			g.mem, kept = append(g.mem, memChunk{uh, units}), kept+int64(h.Bytes)
 		} else if err := g.spoolChunk(r.Dir, c); err != nil {
 			g.Discard()
 			return nil, err
@@ -229,15 +246,18 @@ func (g *group) Discard() {
 	}
 }
 
+// memChunk is a chunk a group keeps in memory, inflated, and its header.
+type memChunk struct {
+	h chunkHeader
+	c []byte
+}
+
 // eachUnit is pass 2's read: every unit of the group, memory first, then
 // the spool file, with its hash (kept by pass 1) and the window of its chunk.
 func (g *group) eachUnit(f func(u []byte, rows int64, uh unitHash, w LoadWindow) error) error {
 	i := 0
-	visit := func(c []byte) error {
-		h, err := ParseChunk(c)
-		if err != nil {
-			return err
-		}
+	var scratch []byte
+	visit := func(c []byte, h chunkHeader) error {
 		return EachUnit(c, h, func(u []byte, rows int64) error {
 			if i >= len(g.hashes) {
 				return errors.New("a group's spool holds more units than were read")
@@ -246,8 +266,8 @@ func (g *group) eachUnit(f func(u []byte, rows int64, uh unitHash, w LoadWindow)
 			return f(u, rows, g.hashes[i-1], h.Window)
 		})
 	}
-	for _, c := range g.mem {
-		if err := visit(c); err != nil {
+	for _, m := range g.mem {
+		if err := visit(m.c, m.h); err != nil {
 			return err
 		}
 	}
@@ -276,7 +296,18 @@ func (g *group) eachUnit(f func(u []byte, rows int64, uh unitHash, w LoadWindow)
 		if _, err := io.ReadFull(rd, c); err != nil {
 			return fmt.Errorf("reading a group's spool file: %w", err)
 		}
-		if err := visit(c); err != nil {
+		h, err := ParseChunk(c)
+		if err != nil {
+			return err
+		}
+		units := c
+		if h.compressed {
+			if units, h, err = inflateChunk(c, h, scratch); err != nil {
+				return err
+			}
+			scratch = units
+		}
+		if err := visit(units, h); err != nil {
 			return err
 		}
 	}
@@ -469,12 +500,12 @@ func oneBody(g *group, part *GroupPart, windows bool) streamload.Body {
 	if windows {
 		part.windows = map[LoadWindow]int64{}
 	}
-	for _, c := range g.mem {
-		if h, err := ParseChunk(c); err == nil && h.Bytes > 0 {
-			body.Chunks = append(body.Chunks, h.Units(c))
-			body.N += int64(h.Bytes)
+	for _, m := range g.mem {
+		if m.h.Bytes > 0 {
+			body.Chunks = append(body.Chunks, m.h.Units(m.c))
+			body.N += int64(m.h.Bytes)
 			if windows {
-				part.windows[h.Window] += h.Rows
+				part.windows[m.h.Window] += m.h.Rows
 			}
 		}
 	}
