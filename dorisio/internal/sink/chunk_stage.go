@@ -283,6 +283,7 @@ type ChunkFn struct {
 	tables   map[string]*tableChunks
 	buffered int64
 	spares   []spareChunk // buffers of emitted chunks, for reuse
+	zips     []*zipJob    // chunks being compressed, in order
 }
 
 func (fn *ChunkFn) Setup(ctx context.Context) error {
@@ -320,7 +321,7 @@ func (fn *ChunkFn) Teardown() {
 }
 
 func (fn *ChunkFn) StartBundle(_ context.Context, _ func(beam.EventTime, string, []byte), _ func(Row)) {
-	fn.tables, fn.buffered = map[string]*tableChunks{}, 0
+	fn.tables, fn.buffered, fn.zips = map[string]*tableChunks{}, 0, nil
 }
 
 // table is table's chunking state in this bundle.
@@ -454,27 +455,68 @@ func (fn *ChunkFn) emitAll(emit func(beam.EventTime, string, []byte)) {
 // chunkBytes is the size at which a chunk is emitted.
 func (fn *ChunkFn) chunkBytes() int64 { return min(fn.Opts.MaxBatchBytes, maxChunkBytes) }
 
-// emitChunk emits c compressed (chunk_zstd.go), its buffers kept for the
-// next chunks; or, should the codec fail to start, plain: its header
-// written into the room before its units and its index appended.
+// emitChunk emits c compressed (chunk_zstd.go): it is compressed on a
+// goroutine of its own, beside the rows the bundle goes on encoding, and
+// emitted from the DoFn's own calls (emitters are not safe for concurrent
+// use) once done, in order, with at most maxZips compressing at once.
 func (fn *ChunkFn) emitChunk(tc *tableChunks, c *pendingChunk, emit func(beam.EventTime, string, []byte)) {
 	fn.buffered -= int64(cap(c.buf) + cap(c.index))
 	fn.dropChunk(tc, c)
-	units := c.buf[maxChunkHeader:]
-	if z, err := appendZstdChunk(make([]byte, 0, 64+len(units)/4), c.rows, c.window, units, c.index); err == nil {
-		emit(c.minTs, c.key, z)
-		fn.keepSpare(c.buf[:maxChunkHeader], c.index[:0])
-		return
+	z := &zipJob{c: c, done: make(chan struct{})}
+	go func() {
+		defer close(z.done)
+		units := c.buf[maxChunkHeader:]
+		z.out, z.err = appendZstdChunk(make([]byte, 0, 64+len(units)/4), c.rows, c.window, units, c.index)
+	}()
+	fn.zips = append(fn.zips, z)
+	fn.emitZipped(emit, maxZips)
+}
+
+// maxZips is how many chunks of a bundle are compressed at once.
+const maxZips = 2
+
+// zipJob is a chunk being compressed.
+type zipJob struct {
+	c    *pendingChunk
+	out  []byte
+	err  error
+	done chan struct{}
+}
+
+// emitZipped emits the compressed chunks that are done, in order, waiting
+// for the oldest while more than keep are not emitted.
+func (fn *ChunkFn) emitZipped(emit func(beam.EventTime, string, []byte), keep int) {
+	for len(fn.zips) > 0 {
+		z := fn.zips[0]
+		if len(fn.zips) <= keep {
+			select {
+			case <-z.done:
+			default:
+				return
+			}
+		}
+		<-z.done
+		fn.zips[0] = nil
+		fn.zips = fn.zips[1:]
+		c := z.c
+		if z.err == nil {
+			emit(c.minTs, c.key, z.out)
+			fn.keepSpare(c.buf[:maxChunkHeader], c.index[:0])
+			continue
+		}
+		// The codec did not start: the chunk goes plain, its header
+		// written into the room before its units and its index appended.
+		units := c.buf[maxChunkHeader:]
+		var h [maxChunkHeader]byte
+		hdr := append(h[:0], chunkVersion)
+		hdr = binary.AppendUvarint(hdr, uint64(c.rows))
+		hdr = binary.AppendVarint(hdr, c.window.StartMillis)
+		hdr = binary.AppendVarint(hdr, c.window.EndMillis)
+		hdr = binary.AppendUvarint(hdr, uint64(len(units)))
+		off := maxChunkHeader - len(hdr)
+		copy(c.buf[off:], hdr)
+		emit(c.minTs, c.key, append(c.buf, c.index...)[off:])
 	}
-	var h [maxChunkHeader]byte
-	hdr := append(h[:0], chunkVersion)
-	hdr = binary.AppendUvarint(hdr, uint64(c.rows))
-	hdr = binary.AppendVarint(hdr, c.window.StartMillis)
-	hdr = binary.AppendVarint(hdr, c.window.EndMillis)
-	hdr = binary.AppendUvarint(hdr, uint64(len(units)))
-	off := maxChunkHeader - len(hdr)
-	copy(c.buf[off:], hdr)
-	emit(c.minTs, c.key, append(c.buf, c.index...)[off:])
 }
 
 // maxSpares is how many emitted chunks' buffers a bundle keeps for reuse.
@@ -495,6 +537,7 @@ type spareChunk struct{ buf, index []byte }
 // set explicitly: FinishBundle output would otherwise be at the epoch.
 func (fn *ChunkFn) FinishBundle(_ context.Context, emit func(beam.EventTime, string, []byte), _ func(Row)) error {
 	fn.emitAll(emit)
+	fn.emitZipped(emit, 0)
 	fn.tables, fn.buffered = nil, 0
 	return nil
 }

@@ -97,7 +97,7 @@ type GroupReader struct {
 	Dir     string // WithSpoolDir
 	buckets []Size // 1 << bucketBits, lazily
 	touched []uint32
-	scratch []byte // a spooled compressed chunk, inflated
+	scratch [][]byte // buffers to inflate spooled chunks into
 }
 
 // group is one group read by pass 1.
@@ -114,17 +114,41 @@ type group struct {
 	files        *SpoolFiles
 }
 
-// Read is pass 1 over a group's chunks.
+// Read is pass 1 over a group's chunks. Chunks are inflated and their
+// units hashed on goroutines of their own (at most readAhead chunks at
+// once) while the next chunks are pulled from the runner; their hashes are
+// taken in the chunks' order.
 func (r *GroupReader) Read(table, shard string, chunks func(*[]byte) bool, files *SpoolFiles) (*group, error) {
 	if r.buckets == nil {
 		r.buckets = make([]Size, 1<<bucketBits)
 	}
 	g := &group{table: table, shard: shard, files: files}
 	var kept int64
+	spooling := false
+	var jobs []*readJob
 	var c []byte
-	for chunks(&c) {
+	for {
+		more := chunks(&c)
+		for len(jobs) > 0 && (len(jobs) >= readAhead || !more) {
+			err := r.take(g, jobs[0])
+			jobs[0] = nil
+			jobs = jobs[1:]
+			if err != nil {
+				for _, j := range jobs {
+					<-j.done
+				}
+				g.Discard()
+				return nil, err
+			}
+		}
+		if !more {
+			break
+		}
 		h, err := ParseChunk(c)
 		if err != nil {
+			for _, j := range jobs {
+				<-j.done
+			}
 			g.Discard()
 			return nil, err
 		}
@@ -132,43 +156,18 @@ func (r *GroupReader) Read(table, shard string, chunks func(*[]byte) bool, files
 		// within MaxBatchBytes) is all in memory. Once one chunk is spooled
 		// every later one is too: eachUnit reads memory, then the spool, in
 		// the order the hashes were kept.
-		inMemory := g.spool == "" && kept+int64(h.Bytes) <= r.Keep
-		units, uh := c, h
-		if h.compressed {
-			// Inflated once: kept in memory, or into the scratch buffer
-			// when the chunk is spooled (as it came, compressed).
-			var dst []byte
-			if !inMemory {
-				dst = r.scratch
-			}
-			if units, uh, err = inflateChunk(c, h, dst); err != nil {
-				g.Discard()
-				return nil, err
-			}
-			if !inMemory {
-				r.scratch = units
+		j := &readJob{c: c, h: h, units: c, uh: h, done: make(chan struct{})}
+		if !spooling && kept+int64(h.Bytes) <= r.Keep {
+			j.inMemory, kept = true, kept+int64(h.Bytes)
+		} else if spooling = true; h.compressed {
+			// Inflated into a reused buffer, and spooled as it came.
+			if n := len(r.scratch); n > 0 {
+				j.scratch, r.scratch = r.scratch[n-1], r.scratch[:n-1]
 			}
 		}
-		err = EachUnit(units, uh, func(u []byte, rows int64) error {
-			// Every unit is hashed once: its hash is kept, in unit order, for
-			// the passes that place it (Plan's split buckets, partBodies).
-			uh := hashUnit(u)
-			g.hashes = append(g.hashes, uh)
-			r.count(uh, Size{int64(len(u)), rows})
-			g.total = g.total.add(Size{int64(len(u)), rows})
-			g.digest.Add(uh)
-			return nil
-		})
-		if err != nil {
-			g.Discard()
-			return nil, err
-		}
-		if inMemory {
-			g.mem, kept = append(g.mem, memChunk{uh, units}), kept+int64(h.Bytes)
-		} else if err := g.spoolChunk(r.Dir, c); err != nil {
-			g.Discard()
-			return nil, err
-		}
+		go j.run()
+		jobs = append(jobs, j)
+		c = nil
 	}
 	if g.spoolW != nil {
 		if err := g.closeSpool(); err != nil {
@@ -177,6 +176,75 @@ func (r *GroupReader) Read(table, shard string, chunks func(*[]byte) bool, files
 		}
 	}
 	return g, nil
+}
+
+// readAhead is how many chunks of a group are inflated and hashed at once.
+const readAhead = 3
+
+// readJob is one chunk of a group being inflated and hashed.
+type readJob struct {
+	c        []byte // as it came
+	h        chunkHeader
+	inMemory bool
+	scratch  []byte // where a spooled chunk is inflated
+	units    []byte // c, or its inflated copy
+	uh       chunkHeader
+	hashes   []unitHash // of its units, in order
+	err      error
+	done     chan struct{}
+}
+
+func (j *readJob) run() {
+	defer close(j.done)
+	if j.h.compressed {
+		dst := j.scratch
+		if j.inMemory {
+			dst = nil // kept: a buffer of its own
+		}
+		if j.units, j.uh, j.err = inflateChunk(j.c, j.h, dst); j.err != nil {
+			return
+		}
+	}
+	// Every unit is hashed once: its hash is kept, in unit order, for the
+	// passes that place it (Plan's split buckets, partBodies).
+	j.hashes = make([]unitHash, 0, min(j.h.Rows, int64(j.h.Bytes))) // a unit is at least its delimiter
+	j.err = EachUnit(j.units, j.uh, func(u []byte, _ int64) error {
+		j.hashes = append(j.hashes, hashUnit(u))
+		return nil
+	})
+}
+
+// take adds a read chunk to g: its hashes, counts and digest, and the
+// chunk itself, kept in memory or spooled.
+func (r *GroupReader) take(g *group, j *readJob) error {
+	<-j.done
+	if j.err != nil {
+		return j.err
+	}
+	i := 0
+	err := EachUnit(j.units, j.uh, func(u []byte, rows int64) error {
+		if i >= len(j.hashes) {
+			return errors.New("chunk: its units changed between two reads")
+		}
+		uh := j.hashes[i]
+		i++
+		r.count(uh, Size{int64(len(u)), rows})
+		g.total = g.total.add(Size{int64(len(u)), rows})
+		g.digest.Add(uh)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	g.hashes = append(g.hashes, j.hashes...)
+	if j.inMemory {
+		g.mem = append(g.mem, memChunk{j.uh, j.units})
+		return nil
+	}
+	if j.h.compressed && len(r.scratch) < readAhead {
+		r.scratch = append(r.scratch, j.units)
+	}
+	return g.spoolChunk(r.Dir, j.c)
 }
 
 // count adds a unit to its bucket.
