@@ -24,7 +24,10 @@ import (
 // producer; one chunk of up to 1 MiB per call keeps the pace (1.05M rows/s;
 // docs/design.md, "Stream batching").
 //
-// A chunk is the value of the next stage's KV<key, chunk> input:
+// A chunk is the value of the next stage's KV<key, chunk> input. It is
+// emitted compressed (chunk_zstd.go: the same header, the units and index
+// as zstd frames); a chunk of this layout is its plain form, which readers
+// also take:
 //
 //	byte 0        chunkVersion
 //	uvarint       rows
