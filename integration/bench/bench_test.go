@@ -48,6 +48,7 @@ func TestBenchSmall(t *testing.T) {
 	}
 	for _, k := range []string{
 		"write_vs_noop", "client_vs_rawput", "rss_10x", "grouped_vs_per_bundle", "grouped_rows_per_s", "grouped_mb_per_s",
+		"grouped_rss_vs_per_bundle", "grouped_rss_bytes", "per_bundle_rss_bytes",
 		"write_rows_per_s", "noop_rows_per_s", "client_mem_mb_per_s", "rawput_mem_mb_per_s",
 		"client_file_mb_per_s", "rawput_file_mb_per_s", "rss_1x_bytes", "rss_10x_bytes",
 		"rows", "runs", "loads_per_table", "avg_load_mb", "gzip_rows_per_s", "gzip_mb_per_s",
@@ -163,5 +164,25 @@ func TestTheTableSaysWhichFileFiguresAreLikeForLike(t *testing.T) {
 	ub, _ := os.ReadFile(u)
 	if bytes.IndexByte(ub, '"') >= 0 || bytes.Count(ub, []byte("\n")) < bytes.Count(qb, []byte("\n")) || !bytes.Contains(ub, []byte(",note 1\n")) {
 		t.Errorf("the unquoted CSV holds a quote or fewer rows: %d lines against %d:\n%.200s", bytes.Count(ub, []byte("\n")), bytes.Count(qb, []byte("\n")), ub)
+	}
+}
+
+// The grouped and stream figures stand beside their targets, and a missing
+// 10× run says how to take it.
+func TestTheTableShowsGroupedAndStreamFiguresBesideTheirTargets(t *testing.T) {
+	var b strings.Builder
+	r := &Result{Rows: 2_000_000, WriteRowsPerSec: 800_000, StreamRowsPerSec: 710_000, StreamFlushMs: 2000, StreamP50Ms: 3500}
+	r.GroupedVsPerBundle, r.GroupedRowsPerSec = 0.5, 400_000
+	r.GroupedRSSBytes, r.PerBundleRSSBytes, r.GroupedRSSVsPerBundle = 400e6, 300e6, 4.0/3
+	PrintTable(&b, r)
+	for _, want := range []string{
+		"grouped_vs_per_bundle    0.500    ≥ 0.8  grouped 400000 rows/s", "MISSES target",
+		"(grouped RSS)       1.333    ≤ 1.5  grouped peak RSS 400 MB / per-bundle 300 MB at 2000000 rows  [meets target]",
+		"(grouped 10×)     skipped    ≤ 1.3  not measured: give -grouped-big-rows",
+		"saturated 710000 rows/s (target ≥ 700000) [meets target]", "p50 3500 ms (1.75× the interval, target ≤ 1.5×) [MISSES target]",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the table has no %q:\n%s", want, b.String())
+		}
 	}
 }

@@ -34,7 +34,10 @@
 //   - grouped_vs_per_bundle: rows/s of the same write pipeline with
 //     --delivery grouped (the rows chunked, shuffled through a GroupByKey
 //     and loaded under labels of their contents) divided by the per-bundle
-//     write's (target ≥ 0.5), interleaved with the write runs.
+//     write's (target ≥ 0.8), interleaved with the write runs, and
+//     grouped_rss_vs_per_bundle, their peak RSS (target ≤ 1.5); with
+//     -grouped-big-rows 20000000 also grouped_rss_growth, grouped peak RSS
+//     at those rows over that at -rows (target ≤ 1.3: flat), grouped.go.
 //   - read_vs_raw: rows/s of dorisio.Read (a prism pipeline in this
 //     process, rows decoded into a struct) of a -read-rows table of 16
 //     tablets in an in-process doristest, divided by rows/s of a bare
@@ -103,6 +106,7 @@ func main() {
 	flag.BoolVar(&cfg.ReadOnly, "read-only", false, "measure read_vs_raw alone")
 	flag.IntVar(&cfg.ArrowRows, "arrow-rows", cfg.ArrowRows, "rows of arrow_vs_csv (0: skip it)")
 	flag.BoolVar(&cfg.ArrowOnly, "arrow-only", false, "measure arrow_vs_csv alone")
+	flag.Int64Var(&cfg.GroupedBigRows, "grouped-big-rows", 0, "rows of one more grouped and per-bundle run, for grouped peak RSS as rows grow (20000000: 10× the default -rows; 0: skip)")
 	flag.BoolVar(&cfg.FilesOnly, "files-only", false, "measure the file loads alone (file_vs_curl, file_vs_streamloader, on the quoted and the unquoted CSV)")
 	flag.Parse()
 	beam.Init()

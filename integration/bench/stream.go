@@ -4,9 +4,18 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"strconv"
+)
+
+// The stream targets: saturated rows/s, and the median latency from event
+// to visible against the flush interval (a window loads once the
+// watermark passes its end: about one interval after its middle row).
+const (
+	streamRowsTarget = 700_000
+	streamP50Target  = 1.5 // × the flush interval
 )
 
 // streamRE reads pipelines/load's stream line.
@@ -43,7 +52,17 @@ func (b *bencher) stream(ctx context.Context, res *Result) error {
 	mid := sat[(len(sat)-1)/2]
 	res.StreamLoadsPerSec, res.StreamAvgLoadRows, res.StreamP50Ms, res.StreamP99Ms = mid.loadsPerSec, mid.avgLoadRows, mid.p50Ms, mid.p99Ms
 	res.StreamFlushMs = b.cfg.FlushInterval.Milliseconds()
+	res.Targets["stream_rows_per_s"] = fmt.Sprintf(">= %d", streamRowsTarget)
+	res.Targets["stream_p50_ms"] = fmt.Sprintf("<= %g x stream_flush_interval_ms", streamP50Target)
 	res.NominalRate, res.NominalSeconds = b.cfg.NominalRate, b.cfg.NominalDuration.Seconds()
 	res.NominalLoadsPerSec, res.NominalAvgLoadRows, res.NominalP50Ms, res.NominalP99Ms = nom.loadsPerSec, nom.avgLoadRows, nom.p50Ms, nom.p99Ms
 	return nil
+}
+
+func printStream(w io.Writer, r *Result, mark func(bool) string) {
+	p50 := ratio(float64(r.StreamP50Ms), float64(r.StreamFlushMs))
+	fmt.Fprintf(w, "stream (--stream, flush interval %d ms): saturated %.0f rows/s (target ≥ %d) [%s], %.2f loads/s of %d rows, event to visible p50 %d ms (%.2f× the interval, target ≤ %g×) [%s], p99 %d ms; at %d rows/s for %.0fs: %.2f loads/s of %d rows, p50 %d ms, p99 %d ms\n",
+		r.StreamFlushMs, r.StreamRowsPerSec, streamRowsTarget, mark(r.StreamRowsPerSec >= streamRowsTarget), r.StreamLoadsPerSec, r.StreamAvgLoadRows,
+		r.StreamP50Ms, p50, streamP50Target, mark(r.StreamP50Ms > 0 && p50 <= streamP50Target), r.StreamP99Ms,
+		r.NominalRate, r.NominalSeconds, r.NominalLoadsPerSec, r.NominalAvgLoadRows, r.NominalP50Ms, r.NominalP99Ms)
 }

@@ -24,7 +24,10 @@ import (
 // producer; one chunk of up to 1 MiB per call keeps the pace (1.05M rows/s;
 // docs/design.md, "Stream batching").
 //
-// A chunk is the value of the next stage's KV<key, chunk> input:
+// A chunk is the value of the next stage's KV<key, chunk> input. It is
+// emitted compressed (chunk_zstd.go: the same header, the units and index
+// as zstd frames); a chunk of this layout is its plain form, which readers
+// also take:
 //
 //	byte 0        chunkVersion
 //	uvarint       rows
@@ -70,17 +73,22 @@ const (
 type chunkHeader struct {
 	Rows   int64
 	Window LoadWindow // Rows unset
-	data   int        // offset of the units
+	data   int        // offset of the units (of the compressed frames)
 	Bytes  int        // the units' bytes; the index follows them
+	// compressed: the units and index are zstd frames (chunk_zstd.go) of
+	// index bytes of index.
+	compressed bool
+	index      int
 }
 
-// units is the stretch of a chunk holding its units' bytes.
+// units is the stretch of a chunk holding its units' bytes (of a chunk
+// that is not compressed).
 func (h chunkHeader) Units(c []byte) []byte { return c[h.data : h.data+h.Bytes] }
 
 // ParseChunk reads a chunk's header.
 func ParseChunk(c []byte) (chunkHeader, error) {
 	var h chunkHeader
-	if len(c) == 0 || c[0] != chunkVersion {
+	if len(c) == 0 || c[0] != chunkVersion && c[0] != chunkVersionZstd {
 		return h, errors.New("not a dorisio chunk of this version")
 	}
 	p := c[1:]
@@ -100,17 +108,36 @@ func ParseChunk(c []byte) (chunkHeader, error) {
 	}
 	p = p[n:]
 	size, n := binary.Uvarint(p)
-	if n <= 0 || size > uint64(len(p)-n) {
+	if n <= 0 || c[0] == chunkVersion && size > uint64(len(p)-n) {
 		return h, errors.New("chunk: bad length")
 	}
 	p = p[n:]
+	if c[0] == chunkVersionZstd {
+		index, n := binary.Uvarint(p)
+		if n <= 0 || size > maxUnitsBytes || index > maxUnitsBytes {
+			return h, errors.New("chunk: bad length")
+		}
+		p = p[n:]
+		h.compressed, h.index = true, int(index)
+	}
 	h.Rows, h.Window, h.data, h.Bytes = int64(rows), LoadWindow{StartMillis: start, EndMillis: end}, len(c)-len(p), int(size)
 	return h, nil
 }
 
+// maxUnitsBytes bounds what a compressed chunk's header may claim (a unit
+// is at most MaxLoadBytes, 10 GiB by default).
+const maxUnitsBytes = 1 << 40
+
 // EachUnit calls f with every unit of chunk c (header h) and its rows, in
-// the chunk's order; the unit is a slice of c.
+// the chunk's order; the unit is a slice of c, or of its inflated copy
+// when c is compressed.
 func EachUnit(c []byte, h chunkHeader, f func(unit []byte, rows int64) error) error {
+	if h.compressed {
+		var err error
+		if c, h, err = inflateChunk(c, h, nil); err != nil {
+			return err
+		}
+	}
 	data, idx := h.Units(c), c[h.data+h.Bytes:]
 	for len(idx) > 0 {
 		size, n := binary.Uvarint(idx)
@@ -258,6 +285,8 @@ type ChunkFn struct {
 	client   *streamload.Client // reads the tables' columns of struct rows
 	tables   map[string]*tableChunks
 	buffered int64
+	spares   []spareChunk // buffers of emitted chunks, for reuse
+	zips     []*zipJob    // chunks being compressed, in order
 }
 
 func (fn *ChunkFn) Setup(ctx context.Context) error {
@@ -295,7 +324,7 @@ func (fn *ChunkFn) Teardown() {
 }
 
 func (fn *ChunkFn) StartBundle(_ context.Context, _ func(beam.EventTime, string, []byte), _ func(Row)) {
-	fn.tables, fn.buffered = map[string]*tableChunks{}, 0
+	fn.tables, fn.buffered, fn.zips = map[string]*tableChunks{}, 0, nil
 }
 
 // table is table's chunking state in this bundle.
@@ -329,7 +358,15 @@ func (fn *ChunkFn) chunkFor(tc *tableChunks, shard int, w LoadWindow, flush int6
 		if fn.FlushMillis > 0 {
 			key = StreamKey(shard, flush, KeyTable(key))
 		}
-		c = &pendingChunk{key: key, shard: shard, window: w, flush: flush, buf: make([]byte, maxChunkHeader, maxChunkHeader+want), minTs: ts}
+		c = &pendingChunk{key: key, shard: shard, window: w, flush: flush, minTs: ts}
+		if n := len(fn.spares); n > 0 && int64(cap(fn.spares[n-1].buf)) >= maxChunkHeader+want {
+			c.buf, c.index = fn.spares[n-1].buf, fn.spares[n-1].index
+			fn.spares = fn.spares[:n-1]
+			fn.buffered += int64(cap(c.buf) + cap(c.index))
+		} else {
+			c.buf = make([]byte, maxChunkHeader, maxChunkHeader+want)
+			fn.buffered += int64(cap(c.buf))
+		}
 		tc.open[at] = c
 	}
 	tc.last[shard] = c
@@ -421,26 +458,89 @@ func (fn *ChunkFn) emitAll(emit func(beam.EventTime, string, []byte)) {
 // chunkBytes is the size at which a chunk is emitted.
 func (fn *ChunkFn) chunkBytes() int64 { return min(fn.Opts.MaxBatchBytes, maxChunkBytes) }
 
-// emitChunk writes c's header into the room before its units, appends its
-// index, and emits it.
+// emitChunk emits c compressed (chunk_zstd.go): it is compressed on a
+// goroutine of its own, beside the rows the bundle goes on encoding, and
+// emitted from the DoFn's own calls (emitters are not safe for concurrent
+// use) once done, in order, with at most maxZips compressing at once.
 func (fn *ChunkFn) emitChunk(tc *tableChunks, c *pendingChunk, emit func(beam.EventTime, string, []byte)) {
-	var h [maxChunkHeader]byte
-	hdr := append(h[:0], chunkVersion)
-	hdr = binary.AppendUvarint(hdr, uint64(c.rows))
-	hdr = binary.AppendVarint(hdr, c.window.StartMillis)
-	hdr = binary.AppendVarint(hdr, c.window.EndMillis)
-	hdr = binary.AppendUvarint(hdr, uint64(len(c.buf)-maxChunkHeader))
-	off := maxChunkHeader - len(hdr)
-	copy(c.buf[off:], hdr)
 	fn.buffered -= int64(cap(c.buf) + cap(c.index))
-	emit(c.minTs, c.key, append(c.buf, c.index...)[off:])
 	fn.dropChunk(tc, c)
+	z := &zipJob{c: c, done: make(chan struct{})}
+	go func() {
+		defer close(z.done)
+		units := c.buf[maxChunkHeader:]
+		z.out, z.err = appendZstdChunk(make([]byte, 0, 64+len(units)/4), c.rows, c.window, units, c.index)
+	}()
+	fn.zips = append(fn.zips, z)
+	fn.emitZipped(emit, maxZips)
 }
+
+// maxZips is how many chunks of a bundle are compressed at once.
+const maxZips = 2
+
+// zipJob is a chunk being compressed.
+type zipJob struct {
+	c    *pendingChunk
+	out  []byte
+	err  error
+	done chan struct{}
+}
+
+// emitZipped emits the compressed chunks that are done, in order, waiting
+// for the oldest while more than keep are not emitted.
+func (fn *ChunkFn) emitZipped(emit func(beam.EventTime, string, []byte), keep int) {
+	for len(fn.zips) > 0 {
+		z := fn.zips[0]
+		if len(fn.zips) <= keep {
+			select {
+			case <-z.done:
+			default:
+				return
+			}
+		}
+		<-z.done
+		fn.zips[0] = nil
+		fn.zips = fn.zips[1:]
+		c := z.c
+		if z.err == nil {
+			emit(c.minTs, c.key, z.out)
+			fn.keepSpare(c.buf[:maxChunkHeader], c.index[:0])
+			continue
+		}
+		// The codec did not start: the chunk goes plain, its header
+		// written into the room before its units and its index appended.
+		units := c.buf[maxChunkHeader:]
+		var h [maxChunkHeader]byte
+		hdr := append(h[:0], chunkVersion)
+		hdr = binary.AppendUvarint(hdr, uint64(c.rows))
+		hdr = binary.AppendVarint(hdr, c.window.StartMillis)
+		hdr = binary.AppendVarint(hdr, c.window.EndMillis)
+		hdr = binary.AppendUvarint(hdr, uint64(len(units)))
+		off := maxChunkHeader - len(hdr)
+		copy(c.buf[off:], hdr)
+		emit(c.minTs, c.key, append(c.buf, c.index...)[off:])
+	}
+}
+
+// maxSpares is how many emitted chunks' buffers a bundle keeps for reuse.
+const maxSpares = 4
+
+// keepSpare keeps the buffers of a compressed (so never emitted) chunk
+// for the next chunk that starts at full size.
+func (fn *ChunkFn) keepSpare(buf, index []byte) {
+	if len(fn.spares) < maxSpares && int64(cap(buf)) >= maxChunkHeader+fn.chunkBytes() {
+		fn.spares = append(fn.spares, spareChunk{buf, index})
+	}
+}
+
+// spareChunk is the buffers of an emitted chunk.
+type spareChunk struct{ buf, index []byte }
 
 // FinishBundle emits the bundle's remaining chunks. Their timestamps are
 // set explicitly: FinishBundle output would otherwise be at the epoch.
 func (fn *ChunkFn) FinishBundle(_ context.Context, emit func(beam.EventTime, string, []byte), _ func(Row)) error {
 	fn.emitAll(emit)
+	fn.emitZipped(emit, 0)
 	fn.tables, fn.buffered = nil, 0
 	return nil
 }

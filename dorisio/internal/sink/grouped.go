@@ -30,7 +30,8 @@ package sink
 // columns, ...): a re-run must keep them, and loading the same rows again
 // needs another Config.LabelPrefix.
 //
-// Cost: a shuffle of the rows (chunked per bundle first) and, on the load
+// Cost: a shuffle of the rows (chunked per bundle first, compressed:
+// chunk_zstd.go) and, on the load
 // side, each group spooled (in memory up to MaxBatchBytes, then in
 // WithSpoolDir) before its parts are cut: a worker's disk must hold its
 // largest group. Memory per DoFn instance: about MaxBatchBytes (the group

@@ -97,6 +97,7 @@ type GroupReader struct {
 	Dir     string // WithSpoolDir
 	buckets []Size // 1 << bucketBits, lazily
 	touched []uint32
+	scratch [][]byte // buffers to inflate spooled chunks into
 }
 
 // group is one group read by pass 1.
@@ -105,7 +106,7 @@ type group struct {
 	total        Size
 	digest       multiset
 	hashes       []unitHash // of every unit, in the order eachUnit visits them
-	mem          [][]byte   // the first chunks, in memory
+	mem          []memChunk // the first chunks, in memory (inflated)
 	spool        string     // the later chunks, "" if none
 	spoolFile    *os.File
 	spoolW       *bufio.Writer
@@ -113,31 +114,41 @@ type group struct {
 	files        *SpoolFiles
 }
 
-// Read is pass 1 over a group's chunks.
+// Read is pass 1 over a group's chunks. Chunks are inflated and their
+// units hashed on goroutines of their own (at most readAhead chunks at
+// once) while the next chunks are pulled from the runner; their hashes are
+// taken in the chunks' order.
 func (r *GroupReader) Read(table, shard string, chunks func(*[]byte) bool, files *SpoolFiles) (*group, error) {
 	if r.buckets == nil {
 		r.buckets = make([]Size, 1<<bucketBits)
 	}
 	g := &group{table: table, shard: shard, files: files}
 	var kept int64
+	spooling := false
+	var jobs []*readJob
 	var c []byte
-	for chunks(&c) {
+	for {
+		more := chunks(&c)
+		for len(jobs) > 0 && (len(jobs) >= readAhead || !more) {
+			err := r.take(g, jobs[0])
+			jobs[0] = nil
+			jobs = jobs[1:]
+			if err != nil {
+				for _, j := range jobs {
+					<-j.done
+				}
+				g.Discard()
+				return nil, err
+			}
+		}
+		if !more {
+			break
+		}
 		h, err := ParseChunk(c)
 		if err != nil {
-			g.Discard()
-			return nil, err
-		}
-		err = EachUnit(c, h, func(u []byte, rows int64) error {
-			// Every unit is hashed once: its hash is kept, in unit order, for
-			// the passes that place it (Plan's split buckets, partBodies).
-			uh := hashUnit(u)
-			g.hashes = append(g.hashes, uh)
-			r.count(uh, Size{int64(len(u)), rows})
-			g.total = g.total.add(Size{int64(len(u)), rows})
-			g.digest.Add(uh)
-			return nil
-		})
-		if err != nil {
+			for _, j := range jobs {
+				<-j.done
+			}
 			g.Discard()
 			return nil, err
 		}
@@ -145,13 +156,18 @@ func (r *GroupReader) Read(table, shard string, chunks func(*[]byte) bool, files
 		// within MaxBatchBytes) is all in memory. Once one chunk is spooled
 		// every later one is too: eachUnit reads memory, then the spool, in
 		// the order the hashes were kept.
-		inMemory := g.spool == "" && kept+int64(h.Bytes) <= r.Keep
-		if inMemory {
-			g.mem, kept = append(g.mem, c), kept+int64(h.Bytes)
-		} else if err := g.spoolChunk(r.Dir, c); err != nil {
-			g.Discard()
-			return nil, err
+		j := &readJob{c: c, h: h, units: c, uh: h, done: make(chan struct{})}
+		if !spooling && kept+int64(h.Bytes) <= r.Keep {
+			j.inMemory, kept = true, kept+int64(h.Bytes)
+		} else if spooling = true; h.compressed {
+			// Inflated into a reused buffer, and spooled as it came.
+			if n := len(r.scratch); n > 0 {
+				j.scratch, r.scratch = r.scratch[n-1], r.scratch[:n-1]
+			}
 		}
+		go j.run()
+		jobs = append(jobs, j)
+		c = nil
 	}
 	if g.spoolW != nil {
 		if err := g.closeSpool(); err != nil {
@@ -160,6 +176,75 @@ func (r *GroupReader) Read(table, shard string, chunks func(*[]byte) bool, files
 		}
 	}
 	return g, nil
+}
+
+// readAhead is how many chunks of a group are inflated and hashed at once.
+const readAhead = 3
+
+// readJob is one chunk of a group being inflated and hashed.
+type readJob struct {
+	c        []byte // as it came
+	h        chunkHeader
+	inMemory bool
+	scratch  []byte // where a spooled chunk is inflated
+	units    []byte // c, or its inflated copy
+	uh       chunkHeader
+	hashes   []unitHash // of its units, in order
+	err      error
+	done     chan struct{}
+}
+
+func (j *readJob) run() {
+	defer close(j.done)
+	if j.h.compressed {
+		dst := j.scratch
+		if j.inMemory {
+			dst = nil // kept: a buffer of its own
+		}
+		if j.units, j.uh, j.err = inflateChunk(j.c, j.h, dst); j.err != nil {
+			return
+		}
+	}
+	// Every unit is hashed once: its hash is kept, in unit order, for the
+	// passes that place it (Plan's split buckets, partBodies).
+	j.hashes = make([]unitHash, 0, min(j.h.Rows, int64(j.h.Bytes))) // a unit is at least its delimiter
+	j.err = EachUnit(j.units, j.uh, func(u []byte, _ int64) error {
+		j.hashes = append(j.hashes, hashUnit(u))
+		return nil
+	})
+}
+
+// take adds a read chunk to g: its hashes, counts and digest, and the
+// chunk itself, kept in memory or spooled.
+func (r *GroupReader) take(g *group, j *readJob) error {
+	<-j.done
+	if j.err != nil {
+		return j.err
+	}
+	i := 0
+	err := EachUnit(j.units, j.uh, func(u []byte, rows int64) error {
+		if i >= len(j.hashes) {
+			return errors.New("chunk: its units changed between two reads")
+		}
+		uh := j.hashes[i]
+		i++
+		r.count(uh, Size{int64(len(u)), rows})
+		g.total = g.total.add(Size{int64(len(u)), rows})
+		g.digest.Add(uh)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	g.hashes = append(g.hashes, j.hashes...)
+	if j.inMemory {
+		g.mem = append(g.mem, memChunk{j.uh, j.units})
+		return nil
+	}
+	if j.h.compressed && len(r.scratch) < readAhead {
+		r.scratch = append(r.scratch, j.units)
+	}
+	return g.spoolChunk(r.Dir, j.c)
 }
 
 // count adds a unit to its bucket.
@@ -229,15 +314,18 @@ func (g *group) Discard() {
 	}
 }
 
+// memChunk is a chunk a group keeps in memory, inflated, and its header.
+type memChunk struct {
+	h chunkHeader
+	c []byte
+}
+
 // eachUnit is pass 2's read: every unit of the group, memory first, then
 // the spool file, with its hash (kept by pass 1) and the window of its chunk.
 func (g *group) eachUnit(f func(u []byte, rows int64, uh unitHash, w LoadWindow) error) error {
 	i := 0
-	visit := func(c []byte) error {
-		h, err := ParseChunk(c)
-		if err != nil {
-			return err
-		}
+	var scratch []byte
+	visit := func(c []byte, h chunkHeader) error {
 		return EachUnit(c, h, func(u []byte, rows int64) error {
 			if i >= len(g.hashes) {
 				return errors.New("a group's spool holds more units than were read")
@@ -246,8 +334,8 @@ func (g *group) eachUnit(f func(u []byte, rows int64, uh unitHash, w LoadWindow)
 			return f(u, rows, g.hashes[i-1], h.Window)
 		})
 	}
-	for _, c := range g.mem {
-		if err := visit(c); err != nil {
+	for _, m := range g.mem {
+		if err := visit(m.c, m.h); err != nil {
 			return err
 		}
 	}
@@ -276,7 +364,18 @@ func (g *group) eachUnit(f func(u []byte, rows int64, uh unitHash, w LoadWindow)
 		if _, err := io.ReadFull(rd, c); err != nil {
 			return fmt.Errorf("reading a group's spool file: %w", err)
 		}
-		if err := visit(c); err != nil {
+		h, err := ParseChunk(c)
+		if err != nil {
+			return err
+		}
+		units := c
+		if h.compressed {
+			if units, h, err = inflateChunk(c, h, scratch); err != nil {
+				return err
+			}
+			scratch = units
+		}
+		if err := visit(units, h); err != nil {
 			return err
 		}
 	}
@@ -469,12 +568,12 @@ func oneBody(g *group, part *GroupPart, windows bool) streamload.Body {
 	if windows {
 		part.windows = map[LoadWindow]int64{}
 	}
-	for _, c := range g.mem {
-		if h, err := ParseChunk(c); err == nil && h.Bytes > 0 {
-			body.Chunks = append(body.Chunks, h.Units(c))
-			body.N += int64(h.Bytes)
+	for _, m := range g.mem {
+		if m.h.Bytes > 0 {
+			body.Chunks = append(body.Chunks, m.h.Units(m.c))
+			body.N += int64(m.h.Bytes)
 			if windows {
-				part.windows[h.Window] += h.Rows
+				part.windows[m.h.Window] += m.h.Rows
 			}
 		}
 	}
