@@ -79,3 +79,34 @@ func TestGroupCommitIntoADuplicateTableIsRefusedWithoutTheOptInAndNeverResends(t
 		t.Fatalf("table holds %d rows, want the 20 of the one load (applied, its answer lost, not resent)", len(rows))
 	}
 }
+
+// Where the Write declares the table's key model (WithCreateTable), group
+// commit into a model that keeps a resent row twice is refused at
+// construction, before the pipeline runs; a UNIQUE KEY table or the opt-in
+// passes. (A table not declared is checked at Setup, above: construction
+// reaches no server.)
+func TestGroupCommitIntoADeclaredDuplicateTableIsRefusedAtConstruction(t *testing.T) {
+	srv := startServer(t)
+	for _, tc := range []struct {
+		name string
+		opts []WriteOption
+		want string // "" accepted
+	}{
+		{"the default model, DUPLICATE KEY", []WriteOption{WithCreateTable(TableSpec{})},
+			"WithDelivery(dorisio.GroupCommit) with WithCreateTable({Keys:[] Model: DistributedBy:[] Buckets:0 Properties:map[] Comment:}), a DUPLICATE KEY table: group commit loads have no label, so a load whose answer is lost cannot be settled and a resend may load its rows twice; only a UNIQUE KEY table keeps one row per key. Create a UNIQUE KEY table (TableSpec{Model: dorisio.UniqueKey}), or accept duplicates with dorisio.WithDuplicatesAllowed()"},
+		{"an AGGREGATE KEY table", []WriteOption{WithCreateTable(TableSpec{Model: AggregateKey})}, "an AGGREGATE KEY table: group commit loads have no label"},
+		{"a UNIQUE KEY table", []WriteOption{WithCreateTable(TableSpec{Model: UniqueKey})}, ""},
+		{"a DUPLICATE KEY table with the opt-in", []WriteOption{WithCreateTable(TableSpec{}), WithDuplicatesAllowed()}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, scope := beam.NewPipelineWithRoot()
+			_, err := newWrite(scope, configFor(srv, "events"), beam.CreateList(scope, events(2, shortName)), append(tc.opts, WithDelivery(GroupCommit)))
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("err %v, want it to hold %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -49,7 +49,8 @@ const (
 	// Arrow (Doris ≥ 2.1) sends struct rows as Arrow IPC streams, typed by
 	// the table's columns, which the BE converts far more cheaply than it
 	// parses text: for a BE whose CPU limits the load. No compression, no
-	// VARIANT columns; nested ARRAY/MAP/STRUCT columns are not written yet.
+	// VARIANT columns; the element types of ARRAY, MAP and STRUCT columns
+	// come from the fields' Go types (see docs/guide.md).
 	Arrow Format = sink.Arrow
 )
 

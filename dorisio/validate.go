@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 	"github.com/dorisbeam/dorisbeam/internal/textfmt"
 )
 
@@ -116,9 +117,13 @@ func (o *writeOptions) validate(m mode) {
 }
 
 // validateGroupCommit checks WithDelivery(GroupCommit)'s combinations: its
-// own options do nothing without it, and Doris silently loads a load on its
+// own options do nothing without it, Doris silently loads a load on its
 // own, not grouped, with partial columns, partitions or an update mode
-// (docs/protocol.md §1.8).
+// (docs/protocol.md §1.8), and a table declared here (WithCreateTable) of
+// a key model that keeps a resent row twice is refused here without
+// WithDuplicatesAllowed. Construction reaches no server: a table not
+// declared here has its key model read at Setup, before any row is sent
+// (sink.CheckGroupCommit), and refused there with the same words.
 func (o *writeOptions) validateGroupCommit() {
 	if o.Delivery != GroupCommit {
 		for _, what := range []string{"the group commit mode", "WithDuplicatesAllowed()"} {
@@ -130,6 +135,10 @@ func (o *writeOptions) validateGroupCommit() {
 	}
 	if o.GroupCommitMode == "" {
 		o.GroupCommitMode = string(GroupCommitAsync)
+	}
+	if c := o.Evolve.Create; c != nil && !o.DuplicatesAllowed && c.Model != string(UniqueKey) {
+		o.fail("WithDelivery(dorisio.GroupCommit) with %s, %s: %s. Create a UNIQUE KEY table (TableSpec{Model: dorisio.UniqueKey}), or accept duplicates with dorisio.WithDuplicatesAllowed()",
+			o.givenBy("the table to create"), sink.ATable(c.Model+" KEY"), sink.GroupCommitResendRisk)
 	}
 	for _, h := range []string{"partial_columns", "partitions", "temporary_partitions", "unique_key_update_mode"} {
 		if v, ok := o.Headers[h]; ok && v != "" && v != "false" {

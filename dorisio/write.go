@@ -67,6 +67,9 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 	if err != nil {
 		return nil, err
 	}
+	if o.Format == sink.Arrow {
+		o.FieldTypes = enc.FieldTypes()
+	}
 	if cfg.Table == "" && !enc.Routes() {
 		return nil, fmt.Errorf("Config.Table: empty; set it, route typed rows with a string field tagged `doris:\",table\"`, or route pre-encoded rows with dorisio.Row")
 	}

@@ -442,7 +442,9 @@ func WithGroupCommitMode(m GroupCommitMode) WriteOption {
 // whose key model keeps a resent row twice (DUPLICATE KEY, AGGREGATE KEY):
 // a group commit load has no label, so one whose answer was lost is not
 // resent there and the Write fails naming its rows; a retried bundle loads
-// its rows again.
+// its rows again. Without it such a table is refused at construction when
+// WithCreateTable declares it, else at Setup, before any row is sent
+// (construction reaches no server).
 func WithDuplicatesAllowed() WriteOption {
 	return forWrite("WithDuplicatesAllowed()", func(o *writeOptions) {
 		o.claim("WithDuplicatesAllowed()")

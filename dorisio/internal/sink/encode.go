@@ -134,6 +134,15 @@ func asRefusedRow(err error) error {
 	return err
 }
 
+// FieldTypes are the Doris types a struct's fields give ARRAY, MAP and
+// STRUCT columns (encode.Struct.FieldTypes); nil for other elements.
+func (e ElemEncoder) FieldTypes() map[string]encode.FieldType {
+	if se, ok := e.Elem.(*structEncoder); ok {
+		return se.FieldTypes()
+	}
+	return nil
+}
+
 // Routes reports whether elements name their own table (Row, a struct
 // with a `doris:",table"` field).
 func (e ElemEncoder) Routes() bool { return e.Elem.Routes() }

@@ -58,6 +58,9 @@ func (b *Batcher) writeBody(j *LoadJob, h map[string]string) (streamload.Body, e
 		if cols, err = b.columnsOf(j.Table); err != nil {
 			return nil, fmt.Errorf("reading the table's columns to type its Arrow body: %w", err)
 		}
+		if cols, err = encode.WithFieldTypes(cols, b.opts.FieldTypes); err != nil {
+			return nil, err
+		}
 	}
 	loc, err := loadZone(b.opts.TimeZone)
 	if err != nil {

@@ -10,6 +10,9 @@ package sink
 // otherwise fails naming the rows; Setup refuses a DUPLICATE KEY table
 // unless the user allowed duplicates (WithDuplicatesAllowed), and an
 // AGGREGATE KEY table always (a resent SUM counts twice) unless allowed too.
+// Construction refuses them only where the Write itself declares the
+// table's model (WithCreateTable, dorisio/validate.go): it reaches no
+// server, and Setup runs before any row is sent.
 
 import (
 	"context"
@@ -37,9 +40,21 @@ func checkGroupCommit(ctx context.Context, c keysReader, db, table string, o *Op
 		return fmt.Errorf("dorisio.Write: WithDelivery(dorisio.GroupCommit): reading the key model of table %s.%s, to check that a resend cannot load a row twice: %w", db, table, err)
 	}
 	if keys != uniqueKeys {
-		return fmt.Errorf("dorisio.Write: WithDelivery(dorisio.GroupCommit) into table %s.%s, a %s table: group commit loads have no label, so a load whose answer is lost cannot be settled and a resend may load its rows twice; only a UNIQUE KEY table keeps one row per key. Load into a UNIQUE KEY table, or accept duplicates with dorisio.WithDuplicatesAllowed()", db, table, keysName(keys))
+		return fmt.Errorf("dorisio.Write: WithDelivery(dorisio.GroupCommit) into table %s.%s, %s: %s. Load into a UNIQUE KEY table, or accept duplicates with dorisio.WithDuplicatesAllowed()", db, table, ATable(keysName(keys)), GroupCommitResendRisk)
 	}
 	return nil
+}
+
+// GroupCommitResendRisk is why group commit is refused into a table whose
+// key model keeps a resent row twice, at construction or at Setup.
+const GroupCommitResendRisk = "group commit loads have no label, so a load whose answer is lost cannot be settled and a resend may load its rows twice; only a UNIQUE KEY table keeps one row per key"
+
+// ATable is "a DUPLICATE KEY table", "an AGGREGATE KEY table".
+func ATable(keys string) string {
+	if strings.HasPrefix(keys, "A") {
+		return "an " + keys + " table"
+	}
+	return "a " + keys + " table"
 }
 
 // keysName is how Doris' DDL names a _schema keysType.

@@ -78,6 +78,10 @@ type Options struct {
 	// Evolve: tables made and columns added from the struct's fields
 	// (WithCreateTable, WithAddColumns; encode/schema_evolve.go).
 	Evolve encode.Evolution
+	// FieldTypes are the Doris types the struct's fields give the element
+	// types of ARRAY, MAP and STRUCT columns, which the FE does not name:
+	// set at construction for WithFormat(Arrow) (encode.WithFieldTypes).
+	FieldTypes map[string]encode.FieldType
 }
 
 // RetryPolicy bounds the in-process retries of one load or commit (its

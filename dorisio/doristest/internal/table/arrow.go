@@ -2,9 +2,11 @@ package table
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -124,6 +126,87 @@ func arrowText(col arrow.Array, row int, loc *time.Location) ([]byte, error) {
 		return []byte(a.Value(row)), nil
 	case *array.LargeString:
 		return []byte(a.Value(row)), nil
+	case *array.Map, *array.List, *array.Struct:
+		return arrowJSON(nil, col, row, loc)
 	}
 	return nil, fmt.Errorf("doristest does not read arrow type %s", col.DataType())
+}
+
+// arrowJSON appends value row of col as JSON: the text a JSON load carries
+// for an ARRAY (LIST), MAP or STRUCT column, converted and checked as a
+// JSON load's value is. Scalars are their CSV text: numbers and booleans
+// bare, everything else a JSON string; a STRUCT's fields are named as its
+// Arrow fields are.
+func arrowJSON(dst []byte, col arrow.Array, row int, loc *time.Location) ([]byte, error) {
+	if col.IsNull(row) {
+		return append(dst, "null"...), nil
+	}
+	var err error
+	switch a := col.(type) {
+	case *array.Map:
+		start, end := a.ValueOffsets(row)
+		dst = append(dst, '{')
+		for i := start; i < end; i++ {
+			if i > start {
+				dst = append(dst, ',')
+			}
+			k, err := arrowText(a.Keys(), int(i), loc)
+			if err != nil {
+				return dst, err
+			}
+			dst = jsonQuote(dst, string(k))
+			dst = append(dst, ':')
+			if dst, err = arrowJSON(dst, a.Items(), int(i), loc); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, '}'), nil
+	case *array.List:
+		start, end := a.ValueOffsets(row)
+		dst = append(dst, '[')
+		for i := start; i < end; i++ {
+			if i > start {
+				dst = append(dst, ',')
+			}
+			if dst, err = arrowJSON(dst, a.ListValues(), int(i), loc); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, ']'), nil
+	case *array.Struct:
+		st := a.DataType().(*arrow.StructType)
+		dst = append(dst, '{')
+		for i := 0; i < a.NumField(); i++ {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = jsonQuote(dst, st.Field(i).Name)
+			dst = append(dst, ':')
+			if dst, err = arrowJSON(dst, a.Field(i), row, loc); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, '}'), nil
+	}
+	v, err := arrowText(col, row, loc)
+	if err != nil {
+		return dst, err
+	}
+	switch col.(type) {
+	case *array.Boolean:
+		return append(dst, map[bool]string{true: "true", false: "false"}[string(v) == "1"]...), nil
+	case *array.Int8, *array.Int16, *array.Int32, *array.Int64, *array.Decimal128:
+		return append(dst, v...), nil
+	case *array.Float32, *array.Float64:
+		if f, err := strconv.ParseFloat(string(v), 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return append(dst, v...), nil
+		}
+	}
+	return jsonQuote(dst, string(v)), nil
+}
+
+// jsonQuote appends s as a JSON string.
+func jsonQuote(dst []byte, s string) []byte {
+	b, _ := json.Marshal(s)
+	return append(dst, b...)
 }
