@@ -33,6 +33,13 @@ func CheckGroupCommit(ctx context.Context, c keysReader, db, table string, o *Op
 		return nil
 	}
 	keys, err := c.TableKeysType(ctx, db, table)
+	return refuseGroupCommit(db, table, keys, err)
+}
+
+// refuseGroupCommit is the refusal of group commit into db.table, whose
+// key model is keys (or could not be read: err), or nil for a UNIQUE KEY
+// table.
+func refuseGroupCommit(db, table, keys string, err error) error {
 	if err != nil {
 		return fmt.Errorf("dorisio.Write: WithDelivery(dorisio.GroupCommit): reading the key model of table %s.%s, to check that a resend cannot load a row twice: %w", db, table, err)
 	}
@@ -40,6 +47,18 @@ func CheckGroupCommit(ctx context.Context, c keysReader, db, table string, o *Op
 		return fmt.Errorf("dorisio.Write: WithDelivery(dorisio.GroupCommit) into table %s.%s, a %s table: group commit loads have no label, so a load whose answer is lost cannot be settled and a resend may load its rows twice; only a UNIQUE KEY table keeps one row per key. Load into a UNIQUE KEY table, or accept duplicates with dorisio.WithDuplicatesAllowed()", db, table, keysName(keys))
 	}
 	return nil
+}
+
+// checkGroupCommitTable refuses a group commit load into a table of
+// another key model than UNIQUE KEY, unless duplicates are allowed. Setup
+// checks Config.Table; a row routed to another table (Row.Table, a
+// `doris:",table"` field) is checked here, before its table's first load.
+func (b *Batcher) checkGroupCommitTable(table string) error {
+	if b.opts.DuplicatesAllowed || (table == b.table && table != "") {
+		return nil
+	}
+	keys, err := b.keysOf(table)
+	return refuseGroupCommit(b.db, table, keys, err)
 }
 
 // keysName is how Doris' DDL names a _schema keysType.
