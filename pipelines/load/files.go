@@ -136,7 +136,7 @@ func writeFiles(s beam.Scope, cfg dorisio.Config, o *options) (err error) {
 
 // inputOnlyIgnored are the flags that shape batches of rows, which do not
 // apply to --input: its loads are the files' ranges.
-var inputOnlyIgnored = []string{"batch-rows", "batch-bytes", "max-load-bytes", "max-open-txns", "all-or-nothing", "abort-lingering", "delivery", "rows", "tables"}
+var inputOnlyIgnored = []string{"batch-rows", "batch-bytes", "max-load-bytes", "max-open-txns", "all-or-nothing", "abort-lingering", "delivery", "group-commit", "allow-duplicates", "rows", "tables"}
 
 // checkInputFlags refuses flags given with --input that cannot apply.
 // rejectedAmongInput returns the --input pattern that names or matches the

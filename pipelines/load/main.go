@@ -311,14 +311,19 @@ func writeOptions(o *options) []dorisio.WriteOption {
 	case "grouped":
 		opts = append(opts, dorisio.WithDelivery(dorisio.Grouped))
 	case "group-commit":
+		opts = append(opts, dorisio.WithDelivery(dorisio.GroupCommit))
+	}
+	// Given without --delivery group-commit they are passed too, so that
+	// Write refuses them, naming the flag, instead of their doing nothing.
+	if o.delivery == "group-commit" || o.given["group-commit"] {
 		mode := dorisio.GroupCommitAsync
 		if o.groupCommit == "sync" {
 			mode = dorisio.GroupCommitSync
 		}
-		opts = append(opts, dorisio.WithDelivery(dorisio.GroupCommit), dorisio.WithGroupCommitMode(mode))
-		if o.allowDuplicates {
-			opts = append(opts, dorisio.WithDuplicatesAllowed())
-		}
+		opts = append(opts, dorisio.WithGroupCommitMode(mode))
+	}
+	if o.allowDuplicates {
+		opts = append(opts, dorisio.WithDuplicatesAllowed())
 	}
 	for k, v := range o.headers {
 		opts = append(opts, dorisio.WithLoadHeader(k, v))
