@@ -129,7 +129,7 @@ func loadingFlags(o *options) flagGroup {
 		{name: "delivery", value: &o.delivery, feeds: "WithDelivery", check: oneOf(&o.delivery, "exactly-once", "at-least-once", "grouped", "group-commit"),
 			usage: "`guarantee`: exactly-once (per-bundle two-phase commit), at-least-once (plain loads) or grouped (rows grouped per table shard and loaded under labels of their contents: exactly once on every runner and across a crash and a re-run with the same --label-prefix, --batch-rows, --batch-bytes, --shards and format flags; costs a shuffle of the rows) or group-commit (label-less loads Doris batches per table, at least once: a load whose answer is lost is resent only into a UNIQUE KEY table; other tables need --allow-duplicates). Default: grouped with --label-prefix (a re-run loads nothing twice; with --all-or-nothing exactly-once, and a re-run loads again), else exactly-once"},
 		{name: "group-commit", value: &o.groupCommit, feeds: "WithGroupCommitMode", check: oneOf(&o.groupCommit, "async", "sync"),
-			usage: "with --delivery group-commit: `mode` async (Doris answers once its WAL holds the rows; visible after the table's group_commit_interval_ms) or sync (answers once they are visible)"},
+			usage: "with --delivery group-commit: `mode` async (Doris answers once its WAL holds the rows; visible after the table's group_commit_interval_ms: the verification waits for them, up to a minute) or sync (answers once they are visible)"},
 		{name: "allow-duplicates", value: &o.allowDuplicates, feeds: "WithDuplicatesAllowed",
 			usage: "with --delivery group-commit: load into a table that is not UNIQUE KEY, where a retried load's rows are kept twice"},
 		{name: "label-prefix", value: &o.labelPrefix, feeds: "Config.LabelPrefix",

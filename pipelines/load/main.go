@@ -244,6 +244,9 @@ func verifyRun(ctx context.Context, o *options, st tableState, before map[string
 	} else if expected, err = expectedRows(ctx, o); err != nil {
 		return err
 	}
+	if o.delivery == "group-commit" && o.groupCommit != "sync" {
+		awaitGroupCommits(ctx, st, openBefore, groupCommitWait)
+	}
 	return verifyTables(st, o, before, openBefore, expected, runs, refused)
 }
 
