@@ -93,8 +93,9 @@ func fileOptions(o *options) (dorisio.Files, []dorisio.FilesOption) {
 		Compression:      o.fileCompression,
 		StripCR:          o.stripCR,
 	}
-	opts := []dorisio.FilesOption{
-		dorisio.WithLoadsInFlight(o.loadsInFlight),
+	var opts []dorisio.FilesOption
+	if o.given["loads-in-flight"] { // else Write's default: the BE count
+		opts = append(opts, dorisio.WithLoadsInFlight(o.loadsInFlight))
 	}
 	if o.format == "json" {
 		opts = append(opts, dorisio.WithFormat(dorisio.JSON))

@@ -56,7 +56,7 @@ func defaultOptions() *options {
 		rows: 200_000, format: "csv", chunkBytes: 64 << 20,
 		// dorisio's defaults, as its option docs state them.
 		batchBytes: 64 << 20, batchRows: 1_000_000,
-		loadsInFlight: 2, compression: "none",
+		compression: "none",
 		maxOpenTxns: 20, maxLoadBytes: 10 << 30,
 		delivery: "exactly-once", groupCommit: "async", sink: "doris", headers: headerFlags{},
 		csvDialect: rfc4180, columnSeparator: ",", fileCompression: "auto",
@@ -139,7 +139,7 @@ func loadingFlags(o *options) flagGroup {
 		{name: "batch-rows", value: &o.batchRows, feeds: "WithMaxBatchRows",
 			usage: "`rows` at which a table's load is cut (sink.buffer-flush.max-rows), as --batch-bytes"},
 		{name: "loads-in-flight", value: &o.loadsInFlight, feeds: "WithLoadsInFlight",
-			usage: "`N` loads uploading at once per worker thread"},
+			usage: "`N` loads uploading at once per worker thread; default the number of BEs (--be, or the alive ones the FE lists), 2 to 4"},
 		{name: "max-open-txns", value: &o.maxOpenTxns, feeds: "WithMaxOpenTxns",
 			usage: "`N` loads a bundle's tables may cut before their last: a bundle keeps one load per table open until its commit, plus at most N; past a quarter of it per table, loads grow instead (only Doris' max_running_txn_num_per_db bounds the tables)"},
 		{name: "max-load-bytes", value: &o.maxLoadBytes, feeds: "WithMaxLoadBytes",

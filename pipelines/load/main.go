@@ -289,8 +289,10 @@ func write(s beam.Scope, cfg dorisio.Config, rows beam.PCollection, opts []doris
 func writeOptions(o *options) []dorisio.WriteOption {
 	opts := []dorisio.WriteOption{
 		dorisio.WithMaxBatchBytes(o.batchBytes), dorisio.WithMaxBatchRows(o.batchRows),
-		dorisio.WithLoadsInFlight(o.loadsInFlight),
 		dorisio.WithMaxOpenTxns(o.maxOpenTxns), dorisio.WithMaxLoadBytes(o.maxLoadBytes),
+	}
+	if o.given["loads-in-flight"] { // else Write's default: the BE count
+		opts = append(opts, dorisio.WithLoadsInFlight(o.loadsInFlight))
 	}
 	if o.allOrNothing {
 		opts = append(opts, dorisio.WithAllOrNothing())
