@@ -110,3 +110,24 @@ func TestGroupCommitIntoADeclaredDuplicateTableIsRefusedAtConstruction(t *testin
 		})
 	}
 }
+
+// Rows routed to their tables (a `doris:",table"` field, Config.Table
+// empty) are held to the same rule: a DUPLICATE KEY table among them is
+// refused, naming it, before any of its rows are sent. Before, only
+// Config.Table was checked, and routed rows went into DUPLICATE KEY tables
+// without the opt-in.
+func TestGroupCommitRefusesARoutedRowsDuplicateKeyTable(t *testing.T) {
+	srv := startServer(t, doristest.WithTable("demo.u(id BIGINT NOT NULL, name VARCHAR(32), age BIGINT) UNIQUE KEY(id)"),
+		doristest.WithTable(userDDL("d")), doristest.WithGroupCommitInterval(20*time.Millisecond))
+	in := []routedUser{{"u", 1, "ann", 30}, {"d", 2, "bob", 40}, {"u", 3, "al", 50}}
+	err := writeAll(t, srv, "", in, WithDelivery(GroupCommit), WithGroupCommitMode(GroupCommitSync), WithRetry(fastRetry))
+	wantErr(t, err, "into table demo.d, a DUPLICATE KEY table", "WithDuplicatesAllowed()")
+	if rows := srv.Rows("demo", "d"); len(rows) != 0 {
+		t.Errorf("the DUPLICATE KEY table holds %d rows, want none: group commit was refused for it", len(rows))
+	}
+
+	mustWrite(t, srv, "", in, WithDelivery(GroupCommit), WithGroupCommitMode(GroupCommitSync), WithDuplicatesAllowed(), WithRetry(fastRetry))
+	if u, d := len(srv.Rows("demo", "u")), len(srv.Rows("demo", "d")); d != 1 || u != 2 {
+		t.Errorf("with WithDuplicatesAllowed(): tables u and d hold %d and %d rows, want 2 (a UNIQUE KEY table: keys 1 and 3) and 1", u, d)
+	}
+}

@@ -105,9 +105,9 @@ func (c *cli) report(err error, verbose bool, w io.Writer) int {
 	return exitFailed
 }
 
-// goOption is a dorisio option a job's error may name, as WithName or
-// WithName(value).
-var goOption = regexp.MustCompile(`\bWith[A-Z][A-Za-z]*(\([^()]*\))?`)
+// goOption is a dorisio option a job's error may name, as WithName,
+// WithName(value) or WithName(), with or without its package.
+var goOption = regexp.MustCompile(`(\bdorisio\.)?\bWith[A-Z][A-Za-z]*(\([^()]*\))?`)
 
 // inFlagTerms names, in a job's error, each dorisio option this program
 // sets from a flag by that flag, as the user gave it: "WithMaxOpenTxns"
@@ -122,12 +122,12 @@ func (c *cli) inFlagTerms(text string) string {
 		}
 	}
 	return goOption.ReplaceAllStringFunc(text, func(m string) string {
-		name, arg, _ := strings.Cut(m, "(")
+		name, arg, _ := strings.Cut(strings.TrimPrefix(m, "dorisio."), "(")
 		flag, ok := flagOf[name]
 		if !ok {
 			return m
 		}
-		if arg == "" {
+		if arg == "" || arg == ")" { // a switch: the flag alone
 			return "--" + flag
 		}
 		return "--" + flag + " " + flagValue(strings.TrimSuffix(arg, ")"))

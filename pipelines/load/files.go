@@ -93,8 +93,9 @@ func fileOptions(o *options) (dorisio.Files, []dorisio.FilesOption) {
 		Compression:      o.fileCompression,
 		StripCR:          o.stripCR,
 	}
-	opts := []dorisio.FilesOption{
-		dorisio.WithLoadsInFlight(o.loadsInFlight),
+	var opts []dorisio.FilesOption
+	if o.given["loads-in-flight"] { // else Write's default: the BE count
+		opts = append(opts, dorisio.WithLoadsInFlight(o.loadsInFlight))
 	}
 	if o.format == "json" {
 		opts = append(opts, dorisio.WithFormat(dorisio.JSON))
@@ -136,7 +137,7 @@ func writeFiles(s beam.Scope, cfg dorisio.Config, o *options) (err error) {
 
 // inputOnlyIgnored are the flags that shape batches of rows, which do not
 // apply to --input: its loads are the files' ranges.
-var inputOnlyIgnored = []string{"batch-rows", "batch-bytes", "max-load-bytes", "max-open-txns", "all-or-nothing", "abort-lingering", "delivery", "rows", "tables"}
+var inputOnlyIgnored = []string{"batch-rows", "batch-bytes", "max-load-bytes", "max-open-txns", "all-or-nothing", "abort-lingering", "delivery", "group-commit", "allow-duplicates", "rows", "tables"}
 
 // checkInputFlags refuses flags given with --input that cannot apply.
 // rejectedAmongInput returns the --input pattern that names or matches the

@@ -244,6 +244,9 @@ func verifyRun(ctx context.Context, o *options, st tableState, before map[string
 	} else if expected, err = expectedRows(ctx, o); err != nil {
 		return err
 	}
+	if o.delivery == "group-commit" && o.groupCommit != "sync" {
+		awaitGroupCommits(ctx, st, openBefore, groupCommitWait)
+	}
 	return verifyTables(st, o, before, openBefore, expected, runs, refused)
 }
 
@@ -286,8 +289,10 @@ func write(s beam.Scope, cfg dorisio.Config, rows beam.PCollection, opts []doris
 func writeOptions(o *options) []dorisio.WriteOption {
 	opts := []dorisio.WriteOption{
 		dorisio.WithMaxBatchBytes(o.batchBytes), dorisio.WithMaxBatchRows(o.batchRows),
-		dorisio.WithLoadsInFlight(o.loadsInFlight),
 		dorisio.WithMaxOpenTxns(o.maxOpenTxns), dorisio.WithMaxLoadBytes(o.maxLoadBytes),
+	}
+	if o.given["loads-in-flight"] { // else Write's default: the BE count
+		opts = append(opts, dorisio.WithLoadsInFlight(o.loadsInFlight))
 	}
 	if o.allOrNothing {
 		opts = append(opts, dorisio.WithAllOrNothing())
@@ -311,14 +316,19 @@ func writeOptions(o *options) []dorisio.WriteOption {
 	case "grouped":
 		opts = append(opts, dorisio.WithDelivery(dorisio.Grouped))
 	case "group-commit":
+		opts = append(opts, dorisio.WithDelivery(dorisio.GroupCommit))
+	}
+	// Given without --delivery group-commit they are passed too, so that
+	// Write refuses them, naming the flag, instead of their doing nothing.
+	if o.delivery == "group-commit" || o.given["group-commit"] {
 		mode := dorisio.GroupCommitAsync
 		if o.groupCommit == "sync" {
 			mode = dorisio.GroupCommitSync
 		}
-		opts = append(opts, dorisio.WithDelivery(dorisio.GroupCommit), dorisio.WithGroupCommitMode(mode))
-		if o.allowDuplicates {
-			opts = append(opts, dorisio.WithDuplicatesAllowed())
-		}
+		opts = append(opts, dorisio.WithGroupCommitMode(mode))
+	}
+	if o.allowDuplicates {
+		opts = append(opts, dorisio.WithDuplicatesAllowed())
 	}
 	for k, v := range o.headers {
 		opts = append(opts, dorisio.WithLoadHeader(k, v))

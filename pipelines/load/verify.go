@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
@@ -79,6 +81,42 @@ func openTxns(st tableState) map[int64]bool {
 }
 
 func isOpen(tx doristest.Txn) bool { return tx.State == "PREPARE" || tx.State == "PRECOMMITTED" }
+
+// groupCommitWait bounds awaitGroupCommits: several times Doris' default
+// group_commit_interval_ms (10 s).
+const groupCommitWait = time.Minute
+
+// awaitGroupCommits waits, after a run of async group commit loads, until
+// the transactions of this run that the server still holds open have ended
+// (or limit has passed): Doris answers an async_mode load once its WAL
+// holds the rows, and commits the group they joined after the table's
+// group_commit_interval_ms, so a count taken at once misses them.
+func awaitGroupCommits(ctx context.Context, st tableState, openBefore map[int64]bool, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for said := false; ; said = true {
+		txns, _, ok := st.txns()
+		if !ok {
+			return
+		}
+		open := 0
+		for _, tx := range txns {
+			if isOpen(tx) && !openBefore[tx.ID] {
+				open++
+			}
+		}
+		if open == 0 || time.Now().After(deadline) {
+			return
+		}
+		if !said {
+			fmt.Printf("verification: waiting up to %v for %d group commit transaction(s) to commit (async: Doris commits a group after the table's group_commit_interval_ms)\n", limit, open)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
 
 // runCount is what a run says of one table.
 type runCount struct {

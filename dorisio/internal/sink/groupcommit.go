@@ -36,6 +36,13 @@ func checkGroupCommit(ctx context.Context, c keysReader, db, table string, o *Op
 		return nil
 	}
 	keys, err := c.TableKeysType(ctx, db, table)
+	return refuseGroupCommit(db, table, keys, err)
+}
+
+// refuseGroupCommit is the refusal of group commit into db.table, whose
+// key model is keys (or could not be read: err), or nil for a UNIQUE KEY
+// table.
+func refuseGroupCommit(db, table, keys string, err error) error {
 	if err != nil {
 		return fmt.Errorf("dorisio.Write: WithDelivery(dorisio.GroupCommit): reading the key model of table %s.%s, to check that a resend cannot load a row twice: %w", db, table, err)
 	}
@@ -55,6 +62,18 @@ func ATable(keys string) string {
 		return "an " + keys + " table"
 	}
 	return "a " + keys + " table"
+}
+
+// checkGroupCommitTable refuses a group commit load into a table of
+// another key model than UNIQUE KEY, unless duplicates are allowed. Setup
+// checks Config.Table; a row routed to another table (Row.Table, a
+// `doris:",table"` field) is checked here, before its table's first load.
+func (b *Batcher) checkGroupCommitTable(table string) error {
+	if b.opts.DuplicatesAllowed || (table == b.table && table != "") {
+		return nil
+	}
+	keys, err := b.keysOf(table)
+	return refuseGroupCommit(b.db, table, keys, err)
 }
 
 // keysName is how Doris' DDL names a _schema keysType.

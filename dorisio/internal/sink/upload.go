@@ -111,6 +111,9 @@ func (b *Batcher) load(j *LoadJob) (*streamload.LoadResult, error) {
 		// Doris refuses a label with group commit: the load goes without
 		// one, its outcome unknown when its answer is lost (groupcommit.go).
 		req.Label, req.LabelOwned, req.GroupCommit = "", false, b.opts.GroupCommitMode
+		if err := b.checkGroupCommitTable(j.Table); err != nil {
+			return nil, err
+		}
 	}
 	if j.Headers != nil {
 		req.Headers = j.Headers
