@@ -50,7 +50,7 @@ func TestInvalidUTF8ErrorReachesTheUserOnPrism(t *testing.T) {
 			_, err := runPipeline(t, func(s beam.Scope) {
 				Write(s, configFor(srv, "t"), beam.ParDo(s, latin1Row, beam.Impulse(s)), WithFormat(f))
 			})
-			wantErr(t, err, "table demo.t: field event.Name (column name VARCHAR) of element \"{ID:7 Name:caf\\xe9}\"",
+			wantErr(t, err, "table demo.t: field Event.Name (column name VARCHAR) of element \"{ID:7 Name:caf\\xe9}\"",
 				"invalid UTF-8 at byte 3 (0xe9)")
 			if err != nil && !utf8.ValidString(err.Error()) {
 				t.Errorf("the error text is not UTF-8: %q", err.Error())

@@ -93,8 +93,8 @@ func TestGroupCommitIntoADeclaredDuplicateTableIsRefusedAtConstruction(t *testin
 		want string // "" accepted
 	}{
 		{"the default model, DUPLICATE KEY", []WriteOption{WithCreateTable(TableSpec{})},
-			"WithDelivery(dorisio.GroupCommit) with WithCreateTable({Keys:[] Model: DistributedBy:[] Buckets:0 Properties:map[] Comment:}), a DUPLICATE KEY table: group commit loads have no label, so a load whose answer is lost cannot be settled and a resend may load its rows twice; only a UNIQUE KEY table keeps one row per key. Create a UNIQUE KEY table (TableSpec{Model: dorisio.UniqueKey}), or accept duplicates with dorisio.WithDuplicatesAllowed()"},
-		{"an AGGREGATE KEY table", []WriteOption{WithCreateTable(TableSpec{Model: AggregateKey})}, "an AGGREGATE KEY table: group commit loads have no label"},
+			"WithDelivery(dorisio.GroupCommit) with WithCreateTable(TableSpec{}), a DUPLICATE KEY table: group commit loads have no label, so a load whose answer is lost cannot be settled and a resend may load its rows twice; only a UNIQUE KEY table keeps one row per key. Create a UNIQUE KEY table (TableSpec{Model: dorisio.UniqueKey}), or accept duplicates with dorisio.WithDuplicatesAllowed()"},
+		{"an AGGREGATE KEY table", []WriteOption{WithCreateTable(TableSpec{Model: AggregateKey, Keys: []string{"id"}})}, `WithCreateTable(TableSpec{Keys: ["id"], Model: dorisio.AggregateKey}), an AGGREGATE KEY table: group commit loads have no label`},
 		{"a UNIQUE KEY table", []WriteOption{WithCreateTable(TableSpec{Model: UniqueKey})}, ""},
 		{"a DUPLICATE KEY table with the opt-in", []WriteOption{WithCreateTable(TableSpec{}), WithDuplicatesAllowed()}, ""},
 	} {

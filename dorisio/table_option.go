@@ -51,6 +51,36 @@ type TableSpec struct {
 	Comment string
 }
 
+// literal is spec as a user writes it in Go, its set fields only
+// (TableSpec{Model: dorisio.UniqueKey, Keys: ["id"]}): how errors name the
+// option.
+func (spec TableSpec) literal() string {
+	var f []string
+	if len(spec.Keys) > 0 {
+		f = append(f, fmt.Sprintf("Keys: %q", spec.Keys))
+	}
+	switch spec.Model {
+	case "":
+	case DuplicateKey, UniqueKey, AggregateKey:
+		f = append(f, "Model: dorisio."+strings.ToUpper(string(spec.Model[:1]))+strings.ToLower(string(spec.Model[1:]))+"Key")
+	default:
+		f = append(f, fmt.Sprintf("Model: %q", string(spec.Model)))
+	}
+	if len(spec.DistributedBy) > 0 {
+		f = append(f, fmt.Sprintf("DistributedBy: %q", spec.DistributedBy))
+	}
+	if spec.Buckets != 0 {
+		f = append(f, fmt.Sprintf("Buckets: %d", spec.Buckets))
+	}
+	if len(spec.Properties) > 0 {
+		f = append(f, fmt.Sprintf("Properties: %q", spec.Properties))
+	}
+	if spec.Comment != "" {
+		f = append(f, fmt.Sprintf("Comment: %q", spec.Comment))
+	}
+	return "TableSpec{" + strings.Join(f, ", ") + "}"
+}
+
 // WithCreateTable creates each table the Write loads when Doris does not
 // have it, from the element struct's fields (default: off, a missing table
 // fails the bundle; the Flink connector's auto table creation in its CDC
@@ -66,7 +96,7 @@ type TableSpec struct {
 // SELECT, to read the schema). Not for WriteFiles: create its table
 // yourself (pipelines/load --create-table --ddl).
 func WithCreateTable(spec TableSpec) WriteOption {
-	return forWrite(fmt.Sprintf("WithCreateTable(%+v)", spec), func(o *writeOptions) {
+	return forWrite("WithCreateTable("+spec.literal()+")", func(o *writeOptions) {
 		o.claim("the table to create")
 		model := spec.Model
 		if model == "" {

@@ -285,10 +285,10 @@ func TestTableOptionsRefuseWhatTheyCannotDo(t *testing.T) {
 		}, "WithCreateTable: field money.Dec: a dorisio.Decimal has no precision of its own: give its column type in the tag, e.g. `doris:\"amount,type=DECIMAL(12,2)\"`"},
 		{"an aggregate table's value field without agg=", func(s beam.Scope) {
 			Write(s, cfg, beam.Create(s, event{}), WithCreateTable(TableSpec{Model: AggregateKey}))
-		}, "field event.Name: an AGGREGATE KEY table's value column \"name\" needs its aggregation"},
+		}, "field Event.Name: an AGGREGATE KEY table's value column \"name\" needs its aggregation"},
 		{"a key that is no field", func(s beam.Scope) {
 			Write(s, cfg, beam.Create(s, event{}), WithCreateTable(TableSpec{Keys: []string{"nope"}}))
-		}, "TableSpec.Keys: dorisio.event has no field for column \"nope\""},
+		}, "TableSpec.Keys: pipetest.Event has no field for column \"nope\""},
 		{"a FLOAT key", func(s beam.Scope) {
 			Write(s, cfg, beam.Create(s, order{}), WithFormat(JSON), WithCreateTable(TableSpec{Keys: []string{"price"}}))
 		}, "key column \"price\" (field order.Price) would be DOUBLE: Doris takes no FLOAT or DOUBLE key"},
