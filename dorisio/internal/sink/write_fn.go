@@ -33,7 +33,7 @@ func init() {
 	beam.RegisterType(reflect.TypeOf((*LoadWindow)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*Row)(nil)).Elem())
 	// Stream batching (stream_batch.go, chunk_stage.go).
-	register.DoFn6x1[context.Context, beam.Window, beam.EventTime, beam.X, func(beam.EventTime, string, []byte), func(Row), error](&ChunkFn{})
+	register.DoFn6x1[context.Context, beam.Window, beam.EventTime, beam.X, func(beam.EventTime, string, []byte), func(Row), error](&chunkFn{})
 	register.Emitter3[beam.EventTime, string, []byte]()
 	register.Emitter1[Row]()
 }
@@ -79,11 +79,11 @@ type Write struct {
 	Finalize bool // the precommit stage asks the runner to finalize its bundles (early.go)
 	Commit   *CommitFn
 	// The chunking stage of stream batching and grouped delivery.
-	Chunk *ChunkFn
+	Chunk *chunkFn
 	// With stream batching (stream_batch.go); nil otherwise.
 	Stream streamStage
 	// With grouped delivery (grouped.go); nil otherwise.
-	Group *GroupLoadFn
+	Group *groupLoadFn
 }
 
 // precommit is the precommit stage's DoFn: writeFn where its bundles are
@@ -327,13 +327,13 @@ func NewWrite(p Plan) *Write {
 	w.Commit.ReportLost = p.BoundsKnown && !p.Unbounded
 	w.Finalize = o.Delivery == ExactlyOnce && !o.AllOrNothing && finalizesBundles(p.BoundsKnown && p.Unbounded)
 	if p.Streaming || o.Delivery == Grouped {
-		w.Chunk = &ChunkFn{Conn: p.Conn, DB: p.DB, Table: p.Table, Opts: o, Elem: beam.EncodedType{T: p.Elem}, RunID: p.RunID, Headers: p.Headers}
+		w.Chunk = &chunkFn{Conn: p.Conn, DB: p.DB, Table: p.Table, Opts: o, Elem: beam.EncodedType{T: p.Elem}, RunID: p.RunID, Headers: p.Headers}
 	}
 	if p.Streaming {
 		w.Chunk.FlushMillis = o.FlushInterval.Milliseconds()
 	}
 	if o.Delivery == Grouped {
-		w.Group = &GroupLoadFn{Conn: p.Conn, DB: p.DB, LabelPrefix: p.LabelPrefix, RunID: p.RunID, Headers: p.Headers, Opts: o}
+		w.Group = &groupLoadFn{Conn: p.Conn, DB: p.DB, LabelPrefix: p.LabelPrefix, RunID: p.RunID, Headers: p.Headers, Opts: o}
 	}
 	return w
 }
