@@ -108,9 +108,9 @@ func ParseChunk(c []byte) (chunkHeader, error) {
 	return h, nil
 }
 
-// eachUnit calls f with every unit of chunk c (header h) and its rows, in
+// EachUnit calls f with every unit of chunk c (header h) and its rows, in
 // the chunk's order; the unit is a slice of c.
-func eachUnit(c []byte, h chunkHeader, f func(unit []byte, rows int64) error) error {
+func EachUnit(c []byte, h chunkHeader, f func(unit []byte, rows int64) error) error {
 	data, idx := h.Units(c), c[h.data+h.Bytes:]
 	for len(idx) > 0 {
 		size, n := binary.Uvarint(idx)
@@ -232,13 +232,13 @@ type shardWindow struct {
 	flush  int64
 }
 
-// chunkFn encodes and routes elements and emits chunks: when one reaches
+// ChunkFn encodes and routes elements and emits chunks: when one reaches
 // the chunk size, when the bundle's chunks together pass
 // MaxBufferedBytes, and at the end of the bundle. Rows with an ID go to
 // its second output, unchunked. A chunk carries the timestamp of its
 // oldest row (with stream batching every row of a chunk is in its key's
 // flush window).
-type chunkFn struct {
+type ChunkFn struct {
 	Conn  ConnSpec
 	DB    string
 	Table string // Config.Table, for elements that name none
@@ -260,7 +260,7 @@ type chunkFn struct {
 	buffered int64
 }
 
-func (fn *chunkFn) Setup(ctx context.Context) error {
+func (fn *ChunkFn) Setup(ctx context.Context) error {
 	enc, err := NewElemEncoder(fn.Elem.T, &fn.Opts)
 	if err != nil {
 		return fmt.Errorf("dorisio.Write: %w", err)
@@ -285,21 +285,21 @@ func (fn *chunkFn) Setup(ctx context.Context) error {
 			return err
 		}
 	}
-	return checkGroupCommit(ctx, fn.client, fn.DB, fn.Table, &fn.Opts)
+	return CheckGroupCommit(ctx, fn.client, fn.DB, fn.Table, &fn.Opts)
 }
 
-func (fn *chunkFn) Teardown() {
+func (fn *ChunkFn) Teardown() {
 	if fn.client != nil {
 		fn.client.Close()
 	}
 }
 
-func (fn *chunkFn) StartBundle(_ context.Context, _ func(beam.EventTime, string, []byte), _ func(Row)) {
+func (fn *ChunkFn) StartBundle(_ context.Context, _ func(beam.EventTime, string, []byte), _ func(Row)) {
 	fn.tables, fn.buffered = map[string]*tableChunks{}, 0
 }
 
 // table is table's chunking state in this bundle.
-func (fn *chunkFn) table(table string) *tableChunks {
+func (fn *ChunkFn) table(table string) *tableChunks {
 	tc := fn.tables[table]
 	if tc == nil {
 		shards := max(fn.Opts.Shards, 1)
@@ -314,7 +314,7 @@ func (fn *chunkFn) table(table string) *tableChunks {
 
 // chunkFor is the pending chunk of table's shard in window w and flush
 // window flush, made if needed with room for n more bytes.
-func (fn *chunkFn) chunkFor(tc *tableChunks, shard int, w LoadWindow, flush int64, ts beam.EventTime, n int) *pendingChunk {
+func (fn *ChunkFn) chunkFor(tc *tableChunks, shard int, w LoadWindow, flush int64, ts beam.EventTime, n int) *pendingChunk {
 	if c := tc.last[shard]; c != nil && c.window == w && c.flush == flush {
 		return c
 	}
@@ -337,14 +337,14 @@ func (fn *chunkFn) chunkFor(tc *tableChunks, shard int, w LoadWindow, flush int6
 }
 
 // dropChunk forgets an emitted chunk.
-func (fn *chunkFn) dropChunk(tc *tableChunks, c *pendingChunk) {
+func (fn *ChunkFn) dropChunk(tc *tableChunks, c *pendingChunk) {
 	delete(tc.open, shardWindow{c.shard, c.window, c.flush})
 	if tc.last[c.shard] == c {
 		tc.last[c.shard] = nil
 	}
 }
 
-func (fn *chunkFn) ProcessElement(ctx context.Context, w beam.Window, ts beam.EventTime, elem beam.X, emit func(beam.EventTime, string, []byte), own func(Row)) error {
+func (fn *ChunkFn) ProcessElement(ctx context.Context, w beam.Window, ts beam.EventTime, elem beam.X, emit func(beam.EventTime, string, []byte), own func(Row)) error {
 	if r, ok := elem.(Row); ok && r.ID != "" {
 		own(r) // loaded on its own under its identity label (writeFn)
 		return nil
@@ -391,7 +391,7 @@ func (fn *chunkFn) ProcessElement(ctx context.Context, w beam.Window, ts beam.Ev
 // addUnit adds an encoded unit of rows to its shard's pending chunk, and
 // emits the chunk when it is full, or every chunk when the bundle's
 // buffers are.
-func (fn *chunkFn) addUnit(tc *tableChunks, unit []byte, rows int64, w LoadWindow, flush int64, ts beam.EventTime, emit func(beam.EventTime, string, []byte)) {
+func (fn *ChunkFn) addUnit(tc *tableChunks, unit []byte, rows int64, w LoadWindow, flush int64, ts beam.EventTime, emit func(beam.EventTime, string, []byte)) {
 	c := fn.chunkFor(tc, unitShard(unit, fn.Opts.Shards), w, flush, ts, len(unit))
 	before := cap(c.buf) + cap(c.index)
 	c.buf = append(c.buf, unit...)
@@ -410,7 +410,7 @@ func (fn *chunkFn) addUnit(tc *tableChunks, unit []byte, rows int64, w LoadWindo
 }
 
 // emitAll emits every pending chunk.
-func (fn *chunkFn) emitAll(emit func(beam.EventTime, string, []byte)) {
+func (fn *ChunkFn) emitAll(emit func(beam.EventTime, string, []byte)) {
 	for _, tc := range fn.tables {
 		for _, c := range tc.open {
 			fn.emitChunk(tc, c, emit)
@@ -419,11 +419,11 @@ func (fn *chunkFn) emitAll(emit func(beam.EventTime, string, []byte)) {
 }
 
 // chunkBytes is the size at which a chunk is emitted.
-func (fn *chunkFn) chunkBytes() int64 { return min(fn.Opts.MaxBatchBytes, maxChunkBytes) }
+func (fn *ChunkFn) chunkBytes() int64 { return min(fn.Opts.MaxBatchBytes, maxChunkBytes) }
 
 // emitChunk writes c's header into the room before its units, appends its
 // index, and emits it.
-func (fn *chunkFn) emitChunk(tc *tableChunks, c *pendingChunk, emit func(beam.EventTime, string, []byte)) {
+func (fn *ChunkFn) emitChunk(tc *tableChunks, c *pendingChunk, emit func(beam.EventTime, string, []byte)) {
 	var h [maxChunkHeader]byte
 	hdr := append(h[:0], chunkVersion)
 	hdr = binary.AppendUvarint(hdr, uint64(c.rows))
@@ -439,14 +439,14 @@ func (fn *chunkFn) emitChunk(tc *tableChunks, c *pendingChunk, emit func(beam.Ev
 
 // FinishBundle emits the bundle's remaining chunks. Their timestamps are
 // set explicitly: FinishBundle output would otherwise be at the epoch.
-func (fn *chunkFn) FinishBundle(_ context.Context, emit func(beam.EventTime, string, []byte), _ func(Row)) error {
+func (fn *ChunkFn) FinishBundle(_ context.Context, emit func(beam.EventTime, string, []byte), _ func(Row)) error {
 	fn.emitAll(emit)
 	fn.tables, fn.buffered = nil, 0
 	return nil
 }
 
 // WithEncoder sets the element encoder that Setup would make from Elem.
-func (fn *chunkFn) WithEncoder(enc ElemEncoder) *chunkFn {
+func (fn *ChunkFn) WithEncoder(enc ElemEncoder) *ChunkFn {
 	fn.enc = enc
 	return fn
 }

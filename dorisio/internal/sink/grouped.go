@@ -196,7 +196,7 @@ func (fn *groupLoadFn) loadGroup(table, shard string, chunks func(*[]byte) bool)
 		return nil
 	}
 	parts, err := fn.reader.Cut(g, max(0, fn.Opts.MaxBufferedBytes-up.held.Load()), fn.pool, b.spoolFiles, false,
-		func(p GroupPart, n int) string { return partID(shard, fn.Opts.Shards, p, n) })
+		func(p GroupPart, n int) string { return PartID(shard, fn.Opts.Shards, p, n) })
 	if err != nil {
 		return err
 	}

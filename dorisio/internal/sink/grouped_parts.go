@@ -127,7 +127,7 @@ func (r *GroupReader) Read(table, shard string, chunks func(*[]byte) bool, files
 			g.Discard()
 			return nil, err
 		}
-		err = eachUnit(c, h, func(u []byte, rows int64) error {
+		err = EachUnit(c, h, func(u []byte, rows int64) error {
 			// Every unit is hashed once: its hash is kept, in unit order, for
 			// the passes that place it (Plan's split buckets, partBodies).
 			uh := hashUnit(u)
@@ -238,7 +238,7 @@ func (g *group) eachUnit(f func(u []byte, rows int64, uh unitHash, w LoadWindow)
 		if err != nil {
 			return err
 		}
-		return eachUnit(c, h, func(u []byte, rows int64) error {
+		return EachUnit(c, h, func(u []byte, rows int64) error {
 			if i >= len(g.hashes) {
 				return errors.New("a group's spool holds more units than were read")
 			}
@@ -394,11 +394,11 @@ func (p *groupPlan) partOf(h unitHash, seen map[unitHash]int) int {
 	return int(us[first+k].part)
 }
 
-// partID is a part's identity within its table: the group's shard and
+// PartID is a part's identity within its table: the group's shard and
 // shard count, the part's place among the group's parts and its digest.
 // With the table and the load's meaning it makes the part's label
 // (groupLabel). The place keeps apart two parts of identical units.
-func partID(shard string, shards int, part GroupPart, parts int) string {
+func PartID(shard string, shards int, part GroupPart, parts int) string {
 	return "s" + shard + "/" + strconv.Itoa(shards) + "|p" + strconv.Itoa(part.index) + "/" + strconv.Itoa(parts) + "|" + part.Digest.String()
 }
 
@@ -484,7 +484,7 @@ func oneBody(g *group, part *GroupPart, windows bool) streamload.Body {
 // PartLoad is one part of a group, cut and ready to load.
 type PartLoad struct {
 	Part     GroupPart
-	ID       string // partID: the place and digest; with the table and meaning, its label
+	ID       string // PartID: the place and digest; with the table and meaning, its label
 	Body     streamload.Body
 	Release  func() // once its load has ended
 	InMemory int64  // bytes of Body held in memory
@@ -500,7 +500,7 @@ func (p *PartLoad) Windows() []LoadWindow { return resultWindows(p.Part.windows)
 // a group of one part is its chunks as they are, the parts of a larger one
 // are written out (partBodies, in memory up to budget bytes, then spilled
 // to r.Dir). id names a part from its place among the parts and its digest
-// (grouped delivery: partID). On an error nothing is left to free.
+// (grouped delivery: PartID). On an error nothing is left to free.
 func (r *GroupReader) Cut(g *group, budget int64, pool *ChunkPool, files *SpoolFiles, windows bool, id func(p GroupPart, parts int) string) ([]PartLoad, error) {
 	plan, err := r.Plan(g)
 	if err != nil {

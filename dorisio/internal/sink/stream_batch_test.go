@@ -20,7 +20,7 @@ func TestAChunkerSpreadsATablesRowsOverItsShardsByTheirContent(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := eachUnit(c, h, func(unit []byte, rows int64) error {
+				if err := EachUnit(c, h, func(unit []byte, rows int64) error {
 					keys[string(unit)] = key
 					return nil
 				}); err != nil {

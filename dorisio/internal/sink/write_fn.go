@@ -33,7 +33,7 @@ func init() {
 	beam.RegisterType(reflect.TypeOf((*LoadWindow)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*Row)(nil)).Elem())
 	// Stream batching (stream_batch.go, chunk_stage.go).
-	register.DoFn6x1[context.Context, beam.Window, beam.EventTime, beam.X, func(beam.EventTime, string, []byte), func(Row), error](&chunkFn{})
+	register.DoFn6x1[context.Context, beam.Window, beam.EventTime, beam.X, func(beam.EventTime, string, []byte), func(Row), error](&ChunkFn{})
 	register.Emitter3[beam.EventTime, string, []byte]()
 	register.Emitter1[Row]()
 }
@@ -79,7 +79,7 @@ type Write struct {
 	Finalize bool // the precommit stage asks the runner to finalize its bundles (early.go)
 	Commit   *CommitFn
 	// The chunking stage of stream batching and grouped delivery.
-	Chunk *chunkFn
+	Chunk *ChunkFn
 	// With stream batching (stream_batch.go); nil otherwise.
 	Stream streamStage
 	// With grouped delivery (grouped.go); nil otherwise.
@@ -174,7 +174,7 @@ func (fn *WriteFn) Setup(ctx context.Context) error {
 		<-counted
 	}
 	if err == nil {
-		err = checkGroupCommit(ctx, fn.client, fn.DB, fn.Table, &fn.Opts)
+		err = CheckGroupCommit(ctx, fn.client, fn.DB, fn.Table, &fn.Opts)
 	}
 	// Keep enough chunks for a full set of buffered and uploading batches.
 	fn.pool = &ChunkPool{Max: int((fn.Opts.MaxBufferedBytes + int64(fn.Opts.LoadsInFlight)*fn.Opts.MaxBatchBytes) / ChunkSize)}
@@ -327,7 +327,7 @@ func NewWrite(p Plan) *Write {
 	w.Commit.ReportLost = p.BoundsKnown && !p.Unbounded
 	w.Finalize = o.Delivery == ExactlyOnce && !o.AllOrNothing && finalizesBundles(p.BoundsKnown && p.Unbounded)
 	if p.Streaming || o.Delivery == Grouped {
-		w.Chunk = &chunkFn{Conn: p.Conn, DB: p.DB, Table: p.Table, Opts: o, Elem: beam.EncodedType{T: p.Elem}, RunID: p.RunID, Headers: p.Headers}
+		w.Chunk = &ChunkFn{Conn: p.Conn, DB: p.DB, Table: p.Table, Opts: o, Elem: beam.EncodedType{T: p.Elem}, RunID: p.RunID, Headers: p.Headers}
 	}
 	if p.Streaming {
 		w.Chunk.FlushMillis = o.FlushInterval.Milliseconds()
