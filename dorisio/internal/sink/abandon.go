@@ -36,7 +36,7 @@ func (b *Batcher) Abandon(ctx context.Context, cause error) error {
 	defer cancel()
 	// Once the runner cancels the bundle, now or while the aborts run, they
 	// have abortGraceAfterCancel left at most.
-	stop := context.AfterFunc(ctx, func() { time.AfterFunc(AbortGraceAfterCancel, cancel) })
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(abortGraceAfterCancel, cancel) })
 	defer stop()
 	if note := b.abortLeftovers(actx, func() string { return b.abortsCut(ctx) }); note != "" {
 		return fmt.Errorf("%w; %s", cause, note)
@@ -47,10 +47,10 @@ func (b *Batcher) Abandon(ctx context.Context, cause error) error {
 // maxConcurrentAborts bounds the aborts a failing bundle sends at once.
 const maxConcurrentAborts = 8
 
-// AbortGraceAfterCancel bounds the aborts of a bundle once the runner (or
+// abortGraceAfterCancel bounds the aborts of a bundle once the runner (or
 // the user, cancelling the run) cancelled it: enough for a healthy FE,
 // while a cancelled run does not wait minutes on a silent one.
-const AbortGraceAfterCancel = 10 * time.Second
+const abortGraceAfterCancel = 10 * time.Second
 
 // twoPCTimeout is RetryPolicy.TwoPCTimeout: how long a failing bundle's
 // aborts may take together.
@@ -63,8 +63,8 @@ func (b *Batcher) twoPCTimeout() time.Duration {
 
 // abortsCut says what cut a failing bundle's aborts short.
 func (b *Batcher) abortsCut(ctx context.Context) string {
-	if ctx.Err() != nil && AbortGraceAfterCancel < b.twoPCTimeout() {
-		return fmt.Sprintf("the aborts were cut %v after the runner cancelled the bundle", AbortGraceAfterCancel)
+	if ctx.Err() != nil && abortGraceAfterCancel < b.twoPCTimeout() {
+		return fmt.Sprintf("the aborts were cut %v after the runner cancelled the bundle", abortGraceAfterCancel)
 	}
 	return fmt.Sprintf("the aborts' deadline of %v passed: RetryPolicy.TwoPCTimeout", b.twoPCTimeout())
 }

@@ -172,7 +172,7 @@ func TestAFailedBundleAbortsByLabelOnlyLoadsOfUnknownOutcome(t *testing.T) {
 
 // writeBatcher is the batcher w's writeFn makes for a bundle under ctx,
 // loading through ld.
-func writeBatcher(ctx context.Context, w *Write, ld Loader) *Batcher {
+func writeBatcher(ctx context.Context, w *Write, ld loader) *Batcher {
 	fn := w.Write
 	return NewBatcher(ctx, ld, fn.Pool(), fn.DB, fn.Table, fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
 }
@@ -204,8 +204,8 @@ func TestACancelledBundleAbortsWithinAShortGrace(t *testing.T) {
 	if err == nil {
 		t.Fatal("the bundle succeeded")
 	}
-	if took := time.Since(<-cancelled); took > AbortGraceAfterCancel+5*time.Second {
-		t.Errorf("the bundle returned %v after the runner cancelled it; want its aborts cut at %v", took, AbortGraceAfterCancel)
+	if took := time.Since(<-cancelled); took > abortGraceAfterCancel+5*time.Second {
+		t.Errorf("the bundle returned %v after the runner cancelled it; want its aborts cut at %v", took, abortGraceAfterCancel)
 	}
 	for _, want := range []string{"3 loads (30 rows) could not be aborted", "the aborts were cut 10s after the runner cancelled the bundle"} {
 		if !strings.Contains(err.Error(), want) {

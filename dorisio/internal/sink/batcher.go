@@ -15,8 +15,8 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
-// Loader is the part of the Stream Load client the batcher uses.
-type Loader interface {
+// loader is the part of the Stream Load client the batcher uses.
+type loader interface {
 	Load(ctx context.Context, req streamload.LoadRequest) (*streamload.LoadResult, error)
 	Abort(ctx context.Context, db string, txnID int64, label string) error
 	// Backoff paces the batcher's own waits (the transaction quota) as
@@ -43,7 +43,7 @@ type Loader interface {
 // add, addOwn and finish are called from the DoFn's goroutine only;
 // uploads run on their own goroutines and report through mu.
 type Batcher struct {
-	ld        Loader
+	ld        loader
 	db        string
 	table     string // Config.Table, for elements that name none
 	prefix    string
@@ -171,10 +171,10 @@ type LoadOutcome struct {
 	groupCommit int8
 }
 
-func NewBatcher(ctx context.Context, ld Loader, pool *ChunkPool, db, table, prefix, run string, headers map[string]string, o *Options) *Batcher {
+func NewBatcher(ctx context.Context, ld loader, pool *ChunkPool, db, table, prefix, run string, headers map[string]string, o *Options) *Batcher {
 	ctx, cancel := context.WithCancel(ctx)
 	b := &Batcher{
-		ld: ld, pool: pool, db: db, table: table, prefix: prefix, run: run, headers: headers, meaning: LoadMeaning(headers), opts: o,
+		ld: ld, pool: pool, db: db, table: table, prefix: prefix, run: run, headers: headers, meaning: loadMeaning(headers), opts: o,
 		twoPhase:   o.Delivery == ExactlyOnce,
 		budget:     loadBudget{BatchBytes: o.MaxBatchBytes, BatchRows: o.MaxBatchRows, LoadBytes: o.MaxLoadBytes},
 		open:       map[string]*openBatch{},
@@ -295,7 +295,7 @@ func (b *Batcher) AddOwn(table, id string, data, elem []byte, rows int64) error 
 	if len(elem) == len(data) && &elem[0] == &data[0] { // the encoder found it already terminated
 		job.Body, job.Bytes, job.release = streamload.NewBytesBody(data), int64(len(data)), func() {}
 	} else {
-		var body ChunkBody
+		var body chunkBody
 		body.Write(data, b.pool)
 		job.Body, job.Bytes, job.release = &body, body.N, func() { body.release(b.pool) }
 	}
@@ -326,7 +326,7 @@ func (b *Batcher) startOwn(j *LoadJob) error {
 	}
 	j.Table = table
 	if j.label == "" { // grouped delivery names its parts' labels itself
-		j.label = IDLabel(b.prefix, table, b.meaningOf(j), j.ID)
+		j.label = idLabel(b.prefix, table, b.meaningOf(j), j.ID)
 	}
 	b.start(j)
 	return b.Err()
@@ -335,7 +335,7 @@ func (b *Batcher) startOwn(j *LoadJob) error {
 // meaningOf is the loadMeaning of the headers j is sent with.
 func (b *Batcher) meaningOf(j *LoadJob) string {
 	if j.Headers != nil && !j.FormOnly {
-		return LoadMeaning(j.Headers)
+		return loadMeaning(j.Headers)
 	}
 	return b.meaning
 }

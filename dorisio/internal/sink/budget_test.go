@@ -71,7 +71,7 @@ func (f *fakeLoader) snapshot() []fakeLoad {
 }
 
 // testBatcher builds a batcher as writeFn does, over ld.
-func testBatcher(ld Loader, opts ...testOption) *Batcher {
+func testBatcher(ld loader, opts ...testOption) *Batcher {
 	o := testOptions(opts...)
 	pool := &ChunkPool{Max: int((o.MaxBufferedBytes + int64(o.LoadsInFlight)*o.MaxBatchBytes) / ChunkSize)}
 	return NewBatcher(context.Background(), ld, pool, "demo", "", "job", "0badf00d", map[string]string{}, &o)

@@ -314,7 +314,7 @@ func (fn *ChunkFn) Setup(ctx context.Context) error {
 			return err
 		}
 	}
-	return checkGroupCommit(ctx, fn.client, fn.DB, fn.Table, &fn.Opts)
+	return CheckGroupCommit(ctx, fn.client, fn.DB, fn.Table, &fn.Opts)
 }
 
 func (fn *ChunkFn) Teardown() {

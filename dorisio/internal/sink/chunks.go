@@ -60,14 +60,14 @@ func (p *ChunkPool) put(chunks [][]byte) {
 
 // chunkBody is a batch's bytes in memory: a replayable Stream Load body
 // (streamload.Body) over a list of chunks.
-type ChunkBody struct {
+type chunkBody struct {
 	Chunks [][]byte
 	N      int64 // bytes written
 	alloc  int64 // capacity of the chunks: the memory the batch holds
 }
 
 // Write appends p, taking new chunks from pool as needed.
-func (b *ChunkBody) Write(p []byte, pool *ChunkPool) {
+func (b *chunkBody) Write(p []byte, pool *ChunkPool) {
 	b.N += int64(len(p))
 	for len(p) > 0 {
 		last := len(b.Chunks) - 1
@@ -86,7 +86,7 @@ func (b *ChunkBody) Write(p []byte, pool *ChunkPool) {
 // nextChunk is the size of the next chunk when need more bytes are to be
 // written: twice the last chunk (firstChunkSize at first), or enough for
 // need, at most chunkSize.
-func (b *ChunkBody) nextChunk(need int) int {
+func (b *chunkBody) nextChunk(need int) int {
 	size := firstChunkSize
 	if n := len(b.Chunks); n > 0 {
 		size = 2 * cap(b.Chunks[n-1])
@@ -98,18 +98,18 @@ func (b *ChunkBody) nextChunk(need int) int {
 }
 
 // release hands the chunks back to pool and empties the body.
-func (b *ChunkBody) release(pool *ChunkPool) {
+func (b *chunkBody) release(pool *ChunkPool) {
 	pool.put(b.Chunks)
-	*b = ChunkBody{}
+	*b = chunkBody{}
 }
 
-func (b *ChunkBody) Open() (io.ReadCloser, error) {
+func (b *chunkBody) Open() (io.ReadCloser, error) {
 	// The client sends the chunks as they are, without copying them.
 	return streamload.NewSlicesReader(b.Chunks), nil
 }
 
-func (b *ChunkBody) Len() int64 { return b.N }
+func (b *chunkBody) Len() int64 { return b.N }
 
 // Close is a no-op: the batcher releases the chunks once the load has
 // finished, when no attempt can read them any more.
-func (b *ChunkBody) Close() error { return nil }
+func (b *chunkBody) Close() error { return nil }

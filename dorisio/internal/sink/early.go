@@ -117,7 +117,7 @@ func (e *earlyCommits) take(key uint64) []TableLoads {
 // is no longer finalized it registers nothing, counting the bundles left
 // to the commit stage (metric unfinalized_bundles).
 func (fn *WriteFn) finalizeLater(ctx context.Context, bf beam.BundleFinalization, groups []TableLoads) {
-	if !UsableFinalizer(bf) {
+	if !usableFinalizer(bf) {
 		return // the direct runner passes a nil finalizer
 	}
 	var precommitted []TableLoads
@@ -200,9 +200,9 @@ func commitEarly(c committer, groups []TableLoads) {
 	}
 }
 
-// UsableFinalizer reports whether bf can take callbacks: the direct runner
+// usableFinalizer reports whether bf can take callbacks: the direct runner
 // passes a typed nil.
-func UsableFinalizer(bf beam.BundleFinalization) bool {
+func usableFinalizer(bf beam.BundleFinalization) bool {
 	if bf == nil {
 		return false
 	}

@@ -74,11 +74,11 @@ func TestANilFinalizerIsNotUsed(t *testing.T) {
 	type fakeBF struct{ beam.BundleFinalization }
 	var typedNil *finalizer
 	for _, bf := range []beam.BundleFinalization{nil, typedNil} {
-		if UsableFinalizer(bf) {
+		if usableFinalizer(bf) {
 			t.Errorf("usableFinalizer(%#v) = true", bf)
 		}
 	}
-	if !UsableFinalizer(&finalizer{}) || !UsableFinalizer(fakeBF{}) {
+	if !usableFinalizer(&finalizer{}) || !usableFinalizer(fakeBF{}) {
 		t.Error("a real finalizer is not used")
 	}
 }

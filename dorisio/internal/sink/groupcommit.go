@@ -29,9 +29,9 @@ type keysReader interface {
 // uniqueKeys is the _schema keysType of a UNIQUE KEY table.
 const uniqueKeys = "UNIQUE_KEYS"
 
-// checkGroupCommit refuses group commit into db.table when a resend could
+// CheckGroupCommit refuses group commit into db.table when a resend could
 // load its rows twice and the user has not allowed duplicates.
-func checkGroupCommit(ctx context.Context, c keysReader, db, table string, o *Options) error {
+func CheckGroupCommit(ctx context.Context, c keysReader, db, table string, o *Options) error {
 	if o.Delivery != GroupCommit || o.DuplicatesAllowed || table == "" {
 		return nil
 	}

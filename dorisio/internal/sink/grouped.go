@@ -55,7 +55,7 @@ import (
 )
 
 func init() {
-	register.DoFn4x1[context.Context, string, func(*[]byte) bool, func(CommitResult), error](&GroupLoadFn{})
+	register.DoFn4x1[context.Context, string, func(*[]byte) bool, func(CommitResult), error](&groupLoadFn{})
 	register.Iter1[[]byte]()
 }
 
@@ -134,13 +134,13 @@ func writeGrouped(s beam.Scope, w *Write, col beam.PCollection) beam.PCollection
 	return res
 }
 
-// GroupLoadFn loads groups: per group, it cuts the parts from the group's
+// groupLoadFn loads groups: per group, it cuts the parts from the group's
 // contents and sends each as a plain load under its part's label, on the
 // bundle's batcher (at most LoadsInFlight at once). Uploads run while the
 // next groups are read; the bundle waits for them in FinishBundle (prism
 // spins a core while a DoFn is inside ProcessElement: docs/design.md, "Work
 // in FinishBundle") and emits their results there.
-type GroupLoadFn struct {
+type groupLoadFn struct {
 	Conn        ConnSpec
 	DB          string
 	LabelPrefix string
@@ -154,7 +154,7 @@ type GroupLoadFn struct {
 	up     *groupUploads // the current bundle's; nil between bundles
 }
 
-func (fn *GroupLoadFn) Setup(ctx context.Context) error {
+func (fn *groupLoadFn) Setup(ctx context.Context) error {
 	fn.reader = GroupReader{Lim: Size{fn.Opts.MaxBatchBytes, fn.Opts.MaxBatchRows}, Keep: fn.Opts.MaxBatchBytes, Dir: fn.Opts.SpoolDir}
 	var err error
 	fn.client, err = NewClient(fn.Conn, fn.Opts.Retry)
@@ -169,7 +169,7 @@ func (fn *GroupLoadFn) Setup(ctx context.Context) error {
 }
 
 // ProcessElement reads one group, cuts its parts and queues their loads.
-func (fn *GroupLoadFn) ProcessElement(ctx context.Context, key string, chunks func(*[]byte) bool, _ func(CommitResult)) error {
+func (fn *groupLoadFn) ProcessElement(ctx context.Context, key string, chunks func(*[]byte) bool, _ func(CommitResult)) error {
 	if fn.up == nil {
 		// Uploads run under the bundle's context: a cancelled bundle stops them.
 		b := NewBatcher(ctx, fn.client, fn.pool, fn.DB, "", fn.LabelPrefix, fn.RunID, fn.Headers, &fn.Opts)
@@ -185,7 +185,7 @@ func (fn *GroupLoadFn) ProcessElement(ctx context.Context, key string, chunks fu
 }
 
 // loadGroup cuts a group's parts and queues their loads.
-func (fn *GroupLoadFn) loadGroup(table, shard string, chunks func(*[]byte) bool) error {
+func (fn *groupLoadFn) loadGroup(table, shard string, chunks func(*[]byte) bool) error {
 	up, b := fn.up, fn.up.b
 	defer fn.reader.Reset()
 	g, err := fn.reader.Read(table, shard, chunks, b.spoolFiles)
@@ -202,7 +202,7 @@ func (fn *GroupLoadFn) loadGroup(table, shard string, chunks func(*[]byte) bool)
 		return err
 	}
 	for i, p := range parts {
-		label := GroupLabel(fn.LabelPrefix, table, b.meaning, p.ID)
+		label := groupLabel(fn.LabelPrefix, table, b.meaning, p.ID)
 		up.held.Add(p.InMemory)
 		release, inMemory := p.Release, p.InMemory
 		j := &LoadJob{Table: table, label: label, ID: p.ID, Order: label, Rows: p.Part.Size.Rows, Bytes: p.Part.Size.Bytes, Body: p.Body, byContent: true,
@@ -218,7 +218,7 @@ func (fn *GroupLoadFn) loadGroup(table, shard string, chunks func(*[]byte) bool)
 // fail ends a bundle that fails in ProcessElement: its uploads are stopped
 // and what it leaves is named (abandon.go); plain loads already made stay
 // visible, and a retry or re-run finds them by label.
-func (fn *GroupLoadFn) fail(ctx context.Context, err error) error {
+func (fn *groupLoadFn) fail(ctx context.Context, err error) error {
 	up := fn.up
 	fn.up = nil
 	if up == nil {
@@ -229,7 +229,7 @@ func (fn *GroupLoadFn) fail(ctx context.Context, err error) error {
 }
 
 // FinishBundle waits for the bundle's loads and emits their results.
-func (fn *GroupLoadFn) FinishBundle(ctx context.Context, emit func(CommitResult)) error {
+func (fn *groupLoadFn) FinishBundle(ctx context.Context, emit func(CommitResult)) error {
 	if fn.up == nil {
 		return nil
 	}
@@ -242,7 +242,7 @@ func (fn *GroupLoadFn) FinishBundle(ctx context.Context, emit func(CommitResult)
 }
 
 // Teardown abandons a bundle that never finished.
-func (fn *GroupLoadFn) Teardown() {
+func (fn *groupLoadFn) Teardown() {
 	if up := fn.up; up != nil {
 		fn.up = nil
 		up.stop()

@@ -564,7 +564,7 @@ func largestBody(bodies []*batchBody) *batchBody {
 // they are (the group fits MaxBatchBytes, so every chunk is in memory), and
 // with windows the part's rows per window.
 func oneBody(g *group, part *GroupPart, windows bool) streamload.Body {
-	var body ChunkBody
+	var body chunkBody
 	if windows {
 		part.windows = map[LoadWindow]int64{}
 	}

@@ -31,7 +31,7 @@ func groupStage(t *testing.T, cfg testConfig, opts ...testOption) *Write {
 
 // groupBundle runs one bundle of the load stage over the groups (key →
 // chunks), as a runner does after the GroupByKey.
-func groupBundle(fn *GroupLoadFn, groups map[string][][]byte) ([]CommitResult, error) {
+func groupBundle(fn *groupLoadFn, groups map[string][][]byte) ([]CommitResult, error) {
 	ctx := context.Background()
 	var out []CommitResult
 	emit := func(r CommitResult) { out = append(out, r) }
@@ -102,7 +102,7 @@ func TestARetriedGroupLoadsOnlyThePartsThatAreMissing(t *testing.T) {
 	var labels []string
 	for key, chunks := range groups {
 		for id := range cutGroup(t, &w.Group.Opts, KeyShard(key), chunks) {
-			labels = append(labels, GroupLabel("retry", "t0", LoadMeaning(w.Group.Headers), id))
+			labels = append(labels, groupLabel("retry", "t0", loadMeaning(w.Group.Headers), id))
 		}
 	}
 	if len(labels) < 10 {
@@ -112,7 +112,7 @@ func TestARetriedGroupLoadsOnlyThePartsThatAreMissing(t *testing.T) {
 	for key, chunks := range groups {
 		for id := range cutGroup(t, &w.Group.Opts, KeyShard(key), chunks) {
 			if strings.Contains(id, fmt.Sprintf("|p%d/", len(labels)/2)) {
-				middle = GroupLabel("retry", "t0", LoadMeaning(w.Group.Headers), id)
+				middle = groupLabel("retry", "t0", loadMeaning(w.Group.Headers), id)
 			}
 		}
 	}
@@ -148,7 +148,7 @@ func TestARetriedGroupLoadsOnlyThePartsThatAreMissing(t *testing.T) {
 }
 
 func TestTheLabelCapWarningSaysWhenItAssumedDorisDefault(t *testing.T) {
-	line := LabelCapWarning(LabelCount{Loads: 2500, Owned: 2500}, DefaultLabelNumThreshold, "Doris' default, assumed: the FE did not tell it (Access denied)", "demo", "p")
+	line := labelCapWarning(labelCount{Loads: 2500, Owned: 2500}, defaultLabelNumThreshold, "Doris' default, assumed: the FE did not tell it (Access denied)", "demo", "p")
 	for _, want := range []string{"2500 loads into demo", "label_num_threshold 2000, Doris' default, assumed", "at least 2500", `"label_num_threshold" = "2500"`} {
 		if !strings.Contains(line, want) {
 			t.Errorf("warning %q lacks %q", line, want)
@@ -157,14 +157,14 @@ func TestTheLabelCapWarningSaysWhenItAssumedDorisDefault(t *testing.T) {
 	if strings.Contains(line, "\n") {
 		t.Errorf("warning %q is more than one line", line)
 	}
-	if LabelCapWarning(LabelCount{Loads: 2000, Owned: 2000}, 2000, "", "demo", "p") != "" || LabelCapWarning(LabelCount{Loads: 5000, Owned: 5000}, -1, "", "demo", "p") != "" ||
-		LabelCapWarning(LabelCount{Loads: 5000}, 2000, "", "demo", "p") != "" {
+	if labelCapWarning(labelCount{Loads: 2000, Owned: 2000}, 2000, "", "demo", "p") != "" || labelCapWarning(labelCount{Loads: 5000, Owned: 5000}, -1, "", "demo", "p") != "" ||
+		labelCapWarning(labelCount{Loads: 5000}, 2000, "", "demo", "p") != "" {
 		t.Error("a job within the cap, or without a cap, warned")
 	}
 	// Every finished load counts against the cap, whatever its label: 600
 	// owned labels among 2,500 loads (aborted ones among them) are pushed
 	// out as surely.
-	mixed := LabelCapWarning(LabelCount{Loads: 2500, Owned: 600}, 2000, "read from the FE", "demo", "p")
+	mixed := labelCapWarning(labelCount{Loads: 2500, Owned: 600}, 2000, "read from the FE", "demo", "p")
 	if !strings.Contains(mixed, "600 loads into demo have labels") || !strings.Contains(mixed, "this Write made 2500 finished loads in all (each counts)") {
 		t.Errorf("600 owned labels among 2,500 loads: warning %q", mixed)
 	}

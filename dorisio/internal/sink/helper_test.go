@@ -126,7 +126,7 @@ func writeRows(t *testing.T, s beam.Scope, cfg testConfig, col beam.PCollection,
 // returning its error and Write's metrics.
 func runPipeline(t *testing.T, build func(s beam.Scope)) (metrics.QueryResults, error) {
 	t.Helper()
-	return pipetest.Run(t, pipetest.Timeout, MetricsNamespace, build)
+	return pipetest.Run(t, pipetest.Timeout, metricsNamespace, build)
 }
 
 // buildWrite constructs Write's DoFns for elements like elem, set up for

@@ -80,17 +80,17 @@ func randomHex(n int) string {
 	return hex.EncodeToString(id[:])[:n]
 }
 
-// LabelPrefixOf is what every label of a prefix starts with, separator included.
-func LabelPrefixOf(prefix string) string { return prefix + labelSep }
+// labelPrefixOf is what every label of a prefix starts with, separator included.
+func labelPrefixOf(prefix string) string { return prefix + labelSep }
 
 // runLabelPrefix is what every random label of one run starts with.
 func runLabelPrefix(prefix, run string) string { return prefix + labelSep + run + labelSep }
 
-// IDLabelPrefix is what every identity label of a prefix starts with.
-func IDLabelPrefix(prefix string) string { return runLabelPrefix(prefix, idRun) }
+// idLabelPrefix is what every identity label of a prefix starts with.
+func idLabelPrefix(prefix string) string { return runLabelPrefix(prefix, idRun) }
 
-// GroupLabelPrefix is what every group label of a prefix starts with.
-func GroupLabelPrefix(prefix string) string { return runLabelPrefix(prefix, groupRun) }
+// groupLabelPrefix is what every group label of a prefix starts with.
+func groupLabelPrefix(prefix string) string { return runLabelPrefix(prefix, groupRun) }
 
 func tablePart(table string) string {
 	b := []byte(table)
@@ -113,11 +113,11 @@ func newLabel(prefix, run, table string) string {
 	return runLabelPrefix(prefix, run) + tablePart(table) + labelSep + randomHex(32)
 }
 
-// IDLabel is the label of the load of the element with identity id in
+// idLabel is the label of the load of the element with identity id in
 // table, loaded with the headers whose loadMeaning is meaning: the same in
 // every attempt and every run with the same prefix.
-func IDLabel(prefix, table, meaning, id string) string {
-	return IDLabelPrefix(prefix) + tablePart(table) + labelSep + identityHex(table, meaning, id)
+func idLabel(prefix, table, meaning, id string) string {
+	return idLabelPrefix(prefix) + tablePart(table) + labelSep + identityHex(table, meaning, id)
 }
 
 // streamLabelPrefix is what every stream label of a prefix starts with.
@@ -129,10 +129,10 @@ func streamLabel(prefix, table, meaning, id string) string {
 	return streamLabelPrefix(prefix) + tablePart(table) + labelSep + identityHex(table, meaning, id)
 }
 
-// GroupLabel is the label of one part of a group (grouped delivery): the
+// groupLabel is the label of one part of a group (grouped delivery): the
 // same in every attempt and every run that forms the same part.
-func GroupLabel(prefix, table, meaning, id string) string {
-	return GroupLabelPrefix(prefix) + tablePart(table) + labelSep + identityHex(table, meaning, id)
+func groupLabel(prefix, table, meaning, id string) string {
+	return groupLabelPrefix(prefix) + tablePart(table) + labelSep + identityHex(table, meaning, id)
 }
 
 // identityHex is the unique part of an identity label: 32 hex digits of
@@ -149,14 +149,14 @@ var timeOnlyHeaders = map[string]bool{
 	"timeout": true, "exec_mem_limit": true, "send_batch_parallelism": true, "memtable_on_sink_node": true,
 }
 
-// LoadMeaning is what a load's headers say about what it does with its
+// loadMeaning is what a load's headers say about what it does with its
 // rows: every header (columns, merge_type and the delete sign's
 // hidden_columns, function_column.sequence_col, where, format and
 // separators, partial_columns, strict_mode, max_filter_ratio, timezone,
 // ...) but those in timeOnlyHeaders, as sorted name=value lines. An
 // identity label hashes it, so a load that would do something else with
 // the same rows never finds an earlier one "already loaded".
-func LoadMeaning(headers map[string]string) string {
+func loadMeaning(headers map[string]string) string {
 	keys := make([]string, 0, len(headers))
 	for k := range headers {
 		if !timeOnlyHeaders[strings.ToLower(k)] {

@@ -35,29 +35,29 @@ import (
 func init() {
 	register.Function1x1(countOwned)
 	register.Function2x1(mergeLabelCounts)
-	register.DoFn2x0[context.Context, LabelCount](&labelCapFn{})
-	beam.RegisterType(reflect.TypeOf((*LabelCount)(nil)).Elem())
+	register.DoFn2x0[context.Context, labelCount](&labelCapFn{})
+	beam.RegisterType(reflect.TypeOf((*labelCount)(nil)).Elem())
 }
 
-// DefaultLabelNumThreshold is Doris' label_num_threshold (2.0 and later).
-const DefaultLabelNumThreshold = 2000
+// defaultLabelNumThreshold is Doris' label_num_threshold (2.0 and later).
+const defaultLabelNumThreshold = 2000
 
-// LabelCount is how many finished loads a Write made (every one counts
+// labelCount is how many finished loads a Write made (every one counts
 // against label_num_threshold, whatever its label), how many of them have
 // labels a re-run counts on, and how many of those were found loaded by an
 // earlier run.
-type LabelCount struct {
+type labelCount struct {
 	Loads, Owned, Found int64
 }
 
 // countOwned counts a result: a finished load, its label an identity,
 // group or stream label ("<prefix>:id:...", "<prefix>:g:...",
 // "<prefix>:s:...": a prefix holds no ':') or not.
-func countOwned(r CommitResult) LabelCount {
+func countOwned(r CommitResult) labelCount {
 	if r.Label == "" { // refused rows: the loads Doris refused for them (rejected.go)
-		return LabelCount{Loads: r.RefusedLoads}
+		return labelCount{Loads: r.RefusedLoads}
 	}
-	c := LabelCount{Loads: 1}
+	c := labelCount{Loads: 1}
 	if parts := strings.SplitN(r.Label, labelSep, 3); len(parts) == 3 && (parts[1] == idRun || parts[1] == groupRun || parts[1] == streamRun) {
 		c.Owned = 1
 		if r.AlreadyCommitted {
@@ -67,8 +67,8 @@ func countOwned(r CommitResult) LabelCount {
 	return c
 }
 
-func mergeLabelCounts(a, b LabelCount) LabelCount {
-	return LabelCount{Loads: a.Loads + b.Loads, Owned: a.Owned + b.Owned, Found: a.Found + b.Found}
+func mergeLabelCounts(a, b labelCount) labelCount {
+	return labelCount{Loads: a.Loads + b.Loads, Owned: a.Owned + b.Owned, Found: a.Found + b.Found}
 }
 
 // WatchLabelCap adds the last step that warns when the Write's results hold
@@ -93,12 +93,12 @@ type labelCapFn struct {
 	DB, Prefix string
 }
 
-func (fn *labelCapFn) ProcessElement(ctx context.Context, c LabelCount) {
+func (fn *labelCapFn) ProcessElement(ctx context.Context, c labelCount) {
 	if c.Owned == 0 || c.Loads == 0 {
 		return // no label a re-run counts on
 	}
 	limit, from := fn.labelCap(ctx)
-	if line := LabelCapWarning(c, limit, from, fn.DB, fn.Prefix); line != "" {
+	if line := labelCapWarning(c, limit, from, fn.DB, fn.Prefix); line != "" {
 		slog.Warn(line)
 	}
 }
@@ -119,7 +119,7 @@ func assumedLabelCap(why error) (int64, string) {
 	if len(text) > 300 {
 		text = text[:300] + "..."
 	}
-	return DefaultLabelNumThreshold, "Doris' default, assumed: the FE did not tell it (" + text + ")"
+	return defaultLabelNumThreshold, "Doris' default, assumed: the FE did not tell it (" + text + ")"
 }
 
 // labelNumThreshold reads label_num_threshold from the FE, or assumes
@@ -161,7 +161,7 @@ func LabelMemoryWarning(ctx context.Context, c *streamload.Client, db, prefix st
 	for _, t := range txns {
 		if t.Status == "VISIBLE" || t.Status == "ABORTED" {
 			finished++
-			if strings.HasPrefix(t.Label, LabelPrefixOf(prefix)) {
+			if strings.HasPrefix(t.Label, labelPrefixOf(prefix)) {
 				own++
 			}
 		}
@@ -179,9 +179,9 @@ func LabelMemoryWarning(ctx context.Context, c *streamload.Client, db, prefix st
 		finished, db, limit, from, own, prefix, db+" takes between a run and its re-run"), nil
 }
 
-// LabelCapWarning is the one line a Write of c loads logs, or "" when they
+// labelCapWarning is the one line a Write of c loads logs, or "" when they
 // fit the cap (limit ≤ 0: no cap).
-func LabelCapWarning(c LabelCount, limit int64, from, db, prefix string) string {
+func labelCapWarning(c labelCount, limit int64, from, db, prefix string) string {
 	if limit <= 0 || c.Loads <= limit || c.Owned == 0 {
 		return ""
 	}

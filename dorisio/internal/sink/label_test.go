@@ -16,12 +16,12 @@ func TestLabelsAreValidForAnyTableName(t *testing.T) {
 	for _, table := range []string{"t", "events_2026", "weird.table name/ü", strings.Repeat("x", 300), ""} {
 		for kind, l := range map[string]string{
 			"random":   newLabel(prefix, "0123abcd", table),
-			"identity": IDLabel(prefix, table, "m", "s3://bucket/part-0001.csv|1024|17|0|1024 ü"),
+			"identity": idLabel(prefix, table, "m", "s3://bucket/part-0001.csv|1024|17|0|1024 ü"),
 		} {
 			if !dorisLabel.MatchString(l) {
 				t.Errorf("%s label for table %q = %q: not a valid Doris label", kind, table, l)
 			}
-			if !strings.HasPrefix(l, LabelPrefixOf(prefix)) {
+			if !strings.HasPrefix(l, labelPrefixOf(prefix)) {
 				t.Errorf("%s label for table %q = %q: lacks prefix", kind, table, l)
 			}
 		}
@@ -32,16 +32,16 @@ func TestLabelsAreValidForAnyTableName(t *testing.T) {
 }
 
 func TestIdentityLabelsAreTheSameInEveryRunAndDifferPerTableAndID(t *testing.T) {
-	a := IDLabel("nightly", "events", "m", "part-1|100|5|0|100")
-	if b := IDLabel("nightly", "events", "m", "part-1|100|5|0|100"); a != b {
+	a := idLabel("nightly", "events", "m", "part-1|100|5|0|100")
+	if b := idLabel("nightly", "events", "m", "part-1|100|5|0|100"); a != b {
 		t.Errorf("the same element got %q and %q", a, b)
 	}
 	for _, other := range []string{
-		IDLabel("nightly", "events", "m", "part-1|100|5|0|99"),
-		IDLabel("nightly", "events2", "m", "part-1|100|5|0|100"),
-		IDLabel("nightly2", "events", "m", "part-1|100|5|0|100"),
+		idLabel("nightly", "events", "m", "part-1|100|5|0|99"),
+		idLabel("nightly", "events2", "m", "part-1|100|5|0|100"),
+		idLabel("nightly2", "events", "m", "part-1|100|5|0|100"),
 		// table + ID are hashed with a separator: no shift makes a twin.
-		IDLabel("nightly", "event", "m", "s\x00part-1|100|5|0|100"),
+		idLabel("nightly", "event", "m", "s\x00part-1|100|5|0|100"),
 	} {
 		if other == a {
 			t.Errorf("different elements share the label %q", a)
@@ -50,24 +50,24 @@ func TestIdentityLabelsAreTheSameInEveryRunAndDifferPerTableAndID(t *testing.T) 
 	// Tables whose names agree in the label's table part (32 characters)
 	// differ in the hash.
 	long := "orders_partitioned_by_day_2024_01"
-	if IDLabel("nightly", long+"_a", "m", "p0:0-1") == IDLabel("nightly", long+"_b", "m", "p0:0-1") {
+	if idLabel("nightly", long+"_a", "m", "p0:0-1") == idLabel("nightly", long+"_b", "m", "p0:0-1") {
 		t.Errorf("the same ID in tables %s_a and %s_b shares a label", long, long)
 	}
 	// Another meaning of the same rows is another load.
-	if IDLabel("nightly", "events", "hidden_columns=__DORIS_DELETE_SIGN__\n", "part-1|100|5|0|100") == a {
+	if idLabel("nightly", "events", "hidden_columns=__DORIS_DELETE_SIGN__\n", "part-1|100|5|0|100") == a {
 		t.Error("a load with a delete sign shares the label of the same ID loaded without")
 	}
-	if !strings.HasPrefix(a, IDLabelPrefix("nightly")) || strings.HasPrefix(newLabel("nightly", newRunID(), "events"), IDLabelPrefix("nightly")) {
-		t.Errorf("identity and random labels are not told apart by %q", IDLabelPrefix("nightly"))
+	if !strings.HasPrefix(a, idLabelPrefix("nightly")) || strings.HasPrefix(newLabel("nightly", newRunID(), "events"), idLabelPrefix("nightly")) {
+		t.Errorf("identity and random labels are not told apart by %q", idLabelPrefix("nightly"))
 	}
 }
 
 func TestOnePrefixNeverMatchesAnothersLabels(t *testing.T) {
 	for _, pair := range [][2]string{{"job4", "job42"}, {"job4", "job4_x"}, {"orders_daily", "orders_daily2"}, {"a_b", "a_bc"}} {
 		short, long := pair[0], pair[1]
-		for _, l := range []string{newLabel(long, newRunID(), "t"), IDLabel(long, "t", "m", "x")} {
-			if strings.HasPrefix(l, LabelPrefixOf(short)) {
-				t.Errorf("label %q of prefix %s matches prefix %s's pattern %q", l, long, short, LabelPrefixOf(short))
+		for _, l := range []string{newLabel(long, newRunID(), "t"), idLabel(long, "t", "m", "x")} {
+			if strings.HasPrefix(l, labelPrefixOf(short)) {
+				t.Errorf("label %q of prefix %s matches prefix %s's pattern %q", l, long, short, labelPrefixOf(short))
 			}
 		}
 	}
@@ -102,8 +102,8 @@ func TestTwoWritesOfOnePipelineShareTheRunID(t *testing.T) {
 func TestALoadsMeaningIsItsHeadersButThoseThatOnlyBoundItsTime(t *testing.T) {
 	base := map[string]string{"format": "csv", "columns": "id,name", "timeout": "600"}
 	same := map[string]string{"columns": "id,name", "format": "csv", "timeout": "30", "exec_mem_limit": "1"}
-	if LoadMeaning(base) != LoadMeaning(same) {
-		t.Errorf("a longer timeout, or another memory limit, changed the meaning: %q vs %q", LoadMeaning(base), LoadMeaning(same))
+	if loadMeaning(base) != loadMeaning(same) {
+		t.Errorf("a longer timeout, or another memory limit, changed the meaning: %q vs %q", loadMeaning(base), loadMeaning(same))
 	}
 	for name, h := range map[string]map[string]string{
 		"a delete sign":     {"format": "csv", "columns": "id,name", "hidden_columns": "__DORIS_DELETE_SIGN__"},
@@ -112,8 +112,8 @@ func TestALoadsMeaningIsItsHeadersButThoseThatOnlyBoundItsTime(t *testing.T) {
 		"a sequence column": {"format": "csv", "columns": "id,name", "function_column.sequence_col": "id"},
 		"another format":    {"format": "json", "columns": "id,name"},
 	} {
-		if LoadMeaning(h) == LoadMeaning(base) {
-			t.Errorf("%s did not change the meaning %q", name, LoadMeaning(base))
+		if loadMeaning(h) == loadMeaning(base) {
+			t.Errorf("%s did not change the meaning %q", name, loadMeaning(base))
 		}
 	}
 }

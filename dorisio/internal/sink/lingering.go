@@ -38,7 +38,7 @@ type lingeringCleanup struct {
 // db but the identity, group and stream ones: what an earlier run left
 // open, before a run of the same job starts (no run of its own to spare).
 func AbortLingering(ctx context.Context, c *streamload.Client, db, prefix string) ([]streamload.Txn, error) {
-	return c.AbortLingering(ctx, db, LabelPrefixOf(prefix), IDLabelPrefix(prefix), GroupLabelPrefix(prefix), streamLabelPrefix(prefix))
+	return c.AbortLingering(ctx, db, labelPrefixOf(prefix), idLabelPrefix(prefix), groupLabelPrefix(prefix), streamLabelPrefix(prefix))
 }
 
 // abortLingeringOnce runs the cleanup once per process; a failed cleanup is
@@ -51,7 +51,7 @@ func AbortLingeringOnce(ctx context.Context, c *streamload.Client, db, prefix, r
 	if lc.done {
 		return nil
 	}
-	aborted, err := c.AbortLingering(ctx, db, LabelPrefixOf(prefix), runLabelPrefix(prefix, run), IDLabelPrefix(prefix), GroupLabelPrefix(prefix), streamLabelPrefix(prefix))
+	aborted, err := c.AbortLingering(ctx, db, labelPrefixOf(prefix), runLabelPrefix(prefix, run), idLabelPrefix(prefix), groupLabelPrefix(prefix), streamLabelPrefix(prefix))
 	switch {
 	case errors.Is(err, streamload.ErrListingUnsupported):
 		slog.Warn("dorisio.Write: cannot list transactions to abort an earlier run's lingering ones; they expire at Doris' precommit timeout (stream_load_default_precommit_timeout_second, 1 h by default)",

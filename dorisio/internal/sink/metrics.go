@@ -10,48 +10,48 @@ import (
 // Metrics in namespace "dorisio", updated on the DoFn's own goroutine (a
 // Beam counter needs the bundle's context). docs/guide.md's Metrics
 // section lists them.
-const MetricsNamespace = "dorisio"
+const metricsNamespace = "dorisio"
 
 var (
-	rowsLoaded   = beam.NewCounter(MetricsNamespace, "rows")
-	bytesLoaded  = beam.NewCounter(MetricsNamespace, "bytes")
-	rowsFiltered = beam.NewCounter(MetricsNamespace, "filtered_rows")
-	rowsRejected = beam.NewCounter(MetricsNamespace, "rejected_rows") // WithRejectedRows (rejected.go)
+	rowsLoaded   = beam.NewCounter(metricsNamespace, "rows")
+	bytesLoaded  = beam.NewCounter(metricsNamespace, "bytes")
+	rowsFiltered = beam.NewCounter(metricsNamespace, "filtered_rows")
+	rowsRejected = beam.NewCounter(metricsNamespace, "rejected_rows") // WithRejectedRows (rejected.go)
 	// Loads sent to isolate refused rows, besides the refused loads
 	// themselves: refused again, probes, and the loads of the rest
 	// (isolate.go).
-	isolationLoads   = beam.NewCounter(MetricsNamespace, "isolation_loads")
-	loadsDone        = beam.NewCounter(MetricsNamespace, "loads")
-	loadRetries      = beam.NewCounter(MetricsNamespace, "retries")
-	commitsDone      = beam.NewCounter(MetricsNamespace, "commits")
-	alreadyCommitted = beam.NewCounter(MetricsNamespace, "already_committed")
+	isolationLoads   = beam.NewCounter(metricsNamespace, "isolation_loads")
+	loadsDone        = beam.NewCounter(metricsNamespace, "loads")
+	loadRetries      = beam.NewCounter(metricsNamespace, "retries")
+	commitsDone      = beam.NewCounter(metricsNamespace, "commits")
+	alreadyCommitted = beam.NewCounter(metricsNamespace, "already_committed")
 	// Rows of the loads found loaded by an earlier attempt or run: counted
 	// in "rows" too, so that a re-run can say what it committed itself.
-	alreadyLoadedRows = beam.NewCounter(MetricsNamespace, "already_loaded_rows")
-	loadLatency       = beam.NewDistribution(MetricsNamespace, "load_latency_ms")
-	commitLatency     = beam.NewDistribution(MetricsNamespace, "commit_latency_ms")
-	openTxns          = beam.NewDistribution(MetricsNamespace, "open_txns")
-	spilledBytes      = beam.NewCounter(MetricsNamespace, "spilled_bytes")
+	alreadyLoadedRows = beam.NewCounter(metricsNamespace, "already_loaded_rows")
+	loadLatency       = beam.NewDistribution(metricsNamespace, "load_latency_ms")
+	commitLatency     = beam.NewDistribution(metricsNamespace, "commit_latency_ms")
+	openTxns          = beam.NewDistribution(metricsNamespace, "open_txns")
+	spilledBytes      = beam.NewCounter(metricsNamespace, "spilled_bytes")
 	// Bundles whose early commit was given up because their DoFn instance's
 	// plan is no longer finalized (early.go): their loads wait for the
 	// commit stage.
-	unfinalizedBundles = beam.NewCounter(MetricsNamespace, "unfinalized_bundles")
+	unfinalizedBundles = beam.NewCounter(metricsNamespace, "unfinalized_bundles")
 	// Rows of stream batches that came after their window was loaded (later
 	// than WithAllowedLateness): a follow-up pane of their own, the one cut
 	// that depends on when the runner's watermark passed (a replay may cut
 	// them otherwise and load them again).
-	lateRows = beam.NewCounter(MetricsNamespace, "late_rows")
+	lateRows = beam.NewCounter(metricsNamespace, "late_rows")
 	// WithDelivery(GroupCommit): loads Doris batched ("GroupCommit": true
 	// in its answer), and loads it took on its own instead (groupcommit.go).
-	groupCommitLoads     = beam.NewCounter(MetricsNamespace, "group_commit_loads")
-	groupCommitFallbacks = beam.NewCounter(MetricsNamespace, "group_commit_fallbacks")
+	groupCommitLoads     = beam.NewCounter(metricsNamespace, "group_commit_loads")
+	groupCommitFallbacks = beam.NewCounter(metricsNamespace, "group_commit_fallbacks")
 )
 
 // RecordLateRows counts rows that came after their window was loaded, in
 // all and per table.
 func RecordLateRows(ctx context.Context, db, table string, rows int64) {
 	lateRows.Inc(ctx, rows)
-	beam.NewCounter(MetricsNamespace, perTable("late_rows", db+"."+table)).Inc(ctx, rows)
+	beam.NewCounter(metricsNamespace, perTable("late_rows", db+"."+table)).Inc(ctx, rows)
 }
 
 func recordLoad(ctx context.Context, o LoadOutcome) {
@@ -70,11 +70,11 @@ func recordLoad(ctx context.Context, o LoadOutcome) {
 	// Per table: Beam metrics have no labels, so the table is in the name.
 	// A counter is a name, not a registration: making one per load is cheap.
 	table := r.Database + "." + r.Table
-	beam.NewCounter(MetricsNamespace, perTable("rows", table)).Inc(ctx, r.LoadedRows)
-	beam.NewCounter(MetricsNamespace, perTable("filtered_rows", table)).Inc(ctx, r.FilteredRows)
-	beam.NewCounter(MetricsNamespace, perTable("unselected_rows", table)).Inc(ctx, r.UnselectedRows)
-	beam.NewCounter(MetricsNamespace, perTable("bytes", table)).Inc(ctx, r.Bytes)
-	beam.NewCounter(MetricsNamespace, perTable("loads", table)).Inc(ctx, 1)
+	beam.NewCounter(metricsNamespace, perTable("rows", table)).Inc(ctx, r.LoadedRows)
+	beam.NewCounter(metricsNamespace, perTable("filtered_rows", table)).Inc(ctx, r.FilteredRows)
+	beam.NewCounter(metricsNamespace, perTable("unselected_rows", table)).Inc(ctx, r.UnselectedRows)
+	beam.NewCounter(metricsNamespace, perTable("bytes", table)).Inc(ctx, r.Bytes)
+	beam.NewCounter(metricsNamespace, perTable("loads", table)).Inc(ctx, 1)
 
 	spilledBytes.Inc(ctx, o.Spilled)
 	if o.groupCommit != 0 {
@@ -83,7 +83,7 @@ func recordLoad(ctx context.Context, o LoadOutcome) {
 	if r.AlreadyCommitted { // an identity label an earlier attempt or run loaded
 		alreadyCommitted.Inc(ctx, 1)
 		alreadyLoadedRows.Inc(ctx, r.LoadedRows)
-		beam.NewCounter(MetricsNamespace, perTable("already_loaded_rows", table)).Inc(ctx, r.LoadedRows)
+		beam.NewCounter(metricsNamespace, perTable("already_loaded_rows", table)).Inc(ctx, r.LoadedRows)
 	}
 }
 

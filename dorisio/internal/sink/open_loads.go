@@ -29,7 +29,7 @@ type OpenLoad struct {
 	// first): its rows are in the table.
 	Committed bool
 	run       string
-	ld        Loader // the client that precommitted it, to abort it with
+	ld        loader // the client that precommitted it, to abort it with
 }
 
 var openLoads struct {
@@ -40,7 +40,7 @@ var openLoads struct {
 func openKey(db, label string) string { return db + "\x00" + label }
 
 // noteOpen records a load Doris precommitted for run.
-func noteOpen(ld Loader, run string, r CommitResult) {
+func noteOpen(ld loader, run string, r CommitResult) {
 	openLoads.mu.Lock()
 	defer openLoads.mu.Unlock()
 	if openLoads.byKey == nil {

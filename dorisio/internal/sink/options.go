@@ -95,9 +95,9 @@ const (
 	defaultMaxBatchRows  = 1_000_000
 	defaultMaxBatchBytes = 64 << 20
 	defaultLoadsInFlight = 2
-	// DefaultMaxOpenTxns: 50 bundles writing at once fit Doris' default
+	// defaultMaxOpenTxns: 50 bundles writing at once fit Doris' default
 	// max_running_txn_num_per_db of 1000.
-	DefaultMaxOpenTxns = 20
+	defaultMaxOpenTxns = 20
 	// defaultMaxLoadBytes is Doris 2.x's streaming_load_max_mb (10 GB).
 	defaultMaxLoadBytes = 10 << 30
 	// DefaultQuotaWait bounds the wait on Doris' running-transaction quota.
@@ -116,7 +116,7 @@ func DefaultOptions() Options {
 		MaxBatchRows:  defaultMaxBatchRows,
 		MaxBatchBytes: defaultMaxBatchBytes,
 		LoadsInFlight: defaultLoadsInFlight,
-		MaxOpenTxns:   DefaultMaxOpenTxns,
+		MaxOpenTxns:   defaultMaxOpenTxns,
 		MaxLoadBytes:  defaultMaxLoadBytes,
 		Headers:       map[string]string{},
 		TimeZone:      defaultTimeZone,

@@ -199,7 +199,7 @@ func TestStreamBatchesOverTheQuotaCountTheirOpenLoadsAsDorisDoes(t *testing.T) {
 	b := writeBatcher(context.Background(), w, w.Write.Client())
 	var err error
 	for i := 0; i < tables && err == nil; i++ {
-		var body ChunkBody
+		var body chunkBody
 		body.Write([]byte("1,\"a\"\n"), &ChunkPool{})
 		err = b.LoadBatch(fmt.Sprintf("t%d", i), fmt.Sprint(i), &body, func() {}, 1, body.N, nil)
 	}

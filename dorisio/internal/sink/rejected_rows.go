@@ -79,11 +79,11 @@ func recordRejected(ctx context.Context, o LoadOutcome) {
 	table := r.Database + "." + r.Table
 	if n := int64(len(r.Rejected)); n > 0 {
 		rowsRejected.Inc(ctx, n)
-		beam.NewCounter(MetricsNamespace, perTable("rejected_rows", table)).Inc(ctx, n)
+		beam.NewCounter(metricsNamespace, perTable("rejected_rows", table)).Inc(ctx, n)
 	}
 	if o.isolationLoads > 0 {
 		isolationLoads.Inc(ctx, o.isolationLoads)
-		beam.NewCounter(MetricsNamespace, perTable("isolation_loads", table)).Inc(ctx, o.isolationLoads)
+		beam.NewCounter(metricsNamespace, perTable("isolation_loads", table)).Inc(ctx, o.isolationLoads)
 	}
 }
 

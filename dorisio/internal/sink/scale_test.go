@@ -30,7 +30,7 @@ func TestIdentityRowsNeedNoAdminToCleanUpACrashedRun(t *testing.T) {
 	// A crashed earlier run (say of an older version that used two-phase
 	// commit) precommitted the first chunk under its identity label.
 	w := buildWrite(t, cfg, Row{}, WithDelivery(Grouped))
-	label := IDLabel("nightly", "t0", LoadMeaning(w.Write.Headers), "t0/0")
+	label := idLabel("nightly", "t0", loadMeaning(w.Write.Headers), "t0/0")
 	if _, err := w.Write.Client().Load(context.Background(), loadRequest("t0", label, in[0].Data)); err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ import (
 // while it is written: a bundle writing to thousands of tables, each
 // spilled, holds neither a write buffer nor a file descriptor per table.
 type batchBody struct {
-	mem   ChunkBody // every row until spilled
+	mem   chunkBody // every row until spilled
 	path  string    // the spool file, "" until spilled
 	tail  []byte    // once spilled: rows not yet in the file
 	filed int64     // bytes in the file

@@ -83,7 +83,7 @@ type Write struct {
 	// With stream batching (stream_batch.go); nil otherwise.
 	Stream streamStage
 	// With grouped delivery (grouped.go); nil otherwise.
-	Group *GroupLoadFn
+	Group *groupLoadFn
 }
 
 // precommit is the precommit stage's DoFn: writeFn where its bundles are
@@ -174,7 +174,7 @@ func (fn *WriteFn) Setup(ctx context.Context) error {
 		<-counted
 	}
 	if err == nil {
-		err = checkGroupCommit(ctx, fn.client, fn.DB, fn.Table, &fn.Opts)
+		err = CheckGroupCommit(ctx, fn.client, fn.DB, fn.Table, &fn.Opts)
 	}
 	// Keep enough chunks for a full set of buffered and uploading batches.
 	fn.pool = &ChunkPool{Max: int((fn.Opts.MaxBufferedBytes + int64(fn.Opts.LoadsInFlight)*fn.Opts.MaxBatchBytes) / ChunkSize)}
@@ -333,7 +333,7 @@ func NewWrite(p Plan) *Write {
 		w.Chunk.FlushMillis = o.FlushInterval.Milliseconds()
 	}
 	if o.Delivery == Grouped {
-		w.Group = &GroupLoadFn{Conn: p.Conn, DB: p.DB, LabelPrefix: p.LabelPrefix, RunID: p.RunID, Headers: p.Headers, Opts: o}
+		w.Group = &groupLoadFn{Conn: p.Conn, DB: p.DB, LabelPrefix: p.LabelPrefix, RunID: p.RunID, Headers: p.Headers, Opts: o}
 	}
 	return w
 }

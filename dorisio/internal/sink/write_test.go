@@ -33,13 +33,13 @@ func TestLingeringTransactionsOfTheSamePrefixAreAborted(t *testing.T) {
 	// An identity label of the same prefix, left precommitted: a re-run
 	// settles it by label, so the cleanup must leave it alone.
 	w := buildWrite(t, configFor(srv, "events"), event{})
-	idl := IDLabel("job1", "events", LoadMeaning(w.Write.Headers), "part-7")
+	idl := idLabel("job1", "events", loadMeaning(w.Write.Headers), "part-7")
 	if _, err := w.Write.Client().Load(context.Background(), loadRequest("events", idl, []byte("1,\"x\"\n"))); err != nil {
 		t.Fatal(err)
 	}
 	// So is a group label (grouped delivery): another attempt of its group
 	// may be loading it.
-	gl := GroupLabel("job1", "events", LoadMeaning(w.Write.Headers), "s0/1|p0/1|x")
+	gl := groupLabel("job1", "events", loadMeaning(w.Write.Headers), "s0/1|p0/1|x")
 	if _, err := w.Write.Client().Load(context.Background(), loadRequest("events", gl, []byte("2,\"y\"\n"))); err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestRetriedBundleCommitsEveryRowOnce(t *testing.T) {
 		wantRows(t, srv, "events", rowsOf(in))
 		// The discarded attempt's txns stay invisible until the next run
 		// with the same prefix aborts them (or Doris' precommit timeout).
-		aborted, err := w.Write.Client().AbortLingering(context.Background(), "demo", LabelPrefixOf("retry1"))
+		aborted, err := w.Write.Client().AbortLingering(context.Background(), "demo", labelPrefixOf("retry1"))
 		if err != nil || len(aborted) != len(first) {
 			t.Fatalf("cleanup aborted %d txns (%v), want the first attempt's %d", len(aborted), err, len(first))
 		}
