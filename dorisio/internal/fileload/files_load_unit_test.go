@@ -3,7 +3,6 @@ package fileload
 import (
 	"bytes"
 	"fmt"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/enginetest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/memfs"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/enginetest"
 )
 
 // quotedFile is n RFC 4180 records "id,body" whose every third body holds

@@ -2,10 +2,11 @@ package fileload
 
 import (
 	"fmt"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/enginetest"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/enginetest"
 )
 
 // smallFiles writes n small CSV files of 3 rows each under dir and returns

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/enginetest"
 	"testing"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/enginetest"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 	"github.com/dorisbeam/dorisbeam/internal/fileprogress"
 	"github.com/klauspost/compress/zstd"

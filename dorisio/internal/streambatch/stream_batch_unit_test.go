@@ -2,7 +2,6 @@ package streambatch
 
 import (
 	"errors"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/enginetest"
 	"math"
 	"slices"
 	"testing"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/mtime"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/enginetest"
 )
 
 // Rows of one flush window wait in state until the watermark passes the
