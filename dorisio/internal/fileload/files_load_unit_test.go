@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/memfs"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/enginetest"
 )
 
 // quotedFile is n RFC 4180 records "id,body" whose every third body holds
@@ -48,7 +49,7 @@ func TestUnitAFileLoadsInRangesCutAtRecordEnds(t *testing.T) {
 			t.Errorf("load %s: %d records sent, Doris loaded %d and filtered %d: a range was cut inside a record", c.Label, c.Rows, c.LoadedRows, c.FilteredRows)
 		}
 	}
-	if rows, _ := totals(res); rows != 300 {
+	if rows, _ := enginetest.Totals(res); rows != 300 {
 		t.Errorf("the results count %d rows, want 300", rows)
 	}
 	r.wantRows(want...)
@@ -69,10 +70,10 @@ func TestUnitARerunFindsEveryRangeLoaded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a, b := labels(first), labels(again); !slices.Equal(a, b) {
+	if a, b := enginetest.Labels(first), enginetest.Labels(again); !slices.Equal(a, b) {
 		t.Fatalf("the re-run's labels %q differ from the first run's %q", b, a)
 	}
-	if rows, already := totals(again); already != len(again) || rows != 120 {
+	if rows, already := enginetest.Totals(again); already != len(again) || rows != 120 {
 		t.Errorf("the re-run: %d of %d loads found already loaded, %d rows counted; want all, 120", already, len(again), rows)
 	}
 	r.wantRows(want...)
@@ -98,7 +99,7 @@ func TestUnitAChangedRangeLoadsUnderANewLabel(t *testing.T) {
 	for _, c := range again {
 		if !c.AlreadyCommitted {
 			fresh++
-			if slices.Contains(labels(first), c.Label) {
+			if slices.Contains(enginetest.Labels(first), c.Label) {
 				t.Errorf("the changed range loaded again under its old label %s", c.Label)
 			}
 		}
@@ -140,7 +141,7 @@ func TestUnitHeaderLinesAreSkippedOncePerFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rows, _ := totals(res); rows != 40 {
+	if rows, _ := enginetest.Totals(res); rows != 40 {
 		t.Errorf("%d rows counted, want 40 (the header is no row)", rows)
 	}
 	r.wantRows(want...)
@@ -157,7 +158,7 @@ func TestUnitRowsCountedOtherwiseThanTheFileFailNamingTheRange(t *testing.T) {
 		fn.Headers["max_filter_ratio"] = "1" // the one row Doris reads is filtered, not failed
 	})
 	_, err := r.load(fn, path)
-	wantErr(t, err, "file "+path+", bytes 0-12 (3 records) into demo.docs (label ", "Doris counted 1 rows", "WithLineDelimiter")
+	enginetest.WantErr(t, err, "file "+path+", bytes 0-12 (3 records) into demo.docs (label ", "Doris counted 1 rows", "WithLineDelimiter")
 }
 
 // A file whose size changed between its listing and its load is not
@@ -172,7 +173,7 @@ func TestUnitAFileChangedSinceItsListingIsNotLoaded(t *testing.T) {
 	}
 	r.write("docs.csv", []byte("1,a\n2,b\n"))
 	_, err = r.bundle(fn, packs...)
-	wantErr(t, err, "file "+path+" changed while it was loaded: listed with 4 bytes", "now 8 bytes", "Nothing of it was loaded")
+	enginetest.WantErr(t, err, "file "+path+" changed while it was loaded: listed with 4 bytes", "now 8 bytes", "Nothing of it was loaded")
 	r.wantRows()
 }
 
@@ -196,12 +197,12 @@ func TestUnitTheListingTakesEachFileOnce(t *testing.T) {
 	}
 	none := filepath.Join(r.dir, "none", "*.csv")
 	_, err = r.list(fn, false, none)
-	wantErr(t, err, fmt.Sprintf("pattern %q matches no file", none), "AllowEmptyMatch")
+	enginetest.WantErr(t, err, fmt.Sprintf("pattern %q matches no file", none), "AllowEmptyMatch")
 	m := &MatchFn{AllowEmpty: true}
 	if err := m.ProcessElement(t.Context(), []string{none}, func(filePack) { t.Error("a file listed for a pattern matching none") }); err != nil {
 		t.Errorf("AllowEmptyMatch: %v", err)
 	}
 	dirs := filepath.Join(r.dir, "in", "sub*")
 	_, err = r.list(fn, false, dirs)
-	wantErr(t, err, fmt.Sprintf("pattern %q matches only directories", dirs))
+	enginetest.WantErr(t, err, fmt.Sprintf("pattern %q matches only directories", dirs))
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/enginetest"
 )
 
 // smallFiles writes n small CSV files of 3 rows each under dir and returns
@@ -50,10 +52,10 @@ func TestUnitSmallFilesLoadPackedUnderLabelsStableAcrossRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a, b := labels(first), labels(again); !slices.Equal(a, b) {
+	if a, b := enginetest.Labels(first), enginetest.Labels(again); !slices.Equal(a, b) {
 		t.Fatalf("the re-run's labels differ:\n%q\nfirst run:\n%q", b, a)
 	}
-	if _, already := totals(again); already != len(again) {
+	if _, already := enginetest.Totals(again); already != len(again) {
 		t.Errorf("the re-run found %d of %d packs loaded, want all", already, len(again))
 	}
 	r.wantRows(want...)
@@ -80,7 +82,7 @@ func TestUnitAPackHoldsEachFilesRecordsOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.wantRows("1=alpha", "2=beta", "3=gamma", `4="quoted"`, `5=\N`, "6=crlf")
-	if rows, _ := totals(res); rows != 6 {
+	if rows, _ := enginetest.Totals(res); rows != 6 {
 		t.Errorf("the results count %d rows, want 6", rows)
 	}
 }
@@ -95,7 +97,7 @@ func TestUnitAPackCountedOtherwiseFailsNamingItsFiles(t *testing.T) {
 		fn.Headers["line_delimiter"] = ";"
 		fn.Headers["max_filter_ratio"] = "1"
 	}), r.dir+"/seven/*.csv")
-	wantErr(t, err, "files "+r.dir+"/seven/part-000.csv, ", "and 2 more (7 files packed into one load, 21 records) into demo.docs (label ", "Doris counted 1 rows")
+	enginetest.WantErr(t, err, "files "+r.dir+"/seven/part-000.csv, ", "and 2 more (7 files packed into one load, 21 records) into demo.docs (label ", "Doris counted 1 rows")
 }
 
 // A file of a pack that changed since the listing fails the pack before
@@ -113,6 +115,6 @@ func TestUnitAPackWithAChangedFileLoadsNothing(t *testing.T) {
 	}
 	changed := r.write("changing/part-002.csv", []byte("99,grown\n100,more\n101,and more\n"))
 	_, err = r.bundle(fn, packs...)
-	wantErr(t, err, "file "+changed+" changed while it was loaded", "Nothing of it was loaded")
+	enginetest.WantErr(t, err, "file "+changed+" changed while it was loaded", "Nothing of it was loaded")
 	r.wantRows()
 }

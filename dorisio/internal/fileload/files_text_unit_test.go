@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/enginetest"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 	"github.com/dorisbeam/dorisbeam/internal/fileprogress"
 	"github.com/klauspost/compress/zstd"
@@ -24,7 +25,7 @@ func TestUnitAByteOrderMarkIsNotLoaded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rows, _ := totals(res); rows != 2 {
+	if rows, _ := enginetest.Totals(res); rows != 2 {
 		t.Errorf("%d rows counted, want 2", rows)
 	}
 	r.wantRows("1=alpha", "2=beta")
@@ -38,10 +39,10 @@ func TestUnitAFileInAnotherEncodingIsRefused(t *testing.T) {
 	utf16 := []byte{0xff, 0xfe, '1', 0, ',', 0, 'a', 0, '\n', 0}
 	plain := r.write("wide.csv", utf16)
 	_, err := r.load(r.loader(nil), plain)
-	wantErr(t, err, "file "+plain, "UTF-16 (little-endian", "Doris loads UTF-8 only: nothing of it is loaded", "iconv -f UTF-16")
+	enginetest.WantErr(t, err, "file "+plain, "UTF-16 (little-endian", "Doris loads UTF-8 only: nothing of it is loaded", "iconv -f UTF-16")
 	packed := r.write("wide.csv.gz", gz(t, utf16))
 	_, err = r.load(r.loader(nil), packed)
-	wantErr(t, err, "file "+packed+" (gz-compressed)", "UTF-16 (little-endian")
+	enginetest.WantErr(t, err, "file "+packed+" (gz-compressed)", "UTF-16 (little-endian")
 	r.wantRows()
 }
 
@@ -59,7 +60,7 @@ func TestUnitCRLFLinesLoadWithStripCRAndMixedEndsAreRefused(t *testing.T) {
 
 	mixed := r.write("mixed.csv", []byte("4,delta\n5,epsilon\r\n6,zeta\n"))
 	_, err := r.load(r.loader(nil), mixed)
-	wantErr(t, err, "file "+mixed, "line 2", "Files.StripCR")
+	enginetest.WantErr(t, err, "file "+mixed, "line 2", "Files.StripCR")
 	r.wantRows("1=alpha", "2=two\r\nlines", "3=gamma")
 }
 
@@ -168,7 +169,7 @@ func TestUnitACompressedFileIsOneLoadFoundLoadedByARerun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, already := totals(again); already != 4 {
+	if _, already := enginetest.Totals(again); already != 4 {
 		t.Errorf("the re-run found %d of 4 files loaded, want 4", already)
 	}
 	// Doris reports no rows for a label it finds loaded: the progress
@@ -188,11 +189,11 @@ func TestUnitACompressedFileTheLoadCannotReadIsRefused(t *testing.T) {
 		path := r.write(name, []byte("1,a\n"))
 		kind := name[len("fake.csv."):]
 		_, err := r.load(r.loader(nil), path)
-		wantErr(t, err, fmt.Sprintf("file %s is not %s-compressed", path, kind), "Files.Compression")
+		enginetest.WantErr(t, err, fmt.Sprintf("file %s is not %s-compressed", path, kind), "Files.Compression")
 	}
 	path := r.write("ok.csv.gz", gz(t, []byte("1,a\r\n")))
 	_, err := r.load(r.loader(func(fn *FileLoadFn) { fn.Opts.Files.StripCR = true }), path)
-	wantErr(t, err, "file "+path+" is gz-compressed", "Files.StripCR cannot drop")
+	enginetest.WantErr(t, err, "file "+path+" is gz-compressed", "Files.StripCR cannot drop")
 	r.wantRows()
 }
 

@@ -146,37 +146,3 @@ func clip(s []string) []string {
 	}
 	return s
 }
-
-// totals sums the results' rows and counts those already committed.
-func totals(rs []sink.CommitResult) (rows int64, already int) {
-	for _, c := range rs {
-		rows += c.Rows
-		if c.AlreadyCommitted {
-			already++
-		}
-	}
-	return rows, already
-}
-
-// labels returns the results' labels, sorted.
-func labels(rs []sink.CommitResult) []string {
-	var out []string
-	for _, c := range rs {
-		out = append(out, c.Label)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// wantErr fails unless err's text holds every part.
-func wantErr(t *testing.T, err error, parts ...string) {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("no error, want one saying %q", parts)
-	}
-	for _, p := range parts {
-		if !strings.Contains(err.Error(), p) {
-			t.Fatalf("error %q\ndoes not say %q", err, p)
-		}
-	}
-}

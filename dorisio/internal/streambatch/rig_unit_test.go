@@ -283,27 +283,6 @@ func (r *streamRig) wantEachOnce(evs ...[]event) {
 	}
 }
 
-// labelsOf returns the results' labels, sorted.
-func labelsOf(rs []sink.CommitResult) []string {
-	var out []string
-	for _, c := range rs {
-		out = append(out, c.Label)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// rowsOf sums the results' rows and counts those already committed.
-func rowsOf(rs []sink.CommitResult) (rows int64, already int) {
-	for _, c := range rs {
-		rows += c.Rows
-		if c.AlreadyCommitted {
-			already++
-		}
-	}
-	return rows, already
-}
-
 // txnStates counts demo's transactions by state.
 func (r *streamRig) txnStates() map[string]int {
 	n := map[string]int{}
@@ -311,16 +290,4 @@ func (r *streamRig) txnStates() map[string]int {
 		n[x.State]++
 	}
 	return n
-}
-
-func wantErrText(t *testing.T, err error, parts ...string) {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("no error, want one saying %q", parts)
-	}
-	for _, p := range parts {
-		if !strings.Contains(err.Error(), p) {
-			t.Fatalf("error %q\ndoes not say %q", err, p)
-		}
-	}
 }

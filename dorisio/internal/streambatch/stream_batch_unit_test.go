@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/mtime"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/enginetest"
 )
 
 // Rows of one flush window wait in state until the watermark passes the
@@ -119,10 +120,10 @@ func TestUnitAReplayInAnotherOrderFindsTheSameLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a, b := labelsOf(first), labelsOf(again); !slices.Equal(a, b) {
+	if a, b := enginetest.Labels(first), enginetest.Labels(again); !slices.Equal(a, b) {
 		t.Fatalf("the replay's labels\n%q\ndiffer from the first run's\n%q", b, a)
 	}
-	if rows, already := rowsOf(again); already != len(again) || rows != 150 {
+	if rows, already := enginetest.Totals(again); already != len(again) || rows != 150 {
 		t.Errorf("the replay found %d of %d loads loaded (%d rows), want all (150 rows)", already, len(again), rows)
 	}
 	r.wantEachOnce(evs)
@@ -198,10 +199,10 @@ func TestUnitWhatTheStageCannotReadFailsNamingTheTable(t *testing.T) {
 	keys, chunks := r.chunk(ctx, events(0, 3, epoch, time.Second))
 	sp, tp := r.key(keys[0])
 	err := fn.ProcessElement(ctx, 0, sp, tp, keys[0], []byte{0xff, 1, 2}, nil)
-	wantErrText(t, err, "dorisio.Write: table demo.events: ")
+	enginetest.WantErr(t, err, "dorisio.Write: table demo.events: ")
 
 	err = fn.ProcessElement(ctx, 0, sp, tp, "0:events", chunks[0], nil)
-	wantErrText(t, err, `table demo.events: the stream batch key "0:events" names no flush window`)
+	enginetest.WantErr(t, err, `table demo.events: the stream batch key "0:events" names no flush window`)
 
 	if err := fn.ProcessElement(ctx, 0, sp, tp, keys[0], chunks[0], nil); err != nil {
 		t.Fatal(err)
@@ -209,12 +210,12 @@ func TestUnitWhatTheStageCannotReadFailsNamingTheTable(t *testing.T) {
 	broken := errors.New("state backend gone")
 	sp.failRead = broken
 	err = fn.ProcessElement(ctx, 0, sp, tp, keys[0], chunks[0], nil)
-	wantErrText(t, err, "table demo.events: reading the stream batch's state (key "+keys[0]+"): state backend gone")
+	enginetest.WantErr(t, err, "table demo.events: reading the stream batch's state (key "+keys[0]+"): state backend gone")
 	if !errors.Is(err, broken) {
 		t.Errorf("%v does not wrap the runner's error", err)
 	}
 	err = r.fire(ctx, fn, mtime.EndOfGlobalWindowTime)
-	wantErrText(t, err, "table demo.events: reading the stream batch's state (key "+keys[0]+")")
+	enginetest.WantErr(t, err, "table demo.events: reading the stream batch's state (key "+keys[0]+")")
 	if r.srv.RowCount("demo", "events") != 0 {
 		t.Error("rows loaded by a failed bundle")
 	}
@@ -244,7 +245,7 @@ func TestUnitARefusedLoadFailsTheBundleAndAbortsItsOtherLoads(t *testing.T) {
 	if h.Hits() == 0 {
 		t.Fatal("the fault never fired: the test proves nothing")
 	}
-	wantErrText(t, err, "demo.events", last, "too many filtered rows")
+	enginetest.WantErr(t, err, "demo.events", last, "too many filtered rows")
 	if n := r.srv.RowCount("demo", "events"); n != 0 {
 		t.Errorf("%d rows of a failed bundle are visible", n)
 	}
@@ -304,7 +305,7 @@ func TestUnitAReplayAdoptsTheLoadsACrashedRunLeftPrecommitted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rows, _ := rowsOf(res); rows != 100 || len(res) != open {
+	if rows, _ := enginetest.Totals(res); rows != 100 || len(res) != open {
 		t.Errorf("the replay committed %d loads of %d rows, want the %d precommitted, 100 rows", len(res), rows, open)
 	}
 	if s := r.txnStates(); s["PRECOMMITTED"] != 0 || s["VISIBLE"] != open {
