@@ -384,7 +384,7 @@ func printFileLoads(w io.Writer, r *Result, mark func(bool) string) {
 	if u == nil {
 		return
 	}
-	fmt.Fprintf(w, "%-18s %8s %8s  the file_vs_ lines above load the quoted CSV, which load sends with RFC 4180's enclose headers and the peers without: not like-for-like\n", "", "", "")
+	fmt.Fprintf(w, "%-18s %8s %8s  the file_vs_ lines above load the quoted CSV, which load sends with RFC 4180's quoting headers (trim_double_quotes; enclose too where a value needs it) and the peers without: not like-for-like\n", "", "", "")
 	if r.CurlSkipped == "" {
 		fmt.Fprintf(w, "%-18s %8.3f %8s  like-for-like: unquoted %.0f MB CSV, same headers: pipelines/load --input %.1f MB/s / curl -T %.1f MB/s, best of %d interleaved  [%s]\n",
 			"  (unquoted)", u.FileVsCurl, fmt.Sprintf("≥ %g", fileVsCurlUnquotedTarget), float64(u.CSVBytes)/1e6, u.FilesMBPerSec, u.CurlMBPerSec, r.Runs, mark(u.FileVsCurl >= fileVsCurlUnquotedTarget))
