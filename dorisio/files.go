@@ -78,7 +78,9 @@ import (
 // would change (a '"' pair at both ends, a quoted "\N"): such a range is
 // sent transcoded into Write's CSV, from memory, every value byte-equal
 // (internal/fileload); a range with no quote is sent without the enclose
-// headers. Each range's records, as the split counted them, must equal the
+// headers, and one whose quotes only wrap whole values (no separator, line
+// break, quote or backslash inside) without enclose, trim_double_quotes
+// taking the quotes off: Doris splits it as plain CSV. Each range's records, as the split counted them, must equal the
 // rows Doris counted for its load (loaded + filtered + unselected), or the
 // job fails naming the range: the load is verified without a second pass.
 //

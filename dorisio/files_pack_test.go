@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -72,5 +73,48 @@ func TestSmallFilesArePackedIntoFewLoadsExactlyOnceAcrossARerun(t *testing.T) {
 		if run == 2 && already != loads {
 			t.Errorf("re-run: %d of its %d loads found loaded, want all", already, loads)
 		}
+	}
+}
+
+// A row Doris refuses in a pack of small files is reported with its file
+// and its offset in that file (before, with neither: a pack's body is
+// several files'), past a header line and a byte-order mark, and in a file
+// whose records Files.StripCR rewrote.
+func TestARowRefusedInAPackNamesItsFileAndOffset(t *testing.T) {
+	srv := startServer(t, doristest.WithTable("demo.mixed(id INT, name VARCHAR(16))"))
+	dir := t.TempDir()
+	texts := map[string]string{
+		"a.csv": "id,name\n1,alpha\n2,beta\n",
+		"b.csv": "\xEF\xBB\xBFid,name\n3,gamma\nx,delta\n5,epsilon\n",
+		"c.csv": "id,name\r\n6,zeta\r\ny,eta\r\n8,theta\r\n",
+		"d.csv": "id,name\n9,iota",
+	}
+	for name, text := range texts {
+		writeFile(t, dir, name, []byte(text))
+	}
+	if _, err := runPipeline(t, func(s beam.Scope) {
+		results := WriteFiles(s, configFor(srv, "mixed"), []string{filepath.Join(dir, "*.csv")},
+			Files{HeaderLines: 1, StripCR: true, RangeBytes: 1 << 20}, WithRejectedRows())
+		collectRejected(t, s, results)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]RejectedRow{}
+	for _, r := range rejectedOfTest(t) {
+		got[string(r.Row)] = r
+	}
+	for row, file := range map[string]string{"x,delta": "b.csv", "y,eta": "c.csv"} {
+		r, ok := got[row]
+		want := int64(strings.Index(texts[file], row))
+		if !ok || r.File != filepath.Join(dir, file) || r.Offset != want {
+			t.Errorf("rejected %q: %+v, want it in %s at offset %d", row, r, filepath.Join(dir, file), want)
+		}
+	}
+	if len(got) != 2 {
+		t.Errorf("%d rows rejected, want 2: %+v", len(got), got)
+	}
+	wantRows(t, srv, "mixed", [][]string{{"1", "alpha"}, {"2", "beta"}, {"3", "gamma"}, {"5", "epsilon"}, {"6", "zeta"}, {"8", "theta"}, {"9", "iota"}})
+	if n := len(srv.Txns("demo")); n > 3 {
+		t.Errorf("%d loads: the four files were not packed into one", n)
 	}
 }

@@ -39,6 +39,15 @@ const (
 	unquotedTables = "files_plain"
 )
 
+// The targets of file_vs_curl, whole process against curl -T of the same
+// file: the quoted CSV (what spreadsheets and exporters write, sent with
+// its quoting headers) at 0.6, the unquoted one (the same headers as curl)
+// at 0.9.
+const (
+	fileVsCurlTarget         = 0.6
+	fileVsCurlUnquotedTarget = 0.9
+)
+
 // FileFigures are the interleaved whole-process loads of one CSV file.
 type FileFigures struct {
 	CSVBytes                 int64     `json:"csv_bytes"`
@@ -75,6 +84,10 @@ func (b *bencher) filesVsCurl(ctx context.Context, res *Result, feURL, password,
 		defer os.Remove(curlConf)
 	}
 	peers := filePeers{curl: curl, curlConf: curlConf, streamloader: b.streamloader(res), feURL: feURL, password: password}
+	if res.Targets != nil {
+		res.Targets["file_vs_curl"] = fmt.Sprintf(">= %g", fileVsCurlTarget)
+		res.Targets["file_vs_curl_unquoted"] = fmt.Sprintf(">= %g", fileVsCurlUnquotedTarget)
+	}
 	q, err := b.fileRounds(ctx, peers, csvPath, res.CSVBytes, quotedTables)
 	if err != nil {
 		return err
@@ -356,10 +369,10 @@ func printSmallFiles(w io.Writer, r *Result, mark func(bool) string) {
 // unquoted copy, saying which are like-for-like.
 func printFileLoads(w io.Writer, r *Result, mark func(bool) string) {
 	if r.CurlSkipped != "" {
-		fmt.Fprintf(w, "%-18s %8s %8s  %s; WriteFiles %.1f MB/s\n", "file_vs_curl", "skipped", "≥ 0.5", r.CurlSkipped, r.FilesMBPerSec)
+		fmt.Fprintf(w, "%-18s %8s %8s  %s; WriteFiles %.1f MB/s\n", "file_vs_curl", "skipped", fmt.Sprintf("≥ %g", fileVsCurlTarget), r.CurlSkipped, r.FilesMBPerSec)
 	} else {
 		fmt.Fprintf(w, "%-18s %8.3f %8s  pipelines/load --input %.1f MB/s / curl -T %.1f MB/s, whole processes, best of %d interleaved, %.0f MB CSV; load peak RSS %.0f MB  [%s]\n",
-			"file_vs_curl", r.FileVsCurl, "≥ 0.5", r.FilesMBPerSec, r.CurlMBPerSec, r.Runs, float64(r.CSVBytes)/1e6, float64(r.FilesRSSBytes)/1e6, mark(r.FileVsCurl >= 0.5))
+			"file_vs_curl", r.FileVsCurl, fmt.Sprintf("≥ %g", fileVsCurlTarget), r.FilesMBPerSec, r.CurlMBPerSec, r.Runs, float64(r.CSVBytes)/1e6, float64(r.FilesRSSBytes)/1e6, mark(r.FileVsCurl >= fileVsCurlTarget))
 	}
 	if r.StreamloaderSkipped != "" {
 		fmt.Fprintf(w, "%-18s %8s %8s  %s\n", "file_vs_streamloader", "skipped", "≥ 1.5", r.StreamloaderSkipped)
@@ -371,10 +384,10 @@ func printFileLoads(w io.Writer, r *Result, mark func(bool) string) {
 	if u == nil {
 		return
 	}
-	fmt.Fprintf(w, "%-18s %8s %8s  the file_vs_ lines above load the quoted CSV, which load sends with RFC 4180's enclose headers and the peers without: not like-for-like\n", "", "", "")
+	fmt.Fprintf(w, "%-18s %8s %8s  the file_vs_ lines above load the quoted CSV, which load sends with RFC 4180's quoting headers (trim_double_quotes; enclose too where a value needs it) and the peers without: not like-for-like\n", "", "", "")
 	if r.CurlSkipped == "" {
 		fmt.Fprintf(w, "%-18s %8.3f %8s  like-for-like: unquoted %.0f MB CSV, same headers: pipelines/load --input %.1f MB/s / curl -T %.1f MB/s, best of %d interleaved  [%s]\n",
-			"  (unquoted)", u.FileVsCurl, "≥ 0.5", float64(u.CSVBytes)/1e6, u.FilesMBPerSec, u.CurlMBPerSec, r.Runs, mark(u.FileVsCurl >= 0.5))
+			"  (unquoted)", u.FileVsCurl, fmt.Sprintf("≥ %g", fileVsCurlUnquotedTarget), float64(u.CSVBytes)/1e6, u.FilesMBPerSec, u.CurlMBPerSec, r.Runs, mark(u.FileVsCurl >= fileVsCurlUnquotedTarget))
 	}
 	if r.StreamloaderSkipped == "" {
 		fmt.Fprintf(w, "%-18s %8.3f %8s  like-for-like: unquoted %.0f MB CSV, same headers: pipelines/load --input %.1f MB/s / doris-streamloader %.1f MB/s, best of %d interleaved  [%s]\n",

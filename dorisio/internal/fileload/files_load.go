@@ -322,7 +322,7 @@ func (fn *FileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 				var at func(int64) int64
 				data, at = filerange.StripCR(fn.syntax(), data)
 				rewritten, j.ID, j.Bytes = data, j.ID+strippedID, int64(len(data))
-				j.FileOffsetOf = func(off int64) int64 { return fr.Start + at(off) }
+				j.FileAt = func(off int64) (string, int64) { return f.Path, fr.Start + at(off) }
 			}
 			// A value Doris would change is not sent as written (files_transcode.go).
 			if fr.Suspect {

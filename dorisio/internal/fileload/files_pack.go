@@ -2,6 +2,7 @@ package fileload
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -123,6 +124,38 @@ type packPart struct {
 	records int64
 	quoted  bool
 	wrapped bool // each quoted range of it is Wrapped
+	// Where data's bytes are in the file: each range's start in data and
+	// in the file (a range of only empty records is left out), and the
+	// map from StripCR's bytes to data's (nil: not stripped).
+	ranges   []partRange
+	unstrip  func(int64) int64
+	bodyFrom int64 // where data starts in the pack's body
+}
+
+type partRange struct{ at, file int64 }
+
+// fileOffset is the offset in the file of byte off of data.
+func (pt *packPart) fileOffset(off int64) int64 {
+	if pt.unstrip != nil {
+		off = pt.unstrip(off)
+	}
+	i, _ := slices.BinarySearchFunc(pt.ranges, off, func(r partRange, off int64) int {
+		return cmp.Compare(r.at, off+1)
+	})
+	r := pt.ranges[max(i-1, 0)]
+	return r.file + off - r.at
+}
+
+// packFileAt maps an offset in a pack's body to its file and offset: a
+// row Doris refuses in a pack is reported where it is in its file.
+func packFileAt(parts []packPart) func(int64) (string, int64) {
+	return func(off int64) (string, int64) {
+		i, _ := slices.BinarySearchFunc(parts, off, func(pt packPart, off int64) int {
+			return cmp.Compare(pt.bodyFrom, off+1)
+		})
+		pt := &parts[max(i-1, 0)]
+		return pt.f.Path, pt.fileOffset(off - pt.bodyFrom)
+	}
 }
 
 // loadPack loads a pack of several files as one load; a pack of one file
@@ -160,7 +193,9 @@ func (fn *FileLoadFn) loadPack(ctx context.Context, p filePack) error {
 	ids := sha256.New()
 	var rows int64
 	quoted, wrapped := false, true
-	for _, pt := range parts {
+	for i := range parts {
+		pt := &parts[i]
+		pt.bodyFrom = int64(len(body))
 		body = append(body, pt.data...)
 		if !bytes.HasSuffix(pt.data, fn.Delim) {
 			body = append(body, fn.Delim...) // the next file's first record starts a record
@@ -181,6 +216,7 @@ func (fn *FileLoadFn) loadPack(ctx context.Context, p filePack) error {
 		j.Headers, j.FormOnly = fn.wrappedHeaders()
 	}
 	j.Loaded = noteLoaded(listed)
+	j.FileAt = packFileAt(parts)
 	j.Check = func(r sink.CommitResult) error { return countedOtherwisePack(parts, rows, r) }
 	return fn.StartLoad(j)
 }
@@ -219,6 +255,7 @@ func (fn *FileLoadFn) readPart(ctx context.Context, f fileSpec) (part packPart, 
 			start = fr.Start
 		}
 		end = fr.End
+		part.ranges = append(part.ranges, partRange{at: int64(len(part.data)), file: fr.Start})
 		part.data = append(part.data, fr.Data...)
 		part.records += fr.Records
 		part.quoted = part.quoted || fr.Quoted
@@ -239,7 +276,7 @@ func (fn *FileLoadFn) readPart(ctx context.Context, f fileSpec) (part packPart, 
 	}
 	part.id = f.rangeID(start, end, xxhash.Sum64(part.data))
 	if crlf {
-		part.data, _ = filerange.StripCR(fn.syntax(), part.data)
+		part.data, part.unstrip = filerange.StripCR(fn.syntax(), part.data)
 		part.id += strippedID
 	}
 	if suspect && fn.transcoder().transcode(part.data) != nil {

@@ -229,13 +229,5 @@ func benchEvents(n int) []byte {
 // without their quotes: the file a like-for-like comparison with curl
 // loads.
 func BenchmarkSplitUnquotedCSV(b *testing.B) {
-	data := bytes.ReplaceAll(benchEvents(64<<20), []byte(`"`), nil)
-	b.SetBytes(int64(len(data)))
-	for b.Loop() {
-		sp := &Splitter{sc: rfc(",", "\n"), rangeBytes: 64 << 20, SkipBOM: true}
-		sp.CheckLineEnds(false)
-		if err := sp.Split(bytes.NewReader(data), int64(len(data)), func(Range) error { return nil }); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchSplitAsWriteFiles(b, bytes.ReplaceAll(benchEvents(64<<20), []byte(`"`), nil))
 }

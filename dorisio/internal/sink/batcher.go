@@ -123,9 +123,10 @@ type LoadJob struct {
 	// written by the format's BodyWriter (framing.go).
 	Unframed   bool
 	FileOffset int64
-	// FileOffsetOf maps an offset in the body to the file's, for a body
-	// rewritten from the file's bytes (Files.StripCR); nil: FileOffset +.
-	FileOffsetOf func(int64) int64
+	// FileAt maps an offset in the body to a file and an offset in it, for
+	// a body rewritten from the file's bytes (Files.StripCR) or made of
+	// several files' (a pack of small files); nil: File, FileOffset +.
+	FileAt func(int64) (string, int64)
 	// byContent: the label names the multiset of the rows, not their order
 	// (grouped parts, stream batches): a refused load's rows are sorted
 	// before they are cut, so that the halves are a function of the label

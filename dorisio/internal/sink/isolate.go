@@ -305,11 +305,11 @@ func (is *isolation) report() {
 			Database: is.b.db, Table: j.Table, Label: j.label, Reason: is.reason[i],
 			Row: append([]byte(nil), is.record(i)...),
 		}
-		if j.File != "" {
+		switch {
+		case j.FileAt != nil:
+			r.File, r.Offset = j.FileAt(int64(is.starts[i]))
+		case j.File != "":
 			r.File, r.Offset = j.File, j.FileOffset+int64(is.starts[i])
-			if j.FileOffsetOf != nil {
-				r.Offset = j.FileOffsetOf(int64(is.starts[i]))
-			}
 		}
 		is.sum.Rows++
 		is.sum.FilteredRows++
