@@ -68,6 +68,13 @@ func TestArrowAndCSVLeaveTheSameTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sameTables(t, srv, "via_csv", "via_arrow", n)
+}
+
+// sameTables checks that tables a and b hold the same n rows, and returns
+// b's rows, sorted, each its values joined by '|'.
+func sameTables(t *testing.T, srv *doristest.Server, a, b string, n int) []string {
+	t.Helper()
 	key := func(table string) []string {
 		var out []string
 		for _, r := range srv.Rows("demo", table) {
@@ -76,15 +83,16 @@ func TestArrowAndCSVLeaveTheSameTable(t *testing.T) {
 		sort.Strings(out)
 		return out
 	}
-	viaCSV, viaArrow := key("via_csv"), key("via_arrow")
-	if len(viaCSV) != n || len(viaArrow) != n {
-		t.Fatalf("tables hold %d (CSV) and %d (Arrow) rows, want %d each", len(viaCSV), len(viaArrow), n)
+	rowsA, rowsB := key(a), key(b)
+	if len(rowsA) != n || len(rowsB) != n {
+		t.Fatalf("tables %s and %s hold %d and %d rows, want %d each", a, b, len(rowsA), len(rowsB), n)
 	}
-	for i := range viaCSV {
-		if viaCSV[i] != viaArrow[i] {
-			t.Fatalf("row %q loaded through CSV is %q through Arrow", viaCSV[i], viaArrow[i])
+	for i := range rowsA {
+		if rowsA[i] != rowsB[i] {
+			t.Fatalf("row %q loaded into %s is %q in %s", rowsA[i], a, rowsB[i], b)
 		}
 	}
+	return rowsB
 }
 
 // Arrow writes struct rows only, and is never compressed.
@@ -153,23 +161,7 @@ func TestArrowAndJSONLeaveTheSameTableWithNestedColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := func(table string) []string {
-		var out []string
-		for _, r := range srv.Rows("demo", table) {
-			out = append(out, strings.Join(r, "|"))
-		}
-		sort.Strings(out)
-		return out
-	}
-	viaJSON, viaArrow := key("via_json"), key("via_arrow")
-	if len(viaJSON) != n || len(viaArrow) != n {
-		t.Fatalf("tables hold %d (JSON) and %d (Arrow) rows, want %d each", len(viaJSON), len(viaArrow), n)
-	}
-	for i := range viaJSON {
-		if viaJSON[i] != viaArrow[i] {
-			t.Fatalf("row %q loaded through JSON is %q through Arrow", viaJSON[i], viaArrow[i])
-		}
-	}
+	viaArrow := sameTables(t, srv, "via_json", "via_arrow", n)
 	// A nil slice in a map comes back from Beam's coder empty.
 	want := `3|\N|{}|["2024-02-29 03:01:02.000003"]|[3.50,-0.25]|{"x":3,"label":"p"}|{"x":-3,"label":"o"}|[3,null]|{"-1":[],"3":["k"]}`
 	if i := sort.SearchStrings(viaArrow, "3|"); i == n || viaArrow[i] != want {

@@ -70,7 +70,7 @@ type optionDefault struct {
 }
 
 var optionDefaults = []optionDefault{
-	{"WithFormat(CSV | JSON | Arrow)", "CSV", "`CSV` (`,` separated, `\"` enclosed, `\\` escaped, `\\N` = NULL); `Arrow` (Doris ≥ 2.1): struct rows as Arrow IPC streams typed by the table's columns, cheaper for the BE to convert; no compression, no nested columns yet", "`format`"},
+	{"WithFormat(CSV | JSON | Arrow)", "CSV", "`CSV` (`,` separated, `\"` enclosed, `\\` escaped, `\\N` = NULL); `Arrow` (Doris ≥ 2.1): struct rows as Arrow IPC streams typed by the table's columns, cheaper for the BE to convert; no compression; ARRAY/MAP/STRUCT element types from the fields' Go types", "`format`"},
 	{"WithMaxBatchRows(n)", "1,000,000", "1,000,000: a hard cap with `AtLeastOnce`; with `ExactlyOnce` it caps a table's first `WithMaxOpenTxns`/4 loads of a bundle and each later one may double (`WithMaxBatchRows(3)` over 40 rows: 3, 3, 3, 3, 3, 6, 12, 7)", "`sink.buffer-flush.max-rows` (batch mode)"},
 	{"WithMaxBatchBytes(n)", "64 MiB", "64 MiB (likewise, spilled to `WithSpoolDir`, up to `WithMaxLoadBytes`)", "`sink.buffer-flush.max-bytes` (batch mode)"},
 	{"WithMaxBufferedBytes(n)", "2 × MaxBatchBytes", "2 × MaxBatchBytes (all tables of a bundle)", "—"},

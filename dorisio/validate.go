@@ -61,9 +61,9 @@ func (o *writeOptions) validate(m mode) {
 		}
 	}
 
-	// Doris reads no compressed Arrow body.
-	if o.Format == Arrow && o.Compression != "" {
-		o.fail("%s with %s: Doris reads no compressed Arrow body; drop one of them", o.givenBy("header compress_type"), o.givenBy("the format"))
+	// Doris reads no compressed Arrow body (a Columnar format's).
+	if o.Format.Columnar() && o.Compression != "" {
+		o.fail("%s with %s: Doris reads no compressed %s body; drop one of them", o.givenBy("header compress_type"), o.givenBy("the format"), o.Format.Title())
 	}
 
 	if m.files != nil {
@@ -165,8 +165,8 @@ func (o *writeOptions) validateFiles(f Files) {
 			o.fail("Files.StripCR: reads \"\\r\\n\" as the line delimiter \"\\n\"; with WithLineDelimiter(%q) use one or the other", delim)
 		}
 	}
-	if o.Format == Arrow {
-		o.fail("%s: Arrow bodies are built from struct rows; files are loaded as their own CSV or JSON lines", o.givenBy("the format"))
+	if o.Format.Columnar() {
+		o.fail("%s: its bodies are built from struct rows; files are loaded as their own CSV or JSON lines", o.givenBy("the format"))
 		return
 	}
 	if o.Format == JSON {

@@ -67,7 +67,7 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 	if err != nil {
 		return nil, err
 	}
-	if o.Format == sink.Arrow {
+	if o.Format.Columnar() {
 		o.FieldTypes = enc.FieldTypes()
 	}
 	if cfg.Table == "" && !enc.Routes() {

@@ -70,7 +70,7 @@ func WithFormat(f Format) LoadOption {
 	return forLoads(fmt.Sprintf("WithFormat(%s)", strings.ToUpper(string(f))), func(o *writeOptions) {
 		o.claim("the format")
 		if !f.Known() {
-			o.fail("WithFormat(%q): want dorisio.CSV, dorisio.JSON or dorisio.Arrow", string(f))
+			o.fail("WithFormat(%q): want %s", string(f), sink.FormatChoices())
 			return
 		}
 		o.Format = f

@@ -40,6 +40,7 @@ type arrowFormat struct{ jsonLines }
 func init() { register(Arrow) }
 
 func (arrowFormat) Name() string { return "arrow" }
+func (arrowFormat) Columnar()    {}
 
 func (arrowFormat) Headers() map[string]string { return map[string]string{"format": "arrow"} }
 

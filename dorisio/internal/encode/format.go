@@ -80,6 +80,15 @@ type BodyWriter interface {
 	Verbatim() bool
 }
 
+// A Columnar format builds each load's body from struct rows typed by the
+// table's columns (its BodyWriter needs them, and the fields' FieldTypes):
+// it takes no pre-encoded rows and no files, and no compress_type (Doris
+// reads no compressed columnar body).
+type Columnar interface{ Columnar() }
+
+// IsColumnar reports whether f is a Columnar format.
+func IsColumnar(f Format) bool { _, ok := f.(Columnar); return ok }
+
 // formats are the formats Write produces, each under the name of its
 // "format" header; ByName reads them. Each format's file adds itself.
 var formats []Format

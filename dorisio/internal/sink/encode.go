@@ -35,15 +35,54 @@ type Row struct {
 	ID string
 }
 
-// encodings are the load formats a Write can produce, by the name
-// WithFormat takes.
-var encodings = map[Format]encode.Format{CSV: encode.CSV, JSON: encode.JSONLines, Arrow: encode.Arrow}
+// formats are the load formats a Write can produce: WithFormat's value,
+// dorisio's name of it, and the format.
+var formats = []formatEntry{{CSV, "CSV", encode.CSV}, {JSON, "JSON", encode.JSONLines}, {Arrow, "Arrow", encode.Arrow}}
 
-// encoding is f's load format.
-func (f Format) encoding() encode.Format { return encodings[f] }
+type formatEntry struct {
+	f    Format
+	name string
+	enc  encode.Format
+}
+
+// encoding is f's load format (nil: unknown).
+func (f Format) encoding() encode.Format {
+	for _, e := range formats {
+		if e.f == f {
+			return e.enc
+		}
+	}
+	return nil
+}
 
 // Known reports whether f is a format Write can produce.
-func (f Format) Known() bool { _, ok := encodings[f]; return ok }
+func (f Format) Known() bool { return f.encoding() != nil }
+
+// Columnar reports whether f builds its bodies from struct rows typed by
+// the table's columns (encode.Columnar).
+func (f Format) Columnar() bool { return f.Known() && encode.IsColumnar(f.encoding()) }
+
+// Title is dorisio's name of f: Arrow.
+func (f Format) Title() string {
+	for _, e := range formats {
+		if e.f == f {
+			return e.name
+		}
+	}
+	return string(f)
+}
+
+// Option is how the user chose f: WithFormat(dorisio.Arrow).
+func (f Format) Option() string { return "WithFormat(dorisio." + f.Title() + ")" }
+
+// FormatChoices names the formats: "dorisio.CSV, dorisio.JSON or dorisio.Arrow".
+func FormatChoices() string {
+	var names []string
+	for _, e := range formats {
+		names = append(names, "dorisio."+e.name)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
 
 // FormatHeaders are the Stream Load headers format f needs.
 func FormatHeaders(f Format) map[string]string { return f.encoding().Headers() }
@@ -67,8 +106,8 @@ func NewElemEncoder(t reflect.Type, o *Options) (ElemEncoder, error) {
 		return ElemEncoder{}, fmt.Errorf("%s makes tables and columns from a struct's fields; the elements are %v: write structs, or create the table yourself", o.Evolve.Names(), t)
 	}
 	switch {
-	case (encode.IsPreEncoded(t) || t == RowType) && o.Format == Arrow:
-		return ElemEncoder{}, fmt.Errorf("WithFormat(dorisio.Arrow) writes struct rows, typed by the table's columns; the elements are %v: write structs, or pre-encoded CSV or JSON", t)
+	case (encode.IsPreEncoded(t) || t == RowType) && o.Format.Columnar():
+		return ElemEncoder{}, fmt.Errorf("%s writes struct rows, typed by the table's columns; the elements are %v: write structs, or pre-encoded CSV or JSON", o.Format.Option(), t)
 	case encode.IsPreEncoded(t), t == RowType:
 		delim := []byte{'\n'}
 		if v, ok := o.Headers["line_delimiter"]; ok {

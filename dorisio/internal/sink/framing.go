@@ -49,14 +49,14 @@ func writeBody(f encode.Format, h map[string]string, cols []streamload.Column, l
 }
 
 // writeBody is the body of j as the Write's format writes it, typed by
-// j's table's columns when the format needs them (Arrow).
+// j's table's columns when the format needs them (a Columnar one: Arrow).
 func (b *Batcher) writeBody(j *LoadJob, h map[string]string) (streamload.Body, error) {
 	f := b.opts.Format.encoding()
 	var cols []streamload.Column
-	if b.opts.Format == Arrow {
+	if encode.IsColumnar(f) {
 		var err error
 		if cols, err = b.columnsOf(j.Table); err != nil {
-			return nil, fmt.Errorf("reading the table's columns to type its Arrow body: %w", err)
+			return nil, fmt.Errorf("reading the table's columns to type its %s body: %w", f.Name(), err)
 		}
 		if cols, err = encode.WithFieldTypes(cols, b.opts.FieldTypes); err != nil {
 			return nil, err

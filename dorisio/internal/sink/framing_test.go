@@ -72,8 +72,9 @@ func (l *bodyLoader) Load(_ context.Context, req streamload.LoadRequest) (*strea
 // line-delimited formats are sent as they are.
 func TestAFramingFormatFramesEveryLoadOnceAndCSVIsSentAsItIs(t *testing.T) {
 	const framedFormat Format = "bracketed-csv"
-	encodings[framedFormat] = bracketed{encode.CSV}
-	t.Cleanup(func() { delete(encodings, framedFormat) })
+	kept := formats
+	formats = append(formats[:len(formats):len(formats)], formatEntry{framedFormat, "BracketedCSV", bracketed{encode.CSV}})
+	t.Cleanup(func() { formats = kept })
 	for _, tc := range []struct {
 		format Format
 		want   []string

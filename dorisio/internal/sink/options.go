@@ -80,7 +80,7 @@ type Options struct {
 	Evolve encode.Evolution
 	// FieldTypes are the Doris types the struct's fields give the element
 	// types of ARRAY, MAP and STRUCT columns, which the FE does not name:
-	// set at construction for WithFormat(Arrow) (encode.WithFieldTypes).
+	// set at construction for a Columnar format (encode.WithFieldTypes).
 	FieldTypes map[string]encode.FieldType
 }
 
