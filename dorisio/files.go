@@ -37,7 +37,8 @@ import (
 // listing finds them loaded. Packs end at files chosen by the hash of their
 // path, so a file added to or removed from the listing between a crashed
 // run and its re-run changes only its own pack (rarely the next ones too):
-// that pack's other files load again. A thousand files of 1.2 MB are 16
+// that pack's other files load again. So does a file of a pack whose
+// content changed between runs: its pack's label changes with it. A thousand files of 1.2 MB are 16
 // loads, where one load a file would make a thousand versions of each
 // tablet (Doris' -235). A file of a pack holding a value Doris would change
 // loads on its own, transcoded.

@@ -40,3 +40,24 @@ func TestLoadsInFlightSpreadOverTheBEs(t *testing.T) {
 		t.Errorf("the slow BE held %d loads at once, want at most 2 of the 4 in flight: %+v", p, loads)
 	}
 }
+
+// A BE that is down resets every load at once, and so always has the
+// fewest loads in flight: it is passed over once a load to it failed
+// without an answer, and the loads go to the others. Before, each retry
+// went back to it (least in flight), and the job failed after its
+// attempts ("giving up after 3 attempts ... connection reset by peer").
+func TestLoadsPassOverABEThatIsDown(t *testing.T) {
+	srv := startServer(t, doristest.WithBackends(3), doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
+	srv.Inject(doristest.Fault{Kind: doristest.BackendDown, Backend: 2})
+	cfg := configFor(srv, "events")
+	cfg.DiscoverBEs = true
+	in := events(600, shortName)
+	_, err := runPipeline(t, func(s beam.Scope) {
+		Write(s, cfg, beam.CreateList(s, in), WithMaxBatchRows(20), WithLoadsInFlight(4), WithMaxOpenTxns(100), WithRetry(fastRetry))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRows(t, srv, "events", rowsOf(in))
+	wantNoOpenTxns(t, srv)
+}

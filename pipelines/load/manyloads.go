@@ -17,16 +17,23 @@ const manyLoads = 1000
 // only label_num_threshold (2000 by default) finished loads' labels, so a
 // re-run could no longer find the first ones loaded, and a table taking
 // loads faster than compaction merges their versions refuses them with
-// err -235. Each compressed file is one load.
+// err -235. Each compressed file is one load; plain files of at most half
+// a range share loads of about a range (WriteFiles packs them).
 func warnManyLoads(w io.Writer, listed map[string]fileState, o *options) {
-	var loads, bytes int64
+	var loads, bytes, packed int64
 	for path, st := range listed {
 		bytes += st.size
-		if compressedByName(o.fileCompression, path) {
+		switch {
+		case compressedByName(o.fileCompression, path):
 			loads++
-			continue
+		case st.size <= o.chunkBytes/2:
+			packed += st.size
+		default:
+			loads += max(1, (st.size+o.chunkBytes-1)/o.chunkBytes)
 		}
-		loads += max(1, (st.size+o.chunkBytes-1)/o.chunkBytes)
+	}
+	if packed > 0 {
+		loads += (packed + o.chunkBytes - 1) / o.chunkBytes
 	}
 	if loads <= manyLoads {
 		return

@@ -432,6 +432,11 @@ func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 	resp, err := c.send(ctx, request{method: http.MethodPut, url: base + l.path, headers: l.headers,
 		body: l.body, expect: true, mutates: true})
 	end()
+	if err != nil && ctx.Err() == nil {
+		loadsOn.failed(base)
+	} else if err == nil {
+		loadsOn.answered(base)
+	}
 	if err != nil {
 		var se *sendError
 		errors.As(err, &se)

@@ -3,6 +3,7 @@ package streamload
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // Loads spread over BEs.
@@ -18,13 +19,35 @@ import (
 // picks the BE (Doris picks among the alive ones at random): the count is
 // kept for the FE's base and decides nothing.
 
-// inFlight counts the load attempts this process has on each base URL.
+// inFlight counts the load attempts this process has on each base URL,
+// and when each last failed without an answer (a reset or refused
+// connection): a BE that is down fails at once and so has the fewest
+// loads in flight; without the mark every pick, retries included, would
+// go to it. A marked BE is picked only when every BE is marked, or once
+// beDownFor has passed (it may be back).
 type inFlight struct {
-	mu sync.Mutex
-	n  map[string]int
+	mu   sync.Mutex
+	n    map[string]int       // guarded by mu
+	down map[string]time.Time // guarded by mu: when each base last failed without an answer
 }
 
-var loadsOn = &inFlight{n: map[string]int{}}
+var loadsOn = &inFlight{n: map[string]int{}, down: map[string]time.Time{}}
+
+// beDownFor is how long a BE that failed without an answer is passed over.
+const beDownFor = 10 * time.Second
+
+// failed marks base as failing without an answer; answered clears it.
+func (f *inFlight) failed(base string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.down[base] = time.Now()
+}
+
+func (f *inFlight) answered(base string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.down, base)
+}
 
 // begin counts a load attempt on base; the func it returns ends it.
 func (f *inFlight) begin(base string) func() {
@@ -48,11 +71,13 @@ func (f *inFlight) begin(base string) func() {
 func (f *inFlight) least(list []string, start int) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	best, bestN := start%len(list), -1
+	best, bestN, bestDown := start%len(list), -1, true
 	for k := 0; k < len(list); k++ {
 		i := (start + k) % len(list)
-		if n := f.n[list[i]]; bestN < 0 || n < bestN {
-			best, bestN = i, n
+		at, marked := f.down[list[i]]
+		isDown := marked && time.Since(at) < beDownFor
+		if n := f.n[list[i]]; bestN < 0 || (bestDown && !isDown) || (isDown == bestDown && n < bestN) {
+			best, bestN, bestDown = i, n, isDown
 		}
 	}
 	return best
