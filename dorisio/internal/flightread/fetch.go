@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dorisbeam/dorisbeam/internal/spoolfile"
 	"os"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -53,7 +54,7 @@ func (d *splitData) add(rec arrow.RecordBatch, decode func(arrow.RecordBatch, in
 		return nil
 	}
 	if d.w == nil {
-		f, err := os.CreateTemp(d.dir, "dorisio-read-*.arrows")
+		f, err := spoolfile.Create(d.dir, "read", ".arrows")
 		if err != nil {
 			return fmt.Errorf("spilling a split's result past %d bytes in memory: %w", d.budget, err)
 		}

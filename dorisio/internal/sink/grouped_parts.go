@@ -38,6 +38,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/dorisbeam/dorisbeam/internal/spoolfile"
 	"io"
 	"math/bits"
 	"os"
@@ -271,7 +272,7 @@ func (r *GroupReader) Reset() {
 // spoolChunk appends c, length first, to the group's spool file.
 func (g *group) spoolChunk(dir string, c []byte) error {
 	if g.spoolW == nil {
-		f, err := os.CreateTemp(dir, "dorisio-group-*")
+		f, err := spoolfile.Create(dir, "group", "")
 		if err != nil {
 			return fmt.Errorf("spooling a group (WithSpoolDir): %w", err)
 		}

@@ -3,6 +3,7 @@ package sink
 import (
 	"errors"
 	"fmt"
+	"github.com/dorisbeam/dorisbeam/internal/spoolfile"
 	"os"
 	"sync"
 
@@ -83,7 +84,7 @@ func (b *batchBody) spill(dir string, pool *ChunkPool, files *SpoolFiles) {
 
 // create makes the batch's spool file.
 func (b *batchBody) create(dir string) {
-	f, err := os.CreateTemp(dir, "dorisio-spool-*")
+	f, err := spoolfile.Create(dir, "spool", "")
 	if err != nil {
 		b.path, b.err = os.DevNull, err // spilled, failed: the batch reports err when cut
 		return

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/dorisbeam/dorisbeam/internal/spoolfile"
 	"io"
 	"os"
 	"sync"
@@ -153,7 +154,7 @@ func (b *BodyBuffer) Write(p []byte) (int, error) {
 		return 0, b.err
 	}
 	if b.file == nil && int64(b.mem.Len())+int64(len(p)) > b.threshold {
-		f, err := os.CreateTemp(b.dir, "streamload-body-*")
+		f, err := spoolfile.Create(b.dir, "body", "")
 		if err != nil {
 			b.err = fmt.Errorf("streamload: create spool file: %w", err)
 			return 0, b.err

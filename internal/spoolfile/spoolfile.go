@@ -1,0 +1,81 @@
+// Package spoolfile makes the temporary files dorisio spills to (load
+// bodies, grouped parts, read results) and removes the ones a killed
+// process left behind.
+//
+// A process that ends by SIGKILL (an OOM kill, kill -9, a runner that
+// stops a worker) cannot remove its spool files, and they can be large
+// (a batch up to its byte cap). Each file's name carries the process id of
+// its maker, so the first spool file a process makes in a directory also
+// removes the files there whose maker is gone.
+package spoolfile
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// prefix starts every spool file's name: prefix + kind + "-" + pid + "-".
+const prefix = "dorisio-"
+
+// staleAfter is how old a dead process' file must be before it is
+// removed: a guard for a directory shared between process id namespaces
+// (containers), where a maker that is alive elsewhere looks dead here.
+const staleAfter = 10 * time.Minute
+
+var swept sync.Map // directory -> struct{}: swept once per process
+
+// Create makes a new spool file in dir ("" is os.TempDir()) for kind (a
+// word: "spool", "group", "read"), named dorisio-<kind>-<pid>-<random><ext>.
+func Create(dir, kind, ext string) (*os.File, error) {
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	if _, done := swept.LoadOrStore(dir, struct{}{}); !done {
+		Sweep(dir, time.Now())
+	}
+	return os.CreateTemp(dir, fmt.Sprintf("%s%s-%d-*%s", prefix, kind, os.Getpid(), ext))
+}
+
+// Sweep removes the spool files in dir whose maker process is no longer
+// running and that were last written before now - staleAfter; it returns
+// their names. Files it cannot read or remove are left.
+func Sweep(dir string, now time.Time) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var removed []string
+	for _, e := range entries {
+		pid, ok := makerPID(e.Name())
+		if !ok || e.IsDir() || pid == os.Getpid() || alive(pid) {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || now.Sub(info.ModTime()) < staleAfter {
+			continue
+		}
+		if os.Remove(filepath.Join(dir, e.Name())) == nil {
+			removed = append(removed, e.Name())
+		}
+	}
+	return removed
+}
+
+// makerPID is the process id in a spool file's name.
+func makerPID(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, prefix)
+	if !ok {
+		return 0, false
+	}
+	parts := strings.SplitN(rest, "-", 3) // kind, pid, random
+	if len(parts) != 3 || parts[0] == "" {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(parts[1])
+	return pid, err == nil && pid > 0
+}

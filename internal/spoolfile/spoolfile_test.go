@@ -1,0 +1,59 @@
+package spoolfile
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A process killed mid-load leaves its spool files; the next process to
+// spool in that directory removes them, and leaves those of a running
+// process, its own, young ones and files that are not spool files.
+func TestTheFilesOfAKilledProcessAreRemovedByTheNext(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command("sh", "-c", "exit 0")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := cmd.Process.Pid
+	old := time.Now().Add(-time.Hour)
+	write := func(name string, mtime time.Time) {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("rows"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stale := fmt.Sprintf("dorisio-spool-%d-123", dead)
+	write(stale, old)
+	write(fmt.Sprintf("dorisio-group-%d-9", dead), time.Now()) // too young: may be another namespace's
+	write(fmt.Sprintf("dorisio-read-%d-5.arrows", os.Getppid()), old)
+	write("dorisio-spool-123456789", old) // an old name without a pid
+	write("users-file.csv", old)
+
+	f, err := Create(dir, "spool", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if !strings.HasPrefix(filepath.Base(f.Name()), fmt.Sprintf("dorisio-spool-%d-", os.Getpid())) {
+		t.Errorf("spool file %s does not carry its maker's pid", f.Name())
+	}
+	var left []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if strings.Contains(strings.Join(left, " "), stale) {
+		t.Errorf("the killed process' spool file %s is still there: %q", stale, left)
+	}
+	if len(left) != 5 {
+		t.Errorf("left %q, want every file but %s", left, stale)
+	}
+}
