@@ -2,7 +2,6 @@ package dorisio
 
 import (
 	"fmt"
-	"math/big"
 	"reflect"
 	"sort"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/internal/longtest"
 )
 
 // typedRow has a field of each scalar type Write sends as Arrow.
@@ -25,7 +25,7 @@ type typedRow struct {
 	At    time.Time `doris:"at"`
 	Name  string    `doris:"name"`
 	Note  *string   `doris:"note"`
-	Big   *big.Int  `doris:"big"`
+	Big   *string   `doris:"big"` // a *big.Int does not survive beam.Create (docs/guide.md)
 }
 
 func init() { beam.RegisterType(reflect.TypeOf((*typedRow)(nil)).Elem()) }
@@ -35,12 +35,11 @@ const typedDDL = "demo.%s(id BIGINT NOT NULL, small SMALLINT, flag BOOLEAN, pric
 // The same rows of every scalar type, through WithFormat(Arrow) and through
 // CSV, leave the same table.
 //
-// 24,000 rows in three loads of at most 10,000: a full load holds two
-// Arrow record batches (8,192 rows each at most), so values cross a batch
-// boundary within a load (100,000 rows checked no more, in four times the
-// time).
+// 24,000 rows in three loads of at most 10,000 (100,000 in ten under
+// -tags long): a full load holds two Arrow record batches (8,192 rows each
+// at most), so values cross a batch boundary within a load.
 func TestArrowAndCSVLeaveTheSameTable(t *testing.T) {
-	n := 24_000
+	n := longtest.Pick(24_000, 100_000)
 	if testing.Short() {
 		n = 10_000
 	}
@@ -55,8 +54,13 @@ func TestArrowAndCSVLeaveTheSameTable(t *testing.T) {
 			s := fmt.Sprintf("note %d", i)
 			r.Note = &s
 		}
-		if i%4 == 0 {
-			r.Big = new(big.Int).Mul(big.NewInt(int64(i)), new(big.Int).Exp(big.NewInt(10), big.NewInt(20), nil))
+		switch i % 4 {
+		case 0:
+			b := fmt.Sprintf("%d%020d", i, i) // past int64 and uint64
+			r.Big = &b
+		case 1:
+			b := "-170141183460469231731687303715884105728" // LARGEINT's least
+			r.Big = &b
 		}
 		rows[i] = r
 	}
@@ -68,7 +72,12 @@ func TestArrowAndCSVLeaveTheSameTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameTables(t, srv, "via_csv", "via_arrow", n)
+	got := strings.Join(sameTables(t, srv, "via_csv", "via_arrow", n), "\n") + "\n"
+	for _, big := range []string{"|400000000000000000004\n", "|-170141183460469231731687303715884105728\n"} {
+		if !strings.Contains(got, big) {
+			t.Errorf("no row ends in LARGEINT %q", strings.Trim(big, "|\n"))
+		}
+	}
 }
 
 // sameTables checks that tables a and b hold the same n rows, and returns
