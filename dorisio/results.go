@@ -33,9 +33,13 @@ type Decimal = encode.Decimal
 // ("0.0015"): DECIMAL columns take plain text on every Doris version.
 func ParseDecimal(s string) (Decimal, error) { return encode.ParseDecimal(s) }
 
-// Format is the Stream Load body format Write produces. Its method:
+// Format is the Stream Load body format Write produces. Its methods:
 //
-//   - Known(): whether it is CSV or JSON.
+//   - Known(): whether it is CSV, JSON or Arrow.
+//   - Columnar(): whether its bodies are built from struct rows typed by
+//     the table's columns (Arrow).
+//   - Title(): its name in dorisio ("Arrow").
+//   - Option(): how a user chose it ("WithFormat(dorisio.Arrow)").
 type Format = sink.Format
 
 const (
