@@ -13,6 +13,7 @@ import (
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/internal/fileprogress"
+	"github.com/dorisbeam/dorisbeam/internal/pipetest"
 )
 
 // fileRun loads the file at path with o's flags into the embedded server
@@ -35,24 +36,7 @@ func fileRun(t *testing.T, srv *doristest.Server, path string, set func(o *optio
 // wantTable compares demo.docs with want, every value byte for byte.
 func wantTable(t *testing.T, srv *doristest.Server, want [][]string) {
 	t.Helper()
-	got := srv.Rows("demo", "docs")
-	key := func(rows [][]string) []string {
-		out := make([]string, len(rows))
-		for i, r := range rows {
-			out[i] = strings.Join(r, "\x00")
-		}
-		sort.Strings(out)
-		return out
-	}
-	g, w := key(got), key(want)
-	if len(g) != len(w) {
-		t.Fatalf("the table holds %d rows, the file %d records", len(g), len(w))
-	}
-	for i := range g {
-		if g[i] != w[i] {
-			t.Fatalf("row %q where %q was expected", g[i], w[i])
-		}
-	}
+	pipetest.WantRows(t, srv, "docs", want)
 }
 
 // The proof: 2,000 RFC 4180 records whose quoted values hold
