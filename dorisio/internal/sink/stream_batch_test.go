@@ -1,9 +1,16 @@
 package sink
 
 import (
+	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/mtime"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
 )
 
 // A table's rows go to its shards by their own bytes: a hot table is not
@@ -53,4 +60,15 @@ func TestAChunkerSpreadsATablesRowsOverItsShardsByTheirContent(t *testing.T) {
 			t.Errorf("shard key %s got %d of 300 rows: want about a third", k, n)
 		}
 	}
+}
+
+// An element larger than one load may be fails its bundle at the chunking
+// stage, naming the table, its size and the limit; no chunk of it is made.
+func TestAStreamElementLargerThanALoadFailsSayingSo(t *testing.T) {
+	o := testOptions(WithMaxBatchBytes(64), WithMaxLoadBytes(100))
+	fn := (&ChunkFn{DB: "demo", Table: "events", Opts: o}).WithEncoder(ElemEncoder{Elem: encode.NewPassThrough([]byte("\n"), false)})
+	emit := func(beam.EventTime, string, []byte) { t.Error("a chunk was emitted") }
+	fn.StartBundle(context.Background(), emit, nil)
+	err := fn.ProcessElement(context.Background(), window.GlobalWindow{}, mtime.ZeroTimestamp, []byte("1,"+strings.Repeat("x", 200)+"\n"), emit, nil)
+	wantErr(t, err, "an element for demo.events holds 203 bytes, more than one load may (WithMaxLoadBytes 100")
 }

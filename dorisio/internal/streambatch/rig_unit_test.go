@@ -115,7 +115,9 @@ func newStreamRig(t *testing.T) *streamRig {
 	return r
 }
 
-// reset forgets the runner's state: the next bundle is a new run's.
+// reset forgets the runner's state: the next bundle is a new run's, or the
+// retry of a first bundle (a runner retries a bundle from the state before
+// it).
 func (r *streamRig) reset() {
 	r.keys, r.timers = map[string]*keyState{}, map[string]*keyTimers{}
 }
@@ -248,8 +250,36 @@ func (r *streamRig) commit(ctx context.Context, loads []sink.TableLoads) ([]sink
 		}
 	}
 	var out []sink.CommitResult
-	err := c.FinishBundle(ctx, func(res sink.CommitResult) { out = append(out, res) }, func(sink.LostLoads) {})
+	var lost []sink.LostLoads
+	err := c.FinishBundle(ctx, func(res sink.CommitResult) { out = append(out, res) }, func(l sink.LostLoads) { lost = append(lost, l) })
+	if err == nil {
+		for _, l := range lost {
+			if len(l.Loads) > 0 {
+				err = fmt.Errorf("the commit stage lost %d loads: %+v", len(l.Loads), l.Loads)
+			}
+		}
+	}
 	return out, err
+}
+
+// loadsOf is the loads of a bundle's output, in its order.
+func loadsOf(gs []sink.TableLoads) []sink.CommitResult {
+	var out []sink.CommitResult
+	for _, g := range gs {
+		out = append(out, g.Loads...)
+	}
+	return out
+}
+
+// waitFor waits up to 10 s for cond, which the rig's server makes true
+// (a load of the bundle's uploads precommitted).
+func (r *streamRig) waitFor(cond func() bool) {
+	r.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(2 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			r.t.Fatal("the server did not reach the state the test waits for within 10 s")
+		}
+	}
 }
 
 // events makes n events with ids from first, spread evenly over d from
