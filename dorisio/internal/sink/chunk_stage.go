@@ -128,10 +128,10 @@ func ParseChunk(c []byte) (chunkHeader, error) {
 // is at most MaxLoadBytes, 10 GiB by default).
 const maxUnitsBytes = 1 << 40
 
-// EachUnit calls f with every unit of chunk c (header h) and its rows, in
+// eachUnit calls f with every unit of chunk c (header h) and its rows, in
 // the chunk's order; the unit is a slice of c, or of its inflated copy
 // when c is compressed.
-func EachUnit(c []byte, h chunkHeader, f func(unit []byte, rows int64) error) error {
+func eachUnit(c []byte, h chunkHeader, f func(unit []byte, rows int64) error) error {
 	if h.compressed {
 		var err error
 		if c, h, err = inflateChunk(c, h, nil); err != nil {
@@ -177,9 +177,9 @@ func KeyShard(key string) string {
 	return shard
 }
 
-// StreamKey is the key of a table's shard in the flush window starting at
+// streamKey is the key of a table's shard in the flush window starting at
 // start (Unix ms).
-func StreamKey(shard int, start int64, table string) string {
+func streamKey(shard int, start int64, table string) string {
 	return strconv.Itoa(shard) + "@" + strconv.FormatInt(start, 10) + ":" + table
 }
 
@@ -279,7 +279,7 @@ type ChunkFn struct {
 	// records are cut into units.
 	Headers map[string]string
 
-	enc      ElemEncoder
+	enc      elemEncoder
 	records  filerange.Syntax
 	split    bool               // an element of many records is cut into a unit per record
 	client   *streamload.Client // reads the tables' columns of struct rows
@@ -356,7 +356,7 @@ func (fn *ChunkFn) chunkFor(tc *tableChunks, shard int, w LoadWindow, flush int6
 		}
 		key := tc.keys[shard]
 		if fn.FlushMillis > 0 {
-			key = StreamKey(shard, flush, KeyTable(key))
+			key = streamKey(shard, flush, KeyTable(key))
 		}
 		c = &pendingChunk{key: key, shard: shard, window: w, flush: flush, minTs: ts}
 		if n := len(fn.spares); n > 0 && int64(cap(fn.spares[n-1].buf)) >= maxChunkHeader+want {
@@ -546,7 +546,7 @@ func (fn *ChunkFn) FinishBundle(_ context.Context, emit func(beam.EventTime, str
 }
 
 // WithEncoder sets the element encoder that Setup would make from Elem.
-func (fn *ChunkFn) WithEncoder(enc ElemEncoder) *ChunkFn {
+func (fn *ChunkFn) WithEncoder(enc elemEncoder) *ChunkFn {
 	fn.enc = enc
 	return fn
 }

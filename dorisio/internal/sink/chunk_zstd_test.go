@@ -20,7 +20,7 @@ import (
 func TestChunksAreShuffledCompressedAndReadBackRowForRow(t *testing.T) {
 	o := DefaultOptions()
 	o.MaxBufferedBytes = 2 * o.MaxBatchBytes // as Write sets it
-	fn := (&ChunkFn{Table: "t", Opts: o}).WithEncoder(ElemEncoder{Elem: encode.NewPassThrough([]byte("\n"), false)})
+	fn := (&ChunkFn{Table: "t", Opts: o}).WithEncoder(elemEncoder{Elem: encode.NewPassThrough([]byte("\n"), false)})
 	var chunks [][]byte
 	var shuffled int
 	emit := func(_ beam.EventTime, _ string, c []byte) { chunks, shuffled = append(chunks, c), shuffled+len(c) }
@@ -49,7 +49,7 @@ func TestChunksAreShuffledCompressedAndReadBackRowForRow(t *testing.T) {
 	for _, limit := range []int64{o.MaxBatchBytes, 256 << 10} {
 		t.Run(fmt.Sprintf("limit %d", limit), func(t *testing.T) {
 			r := &GroupReader{Lim: Size{limit, o.MaxBatchRows}, Keep: limit, Dir: t.TempDir()}
-			files := &SpoolFiles{}
+			files := &spoolFileSet{}
 			i := 0
 			g, err := r.Read("t", "0", func(c *[]byte) bool {
 				if i == len(chunks) {
@@ -69,7 +69,7 @@ func TestChunksAreShuffledCompressedAndReadBackRowForRow(t *testing.T) {
 			if spooled := g.spool != ""; spooled != (limit < int64(rows.Len())) {
 				t.Fatalf("group spooled: %v, want %v", spooled, !spooled)
 			}
-			parts, err := r.Cut(g, 1<<20, &ChunkPool{}, files, false, func(p GroupPart, n int) string { return PartID("0", 1, p, n) })
+			parts, err := r.Cut(g, 1<<20, &ChunkPool{}, files, false, func(p GroupPart, n int) string { return partID("0", 1, p, n) })
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -197,7 +197,7 @@ func (fn *groupLoadFn) loadGroup(table, shard string, chunks func(*[]byte) bool)
 		return nil
 	}
 	parts, err := fn.reader.Cut(g, max(0, fn.Opts.MaxBufferedBytes-up.held.Load()), fn.pool, b.spoolFiles, false,
-		func(p GroupPart, n int) string { return PartID(shard, fn.Opts.Shards, p, n) })
+		func(p GroupPart, n int) string { return partID(shard, fn.Opts.Shards, p, n) })
 	if err != nil {
 		return err
 	}
@@ -324,7 +324,7 @@ func (u *groupUploads) add(j *LoadJob) error {
 
 // finish starts what is queued and waits for every load of the bundle,
 // recording them; if one failed, it abandons the bundle (abandon.go).
-func (u *groupUploads) finish(ctx context.Context) ([]LoadOutcome, error) {
+func (u *groupUploads) finish(ctx context.Context) ([]loadOutcome, error) {
 	u.mu.Lock()
 	u.closed = true
 	u.cond.Broadcast()

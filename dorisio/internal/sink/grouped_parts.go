@@ -112,14 +112,14 @@ type group struct {
 	spoolFile    *os.File
 	spoolW       *bufio.Writer
 	err          error
-	files        *SpoolFiles
+	files        *spoolFileSet
 }
 
 // Read is pass 1 over a group's chunks. Chunks are inflated and their
 // units hashed on goroutines of their own (at most readAhead chunks at
 // once) while the next chunks are pulled from the runner; their hashes are
 // taken in the chunks' order.
-func (r *GroupReader) Read(table, shard string, chunks func(*[]byte) bool, files *SpoolFiles) (*group, error) {
+func (r *GroupReader) Read(table, shard string, chunks func(*[]byte) bool, files *spoolFileSet) (*group, error) {
 	if r.buckets == nil {
 		r.buckets = make([]Size, 1<<bucketBits)
 	}
@@ -209,7 +209,7 @@ func (j *readJob) run() {
 	// Every unit is hashed once: its hash is kept, in unit order, for the
 	// passes that place it (Plan's split buckets, partBodies).
 	j.hashes = make([]unitHash, 0, min(j.h.Rows, int64(j.h.Bytes))) // a unit is at least its delimiter
-	j.err = EachUnit(j.units, j.uh, func(u []byte, _ int64) error {
+	j.err = eachUnit(j.units, j.uh, func(u []byte, _ int64) error {
 		j.hashes = append(j.hashes, hashUnit(u))
 		return nil
 	})
@@ -223,7 +223,7 @@ func (r *GroupReader) take(g *group, j *readJob) error {
 		return j.err
 	}
 	i := 0
-	err := EachUnit(j.units, j.uh, func(u []byte, rows int64) error {
+	err := eachUnit(j.units, j.uh, func(u []byte, rows int64) error {
 		if i >= len(j.hashes) {
 			return errors.New("chunk: its units changed between two reads")
 		}
@@ -327,7 +327,7 @@ func (g *group) eachUnit(f func(u []byte, rows int64, uh unitHash, w LoadWindow)
 	i := 0
 	var scratch []byte
 	visit := func(c []byte, h chunkHeader) error {
-		return EachUnit(c, h, func(u []byte, rows int64) error {
+		return eachUnit(c, h, func(u []byte, rows int64) error {
 			if i >= len(g.hashes) {
 				return errors.New("a group's spool holds more units than were read")
 			}
@@ -494,11 +494,11 @@ func (p *groupPlan) partOf(h unitHash, seen map[unitHash]int) int {
 	return int(us[first+k].part)
 }
 
-// PartID is a part's identity within its table: the group's shard and
+// partID is a part's identity within its table: the group's shard and
 // shard count, the part's place among the group's parts and its digest.
 // With the table and the load's meaning it makes the part's label
 // (groupLabel). The place keeps apart two parts of identical units.
-func PartID(shard string, shards int, part GroupPart, parts int) string {
+func partID(shard string, shards int, part GroupPart, parts int) string {
 	return "s" + shard + "/" + strconv.Itoa(shards) + "|p" + strconv.Itoa(part.index) + "/" + strconv.Itoa(parts) + "|" + part.Digest.String()
 }
 
@@ -506,7 +506,7 @@ func PartID(shard string, shards int, part GroupPart, parts int) string {
 // its part's body, in memory while the bodies hold at most budget bytes,
 // the largest spilled to dir past it. It fills in each part's digest, and
 // with windows its rows per window.
-func partBodies(g *group, p *groupPlan, budget int64, dir string, pool *ChunkPool, files *SpoolFiles, windows bool) ([]*batchBody, error) {
+func partBodies(g *group, p *groupPlan, budget int64, dir string, pool *ChunkPool, files *spoolFileSet, windows bool) ([]*batchBody, error) {
 	bodies := make([]*batchBody, len(p.Parts))
 	for i := range bodies {
 		bodies[i] = &batchBody{}
@@ -584,7 +584,7 @@ func oneBody(g *group, part *GroupPart, windows bool) streamload.Body {
 // PartLoad is one part of a group, cut and ready to load.
 type PartLoad struct {
 	Part     GroupPart
-	ID       string // PartID: the place and digest; with the table and meaning, its label
+	ID       string // partID: the place and digest; with the table and meaning, its label
 	Body     streamload.Body
 	Release  func() // once its load has ended
 	InMemory int64  // bytes of Body held in memory
@@ -600,8 +600,8 @@ func (p *PartLoad) Windows() []LoadWindow { return resultWindows(p.Part.windows)
 // a group of one part is its chunks as they are, the parts of a larger one
 // are written out (partBodies, in memory up to budget bytes, then spilled
 // to r.Dir). id names a part from its place among the parts and its digest
-// (grouped delivery: PartID). On an error nothing is left to free.
-func (r *GroupReader) Cut(g *group, budget int64, pool *ChunkPool, files *SpoolFiles, windows bool, id func(p GroupPart, parts int) string) ([]PartLoad, error) {
+// (grouped delivery: partID). On an error nothing is left to free.
+func (r *GroupReader) Cut(g *group, budget int64, pool *ChunkPool, files *spoolFileSet, windows bool, id func(p GroupPart, parts int) string) ([]PartLoad, error) {
 	plan, err := r.Plan(g)
 	if err != nil {
 		return nil, err

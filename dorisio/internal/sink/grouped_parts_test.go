@@ -20,7 +20,7 @@ import (
 // element each) for table and returns the chunks per key, in emission order.
 func chunked(t *testing.T, o *Options, table string, bundles [][]string) map[string][][]byte {
 	t.Helper()
-	fn := (&ChunkFn{Table: table, Opts: *o}).WithEncoder(ElemEncoder{Elem: encode.NewPassThrough([]byte("\n"), false)})
+	fn := (&ChunkFn{Table: table, Opts: *o}).WithEncoder(elemEncoder{Elem: encode.NewPassThrough([]byte("\n"), false)})
 	out := map[string][][]byte{}
 	emit := func(_ beam.EventTime, key string, c []byte) { out[key] = append(out[key], c) }
 	for _, rows := range bundles {
@@ -55,14 +55,14 @@ func iterate(chunks [][]byte) func(*[]byte) bool {
 func cutGroup(t *testing.T, o *Options, shard string, chunks [][]byte) map[string][]string {
 	t.Helper()
 	r := &GroupReader{Lim: Size{Bytes: o.MaxBatchBytes, Rows: o.MaxBatchRows}, Keep: o.MaxBatchBytes, Dir: t.TempDir()}
-	files := &SpoolFiles{}
+	files := &spoolFileSet{}
 	g, err := r.Read("t", shard, iterate(chunks), files)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Reset()
 	defer g.Discard()
-	parts, err := r.Cut(g, 64<<10, &ChunkPool{}, files, false, func(p GroupPart, n int) string { return PartID(shard, o.Shards, p, n) })
+	parts, err := r.Cut(g, 64<<10, &ChunkPool{}, files, false, func(p GroupPart, n int) string { return partID(shard, o.Shards, p, n) })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -208,7 +208,7 @@ func commitStage(fn *CommitFn, bundles ...[]CommitResult) ([]CommitResult, error
 	var out []CommitResult
 	var lost LostLoads
 	emit := func(r CommitResult) { out = append(out, r) }
-	lose := func(l LostLoads) { lost = MergeLost(lost, l) }
+	lose := func(l LostLoads) { lost = mergeLost(lost, l) }
 	for _, rs := range bundles {
 		for _, g := range byTable(rs) {
 			if err := fn.ProcessElement(ctx, g, emit, lose); err != nil {
@@ -219,14 +219,14 @@ func commitStage(fn *CommitFn, bundles ...[]CommitResult) ([]CommitResult, error
 			return out, err
 		}
 	}
-	return out, FailOnLost(lost)
+	return out, failOnLost(lost)
 }
 
 // byTable groups loads by table as a precommit bundle emits them.
 func byTable(rs []CommitResult) []TableLoads {
-	outcomes := make([]LoadOutcome, len(rs))
+	outcomes := make([]loadOutcome, len(rs))
 	for i, r := range rs {
-		outcomes[i] = LoadOutcome{Seq: i, Result: r}
+		outcomes[i] = loadOutcome{Seq: i, Result: r}
 	}
 	return GroupByTable(outcomes)
 }

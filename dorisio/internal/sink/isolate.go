@@ -86,7 +86,7 @@ type isolation struct {
 	data       []byte
 	starts     []int          // record starts in data, and len(data) last
 	reason     map[int]string // the refused records, with Doris' reason
-	parts      []LoadOutcome
+	parts      []loadOutcome
 	sum        CommitResult // what the parts loaded, for the parent's callback
 	loads      int64        // loads sent besides the parent
 }
@@ -96,7 +96,7 @@ type isolation struct {
 // outcomes of the loads it made (also when a later step failed: the bundle
 // aborts them if it fails), and what they loaded together; the error is
 // refusal itself when j cannot be isolated. j's body must still be open.
-func (b *Batcher) isolate(j *LoadJob, refusal error) ([]LoadOutcome, CommitResult, error) {
+func (b *Batcher) isolate(j *LoadJob, refusal error) ([]loadOutcome, CommitResult, error) {
 	format, sc, ok := b.recordsOf(j)
 	if !ok || j.Body.Len() < 0 || j.Body.Len() > maxIsolatedBytes {
 		return nil, CommitResult{}, refusal
@@ -271,7 +271,7 @@ func (is *isolation) loadRest(recs []int) error {
 	is.sum.LoadedRows += r.LoadedRows
 	is.sum.FilteredRows += r.FilteredRows
 	is.sum.UnselectedRows += r.UnselectedRows
-	is.parts = append(is.parts, LoadOutcome{Seq: j.seq, sub: len(is.parts), Result: r, retries: res.Attempts - 1})
+	is.parts = append(is.parts, loadOutcome{Seq: j.seq, sub: len(is.parts), Result: r, retries: res.Attempts - 1})
 	return nil
 }
 

@@ -15,7 +15,7 @@ const deleteSignColumn = "__DORIS_DELETE_SIGN__"
 // encoding, so the user may not change it; the column list is always sent
 // (CSV and JSON alike) because partial_columns, the sequence column and the
 // delete sign are read against it.
-func LoadHeaders(t reflect.Type, enc ElemEncoder, o *Options) (map[string]string, error) {
+func LoadHeaders(t reflect.Type, enc elemEncoder, o *Options) (map[string]string, error) {
 	headers := FormatHeaders(o.Format)
 	se, isStruct := enc.Elem.(*structEncoder)
 	if !isStruct {

@@ -36,7 +36,7 @@ type TableLoads struct {
 
 // GroupByTable groups a bundle's finished loads (in cut order) by table,
 // keeping that order within each table; tables in name order.
-func GroupByTable(outcomes []LoadOutcome) []TableLoads {
+func GroupByTable(outcomes []loadOutcome) []TableLoads {
 	at := map[string]int{}
 	var groups []TableLoads
 	for _, o := range outcomes {

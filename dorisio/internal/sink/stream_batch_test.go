@@ -27,7 +27,7 @@ func TestAChunkerSpreadsATablesRowsOverItsShardsByTheirContent(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := EachUnit(c, h, func(unit []byte, rows int64) error {
+				if err := eachUnit(c, h, func(unit []byte, rows int64) error {
 					keys[string(unit)] = key
 					return nil
 				}); err != nil {
@@ -66,7 +66,7 @@ func TestAChunkerSpreadsATablesRowsOverItsShardsByTheirContent(t *testing.T) {
 // stage, naming the table, its size and the limit; no chunk of it is made.
 func TestAStreamElementLargerThanALoadFailsSayingSo(t *testing.T) {
 	o := testOptions(WithMaxBatchBytes(64), WithMaxLoadBytes(100))
-	fn := (&ChunkFn{DB: "demo", Table: "events", Opts: o}).WithEncoder(ElemEncoder{Elem: encode.NewPassThrough([]byte("\n"), false)})
+	fn := (&ChunkFn{DB: "demo", Table: "events", Opts: o}).WithEncoder(elemEncoder{Elem: encode.NewPassThrough([]byte("\n"), false)})
 	emit := func(beam.EventTime, string, []byte) { t.Error("a chunk was emitted") }
 	fn.StartBundle(context.Background(), emit, nil)
 	err := fn.ProcessElement(context.Background(), window.GlobalWindow{}, mtime.ZeroTimestamp, []byte("1,"+strings.Repeat("x", 200)+"\n"), emit, nil)

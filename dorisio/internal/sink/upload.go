@@ -22,7 +22,7 @@ func (b *Batcher) upload(j *LoadJob) {
 	}
 	start := time.Now()
 	res, err := b.load(j)
-	var parts []LoadOutcome
+	var parts []loadOutcome
 	isolated := false
 	if err != nil && b.opts.Rejected && errors.Is(err, streamload.ErrDataQuality) {
 		var sum CommitResult
@@ -52,7 +52,7 @@ func (b *Batcher) upload(j *LoadJob) {
 	if isolated {
 		return
 	}
-	out := LoadOutcome{Seq: j.seq, Result: b.resultOf(j, res), latency: time.Since(start), retries: res.Attempts - 1}
+	out := loadOutcome{Seq: j.seq, Result: b.resultOf(j, res), latency: time.Since(start), retries: res.Attempts - 1}
 	if b.opts.Delivery == GroupCommit {
 		out.groupCommit = -1
 		if res.GroupCommit {

@@ -21,8 +21,8 @@ func init() {
 	register.DoFn3x1[context.Context, beam.X, func(TableLoads), error](&unfinalizedWriteFn{})
 	register.DoFn4x1[context.Context, TableLoads, func(CommitResult), func(LostLoads), error](&CommitFn{})
 	register.Function2x0(LoadResults)
-	register.Function2x1(MergeLost)
-	register.Function1x1(FailOnLost)
+	register.Function2x1(mergeLost)
+	register.Function1x1(failOnLost)
 	register.Emitter1[LostLoads]()
 	beam.RegisterType(reflect.TypeOf((*LostLoads)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*failedCommit)(nil)).Elem())
@@ -143,7 +143,7 @@ type WriteFn struct {
 	Elem        beam.EncodedType
 
 	client *streamload.Client
-	enc    ElemEncoder
+	enc    elemEncoder
 	pool   *ChunkPool
 	batch  *Batcher      // the current bundle's; nil between bundles
 	early  *earlyCommits // set by the first bundle that asks for finalization
