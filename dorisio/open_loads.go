@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -116,7 +117,7 @@ func configClient(cfg Config) (*streamload.Client, error) {
 	if err := cfg.validate(conn); err != nil {
 		return nil, err
 	}
-	return sink.NewClient(conn, sink.RetryPolicy{})
+	return sink.NewClient(conn, options.RetryPolicy{})
 }
 
 func txnsAsLoads(db string, txns []streamload.Txn) []OpenLoad {

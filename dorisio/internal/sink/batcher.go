@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"runtime"
 	"slices"
 	"sort"
@@ -56,7 +57,7 @@ type Batcher struct {
 	// streamBatches: the loads are stream batches (stream_batch.go), for
 	// which grouped delivery and the cut budget do not apply.
 	StreamBatches bool
-	opts          *Options
+	opts          *options.Options
 	budget        loadBudget
 
 	open      map[string]*openBatch
@@ -172,11 +173,11 @@ type loadOutcome struct {
 	groupCommit int8
 }
 
-func NewBatcher(ctx context.Context, ld loader, pool *ChunkPool, db, table, prefix, run string, headers map[string]string, o *Options) *Batcher {
+func NewBatcher(ctx context.Context, ld loader, pool *ChunkPool, db, table, prefix, run string, headers map[string]string, o *options.Options) *Batcher {
 	ctx, cancel := context.WithCancel(ctx)
 	b := &Batcher{
 		ld: ld, pool: pool, db: db, table: table, prefix: prefix, run: run, headers: headers, meaning: loadMeaning(headers), opts: o,
-		twoPhase:   o.Delivery == ExactlyOnce,
+		twoPhase:   o.Delivery == options.ExactlyOnce,
 		budget:     loadBudget{BatchBytes: o.MaxBatchBytes, BatchRows: o.MaxBatchRows, LoadBytes: o.MaxLoadBytes},
 		open:       map[string]*openBatch{},
 		cuts:       map[string]int{},

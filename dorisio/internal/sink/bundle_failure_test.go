@@ -3,6 +3,7 @@ package sink
 import (
 	"context"
 	"fmt"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"reflect"
 	"strings"
 	"testing"
@@ -18,7 +19,7 @@ import (
 func TestABundleFailingInProcessElementAbortsItsPrecommittedLoads(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 	w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(100), WithLoadsInFlight(1),
-		WithRetry(RetryPolicy{MaxAttempts: 2, InitialBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
+		WithRetry(options.RetryPolicy{MaxAttempts: 2, InitialBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
 	ctx := context.Background()
 	var fault *doristest.FaultHandle
 	var err error

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"hash/crc32"
 	"strconv"
 	"strings"
@@ -269,7 +270,7 @@ type ChunkFn struct {
 	Conn  ConnSpec
 	DB    string
 	Table string // Config.Table, for elements that name none
-	Opts  Options
+	Opts  options.Options
 	Elem  beam.EncodedType
 	RunID string
 	// FlushMillis is the flush interval with stream batching: chunks are
@@ -295,7 +296,7 @@ func (fn *ChunkFn) Setup(ctx context.Context) error {
 		return fmt.Errorf("dorisio.Write: %w", err)
 	}
 	fn.enc = enc
-	fn.records, fn.split = fn.Opts.Format.encoding().Records(fn.Headers)
+	fn.records, fn.split = options.Encoding(fn.Opts.Format).Records(fn.Headers)
 	if _, isStruct := enc.Elem.(*structEncoder); isStruct {
 		// Struct fields are checked against the table's columns where they
 		// are encoded (and the encoder learns the FLOAT/DOUBLE columns).
@@ -306,7 +307,7 @@ func (fn *ChunkFn) Setup(ctx context.Context) error {
 			return fmt.Errorf("dorisio.Write: %w", err)
 		}
 	}
-	if fn.Opts.Delivery != GroupCommit || fn.Opts.DuplicatesAllowed {
+	if fn.Opts.Delivery != options.GroupCommit || fn.Opts.DuplicatesAllowed {
 		return nil
 	}
 	if fn.client == nil {

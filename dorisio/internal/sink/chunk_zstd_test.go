@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"io"
 	"slices"
 	"strings"
@@ -18,7 +19,7 @@ import (
 // state) are a fraction of the rows' bytes, and a group read back from
 // them, in memory or through its spool file, holds every row once.
 func TestChunksAreShuffledCompressedAndReadBackRowForRow(t *testing.T) {
-	o := DefaultOptions()
+	o := options.DefaultOptions()
 	o.MaxBufferedBytes = 2 * o.MaxBatchBytes // as Write sets it
 	fn := (&ChunkFn{Table: "t", Opts: o}).WithEncoder(elemEncoder{Elem: encode.NewPassThrough([]byte("\n"), false)})
 	var chunks [][]byte

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
@@ -35,58 +37,6 @@ type Row struct {
 	ID string
 }
 
-// formats are the load formats a Write can produce: WithFormat's value,
-// dorisio's name of it, and the format.
-var formats = []formatEntry{{CSV, "CSV", encode.CSV}, {JSON, "JSON", encode.JSONLines}, {Arrow, "Arrow", encode.Arrow}}
-
-type formatEntry struct {
-	f    Format
-	name string
-	enc  encode.Format
-}
-
-// encoding is f's load format (nil: unknown).
-func (f Format) encoding() encode.Format {
-	for _, e := range formats {
-		if e.f == f {
-			return e.enc
-		}
-	}
-	return nil
-}
-
-// Known reports whether f is a format Write can produce.
-func (f Format) Known() bool { return f.encoding() != nil }
-
-// Columnar reports whether f builds its bodies from struct rows typed by
-// the table's columns (encode.Columnar).
-func (f Format) Columnar() bool { return f.Known() && encode.IsColumnar(f.encoding()) }
-
-// Title is dorisio's name of f: Arrow.
-func (f Format) Title() string {
-	for _, e := range formats {
-		if e.f == f {
-			return e.name
-		}
-	}
-	return string(f)
-}
-
-// Option is how the user chose f: WithFormat(dorisio.Arrow).
-func (f Format) Option() string { return "WithFormat(dorisio." + f.Title() + ")" }
-
-// FormatChoices names the formats: "dorisio.CSV, dorisio.JSON or dorisio.Arrow".
-func FormatChoices() string {
-	var names []string
-	for _, e := range formats {
-		names = append(names, "dorisio."+e.name)
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-}
-
-// FormatHeaders are the Stream Load headers format f needs.
-func FormatHeaders(f Format) map[string]string { return f.encoding().Headers() }
-
 var RowType = reflect.TypeOf(Row{})
 
 // structEncoder writes struct elements, one row each.
@@ -101,7 +51,7 @@ type elemEncoder struct {
 
 // NewElemEncoder checks at construction (and again on each worker) that t
 // can be encoded; reflection work is done here once per type, not per row.
-func NewElemEncoder(t reflect.Type, o *Options) (elemEncoder, error) {
+func NewElemEncoder(t reflect.Type, o *options.Options) (elemEncoder, error) {
 	if o.Evolve.On() && (encode.IsPreEncoded(t) || t == RowType || t.Kind() != reflect.Struct) {
 		return elemEncoder{}, fmt.Errorf("%s makes tables and columns from a struct's fields; the elements are %v: write structs, or create the table yourself", o.Evolve.Names(), t)
 	}
@@ -127,7 +77,7 @@ func NewElemEncoder(t reflect.Type, o *Options) (elemEncoder, error) {
 		if err != nil {
 			return elemEncoder{}, err
 		}
-		se, err := encode.NewStruct(t, o.Format.encoding(), loc)
+		se, err := encode.NewStruct(t, options.Encoding(o.Format), loc)
 		if err != nil {
 			return elemEncoder{}, err
 		}
@@ -195,3 +145,6 @@ func checkColumns(ctx context.Context, c *streamload.Client, conn ConnSpec, db, 
 	}
 	return se.CheckColumns(ctx, c, strings.Join(conn.FEs, ","), db, table, run)
 }
+
+// loadZone loads a zone named by zoneName, on a worker.
+func loadZone(name string) (*time.Location, error) { return encode.LoadZone("WithTimeZone", name) }

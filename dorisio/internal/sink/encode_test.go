@@ -2,6 +2,7 @@ package sink
 
 import (
 	"context"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"reflect"
 	"testing"
 	"time"
@@ -23,8 +24,8 @@ type encEvent struct {
 // fields, in both text formats.
 func TestStructColumnsHeaderFollowsTagsInBothFormats(t *testing.T) {
 	typ := reflect.TypeOf(encEvent{})
-	for _, f := range []Format{CSV, JSON} {
-		o := testOptions(func(o *Options) { o.Format = f })
+	for _, f := range []options.Format{options.CSV, options.JSON} {
+		o := testOptions(func(o *options.Options) { o.Format = f })
 		enc, err := NewElemEncoder(typ, &o)
 		if err != nil {
 			t.Fatal(err)
@@ -44,7 +45,7 @@ func TestStructColumnsHeaderFollowsTagsInBothFormats(t *testing.T) {
 // construction naming the option.
 func TestPreEncodedRowsEndWithTheLineDelimiterOfTheLoadHeader(t *testing.T) {
 	for _, elem := range []any{[]byte("1|a\x022|b"), "1|a\x022|b", Row{Data: []byte("1|a\x022|b")}} {
-		o := testOptions(func(o *Options) { o.Headers["line_delimiter"] = `\x02` })
+		o := testOptions(func(o *options.Options) { o.Headers["line_delimiter"] = `\x02` })
 		enc, err := NewElemEncoder(reflect.TypeOf(elem), &o)
 		if err != nil {
 			t.Fatal(err)
@@ -54,7 +55,7 @@ func TestPreEncodedRowsEndWithTheLineDelimiterOfTheLoadHeader(t *testing.T) {
 			t.Errorf("%T: %q, %d rows, %v; want 2 rows ended by byte 2", elem, out, rows, err)
 		}
 	}
-	o := testOptions(func(o *Options) { o.Headers["line_delimiter"] = `\xZZ` })
+	o := testOptions(func(o *options.Options) { o.Headers["line_delimiter"] = `\xZZ` })
 	_, err := NewElemEncoder(reflect.TypeOf(""), &o)
 	wantErr(t, err, `WithLoadHeader("line_delimiter", "\\xZZ")`, "not hex after \\x")
 }

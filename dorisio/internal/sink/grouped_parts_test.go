@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"io"
 	"math/rand/v2"
 	"slices"
@@ -18,7 +19,7 @@ import (
 
 // chunked runs the chunking stage over bundles of pre-encoded rows (one
 // element each) for table and returns the chunks per key, in emission order.
-func chunked(t *testing.T, o *Options, table string, bundles [][]string) map[string][][]byte {
+func chunked(t *testing.T, o *options.Options, table string, bundles [][]string) map[string][][]byte {
 	t.Helper()
 	fn := (&ChunkFn{Table: table, Opts: *o}).WithEncoder(elemEncoder{Elem: encode.NewPassThrough([]byte("\n"), false)})
 	out := map[string][][]byte{}
@@ -52,7 +53,7 @@ func iterate(chunks [][]byte) func(*[]byte) bool {
 
 // cutGroup cuts one group's parts as the load stage does and returns each
 // part's id and sorted rows.
-func cutGroup(t *testing.T, o *Options, shard string, chunks [][]byte) map[string][]string {
+func cutGroup(t *testing.T, o *options.Options, shard string, chunks [][]byte) map[string][]string {
 	t.Helper()
 	r := &GroupReader{Lim: Size{Bytes: o.MaxBatchBytes, Rows: o.MaxBatchRows}, Keep: o.MaxBatchBytes, Dir: t.TempDir()}
 	files := &spoolFileSet{}
@@ -95,7 +96,7 @@ func cutGroup(t *testing.T, o *Options, shard string, chunks [][]byte) map[strin
 }
 
 // groupsOf cuts every group of the chunks.
-func groupsOf(t *testing.T, o *Options, byKey map[string][][]byte) map[string][]string {
+func groupsOf(t *testing.T, o *options.Options, byKey map[string][][]byte) map[string][]string {
 	t.Helper()
 	all := map[string][]string{}
 	for key, chunks := range byKey {
@@ -106,8 +107,8 @@ func groupsOf(t *testing.T, o *Options, byKey map[string][][]byte) map[string][]
 	return all
 }
 
-func partOptions(batchRows, batchBytes int64, shards int) *Options {
-	o := testOptions(WithMaxBatchRows(batchRows), WithMaxBatchBytes(batchBytes), func(o *Options) { o.Shards = shards })
+func partOptions(batchRows, batchBytes int64, shards int) *options.Options {
+	o := testOptions(WithMaxBatchRows(batchRows), WithMaxBatchBytes(batchBytes), func(o *options.Options) { o.Shards = shards })
 	return &o
 }
 

@@ -3,6 +3,7 @@ package sink
 import (
 	"context"
 	"fmt"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"slices"
 	"strings"
 	"sync"
@@ -18,7 +19,7 @@ import (
 func groupStage(t *testing.T, cfg testConfig, opts ...testOption) *Write {
 	t.Helper()
 	_, s := beam.NewPipelineWithRoot()
-	w, err := newTestWrite(s, cfg, beam.Create(s, Row{}), append([]testOption{WithDelivery(Grouped)}, opts...)...)
+	w, err := newTestWrite(s, cfg, beam.Create(s, Row{}), append([]testOption{WithDelivery(options.Grouped)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestARetriedGroupLoadsOnlyThePartsThatAreMissing(t *testing.T) {
 	cfg := configFor(srv, "t0")
 	cfg.LabelPrefix = "retry"
 	w := groupStage(t, cfg, WithMaxBatchRows(100), WithLoadsInFlight(1),
-		WithRetry(RetryPolicy{MaxAttempts: 1, InitialBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
+		WithRetry(options.RetryPolicy{MaxAttempts: 1, InitialBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
 	groups := chunked(t, &w.Group.Opts, "t0", [][]string{pipetest.CSVRows(1000)})
 	// One part in the middle meets a proxy's 502 page, and the bundle fails.
 	var labels []string

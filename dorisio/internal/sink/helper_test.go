@@ -2,6 +2,7 @@ package sink
 
 import (
 	"context"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"testing"
 	"time"
 
@@ -41,7 +42,7 @@ var (
 )
 
 // fastRetry retries three times within a few milliseconds.
-var fastRetry = RetryPolicy{MaxAttempts: 3, InitialBackoff: 5 * time.Millisecond, MaxBackoff: 20 * time.Millisecond}
+var fastRetry = options.RetryPolicy{MaxAttempts: 3, InitialBackoff: 5 * time.Millisecond, MaxBackoff: 20 * time.Millisecond}
 
 // HTTPTimeouts is dorisio.Config.Timeouts' type.
 type HTTPTimeouts = streamload.HTTPTimeouts
@@ -237,5 +238,5 @@ func dropLoads(TableLoads) {}
 // loadRequest is a two-phase load of CSV rows, as an older run would send.
 func loadRequest(table, label string, data []byte) streamload.LoadRequest {
 	return streamload.LoadRequest{DB: "demo", Table: table, Label: label, TwoPhase: true,
-		Headers: FormatHeaders(CSV), Body: streamload.NewBytesBody(data)}
+		Headers: options.FormatHeaders(options.CSV), Body: streamload.NewBytesBody(data)}
 }

@@ -53,6 +53,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"io"
 	"maps"
 	"slices"
@@ -362,7 +363,7 @@ func (b *Batcher) headersOf(j *LoadJob) map[string]string {
 // write that format, or its body is not its rows as they are.
 func (b *Batcher) formatOf(j *LoadJob) (encode.Format, bool) {
 	if !j.Unframed {
-		return b.opts.Format.encoding(), true
+		return options.Encoding(b.opts.Format), true
 	}
 	f, ok := encode.ByName(b.headersOf(j)["format"])
 	if !ok {

@@ -2,6 +2,7 @@ package sink
 
 import (
 	"context"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"testing"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
@@ -32,7 +33,7 @@ func TestLoadsInFlightDefaultToTheBECount(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := DefaultOptions()
+		o := options.DefaultOptions()
 		if tc.set > 0 {
 			o.LoadsInFlight, o.LoadsInFlightSet = tc.set, true
 		}

@@ -3,6 +3,7 @@ package sink
 import (
 	"context"
 	"fmt"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"sync"
 	"testing"
 	"time"
@@ -15,7 +16,7 @@ import (
 // of all tables together, those waiting for their turn included.
 func TestATablesPlainLoadsGoOneAfterAnother(t *testing.T) {
 	ld := &slowLoader{}
-	b := testBatcher(ld, WithDelivery(AtLeastOnce), WithMaxBatchRows(5), WithLoadsInFlight(4))
+	b := testBatcher(ld, WithDelivery(options.AtLeastOnce), WithMaxBatchRows(5), WithLoadsInFlight(4))
 	for i := 0; i < 200; i++ {
 		if err := b.Add(fmt.Sprintf("t%d", i%3), []byte(fmt.Sprintf("%d,\"x\"\n", i)), 1); err != nil {
 			t.Fatal(err)

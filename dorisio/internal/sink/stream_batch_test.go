@@ -3,6 +3,7 @@ package sink
 import (
 	"context"
 	"fmt"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"slices"
 	"strings"
 	"testing"
@@ -17,7 +18,7 @@ import (
 // one key, and a row goes to the same key in whatever bundle, order or
 // chunk it comes.
 func TestAChunkerSpreadsATablesRowsOverItsShardsByTheirContent(t *testing.T) {
-	o := testOptions(func(o *Options) { o.Shards = 3 })
+	o := testOptions(func(o *options.Options) { o.Shards = 3 })
 	keyOf := func(bundles [][]string) map[string]string {
 		t.Helper()
 		keys := map[string]string{}

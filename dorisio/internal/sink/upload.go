@@ -3,6 +3,7 @@ package sink
 import (
 	"errors"
 	"fmt"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"strconv"
 	"strings"
 	"time"
@@ -53,7 +54,7 @@ func (b *Batcher) upload(j *LoadJob) {
 		return
 	}
 	out := loadOutcome{Seq: j.seq, Result: b.resultOf(j, res), latency: time.Since(start), retries: res.Attempts - 1}
-	if b.opts.Delivery == GroupCommit {
+	if b.opts.Delivery == options.GroupCommit {
 		out.groupCommit = -1
 		if res.GroupCommit {
 			out.groupCommit = 1
@@ -107,7 +108,7 @@ func (b *Batcher) load(j *LoadJob) (*streamload.LoadResult, error) {
 		DB: b.db, Table: j.Table, Label: j.label, TwoPhase: j.twoPhase, LabelOwned: j.ID != "",
 		Headers: b.headers, Body: j.Body, Compression: b.opts.Compression, SpoolDir: b.opts.SpoolDir,
 	}
-	if b.opts.Delivery == GroupCommit {
+	if b.opts.Delivery == options.GroupCommit {
 		// Doris refuses a label with group commit: the load goes without
 		// one, its outcome unknown when its answer is lost (groupcommit.go).
 		req.Label, req.LabelOwned, req.GroupCommit = "", false, b.opts.GroupCommitMode
@@ -179,7 +180,7 @@ func (b *Batcher) load(j *LoadJob) (*streamload.LoadResult, error) {
 func (b *Batcher) quotaWait() time.Duration {
 	d := b.opts.Retry.QuotaWait
 	if d <= 0 {
-		d = DefaultQuotaWait
+		d = options.DefaultQuotaWait
 	}
 	if s, err := strconv.Atoi(b.headers["timeout"]); err == nil && s > 0 {
 		d = min(d, time.Duration(s)*time.Second)

@@ -3,6 +3,7 @@ package streambatch
 import (
 	"context"
 	"fmt"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"reflect"
 	"slices"
 	"sort"
@@ -93,7 +94,7 @@ func (e event) row() string { return fmt.Sprintf("%d,n%d\n", e.id, e.id) }
 type streamRig struct {
 	t      *testing.T
 	srv    *doristest.Server
-	opts   sink.Options
+	opts   options.Options
 	keys   map[string]*keyState
 	timers map[string]*keyTimers
 }
@@ -106,10 +107,10 @@ func newStreamRig(t *testing.T) *streamRig {
 	t.Helper()
 	srv := doristest.NewServer(doristest.WithTable(unitEventsDDL))
 	t.Cleanup(srv.Close)
-	o := sink.DefaultOptions()
+	o := options.DefaultOptions()
 	o.FlushInterval = 5 * time.Second
 	o.MaxBufferedBytes = 2 * o.MaxBatchBytes
-	o.Retry.QuotaWait = sink.DefaultQuotaWait
+	o.Retry.QuotaWait = options.DefaultQuotaWait
 	r := &streamRig{t: t, srv: srv, opts: o}
 	r.reset()
 	return r
@@ -129,7 +130,7 @@ func (r *streamRig) conn() sink.ConnSpec {
 // stage is the batching stage as Write builds it, set up on a worker.
 func (r *streamRig) stage(ctx context.Context) *Fn {
 	r.t.Helper()
-	fn := New(r.conn(), "demo", "unitstream", "unitrun", sink.FormatHeaders(sink.CSV), &r.opts)
+	fn := New(r.conn(), "demo", "unitstream", "unitrun", options.FormatHeaders(options.CSV), &r.opts)
 	if err := fn.Setup(ctx); err != nil {
 		r.t.Fatalf("Setup: %v", err)
 	}
@@ -142,7 +143,7 @@ func (r *streamRig) stage(ctx context.Context) *Fn {
 func (r *streamRig) chunk(ctx context.Context, events []event) (keys []string, chunks [][]byte) {
 	r.t.Helper()
 	c := &sink.ChunkFn{DB: "demo", Table: "events", Opts: r.opts, Elem: beam.EncodedType{T: reflect.TypeOf("")},
-		FlushMillis: r.opts.FlushInterval.Milliseconds(), Headers: sink.FormatHeaders(sink.CSV)}
+		FlushMillis: r.opts.FlushInterval.Milliseconds(), Headers: options.FormatHeaders(options.CSV)}
 	if err := c.Setup(ctx); err != nil {
 		r.t.Fatal(err)
 	}

@@ -89,6 +89,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"log/slog"
 	"math"
 	"reflect"
@@ -150,7 +151,7 @@ type Fn struct {
 	LabelPrefix string
 	RunID       string
 	Headers     map[string]string
-	Opts        sink.Options
+	Opts        options.Options
 
 	Chunks state.Bag[[]byte]
 	Meta   state.Value[batchMeta]
@@ -161,7 +162,7 @@ type Fn struct {
 	batch  *sink.Batcher // the current bundle's; nil between bundles
 }
 
-func New(conn sink.ConnSpec, db, prefix, run string, headers map[string]string, o *sink.Options) *Fn {
+func New(conn sink.ConnSpec, db, prefix, run string, headers map[string]string, o *options.Options) *Fn {
 	return &Fn{
 		Conn: conn, DB: db, LabelPrefix: prefix, RunID: run, Headers: headers, Opts: *o,
 		Chunks: state.MakeBagState[[]byte]("chunks"),

@@ -1,6 +1,7 @@
 package streambatch
 
 import (
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"testing"
 	"time"
 
@@ -117,7 +118,7 @@ func TestUnitAFailedBundleAbortsItsLoadsAndItsRetryLoadsThemOnce(t *testing.T) {
 // bundle forming the same batch finds its label loaded and counts it once.
 func TestUnitAnAtLeastOnceBatchRetriedIsLoadedOnce(t *testing.T) {
 	r := newStreamRig(t)
-	r.opts.Delivery = sink.AtLeastOnce
+	r.opts.Delivery = options.AtLeastOnce
 	ctx := t.Context()
 	fn := r.stage(ctx)
 	evs := events(0, 2, epoch, time.Second)
