@@ -166,14 +166,14 @@ func eachUnit(c []byte, h chunkHeader, f func(unit []byte, rows int64) error) er
 func chunkKey(shard int, table string) string { return strconv.Itoa(shard) + ":" + table }
 
 // keyTable is the table of a chunk key.
-func KeyTable(key string) string {
+func keyTable(key string) string {
 	_, table, _ := strings.Cut(key, ":")
 	return table
 }
 
-// KeyShard is the shard of a chunk key, with its flush window for a
+// keyShard is the shard of a chunk key, with its flush window for a
 // stream batch's key ("<shard>@<start>").
-func KeyShard(key string) string {
+func keyShard(key string) string {
 	shard, _, _ := strings.Cut(key, ":")
 	return shard
 }
@@ -186,8 +186,8 @@ func streamKey(shard int, start int64, table string) string {
 
 // keyWindowStart is the start of a stream batch key's flush window; ok is
 // false for a key without one.
-func KeyWindowStart(key string) (start int64, ok bool) {
-	_, w, found := strings.Cut(KeyShard(key), "@")
+func keyWindowStart(key string) (start int64, ok bool) {
+	_, w, found := strings.Cut(keyShard(key), "@")
 	if !found {
 		return 0, false
 	}
@@ -357,7 +357,7 @@ func (fn *ChunkFn) chunkFor(tc *tableChunks, shard int, w LoadWindow, flush int6
 		}
 		key := tc.keys[shard]
 		if fn.FlushMillis > 0 {
-			key = streamKey(shard, flush, KeyTable(key))
+			key = streamKey(shard, flush, keyTable(key))
 		}
 		c = &pendingChunk{key: key, shard: shard, window: w, flush: flush, minTs: ts}
 		if n := len(fn.spares); n > 0 && int64(cap(fn.spares[n-1].buf)) >= maxChunkHeader+want {

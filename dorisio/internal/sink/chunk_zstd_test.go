@@ -49,7 +49,7 @@ func TestChunksAreShuffledCompressedAndReadBackRowForRow(t *testing.T) {
 	// part; past it, spooled as it came and cut into parts.
 	for _, limit := range []int64{o.MaxBatchBytes, 256 << 10} {
 		t.Run(fmt.Sprintf("limit %d", limit), func(t *testing.T) {
-			r := &GroupReader{Lim: Size{limit, o.MaxBatchRows}, Keep: limit, Dir: t.TempDir()}
+			r := &groupReader{Lim: loadSize{limit, o.MaxBatchRows}, Keep: limit, Dir: t.TempDir()}
 			files := &spoolFileSet{}
 			i := 0
 			g, err := r.Read("t", "0", func(c *[]byte) bool {
@@ -70,11 +70,11 @@ func TestChunksAreShuffledCompressedAndReadBackRowForRow(t *testing.T) {
 			if spooled := g.spool != ""; spooled != (limit < int64(rows.Len())) {
 				t.Fatalf("group spooled: %v, want %v", spooled, !spooled)
 			}
-			parts, err := r.Cut(g, 1<<20, &ChunkPool{}, files, false, func(p GroupPart, n int) string { return partID("0", 1, p, n) })
+			parts, err := r.Cut(g, 1<<20, &ChunkPool{}, files, false, func(p groupPart, n int) string { return partID("0", 1, p, n) })
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer DiscardParts(parts)
+			defer discardParts(parts)
 			var got []string
 			for _, p := range parts {
 				rc, err := p.Body.Open()

@@ -99,12 +99,12 @@ type groupLoadFn struct {
 
 	client *streamload.Client
 	pool   *ChunkPool
-	reader GroupReader
+	reader groupReader
 	up     *groupUploads // the current bundle's; nil between bundles
 }
 
 func (fn *groupLoadFn) Setup(ctx context.Context) error {
-	fn.reader = GroupReader{Lim: Size{fn.Opts.MaxBatchBytes, fn.Opts.MaxBatchRows}, Keep: fn.Opts.MaxBatchBytes, Dir: fn.Opts.SpoolDir}
+	fn.reader = groupReader{Lim: loadSize{fn.Opts.MaxBatchBytes, fn.Opts.MaxBatchRows}, Keep: fn.Opts.MaxBatchBytes, Dir: fn.Opts.SpoolDir}
 	var err error
 	fn.client, err = NewClient(fn.Conn, fn.Opts.Retry)
 	if err == nil {
@@ -127,8 +127,8 @@ func (fn *groupLoadFn) ProcessElement(ctx context.Context, key string, chunks fu
 	if err := fn.up.b.Err(); err != nil {
 		return fn.fail(ctx, err)
 	}
-	if err := fn.loadGroup(KeyTable(key), KeyShard(key), chunks); err != nil {
-		return fn.fail(ctx, fmt.Errorf("dorisio.Write: table %s.%s (shard %s of %d): %w", fn.DB, KeyTable(key), KeyShard(key), fn.Opts.Shards, err))
+	if err := fn.loadGroup(keyTable(key), keyShard(key), chunks); err != nil {
+		return fn.fail(ctx, fmt.Errorf("dorisio.Write: table %s.%s (shard %s of %d): %w", fn.DB, keyTable(key), keyShard(key), fn.Opts.Shards, err))
 	}
 	return nil
 }
@@ -146,7 +146,7 @@ func (fn *groupLoadFn) loadGroup(table, shard string, chunks func(*[]byte) bool)
 		return nil
 	}
 	parts, err := fn.reader.Cut(g, max(0, fn.Opts.MaxBufferedBytes-up.held.Load()), fn.pool, b.spoolFiles, false,
-		func(p GroupPart, n int) string { return partID(shard, fn.Opts.Shards, p, n) })
+		func(p groupPart, n int) string { return partID(shard, fn.Opts.Shards, p, n) })
 	if err != nil {
 		return err
 	}
@@ -157,7 +157,7 @@ func (fn *groupLoadFn) loadGroup(table, shard string, chunks func(*[]byte) bool)
 		j := &LoadJob{Table: table, label: label, ID: p.ID, Order: label, Rows: p.Part.Size.Rows, Bytes: p.Part.Size.Bytes, Body: p.Body, byContent: true,
 			spilled: p.Spilled, release: func() { release(); up.held.Add(-inMemory) }}
 		if err := up.add(j); err != nil {
-			DiscardParts(parts[i+1:])
+			discardParts(parts[i+1:])
 			return err
 		}
 	}
@@ -283,7 +283,7 @@ func (u *groupUploads) finish(ctx context.Context) ([]loadOutcome, error) {
 	if err != nil {
 		return nil, u.b.Abandon(ctx, err)
 	}
-	RecordBundleLoads(ctx, u.b, outcomes)
+	recordBundleLoads(ctx, u.b, outcomes)
 	return outcomes, nil
 }
 

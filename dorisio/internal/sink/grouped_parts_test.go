@@ -55,7 +55,7 @@ func iterate(chunks [][]byte) func(*[]byte) bool {
 // part's id and sorted rows.
 func cutGroup(t *testing.T, o *options.Options, shard string, chunks [][]byte) map[string][]string {
 	t.Helper()
-	r := &GroupReader{Lim: Size{Bytes: o.MaxBatchBytes, Rows: o.MaxBatchRows}, Keep: o.MaxBatchBytes, Dir: t.TempDir()}
+	r := &groupReader{Lim: loadSize{Bytes: o.MaxBatchBytes, Rows: o.MaxBatchRows}, Keep: o.MaxBatchBytes, Dir: t.TempDir()}
 	files := &spoolFileSet{}
 	g, err := r.Read("t", shard, iterate(chunks), files)
 	if err != nil {
@@ -63,7 +63,7 @@ func cutGroup(t *testing.T, o *options.Options, shard string, chunks [][]byte) m
 	}
 	defer r.Reset()
 	defer g.Discard()
-	parts, err := r.Cut(g, 64<<10, &ChunkPool{}, files, false, func(p GroupPart, n int) string { return partID(shard, o.Shards, p, n) })
+	parts, err := r.Cut(g, 64<<10, &ChunkPool{}, files, false, func(p groupPart, n int) string { return partID(shard, o.Shards, p, n) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func groupsOf(t *testing.T, o *options.Options, byKey map[string][][]byte) map[s
 	t.Helper()
 	all := map[string][]string{}
 	for key, chunks := range byKey {
-		for id, rows := range cutGroup(t, o, KeyShard(key), chunks) {
+		for id, rows := range cutGroup(t, o, keyShard(key), chunks) {
 			all[id] = rows
 		}
 	}

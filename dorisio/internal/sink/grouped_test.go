@@ -102,7 +102,7 @@ func TestARetriedGroupLoadsOnlyThePartsThatAreMissing(t *testing.T) {
 	// One part in the middle meets a proxy's 502 page, and the bundle fails.
 	var labels []string
 	for key, chunks := range groups {
-		for id := range cutGroup(t, &w.Group.Opts, KeyShard(key), chunks) {
+		for id := range cutGroup(t, &w.Group.Opts, keyShard(key), chunks) {
 			labels = append(labels, groupLabel("retry", "t0", loadMeaning(w.Group.Headers), id))
 		}
 	}
@@ -111,7 +111,7 @@ func TestARetriedGroupLoadsOnlyThePartsThatAreMissing(t *testing.T) {
 	}
 	var middle string
 	for key, chunks := range groups {
-		for id := range cutGroup(t, &w.Group.Opts, KeyShard(key), chunks) {
+		for id := range cutGroup(t, &w.Group.Opts, keyShard(key), chunks) {
 			if strings.Contains(id, fmt.Sprintf("|p%d/", len(labels)/2)) {
 				middle = groupLabel("retry", "t0", loadMeaning(w.Group.Headers), id)
 			}

@@ -229,7 +229,7 @@ func byTable(rs []CommitResult) []TableLoads {
 	for i, r := range rs {
 		outcomes[i] = loadOutcome{Seq: i, Result: r}
 	}
-	return GroupByTable(outcomes)
+	return groupByTable(outcomes)
 }
 
 // dropLoads is an emitter for precommit bundles whose output a test ignores.

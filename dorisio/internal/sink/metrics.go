@@ -95,7 +95,7 @@ func recordBundle(ctx context.Context, peakOpen int64) { openTxns.Update(ctx, pe
 
 // recordBundleLoads records a finished bundle's loads and the most it held
 // open at once.
-func RecordBundleLoads(ctx context.Context, b *Batcher, outcomes []loadOutcome) {
+func recordBundleLoads(ctx context.Context, b *Batcher, outcomes []loadOutcome) {
 	for _, o := range outcomes {
 		recordLoad(ctx, o)
 	}

@@ -35,7 +35,7 @@ func TestATablesPlainLoadsGoOneAfterAnother(t *testing.T) {
 	for _, l := range ld.order {
 		last[l.table] = l.label
 	}
-	for _, g := range GroupByTable(out) {
+	for _, g := range groupByTable(out) {
 		if got := g.Loads[len(g.Loads)-1].Label; got != last[g.Loads[0].Table] {
 			t.Errorf("table %s: the last load cut (%s) was not the last sent (%s)", g.Loads[0].Table, got, last[g.Loads[0].Table])
 		}

@@ -253,12 +253,10 @@ func (fn *WriteFn) EndBundle(ctx context.Context, bf beam.BundleFinalization) ([
 		fn.finalizeLater(ctx, bf, nil) // empty bundle
 		return nil, nil
 	}
-	outcomes, err := b.Finish()
+	groups, err := b.End(ctx)
 	if err != nil {
-		return nil, b.Abandon(ctx, err)
+		return nil, err
 	}
-	RecordBundleLoads(ctx, b, outcomes)
-	groups := GroupByTable(outcomes)
 	fn.finalizeLater(ctx, bf, groups)
 	return groups, nil
 }
