@@ -2,13 +2,13 @@ package dorisio
 
 import (
 	"fmt"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 	"github.com/dorisbeam/dorisbeam/internal/dorisname"
 )

@@ -2,9 +2,9 @@ package dorisio
 
 import (
 	"fmt"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/internal/textfmt"
 )
 

@@ -1,10 +1,10 @@
 package dorisio
 
 import (
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 )
 

@@ -2,10 +2,10 @@ package dorisio
 
 import (
 	"fmt"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"log/slog"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"testing"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/enginetest"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/internal/fileprogress"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"

@@ -3,13 +3,13 @@ package sink
 import (
 	"context"
 	"fmt"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 )
 
 // A runner calls no FinishBundle after ProcessElement returns an error, so

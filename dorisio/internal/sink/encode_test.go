@@ -2,10 +2,11 @@ package sink
 
 import (
 	"context"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 )
 
 type encEvent struct {

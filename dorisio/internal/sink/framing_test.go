@@ -3,13 +3,13 @@ package sink
 import (
 	"context"
 	"fmt"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"io"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 

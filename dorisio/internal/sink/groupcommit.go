@@ -17,9 +17,10 @@ package sink
 import (
 	"context"
 	"fmt"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"log/slog"
 	"strings"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 )
 
 // keysReader reads a table's key model (streamload.Client does).

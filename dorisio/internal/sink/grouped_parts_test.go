@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"io"
 	"math/rand/v2"
 	"slices"
@@ -15,6 +14,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 )
 
 // chunked runs the chunking stage over bundles of pre-encoded rows (one

@@ -2,7 +2,6 @@ package sink
 
 import (
 	"context"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"testing"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/stats"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 	"github.com/dorisbeam/dorisbeam/internal/pipetest"
 )

@@ -2,9 +2,10 @@ package sink
 
 import (
 	"fmt"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"reflect"
 	"strings"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 )
 
 // deleteSignColumn is the hidden column that marks a row of a UNIQUE KEY

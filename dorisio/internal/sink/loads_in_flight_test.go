@@ -2,10 +2,10 @@ package sink
 
 import (
 	"context"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"testing"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 

@@ -1,8 +1,9 @@
 package sink
 
 import (
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"time"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 )
 
 // testOption sets one field of Options, as dorisio's With... option of the

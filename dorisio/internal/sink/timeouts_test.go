@@ -2,13 +2,13 @@ package sink
 
 import (
 	"fmt"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"net"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 )
 
 // A commit bundle commits its tables at the same time: against a silent
