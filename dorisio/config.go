@@ -8,6 +8,7 @@ import (
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 	"github.com/dorisbeam/dorisbeam/internal/dorisname"
 )
@@ -98,7 +99,7 @@ type Config struct {
 func (c Config) validate(conn sink.ConnSpec) error {
 	// Addresses and user are checked by the client's own rules, so that a
 	// pipeline the client would refuse on the worker fails at construction.
-	if err := conn.ClientConfig("", nil, sink.RetryPolicy{}).Validate(); err != nil {
+	if err := conn.ClientConfig("", nil, options.RetryPolicy{}).Validate(); err != nil {
 		return err
 	}
 	n := 0

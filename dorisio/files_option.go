@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/internal/textfmt"
 )
 
@@ -136,7 +136,7 @@ func separatorHeader(option, header, v string) LoadOption {
 // that cuts its files into records (validate has checked the combinations).
 func fileHeaders(o *writeOptions, f Files) (map[string]string, filerange.Syntax, error) {
 	var sc filerange.Syntax
-	headers := sink.FormatHeaders(o.Format)
+	headers := options.FormatHeaders(o.Format)
 	// A file's values are foreign: strict by default, so a value Doris cannot
 	// convert is a refused row (WithRejectedRows) or a failed load naming
 	// it, never a NULL the file did not say. WithStrictMode(false) says

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
@@ -116,7 +117,7 @@ func configClient(cfg Config) (*streamload.Client, error) {
 	if err := cfg.validate(conn); err != nil {
 		return nil, err
 	}
-	return sink.NewClient(conn, sink.RetryPolicy{})
+	return sink.NewClient(conn, options.RetryPolicy{})
 }
 
 func txnsAsLoads(db string, txns []streamload.Txn) []OpenLoad {

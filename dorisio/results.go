@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 )
 
@@ -40,41 +41,41 @@ func ParseDecimal(s string) (Decimal, error) { return encode.ParseDecimal(s) }
 //     the table's columns (Arrow).
 //   - Title(): its name in dorisio ("Arrow").
 //   - Option(): how a user chose it ("WithFormat(dorisio.Arrow)").
-type Format = sink.Format
+type Format = options.Format
 
 const (
 	// CSV is Doris' fastest text path. Write sends column_separator ",",
 	// enclose '"', escape '\' and trim_double_quotes true (without it Doris
 	// 2.1/3.0 keep the quotes in the value), quotes every string and writes
 	// NULL as \N. ARRAY/MAP/STRUCT/JSON values need JSON.
-	CSV Format = sink.CSV
+	CSV Format = options.CSV
 	// JSON is one JSON object per line (read_json_by_line: true).
-	JSON Format = sink.JSON
+	JSON Format = options.JSON
 	// Arrow (Doris ≥ 2.1) sends struct rows as Arrow IPC streams, typed by
 	// the table's columns, which the BE converts far more cheaply than it
 	// parses text: for a BE whose CPU limits the load. No compression, no
 	// VARIANT columns; the element types of ARRAY, MAP and STRUCT columns
 	// come from the fields' Go types (see docs/guide.md).
-	Arrow Format = sink.Arrow
+	Arrow Format = options.Arrow
 )
 
 // Delivery selects the guarantee (WithDelivery); "Choosing a delivery" in
 // the package doc compares them. Its method:
 //
 //   - String(): "ExactlyOnce", "AtLeastOnce" or "Grouped".
-type Delivery = sink.Delivery
+type Delivery = options.Delivery
 
 const (
 	// ExactlyOnce (the default without a Config.LabelPrefix, and for
 	// unbounded input) precommits each load with two-phase commit and
 	// commits it after a Reshuffle; see "Exactly-once" in the package doc.
-	ExactlyOnce Delivery = sink.ExactlyOnce
+	ExactlyOnce Delivery = options.ExactlyOnce
 	// AtLeastOnce sends plain loads that are visible as soon as they return
 	// (a load Doris answers "Publish Timeout" is committed and becomes
 	// visible shortly after: RetryPolicy.VisibleTimeout waits for it). An
 	// in-process retry reuses the label, so only a retried bundle can load
 	// rows twice.
-	AtLeastOnce Delivery = sink.AtLeastOnce
+	AtLeastOnce Delivery = options.AtLeastOnce
 	// Grouped groups each table's rows (per WithShards shard) with a
 	// GroupByKey and cuts each group into plain loads from its contents
 	// alone, under labels derived from the rows: exactly once on every
@@ -83,7 +84,7 @@ const (
 	// It costs a shuffle of the rows; see "Grouped delivery" in the package
 	// doc. The default for a bounded input with a Config.LabelPrefix (and
 	// on Flink and Spark).
-	Grouped Delivery = sink.Grouped
+	Grouped Delivery = options.Grouped
 	// GroupCommit sends plain loads without a label, which Doris batches
 	// with the table's other loads (group_commit, Doris ≥ 2.1): for many
 	// small, frequent writes. Doris refuses a label with group commit, so
@@ -95,7 +96,7 @@ const (
 	// (the default: Doris answers once its WAL has the rows, visible within
 	// the table's group_commit_interval_ms) or sync_mode (once they are
 	// committed and visible).
-	GroupCommit Delivery = sink.GroupCommit
+	GroupCommit Delivery = options.GroupCommit
 )
 
 // GroupCommitMode is Doris' group_commit header value (WithGroupCommitMode).

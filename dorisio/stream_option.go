@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -27,9 +28,9 @@ import (
 func WithStreamBatching(on bool) WriteOption {
 	return forWrite(fmt.Sprintf("WithStreamBatching(%t)", on), func(o *writeOptions) {
 		o.claim("stream batching")
-		o.Stream = sink.StreamOff
+		o.Stream = options.StreamOff
 		if on {
-			o.Stream = sink.StreamOn
+			o.Stream = options.StreamOn
 		}
 	})
 }
@@ -93,8 +94,8 @@ func WithShards(n int) WriteOption {
 
 // streaming reports whether a Write of col batches across bundles.
 func (o *writeOptions) streaming(col beam.PCollection) bool {
-	if o.Stream != sink.StreamAuto {
-		return o.Stream == sink.StreamOn
+	if o.Stream != options.StreamAuto {
+		return o.Stream == options.StreamOn
 	}
 	unbounded, known := sink.IsUnbounded(col)
 	if !known {

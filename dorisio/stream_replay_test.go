@@ -11,7 +11,6 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/mtime"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/teststream"
@@ -410,32 +409,48 @@ func TestARowStampedFarAheadDoesNotHoldBackLaterRows(t *testing.T) {
 	}
 }
 
-// A run crashed after its batching bundle precommitted a window's batch
-// and before the commit stage committed it. The re-run, with the same
-// LabelPrefix and WithAbortLingeringTxns, replays the row: its cleanup
-// spares the stream batch (it carries no run: any run may adopt it), and
-// the re-run forms the batch again, finds its label precommitted, adopts
-// the transaction and commits it. The row once, no transaction aborted.
-// (A cleanup that aborted every label but the run's own would abort the
+// A run failed after its batching bundle precommitted a window's batch
+// and before the commit stage committed it (here every commit call is
+// refused; a crash leaves the same). The re-run, with the same LabelPrefix
+// and WithAbortLingeringTxns, replays the row: its cleanup spares the
+// stream batch (it carries no run: any run may adopt it), and the re-run
+// forms the batch again, finds its label precommitted, adopts the
+// transaction and commits it. The row once, no transaction aborted. (A
+// cleanup that aborted every label but the run's own would abort the
 // batches that this very run precommitted in another worker process.)
 func TestARerunAdoptsTheStreamBatchACrashedRunLeftPrecommitted(t *testing.T) {
 	requirePrism(t, "state and timers")
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 	cfg := configFor(srv, "events")
 	cfg.LabelPrefix = "crashed"
-	opts := []WriteOption{WithFlushInterval(2 * time.Second), WithAbortLingeringTxns()}
-	ss := buildStreamFor(t, cfg, opts...)
-	lost, err := ss.attempt(true, ss.chunk(t, window.GlobalWindow{}, "1,a"))
-	if err != nil || len(lost) != 1 {
-		t.Fatalf("crashed run: %d results, %v", len(lost), err)
+	opts := []WriteOption{WithFlushInterval(2 * time.Second), WithAbortLingeringTxns(), WithStreamBatching(true)}
+	build := func(extra ...WriteOption) func(s beam.Scope) {
+		return func(s beam.Scope) {
+			rows := beam.ParDo(s, stampByID, beam.Create(s, "1,a"))
+			Write(s, cfg, rows, append(opts, extra...)...)
+		}
+	}
+	refused := srv.Inject(doristest.Fault{Kind: doristest.Respond, Endpoint: doristest.Endpoint2PC, Status: 503, Body: "service unavailable"})
+	if _, err := runPipeline(t, build(WithRetry(fastRetry))); err == nil {
+		t.Fatal("the first run succeeded although every commit call was refused")
+	}
+	refused.Remove()
+	var lost []doristest.Txn
+	for _, tx := range srv.Txns("demo") {
+		if tx.State == "PRECOMMITTED" {
+			lost = append(lost, tx)
+		}
+	}
+	if len(lost) != 1 {
+		t.Fatalf("the failed run left %d loads precommitted (%+v), want its one batch", len(lost), srv.Txns("demo"))
 	}
 	got := runResults(t, t.Name(), func(s beam.Scope) beam.PCollection {
 		rows := beam.ParDo(s, stampByID, beam.Create(s, "1,a"))
-		return Write(s, cfg, rows, append(opts, WithStreamBatching(true))...)
+		return Write(s, cfg, rows, opts...)
 	})
 	wantRows(t, srv, "events", [][]string{{"1", "a"}})
-	if len(got) != 1 || got[0].Label != lost[0].Label || got[0].TxnID != lost[0].TxnID || !got[0].Committed {
-		t.Errorf("re-run results %+v: want the crashed run's load %s (txn %d) adopted and committed", got, lost[0].Label, lost[0].TxnID)
+	if len(got) != 1 || got[0].Label != lost[0].Label || got[0].TxnID != lost[0].ID || !got[0].Committed {
+		t.Errorf("re-run results %+v: want the failed run's load %s (txn %d) adopted and committed", got, lost[0].Label, lost[0].ID)
 	}
 	for _, tx := range srv.Txns("demo") {
 		if tx.State == "ABORTED" {

@@ -54,7 +54,7 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 	}
 	explicit := o.gave("the delivery")
 	if !explicit { // an explicit delivery is kept
-		o.DefaultDelivery(col, cfg.LabelPrefix != "")
+		o.defaultDelivery(col, cfg.LabelPrefix != "")
 	}
 	streaming := o.streaming(col)
 	unbounded, known := sink.IsUnbounded(col)
@@ -81,7 +81,7 @@ func newWrite(s beam.Scope, cfg Config, col beam.PCollection, opts []WriteOption
 	if prefix == "" {
 		prefix = sink.DefaultPrefix()
 	} else {
-		o.WarnRerunLoadsAgain(col, cfg.LabelPrefix, explicit)
+		o.warnRerunLoadsAgain(col, cfg.LabelPrefix, explicit)
 	}
 	if streaming {
 		sink.DisablePrismSplits()

@@ -9,8 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
-
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
@@ -18,14 +17,14 @@ import (
 // errors of those whose value is bad, reported together with those of
 // their combinations (validate.go).
 type writeOptions struct {
-	sink.Options
+	options.Options
 	claims  []claim // what each option given sets (option.go)
 	current string  // the option being applied, as written
 	applied int     // options applied so far: current's ordinal
 	errs    []string
 }
 
-func defaultWriteOptions() *writeOptions { return &writeOptions{Options: sink.DefaultOptions()} }
+func defaultWriteOptions() *writeOptions { return &writeOptions{Options: options.DefaultOptions()} }
 
 func (o *writeOptions) fail(format string, args ...any) {
 	o.errs = append(o.errs, fmt.Sprintf(format, args...))
@@ -70,7 +69,7 @@ func WithFormat(f Format) LoadOption {
 	return forLoads(fmt.Sprintf("WithFormat(%s)", strings.ToUpper(string(f))), func(o *writeOptions) {
 		o.claim("the format")
 		if !f.Known() {
-			o.fail("WithFormat(%q): want %s", string(f), sink.FormatChoices())
+			o.fail("WithFormat(%q): want %s", string(f), options.FormatChoices())
 			return
 		}
 		o.Format = f
@@ -289,7 +288,7 @@ func checkHeaderValue(key, value string) error {
 		if err != nil || n < 1 {
 			return fmt.Errorf("want whole seconds, at least 1 (Doris' min_load_timeout_second)")
 		}
-		if n > sink.MaxStreamLoadTimeout {
+		if n > options.MaxStreamLoadTimeout {
 			slog.Warn("dorisio: a load timeout above Doris' default max_stream_load_timeout_second (259200 s, 3 days): every load fails with \"Invalid timeout\" unless the FE's setting was raised",
 				"timeout_s", n)
 		}
@@ -469,7 +468,7 @@ func WithRetry(p RetryPolicy) LoadOption {
 			o.fail("WithRetry(%+v): InitialBackoff > MaxBackoff", p)
 			return
 		}
-		o.Retry = sink.RetryPolicy(p)
+		o.Retry = options.RetryPolicy(p)
 	})
 }
 
@@ -482,6 +481,6 @@ func (o *writeOptions) finish() {
 		}
 	}
 	if o.Retry.QuotaWait == 0 {
-		o.Retry.QuotaWait = sink.DefaultQuotaWait
+		o.Retry.QuotaWait = options.DefaultQuotaWait
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/cespare/xxhash/v2"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 	"github.com/dorisbeam/dorisbeam/internal/fileprogress"
 	"github.com/dorisbeam/dorisbeam/internal/localpath"
@@ -293,7 +294,7 @@ func (fn *FileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 	_, local := r.(*os.File) // local ranges are sent from the file (sendfile)
 	sp := filerange.NewSplitter(fn.syntax(), fn.Opts.Files.RangeBytes, fn.Opts.Files.HeaderLines, !local)
 	sp.SkipBOM = true // never part of the first value (files_text.go)
-	if fn.Opts.Format != sink.JSON && string(fn.Delim) == "\n" {
+	if fn.Opts.Format != options.JSON && string(fn.Delim) == "\n" {
 		sp.CheckLineEnds(fn.Opts.Files.StripCR)
 	}
 	done := &fileDone{headerLines: fn.Opts.Files.HeaderLines}
@@ -462,7 +463,7 @@ func (fn *FileLoadFn) loadCompressed(ctx context.Context, fs filesystem.Interfac
 		}
 		return fs.OpenRead(ctx, f.Path)
 	}
-	if fn.Opts.Files.StripCR && fn.Opts.Format != sink.JSON {
+	if fn.Opts.Files.StripCR && fn.Opts.Format != options.JSON {
 		return fmt.Errorf("dorisio.WriteFiles: file %s is %s-compressed and sent as it is, one load: Files.StripCR cannot drop the \"\\r\" of its lines; decompress it first, or load it without Files.StripCR", f.Path, kind)
 	}
 	if kind != "zstd" {
@@ -474,7 +475,7 @@ func (fn *FileLoadFn) loadCompressed(ctx context.Context, fs filesystem.Interfac
 	if err != nil {
 		return err
 	}
-	if kind == "zstd" || fn.Opts.Format == sink.JSON || bom {
+	if kind == "zstd" || fn.Opts.Format == options.JSON || bom {
 		if bom {
 			sayBOM(f.Path) // sent decompressed, without it
 		}

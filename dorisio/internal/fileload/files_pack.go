@@ -17,6 +17,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
@@ -244,7 +245,7 @@ func (fn *FileLoadFn) readPart(ctx context.Context, f fileSpec) (part packPart, 
 	defer r.Close()
 	sp := filerange.NewSplitter(fn.syntax(), max(fn.Opts.Files.RangeBytes, f.Size+1), fn.Opts.Files.HeaderLines, true)
 	sp.SkipBOM = true
-	if fn.Opts.Format != sink.JSON && string(fn.Delim) == "\n" {
+	if fn.Opts.Format != options.JSON && string(fn.Delim) == "\n" {
 		sp.CheckLineEnds(fn.Opts.Files.StripCR)
 	}
 	start, end := int64(-1), int64(0)

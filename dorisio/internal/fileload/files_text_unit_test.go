@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/enginetest"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/internal/fileprogress"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
@@ -209,8 +209,8 @@ func TestUnitJSONLinesFilesLoadARowPerLine(t *testing.T) {
 	path := r.write("docs.json", b.Bytes())
 	packed := r.write("docs.json.gz", gz(t, []byte("{\"id\": 100, \"body\": \"zipped\"}\n")))
 	res, err := r.load(r.loader(func(fn *FileLoadFn) {
-		fn.Opts.Format = sink.JSON
-		fn.Headers = sink.FormatHeaders(sink.JSON)
+		fn.Opts.Format = options.JSON
+		fn.Headers = options.FormatHeaders(options.JSON)
 		fn.Sep, fn.Enclose, fn.Escape = nil, 0, 0
 		fn.Opts.Files.RangeBytes = 400
 	}), path, packed)

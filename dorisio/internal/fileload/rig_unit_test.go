@@ -12,6 +12,7 @@ import (
 
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 )
 
@@ -53,10 +54,10 @@ func (r *fileRig) write(name string, data []byte) string {
 // RFC 4180 CSV file (escape '"', strict mode), under the label prefix
 // "unitfiles"; change adjusts it before it is used.
 func (r *fileRig) loader(change func(fn *FileLoadFn)) *FileLoadFn {
-	o := sink.DefaultOptions()
+	o := options.DefaultOptions()
 	o.MaxBufferedBytes = 2 * o.MaxBatchBytes
-	o.Retry.QuotaWait = sink.DefaultQuotaWait
-	headers := sink.FormatHeaders(sink.CSV)
+	o.Retry.QuotaWait = options.DefaultQuotaWait
+	headers := options.FormatHeaders(options.CSV)
 	headers["strict_mode"] = "true"
 	headers["escape"] = `"`
 	fn := &FileLoadFn{

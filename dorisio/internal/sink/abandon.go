@@ -221,3 +221,7 @@ func oneLine(err error) string {
 	}
 	return s
 }
+
+// defaultTwoPCTimeout bounds one commit or abort, retries included, and
+// the aborts of a failed bundle together.
+const defaultTwoPCTimeout = 90 * time.Second

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
@@ -29,7 +30,7 @@ func TestAFailedBundleAgainstASilent2PCEndpointEndsWithinOneDeadline(t *testing.
 	srv := startServer(t, doristest.WithTable(narrowDDL))
 	hang := srv.Inject(doristest.Fault{Kind: doristest.Hang, Endpoint: doristest.Endpoint2PC})
 	w := buildWrite(t, configFor(srv, "narrow"), "", WithMaxBatchRows(10), WithLoadsInFlight(1), WithMaxOpenTxns(100),
-		WithRetry(RetryPolicy{TwoPCTimeout: time.Second}))
+		WithRetry(options.RetryPolicy{TwoPCTimeout: time.Second}))
 	start := time.Now()
 	_, err := lifecycle(t, w.Write, narrowRows(80)) // 8 loads precommitted, the 9th rejected
 	took := time.Since(start)

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
@@ -56,7 +57,7 @@ type Batcher struct {
 	// streamBatches: the loads are stream batches (stream_batch.go), for
 	// which grouped delivery and the cut budget do not apply.
 	StreamBatches bool
-	opts          *Options
+	opts          *options.Options
 	budget        loadBudget
 
 	open      map[string]*openBatch
@@ -70,7 +71,7 @@ type Batcher struct {
 	cancel    context.CancelFunc
 
 	pool       *ChunkPool
-	spoolFiles *SpoolFiles // of the open batches
+	spoolFiles *spoolFileSet // of the open batches
 
 	// Shared with uploads: this bundle's two-phase loads started, those of
 	// them Doris precommitted (each holds a running txn until the commit
@@ -85,7 +86,7 @@ type Batcher struct {
 	tablesSeen            map[string]bool // of tables; DoFn goroutine only
 
 	mu       sync.Mutex // guards done, failedJob, firstErr, rejected, isolationLoads, refused
-	done     []LoadOutcome
+	done     []loadOutcome
 	rejected rejections // refused rows, with WithRejectedRows (rejected.go)
 	// isolationLoads counts per table the loads isolating refused rows
 	// sent besides the refused loads themselves (isolate.go).
@@ -156,8 +157,8 @@ type LoadJob struct {
 	Check func(CommitResult) error
 }
 
-// LoadOutcome is one finished load.
-type LoadOutcome struct {
+// loadOutcome is one finished load.
+type loadOutcome struct {
 	Seq     int // the load's number in its bundle
 	sub     int // the part's number within an isolated load (isolate.go)
 	Result  CommitResult
@@ -172,11 +173,11 @@ type LoadOutcome struct {
 	groupCommit int8
 }
 
-func NewBatcher(ctx context.Context, ld loader, pool *ChunkPool, db, table, prefix, run string, headers map[string]string, o *Options) *Batcher {
+func NewBatcher(ctx context.Context, ld loader, pool *ChunkPool, db, table, prefix, run string, headers map[string]string, o *options.Options) *Batcher {
 	ctx, cancel := context.WithCancel(ctx)
 	b := &Batcher{
 		ld: ld, pool: pool, db: db, table: table, prefix: prefix, run: run, headers: headers, meaning: loadMeaning(headers), opts: o,
-		twoPhase:   o.Delivery == ExactlyOnce,
+		twoPhase:   o.Delivery == options.ExactlyOnce,
 		budget:     loadBudget{BatchBytes: o.MaxBatchBytes, BatchRows: o.MaxBatchRows, LoadBytes: o.MaxLoadBytes},
 		open:       map[string]*openBatch{},
 		cuts:       map[string]int{},
@@ -188,8 +189,8 @@ func NewBatcher(ctx context.Context, ld loader, pool *ChunkPool, db, table, pref
 	if b.twoPhase {
 		b.budget.Max = o.MaxOpenTxns
 	}
-	b.spoolFiles = &SpoolFiles{}
-	runtime.AddCleanup(b, (*SpoolFiles).removeAll, b.spoolFiles)
+	b.spoolFiles = &spoolFileSet{}
+	runtime.AddCleanup(b, (*spoolFileSet).removeAll, b.spoolFiles)
 	return b
 }
 
@@ -441,7 +442,7 @@ func (b *Batcher) fail(err error) error {
 
 // Finish uploads the remaining batches and waits for every upload. On error
 // the caller must abandon the bundle (abandon.go).
-func (b *Batcher) Finish() ([]LoadOutcome, error) {
+func (b *Batcher) Finish() ([]loadOutcome, error) {
 	tables := make([]string, 0, len(b.open))
 	for t := range b.open {
 		tables = append(tables, t)
@@ -459,7 +460,7 @@ func (b *Batcher) Finish() ([]LoadOutcome, error) {
 	if b.firstErr == nil {
 		b.cancel()
 	}
-	slices.SortFunc(b.done, func(x, y LoadOutcome) int {
+	slices.SortFunc(b.done, func(x, y loadOutcome) int {
 		if x.Seq != y.Seq {
 			return x.Seq - y.Seq
 		}
@@ -555,4 +556,4 @@ func (b *Batcher) LoadBatch(table, id string, body streamload.Body, release func
 
 // SpoolFiles are the files this bundle spools to, removed when it is
 // abandoned.
-func (b *Batcher) SpoolFiles() *SpoolFiles { return b.spoolFiles }
+func (b *Batcher) SpoolFiles() *spoolFileSet { return b.spoolFiles }

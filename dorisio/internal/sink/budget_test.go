@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
@@ -319,7 +320,7 @@ func TestMemoryStaysBoundedWithThousandsOfOneRowTables(t *testing.T) {
 	const bound = 8 << 20
 	ld := &fakeLoader{}
 	// Plain loads: no budget; spilling is what keeps memory bounded.
-	b := testBatcher(ld, WithDelivery(AtLeastOnce), WithMaxBatchBytes(1<<20), WithMaxBufferedBytes(bound), WithSpoolDir(t.TempDir()))
+	b := testBatcher(ld, WithDelivery(options.AtLeastOnce), WithMaxBatchBytes(1<<20), WithMaxBufferedBytes(bound), WithSpoolDir(t.TempDir()))
 	row := []byte("1,\"a row of about forty bytes, one per table\"\n")
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -358,7 +359,7 @@ func TestMemoryStaysBoundedWithThousandsOfOneRowTables(t *testing.T) {
 // would hold 4 GB, so all but 64 would go to disk.
 func TestOneRowTablesHoldSmallChunks(t *testing.T) {
 	dir := t.TempDir()
-	b := testBatcher(&fakeLoader{}, WithDelivery(AtLeastOnce), WithMaxBufferedBytes(64<<20), WithSpoolDir(dir))
+	b := testBatcher(&fakeLoader{}, WithDelivery(options.AtLeastOnce), WithMaxBufferedBytes(64<<20), WithSpoolDir(dir))
 	for i := 0; i < 4000; i++ {
 		if err := b.Add(fmt.Sprintf("table_%04d", i), []byte("1,\"one row\"\n"), 1); err != nil {
 			t.Fatal(err)
@@ -465,11 +466,11 @@ func TestIdentityElementsAreLoadsOfTheirOwn(t *testing.T) {
 // budget of 20).
 func TestWithMaxBatchRowsCapsEveryPlainLoadAndTheFirstTwoPhaseLoadsOfATable(t *testing.T) {
 	for _, c := range []struct {
-		delivery Delivery
+		delivery options.Delivery
 		want     string
 	}{
-		{AtLeastOnce, "[3 3 3 3 3 3 3 3 3 3 3 3 3 1]"},
-		{ExactlyOnce, "[3 3 3 3 3 6 12 7]"},
+		{options.AtLeastOnce, "[3 3 3 3 3 3 3 3 3 3 3 3 3 1]"},
+		{options.ExactlyOnce, "[3 3 3 3 3 6 12 7]"},
 	} {
 		b := testBatcher(&fakeLoader{}, WithDelivery(c.delivery), WithMaxBatchRows(3))
 		for i := 0; i < 40; i++ {

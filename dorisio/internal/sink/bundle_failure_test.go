@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 )
 
 // A runner calls no FinishBundle after ProcessElement returns an error, so
@@ -18,7 +19,7 @@ import (
 func TestABundleFailingInProcessElementAbortsItsPrecommittedLoads(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 	w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(100), WithLoadsInFlight(1),
-		WithRetry(RetryPolicy{MaxAttempts: 2, InitialBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
+		WithRetry(options.RetryPolicy{MaxAttempts: 2, InitialBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
 	ctx := context.Background()
 	var fault *doristest.FaultHandle
 	var err error

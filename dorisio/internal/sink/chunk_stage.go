@@ -12,6 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
@@ -128,10 +129,10 @@ func ParseChunk(c []byte) (chunkHeader, error) {
 // is at most MaxLoadBytes, 10 GiB by default).
 const maxUnitsBytes = 1 << 40
 
-// EachUnit calls f with every unit of chunk c (header h) and its rows, in
+// eachUnit calls f with every unit of chunk c (header h) and its rows, in
 // the chunk's order; the unit is a slice of c, or of its inflated copy
 // when c is compressed.
-func EachUnit(c []byte, h chunkHeader, f func(unit []byte, rows int64) error) error {
+func eachUnit(c []byte, h chunkHeader, f func(unit []byte, rows int64) error) error {
 	if h.compressed {
 		var err error
 		if c, h, err = inflateChunk(c, h, nil); err != nil {
@@ -165,28 +166,28 @@ func EachUnit(c []byte, h chunkHeader, f func(unit []byte, rows int64) error) er
 func chunkKey(shard int, table string) string { return strconv.Itoa(shard) + ":" + table }
 
 // keyTable is the table of a chunk key.
-func KeyTable(key string) string {
+func keyTable(key string) string {
 	_, table, _ := strings.Cut(key, ":")
 	return table
 }
 
-// KeyShard is the shard of a chunk key, with its flush window for a
+// keyShard is the shard of a chunk key, with its flush window for a
 // stream batch's key ("<shard>@<start>").
-func KeyShard(key string) string {
+func keyShard(key string) string {
 	shard, _, _ := strings.Cut(key, ":")
 	return shard
 }
 
-// StreamKey is the key of a table's shard in the flush window starting at
+// streamKey is the key of a table's shard in the flush window starting at
 // start (Unix ms).
-func StreamKey(shard int, start int64, table string) string {
+func streamKey(shard int, start int64, table string) string {
 	return strconv.Itoa(shard) + "@" + strconv.FormatInt(start, 10) + ":" + table
 }
 
 // keyWindowStart is the start of a stream batch key's flush window; ok is
 // false for a key without one.
-func KeyWindowStart(key string) (start int64, ok bool) {
-	_, w, found := strings.Cut(KeyShard(key), "@")
+func keyWindowStart(key string) (start int64, ok bool) {
+	_, w, found := strings.Cut(keyShard(key), "@")
 	if !found {
 		return 0, false
 	}
@@ -269,7 +270,7 @@ type ChunkFn struct {
 	Conn  ConnSpec
 	DB    string
 	Table string // Config.Table, for elements that name none
-	Opts  Options
+	Opts  options.Options
 	Elem  beam.EncodedType
 	RunID string
 	// FlushMillis is the flush interval with stream batching: chunks are
@@ -279,7 +280,7 @@ type ChunkFn struct {
 	// records are cut into units.
 	Headers map[string]string
 
-	enc      ElemEncoder
+	enc      elemEncoder
 	records  filerange.Syntax
 	split    bool               // an element of many records is cut into a unit per record
 	client   *streamload.Client // reads the tables' columns of struct rows
@@ -295,7 +296,7 @@ func (fn *ChunkFn) Setup(ctx context.Context) error {
 		return fmt.Errorf("dorisio.Write: %w", err)
 	}
 	fn.enc = enc
-	fn.records, fn.split = fn.Opts.Format.encoding().Records(fn.Headers)
+	fn.records, fn.split = options.Encoding(fn.Opts.Format).Records(fn.Headers)
 	if _, isStruct := enc.Elem.(*structEncoder); isStruct {
 		// Struct fields are checked against the table's columns where they
 		// are encoded (and the encoder learns the FLOAT/DOUBLE columns).
@@ -306,7 +307,7 @@ func (fn *ChunkFn) Setup(ctx context.Context) error {
 			return fmt.Errorf("dorisio.Write: %w", err)
 		}
 	}
-	if fn.Opts.Delivery != GroupCommit || fn.Opts.DuplicatesAllowed {
+	if fn.Opts.Delivery != options.GroupCommit || fn.Opts.DuplicatesAllowed {
 		return nil
 	}
 	if fn.client == nil {
@@ -356,7 +357,7 @@ func (fn *ChunkFn) chunkFor(tc *tableChunks, shard int, w LoadWindow, flush int6
 		}
 		key := tc.keys[shard]
 		if fn.FlushMillis > 0 {
-			key = StreamKey(shard, flush, KeyTable(key))
+			key = streamKey(shard, flush, keyTable(key))
 		}
 		c = &pendingChunk{key: key, shard: shard, window: w, flush: flush, minTs: ts}
 		if n := len(fn.spares); n > 0 && int64(cap(fn.spares[n-1].buf)) >= maxChunkHeader+want {
@@ -546,7 +547,7 @@ func (fn *ChunkFn) FinishBundle(_ context.Context, emit func(beam.EventTime, str
 }
 
 // WithEncoder sets the element encoder that Setup would make from Elem.
-func (fn *ChunkFn) WithEncoder(enc ElemEncoder) *ChunkFn {
+func (fn *ChunkFn) WithEncoder(enc elemEncoder) *ChunkFn {
 	fn.enc = enc
 	return fn
 }

@@ -12,15 +12,16 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 )
 
 // The chunks grouped delivery shuffles (and stream batching keeps in
 // state) are a fraction of the rows' bytes, and a group read back from
 // them, in memory or through its spool file, holds every row once.
 func TestChunksAreShuffledCompressedAndReadBackRowForRow(t *testing.T) {
-	o := DefaultOptions()
+	o := options.DefaultOptions()
 	o.MaxBufferedBytes = 2 * o.MaxBatchBytes // as Write sets it
-	fn := (&ChunkFn{Table: "t", Opts: o}).WithEncoder(ElemEncoder{Elem: encode.NewPassThrough([]byte("\n"), false)})
+	fn := (&ChunkFn{Table: "t", Opts: o}).WithEncoder(elemEncoder{Elem: encode.NewPassThrough([]byte("\n"), false)})
 	var chunks [][]byte
 	var shuffled int
 	emit := func(_ beam.EventTime, _ string, c []byte) { chunks, shuffled = append(chunks, c), shuffled+len(c) }
@@ -48,8 +49,8 @@ func TestChunksAreShuffledCompressedAndReadBackRowForRow(t *testing.T) {
 	// part; past it, spooled as it came and cut into parts.
 	for _, limit := range []int64{o.MaxBatchBytes, 256 << 10} {
 		t.Run(fmt.Sprintf("limit %d", limit), func(t *testing.T) {
-			r := &GroupReader{Lim: Size{limit, o.MaxBatchRows}, Keep: limit, Dir: t.TempDir()}
-			files := &SpoolFiles{}
+			r := &groupReader{Lim: loadSize{limit, o.MaxBatchRows}, Keep: limit, Dir: t.TempDir()}
+			files := &spoolFileSet{}
 			i := 0
 			g, err := r.Read("t", "0", func(c *[]byte) bool {
 				if i == len(chunks) {
@@ -69,11 +70,11 @@ func TestChunksAreShuffledCompressedAndReadBackRowForRow(t *testing.T) {
 			if spooled := g.spool != ""; spooled != (limit < int64(rows.Len())) {
 				t.Fatalf("group spooled: %v, want %v", spooled, !spooled)
 			}
-			parts, err := r.Cut(g, 1<<20, &ChunkPool{}, files, false, func(p GroupPart, n int) string { return PartID("0", 1, p, n) })
+			parts, err := r.Cut(g, 1<<20, &ChunkPool{}, files, false, func(p groupPart, n int) string { return partID("0", 1, p, n) })
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer DiscardParts(parts)
+			defer discardParts(parts)
 			var got []string
 			for _, p := range parts {
 				rc, err := p.Body.Open()

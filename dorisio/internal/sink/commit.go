@@ -41,6 +41,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
@@ -154,7 +155,7 @@ func (w LoadWindow) String() string {
 // table's loads in the order their bundle cut them (order.go).
 type CommitFn struct {
 	Conn  ConnSpec
-	Retry RetryPolicy
+	Retry options.RetryPolicy
 	// ReportLost makes loads lost for good (lost.go) records for the job's
 	// final report instead of failures of their commit bundle: set for
 	// bounded input, whose commit stage ends.

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 	"github.com/dorisbeam/dorisbeam/internal/textfmt"
 )
@@ -35,113 +37,61 @@ type Row struct {
 	ID string
 }
 
-// formats are the load formats a Write can produce: WithFormat's value,
-// dorisio's name of it, and the format.
-var formats = []formatEntry{{CSV, "CSV", encode.CSV}, {JSON, "JSON", encode.JSONLines}, {Arrow, "Arrow", encode.Arrow}}
-
-type formatEntry struct {
-	f    Format
-	name string
-	enc  encode.Format
-}
-
-// encoding is f's load format (nil: unknown).
-func (f Format) encoding() encode.Format {
-	for _, e := range formats {
-		if e.f == f {
-			return e.enc
-		}
-	}
-	return nil
-}
-
-// Known reports whether f is a format Write can produce.
-func (f Format) Known() bool { return f.encoding() != nil }
-
-// Columnar reports whether f builds its bodies from struct rows typed by
-// the table's columns (encode.Columnar).
-func (f Format) Columnar() bool { return f.Known() && encode.IsColumnar(f.encoding()) }
-
-// Title is dorisio's name of f: Arrow.
-func (f Format) Title() string {
-	for _, e := range formats {
-		if e.f == f {
-			return e.name
-		}
-	}
-	return string(f)
-}
-
-// Option is how the user chose f: WithFormat(dorisio.Arrow).
-func (f Format) Option() string { return "WithFormat(dorisio." + f.Title() + ")" }
-
-// FormatChoices names the formats: "dorisio.CSV, dorisio.JSON or dorisio.Arrow".
-func FormatChoices() string {
-	var names []string
-	for _, e := range formats {
-		names = append(names, "dorisio."+e.name)
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-}
-
-// FormatHeaders are the Stream Load headers format f needs.
-func FormatHeaders(f Format) map[string]string { return f.encoding().Headers() }
-
 var RowType = reflect.TypeOf(Row{})
 
 // structEncoder writes struct elements, one row each.
 type structEncoder = encode.Struct
 
-// ElemEncoder turns one element into rows for its table's load body (see
+// elemEncoder turns one element into rows for its table's load body (see
 // encode.Elem); a value its checks refuse is a *refusedRow.
-type ElemEncoder struct {
+type elemEncoder struct {
 	encode.Elem
 	rows *encode.PassThrough // set when elements are Row
 }
 
 // NewElemEncoder checks at construction (and again on each worker) that t
 // can be encoded; reflection work is done here once per type, not per row.
-func NewElemEncoder(t reflect.Type, o *Options) (ElemEncoder, error) {
+func NewElemEncoder(t reflect.Type, o *options.Options) (elemEncoder, error) {
 	if o.Evolve.On() && (encode.IsPreEncoded(t) || t == RowType || t.Kind() != reflect.Struct) {
-		return ElemEncoder{}, fmt.Errorf("%s makes tables and columns from a struct's fields; the elements are %v: write structs, or create the table yourself", o.Evolve.Names(), t)
+		return elemEncoder{}, fmt.Errorf("%s makes tables and columns from a struct's fields; the elements are %v: write structs, or create the table yourself", o.Evolve.Names(), t)
 	}
 	switch {
 	case (encode.IsPreEncoded(t) || t == RowType) && o.Format.Columnar():
-		return ElemEncoder{}, fmt.Errorf("%s writes struct rows, typed by the table's columns; the elements are %v: write structs, or pre-encoded CSV or JSON", o.Format.Option(), t)
+		return elemEncoder{}, fmt.Errorf("%s writes struct rows, typed by the table's columns; the elements are %v: write structs, or pre-encoded CSV or JSON", o.Format.Option(), t)
 	case encode.IsPreEncoded(t), t == RowType:
 		delim := []byte{'\n'}
 		if v, ok := o.Headers["line_delimiter"]; ok {
 			d, err := textfmt.DecodeSeparator(v)
 			if err != nil {
-				return ElemEncoder{}, fmt.Errorf("WithLoadHeader(\"line_delimiter\", %q): %v", v, err)
+				return elemEncoder{}, fmt.Errorf("WithLoadHeader(\"line_delimiter\", %q): %v", v, err)
 			}
 			delim = d
 		}
 		pass := encode.NewPassThrough(delim, t == RowType)
 		if t == RowType {
-			return ElemEncoder{Elem: pass, rows: pass}, nil
+			return elemEncoder{Elem: pass, rows: pass}, nil
 		}
-		return ElemEncoder{Elem: pass}, nil
+		return elemEncoder{Elem: pass}, nil
 	case t.Kind() == reflect.Struct:
 		loc, err := loadZone(o.TimeZone)
 		if err != nil {
-			return ElemEncoder{}, err
+			return elemEncoder{}, err
 		}
-		se, err := encode.NewStruct(t, o.Format.encoding(), loc)
+		se, err := encode.NewStruct(t, options.Encoding(o.Format), loc)
 		if err != nil {
-			return ElemEncoder{}, err
+			return elemEncoder{}, err
 		}
 		if err := se.SetEvolution(o.Evolve); err != nil {
-			return ElemEncoder{}, fmt.Errorf("%s: %w", o.Evolve.Names(), err)
+			return elemEncoder{}, fmt.Errorf("%s: %w", o.Evolve.Names(), err)
 		}
-		return ElemEncoder{Elem: se}, nil
+		return elemEncoder{Elem: se}, nil
 	}
-	return ElemEncoder{}, fmt.Errorf("cannot encode element type %v: want a struct (fields mapped by `doris:\"col\"`, `json` tags or names), []byte or string of pre-encoded rows, or dorisio.Row", t)
+	return elemEncoder{}, fmt.Errorf("cannot encode element type %v: want a struct (fields mapped by `doris:\"col\"`, `json` tags or names), []byte or string of pre-encoded rows, or dorisio.Row", t)
 }
 
 // Encode returns the element's rows, ended by the format's row end, and how
 // many rows they are, as encode.Elem.Encode does.
-func (e ElemEncoder) Encode(ctx context.Context, elem any) (string, []byte, int64, error) {
+func (e elemEncoder) Encode(ctx context.Context, elem any) (string, []byte, int64, error) {
 	if e.rows != nil {
 		if r, ok := elem.(Row); ok {
 			return e.routed(r)
@@ -155,7 +105,7 @@ func (e ElemEncoder) Encode(ctx context.Context, elem any) (string, []byte, int6
 }
 
 // routed passes a Row's pre-encoded data through to its table.
-func (e ElemEncoder) routed(r Row) (string, []byte, int64, error) {
+func (e elemEncoder) routed(r Row) (string, []byte, int64, error) {
 	table, out, rows, err := e.rows.Routed("Row.Table", r.Table, r.Data)
 	if err != nil {
 		return "", nil, 0, asRefusedRow(err)
@@ -175,7 +125,7 @@ func asRefusedRow(err error) error {
 
 // FieldTypes are the Doris types a struct's fields give ARRAY, MAP and
 // STRUCT columns (encode.Struct.FieldTypes); nil for other elements.
-func (e ElemEncoder) FieldTypes() map[string]encode.FieldType {
+func (e elemEncoder) FieldTypes() map[string]encode.FieldType {
 	if se, ok := e.Elem.(*structEncoder); ok {
 		return se.FieldTypes()
 	}
@@ -184,14 +134,17 @@ func (e ElemEncoder) FieldTypes() map[string]encode.FieldType {
 
 // Routes reports whether elements name their own table (Row, a struct
 // with a `doris:",table"` field).
-func (e ElemEncoder) Routes() bool { return e.Elem.Routes() }
+func (e elemEncoder) Routes() bool { return e.Elem.Routes() }
 
 // checkColumns reads the table's columns from the FE when the elements are
 // structs, at Setup (encode.Struct.CheckColumns).
-func checkColumns(ctx context.Context, c *streamload.Client, conn ConnSpec, db, table, run string, enc ElemEncoder) error {
+func checkColumns(ctx context.Context, c *streamload.Client, conn ConnSpec, db, table, run string, enc elemEncoder) error {
 	se, ok := enc.Elem.(*structEncoder)
 	if !ok {
 		return nil
 	}
 	return se.CheckColumns(ctx, c, strings.Join(conn.FEs, ","), db, table, run)
 }
+
+// loadZone loads a zone named by zoneName, on a worker.
+func loadZone(name string) (*time.Location, error) { return encode.LoadZone("WithTimeZone", name) }

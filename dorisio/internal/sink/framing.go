@@ -8,6 +8,7 @@ import (
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
@@ -51,7 +52,7 @@ func writeBody(f encode.Format, h map[string]string, cols []streamload.Column, l
 // writeBody is the body of j as the Write's format writes it, typed by
 // j's table's columns when the format needs them (a Columnar one: Arrow).
 func (b *Batcher) writeBody(j *LoadJob, h map[string]string) (streamload.Body, error) {
-	f := b.opts.Format.encoding()
+	f := options.Encoding(b.opts.Format)
 	var cols []streamload.Column
 	if encode.IsColumnar(f) {
 		var err error

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
@@ -71,19 +72,17 @@ func (l *bodyLoader) Load(_ context.Context, req streamload.LoadRequest) (*strea
 // written length; the line formats are sent as they are.
 // line-delimited formats are sent as they are.
 func TestAFramingFormatFramesEveryLoadOnceAndCSVIsSentAsItIs(t *testing.T) {
-	const framedFormat Format = "bracketed-csv"
-	kept := formats
-	formats = append(formats[:len(formats):len(formats)], formatEntry{framedFormat, "BracketedCSV", bracketed{encode.CSV}})
-	t.Cleanup(func() { formats = kept })
+	const framedFormat options.Format = "bracketed-csv"
+	t.Cleanup(options.AddFormat(framedFormat, "BracketedCSV", bracketed{encode.CSV}))
 	for _, tc := range []struct {
-		format Format
+		format options.Format
 		want   []string
 	}{
 		{framedFormat, []string{"BEGIN\n1\n2\nEND 2\n", "BEGIN\n3\nEND 1\n"}},
-		{CSV, []string{"1\n2\n", "3\n"}},
+		{options.CSV, []string{"1\n2\n", "3\n"}},
 	} {
-		o := DefaultOptions()
-		o.Format, o.Delivery, o.MaxBatchRows = tc.format, AtLeastOnce, 2
+		o := options.DefaultOptions()
+		o.Format, o.Delivery, o.MaxBatchRows = tc.format, options.AtLeastOnce, 2
 		o.MaxBufferedBytes = 2 * o.MaxBatchBytes
 		ld := &bodyLoader{}
 		b := NewBatcher(context.Background(), ld, &ChunkPool{Max: 4}, "demo", "t", "p", "0badf00d", map[string]string{}, &o)

@@ -19,6 +19,8 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 )
 
 // keysReader reads a table's key model (streamload.Client does).
@@ -31,8 +33,8 @@ const uniqueKeys = "UNIQUE_KEYS"
 
 // CheckGroupCommit refuses group commit into db.table when a resend could
 // load its rows twice and the user has not allowed duplicates.
-func CheckGroupCommit(ctx context.Context, c keysReader, db, table string, o *Options) error {
-	if o.Delivery != GroupCommit || o.DuplicatesAllowed || table == "" {
+func CheckGroupCommit(ctx context.Context, c keysReader, db, table string, o *options.Options) error {
+	if o.Delivery != options.GroupCommit || o.DuplicatesAllowed || table == "" {
 		return nil
 	}
 	keys, err := c.TableKeysType(ctx, db, table)

@@ -43,70 +43,19 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
 func init() {
 	register.DoFn4x1[context.Context, string, func(*[]byte) bool, func(CommitResult), error](&groupLoadFn{})
 	register.Iter1[[]byte]()
-}
-
-// DefaultDelivery picks the delivery of a Write given no WithDelivery:
-// Grouped for a bounded input with a stable Config.LabelPrefix (prefixed),
-// whose re-run must find what a finished or crashed run loaded (per-bundle
-// two-phase commit labels its loads by run: a re-run loads everything
-// again), and on Beam's Flink and Spark runners (named by --runner), where
-// per-bundle two-phase commit is only at-least-once for rows without an ID
-// (a recomputed precommit task loads again). It keeps ExactlyOnce where
-// Grouped cannot go (WithAllOrNothing, stream batching, unbounded input)
-// and says what it chose at construction. A Flink or Spark job server
-// reached as --runner=universal is not recognised: name the delivery there.
-func (o *Options) DefaultDelivery(col beam.PCollection, prefixed bool) {
-	if o.AllOrNothing || o.Stream == StreamOn {
-		return
-	}
-	if unbounded, known := IsUnbounded(col); unbounded || !known {
-		return
-	}
-	runner := strings.ToLower(*runners.Runner)
-	switch {
-	case runner == "flink" || runner == "flinkrunner" || runner == "spark" || runner == "sparkrunner":
-		o.Delivery = Grouped
-		slog.Warn("dorisio.Write: delivery defaults to dorisio.Grouped on this runner: per-bundle two-phase commit (ExactlyOnce) is only at-least-once on Flink and Spark batch, where a recomputed stage loads again; grouped delivery shuffles the rows and loads them under labels of their contents, exactly once. Pass WithDelivery(dorisio.ExactlyOnce) to keep per-bundle loads",
-			"runner", *runners.Runner)
-	case prefixed:
-		o.Delivery = Grouped
-		slog.Info("dorisio.Write: delivery defaults to dorisio.Grouped for a bounded input with a Config.LabelPrefix: its loads are labelled by their rows, so a re-run with the same prefix (a scheduler's retry, a crashed job run again) finds what was loaded and loads nothing twice. Pass WithDelivery(dorisio.ExactlyOnce) for per-bundle loads (no shuffle of the rows; a re-run loads again)")
-	}
-}
-
-// WarnRerunLoadsAgain says at construction that a bounded Write with
-// per-bundle two-phase commit and a stable LabelPrefix loads everything
-// again when it is re-run: its labels hold the run. It keeps per-bundle
-// loads when given WithDelivery(ExactlyOnce), or WithAllOrNothing (which
-// needs them): before, the second said nothing, and its re-run doubled
-// every row.
-func (o *Options) WarnRerunLoadsAgain(col beam.PCollection, prefix string, explicit bool) {
-	if o.Delivery != ExactlyOnce || o.Stream == StreamOn || !explicit && !o.AllOrNothing {
-		return
-	}
-	if unbounded, known := IsUnbounded(col); unbounded || !known {
-		return
-	}
-	why, instead := "WithDelivery(dorisio.ExactlyOnce)", "Leave WithDelivery out (dorisio.Grouped, labels from the rows) for a job that may be re-run"
-	if !explicit {
-		why, instead = "WithAllOrNothing()", "Leave WithAllOrNothing out (dorisio.Grouped, labels from the rows, the default with a prefix) for a job that may be re-run"
-	}
-	slog.Warn("dorisio.Write: "+why+" with a Config.LabelPrefix: per-bundle loads are labelled by run, so a re-run with this prefix (after a finished run, or one that crashed in its commit stage) loads again every row the earlier run committed; rows with a Row.ID are the exception. "+instead,
-		"label_prefix", prefix)
 }
 
 // writeGrouped is Write with grouped delivery: it returns the
@@ -146,16 +95,16 @@ type groupLoadFn struct {
 	LabelPrefix string
 	RunID       string
 	Headers     map[string]string
-	Opts        Options
+	Opts        options.Options
 
 	client *streamload.Client
 	pool   *ChunkPool
-	reader GroupReader
+	reader groupReader
 	up     *groupUploads // the current bundle's; nil between bundles
 }
 
 func (fn *groupLoadFn) Setup(ctx context.Context) error {
-	fn.reader = GroupReader{Lim: Size{fn.Opts.MaxBatchBytes, fn.Opts.MaxBatchRows}, Keep: fn.Opts.MaxBatchBytes, Dir: fn.Opts.SpoolDir}
+	fn.reader = groupReader{Lim: loadSize{fn.Opts.MaxBatchBytes, fn.Opts.MaxBatchRows}, Keep: fn.Opts.MaxBatchBytes, Dir: fn.Opts.SpoolDir}
 	var err error
 	fn.client, err = NewClient(fn.Conn, fn.Opts.Retry)
 	if err == nil {
@@ -178,8 +127,8 @@ func (fn *groupLoadFn) ProcessElement(ctx context.Context, key string, chunks fu
 	if err := fn.up.b.Err(); err != nil {
 		return fn.fail(ctx, err)
 	}
-	if err := fn.loadGroup(KeyTable(key), KeyShard(key), chunks); err != nil {
-		return fn.fail(ctx, fmt.Errorf("dorisio.Write: table %s.%s (shard %s of %d): %w", fn.DB, KeyTable(key), KeyShard(key), fn.Opts.Shards, err))
+	if err := fn.loadGroup(keyTable(key), keyShard(key), chunks); err != nil {
+		return fn.fail(ctx, fmt.Errorf("dorisio.Write: table %s.%s (shard %s of %d): %w", fn.DB, keyTable(key), keyShard(key), fn.Opts.Shards, err))
 	}
 	return nil
 }
@@ -197,7 +146,7 @@ func (fn *groupLoadFn) loadGroup(table, shard string, chunks func(*[]byte) bool)
 		return nil
 	}
 	parts, err := fn.reader.Cut(g, max(0, fn.Opts.MaxBufferedBytes-up.held.Load()), fn.pool, b.spoolFiles, false,
-		func(p GroupPart, n int) string { return PartID(shard, fn.Opts.Shards, p, n) })
+		func(p groupPart, n int) string { return partID(shard, fn.Opts.Shards, p, n) })
 	if err != nil {
 		return err
 	}
@@ -208,7 +157,7 @@ func (fn *groupLoadFn) loadGroup(table, shard string, chunks func(*[]byte) bool)
 		j := &LoadJob{Table: table, label: label, ID: p.ID, Order: label, Rows: p.Part.Size.Rows, Bytes: p.Part.Size.Bytes, Body: p.Body, byContent: true,
 			spilled: p.Spilled, release: func() { release(); up.held.Add(-inMemory) }}
 		if err := up.add(j); err != nil {
-			DiscardParts(parts[i+1:])
+			discardParts(parts[i+1:])
 			return err
 		}
 	}
@@ -324,7 +273,7 @@ func (u *groupUploads) add(j *LoadJob) error {
 
 // finish starts what is queued and waits for every load of the bundle,
 // recording them; if one failed, it abandons the bundle (abandon.go).
-func (u *groupUploads) finish(ctx context.Context) ([]LoadOutcome, error) {
+func (u *groupUploads) finish(ctx context.Context) ([]loadOutcome, error) {
 	u.mu.Lock()
 	u.closed = true
 	u.cond.Broadcast()
@@ -334,7 +283,7 @@ func (u *groupUploads) finish(ctx context.Context) ([]LoadOutcome, error) {
 	if err != nil {
 		return nil, u.b.Abandon(ctx, err)
 	}
-	RecordBundleLoads(ctx, u.b, outcomes)
+	recordBundleLoads(ctx, u.b, outcomes)
 	return outcomes, nil
 }
 

@@ -82,21 +82,21 @@ func (m *multiset) Add(h unitHash) {
 
 func (m multiset) String() string { return fmt.Sprintf("%016x%016x/%d", m.sum.hi, m.sum.lo, m.Units) }
 
-// Size is bytes and rows.
-type Size struct{ Bytes, Rows int64 }
+// loadSize is bytes and rows.
+type loadSize struct{ Bytes, Rows int64 }
 
-func (s Size) add(o Size) Size { return Size{s.Bytes + o.Bytes, s.Rows + o.Rows} }
+func (s loadSize) add(o loadSize) loadSize { return loadSize{s.Bytes + o.Bytes, s.Rows + o.Rows} }
 
 // Over reports whether s passes a part's limits.
-func (s Size) Over(lim Size) bool { return s.Bytes > lim.Bytes || s.Rows > lim.Rows }
+func (s loadSize) Over(lim loadSize) bool { return s.Bytes > lim.Bytes || s.Rows > lim.Rows }
 
-// GroupReader reads the groups of one DoFn instance, one at a time; its
+// groupReader reads the groups of one DoFn instance, one at a time; its
 // bucket counts are reused (zero between groups).
-type GroupReader struct {
-	Lim     Size   // MaxBatchBytes, MaxBatchRows
-	Keep    int64  // chunk bytes kept in memory before spooling
-	Dir     string // WithSpoolDir
-	buckets []Size // 1 << bucketBits, lazily
+type groupReader struct {
+	Lim     loadSize   // MaxBatchBytes, MaxBatchRows
+	Keep    int64      // chunk bytes kept in memory before spooling
+	Dir     string     // WithSpoolDir
+	buckets []loadSize // 1 << bucketBits, lazily
 	touched []uint32
 	scratch [][]byte // buffers to inflate spooled chunks into
 }
@@ -104,7 +104,7 @@ type GroupReader struct {
 // group is one group read by pass 1.
 type group struct {
 	table, shard string
-	total        Size
+	total        loadSize
 	digest       multiset
 	hashes       []unitHash // of every unit, in the order eachUnit visits them
 	mem          []memChunk // the first chunks, in memory (inflated)
@@ -112,16 +112,16 @@ type group struct {
 	spoolFile    *os.File
 	spoolW       *bufio.Writer
 	err          error
-	files        *SpoolFiles
+	files        *spoolFileSet
 }
 
 // Read is pass 1 over a group's chunks. Chunks are inflated and their
 // units hashed on goroutines of their own (at most readAhead chunks at
 // once) while the next chunks are pulled from the runner; their hashes are
 // taken in the chunks' order.
-func (r *GroupReader) Read(table, shard string, chunks func(*[]byte) bool, files *SpoolFiles) (*group, error) {
+func (r *groupReader) Read(table, shard string, chunks func(*[]byte) bool, files *spoolFileSet) (*group, error) {
 	if r.buckets == nil {
-		r.buckets = make([]Size, 1<<bucketBits)
+		r.buckets = make([]loadSize, 1<<bucketBits)
 	}
 	g := &group{table: table, shard: shard, files: files}
 	var kept int64
@@ -209,7 +209,7 @@ func (j *readJob) run() {
 	// Every unit is hashed once: its hash is kept, in unit order, for the
 	// passes that place it (Plan's split buckets, partBodies).
 	j.hashes = make([]unitHash, 0, min(j.h.Rows, int64(j.h.Bytes))) // a unit is at least its delimiter
-	j.err = EachUnit(j.units, j.uh, func(u []byte, _ int64) error {
+	j.err = eachUnit(j.units, j.uh, func(u []byte, _ int64) error {
 		j.hashes = append(j.hashes, hashUnit(u))
 		return nil
 	})
@@ -217,20 +217,20 @@ func (j *readJob) run() {
 
 // take adds a read chunk to g: its hashes, counts and digest, and the
 // chunk itself, kept in memory or spooled.
-func (r *GroupReader) take(g *group, j *readJob) error {
+func (r *groupReader) take(g *group, j *readJob) error {
 	<-j.done
 	if j.err != nil {
 		return j.err
 	}
 	i := 0
-	err := EachUnit(j.units, j.uh, func(u []byte, rows int64) error {
+	err := eachUnit(j.units, j.uh, func(u []byte, rows int64) error {
 		if i >= len(j.hashes) {
 			return errors.New("chunk: its units changed between two reads")
 		}
 		uh := j.hashes[i]
 		i++
-		r.count(uh, Size{int64(len(u)), rows})
-		g.total = g.total.add(Size{int64(len(u)), rows})
+		r.count(uh, loadSize{int64(len(u)), rows})
+		g.total = g.total.add(loadSize{int64(len(u)), rows})
 		g.digest.Add(uh)
 		return nil
 	})
@@ -249,21 +249,21 @@ func (r *GroupReader) take(g *group, j *readJob) error {
 }
 
 // count adds a unit to its bucket.
-func (r *GroupReader) count(h unitHash, s Size) {
+func (r *groupReader) count(h unitHash, s loadSize) {
 	b := h.bucket()
-	if r.buckets[b] == (Size{}) {
+	if r.buckets[b] == (loadSize{}) {
 		r.touched = append(r.touched, b)
 	}
 	r.buckets[b] = r.buckets[b].add(s)
 }
 
 // Reset zeroes the buckets the last group used.
-func (r *GroupReader) Reset() {
+func (r *groupReader) Reset() {
 	if len(r.touched) > len(r.buckets)/16 {
 		clear(r.buckets)
 	} else {
 		for _, b := range r.touched {
-			r.buckets[b] = Size{}
+			r.buckets[b] = loadSize{}
 		}
 	}
 	r.touched = r.touched[:0]
@@ -327,7 +327,7 @@ func (g *group) eachUnit(f func(u []byte, rows int64, uh unitHash, w LoadWindow)
 	i := 0
 	var scratch []byte
 	visit := func(c []byte, h chunkHeader) error {
-		return EachUnit(c, h, func(u []byte, rows int64) error {
+		return eachUnit(c, h, func(u []byte, rows int64) error {
 			if i >= len(g.hashes) {
 				return errors.New("a group's spool holds more units than were read")
 			}
@@ -383,19 +383,19 @@ func (g *group) eachUnit(f func(u []byte, rows int64, uh unitHash, w LoadWindow)
 }
 
 // Index is the part's place among its group's parts.
-func (p GroupPart) Index() int { return p.index }
+func (p groupPart) Index() int { return p.index }
 
-// GroupPart is one part of a group: its place, size and digest.
-type GroupPart struct {
+// groupPart is one part of a group: its place, size and digest.
+type groupPart struct {
 	index   int
-	Size    Size
+	Size    loadSize
 	Digest  multiset
 	windows map[LoadWindow]int64 // its rows per window, when asked (stream batches)
 }
 
 // groupPlan says which part each unit of a group goes to.
 type groupPlan struct {
-	Parts []GroupPart
+	Parts []groupPart
 	// bucketPart is each bucket's part, or -1 for a bucket split unit by
 	// unit (split); nil for a group of one part.
 	bucketPart []int32
@@ -406,22 +406,22 @@ type groupPlan struct {
 // its part.
 type splitUnit struct {
 	hash unitHash
-	size Size
+	size loadSize
 	part int32
 }
 
 // Plan cuts g into parts by r's bucket counts. A bucket over a limit on
 // its own is split unit by unit, which reads the group once more.
-func (r *GroupReader) Plan(g *group) (*groupPlan, error) {
+func (r *groupReader) Plan(g *group) (*groupPlan, error) {
 	if !g.total.Over(r.Lim) {
-		return &groupPlan{Parts: []GroupPart{{index: 0, Size: g.total, Digest: g.digest}}}, nil
+		return &groupPlan{Parts: []groupPart{{index: 0, Size: g.total, Digest: g.digest}}}, nil
 	}
 	p := &groupPlan{bucketPart: make([]int32, len(r.buckets))}
 	order := r.touched
 	if len(order) > len(r.buckets)/16 {
 		order = nil
 		for b, s := range r.buckets {
-			if s != (Size{}) {
+			if s != (loadSize{}) {
 				order = append(order, uint32(b))
 			}
 		}
@@ -440,7 +440,7 @@ func (r *GroupReader) Plan(g *group) (*groupPlan, error) {
 	if p.split != nil {
 		err := g.eachUnit(func(u []byte, rows int64, h unitHash, _ LoadWindow) error {
 			if us, ok := p.split[h.bucket()]; ok {
-				p.split[h.bucket()] = append(us, splitUnit{hash: h, size: Size{int64(len(u)), rows}})
+				p.split[h.bucket()] = append(us, splitUnit{hash: h, size: loadSize{int64(len(u)), rows}})
 			}
 			return nil
 		})
@@ -448,11 +448,11 @@ func (r *GroupReader) Plan(g *group) (*groupPlan, error) {
 			return nil, err
 		}
 	}
-	var cur Size
+	var cur loadSize
 	open := false
 	next := func() {
-		p.Parts = append(p.Parts, GroupPart{index: len(p.Parts)})
-		cur, open = Size{}, true
+		p.Parts = append(p.Parts, groupPart{index: len(p.Parts)})
+		cur, open = loadSize{}, true
 	}
 	for _, b := range order {
 		bs := r.buckets[b]
@@ -494,11 +494,11 @@ func (p *groupPlan) partOf(h unitHash, seen map[unitHash]int) int {
 	return int(us[first+k].part)
 }
 
-// PartID is a part's identity within its table: the group's shard and
+// partID is a part's identity within its table: the group's shard and
 // shard count, the part's place among the group's parts and its digest.
 // With the table and the load's meaning it makes the part's label
 // (groupLabel). The place keeps apart two parts of identical units.
-func PartID(shard string, shards int, part GroupPart, parts int) string {
+func partID(shard string, shards int, part groupPart, parts int) string {
 	return "s" + shard + "/" + strconv.Itoa(shards) + "|p" + strconv.Itoa(part.index) + "/" + strconv.Itoa(parts) + "|" + part.Digest.String()
 }
 
@@ -506,7 +506,7 @@ func PartID(shard string, shards int, part GroupPart, parts int) string {
 // its part's body, in memory while the bodies hold at most budget bytes,
 // the largest spilled to dir past it. It fills in each part's digest, and
 // with windows its rows per window.
-func partBodies(g *group, p *groupPlan, budget int64, dir string, pool *ChunkPool, files *SpoolFiles, windows bool) ([]*batchBody, error) {
+func partBodies(g *group, p *groupPlan, budget int64, dir string, pool *ChunkPool, files *spoolFileSet, windows bool) ([]*batchBody, error) {
 	bodies := make([]*batchBody, len(p.Parts))
 	for i := range bodies {
 		bodies[i] = &batchBody{}
@@ -519,7 +519,7 @@ func partBodies(g *group, p *groupPlan, budget int64, dir string, pool *ChunkPoo
 	err := g.eachUnit(func(u []byte, rows int64, h unitHash, w LoadWindow) error {
 		i := p.partOf(h, seen)
 		p.Parts[i].Digest.Add(h)
-		p.Parts[i].Size = p.Parts[i].Size.add(Size{int64(len(u)), rows})
+		p.Parts[i].Size = p.Parts[i].Size.add(loadSize{int64(len(u)), rows})
 		if windows {
 			p.Parts[i].windows[w] += rows
 		}
@@ -564,7 +564,7 @@ func largestBody(bodies []*batchBody) *batchBody {
 // oneBody is the body of a group of one part: the units of its chunks, as
 // they are (the group fits MaxBatchBytes, so every chunk is in memory), and
 // with windows the part's rows per window.
-func oneBody(g *group, part *GroupPart, windows bool) streamload.Body {
+func oneBody(g *group, part *groupPart, windows bool) streamload.Body {
 	var body chunkBody
 	if windows {
 		part.windows = map[LoadWindow]int64{}
@@ -581,10 +581,10 @@ func oneBody(g *group, part *GroupPart, windows bool) streamload.Body {
 	return &body
 }
 
-// PartLoad is one part of a group, cut and ready to load.
-type PartLoad struct {
-	Part     GroupPart
-	ID       string // PartID: the place and digest; with the table and meaning, its label
+// partLoad is one part of a group, cut and ready to load.
+type partLoad struct {
+	Part     groupPart
+	ID       string // partID: the place and digest; with the table and meaning, its label
 	Body     streamload.Body
 	Release  func() // once its load has ended
 	InMemory int64  // bytes of Body held in memory
@@ -594,14 +594,14 @@ type PartLoad struct {
 
 // Windows is the part's rows per window, in order (at most
 // maxResultWindows), when Cut was asked for them.
-func (p *PartLoad) Windows() []LoadWindow { return resultWindows(p.Part.windows) }
+func (p *partLoad) Windows() []LoadWindow { return resultWindows(p.Part.windows) }
 
 // Cut cuts a group read by r into its parts (Plan) and makes their bodies:
 // a group of one part is its chunks as they are, the parts of a larger one
 // are written out (partBodies, in memory up to budget bytes, then spilled
 // to r.Dir). id names a part from its place among the parts and its digest
-// (grouped delivery: PartID). On an error nothing is left to free.
-func (r *GroupReader) Cut(g *group, budget int64, pool *ChunkPool, files *SpoolFiles, windows bool, id func(p GroupPart, parts int) string) ([]PartLoad, error) {
+// (grouped delivery: partID). On an error nothing is left to free.
+func (r *groupReader) Cut(g *group, budget int64, pool *ChunkPool, files *spoolFileSet, windows bool, id func(p groupPart, parts int) string) ([]partLoad, error) {
 	plan, err := r.Plan(g)
 	if err != nil {
 		return nil, err
@@ -609,19 +609,19 @@ func (r *GroupReader) Cut(g *group, budget int64, pool *ChunkPool, files *SpoolF
 	if len(plan.Parts) == 1 {
 		p := plan.Parts[0]
 		body := oneBody(g, &p, windows)
-		return []PartLoad{{Part: p, ID: id(p, 1), Body: body, Release: func() {}, InMemory: g.total.Bytes, discard: func() {}}}, nil
+		return []partLoad{{Part: p, ID: id(p, 1), Body: body, Release: func() {}, InMemory: g.total.Bytes, discard: func() {}}}, nil
 	}
 	bodies, err := partBodies(g, plan, budget, r.Dir, pool, files, windows)
 	if err != nil {
 		return nil, err
 	}
 	g.Discard() // the parts hold the rows now
-	parts := make([]PartLoad, 0, len(bodies))
+	parts := make([]partLoad, 0, len(bodies))
 	for i, bb := range bodies {
 		inMemory, spilled := bb.mem.N, bb.spilled()
 		body, release, err := bb.Body(pool, files)
 		if err != nil {
-			DiscardParts(parts)
+			discardParts(parts)
 			for _, rest := range bodies[i+1:] {
 				rest.discard(pool, files)
 			}
@@ -631,13 +631,13 @@ func (r *GroupReader) Cut(g *group, budget int64, pool *ChunkPool, files *SpoolF
 			inMemory = 0
 		}
 		p := plan.Parts[i]
-		parts = append(parts, PartLoad{Part: p, ID: id(p, len(plan.Parts)), Body: body, Release: release, InMemory: inMemory, Spilled: spilled, discard: release})
+		parts = append(parts, partLoad{Part: p, ID: id(p, len(plan.Parts)), Body: body, Release: release, InMemory: inMemory, Spilled: spilled, discard: release})
 	}
 	return parts, nil
 }
 
-// DiscardParts frees parts that will not be loaded.
-func DiscardParts(parts []PartLoad) {
+// discardParts frees parts that will not be loaded.
+func discardParts(parts []partLoad) {
 	for _, p := range parts {
 		p.discard()
 	}

@@ -14,13 +14,14 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 )
 
 // chunked runs the chunking stage over bundles of pre-encoded rows (one
 // element each) for table and returns the chunks per key, in emission order.
-func chunked(t *testing.T, o *Options, table string, bundles [][]string) map[string][][]byte {
+func chunked(t *testing.T, o *options.Options, table string, bundles [][]string) map[string][][]byte {
 	t.Helper()
-	fn := (&ChunkFn{Table: table, Opts: *o}).WithEncoder(ElemEncoder{Elem: encode.NewPassThrough([]byte("\n"), false)})
+	fn := (&ChunkFn{Table: table, Opts: *o}).WithEncoder(elemEncoder{Elem: encode.NewPassThrough([]byte("\n"), false)})
 	out := map[string][][]byte{}
 	emit := func(_ beam.EventTime, key string, c []byte) { out[key] = append(out[key], c) }
 	for _, rows := range bundles {
@@ -52,17 +53,17 @@ func iterate(chunks [][]byte) func(*[]byte) bool {
 
 // cutGroup cuts one group's parts as the load stage does and returns each
 // part's id and sorted rows.
-func cutGroup(t *testing.T, o *Options, shard string, chunks [][]byte) map[string][]string {
+func cutGroup(t *testing.T, o *options.Options, shard string, chunks [][]byte) map[string][]string {
 	t.Helper()
-	r := &GroupReader{Lim: Size{Bytes: o.MaxBatchBytes, Rows: o.MaxBatchRows}, Keep: o.MaxBatchBytes, Dir: t.TempDir()}
-	files := &SpoolFiles{}
+	r := &groupReader{Lim: loadSize{Bytes: o.MaxBatchBytes, Rows: o.MaxBatchRows}, Keep: o.MaxBatchBytes, Dir: t.TempDir()}
+	files := &spoolFileSet{}
 	g, err := r.Read("t", shard, iterate(chunks), files)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Reset()
 	defer g.Discard()
-	parts, err := r.Cut(g, 64<<10, &ChunkPool{}, files, false, func(p GroupPart, n int) string { return PartID(shard, o.Shards, p, n) })
+	parts, err := r.Cut(g, 64<<10, &ChunkPool{}, files, false, func(p groupPart, n int) string { return partID(shard, o.Shards, p, n) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,19 +96,19 @@ func cutGroup(t *testing.T, o *Options, shard string, chunks [][]byte) map[strin
 }
 
 // groupsOf cuts every group of the chunks.
-func groupsOf(t *testing.T, o *Options, byKey map[string][][]byte) map[string][]string {
+func groupsOf(t *testing.T, o *options.Options, byKey map[string][][]byte) map[string][]string {
 	t.Helper()
 	all := map[string][]string{}
 	for key, chunks := range byKey {
-		for id, rows := range cutGroup(t, o, KeyShard(key), chunks) {
+		for id, rows := range cutGroup(t, o, keyShard(key), chunks) {
 			all[id] = rows
 		}
 	}
 	return all
 }
 
-func partOptions(batchRows, batchBytes int64, shards int) *Options {
-	o := testOptions(WithMaxBatchRows(batchRows), WithMaxBatchBytes(batchBytes), func(o *Options) { o.Shards = shards })
+func partOptions(batchRows, batchBytes int64, shards int) *options.Options {
+	o := testOptions(WithMaxBatchRows(batchRows), WithMaxBatchBytes(batchBytes), func(o *options.Options) { o.Shards = shards })
 	return &o
 }
 

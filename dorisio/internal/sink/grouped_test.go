@@ -11,6 +11,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/internal/pipetest"
 )
 
@@ -18,7 +19,7 @@ import (
 func groupStage(t *testing.T, cfg testConfig, opts ...testOption) *Write {
 	t.Helper()
 	_, s := beam.NewPipelineWithRoot()
-	w, err := newTestWrite(s, cfg, beam.Create(s, Row{}), append([]testOption{WithDelivery(Grouped)}, opts...)...)
+	w, err := newTestWrite(s, cfg, beam.Create(s, Row{}), append([]testOption{WithDelivery(options.Grouped)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,12 +97,12 @@ func TestARetriedGroupLoadsOnlyThePartsThatAreMissing(t *testing.T) {
 	cfg := configFor(srv, "t0")
 	cfg.LabelPrefix = "retry"
 	w := groupStage(t, cfg, WithMaxBatchRows(100), WithLoadsInFlight(1),
-		WithRetry(RetryPolicy{MaxAttempts: 1, InitialBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
+		WithRetry(options.RetryPolicy{MaxAttempts: 1, InitialBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
 	groups := chunked(t, &w.Group.Opts, "t0", [][]string{pipetest.CSVRows(1000)})
 	// One part in the middle meets a proxy's 502 page, and the bundle fails.
 	var labels []string
 	for key, chunks := range groups {
-		for id := range cutGroup(t, &w.Group.Opts, KeyShard(key), chunks) {
+		for id := range cutGroup(t, &w.Group.Opts, keyShard(key), chunks) {
 			labels = append(labels, groupLabel("retry", "t0", loadMeaning(w.Group.Headers), id))
 		}
 	}
@@ -110,7 +111,7 @@ func TestARetriedGroupLoadsOnlyThePartsThatAreMissing(t *testing.T) {
 	}
 	var middle string
 	for key, chunks := range groups {
-		for id := range cutGroup(t, &w.Group.Opts, KeyShard(key), chunks) {
+		for id := range cutGroup(t, &w.Group.Opts, keyShard(key), chunks) {
 			if strings.Contains(id, fmt.Sprintf("|p%d/", len(labels)/2)) {
 				middle = groupLabel("retry", "t0", loadMeaning(w.Group.Headers), id)
 			}

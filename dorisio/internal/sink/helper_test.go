@@ -12,6 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/stats"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 	"github.com/dorisbeam/dorisbeam/internal/pipetest"
 )
@@ -41,7 +42,7 @@ var (
 )
 
 // fastRetry retries three times within a few milliseconds.
-var fastRetry = RetryPolicy{MaxAttempts: 3, InitialBackoff: 5 * time.Millisecond, MaxBackoff: 20 * time.Millisecond}
+var fastRetry = options.RetryPolicy{MaxAttempts: 3, InitialBackoff: 5 * time.Millisecond, MaxBackoff: 20 * time.Millisecond}
 
 // HTTPTimeouts is dorisio.Config.Timeouts' type.
 type HTTPTimeouts = streamload.HTTPTimeouts
@@ -208,7 +209,7 @@ func commitStage(fn *CommitFn, bundles ...[]CommitResult) ([]CommitResult, error
 	var out []CommitResult
 	var lost LostLoads
 	emit := func(r CommitResult) { out = append(out, r) }
-	lose := func(l LostLoads) { lost = MergeLost(lost, l) }
+	lose := func(l LostLoads) { lost = mergeLost(lost, l) }
 	for _, rs := range bundles {
 		for _, g := range byTable(rs) {
 			if err := fn.ProcessElement(ctx, g, emit, lose); err != nil {
@@ -219,16 +220,16 @@ func commitStage(fn *CommitFn, bundles ...[]CommitResult) ([]CommitResult, error
 			return out, err
 		}
 	}
-	return out, FailOnLost(lost)
+	return out, failOnLost(lost)
 }
 
 // byTable groups loads by table as a precommit bundle emits them.
 func byTable(rs []CommitResult) []TableLoads {
-	outcomes := make([]LoadOutcome, len(rs))
+	outcomes := make([]loadOutcome, len(rs))
 	for i, r := range rs {
-		outcomes[i] = LoadOutcome{Seq: i, Result: r}
+		outcomes[i] = loadOutcome{Seq: i, Result: r}
 	}
-	return GroupByTable(outcomes)
+	return groupByTable(outcomes)
 }
 
 // dropLoads is an emitter for precommit bundles whose output a test ignores.
@@ -237,5 +238,5 @@ func dropLoads(TableLoads) {}
 // loadRequest is a two-phase load of CSV rows, as an older run would send.
 func loadRequest(table, label string, data []byte) streamload.LoadRequest {
 	return streamload.LoadRequest{DB: "demo", Table: table, Label: label, TwoPhase: true,
-		Headers: FormatHeaders(CSV), Body: streamload.NewBytesBody(data)}
+		Headers: options.FormatHeaders(options.CSV), Body: streamload.NewBytesBody(data)}
 }

@@ -63,6 +63,7 @@ import (
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
@@ -86,7 +87,7 @@ type isolation struct {
 	data       []byte
 	starts     []int          // record starts in data, and len(data) last
 	reason     map[int]string // the refused records, with Doris' reason
-	parts      []LoadOutcome
+	parts      []loadOutcome
 	sum        CommitResult // what the parts loaded, for the parent's callback
 	loads      int64        // loads sent besides the parent
 }
@@ -96,7 +97,7 @@ type isolation struct {
 // outcomes of the loads it made (also when a later step failed: the bundle
 // aborts them if it fails), and what they loaded together; the error is
 // refusal itself when j cannot be isolated. j's body must still be open.
-func (b *Batcher) isolate(j *LoadJob, refusal error) ([]LoadOutcome, CommitResult, error) {
+func (b *Batcher) isolate(j *LoadJob, refusal error) ([]loadOutcome, CommitResult, error) {
 	format, sc, ok := b.recordsOf(j)
 	if !ok || j.Body.Len() < 0 || j.Body.Len() > maxIsolatedBytes {
 		return nil, CommitResult{}, refusal
@@ -271,7 +272,7 @@ func (is *isolation) loadRest(recs []int) error {
 	is.sum.LoadedRows += r.LoadedRows
 	is.sum.FilteredRows += r.FilteredRows
 	is.sum.UnselectedRows += r.UnselectedRows
-	is.parts = append(is.parts, LoadOutcome{Seq: j.seq, sub: len(is.parts), Result: r, retries: res.Attempts - 1})
+	is.parts = append(is.parts, loadOutcome{Seq: j.seq, sub: len(is.parts), Result: r, retries: res.Attempts - 1})
 	return nil
 }
 
@@ -362,7 +363,7 @@ func (b *Batcher) headersOf(j *LoadJob) map[string]string {
 // write that format, or its body is not its rows as they are.
 func (b *Batcher) formatOf(j *LoadJob) (encode.Format, bool) {
 	if !j.Unframed {
-		return b.opts.Format.encoding(), true
+		return options.Encoding(b.opts.Format), true
 	}
 	f, ok := encode.ByName(b.headersOf(j)["format"])
 	if !ok {

@@ -29,6 +29,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
@@ -106,7 +107,7 @@ func (fn *labelCapFn) ProcessElement(ctx context.Context, c labelCount) {
 // labelCap is the database's label_num_threshold and where it comes from:
 // the FE's setting, or Doris' default when the FE does not say.
 func (fn *labelCapFn) labelCap(ctx context.Context) (int64, string) {
-	c, err := NewClient(fn.Conn, RetryPolicy{MaxAttempts: 2, InitialBackoff: 200 * time.Millisecond, MaxBackoff: time.Second})
+	c, err := NewClient(fn.Conn, options.RetryPolicy{MaxAttempts: 2, InitialBackoff: 200 * time.Millisecond, MaxBackoff: time.Second})
 	if err != nil {
 		return assumedLabelCap(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 )
 
 // deleteSignColumn is the hidden column that marks a row of a UNIQUE KEY
@@ -15,8 +17,8 @@ const deleteSignColumn = "__DORIS_DELETE_SIGN__"
 // encoding, so the user may not change it; the column list is always sent
 // (CSV and JSON alike) because partial_columns, the sequence column and the
 // delete sign are read against it.
-func LoadHeaders(t reflect.Type, enc ElemEncoder, o *Options) (map[string]string, error) {
-	headers := FormatHeaders(o.Format)
+func LoadHeaders(t reflect.Type, enc elemEncoder, o *options.Options) (map[string]string, error) {
+	headers := options.FormatHeaders(o.Format)
 	se, isStruct := enc.Elem.(*structEncoder)
 	if !isStruct {
 		if o.TimeZoneSet {
@@ -56,7 +58,7 @@ func LoadHeaders(t reflect.Type, enc ElemEncoder, o *Options) (map[string]string
 }
 
 // userHeader reports the first of names the user set with WithLoadHeader.
-func userHeader(o *Options, names ...string) (string, bool) {
+func userHeader(o *options.Options, names ...string) (string, bool) {
 	for _, n := range names {
 		if _, ok := o.Headers[n]; ok {
 			return n, true
@@ -73,3 +75,10 @@ func containsFold(list, name string) bool {
 	}
 	return false
 }
+
+// encodingHeaders are fixed by Write's own encoding of struct elements; for
+// pre-encoded elements ([]byte, string, Row) they may be overridden to match
+// the data, e.g. WithLoadHeader("column_separator", "\\t"). jsonpaths and
+// json_root would read Write's own JSON objects otherwise than it wrote them
+// (jsonpaths in another order loaded NULLs silently).
+var encodingHeaders = []string{"column_separator", "line_delimiter", "enclose", "escape", "read_json_by_line", "strip_outer_array", "trim_double_quotes", "jsonpaths", "json_root"}

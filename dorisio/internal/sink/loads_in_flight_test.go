@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
@@ -32,7 +33,7 @@ func TestLoadsInFlightDefaultToTheBECount(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := DefaultOptions()
+		o := options.DefaultOptions()
 		if tc.set > 0 {
 			o.LoadsInFlight, o.LoadsInFlightSet = tc.set, true
 		}

@@ -45,14 +45,14 @@ type LostLoads struct {
 // reportLost fails the job after the commit stage if any load was lost for
 // good, naming every one.
 func reportLost(s beam.Scope, lost beam.PCollection) {
-	all := beam.Combine(s.Scope("LostLoads"), MergeLost, lost)
-	beam.ParDo0(s.Scope("ReportLost"), FailOnLost, all)
+	all := beam.Combine(s.Scope("LostLoads"), mergeLost, lost)
+	beam.ParDo0(s.Scope("ReportLost"), failOnLost, all)
 }
 
-func MergeLost(a, b LostLoads) LostLoads { return LostLoads{Loads: append(a.Loads, b.Loads...)} }
+func mergeLost(a, b LostLoads) LostLoads { return LostLoads{Loads: append(a.Loads, b.Loads...)} }
 
-// FailOnLost is the job's failure naming every load lost for good.
-func FailOnLost(l LostLoads) error {
+// failOnLost is the job's failure naming every load lost for good.
+func failOnLost(l LostLoads) error {
 	if len(l.Loads) == 0 {
 		return nil
 	}

@@ -54,7 +54,7 @@ func RecordLateRows(ctx context.Context, db, table string, rows int64) {
 	beam.NewCounter(metricsNamespace, perTable("late_rows", db+"."+table)).Inc(ctx, rows)
 }
 
-func recordLoad(ctx context.Context, o LoadOutcome) {
+func recordLoad(ctx context.Context, o loadOutcome) {
 	r := o.Result
 	if r.Label == "" && len(r.Rejected) > 0 { // refused rows, no load (rejected.go)
 		recordRejected(ctx, o)
@@ -95,7 +95,7 @@ func recordBundle(ctx context.Context, peakOpen int64) { openTxns.Update(ctx, pe
 
 // recordBundleLoads records a finished bundle's loads and the most it held
 // open at once.
-func RecordBundleLoads(ctx context.Context, b *Batcher, outcomes []LoadOutcome) {
+func recordBundleLoads(ctx context.Context, b *Batcher, outcomes []loadOutcome) {
 	for _, o := range outcomes {
 		recordLoad(ctx, o)
 	}

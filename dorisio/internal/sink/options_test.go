@@ -1,33 +1,39 @@
 package sink
 
-import "time"
+import (
+	"time"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
+)
 
 // testOption sets one field of Options, as dorisio's With... option of the
 // same name does after its checks (those are dorisio's tests'): the
 // engine's tests read like a user's options.
-type testOption func(*Options)
+type testOption func(*options.Options)
 
-func WithMaxOpenTxns(n int) testOption        { return func(o *Options) { o.MaxOpenTxns = n } }
-func WithMaxBatchRows(n int64) testOption     { return func(o *Options) { o.MaxBatchRows = n } }
-func WithMaxBatchBytes(n int64) testOption    { return func(o *Options) { o.MaxBatchBytes = n } }
-func WithMaxBufferedBytes(n int64) testOption { return func(o *Options) { o.MaxBufferedBytes = n } }
-func WithMaxLoadBytes(n int64) testOption     { return func(o *Options) { o.MaxLoadBytes = n } }
-func WithLoadsInFlight(n int) testOption {
-	return func(o *Options) { o.LoadsInFlight, o.LoadsInFlightSet = n, true }
+func WithMaxOpenTxns(n int) testOption     { return func(o *options.Options) { o.MaxOpenTxns = n } }
+func WithMaxBatchRows(n int64) testOption  { return func(o *options.Options) { o.MaxBatchRows = n } }
+func WithMaxBatchBytes(n int64) testOption { return func(o *options.Options) { o.MaxBatchBytes = n } }
+func WithMaxBufferedBytes(n int64) testOption {
+	return func(o *options.Options) { o.MaxBufferedBytes = n }
 }
-func WithSpoolDir(dir string) testOption { return func(o *Options) { o.SpoolDir = dir } }
-func WithDelivery(d Delivery) testOption { return func(o *Options) { o.Delivery = d } }
-func WithAbortLingeringTxns() testOption { return func(o *Options) { o.AbortLingering = true } }
-func WithAllOrNothing() testOption       { return func(o *Options) { o.AllOrNothing = true } }
-func WithRetry(p RetryPolicy) testOption { return func(o *Options) { o.Retry = p } }
+func WithMaxLoadBytes(n int64) testOption { return func(o *options.Options) { o.MaxLoadBytes = n } }
+func WithLoadsInFlight(n int) testOption {
+	return func(o *options.Options) { o.LoadsInFlight, o.LoadsInFlightSet = n, true }
+}
+func WithSpoolDir(dir string) testOption         { return func(o *options.Options) { o.SpoolDir = dir } }
+func WithDelivery(d options.Delivery) testOption { return func(o *options.Options) { o.Delivery = d } }
+func WithAbortLingeringTxns() testOption         { return func(o *options.Options) { o.AbortLingering = true } }
+func WithAllOrNothing() testOption               { return func(o *options.Options) { o.AllOrNothing = true } }
+func WithRetry(p options.RetryPolicy) testOption { return func(o *options.Options) { o.Retry = p } }
 func WithFlushInterval(d time.Duration) testOption {
-	return func(o *Options) { o.FlushInterval = d }
+	return func(o *options.Options) { o.FlushInterval = d }
 }
 
 // testOptions are the default options with opts applied, and the defaults
 // dorisio derives after all options (MaxBufferedBytes, QuotaWait).
-func testOptions(opts ...testOption) Options {
-	o := DefaultOptions()
+func testOptions(opts ...testOption) options.Options {
+	o := options.DefaultOptions()
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -35,7 +41,7 @@ func testOptions(opts ...testOption) Options {
 		o.MaxBufferedBytes = 2 * o.MaxBatchBytes
 	}
 	if o.Retry.QuotaWait == 0 {
-		o.Retry.QuotaWait = DefaultQuotaWait
+		o.Retry.QuotaWait = options.DefaultQuotaWait
 	}
 	return o
 }

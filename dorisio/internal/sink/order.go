@@ -34,9 +34,9 @@ type TableLoads struct {
 	Loads []CommitResult
 }
 
-// GroupByTable groups a bundle's finished loads (in cut order) by table,
+// groupByTable groups a bundle's finished loads (in cut order) by table,
 // keeping that order within each table; tables in name order.
-func GroupByTable(outcomes []LoadOutcome) []TableLoads {
+func groupByTable(outcomes []loadOutcome) []TableLoads {
 	at := map[string]int{}
 	var groups []TableLoads
 	for _, o := range outcomes {
@@ -131,4 +131,16 @@ func commitInOrder(ctx context.Context, c committer, loads []CommitResult, stop 
 // the transaction as it was, and a later commit may still succeed.
 func lostForGood(err error) bool {
 	return errors.Is(err, streamload.ErrTxnAborted) || errors.Is(err, streamload.ErrTxnForgotten)
+}
+
+// End ends the bundle's loads: it waits for every one, records them, and
+// returns them per table in the order they were cut (groupByTable); if one
+// failed, it abandons the bundle (abandon.go) and returns why.
+func (b *Batcher) End(ctx context.Context) ([]TableLoads, error) {
+	outcomes, err := b.Finish()
+	if err != nil {
+		return nil, b.Abandon(ctx, err)
+	}
+	recordBundleLoads(ctx, b, outcomes)
+	return groupByTable(outcomes), nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
@@ -15,7 +16,7 @@ import (
 // of all tables together, those waiting for their turn included.
 func TestATablesPlainLoadsGoOneAfterAnother(t *testing.T) {
 	ld := &slowLoader{}
-	b := testBatcher(ld, WithDelivery(AtLeastOnce), WithMaxBatchRows(5), WithLoadsInFlight(4))
+	b := testBatcher(ld, WithDelivery(options.AtLeastOnce), WithMaxBatchRows(5), WithLoadsInFlight(4))
 	for i := 0; i < 200; i++ {
 		if err := b.Add(fmt.Sprintf("t%d", i%3), []byte(fmt.Sprintf("%d,\"x\"\n", i)), 1); err != nil {
 			t.Fatal(err)
@@ -34,7 +35,7 @@ func TestATablesPlainLoadsGoOneAfterAnother(t *testing.T) {
 	for _, l := range ld.order {
 		last[l.table] = l.label
 	}
-	for _, g := range GroupByTable(out) {
+	for _, g := range groupByTable(out) {
 		if got := g.Loads[len(g.Loads)-1].Label; got != last[g.Loads[0].Table] {
 			t.Errorf("table %s: the last load cut (%s) was not the last sent (%s)", g.Loads[0].Table, got, last[g.Loads[0].Table])
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
@@ -18,7 +19,7 @@ func holdTxns(t *testing.T, srv *doristest.Server, n int) (*Write, []CommitResul
 	t.Helper()
 	cfg := configFor(srv, "events")
 	cfg.LabelPrefix = "otherjob"
-	w := buildWrite(t, cfg, event{}, WithDelivery(ExactlyOnce), WithMaxBatchRows(1), WithMaxOpenTxns(4*n)) // n loads of a row: the table's first quarter of the budget
+	w := buildWrite(t, cfg, event{}, WithDelivery(options.ExactlyOnce), WithMaxBatchRows(1), WithMaxOpenTxns(4*n)) // n loads of a row: the table's first quarter of the budget
 	out, err := lifecycle(t, w.Write, asElems(events(n, shortName)))
 	if err != nil || len(out) != n {
 		t.Fatalf("holding %d txns: %v, %d loads", n, err, len(out))
@@ -68,7 +69,7 @@ func TestABundleWhoseOwnLoadsFillTheQuotaFailsAtOnce(t *testing.T) {
 	// QuotaWait is short so that, were the bundle to wait anyway, the test
 	// fails in seconds rather than by the package's timeout.
 	w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(10), WithMaxOpenTxns(8), WithLoadsInFlight(1),
-		WithRetry(RetryPolicy{MaxAttempts: 3, InitialBackoff: time.Second, MaxBackoff: time.Second, QuotaWait: 2 * time.Second}))
+		WithRetry(options.RetryPolicy{MaxAttempts: 3, InitialBackoff: time.Second, MaxBackoff: time.Second, QuotaWait: 2 * time.Second}))
 	start := time.Now()
 	_, err := lifecycle(t, w.Write, asElems(events(100, shortName)))
 	if !errors.Is(err, streamload.ErrTxnQuota) {
@@ -195,7 +196,7 @@ func TestStreamBatchesOverTheQuotaCountTheirOpenLoadsAsDorisDoes(t *testing.T) {
 		opts = append(opts, doristest.WithTable(fmt.Sprintf(eventsDDL, fmt.Sprintf("t%d", i))))
 	}
 	srv := startServer(t, append(opts, doristest.WithRunningTxnQuota(quota))...)
-	w := buildWrite(t, configFor(srv, ""), Row{}, WithLoadsInFlight(8), WithRetry(RetryPolicy{QuotaWait: time.Minute}))
+	w := buildWrite(t, configFor(srv, ""), Row{}, WithLoadsInFlight(8), WithRetry(options.RetryPolicy{QuotaWait: time.Minute}))
 	b := writeBatcher(context.Background(), w, w.Write.Client())
 	var err error
 	for i := 0; i < tables && err == nil; i++ {

@@ -59,11 +59,11 @@ func (rs rejections) add(r RejectedRow) { rs[r.Table] = append(rs[r.Table], r) }
 // to isolate them (isolated) and those that ended aborted (refused), per
 // table; numbered after the bundle's loads so that they never come between
 // a table's loads.
-func (rs rejections) outcomes(db string, seq int, isolated, refused map[string]int64) []LoadOutcome {
-	var out []LoadOutcome
+func (rs rejections) outcomes(db string, seq int, isolated, refused map[string]int64) []loadOutcome {
+	var out []loadOutcome
 	for _, table := range slices.Sorted(maps.Keys(rs)) {
 		rows := rs[table]
-		out = append(out, LoadOutcome{Seq: seq, isolationLoads: isolated[table], Result: CommitResult{
+		out = append(out, loadOutcome{Seq: seq, isolationLoads: isolated[table], Result: CommitResult{
 			Database: db, Table: table, Rows: int64(len(rows)), FilteredRows: int64(len(rows)),
 			Committed: true, Rejected: rows, RefusedLoads: refused[table],
 		}})
@@ -74,7 +74,7 @@ func (rs rejections) outcomes(db string, seq int, isolated, refused map[string]i
 
 // recordRejected counts a load's refused rows, and the loads sent to
 // isolate them, in total and per table.
-func recordRejected(ctx context.Context, o LoadOutcome) {
+func recordRejected(ctx context.Context, o loadOutcome) {
 	r := o.Result
 	table := r.Database + "." + r.Table
 	if n := int64(len(r.Rejected)); n > 0 {

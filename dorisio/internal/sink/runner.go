@@ -5,21 +5,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 )
-
-// streamMode says whether Write batches rows across bundles
-// (stream_batch.go).
-type streamMode int
-
-// defaultFlushInterval is how old a stream batch may get, in event time,
-// before it is loaded (WithFlushInterval).
-const defaultFlushInterval = 5 * time.Second
 
 // prismNoSplit is the pipeline experiment that turns off prism's dynamic
 // splitting of slow bundles.
@@ -81,9 +72,3 @@ func IsUnbounded(col beam.PCollection) (unbounded, known bool) {
 	}
 	return false, false
 }
-
-const (
-	StreamAuto streamMode = iota // on for unbounded input
-	StreamOn
-	StreamOff
-)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/internal/pipetest"
 )
 
@@ -29,14 +30,14 @@ func TestIdentityRowsNeedNoAdminToCleanUpACrashedRun(t *testing.T) {
 	}
 	// A crashed earlier run (say of an older version that used two-phase
 	// commit) precommitted the first chunk under its identity label.
-	w := buildWrite(t, cfg, Row{}, WithDelivery(Grouped))
+	w := buildWrite(t, cfg, Row{}, WithDelivery(options.Grouped))
 	label := idLabel("nightly", "t0", loadMeaning(w.Write.Headers), "t0/0")
 	if _, err := w.Write.Client().Load(context.Background(), loadRequest("t0", label, in[0].Data)); err != nil {
 		t.Fatal(err)
 	}
 	_, err := runPipeline(t, func(s beam.Scope) {
 		// A bounded Write with a LabelPrefix defaults to Grouped.
-		assertCommitted(s, writeRows(t, s, cfg, beam.CreateList(s, in), WithDelivery(Grouped)), 300)
+		assertCommitted(s, writeRows(t, s, cfg, beam.CreateList(s, in), WithDelivery(options.Grouped)), 300)
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -69,7 +69,7 @@ func (b *batchBody) memAlloc() int64 { return b.mem.alloc + int64(cap(b.tail)) }
 // spill moves the batch's rows in memory to its spool file in dir (a new
 // one, noted in files, if it has none yet), returning its chunks to pool
 // and dropping its tail's buffer.
-func (b *batchBody) spill(dir string, pool *ChunkPool, files *SpoolFiles) {
+func (b *batchBody) spill(dir string, pool *ChunkPool, files *spoolFileSet) {
 	if b.path == "" {
 		b.create(dir)
 		files.add(b.path)
@@ -125,7 +125,7 @@ func (b *batchBody) appendFile(p []byte) {
 // Body finishes the batch and returns its replayable load body and the
 // function that frees it once the load has ended; the spool file is the
 // load's from then on (files forgets it).
-func (b *batchBody) Body(pool *ChunkPool, files *SpoolFiles) (streamload.Body, func(), error) {
+func (b *batchBody) Body(pool *ChunkPool, files *spoolFileSet) (streamload.Body, func(), error) {
 	if b.path == "" {
 		mem := &b.mem
 		return mem, func() { mem.release(pool) }, nil
@@ -145,7 +145,7 @@ func (b *batchBody) Body(pool *ChunkPool, files *SpoolFiles) (streamload.Body, f
 }
 
 // discard frees a batch that will not be loaded (an abandoned bundle).
-func (b *batchBody) discard(pool *ChunkPool, files *SpoolFiles) {
+func (b *batchBody) discard(pool *ChunkPool, files *spoolFileSet) {
 	b.mem.release(pool)
 	b.tail = nil
 	b.remove()
@@ -177,17 +177,17 @@ func (s *spoolBody) Close() error {
 	return err
 }
 
-// SpoolFiles are the spool files of one bundle's open batches. A bundle
+// spoolFileSet holds the spool files of one bundle's open batches. A bundle
 // that ends without FinishBundle or Teardown cannot remove them (prism
 // drops the DoFns of a bundle that a fused step failed, calling neither):
 // newBatcher has the files left removed once the bundle's batcher is
 // garbage collected, when nothing can use them any more.
-type SpoolFiles struct {
+type spoolFileSet struct {
 	mu    sync.Mutex // guards paths
 	paths map[string]bool
 }
 
-func (s *SpoolFiles) add(path string) {
+func (s *spoolFileSet) add(path string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.paths == nil {
@@ -196,14 +196,14 @@ func (s *SpoolFiles) add(path string) {
 	s.paths[path] = true
 }
 
-func (s *SpoolFiles) drop(path string) {
+func (s *spoolFileSet) drop(path string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.paths, path)
 }
 
 // removeAll removes the files left.
-func (s *SpoolFiles) removeAll() {
+func (s *spoolFileSet) removeAll() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for p := range s.paths {

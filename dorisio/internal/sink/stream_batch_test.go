@@ -1,16 +1,24 @@
 package sink
 
 import (
+	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/mtime"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 )
 
 // A table's rows go to its shards by their own bytes: a hot table is not
 // one key, and a row goes to the same key in whatever bundle, order or
 // chunk it comes.
 func TestAChunkerSpreadsATablesRowsOverItsShardsByTheirContent(t *testing.T) {
-	o := testOptions(func(o *Options) { o.Shards = 3 })
+	o := testOptions(func(o *options.Options) { o.Shards = 3 })
 	keyOf := func(bundles [][]string) map[string]string {
 		t.Helper()
 		keys := map[string]string{}
@@ -20,7 +28,7 @@ func TestAChunkerSpreadsATablesRowsOverItsShardsByTheirContent(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := EachUnit(c, h, func(unit []byte, rows int64) error {
+				if err := eachUnit(c, h, func(unit []byte, rows int64) error {
 					keys[string(unit)] = key
 					return nil
 				}); err != nil {
@@ -53,4 +61,15 @@ func TestAChunkerSpreadsATablesRowsOverItsShardsByTheirContent(t *testing.T) {
 			t.Errorf("shard key %s got %d of 300 rows: want about a third", k, n)
 		}
 	}
+}
+
+// An element larger than one load may be fails its bundle at the chunking
+// stage, naming the table, its size and the limit; no chunk of it is made.
+func TestAStreamElementLargerThanALoadFailsSayingSo(t *testing.T) {
+	o := testOptions(WithMaxBatchBytes(64), WithMaxLoadBytes(100))
+	fn := (&ChunkFn{DB: "demo", Table: "events", Opts: o}).WithEncoder(elemEncoder{Elem: encode.NewPassThrough([]byte("\n"), false)})
+	emit := func(beam.EventTime, string, []byte) { t.Error("a chunk was emitted") }
+	fn.StartBundle(context.Background(), emit, nil)
+	err := fn.ProcessElement(context.Background(), window.GlobalWindow{}, mtime.ZeroTimestamp, []byte("1,"+strings.Repeat("x", 200)+"\n"), emit, nil)
+	wantErr(t, err, "an element for demo.events holds 203 bytes, more than one load may (WithMaxLoadBytes 100")
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 )
 
 // What Doris says about a tablet, as recorded (docs/protocol.md §4).
@@ -72,7 +73,7 @@ func TestWriteReportsCommittedLoadsOnlyOnceVisibleWithVisibleTimeout(t *testing.
 		t.Run(tc.name, func(t *testing.T) {
 			srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 			srv.Inject(doristest.Fault{Kind: doristest.PublishTimeout, Endpoint: doristest.Endpoint2PC, Delay: tc.publishAfter})
-			rp := RetryPolicy{InitialBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, VisibleTimeout: tc.wait}
+			rp := options.RetryPolicy{InitialBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, VisibleTimeout: tc.wait}
 			w := buildWrite(t, configFor(srv, "events"), event{}, WithRetry(rp))
 			in := events(20, shortName)
 			out, err := lifecycle(t, w.Write, asElems(in))

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 )
 
 // A commit bundle commits its tables at the same time: against a silent
@@ -20,7 +21,7 @@ func TestACommitBundleCommitsItsTablesAtTheSameTime(t *testing.T) {
 		elems = append(elems, Row{Table: fmt.Sprintf("t%d", i), Data: []byte("1,\"a\"\n")})
 	}
 	srv := startServer(t, opts...)
-	w := buildWrite(t, configFor(srv, ""), Row{}, WithAllOrNothing(), WithRetry(RetryPolicy{TwoPCTimeout: time.Second}))
+	w := buildWrite(t, configFor(srv, ""), Row{}, WithAllOrNothing(), WithRetry(options.RetryPolicy{TwoPCTimeout: time.Second}))
 	out, err := lifecycle(t, w.Write, elems)
 	if err != nil || len(out) != 6 {
 		t.Fatalf("precommit: %v, %d loads", err, len(out))
@@ -54,7 +55,7 @@ func TestAnFEThatNeverReadsIsBoundedByTheContinueTimeout(t *testing.T) {
 	t.Cleanup(func() { ln.Close() }) // never accepts: the kernel takes the connection and the request
 	cfg := testConfig{FEs: []string{"http://" + ln.Addr().String()}, User: "root", Database: "demo", Table: "events", LabelPrefix: "silent"}
 	cfg.Timeouts = HTTPTimeouts{Continue: 300 * time.Millisecond, Idle: 300 * time.Millisecond, Header: 300 * time.Millisecond}
-	w := buildWrite(t, cfg, []byte(nil), WithDelivery(AtLeastOnce), WithRetry(RetryPolicy{MaxAttempts: 1}))
+	w := buildWrite(t, cfg, []byte(nil), WithDelivery(options.AtLeastOnce), WithRetry(options.RetryPolicy{MaxAttempts: 1}))
 	start := time.Now()
 	_, err = lifecycle(t, w.Write, []any{[]byte("1,a\n")})
 	took := time.Since(start)

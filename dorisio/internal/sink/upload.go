@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
@@ -22,7 +23,7 @@ func (b *Batcher) upload(j *LoadJob) {
 	}
 	start := time.Now()
 	res, err := b.load(j)
-	var parts []LoadOutcome
+	var parts []loadOutcome
 	isolated := false
 	if err != nil && b.opts.Rejected && errors.Is(err, streamload.ErrDataQuality) {
 		var sum CommitResult
@@ -52,8 +53,8 @@ func (b *Batcher) upload(j *LoadJob) {
 	if isolated {
 		return
 	}
-	out := LoadOutcome{Seq: j.seq, Result: b.resultOf(j, res), latency: time.Since(start), retries: res.Attempts - 1}
-	if b.opts.Delivery == GroupCommit {
+	out := loadOutcome{Seq: j.seq, Result: b.resultOf(j, res), latency: time.Since(start), retries: res.Attempts - 1}
+	if b.opts.Delivery == options.GroupCommit {
 		out.groupCommit = -1
 		if res.GroupCommit {
 			out.groupCommit = 1
@@ -107,7 +108,7 @@ func (b *Batcher) load(j *LoadJob) (*streamload.LoadResult, error) {
 		DB: b.db, Table: j.Table, Label: j.label, TwoPhase: j.twoPhase, LabelOwned: j.ID != "",
 		Headers: b.headers, Body: j.Body, Compression: b.opts.Compression, SpoolDir: b.opts.SpoolDir,
 	}
-	if b.opts.Delivery == GroupCommit {
+	if b.opts.Delivery == options.GroupCommit {
 		// Doris refuses a label with group commit: the load goes without
 		// one, its outcome unknown when its answer is lost (groupcommit.go).
 		req.Label, req.LabelOwned, req.GroupCommit = "", false, b.opts.GroupCommitMode
@@ -179,7 +180,7 @@ func (b *Batcher) load(j *LoadJob) (*streamload.LoadResult, error) {
 func (b *Batcher) quotaWait() time.Duration {
 	d := b.opts.Retry.QuotaWait
 	if d <= 0 {
-		d = DefaultQuotaWait
+		d = options.DefaultQuotaWait
 	}
 	if s, err := strconv.Atoi(b.headers["timeout"]); err == nil && s > 0 {
 		d = min(d, time.Duration(s)*time.Second)

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/conn"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
@@ -21,8 +22,8 @@ func init() {
 	register.DoFn3x1[context.Context, beam.X, func(TableLoads), error](&unfinalizedWriteFn{})
 	register.DoFn4x1[context.Context, TableLoads, func(CommitResult), func(LostLoads), error](&CommitFn{})
 	register.Function2x0(LoadResults)
-	register.Function2x1(MergeLost)
-	register.Function1x1(FailOnLost)
+	register.Function2x1(mergeLost)
+	register.Function1x1(failOnLost)
 	register.Emitter1[LostLoads]()
 	beam.RegisterType(reflect.TypeOf((*LostLoads)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*failedCommit)(nil)).Elem())
@@ -54,7 +55,7 @@ func (w *Write) Results(s beam.Scope, col beam.PCollection) beam.PCollection {
 	// Results are emitted in FinishBundle, which puts them in the global
 	// window whatever the input's windowing; say so in the graph too.
 	pre = beam.WindowInto(s, window.NewGlobalWindows(), pre)
-	if d := w.Write.Opts.Delivery; d == AtLeastOnce || d == GroupCommit {
+	if d := w.Write.Opts.Delivery; d == options.AtLeastOnce || d == options.GroupCommit {
 		return beam.ParDo(s.Scope("Results"), LoadResults, pre) // plain loads are visible already
 	}
 	// Exactly-once: this Reshuffle is the stable point. A runner keeps the
@@ -108,7 +109,9 @@ func (w *Write) IdentityRows() *unfinalizedWriteFn {
 
 // NewClient builds the Stream Load client on a worker (conn.NewClient):
 // the password is resolved here, never serialized.
-func NewClient(c ConnSpec, rp RetryPolicy) (*streamload.Client, error) { return conn.NewClient(c, rp) }
+func NewClient(c ConnSpec, rp options.RetryPolicy) (*streamload.Client, error) {
+	return conn.NewClient(c, rp)
+}
 
 // maxDefaultLoadsInFlight caps the default loads in flight taken from the
 // BE count: each holds up to MaxBatchBytes of a worker's memory.
@@ -117,7 +120,7 @@ const maxDefaultLoadsInFlight = 4
 // loadsInFlightFor sets o.LoadsInFlight, unless WithLoadsInFlight gave it,
 // to the number of BEs c spreads loads over, between the default and
 // maxDefaultLoadsInFlight; the default when c cannot tell within 5 s.
-func loadsInFlightFor(ctx context.Context, c *streamload.Client, o *Options) {
+func loadsInFlightFor(ctx context.Context, c *streamload.Client, o *options.Options) {
 	if o.LoadsInFlightSet {
 		return
 	}
@@ -139,11 +142,11 @@ type WriteFn struct {
 	LabelPrefix string
 	RunID       string // this pipeline's part of every random label
 	Headers     map[string]string
-	Opts        Options
+	Opts        options.Options
 	Elem        beam.EncodedType
 
 	client *streamload.Client
-	enc    ElemEncoder
+	enc    elemEncoder
 	pool   *ChunkPool
 	batch  *Batcher      // the current bundle's; nil between bundles
 	early  *earlyCommits // set by the first bundle that asks for finalization
@@ -250,12 +253,10 @@ func (fn *WriteFn) EndBundle(ctx context.Context, bf beam.BundleFinalization) ([
 		fn.finalizeLater(ctx, bf, nil) // empty bundle
 		return nil, nil
 	}
-	outcomes, err := b.Finish()
+	groups, err := b.End(ctx)
 	if err != nil {
-		return nil, b.Abandon(ctx, err)
+		return nil, err
 	}
-	RecordBundleLoads(ctx, b, outcomes)
-	groups := GroupByTable(outcomes)
 	fn.finalizeLater(ctx, bf, groups)
 	return groups, nil
 }
@@ -304,7 +305,7 @@ type Plan struct {
 	Conn                          ConnSpec
 	DB, Table, LabelPrefix, RunID string
 	Headers                       map[string]string
-	Opts                          Options
+	Opts                          options.Options
 	Elem                          reflect.Type
 	// Streaming: stream batching is on (the caller sets Write.Stream).
 	Streaming bool
@@ -325,14 +326,14 @@ func NewWrite(p Plan) *Write {
 	// A bounded input's commit stage ends: its lost loads are reported
 	// together after it (lost.go).
 	w.Commit.ReportLost = p.BoundsKnown && !p.Unbounded
-	w.Finalize = o.Delivery == ExactlyOnce && !o.AllOrNothing && finalizesBundles(p.BoundsKnown && p.Unbounded)
-	if p.Streaming || o.Delivery == Grouped {
+	w.Finalize = o.Delivery == options.ExactlyOnce && !o.AllOrNothing && finalizesBundles(p.BoundsKnown && p.Unbounded)
+	if p.Streaming || o.Delivery == options.Grouped {
 		w.Chunk = &ChunkFn{Conn: p.Conn, DB: p.DB, Table: p.Table, Opts: o, Elem: beam.EncodedType{T: p.Elem}, RunID: p.RunID, Headers: p.Headers}
 	}
 	if p.Streaming {
 		w.Chunk.FlushMillis = o.FlushInterval.Milliseconds()
 	}
-	if o.Delivery == Grouped {
+	if o.Delivery == options.Grouped {
 		w.Group = &groupLoadFn{Conn: p.Conn, DB: p.DB, LabelPrefix: p.LabelPrefix, RunID: p.RunID, Headers: p.Headers, Opts: o}
 	}
 	return w

@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
@@ -20,7 +21,7 @@ func TestLingeringTransactionsOfTheSamePrefixAreAborted(t *testing.T) {
 	precommit := func(prefix string, evs []event) CommitResult {
 		cfg := configFor(srv, "events")
 		cfg.LabelPrefix = prefix
-		w := buildWrite(t, cfg, event{}, WithDelivery(ExactlyOnce))
+		w := buildWrite(t, cfg, event{}, WithDelivery(options.ExactlyOnce))
 		out, err := lifecycle(t, w.Write, asElems(evs))
 		if err != nil || len(out) != 1 {
 			t.Fatalf("precommit for %s: %v, %d results", prefix, err, len(out))
@@ -48,7 +49,7 @@ func TestLingeringTransactionsOfTheSamePrefixAreAborted(t *testing.T) {
 	cfg.LabelPrefix = "job1"
 	in := events(30, func(i int) string { return "new" })
 	_, err := runPipeline(t, func(s beam.Scope) {
-		assertCommitted(s, writeRows(t, s, cfg, beam.CreateList(s, in), WithDelivery(ExactlyOnce), WithAbortLingeringTxns()), 30)
+		assertCommitted(s, writeRows(t, s, cfg, beam.CreateList(s, in), WithDelivery(options.ExactlyOnce), WithAbortLingeringTxns()), 30)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +76,7 @@ func TestWithoutTheOptionNoLingeringTransactionIsAborted(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 	cfg := configFor(srv, "events")
 	cfg.LabelPrefix = "job1"
-	first := buildWrite(t, cfg, event{}, WithDelivery(ExactlyOnce))
+	first := buildWrite(t, cfg, event{}, WithDelivery(options.ExactlyOnce))
 	out, err := lifecycle(t, first.Write, asElems(events(5, shortName)))
 	if err != nil || len(out) != 1 {
 		t.Fatalf("precommit: %v, %d loads", err, len(out))
@@ -104,7 +105,7 @@ func TestRetriedBundleCommitsEveryRowOnce(t *testing.T) {
 		srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 		cfg := configFor(srv, "events")
 		cfg.LabelPrefix = "retry1"
-		w := buildWrite(t, cfg, event{}, WithDelivery(ExactlyOnce), WithMaxBatchRows(150))
+		w := buildWrite(t, cfg, event{}, WithDelivery(options.ExactlyOnce), WithMaxBatchRows(150))
 		first, err := lifecycle(t, w.Write, asElems(in))
 		if err != nil || len(first) < 2 {
 			t.Fatalf("first attempt: %v, %d loads", err, len(first))
@@ -130,7 +131,7 @@ func TestRetriedBundleCommitsEveryRowOnce(t *testing.T) {
 	t.Run("an attempt that fails after precommitting some loads aborts them", func(t *testing.T) {
 		srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "events")))
 		w := buildWrite(t, configFor(srv, "events"), event{}, WithMaxBatchRows(150), WithLoadsInFlight(1),
-			WithRetry(RetryPolicy{MaxAttempts: 2, InitialBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
+			WithRetry(options.RetryPolicy{MaxAttempts: 2, InitialBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
 		// Every load after the third finds its backend down, beyond the
 		// client's retries: the bundle fails with loads precommitted.
 		first, err := lifecycleFailingAfter(t, w.Write, asElems(in), 3, srv)

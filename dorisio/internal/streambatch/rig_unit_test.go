@@ -16,6 +16,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/state"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/timers"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 )
 
@@ -93,7 +94,7 @@ func (e event) row() string { return fmt.Sprintf("%d,n%d\n", e.id, e.id) }
 type streamRig struct {
 	t      *testing.T
 	srv    *doristest.Server
-	opts   sink.Options
+	opts   options.Options
 	keys   map[string]*keyState
 	timers map[string]*keyTimers
 }
@@ -106,16 +107,18 @@ func newStreamRig(t *testing.T) *streamRig {
 	t.Helper()
 	srv := doristest.NewServer(doristest.WithTable(unitEventsDDL))
 	t.Cleanup(srv.Close)
-	o := sink.DefaultOptions()
+	o := options.DefaultOptions()
 	o.FlushInterval = 5 * time.Second
 	o.MaxBufferedBytes = 2 * o.MaxBatchBytes
-	o.Retry.QuotaWait = sink.DefaultQuotaWait
+	o.Retry.QuotaWait = options.DefaultQuotaWait
 	r := &streamRig{t: t, srv: srv, opts: o}
 	r.reset()
 	return r
 }
 
-// reset forgets the runner's state: the next bundle is a new run's.
+// reset forgets the runner's state: the next bundle is a new run's, or the
+// retry of a first bundle (a runner retries a bundle from the state before
+// it).
 func (r *streamRig) reset() {
 	r.keys, r.timers = map[string]*keyState{}, map[string]*keyTimers{}
 }
@@ -127,7 +130,7 @@ func (r *streamRig) conn() sink.ConnSpec {
 // stage is the batching stage as Write builds it, set up on a worker.
 func (r *streamRig) stage(ctx context.Context) *Fn {
 	r.t.Helper()
-	fn := New(r.conn(), "demo", "unitstream", "unitrun", sink.FormatHeaders(sink.CSV), &r.opts)
+	fn := New(r.conn(), "demo", "unitstream", "unitrun", options.FormatHeaders(options.CSV), &r.opts)
 	if err := fn.Setup(ctx); err != nil {
 		r.t.Fatalf("Setup: %v", err)
 	}
@@ -140,7 +143,7 @@ func (r *streamRig) stage(ctx context.Context) *Fn {
 func (r *streamRig) chunk(ctx context.Context, events []event) (keys []string, chunks [][]byte) {
 	r.t.Helper()
 	c := &sink.ChunkFn{DB: "demo", Table: "events", Opts: r.opts, Elem: beam.EncodedType{T: reflect.TypeOf("")},
-		FlushMillis: r.opts.FlushInterval.Milliseconds(), Headers: sink.FormatHeaders(sink.CSV)}
+		FlushMillis: r.opts.FlushInterval.Milliseconds(), Headers: options.FormatHeaders(options.CSV)}
 	if err := c.Setup(ctx); err != nil {
 		r.t.Fatal(err)
 	}
@@ -248,8 +251,36 @@ func (r *streamRig) commit(ctx context.Context, loads []sink.TableLoads) ([]sink
 		}
 	}
 	var out []sink.CommitResult
-	err := c.FinishBundle(ctx, func(res sink.CommitResult) { out = append(out, res) }, func(sink.LostLoads) {})
+	var lost []sink.LostLoads
+	err := c.FinishBundle(ctx, func(res sink.CommitResult) { out = append(out, res) }, func(l sink.LostLoads) { lost = append(lost, l) })
+	if err == nil {
+		for _, l := range lost {
+			if len(l.Loads) > 0 {
+				err = fmt.Errorf("the commit stage lost %d loads: %+v", len(l.Loads), l.Loads)
+			}
+		}
+	}
 	return out, err
+}
+
+// loadsOf is the loads of a bundle's output, in its order.
+func loadsOf(gs []sink.TableLoads) []sink.CommitResult {
+	var out []sink.CommitResult
+	for _, g := range gs {
+		out = append(out, g.Loads...)
+	}
+	return out
+}
+
+// waitFor waits up to 10 s for cond, which the rig's server makes true
+// (a load of the bundle's uploads precommitted).
+func (r *streamRig) waitFor(cond func() bool) {
+	r.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(2 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			r.t.Fatal("the server did not reach the state the test waits for within 10 s")
+		}
+	}
 }
 
 // events makes n events with ids from first, spread evenly over d from

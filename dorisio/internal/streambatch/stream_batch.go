@@ -21,7 +21,7 @@ package streambatch
 // window's rows are held in the runner's state until the watermark passes
 // its end plus WithAllowedLateness, then cut by their content: one load if
 // they fit MaxBatchRows and MaxBatchBytes, else parts packed from buckets of
-// the rows' own hashes (sink.GroupReader.Cut, as grouped delivery cuts a
+// the rows' own hashes (sink.Batcher.CutWindow, as grouped delivery cuts a
 // group), each within both. So a replay of the same rows (a Flink restore,
 // a crash and a re-run from the same offsets, a retried bundle, another
 // rate or order) forms the same loads, and a row stamped far ahead waits
@@ -90,7 +90,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"reflect"
 	"strconv"
 	"time"
@@ -103,6 +102,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/state"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/timers"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
@@ -140,7 +140,7 @@ func (m batchMeta) empty() bool { return m.Rows == 0 && m.Bytes == 0 }
 // Fn is the batching stage: keyed by "<shard>@<window>:<table>", it keeps
 // the key's rows in state until its timer (the window's end plus the
 // allowed lateness) fires, then cuts them into loads by their content
-// (sink.GroupReader.Cut) and loads them. Loads run on the bundle's
+// (sink.Batcher.CutWindow) and loads them. Loads run on the bundle's
 // batcher, at most LoadsInFlight at once; the bundle emits their
 // CommitResults when it finishes, and fails, aborting what it
 // precommitted, if one fails.
@@ -150,7 +150,7 @@ type Fn struct {
 	LabelPrefix string
 	RunID       string
 	Headers     map[string]string
-	Opts        sink.Options
+	Opts        options.Options
 
 	Chunks state.Bag[[]byte]
 	Meta   state.Value[batchMeta]
@@ -161,7 +161,7 @@ type Fn struct {
 	batch  *sink.Batcher // the current bundle's; nil between bundles
 }
 
-func New(conn sink.ConnSpec, db, prefix, run string, headers map[string]string, o *sink.Options) *Fn {
+func New(conn sink.ConnSpec, db, prefix, run string, headers map[string]string, o *options.Options) *Fn {
 	return &Fn{
 		Conn: conn, DB: db, LabelPrefix: prefix, RunID: run, Headers: headers, Opts: *o,
 		Chunks: state.MakeBagState[[]byte]("chunks"),
@@ -197,20 +197,20 @@ func (fn *Fn) bundle(ctx context.Context) *sink.Batcher {
 // whose timer has passed and fires at once; its rows are counted as late.
 func (fn *Fn) ProcessElement(ctx context.Context, _ beam.EventTime, sp state.Provider, tp timers.Provider, key string, chunk []byte, _ func(sink.TableLoads)) error {
 	b := fn.bundle(ctx)
+	table, _, start, ok := sink.ParseStreamKey(key)
 	h, err := sink.ParseChunk(chunk)
 	if err != nil {
-		return fn.fail(ctx, fmt.Errorf("dorisio.Write: table %s.%s: %w", fn.DB, sink.KeyTable(key), err))
+		return fn.fail(ctx, fmt.Errorf("dorisio.Write: table %s.%s: %w", fn.DB, table, err))
 	}
-	start, ok := sink.KeyWindowStart(key)
 	if !ok {
-		return fn.fail(ctx, fmt.Errorf("dorisio.Write: table %s.%s: the stream batch key %q names no flush window (a chunk of another dorisio version?)", fn.DB, sink.KeyTable(key), key))
+		return fn.fail(ctx, fmt.Errorf("dorisio.Write: table %s.%s: the stream batch key %q names no flush window (a chunk of another dorisio version?)", fn.DB, table, key))
 	}
 	m, _, err := fn.Meta.Read(sp)
 	if err != nil {
 		return fn.fail(ctx, fn.stateErr(key, "reading", err))
 	}
 	if m.Pane > 0 {
-		sink.RecordLateRows(ctx, fn.DB, sink.KeyTable(key), h.Rows)
+		sink.RecordLateRows(ctx, fn.DB, table, h.Rows)
 	}
 	if m.empty() {
 		fn.Flush.Set(tp, loadTime(start, fn.Opts.FlushInterval, fn.Opts.AllowedLateness).ToTime())
@@ -268,69 +268,32 @@ func (fn *Fn) OnTimer(ctx context.Context, _ beam.EventTime, sp state.Provider, 
 
 // flush loads the key's window (this pane of it) and empties its state:
 // its rows are cut into loads by their content, not by their arrival
-// (sink.GroupReader.Cut: the window in one load if it fits MaxBatchRows and
-// MaxBatchBytes, else parts by the rows' hashes, each within them), so any
-// replay of the same rows forms the same loads under the same labels.
+// (sink.Batcher.CutWindow), so any replay of the same rows forms the same
+// loads under the same labels.
 func (fn *Fn) flush(sp state.Provider, b *sink.Batcher, key string, m batchMeta) error {
 	chunks, _, err := fn.Chunks.Read(sp)
 	if err != nil {
 		return fn.stateErr(key, "reading", err)
 	}
-	table, shard := sink.KeyTable(key), sink.KeyShard(key)
-	pane := strconv.FormatInt(m.Pane, 10)
-	// The bag is in memory already (Beam Go reads a bag whole, and keeps it
-	// for the call): the group is not spooled again, only parts past the
-	// memory budget are.
-	r := sink.GroupReader{Lim: sink.Size{Bytes: fn.Opts.MaxBatchBytes, Rows: fn.Opts.MaxBatchRows}, Keep: math.MaxInt64, Dir: fn.Opts.SpoolDir}
-	parts, err := cutWindow(&r, b, fn.pool, table, shard, pane, chunks, fn.Opts.MaxBufferedBytes)
+	table, shard, _, _ := sink.ParseStreamKey(key)
+	loads, err := b.CutWindow(table, shard, strconv.FormatInt(m.Pane, 10), chunks)
 	if err != nil {
-		return fmt.Errorf("dorisio.Write: table %s.%s: %w", fn.DB, table, err)
+		return err
 	}
 	if err := fn.Chunks.Clear(sp); err != nil {
-		sink.DiscardParts(parts)
+		loads.Discard()
 		return fn.stateErr(key, "clearing", err)
 	}
 	if err := fn.Meta.Write(sp, batchMeta{Pane: m.Pane + 1}); err != nil {
-		sink.DiscardParts(parts)
+		loads.Discard()
 		return fn.stateErr(key, "writing", err)
 	}
-	for i := range parts {
-		p := &parts[i]
-		if err := b.LoadBatch(table, p.ID, p.Body, p.Release, p.Part.Size.Rows, p.Part.Size.Bytes, p.Windows()); err != nil {
-			sink.DiscardParts(parts[i+1:])
-			return err
-		}
-	}
-	return nil
-}
-
-// cutWindow cuts a window's chunks into its loads. A part's identity is
-// the window's shard and start, the pane, the part's place among the
-// window's parts and the digest of its rows' multiset: a function of the
-// rows, not of the chunks a bundle made or the order the runner returns a
-// bag in.
-func cutWindow(r *sink.GroupReader, b *sink.Batcher, pool *sink.ChunkPool, table, shard, pane string, chunks [][]byte, budget int64) ([]sink.PartLoad, error) {
-	i := 0
-	next := func(c *[]byte) bool {
-		if i == len(chunks) {
-			return false
-		}
-		*c, i = chunks[i], i+1
-		return true
-	}
-	g, err := r.Read(table, shard, next, b.SpoolFiles())
-	if err != nil {
-		return nil, err
-	}
-	defer r.Reset()
-	defer g.Discard()
-	return r.Cut(g, budget, pool, b.SpoolFiles(), true, func(p sink.GroupPart, n int) string {
-		return shard + "|" + pane + "|p" + strconv.Itoa(p.Index()) + "/" + strconv.Itoa(n) + "|" + p.Digest.String()
-	})
+	return loads.Load()
 }
 
 func (fn *Fn) stateErr(key, what string, err error) error {
-	return fmt.Errorf("dorisio.Write: table %s.%s: %s the stream batch's state (key %s): %w", fn.DB, sink.KeyTable(key), what, key, err)
+	table, _, _, _ := sink.ParseStreamKey(key)
+	return fmt.Errorf("dorisio.Write: table %s.%s: %s the stream batch's state (key %s): %w", fn.DB, table, what, key, err)
 }
 
 // fail ends a bundle that fails in ProcessElement or OnTimer: it stops the
@@ -354,15 +317,11 @@ func (fn *Fn) FinishBundle(ctx context.Context, emit func(sink.TableLoads)) erro
 	if b == nil {
 		return nil
 	}
-	outcomes, err := b.Finish()
-	if err != nil {
-		return b.Abandon(ctx, err)
-	}
-	sink.RecordBundleLoads(ctx, b, outcomes)
-	for _, g := range sink.GroupByTable(outcomes) {
+	groups, err := b.End(ctx)
+	for _, g := range groups {
 		emit(g)
 	}
-	return nil
+	return err
 }
 
 // Teardown abandons a bundle that never finished.

@@ -2,6 +2,7 @@ package streambatch
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/mtime"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/enginetest"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 )
 
 // Rows of one flush window wait in state until the watermark passes the
@@ -293,7 +295,8 @@ func TestUnitAReplayAdoptsTheLoadsACrashedRunLeftPrecommitted(t *testing.T) {
 	if err := r.feed(ctx, crashed, epoch.Add(time.Minute), evs); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.finish(ctx, crashed); err != nil { // its loads never reach the commit stage
+	left, err := r.finish(ctx, crashed) // its loads never reach the commit stage
+	if err != nil {
 		t.Fatal(err)
 	}
 	open := r.txnStates()["PRECOMMITTED"]
@@ -308,8 +311,21 @@ func TestUnitAReplayAdoptsTheLoadsACrashedRunLeftPrecommitted(t *testing.T) {
 	if rows, _ := enginetest.Totals(res); rows != 100 || len(res) != open {
 		t.Errorf("the replay committed %d loads of %d rows, want the %d precommitted, 100 rows", len(res), rows, open)
 	}
-	if s := r.txnStates(); s["PRECOMMITTED"] != 0 || s["VISIBLE"] != open {
-		t.Errorf("after the replay: %v, want %d VISIBLE and none open", s, open)
+	if s := r.txnStates(); s["PRECOMMITTED"] != 0 || s["VISIBLE"] != open || len(r.srv.Txns("demo")) != open {
+		t.Errorf("after the replay: %v, want %d VISIBLE, none open and no other transaction", s, open)
+	}
+	if a, b := loadIDs(loadsOf(left)), loadIDs(res); !slices.Equal(a, b) {
+		t.Errorf("the replay committed\n%q\nwant the crashed run's loads, adopted (same label and txn)\n%q", b, a)
 	}
 	r.wantEachOnce(evs)
+}
+
+// loadIDs is each load's label and txn id, sorted.
+func loadIDs(rs []sink.CommitResult) []string {
+	out := make([]string, len(rs))
+	for i, c := range rs {
+		out[i] = fmt.Sprintf("%s txn %d", c.Label, c.TxnID)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -1,4 +1,4 @@
-package sink
+package options
 
 import (
 	"time"
@@ -126,13 +126,6 @@ func DefaultOptions() Options {
 	}
 }
 
-// encodingHeaders are fixed by Write's own encoding of struct elements; for
-// pre-encoded elements ([]byte, string, Row) they may be overridden to match
-// the data, e.g. WithLoadHeader("column_separator", "\\t"). jsonpaths and
-// json_root would read Write's own JSON objects otherwise than it wrote them
-// (jsonpaths in another order loaded NULLs silently).
-var encodingHeaders = []string{"column_separator", "line_delimiter", "enclose", "escape", "read_json_by_line", "strip_outer_array", "trim_double_quotes", "jsonpaths", "json_root"}
-
 // MaxStreamLoadTimeout is Doris' default max_stream_load_timeout_second
 // (protocol §3, §8): a load with a longer timeout is refused unless the FE's
 // setting was raised.
@@ -140,9 +133,6 @@ const MaxStreamLoadTimeout = 259200
 
 // defaultTimeZone is the zone of time.Time fields without WithTimeZone.
 const defaultTimeZone = "UTC"
-
-// loadZone loads a zone named by zoneName, on a worker.
-func loadZone(name string) (*time.Location, error) { return encode.LoadZone("WithTimeZone", name) }
 
 // fileOptions are the options only WriteFiles reads (dorisio.Files).
 type fileOptions struct {
@@ -161,4 +151,18 @@ const (
 	// defaultRangeBytes is the size of the ranges WriteFiles cuts a file
 	// into, each one load.
 	defaultRangeBytes = 64 << 20
+)
+
+// streamMode says whether Write batches rows across bundles
+// (stream_batch.go).
+type streamMode int
+
+// defaultFlushInterval is how old a stream batch may get, in event time,
+// before it is loaded (WithFlushInterval).
+const defaultFlushInterval = 5 * time.Second
+
+const (
+	StreamAuto streamMode = iota // on for unbounded input
+	StreamOn
+	StreamOff
 )

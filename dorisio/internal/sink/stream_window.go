@@ -1,0 +1,78 @@
+package sink
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// What stream batching (internal/streambatch) asks of the sink: the keys
+// the chunking stage gives a window's chunks, and a window's loads, cut by
+// the rows' content as grouped delivery cuts a group (grouped_parts.go).
+
+// ParseStreamKey splits a stream batch key, "<shard>@<window start>:<table>"
+// (streamKey): table and shard are set whatever the key; ok is false when
+// it names no flush window (a chunk of another dorisio version).
+func ParseStreamKey(key string) (table, shard string, start int64, ok bool) {
+	start, ok = keyWindowStart(key)
+	return keyTable(key), keyShard(key), start, ok
+}
+
+// WindowLoads are the loads of one pane of a stream batch window, cut and
+// ready to load on the bundle's batcher (Load), or to be freed (Discard).
+type WindowLoads struct {
+	b     *Batcher
+	table string
+	parts []partLoad
+}
+
+// CutWindow cuts the chunks of one pane of a table shard's window into its
+// loads by their content, not by their arrival: the window in one load if
+// it fits MaxBatchRows and MaxBatchBytes, else parts by the rows' hashes,
+// each within both, so that any replay of the same rows forms the same
+// loads under the same labels. A part's identity is the window's shard
+// and start, the pane, the part's place among the window's parts and the
+// digest of its rows' multiset: a function of the rows, not of the chunks
+// a bundle made or the order the runner returns a bag in. The chunks are
+// in memory already (Beam Go reads a bag whole): only parts past
+// MaxBufferedBytes are spooled.
+func (b *Batcher) CutWindow(table, shard, pane string, chunks [][]byte) (*WindowLoads, error) {
+	r := groupReader{Lim: loadSize{Bytes: b.opts.MaxBatchBytes, Rows: b.opts.MaxBatchRows}, Keep: math.MaxInt64, Dir: b.opts.SpoolDir}
+	i := 0
+	next := func(c *[]byte) bool {
+		if i == len(chunks) {
+			return false
+		}
+		*c, i = chunks[i], i+1
+		return true
+	}
+	g, err := r.Read(table, shard, next, b.spoolFiles)
+	if err != nil {
+		return nil, fmt.Errorf("dorisio.Write: table %s.%s: %w", b.db, table, err)
+	}
+	defer r.Reset()
+	defer g.Discard()
+	parts, err := r.Cut(g, b.opts.MaxBufferedBytes, b.pool, b.spoolFiles, true, func(p groupPart, n int) string {
+		return shard + "|" + pane + "|p" + strconv.Itoa(p.Index()) + "/" + strconv.Itoa(n) + "|" + p.Digest.String()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("dorisio.Write: table %s.%s: %w", b.db, table, err)
+	}
+	return &WindowLoads{b: b, table: table, parts: parts}, nil
+}
+
+// Load starts the loads on the batcher (LoadBatch); on an error the loads
+// not started are freed.
+func (w *WindowLoads) Load() error {
+	for i := range w.parts {
+		p := &w.parts[i]
+		if err := w.b.LoadBatch(w.table, p.ID, p.Body, p.Release, p.Part.Size.Rows, p.Part.Size.Bytes, p.Windows()); err != nil {
+			discardParts(w.parts[i+1:])
+			return err
+		}
+	}
+	return nil
+}
+
+// Discard frees loads that will not be made.
+func (w *WindowLoads) Discard() { discardParts(w.parts) }
