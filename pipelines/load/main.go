@@ -35,6 +35,7 @@ import (
 	"maps"
 	"os"
 	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"strings"
 	"time"
@@ -148,6 +149,17 @@ func run(ctx context.Context, o *options) error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if o.traceFile != "" {
+		f, err := os.Create(o.traceFile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := trace.Start(f); err != nil {
+			return err
+		}
+		defer trace.Stop()
 	}
 	// The tables' counts before the run, on the embedded server or on
 	// doris-local (doristest's API), let a run into tables that hold rows

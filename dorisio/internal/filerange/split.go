@@ -81,6 +81,10 @@ type Splitter struct {
 	// SkipBOM: a UTF-8 byte-order mark at the file's start belongs to no
 	// range; BOM says Split met one.
 	SkipBOM, BOM bool
+	// Scratch, where its capacity is enough, holds the window; Split leaves
+	// its window there, so that a caller splitting many small files in
+	// turn allocates one (ranges never share its bytes).
+	Scratch []byte
 }
 
 // NewSplitter cuts files of syntax syn into ranges of about rangeBytes,
@@ -101,7 +105,11 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) error
 	if size >= 0 {
 		bufCap = min(window, max(size, 1)+int64(len(sp.sc.delim)))
 	}
-	buf := make([]byte, 0, bufCap)
+	buf := sp.Scratch[:0]
+	if int64(cap(buf)) < bufCap {
+		buf = make([]byte, 0, bufCap)
+	}
+	defer func() { sp.Scratch = buf[:0] }()
 	var (
 		off        int64 // file offset of buf[0]
 		pos        int   // the next record's start in buf
