@@ -150,7 +150,7 @@ func TestFastScanCutsWhereNextCuts(t *testing.T) {
 					ends[int64(at)] = true
 				}
 				for _, rb := range []int64{1, 2, 17, 63, 64, 65, 100, 200, 1 << 20} {
-					for _, window := range []int64{64, 100, 129, 1024, splitWindow} {
+					for _, window := range []int64{64, 100, 129, 1024, readWindow} {
 						want := splitAll(t, &Splitter{sc: tc.sc, rangeBytes: rb, window: window, noFast: true}, data)
 						got := splitAll(t, &Splitter{sc: tc.sc, rangeBytes: rb, window: window}, data)
 						if !slices.EqualFunc(got, want, func(a, b Range) bool {
@@ -222,7 +222,7 @@ func TestFastScanAtBlockEdges(t *testing.T) {
 					}
 				}
 				for rb := int64(1); rb <= int64(len(data))+1; rb++ {
-					for _, window := range []int64{64, 128, splitWindow} {
+					for _, window := range []int64{64, 128, readWindow} {
 						got := splitAll(t, &Splitter{sc: tc.sc, rangeBytes: rb, keep: true, window: window}, data)
 						if msg := checkRanges(data, tc.sc, got, ends, 0, want, rb); msg != "" {
 							t.Fatalf("padding %d, window %d, range %d bytes: %s\nranges %v", pad, window, rb, msg, got)
