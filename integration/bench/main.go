@@ -23,9 +23,11 @@
 //     runs, medians; skipped, saying so, where curl is not installed.
 //     file_vs_curl is whole-process wall time: curl -T with
 //     column_separator , as its users run it, against pipelines/load
-//     --input with its defaults, best of -runs interleaved rounds (target
+//     --input with its defaults, medians of -runs interleaved rounds (target
 //     ≥ 0.6 quoted, ≥ 0.9 unquoted); file_vs_streamloader likewise against
-//     the doris-streamloader binary -streamloader names, with
+//     the doris-streamloader binary -streamloader (default: the
+//     STREAMLOADER environment variable, as shared/tools/peer-run.sh takes
+//     it) names, with
 //     column_separator , (target ≥ 1.5; skipped, saying so, without it).
 //     Both are measured on the bench's CSV, whose strings are quoted (load
 //     sends RFC 4180's quoting headers, the peers do not: not
@@ -102,7 +104,7 @@ func main() {
 	flag.StringVar(&cfg.WorkDir, "workdir", "", "directory for binaries and the CSV file (default: a temp dir, removed at the end)")
 	flag.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "deadline of the whole benchmark")
 	flag.BoolVar(&cfg.Verbose, "v", false, "print every measurement as it is taken")
-	flag.StringVar(&cfg.Streamloader, "streamloader", "", "a doris-streamloader binary, built from its public source outside this repository, for file_vs_streamloader (empty: skipped, saying so)")
+	flag.StringVar(&cfg.Streamloader, "streamloader", os.Getenv("STREAMLOADER"), "a doris-streamloader binary, built from its public source outside this repository, for file_vs_streamloader (default: $STREAMLOADER; empty: skipped, saying so)")
 	flag.Int64Var(&cfg.ReadRows, "read-rows", cfg.ReadRows, "rows of read_vs_raw's table (0: skip it)")
 	flag.BoolVar(&cfg.ReadOnly, "read-only", false, "measure read_vs_raw alone")
 	flag.IntVar(&cfg.ArrowRows, "arrow-rows", cfg.ArrowRows, "rows of arrow_vs_csv (0: skip it)")

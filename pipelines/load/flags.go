@@ -31,7 +31,7 @@ type options struct {
 	countOnly, verbose, helpBeam, recount             bool
 	createTable                                       bool // --create-table: run --ddl on the FE before the job (create_table.go)
 	allOrNothing, abortLingering, stripCR             bool
-	cpuProfile                                        string
+	cpuProfile, traceFile                             string
 	headers                                           headerFlags
 	// --stream (stream.go)
 	stream                  bool
@@ -178,6 +178,8 @@ func outputFlags(o *options) flagGroup {
 			usage: "`sink` of the rows: doris, or noop to measure the pipeline without writing (benchmarks)"},
 		{name: "cpuprofile", value: &o.cpuProfile,
 			usage: "write a CPU profile of the run to `file`"},
+		{name: "trace", value: &o.traceFile,
+			usage: "write an execution trace of the run to `file` (go tool trace: where the time goes while the CPU waits)"},
 		{name: "v", value: &o.verbose,
 			usage: "verbose: the runner's log and the full failure text (plan dump, stack) on stderr"},
 		{name: "help-beam", value: &o.helpBeam,

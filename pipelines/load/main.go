@@ -35,6 +35,7 @@ import (
 	"maps"
 	"os"
 	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"strings"
 	"time"
@@ -138,17 +139,11 @@ func run(ctx context.Context, o *options) error {
 	if srv != nil {
 		fmt.Printf("embedded Doris-compatible server at %s (database %s)\n", srv.URL, o.db)
 	}
-	if o.cpuProfile != "" {
-		f, err := os.Create(o.cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfiles, err := startProfiles(o)
+	if err != nil {
+		return err
 	}
+	defer stopProfiles()
 	// The tables' counts before the run, on the embedded server or on
 	// doris-local (doristest's API), let a run into tables that hold rows
 	// (a resumed run) be verified (verify.go).
@@ -555,3 +550,38 @@ func splitList(v string) []string {
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// startProfiles starts the CPU profile (--cpuprofile) and the execution
+// trace (--trace) the flags ask for; stop ends them and closes their files.
+func startProfiles(o *options) (stop func(), err error) {
+	var stops []func()
+	stop = func() {
+		for _, s := range slices.Backward(stops) {
+			s()
+		}
+	}
+	for _, p := range []struct {
+		file  string
+		start func(io.Writer) error
+		stop  func()
+	}{
+		{o.cpuProfile, pprof.StartCPUProfile, pprof.StopCPUProfile},
+		{o.traceFile, trace.Start, trace.Stop},
+	} {
+		if p.file == "" {
+			continue
+		}
+		f, err := os.Create(p.file)
+		if err == nil {
+			if err = p.start(f); err != nil {
+				f.Close()
+			}
+		}
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		stops = append(stops, func() { p.stop(); f.Close() })
+	}
+	return stop, nil
+}

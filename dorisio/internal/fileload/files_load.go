@@ -233,6 +233,7 @@ type FileLoadFn struct {
 	Enclose, Escape byte
 
 	pending   []filePack        // this bundle's files, loaded in FinishBundle
+	scratch   []byte            // the Splitter's window while reading a pack's files (filerange.Splitter.Scratch)
 	plain     map[string]string // unquotedHeaders, made once
 	wrapped   map[string]string // wrappedHeaders, made once
 	rewritten map[string]string // transcodedHeaders, made once
@@ -265,7 +266,7 @@ func (fn *FileLoadFn) FinishBundle(ctx context.Context, emit func(sink.CommitRes
 }
 
 func (fn *FileLoadFn) Teardown() {
-	fn.pending = nil
+	fn.pending, fn.scratch = nil, nil
 	fn.WriteFn.Teardown()
 }
 

@@ -37,11 +37,11 @@ func TestCountReadsPastManyWindows(t *testing.T) {
 	var buf bytes.Buffer
 	buf.WriteString("id,note\n")
 	var want int64
-	for i := 0; buf.Len() < 3*splitWindow; i++ {
+	for i := 0; buf.Len() < 3*readWindow; i++ {
 		fmt.Fprintf(&buf, "%d,\"line one\nline \"\"two\"\", %d\"\n", i, i)
 		want++
 		if i == 1000 {
-			fmt.Fprintf(&buf, "%d,\"%s\"\n", i, strings.Repeat("x\n", splitWindow))
+			fmt.Fprintf(&buf, "%d,\"%s\"\n", i, strings.Repeat("x\n", readWindow))
 			want++
 		}
 	}

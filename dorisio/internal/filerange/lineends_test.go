@@ -167,14 +167,14 @@ func benchSplitAsWriteFiles(b *testing.B, data []byte) {
 }
 
 // BenchmarkLineEnds measures the check alone, over the same rows in the
-// Splitter's 4 MiB windows: its cost on top of the split.
+// Splitter's read windows: its cost on top of the split.
 func BenchmarkLineEnds(b *testing.B) {
 	data := benchEvents(64 << 20)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		le := &lineEnds{syn: rfc(",", "\n").syntax()}
 		for off := 0; off < len(data); {
-			end := min(off+splitWindow, len(data))
+			end := min(off+readWindow, len(data))
 			if end < len(data) {
 				end = off + bytes.LastIndexByte(data[off:end], '\n') + 1
 			}

@@ -44,6 +44,7 @@ import (
 
 const (
 	lo7  = 0x7f7f7f7f7f7f7f7f
+	hi   = 0x8080808080808080
 	ones = 0x0101010101010101
 )
 
@@ -188,37 +189,41 @@ func countNonEmpty(recs []byte, d byte) int64 {
 }
 
 // hasEmpty reports whether recs, whole records ending with the delimiter
-// d, holds an empty one: d at its start or right after another d. Eight
-// bytes at a time: bytes.Index of the doubled delimiter stops at every
-// record (it was a third of an unquoted file's split).
+// d, holds an empty one: d at its start or right after another d.
+// bytes.Index of the doubled delimiter stops at every record (it was a
+// third of an unquoted file's split); so 64 bytes at a time, eight words
+// each read at i and i+1: a word with a zero byte in (w[i] ^ d) | (w[i+1]
+// ^ d) holds a doubled d. Twice the speed of one mask per word shifted
+// onto the next (BenchmarkHasEmpty, loaded 2 cores: 2.8-4.4 GB/s before,
+// 7.4-8.9 after).
 func hasEmpty(recs []byte, d byte) bool {
 	if recs[0] == d {
 		return true
 	}
 	pat := ones * uint64(d)
-	eq := func(w uint64) uint64 { x := w ^ pat; return ^(((x & lo7) + lo7) | x | lo7) } // 0x80 in each byte equal to d
-	var carry uint64                                                                    // 0x80 where the previous word's last byte is d
 	i := 0
-	for ; i+256 <= len(recs); i += 256 {
-		var found uint64
-		for blk := recs[i : i+256]; len(blk) >= 32; blk = blk[32:] {
-			m0 := eq(binary.LittleEndian.Uint64(blk))
-			m1 := eq(binary.LittleEndian.Uint64(blk[8:]))
-			m2 := eq(binary.LittleEndian.Uint64(blk[16:]))
-			m3 := eq(binary.LittleEndian.Uint64(blk[24:]))
-			found |= m0&(m0<<8|carry) | m1&(m1<<8|m0>>56) | m2&(m2<<8|m1>>56) | m3&(m3<<8|m2>>56)
-			carry = m3 >> 56
-		}
-		if found != 0 {
+	for ; i+65 <= len(recs); i += 64 {
+		b := (*[65]byte)(recs[i : i+65])
+		// z: a zero byte where b[k] and b[k+1] are both d.
+		z0 := (binary.LittleEndian.Uint64(b[0:]) ^ pat) | (binary.LittleEndian.Uint64(b[1:]) ^ pat)
+		z1 := (binary.LittleEndian.Uint64(b[8:]) ^ pat) | (binary.LittleEndian.Uint64(b[9:]) ^ pat)
+		z2 := (binary.LittleEndian.Uint64(b[16:]) ^ pat) | (binary.LittleEndian.Uint64(b[17:]) ^ pat)
+		z3 := (binary.LittleEndian.Uint64(b[24:]) ^ pat) | (binary.LittleEndian.Uint64(b[25:]) ^ pat)
+		z4 := (binary.LittleEndian.Uint64(b[32:]) ^ pat) | (binary.LittleEndian.Uint64(b[33:]) ^ pat)
+		z5 := (binary.LittleEndian.Uint64(b[40:]) ^ pat) | (binary.LittleEndian.Uint64(b[41:]) ^ pat)
+		z6 := (binary.LittleEndian.Uint64(b[48:]) ^ pat) | (binary.LittleEndian.Uint64(b[49:]) ^ pat)
+		z7 := (binary.LittleEndian.Uint64(b[56:]) ^ pat) | (binary.LittleEndian.Uint64(b[57:]) ^ pat)
+		// (z - ones) &^ z has 0x80 in some byte iff z has a zero byte.
+		found := (z0-ones)&^z0 | (z1-ones)&^z1 | (z2-ones)&^z2 | (z3-ones)&^z3 |
+			(z4-ones)&^z4 | (z5-ones)&^z5 | (z6-ones)&^z6 | (z7-ones)&^z7
+		if found&hi != 0 {
 			return true
 		}
 	}
-	prev := carry != 0
-	for ; i < len(recs); i++ {
-		if recs[i] == d && prev {
+	for ; i+1 < len(recs); i++ {
+		if recs[i] == d && recs[i+1] == d {
 			return true
 		}
-		prev = recs[i] == d
 	}
 	return false
 }

@@ -150,7 +150,7 @@ func TestFastScanCutsWhereNextCuts(t *testing.T) {
 					ends[int64(at)] = true
 				}
 				for _, rb := range []int64{1, 2, 17, 63, 64, 65, 100, 200, 1 << 20} {
-					for _, window := range []int64{64, 100, 129, 1024, splitWindow} {
+					for _, window := range []int64{64, 100, 129, 1024, readWindow} {
 						want := splitAll(t, &Splitter{sc: tc.sc, rangeBytes: rb, window: window, noFast: true}, data)
 						got := splitAll(t, &Splitter{sc: tc.sc, rangeBytes: rb, window: window}, data)
 						if !slices.EqualFunc(got, want, func(a, b Range) bool {
@@ -222,7 +222,7 @@ func TestFastScanAtBlockEdges(t *testing.T) {
 					}
 				}
 				for rb := int64(1); rb <= int64(len(data))+1; rb++ {
-					for _, window := range []int64{64, 128, splitWindow} {
+					for _, window := range []int64{64, 128, readWindow} {
 						got := splitAll(t, &Splitter{sc: tc.sc, rangeBytes: rb, keep: true, window: window}, data)
 						if msg := checkRanges(data, tc.sc, got, ends, 0, want, rb); msg != "" {
 							t.Fatalf("padding %d, window %d, range %d bytes: %s\nranges %v", pad, window, rb, msg, got)
@@ -253,5 +253,44 @@ func TestHasEmptyFindsEveryDoubledDelimiter(t *testing.T) {
 	}
 	if !hasEmpty([]byte("\nabc\n"), '\n') {
 		t.Error("a delimiter at the start is an empty record")
+	}
+}
+
+// hasEmpty finds a doubled delimiter wherever it is (each byte of a
+// 64-byte block, across two blocks, in the tail after the last block) and
+// the leading one, and nothing in records without one.
+func TestHasEmptyFindsEveryEmptyRecord(t *testing.T) {
+	plain := bytes.ReplaceAll(benchEvents(2000), []byte(`"`), nil)
+	for _, d := range []byte{'\n', ';'} {
+		recs := bytes.ReplaceAll(plain, []byte("\n"), []byte{d})
+		if hasEmpty(recs, d) {
+			t.Fatalf("delimiter %q: records without an empty one have one", d)
+		}
+		for n := 1; n <= 200; n++ {
+			for at := 0; at+1 < n; at++ {
+				b := slices.Clone(recs[:n])
+				b[at], b[at+1] = d, d
+				if !hasEmpty(b, d) {
+					t.Fatalf("delimiter %q: %d bytes with a doubled one at %d: not found", d, n, at)
+				}
+			}
+			b := slices.Clone(recs[:n])
+			b[0] = d
+			if !hasEmpty(b, d) {
+				t.Fatalf("delimiter %q: %d bytes starting with it: not found", d, n)
+			}
+		}
+	}
+}
+
+// BenchmarkHasEmpty measures the search for an empty record over a read
+// window of the benchmark's rows without quotes (it finds none).
+func BenchmarkHasEmpty(b *testing.B) {
+	recs := bytes.ReplaceAll(benchEvents(readWindow), []byte(`"`), nil)
+	b.SetBytes(int64(len(recs)))
+	for b.Loop() {
+		if hasEmpty(recs, '\n') {
+			b.Fatal("found an empty record")
+		}
 	}
 }

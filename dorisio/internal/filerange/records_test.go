@@ -75,7 +75,7 @@ func TestRangesAreWholeRecordsForEveryRangeSize(t *testing.T) {
 					want++
 				}
 			}
-			for _, window := range []int64{1, 2, 3, 5, 8, 13, 64, splitWindow} {
+			for _, window := range []int64{1, 2, 3, 5, 8, 13, 64, readWindow} {
 				for rb := int64(1); rb <= int64(len(data))+1; rb++ {
 					sp := &Splitter{sc: tc.scanner, rangeBytes: rb, headerLines: tc.header, keep: true, window: window}
 					var got []Range
