@@ -310,6 +310,15 @@ func (fn *Fn) flush(sp state.Provider, b *sink.Batcher, key string, m batchMeta)
 // rows, not of the chunks a bundle made or the order the runner returns a
 // bag in.
 func cutWindow(r *sink.GroupReader, b *sink.Batcher, pool *sink.ChunkPool, table, shard, pane string, chunks [][]byte, budget int64) ([]sink.PartLoad, error) {
+	id := func(p sink.GroupPart, n int) string {
+		return shard + "|" + pane + "|p" + strconv.Itoa(p.Index()) + "/" + strconv.Itoa(n) + "|" + p.Digest.String()
+	}
+	// A window within the caps loads as its chunks came, with the digest
+	// they carry (sink.WholeWindow): nothing on the timer's path but the
+	// bag's read.
+	if whole, ok, err := sink.WholeWindow(chunks, r.Lim, id); ok || err != nil {
+		return []sink.PartLoad{whole}, err
+	}
 	i := 0
 	next := func(c *[]byte) bool {
 		if i == len(chunks) {
@@ -324,9 +333,7 @@ func cutWindow(r *sink.GroupReader, b *sink.Batcher, pool *sink.ChunkPool, table
 	}
 	defer r.Reset()
 	defer g.Discard()
-	return r.Cut(g, budget, pool, b.SpoolFiles(), true, func(p sink.GroupPart, n int) string {
-		return shard + "|" + pane + "|p" + strconv.Itoa(p.Index()) + "/" + strconv.Itoa(n) + "|" + p.Digest.String()
-	})
+	return r.Cut(g, budget, pool, b.SpoolFiles(), true, id)
 }
 
 func (fn *Fn) stateErr(key, what string, err error) error {
