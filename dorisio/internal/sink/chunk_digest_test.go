@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
 // A stream window within the caps loads from the digests its chunks carry
@@ -41,16 +43,7 @@ func TestAStreamWindowLoadsUnderTheLabelOfItsRowsWhicheverWayItIsRead(t *testing
 			if _, found := cut[whole.ID]; len(cut) != 1 || !found {
 				t.Fatalf("read whole, the window is %s; cut by its rows, %v", whole.ID, slices.Collect(maps.Keys(cut)))
 			}
-			rc, err := whole.Body.Open()
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, err := io.ReadAll(rc)
-			rc.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := strings.SplitAfter(string(body), "\n")
+			got := strings.SplitAfter(string(bodyBytes(t, whole.Body)), "\n")
 			got = got[:len(got)-1]
 			slices.Sort(got)
 			return whole.ID, got
@@ -79,4 +72,19 @@ func TestAStreamWindowLoadsUnderTheLabelOfItsRowsWhicheverWayItIsRead(t *testing
 			t.Fatalf("a window of %d rows over MaxBatchRows 1000 was read whole (ok %v, %v)", len(rows), ok, err)
 		}
 	}
+}
+
+// bodyBytes reads a load body whole.
+func bodyBytes(t *testing.T, b streamload.Body) []byte {
+	t.Helper()
+	rc, err := b.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
