@@ -88,3 +88,23 @@ func bodyBytes(t *testing.T, b streamload.Body) []byte {
 	}
 	return data
 }
+
+// A stream chunk that does not inflate fails the window's load with the
+// codec's reason; it is never loaded short.
+func TestAStreamChunkThatDoesNotInflateFailsItsWindow(t *testing.T) {
+	o := testOptions()
+	var rows []string
+	for i := 0; i < 5000; i++ {
+		rows = append(rows, fmt.Sprintf("%d,row %d\n", i, i))
+	}
+	for _, chunks := range chunkedBy(t, &ChunkFn{Table: "t", Opts: o, FlushMillis: 2000}, [][]string{rows}) {
+		c := slices.Clone(chunks[0])
+		for i := len(c) - 40; i < len(c)-20; i++ {
+			c[i] ^= 0x5a
+		}
+		_, ok, err := WholeWindow([][]byte{c}, Size{Bytes: o.MaxBatchBytes, Rows: o.MaxBatchRows}, func(GroupPart, int) string { return "" })
+		if err == nil || ok || !strings.Contains(err.Error(), "chunk: inflating") {
+			t.Fatalf("a corrupted chunk: ok %v, err %v; want the inflate error", ok, err)
+		}
+	}
+}

@@ -316,8 +316,10 @@ func cutWindow(r *sink.GroupReader, b *sink.Batcher, pool *sink.ChunkPool, table
 	// A window within the caps loads as its chunks came, with the digest
 	// they carry (sink.WholeWindow): nothing on the timer's path but the
 	// bag's read.
-	if whole, ok, err := sink.WholeWindow(chunks, r.Lim, id); ok || err != nil {
-		return []sink.PartLoad{whole}, err
+	if whole, ok, err := sink.WholeWindow(chunks, r.Lim, id); err != nil {
+		return nil, err
+	} else if ok {
+		return []sink.PartLoad{whole}, nil
 	}
 	i := 0
 	next := func(c *[]byte) bool {
