@@ -70,7 +70,8 @@
 // takes), and at -stream-rate for -stream-duration; each with loads per
 // second, rows per load and the latency from event to visible (p50, p99).
 // A stream run's rows/s is its rows over the pipeline's time, which
-// includes the last flush interval's tail.
+// includes the last flush interval's tail; -stream-only measures these
+// alone (go run ./integration/bench -stream-only -runs 3).
 
 package main
 
@@ -110,6 +111,7 @@ func main() {
 	flag.IntVar(&cfg.ArrowRows, "arrow-rows", cfg.ArrowRows, "rows of arrow_vs_csv (0: skip it)")
 	flag.BoolVar(&cfg.ArrowOnly, "arrow-only", false, "measure arrow_vs_csv alone")
 	flag.Int64Var(&cfg.GroupedBigRows, "grouped-big-rows", 0, "rows of one more grouped and per-bundle run, for grouped peak RSS as rows grow (20000000: 10× the default -rows; 0: skip)")
+	flag.BoolVar(&cfg.StreamOnly, "stream-only", false, "measure the stream figures alone (saturated rows/s and p50/p99, then the nominal rate)")
 	flag.BoolVar(&cfg.FilesOnly, "files-only", false, "measure the file loads alone (file_vs_curl, file_vs_streamloader, on the quoted and the unquoted CSV)")
 	flag.Parse()
 	beam.Init()

@@ -61,8 +61,8 @@ func (b *bencher) stream(ctx context.Context, res *Result) error {
 
 func printStream(w io.Writer, r *Result, mark func(bool) string) {
 	p50 := ratio(float64(r.StreamP50Ms), float64(r.StreamFlushMs))
-	fmt.Fprintf(w, "stream (--stream, flush interval %d ms): saturated %.0f rows/s (target ≥ %d) [%s], %.2f loads/s of %d rows, event to visible p50 %d ms (%.2f× the interval, target ≤ %g×) [%s], p99 %d ms; at %d rows/s for %.0fs: %.2f loads/s of %d rows, p50 %d ms, p99 %d ms\n",
+	fmt.Fprintf(w, "stream (--stream, flush interval %d ms): saturated %.0f rows/s (target ≥ %d) [%s], %.2f loads/s of %d rows, event to visible p50 %d ms (%.2f× the interval, target ≤ %g×) [%s], p99 %d ms (saturated runs %s rows/s); at %d rows/s for %.0fs: %.2f loads/s of %d rows, p50 %d ms, p99 %d ms\n",
 		r.StreamFlushMs, r.StreamRowsPerSec, streamRowsTarget, mark(r.StreamRowsPerSec >= streamRowsTarget), r.StreamLoadsPerSec, r.StreamAvgLoadRows,
-		r.StreamP50Ms, p50, streamP50Target, mark(r.StreamP50Ms > 0 && p50 <= streamP50Target), r.StreamP99Ms,
+		r.StreamP50Ms, p50, streamP50Target, mark(r.StreamP50Ms > 0 && p50 <= streamP50Target), r.StreamP99Ms, fmtFloats(r.StreamRowsPerSecRuns, 0),
 		r.NominalRate, r.NominalSeconds, r.NominalLoadsPerSec, r.NominalAvgLoadRows, r.NominalP50Ms, r.NominalP99Ms)
 }

@@ -292,16 +292,21 @@ func compileValue(t reflect.Type, base string, at arrow.DataType, dc *decodeCtx,
 // compileText is compile for a column that arrives as text: what Doris
 // means by it depends on the column's type.
 func compileText(t reflect.Type, base string, dc *decodeCtx, never func(string) (binder, error)) (binder, error) {
-	// The text is copied: arrow-go's accessors point into the batch's
-	// buffers, which the gRPC stream may reuse once the batch is released.
-	str := func(arr arrow.Array) func(int) string {
+	// The text is copied (keep): arrow-go's accessors point into the
+	// batch's buffers, which the gRPC stream may reuse once the batch is
+	// released. Text that is parsed at once is read in place.
+	textOf := func(arr arrow.Array, keep bool) func(int) string {
+		clone := func(s string) string { return s }
+		if keep {
+			clone = strings.Clone
+		}
 		switch a := arr.(type) {
 		case *array.String:
-			return func(i int) string { return strings.Clone(a.Value(i)) }
+			return func(i int) string { return clone(a.Value(i)) }
 		case *array.LargeString:
-			return func(i int) string { return strings.Clone(a.Value(i)) }
+			return func(i int) string { return clone(a.Value(i)) }
 		case *array.StringView:
-			return func(i int) string { return strings.Clone(a.Value(i)) }
+			return func(i int) string { return clone(a.Value(i)) }
 		case *array.Binary:
 			return func(i int) string { return string(a.Value(i)) }
 		case *array.LargeBinary:
@@ -311,6 +316,7 @@ func compileText(t reflect.Type, base string, dc *decodeCtx, never func(string) 
 		}
 		panic(fmt.Sprintf("flightread: %T is not text", arr))
 	}
+	str := func(arr arrow.Array) func(int) string { return textOf(arr, true) }
 	switch base {
 	case "LARGEINT":
 		switch {
@@ -349,14 +355,19 @@ func compileText(t reflect.Type, base string, dc *decodeCtx, never func(string) 
 		switch {
 		case t == timeType:
 			return func(arr arrow.Array) setFunc {
-				get := str(arr)
+				get := textOf(arr, false)
 				return func(i int, dst reflect.Value) error {
-					tm, err := time.ParseInLocation("2006-01-02 15:04:05.999999999", get(i), dc.loc)
-					if err != nil {
-						tm, err = time.ParseInLocation("2006-01-02", get(i), dc.loc)
-					}
-					if err != nil {
-						return fmt.Errorf("%q is not Doris' DATE or DATETIME text", get(i))
+					text := get(i)
+					tm, ok := parseDorisTime(text, dc.loc)
+					if !ok {
+						var err error
+						tm, err = time.ParseInLocation("2006-01-02 15:04:05.999999999", text, dc.loc)
+						if err != nil {
+							tm, err = time.ParseInLocation("2006-01-02", text, dc.loc)
+						}
+						if err != nil {
+							return fmt.Errorf("%q is not Doris' DATE or DATETIME text", text)
+						}
 					}
 					dst.Set(reflect.ValueOf(tm))
 					return nil
@@ -475,29 +486,83 @@ func unscaled(arr arrow.Array) func(int) num {
 }
 
 // decimalText is n / 10^scale as plain text with exactly scale fraction
-// digits, as Doris prints a DECIMAL(p,scale).
+// digits, as Doris prints a DECIMAL(p,scale). It is built in one buffer:
+// a row's decimal costs one allocation, its string.
 func decimalText(n num, scale int) string {
-	var s string
+	var buf [80]byte // a DECIMAL256's 76 digits, sign and point
+	var digits []byte
 	if n.large != nil {
-		s = n.large.String()
+		digits = n.large.Append(buf[:0], 10)
 	} else {
-		s = strconv.FormatInt(n.small, 10)
+		digits = strconv.AppendInt(buf[:0], n.small, 10)
 	}
 	if scale <= 0 {
-		return s
+		return string(digits)
 	}
-	neg := s[0] == '-'
+	neg := digits[0] == '-'
 	if neg {
-		s = s[1:]
+		digits = digits[1:]
 	}
-	if len(s) <= scale {
-		s = strings.Repeat("0", scale-len(s)+1) + s
-	}
-	s = s[:len(s)-scale] + "." + s[len(s)-scale:]
+	var out [88]byte
+	s := out[:0]
 	if neg {
-		s = "-" + s
+		s = append(s, '-')
 	}
-	return s
+	if len(digits) <= scale {
+		s = append(s, '0', '.')
+		for k := len(digits); k < scale; k++ {
+			s = append(s, '0')
+		}
+		return string(append(s, digits...))
+	}
+	s = append(s, digits[:len(digits)-scale]...)
+	s = append(s, '.')
+	return string(append(s, digits[len(digits)-scale:]...))
+}
+
+// parseDorisTime reads the text Doris sends for a DATE ("2006-01-02") or
+// DATETIME ("2006-01-02 15:04:05", with 1 to 9 fraction digits) as the wall
+// clock in loc, as time.ParseInLocation with those layouts would, without
+// its cost (it was most of a Read's decoding on the bench). ok is false
+// for any other text, which the caller then gives to time.ParseInLocation.
+func parseDorisTime(s string, loc *time.Location) (t time.Time, ok bool) {
+	num := func(from, to int) int {
+		v := 0
+		for _, c := range []byte(s[from:to]) {
+			if c < '0' || c > '9' {
+				ok = false
+				return 0
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v
+	}
+	if len(s) != 10 && (len(s) < 19 || len(s) == 20 || len(s) > 29) || s[4] != '-' || s[7] != '-' {
+		return time.Time{}, false
+	}
+	ok = true
+	y, mo, d := num(0, 4), num(5, 7), num(8, 10)
+	var h, mi, sec, ns int
+	if len(s) > 10 {
+		if s[10] != ' ' || s[13] != ':' || s[16] != ':' || len(s) > 19 && s[19] != '.' {
+			return time.Time{}, false
+		}
+		h, mi, sec = num(11, 13), num(14, 16), num(17, 19)
+		if len(s) > 19 {
+			ns = num(20, len(s))
+			for k := len(s) - 20; k < 9; k++ {
+				ns *= 10
+			}
+		}
+	}
+	if !ok || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	t = time.Date(y, time.Month(mo), d, h, mi, sec, ns, loc)
+	if t.Day() != d { // past the month's last day: time.Parse refuses it
+		return time.Time{}, false
+	}
+	return t, true
 }
 
 func decimalParams(at arrow.DataType) (prec, scale int) {

@@ -212,3 +212,52 @@ func TestARecordsJSONLineIsWhatAJSONLoadTakesBack(t *testing.T) {
 		t.Errorf("got  %s (%v)\nwant %s", b, err, want)
 	}
 }
+
+// Doris' DATE and DATETIME text is read as time.ParseInLocation reads it
+// (to the nanosecond and the zone), and text it would refuse is refused
+// with the same error; the fast reading only skips its cost.
+func TestDateTimeTextIsReadAsTimeParseReadsIt(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		ny = time.FixedZone("-05:00", -5*3600)
+	}
+	texts := []string{"2024-02-29 23:59:59.123456", "2024-03-01 00:00:00", "2024-03-02", "0001-01-01 00:00:00", "9999-12-31 23:59:59.999999999",
+		"2024-03-10 02:30:00", "2024-11-03 01:30:00.5", "2023-02-29", "2024-04-31 10:00:00", "2024-13-01", "2024-00-10", "2024-01-01 24:00:00",
+		"2024-01-01 23:60:00", "2024-01-01 23:59:60", "2024-01-01 10:00:00.", "2024-01-01 10:00:00.1234567891", "2024-01-01T10:00:00",
+		"2024-1-01", "2024-01-01 10:00", "24-01-01", "", "2024-01-01 10:00:00.12a", "+024-01-01", "2024-01-01 10:00:00 "}
+	for _, loc := range []*time.Location{time.UTC, ny, time.FixedZone("+01:00", 3600)} {
+		rec := batch(t, "at", arrow.BinaryTypes.String, func(b array.Builder) { b.(*array.StringBuilder).AppendValues(texts, nil) })
+		for i, text := range texts {
+			want, err := time.ParseInLocation("2006-01-02 15:04:05.999999999", text, loc)
+			if err != nil {
+				want, err = time.ParseInLocation("2006-01-02", text, loc)
+			}
+			got, gerr := decodeInto[textTimes](t, "DATETIME", rec.NewSlice(int64(i), int64(i+1)), loc)
+			if (err != nil) != (gerr != nil) {
+				t.Errorf("%q in %s: error %v, time.Parse's %v", text, loc, gerr, err)
+				continue
+			}
+			if err == nil && (!got[0].At.Equal(want) || got[0].At.Location() != loc || got[0].At.String() != want.String()) {
+				t.Errorf("%q in %s: %v, time.Parse reads %v", text, loc, got[0].At, want)
+			}
+		}
+	}
+}
+
+// A DECIMAL's text has exactly its scale's fraction digits, as Doris
+// prints it.
+func TestDecimalTextHasTheScalesDigits(t *testing.T) {
+	for _, c := range []struct {
+		n     num
+		scale int
+		want  string
+	}{
+		{num{small: 12345}, 2, "123.45"}, {num{small: -12345}, 2, "-123.45"}, {num{small: 5}, 3, "0.005"}, {num{small: -5}, 3, "-0.005"},
+		{num{small: 0}, 2, "0.00"}, {num{small: 100}, 0, "100"}, {num{small: -100}, 2, "-1.00"}, {num{small: 12}, 2, "0.12"},
+		{num{large: new(big.Int).Lsh(big.NewInt(1), 200)}, 10, "160693804425899027554196209234116260252220299378279.2835301376"},
+	} {
+		if got := decimalText(c.n, c.scale); got != c.want {
+			t.Errorf("decimalText(%v, %d) = %q, want %q", c.n, c.scale, got, c.want)
+		}
+	}
+}

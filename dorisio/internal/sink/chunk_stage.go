@@ -80,6 +80,9 @@ type chunkHeader struct {
 	// index bytes of index.
 	compressed bool
 	index      int
+	// digest: the units' digest, which a stream batch chunk carries
+	// (chunk_digest.go); nil for other chunks.
+	digest *multiset
 }
 
 // units is the stretch of a chunk holding its units' bytes (of a chunk
@@ -89,7 +92,7 @@ func (h chunkHeader) Units(c []byte) []byte { return c[h.data : h.data+h.Bytes] 
 // ParseChunk reads a chunk's header.
 func ParseChunk(c []byte) (chunkHeader, error) {
 	var h chunkHeader
-	if len(c) == 0 || c[0] != chunkVersion && c[0] != chunkVersionZstd {
+	if len(c) == 0 || c[0] != chunkVersion && c[0] != chunkVersionZstd && c[0] != chunkVersionDigest {
 		return h, errors.New("not a dorisio chunk of this version")
 	}
 	p := c[1:]
@@ -109,17 +112,27 @@ func ParseChunk(c []byte) (chunkHeader, error) {
 	}
 	p = p[n:]
 	size, n := binary.Uvarint(p)
-	if n <= 0 || c[0] == chunkVersion && size > uint64(len(p)-n) {
+	if n <= 0 {
 		return h, errors.New("chunk: bad length")
 	}
 	p = p[n:]
-	if c[0] == chunkVersionZstd {
+	if c[0] == chunkVersion && size > uint64(len(p)) {
+		return h, errors.New("chunk: bad length")
+	}
+	if c[0] != chunkVersion {
 		index, n := binary.Uvarint(p)
 		if n <= 0 || size > maxUnitsBytes || index > maxUnitsBytes {
 			return h, errors.New("chunk: bad length")
 		}
 		p = p[n:]
 		h.compressed, h.index = true, int(index)
+	}
+	if c[0] == chunkVersionDigest {
+		d, rest, err := parseDigest(p)
+		if err != nil {
+			return h, err
+		}
+		p, h.digest = rest, &d
 	}
 	h.Rows, h.Window, h.data, h.Bytes = int64(rows), LoadWindow{StartMillis: start, EndMillis: end}, len(c)-len(p), int(size)
 	return h, nil
@@ -139,7 +152,12 @@ func eachUnit(c []byte, h chunkHeader, f func(unit []byte, rows int64) error) er
 			return err
 		}
 	}
-	data, idx := h.Units(c), c[h.data+h.Bytes:]
+	return eachIndexed(h.Units(c), c[h.data+h.Bytes:], f)
+}
+
+// eachIndexed calls f with every unit of data that the unit index idx
+// describes, in order.
+func eachIndexed(data, idx []byte, f func(unit []byte, rows int64) error) error {
 	for len(idx) > 0 {
 		size, n := binary.Uvarint(idx)
 		if n <= 0 || size > uint64(len(data)) {
@@ -470,7 +488,15 @@ func (fn *ChunkFn) emitChunk(tc *tableChunks, c *pendingChunk, emit func(beam.Ev
 	go func() {
 		defer close(z.done)
 		units := c.buf[maxChunkHeader:]
-		z.out, z.err = appendZstdChunk(make([]byte, 0, 64+len(units)/4), c.rows, c.window, units, c.index)
+		var digest *multiset
+		if fn.FlushMillis > 0 { // a stream batch's chunk carries its digest (chunk_digest.go)
+			d, err := digestUnits(units, c.index)
+			if z.err = err; err != nil {
+				return
+			}
+			digest = &d
+		}
+		z.out, z.err = appendZstdChunk(make([]byte, 0, 64+len(units)/4), c.rows, c.window, units, c.index, digest)
 	}()
 	fn.zips = append(fn.zips, z)
 	fn.emitZipped(emit, maxZips)

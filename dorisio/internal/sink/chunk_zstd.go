@@ -56,18 +56,26 @@ func chunkCodec() (*zstd.Encoder, *zstd.Decoder, error) {
 
 // appendZstdChunk appends to dst the compressed chunk of units and index
 // (the units' index as chunk_stage.go lays it out), with rows and window
-// in its plain header.
-func appendZstdChunk(dst []byte, rows int64, w LoadWindow, units, index []byte) ([]byte, error) {
+// in its plain header, and with digest, the units' digest
+// (chunk_digest.go), unless it is nil.
+func appendZstdChunk(dst []byte, rows int64, w LoadWindow, units, index []byte, digest *multiset) ([]byte, error) {
 	enc, _, err := chunkCodec()
 	if err != nil {
 		return nil, err
 	}
-	dst = append(dst, chunkVersionZstd)
+	version := byte(chunkVersionZstd)
+	if digest != nil {
+		version = chunkVersionDigest
+	}
+	dst = append(dst, version)
 	dst = binary.AppendUvarint(dst, uint64(rows))
 	dst = binary.AppendVarint(dst, w.StartMillis)
 	dst = binary.AppendVarint(dst, w.EndMillis)
 	dst = binary.AppendUvarint(dst, uint64(len(units)))
 	dst = binary.AppendUvarint(dst, uint64(len(index)))
+	if digest != nil {
+		dst = appendDigest(dst, *digest)
+	}
 	dst = enc.EncodeAll(units, dst)
 	return enc.EncodeAll(index, dst), nil
 }

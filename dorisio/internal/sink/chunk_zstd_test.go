@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -77,16 +76,7 @@ func TestChunksAreShuffledCompressedAndReadBackRowForRow(t *testing.T) {
 			defer discardParts(parts)
 			var got []string
 			for _, p := range parts {
-				rc, err := p.Body.Open()
-				if err != nil {
-					t.Fatal(err)
-				}
-				body, err := io.ReadAll(rc)
-				rc.Close()
-				if err != nil {
-					t.Fatal(err)
-				}
-				got = append(got, strings.SplitAfter(string(body), "\n")...)
+				got = append(got, strings.SplitAfter(string(bodyBytes(t, p.Body)), "\n")...)
 			}
 			got = slices.DeleteFunc(got, func(s string) bool { return s == "" })
 			slices.Sort(got)

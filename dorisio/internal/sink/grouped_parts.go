@@ -40,7 +40,6 @@ import (
 	"fmt"
 	"github.com/dorisbeam/dorisbeam/internal/spoolfile"
 	"io"
-	"math/bits"
 	"os"
 	"slices"
 	"sort"
@@ -73,12 +72,7 @@ type multiset struct {
 	Units int64
 }
 
-func (m *multiset) Add(h unitHash) {
-	var carry uint64
-	m.sum.lo, carry = bits.Add64(m.sum.lo, h.lo, 0)
-	m.sum.hi += h.hi + carry
-	m.Units++
-}
+func (m *multiset) Add(h unitHash) { m.merge(multiset{h, 1}) }
 
 func (m multiset) String() string { return fmt.Sprintf("%016x%016x/%d", m.sum.hi, m.sum.lo, m.Units) }
 

@@ -21,7 +21,13 @@ import (
 // element each) for table and returns the chunks per key, in emission order.
 func chunked(t *testing.T, o *options.Options, table string, bundles [][]string) map[string][][]byte {
 	t.Helper()
-	fn := (&ChunkFn{Table: table, Opts: *o}).WithEncoder(elemEncoder{Elem: encode.NewPassThrough([]byte("\n"), false)})
+	return chunkedBy(t, &ChunkFn{Table: table, Opts: *o}, bundles)
+}
+
+// chunkedBy runs fn over bundles of CSV rows and returns its chunks by key.
+func chunkedBy(t *testing.T, fn *ChunkFn, bundles [][]string) map[string][][]byte {
+	t.Helper()
+	fn.WithEncoder(elemEncoder{Elem: encode.NewPassThrough([]byte("\n"), false)})
 	out := map[string][][]byte{}
 	emit := func(_ beam.EventTime, key string, c []byte) { out[key] = append(out[key], c) }
 	for _, rows := range bundles {

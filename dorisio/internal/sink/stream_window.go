@@ -38,6 +38,17 @@ type WindowLoads struct {
 // MaxBufferedBytes are spooled.
 func (b *Batcher) CutWindow(table, shard, pane string, chunks [][]byte) (*WindowLoads, error) {
 	r := groupReader{Lim: loadSize{Bytes: b.opts.MaxBatchBytes, Rows: b.opts.MaxBatchRows}, Keep: math.MaxInt64, Dir: b.opts.SpoolDir}
+	id := func(p groupPart, n int) string {
+		return shard + "|" + pane + "|p" + strconv.Itoa(p.Index()) + "/" + strconv.Itoa(n) + "|" + p.Digest.String()
+	}
+	// A window within the caps loads as its chunks came, with the digest
+	// they carry (wholeWindow): nothing on the timer's path but the bag's
+	// read.
+	if whole, ok, err := wholeWindow(chunks, r.Lim, id); err != nil {
+		return nil, fmt.Errorf("dorisio.Write: table %s.%s: %w", b.db, table, err)
+	} else if ok {
+		return &WindowLoads{b: b, table: table, parts: []partLoad{whole}}, nil
+	}
 	i := 0
 	next := func(c *[]byte) bool {
 		if i == len(chunks) {
@@ -52,9 +63,7 @@ func (b *Batcher) CutWindow(table, shard, pane string, chunks [][]byte) (*Window
 	}
 	defer r.Reset()
 	defer g.Discard()
-	parts, err := r.Cut(g, b.opts.MaxBufferedBytes, b.pool, b.spoolFiles, true, func(p groupPart, n int) string {
-		return shard + "|" + pane + "|p" + strconv.Itoa(p.Index()) + "/" + strconv.Itoa(n) + "|" + p.Digest.String()
-	})
+	parts, err := r.Cut(g, b.opts.MaxBufferedBytes, b.pool, b.spoolFiles, true, id)
 	if err != nil {
 		return nil, fmt.Errorf("dorisio.Write: table %s.%s: %w", b.db, table, err)
 	}

@@ -29,6 +29,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -49,19 +50,34 @@ func main() {
 	file := flag.String("file", "", "CSV file to load")
 	runs := flag.Int("runs", 3, "measurements per mode")
 	timeout := flag.Duration("timeout", 10*time.Minute, "deadline of all measurements")
+	only := flag.String("only", "", "measure this mode alone (raw-mem, client-mem, raw-file, client-file, curl)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the measurements to `file`")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "clientbench:", err)
+			os.Exit(1)
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	b := &bench{fe: strings.TrimRight(*fe, "/"), user: *user, password: os.Getenv(*passwordEnv), db: *db, table: *table, file: *file}
+	b := &bench{fe: strings.TrimRight(*fe, "/"), user: *user, password: os.Getenv(*passwordEnv), db: *db, table: *table, file: *file, only: *only}
 	if err := b.run(ctx, *runs); err != nil {
 		fmt.Fprintln(os.Stderr, "clientbench:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
 
 type bench struct {
 	fe, user, password, db, table, file string
+	only                                string // the one mode measured; "" for all
 	data                                []byte
 	raw                                 *http.Client
 	client                              *streamload.Client
@@ -131,6 +147,9 @@ func (b *bench) run(ctx context.Context, runs int) error {
 	}
 	for r := 1; r <= runs; r++ {
 		for _, m := range modes {
+			if b.only != "" && m.name != b.only {
+				continue
+			}
 			start := time.Now()
 			if err := m.fn(ctx); err != nil {
 				return fmt.Errorf("%s run %d: %w", m.name, r, err)
