@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"log/slog"
 	"strconv"
 	"strings"
 
@@ -79,6 +80,9 @@ type chunkHeader struct {
 	// index bytes of index.
 	compressed bool
 	index      int
+	// isRef: the chunk is a reference to a side file (chunk_side.go).
+	isRef bool
+	ref   sideRef
 }
 
 // units is the stretch of a chunk holding its units' bytes (of a chunk
@@ -88,7 +92,7 @@ func (h chunkHeader) Units(c []byte) []byte { return c[h.data : h.data+h.Bytes] 
 // ParseChunk reads a chunk's header.
 func ParseChunk(c []byte) (chunkHeader, error) {
 	var h chunkHeader
-	if len(c) == 0 || c[0] != chunkVersion && c[0] != chunkVersionZstd {
+	if len(c) == 0 || c[0] != chunkVersion && c[0] != chunkVersionZstd && c[0] != chunkVersionSide {
 		return h, errors.New("not a dorisio chunk of this version")
 	}
 	p := c[1:]
@@ -112,13 +116,20 @@ func ParseChunk(c []byte) (chunkHeader, error) {
 		return h, errors.New("chunk: bad length")
 	}
 	p = p[n:]
-	if c[0] == chunkVersionZstd {
+	if c[0] != chunkVersion {
 		index, n := binary.Uvarint(p)
 		if n <= 0 || size > maxUnitsBytes || index > maxUnitsBytes {
 			return h, errors.New("chunk: bad length")
 		}
 		p = p[n:]
-		h.compressed, h.index = true, int(index)
+		h.compressed, h.index = c[0] == chunkVersionZstd, int(index)
+	}
+	if c[0] == chunkVersionSide {
+		ref, err := parseSideRef(p)
+		if err != nil {
+			return h, err
+		}
+		h.isRef, h.ref = true, ref
 	}
 	h.Rows, h.Window, h.data, h.Bytes = int64(rows), LoadWindow{StartMillis: start, EndMillis: end}, len(c)-len(p), int(size)
 	return h, nil
@@ -132,6 +143,9 @@ const maxUnitsBytes = 1 << 40
 // the chunk's order; the unit is a slice of c, or of its inflated copy
 // when c is compressed.
 func EachUnit(c []byte, h chunkHeader, f func(unit []byte, rows int64) error) error {
+	if h.isRef {
+		return errors.New("chunk: a side file reference where its chunk was expected")
+	}
 	if h.compressed {
 		var err error
 		if c, h, err = inflateChunk(c, h, nil); err != nil {
@@ -278,6 +292,10 @@ type ChunkFn struct {
 	// Headers are the Write's load headers: how a pre-encoded element's
 	// records are cut into units.
 	Headers map[string]string
+	// Origin is the launching process' identity with grouped delivery on a
+	// runner that keeps every worker in it (SideOrigin): a worker that is
+	// that process puts the chunks in side files (chunk_side.go).
+	Origin string
 
 	enc      ElemEncoder
 	records  filerange.Syntax
@@ -287,6 +305,9 @@ type ChunkFn struct {
 	buffered int64
 	spares   []spareChunk // buffers of emitted chunks, for reuse
 	zips     []*zipJob    // chunks being compressed, in order
+	local    bool         // this worker is the Origin process: chunks go to side files
+	side     *sideWriter  // the bundle's side file, nil before its first chunk
+	sideErr  bool         // a side file could not be written: the bundle's chunks are shuffled
 }
 
 func (fn *ChunkFn) Setup(ctx context.Context) error {
@@ -318,6 +339,7 @@ func (fn *ChunkFn) Setup(ctx context.Context) error {
 }
 
 func (fn *ChunkFn) Teardown() {
+	fn.abandonSide() // a bundle that never finished
 	if fn.client != nil {
 		fn.client.Close()
 	}
@@ -325,6 +347,18 @@ func (fn *ChunkFn) Teardown() {
 
 func (fn *ChunkFn) StartBundle(_ context.Context, _ func(beam.EventTime, string, []byte), _ func(Row)) {
 	fn.tables, fn.buffered, fn.zips = map[string]*tableChunks{}, 0, nil
+	fn.local = fn.Origin != "" && fn.Origin == processOrigin() && fn.FlushMillis == 0
+	fn.sideErr = false
+}
+
+// abandonSide removes the side files of a failing bundle's run: on the
+// runners that use them a failed bundle fails the job (chunk_side.go).
+func (fn *ChunkFn) abandonSide() {
+	if fn.side != nil {
+		fn.side.close()
+		fn.side = nil
+		dropSideRun(fn.RunID)
+	}
 }
 
 // table is table's chunking state in this bundle.
@@ -382,6 +416,14 @@ func (fn *ChunkFn) dropChunk(tc *tableChunks, c *pendingChunk) {
 }
 
 func (fn *ChunkFn) ProcessElement(ctx context.Context, w beam.Window, ts beam.EventTime, elem beam.X, emit func(beam.EventTime, string, []byte), own func(Row)) error {
+	err := fn.processElement(ctx, w, ts, elem, emit, own)
+	if err != nil {
+		fn.abandonSide()
+	}
+	return err
+}
+
+func (fn *ChunkFn) processElement(ctx context.Context, w beam.Window, ts beam.EventTime, elem beam.X, emit func(beam.EventTime, string, []byte), own func(Row)) error {
 	if r, ok := elem.(Row); ok && r.ID != "" {
 		own(r) // loaded on its own under its identity label (writeFn)
 		return nil
@@ -465,6 +507,9 @@ func (fn *ChunkFn) chunkBytes() int64 { return min(fn.Opts.MaxBatchBytes, maxChu
 func (fn *ChunkFn) emitChunk(tc *tableChunks, c *pendingChunk, emit func(beam.EventTime, string, []byte)) {
 	fn.buffered -= int64(cap(c.buf) + cap(c.index))
 	fn.dropChunk(tc, c)
+	if fn.local && !fn.sideErr && fn.emitSide(c, emit) {
+		return
+	}
 	z := &zipJob{c: c, done: make(chan struct{})}
 	go func() {
 		defer close(z.done)
@@ -507,19 +552,50 @@ func (fn *ChunkFn) emitZipped(emit func(beam.EventTime, string, []byte), keep in
 			fn.keepSpare(c.buf[:maxChunkHeader], c.index[:0])
 			continue
 		}
-		// The codec did not start: the chunk goes plain, its header
-		// written into the room before its units and its index appended.
-		units := c.buf[maxChunkHeader:]
-		var h [maxChunkHeader]byte
-		hdr := append(h[:0], chunkVersion)
-		hdr = binary.AppendUvarint(hdr, uint64(c.rows))
-		hdr = binary.AppendVarint(hdr, c.window.StartMillis)
-		hdr = binary.AppendVarint(hdr, c.window.EndMillis)
-		hdr = binary.AppendUvarint(hdr, uint64(len(units)))
-		off := maxChunkHeader - len(hdr)
-		copy(c.buf[off:], hdr)
-		emit(c.minTs, c.key, append(c.buf, c.index...)[off:])
+		// The codec did not start: the chunk goes plain.
+		emit(c.minTs, c.key, plainChunk(c))
 	}
+}
+
+// plainChunk is c laid out as a plain chunk: its header written into the
+// room before its units, and its index appended.
+func plainChunk(c *pendingChunk) []byte {
+	units := c.buf[maxChunkHeader:]
+	var h [maxChunkHeader]byte
+	hdr := append(h[:0], chunkVersion)
+	hdr = binary.AppendUvarint(hdr, uint64(c.rows))
+	hdr = binary.AppendVarint(hdr, c.window.StartMillis)
+	hdr = binary.AppendVarint(hdr, c.window.EndMillis)
+	hdr = binary.AppendUvarint(hdr, uint64(len(units)))
+	off := maxChunkHeader - len(hdr)
+	copy(c.buf[off:], hdr)
+	c.buf = append(c.buf, c.index...)
+	return c.buf[off:]
+}
+
+// emitSide appends c, plain, to the bundle's side file and emits its
+// reference (chunk_side.go). It reports false, for c to be shuffled
+// instead, when the side file cannot be written: then the rest of the
+// bundle's chunks are shuffled too, and it says so once.
+func (fn *ChunkFn) emitSide(c *pendingChunk, emit func(beam.EventTime, string, []byte)) bool {
+	var err error
+	if fn.side == nil {
+		fn.side, err = newSideWriter(fn.Opts.SpoolDir, fn.RunID, fn.Origin)
+	}
+	var ref []byte
+	if err == nil {
+		units, index := len(c.buf)-maxChunkHeader, len(c.index)
+		ref, err = fn.side.write(plainChunk(c), c.rows, c.window, units, index)
+		c.buf = c.buf[:maxChunkHeader+units]
+	}
+	if err != nil {
+		fn.sideErr = true
+		slog.Warn("dorisio.Write: the chunking stage shuffles this bundle's chunks through the runner instead of a side file (more memory on prism)", "table", KeyTable(c.key), "err", err)
+		return false
+	}
+	emit(c.minTs, c.key, ref)
+	fn.keepSpare(c.buf[:maxChunkHeader], c.index[:0])
+	return true
 }
 
 // maxSpares is how many emitted chunks' buffers a bundle keeps for reuse.
@@ -542,6 +618,10 @@ func (fn *ChunkFn) FinishBundle(_ context.Context, emit func(beam.EventTime, str
 	fn.emitAll(emit)
 	fn.emitZipped(emit, 0)
 	fn.tables, fn.buffered = nil, 0
+	if fn.side != nil {
+		fn.side.close() // removed once the load stage has taken its chunks
+		fn.side = nil
+	}
 	return nil
 }
 

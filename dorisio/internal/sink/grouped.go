@@ -219,6 +219,7 @@ func (fn *groupLoadFn) loadGroup(table, shard string, chunks func(*[]byte) bool)
 // and what it leaves is named (abandon.go); plain loads already made stay
 // visible, and a retry or re-run finds them by label.
 func (fn *groupLoadFn) fail(ctx context.Context, err error) error {
+	dropSideRun(fn.RunID) // the job fails where side files are used (chunk_side.go)
 	up := fn.up
 	fn.up = nil
 	if up == nil {
@@ -235,6 +236,9 @@ func (fn *groupLoadFn) FinishBundle(ctx context.Context, emit func(CommitResult)
 	}
 	outcomes, err := fn.up.finish(ctx)
 	fn.up = nil
+	if err != nil {
+		dropSideRun(fn.RunID)
+	}
 	for _, o := range outcomes {
 		emit(o.Result)
 	}
@@ -245,6 +249,7 @@ func (fn *groupLoadFn) FinishBundle(ctx context.Context, emit func(CommitResult)
 func (fn *groupLoadFn) Teardown() {
 	if up := fn.up; up != nil {
 		fn.up = nil
+		dropSideRun(fn.RunID)
 		up.stop()
 		if err := up.b.Abandon(context.Background(), errors.New("bundle abandoned")); err != nil {
 			slog.Warn("dorisio.Write: a grouped load bundle was torn down before it finished", "err", err)

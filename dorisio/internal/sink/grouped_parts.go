@@ -99,6 +99,7 @@ type GroupReader struct {
 	buckets []Size // 1 << bucketBits, lazily
 	touched []uint32
 	scratch [][]byte // buffers to inflate spooled chunks into
+	side    sideReader
 }
 
 // group is one group read by pass 1.
@@ -113,6 +114,8 @@ type group struct {
 	spoolW       *bufio.Writer
 	err          error
 	files        *SpoolFiles
+	side         *sideReader
+	taken        map[string]int // chunks read per side file, given back by Discard
 }
 
 // Read is pass 1 over a group's chunks. Chunks are inflated and their
@@ -123,7 +126,7 @@ func (r *GroupReader) Read(table, shard string, chunks func(*[]byte) bool, files
 	if r.buckets == nil {
 		r.buckets = make([]Size, 1<<bucketBits)
 	}
-	g := &group{table: table, shard: shard, files: files}
+	g := &group{table: table, shard: shard, files: files, side: &r.side}
 	var kept int64
 	spooling := false
 	var jobs []*readJob
@@ -160,13 +163,13 @@ func (r *GroupReader) Read(table, shard string, chunks func(*[]byte) bool, files
 		j := &readJob{c: c, h: h, units: c, uh: h, done: make(chan struct{})}
 		if !spooling && kept+int64(h.Bytes) <= r.Keep {
 			j.inMemory, kept = true, kept+int64(h.Bytes)
-		} else if spooling = true; h.compressed {
+		} else if spooling = true; h.compressed || h.isRef {
 			// Inflated into a reused buffer, and spooled as it came.
 			if n := len(r.scratch); n > 0 {
 				j.scratch, r.scratch = r.scratch[n-1], r.scratch[:n-1]
 			}
 		}
-		go j.run()
+		go j.run(&r.side)
 		jobs = append(jobs, j)
 		c = nil
 	}
@@ -195,16 +198,14 @@ type readJob struct {
 	done     chan struct{}
 }
 
-func (j *readJob) run() {
+func (j *readJob) run(side *sideReader) {
 	defer close(j.done)
-	if j.h.compressed {
-		dst := j.scratch
-		if j.inMemory {
-			dst = nil // kept: a buffer of its own
-		}
-		if j.units, j.uh, j.err = inflateChunk(j.c, j.h, dst); j.err != nil {
-			return
-		}
+	dst := j.scratch
+	if j.inMemory {
+		dst = nil // kept: a buffer of its own
+	}
+	if j.units, j.uh, j.err = resolveChunk(side, j.c, j.h, dst); j.err != nil {
+		return
 	}
 	// Every unit is hashed once: its hash is kept, in unit order, for the
 	// passes that place it (Plan's split buckets, partBodies).
@@ -238,11 +239,17 @@ func (r *GroupReader) take(g *group, j *readJob) error {
 		return err
 	}
 	g.hashes = append(g.hashes, j.hashes...)
+	if j.h.isRef {
+		if g.taken == nil {
+			g.taken = map[string]int{}
+		}
+		g.taken[j.h.ref.path]++
+	}
 	if j.inMemory {
 		g.mem = append(g.mem, memChunk{j.uh, j.units})
 		return nil
 	}
-	if j.h.compressed && len(r.scratch) < readAhead {
+	if (j.h.compressed || j.h.isRef) && len(r.scratch) < readAhead {
 		r.scratch = append(r.scratch, j.units)
 	}
 	return g.spoolChunk(r.Dir, j.c)
@@ -267,6 +274,28 @@ func (r *GroupReader) Reset() {
 		}
 	}
 	r.touched = r.touched[:0]
+	r.side.close()
+}
+
+// resolveChunk returns the units and index of chunk c (header h) and
+// their header: c itself when plain, else inflated (a compressed chunk) or
+// read from its side file (a reference) into dst (grown if short).
+func resolveChunk(side *sideReader, c []byte, h chunkHeader, dst []byte) ([]byte, chunkHeader, error) {
+	if h.isRef {
+		ref := h
+		var err error
+		if c, err = side.read(h.ref, dst); err != nil {
+			return nil, h, err
+		}
+		if h, err = ParseChunk(c); err != nil || h.isRef || h.compressed || h.Rows != ref.Rows || h.Bytes != ref.Bytes {
+			return nil, h, ref.ref.unreadable(errors.New("the bytes read are not the chunk written"))
+		}
+		return c, h, nil
+	}
+	if h.compressed {
+		return inflateChunk(c, h, dst)
+	}
+	return c, h, nil
 }
 
 // spoolChunk appends c, length first, to the group's spool file.
@@ -301,9 +330,13 @@ func (g *group) closeSpool() error {
 	return nil
 }
 
-// Discard drops the group's chunks and removes its spool file.
+// Discard drops the group's chunks and removes its spool file. The side
+// files' chunks it read are given back: its parts hold its rows now, or
+// it is dropped on a failure (chunk_side.go).
 func (g *group) Discard() {
 	g.mem, g.hashes = nil, nil
+	releaseSide(g.taken)
+	g.taken = nil
 	if g.spoolFile != nil {
 		g.spoolFile.Close()
 		g.spoolW, g.spoolFile = nil, nil
@@ -370,8 +403,8 @@ func (g *group) eachUnit(f func(u []byte, rows int64, uh unitHash, w LoadWindow)
 			return err
 		}
 		units := c
-		if h.compressed {
-			if units, h, err = inflateChunk(c, h, scratch); err != nil {
+		if h.compressed || h.isRef {
+			if units, h, err = resolveChunk(g.side, c, h, scratch); err != nil {
 				return err
 			}
 			scratch = units

@@ -20,7 +20,13 @@ import (
 // element each) for table and returns the chunks per key, in emission order.
 func chunked(t *testing.T, o *Options, table string, bundles [][]string) map[string][][]byte {
 	t.Helper()
-	fn := (&ChunkFn{Table: table, Opts: *o}).WithEncoder(ElemEncoder{Elem: encode.NewPassThrough([]byte("\n"), false)})
+	return chunkedBy(t, &ChunkFn{Table: table, Opts: *o}, bundles)
+}
+
+// chunkedBy is chunked with fn's settings (its Origin, RunID).
+func chunkedBy(t *testing.T, fn *ChunkFn, bundles [][]string) map[string][][]byte {
+	t.Helper()
+	fn.WithEncoder(ElemEncoder{Elem: encode.NewPassThrough([]byte("\n"), false)})
 	out := map[string][][]byte{}
 	emit := func(_ beam.EventTime, key string, c []byte) { out[key] = append(out[key], c) }
 	for _, rows := range bundles {
