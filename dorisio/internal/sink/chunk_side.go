@@ -63,6 +63,7 @@ import (
 	"sync"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 	"github.com/dorisbeam/dorisbeam/internal/spoolfile"
 )
 
@@ -283,4 +284,90 @@ func (s *sideReader) close() {
 		f.Close()
 	}
 	s.files = nil
+}
+
+// sideSection is the units of a chunk in a side file.
+type sideSection struct {
+	path   string
+	off, n int64
+	rows   int64
+	window LoadWindow
+}
+
+// sectionsBody is the load body of a group of one part whose chunks are all
+// in side files: their units, read from the files as the load sends them
+// (with windows, the part's rows per window are filled in).
+func sectionsBody(secs []sideSection, part *GroupPart, windows bool) streamload.Body {
+	b := &sideBody{secs: secs}
+	if windows {
+		part.windows = map[LoadWindow]int64{}
+	}
+	for _, s := range secs {
+		b.n += s.n
+		if windows {
+			part.windows[s.window] += s.rows
+		}
+	}
+	return b
+}
+
+// sideBody is a replayable load body over sections of side files.
+type sideBody struct {
+	secs []sideSection
+	n    int64
+}
+
+func (b *sideBody) Open() (io.ReadCloser, error) { return &sideSectionsReader{secs: b.secs}, nil }
+func (b *sideBody) Len() int64                   { return b.n }
+
+// Close is a no-op: the part's release gives the chunks back once the load
+// has ended.
+func (b *sideBody) Close() error { return nil }
+
+// sideSectionsReader reads sections in order, a file open at a time.
+type sideSectionsReader struct {
+	secs []sideSection
+	path string
+	f    *os.File
+	r    *io.SectionReader
+}
+
+func (s *sideSectionsReader) Read(p []byte) (int, error) {
+	for {
+		if s.r != nil {
+			n, err := s.r.Read(p)
+			if err == io.EOF {
+				s.r = nil
+				if n == 0 {
+					continue
+				}
+				err = nil
+			}
+			return n, err
+		}
+		if len(s.secs) == 0 {
+			return 0, io.EOF
+		}
+		sec := s.secs[0]
+		s.secs = s.secs[1:]
+		if sec.path != s.path {
+			if s.f != nil {
+				s.f.Close()
+			}
+			f, err := os.Open(sec.path)
+			if err != nil {
+				s.f, s.path = nil, ""
+				return 0, fmt.Errorf("reading the rows of a part from side file %s: %w", sec.path, err)
+			}
+			s.f, s.path = f, sec.path
+		}
+		s.r = io.NewSectionReader(s.f, sec.off, sec.n)
+	}
+}
+
+func (s *sideSectionsReader) Close() error {
+	if s.f != nil {
+		return s.f.Close()
+	}
+	return nil
 }

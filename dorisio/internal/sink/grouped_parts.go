@@ -107,15 +107,18 @@ type group struct {
 	table, shard string
 	total        Size
 	digest       multiset
-	hashes       []unitHash // of every unit, in the order eachUnit visits them
 	mem          []memChunk // the first chunks, in memory (inflated)
-	spool        string     // the later chunks, "" if none
+	spool        string     // the later chunks and their units' hashes, "" if none
 	spoolFile    *os.File
 	spoolW       *bufio.Writer
 	err          error
 	files        *SpoolFiles
 	side         *sideReader
 	taken        map[string]int // chunks read per side file, given back by Discard
+	// sections are the units of the chunks read from side files, in order;
+	// inline counts the spooled chunks that came through the shuffle.
+	sections []sideSection
+	inline   int
 }
 
 // Read is pass 1 over a group's chunks. Chunks are inflated and their
@@ -160,8 +163,10 @@ func (r *GroupReader) Read(table, shard string, chunks func(*[]byte) bool, files
 		// within MaxBatchBytes) is all in memory. Once one chunk is spooled
 		// every later one is too: eachUnit reads memory, then the spool, in
 		// the order the hashes were kept.
+		// A chunk in a side file is never kept in memory: the file is its
+		// spool already (chunk_side.go).
 		j := &readJob{c: c, h: h, units: c, uh: h, done: make(chan struct{})}
-		if !spooling && kept+int64(h.Bytes) <= r.Keep {
+		if !spooling && !h.isRef && kept+int64(h.Bytes) <= r.Keep {
 			j.inMemory, kept = true, kept+int64(h.Bytes)
 		} else if spooling = true; h.compressed || h.isRef {
 			// Inflated into a reused buffer, and spooled as it came.
@@ -238,21 +243,23 @@ func (r *GroupReader) take(g *group, j *readJob) error {
 	if err != nil {
 		return err
 	}
-	g.hashes = append(g.hashes, j.hashes...)
+	if j.inMemory {
+		g.mem = append(g.mem, memChunk{j.uh, j.units, j.hashes})
+		return nil
+	}
 	if j.h.isRef {
 		if g.taken == nil {
 			g.taken = map[string]int{}
 		}
 		g.taken[j.h.ref.path]++
-	}
-	if j.inMemory {
-		g.mem = append(g.mem, memChunk{j.uh, j.units})
-		return nil
+		g.sections = append(g.sections, sideSection{path: j.h.ref.path, off: j.h.ref.off + int64(j.uh.data), n: int64(j.uh.Bytes), rows: j.uh.Rows, window: j.uh.Window})
+	} else {
+		g.inline++
 	}
 	if (j.h.compressed || j.h.isRef) && len(r.scratch) < readAhead {
 		r.scratch = append(r.scratch, j.units)
 	}
-	return g.spoolChunk(r.Dir, j.c)
+	return g.spoolChunk(r.Dir, j.c, j.hashes)
 }
 
 // count adds a unit to its bucket.
@@ -298,8 +305,9 @@ func resolveChunk(side *sideReader, c []byte, h chunkHeader, dst []byte) ([]byte
 	return c, h, nil
 }
 
-// spoolChunk appends c, length first, to the group's spool file.
-func (g *group) spoolChunk(dir string, c []byte) error {
+// spoolChunk appends c, length first, and the hashes of its units, count
+// first, to the group's spool file.
+func (g *group) spoolChunk(dir string, c []byte, hashes []unitHash) error {
 	if g.spoolW == nil {
 		f, err := spoolfile.Create(dir, "group", "")
 		if err != nil {
@@ -313,6 +321,20 @@ func (g *group) spoolChunk(dir string, c []byte) error {
 		return fmt.Errorf("spooling a group (WithSpoolDir): %w", err)
 	}
 	if _, err := g.spoolW.Write(c); err != nil {
+		return fmt.Errorf("spooling a group (WithSpoolDir): %w", err)
+	}
+	b := binary.AppendUvarint(n[:0], uint64(len(hashes)))
+	for _, h := range hashes {
+		b = binary.BigEndian.AppendUint64(b, h.hi)
+		b = binary.BigEndian.AppendUint64(b, h.lo)
+		if len(b) >= len(n) {
+			if _, err := g.spoolW.Write(b); err != nil {
+				return fmt.Errorf("spooling a group (WithSpoolDir): %w", err)
+			}
+			b = n[:0]
+		}
+	}
+	if _, err := g.spoolW.Write(b); err != nil {
 		return fmt.Errorf("spooling a group (WithSpoolDir): %w", err)
 	}
 	return nil
@@ -334,7 +356,7 @@ func (g *group) closeSpool() error {
 // files' chunks it read are given back: its parts hold its rows now, or
 // it is dropped on a failure (chunk_side.go).
 func (g *group) Discard() {
-	g.mem, g.hashes = nil, nil
+	g.mem = nil
 	releaseSide(g.taken)
 	g.taken = nil
 	if g.spoolFile != nil {
@@ -348,28 +370,34 @@ func (g *group) Discard() {
 	}
 }
 
-// memChunk is a chunk a group keeps in memory, inflated, and its header.
+// memChunk is a chunk a group keeps in memory, inflated, its header and
+// the hashes of its units.
 type memChunk struct {
-	h chunkHeader
-	c []byte
+	h      chunkHeader
+	c      []byte
+	hashes []unitHash
 }
 
 // eachUnit is pass 2's read: every unit of the group, memory first, then
 // the spool file, with its hash (kept by pass 1) and the window of its chunk.
 func (g *group) eachUnit(f func(u []byte, rows int64, uh unitHash, w LoadWindow) error) error {
-	i := 0
 	var scratch []byte
-	visit := func(c []byte, h chunkHeader) error {
-		return EachUnit(c, h, func(u []byte, rows int64) error {
-			if i >= len(g.hashes) {
+	visit := func(c []byte, h chunkHeader, hashes []unitHash) error {
+		i := 0
+		err := EachUnit(c, h, func(u []byte, rows int64) error {
+			if i >= len(hashes) {
 				return errors.New("a group's spool holds more units than were read")
 			}
 			i++
-			return f(u, rows, g.hashes[i-1], h.Window)
+			return f(u, rows, hashes[i-1], h.Window)
 		})
+		if err == nil && i != len(hashes) {
+			err = errors.New("a group's spool holds fewer units than were read")
+		}
+		return err
 	}
 	for _, m := range g.mem {
-		if err := visit(m.c, m.h); err != nil {
+		if err := visit(m.c, m.h, m.hashes); err != nil {
 			return err
 		}
 	}
@@ -383,6 +411,8 @@ func (g *group) eachUnit(f func(u []byte, rows int64, uh unitHash, w LoadWindow)
 	defer file.Close()
 	rd := bufio.NewReaderSize(file, 1<<20)
 	var c []byte
+	var hashes []unitHash
+	var hb [16]byte
 	for {
 		n, err := binary.ReadUvarint(rd)
 		if errors.Is(err, io.EOF) {
@@ -402,6 +432,17 @@ func (g *group) eachUnit(f func(u []byte, rows int64, uh unitHash, w LoadWindow)
 		if err != nil {
 			return err
 		}
+		k, err := binary.ReadUvarint(rd)
+		if err != nil || k > uint64(h.Bytes) { // a unit is at least its delimiter
+			return fmt.Errorf("reading a group's spool file: the hashes of a chunk: %v", err)
+		}
+		hashes = hashes[:0]
+		for range k {
+			if _, err := io.ReadFull(rd, hb[:]); err != nil {
+				return fmt.Errorf("reading a group's spool file: %w", err)
+			}
+			hashes = append(hashes, unitHash{binary.BigEndian.Uint64(hb[:8]), binary.BigEndian.Uint64(hb[8:])})
+		}
 		units := c
 		if h.compressed || h.isRef {
 			if units, h, err = resolveChunk(g.side, c, h, scratch); err != nil {
@@ -409,7 +450,7 @@ func (g *group) eachUnit(f func(u []byte, rows int64, uh unitHash, w LoadWindow)
 			}
 			scratch = units
 		}
-		if err := visit(units, h); err != nil {
+		if err := visit(units, h, hashes); err != nil {
 			return err
 		}
 	}
@@ -639,10 +680,26 @@ func (r *GroupReader) Cut(g *group, budget int64, pool *ChunkPool, files *SpoolF
 	if err != nil {
 		return nil, err
 	}
-	if len(plan.Parts) == 1 {
+	if len(plan.Parts) == 1 && g.spool == "" {
 		p := plan.Parts[0]
 		body := oneBody(g, &p, windows)
 		return []PartLoad{{Part: p, ID: id(p, 1), Body: body, Release: func() {}, InMemory: g.total.Bytes, discard: func() {}}}, nil
+	}
+	if len(plan.Parts) == 1 && len(g.mem) == 0 && g.inline == 0 {
+		// Every chunk is in a side file: the body is their units there,
+		// and the files stay until the load has ended.
+		p := plan.Parts[0]
+		body := sectionsBody(g.sections, &p, windows)
+		taken := g.taken
+		g.taken = nil
+		release := func() { releaseSide(taken) }
+		return []PartLoad{{Part: p, ID: id(p, 1), Body: body, Release: release, discard: release}}, nil
+	}
+	if len(g.mem) == 0 {
+		// Read from side files, or spooled: the parts are written to
+		// spool files past a write buffer each, as the rows were on disk
+		// already.
+		budget = min(budget, int64(len(plan.Parts))*2*spoolWriteBuffer)
 	}
 	bodies, err := partBodies(g, plan, budget, r.Dir, pool, files, windows)
 	if err != nil {
