@@ -46,7 +46,10 @@ package sink
 //	uvarint       m, the bytes of the unit index
 //	uvarint       offset of the chunk in its side file
 //	uvarint       length of the chunk (a plain chunk, chunk_stage.go)
-//	4 bytes       crc32c of the chunk, big-endian
+//	uvarint       k, its units' hashes that follow it in the file
+//	              (hashUnit, 16 bytes each: computed by the chunking
+//	              stage beside its encoding, not after the GroupByKey)
+//	4 bytes       crc32c of the chunk and its hashes, big-endian
 //	uvarint, ...  the side file's path
 //	...           the writer's Origin, to the end
 
@@ -129,11 +132,14 @@ func newSideWriter(dir, run, origin string) (*sideWriter, error) {
 	return &sideWriter{f: f, path: f.Name(), origin: origin}, nil
 }
 
-// write appends a plain chunk with rows and window w to the side file and
-// returns its reference.
-func (s *sideWriter) write(chunk []byte, rows int64, w LoadWindow, units, index int) ([]byte, error) {
-	if _, err := s.f.Write(chunk); err != nil {
-		return nil, fmt.Errorf("dorisio.Write: writing the chunks' side file %s (WithSpoolDir): %w", s.path, err)
+// write appends a plain chunk with rows and window w, and its units'
+// hashes (16 bytes each, hashUnit's hi and lo, big-endian), to the side
+// file and returns its reference.
+func (s *sideWriter) write(chunk, hashes []byte, rows int64, w LoadWindow, units, index int) ([]byte, error) {
+	for _, b := range [][]byte{chunk, hashes} {
+		if _, err := s.f.Write(b); err != nil {
+			return nil, fmt.Errorf("dorisio.Write: writing the chunks' side file %s (WithSpoolDir): %w", s.path, err)
+		}
 	}
 	sideFiles.mu.Lock()
 	sideFiles.files[s.path].pending++
@@ -147,11 +153,12 @@ func (s *sideWriter) write(chunk []byte, rows int64, w LoadWindow, units, index 
 	ref = binary.AppendUvarint(ref, uint64(index))
 	ref = binary.AppendUvarint(ref, uint64(s.off))
 	ref = binary.AppendUvarint(ref, uint64(len(chunk)))
-	ref = binary.BigEndian.AppendUint32(ref, crc32.Checksum(chunk, castagnoli))
+	ref = binary.AppendUvarint(ref, uint64(len(hashes)/16))
+	ref = binary.BigEndian.AppendUint32(ref, crc32.Update(crc32.Checksum(chunk, castagnoli), castagnoli, hashes))
 	ref = binary.AppendUvarint(ref, uint64(len(s.path)))
 	ref = append(ref, s.path...)
 	ref = append(ref, s.origin...)
-	s.off += int64(len(chunk))
+	s.off += int64(len(chunk) + len(hashes))
 	return ref, nil
 }
 
@@ -205,6 +212,7 @@ func dropSideRun(run string) {
 type sideRef struct {
 	path, origin string
 	off, n       int64
+	hashes       int64
 	crc          uint32
 }
 
@@ -218,10 +226,16 @@ func parseSideRef(p []byte) (sideRef, error) {
 	}
 	p = p[n:]
 	size, n := binary.Uvarint(p)
-	if n <= 0 || size > 1<<40 || len(p)-n < 4 {
+	if n <= 0 || size > 1<<40 {
 		return r, bad
 	}
 	p = p[n:]
+	hashes, n := binary.Uvarint(p)
+	if n <= 0 || hashes > size || len(p)-n < 4 { // a unit is at least its delimiter
+		return r, bad
+	}
+	p = p[n:]
+	r.hashes = int64(hashes)
 	r.crc, p = binary.BigEndian.Uint32(p), p[4:]
 	plen, n := binary.Uvarint(p)
 	if n <= 0 || plen > uint64(len(p)-n) {
@@ -239,15 +253,16 @@ type sideReader struct {
 	files map[string]*os.File
 }
 
-// read returns the chunk ref names, read into dst (grown if short).
-func (s *sideReader) read(ref sideRef, dst []byte) ([]byte, error) {
+// read returns the chunk ref names and its units' hashes, read into dst
+// (grown if short).
+func (s *sideReader) read(ref sideRef, dst []byte) (chunk, hashes []byte, err error) {
 	s.mu.Lock()
 	f := s.files[ref.path]
 	if f == nil {
 		var err error
 		if f, err = os.Open(ref.path); err != nil {
 			s.mu.Unlock()
-			return nil, ref.unreadable(err)
+			return nil, nil, ref.unreadable(err)
 		}
 		if s.files == nil {
 			s.files = map[string]*os.File{}
@@ -255,20 +270,21 @@ func (s *sideReader) read(ref sideRef, dst []byte) ([]byte, error) {
 		s.files[ref.path] = f
 	}
 	s.mu.Unlock()
-	if int64(cap(dst)) < ref.n {
-		dst = make([]byte, ref.n)
+	n := ref.n + 16*ref.hashes
+	if int64(cap(dst)) < n {
+		dst = make([]byte, n)
 	}
-	dst = dst[:ref.n]
+	dst = dst[:n]
 	if _, err := f.ReadAt(dst, ref.off); err != nil {
 		if errors.Is(err, io.EOF) {
-			err = fmt.Errorf("the file ends before byte %d", ref.off+ref.n)
+			err = fmt.Errorf("the file ends before byte %d", ref.off+n)
 		}
-		return nil, ref.unreadable(err)
+		return nil, nil, ref.unreadable(err)
 	}
 	if crc32.Checksum(dst, castagnoli) != ref.crc {
-		return nil, ref.unreadable(errors.New("the bytes read are not the chunk written (crc32c differs)"))
+		return nil, nil, ref.unreadable(errors.New("the bytes read are not the chunk written (crc32c differs)"))
 	}
-	return dst, nil
+	return dst[:ref.n], dst[ref.n:], nil
 }
 
 // unreadable is the error of a reference the load stage cannot resolve.

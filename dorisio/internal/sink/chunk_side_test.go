@@ -40,13 +40,21 @@ func sideRows() ([][]string, [][]string) {
 // A chunking worker that is the launching process puts its chunks in side
 // files and shuffles references; the load stage reads them back and loads
 // every row once under the labels the shuffled chunks of a worker elsewhere
-// give, and the side files are gone once the groups are loaded.
+// give, and the side files are gone once the groups are loaded: with the
+// group's references kept in memory, and spooled (a group past
+// MaxBatchBytes).
 func TestChunksOfTheLaunchingProcessCrossTheShuffleAsReferencesUnderTheSameLabels(t *testing.T) {
+	for name, limit := range map[string]testOption{"rows": WithMaxBatchRows(100), "bytes": WithMaxBatchBytes(1 << 10)} {
+		t.Run(name, func(t *testing.T) { sideGroupsLoadOnce(t, limit) })
+	}
+}
+
+func sideGroupsLoadOnce(t *testing.T, limit testOption) {
 	srv := startServer(t, pipetest.EventTables(1)...)
 	cfg := configFor(srv, "t0")
 	cfg.LabelPrefix = "side"
 	dir := t.TempDir()
-	w := groupStage(t, cfg, WithMaxBatchRows(100), WithSpoolDir(dir))
+	w := groupStage(t, cfg, limit, WithSpoolDir(dir))
 	bundles, want := sideRows()
 
 	elsewhere := chunkedBy(t, &ChunkFn{Table: "t0", Opts: w.Group.Opts, RunID: "run-a", Origin: "another-host/1/00"}, bundles)
@@ -155,7 +163,7 @@ func TestAChunkingBundleThatFailsRemovesItsSideFiles(t *testing.T) {
 	ctx := context.Background()
 	emit := func(beam.EventTime, string, []byte) {}
 	fn.StartBundle(ctx, emit, nil)
-	for _, r := range pipetest.CSVRows(500) {
+	for _, r := range pipetest.CSVRows(5000) {
 		if err := fn.ProcessElement(ctx, window.GlobalWindow{}, 0, []byte(r), emit, nil); err != nil {
 			t.Fatal(err)
 		}

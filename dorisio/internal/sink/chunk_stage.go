@@ -152,7 +152,12 @@ func EachUnit(c []byte, h chunkHeader, f func(unit []byte, rows int64) error) er
 			return err
 		}
 	}
-	data, idx := h.Units(c), c[h.data+h.Bytes:]
+	return eachIndexed(h.Units(c), c[h.data+h.Bytes:], f)
+}
+
+// eachIndexed calls f with every unit of data as the unit index idx cuts
+// it (chunk_stage.go's layout), and its rows.
+func eachIndexed(data, idx []byte, f func(unit []byte, rows int64) error) error {
 	for len(idx) > 0 {
 		size, n := binary.Uvarint(idx)
 		if n <= 0 || size > uint64(len(data)) {
@@ -500,22 +505,16 @@ func (fn *ChunkFn) emitAll(emit func(beam.EventTime, string, []byte)) {
 // chunkBytes is the size at which a chunk is emitted.
 func (fn *ChunkFn) chunkBytes() int64 { return min(fn.Opts.MaxBatchBytes, maxChunkBytes) }
 
-// emitChunk emits c compressed (chunk_zstd.go): it is compressed on a
+// emitChunk emits c compressed (chunk_zstd.go), or in a side file with
+// its units' hashes (chunk_side.go): it is compressed or hashed on a
 // goroutine of its own, beside the rows the bundle goes on encoding, and
 // emitted from the DoFn's own calls (emitters are not safe for concurrent
-// use) once done, in order, with at most maxZips compressing at once.
+// use) once done, in order, with at most maxZips at work at once.
 func (fn *ChunkFn) emitChunk(tc *tableChunks, c *pendingChunk, emit func(beam.EventTime, string, []byte)) {
 	fn.buffered -= int64(cap(c.buf) + cap(c.index))
 	fn.dropChunk(tc, c)
-	if fn.local && !fn.sideErr && fn.emitSide(c, emit) {
-		return
-	}
-	z := &zipJob{c: c, done: make(chan struct{})}
-	go func() {
-		defer close(z.done)
-		units := c.buf[maxChunkHeader:]
-		z.out, z.err = appendZstdChunk(make([]byte, 0, 64+len(units)/4), c.rows, c.window, units, c.index)
-	}()
+	z := &zipJob{c: c, side: fn.local && !fn.sideErr, done: make(chan struct{})}
+	go z.run()
 	fn.zips = append(fn.zips, z)
 	fn.emitZipped(emit, maxZips)
 }
@@ -523,12 +522,29 @@ func (fn *ChunkFn) emitChunk(tc *tableChunks, c *pendingChunk, emit func(beam.Ev
 // maxZips is how many chunks of a bundle are compressed at once.
 const maxZips = 2
 
-// zipJob is a chunk being compressed.
+// zipJob is a chunk being compressed, or hashed for its side file.
 type zipJob struct {
 	c    *pendingChunk
-	out  []byte
+	side bool
+	out  []byte // compressed, or the units' hashes (side)
 	err  error
 	done chan struct{}
+}
+
+func (z *zipJob) run() {
+	defer close(z.done)
+	c := z.c
+	units := c.buf[maxChunkHeader:]
+	if z.side {
+		z.out = make([]byte, 0, 16*min(c.rows, int64(len(units))))
+		z.err = eachIndexed(units, c.index, func(u []byte, _ int64) error {
+			h := hashUnit(u)
+			z.out = binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(z.out, h.hi), h.lo)
+			return nil
+		})
+		return
+	}
+	z.out, z.err = appendZstdChunk(make([]byte, 0, 64+len(units)/4), c.rows, c.window, units, c.index)
 }
 
 // emitZipped emits the compressed chunks that are done, in order, waiting
@@ -547,6 +563,13 @@ func (fn *ChunkFn) emitZipped(emit func(beam.EventTime, string, []byte), keep in
 		fn.zips[0] = nil
 		fn.zips = fn.zips[1:]
 		c := z.c
+		if z.side && z.err == nil && !fn.sideErr && fn.emitSide(c, z.out, emit) {
+			continue
+		}
+		if z.side {
+			units := c.buf[maxChunkHeader:]
+			z.out, z.err = appendZstdChunk(make([]byte, 0, 64+len(units)/4), c.rows, c.window, units, c.index)
+		}
 		if z.err == nil {
 			emit(c.minTs, c.key, z.out)
 			fn.keepSpare(c.buf[:maxChunkHeader], c.index[:0])
@@ -577,7 +600,7 @@ func plainChunk(c *pendingChunk) []byte {
 // reference (chunk_side.go). It reports false, for c to be shuffled
 // instead, when the side file cannot be written: then the rest of the
 // bundle's chunks are shuffled too, and it says so once.
-func (fn *ChunkFn) emitSide(c *pendingChunk, emit func(beam.EventTime, string, []byte)) bool {
+func (fn *ChunkFn) emitSide(c *pendingChunk, hashes []byte, emit func(beam.EventTime, string, []byte)) bool {
 	var err error
 	if fn.side == nil {
 		fn.side, err = newSideWriter(fn.Opts.SpoolDir, fn.RunID, fn.Origin)
@@ -585,7 +608,7 @@ func (fn *ChunkFn) emitSide(c *pendingChunk, emit func(beam.EventTime, string, [
 	var ref []byte
 	if err == nil {
 		units, index := len(c.buf)-maxChunkHeader, len(c.index)
-		ref, err = fn.side.write(plainChunk(c), c.rows, c.window, units, index)
+		ref, err = fn.side.write(plainChunk(c), hashes, c.rows, c.window, units, index)
 		c.buf = c.buf[:maxChunkHeader+units]
 	}
 	if err != nil {

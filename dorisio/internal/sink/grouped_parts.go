@@ -163,12 +163,15 @@ func (r *GroupReader) Read(table, shard string, chunks func(*[]byte) bool, files
 		// within MaxBatchBytes) is all in memory. Once one chunk is spooled
 		// every later one is too: eachUnit reads memory, then the spool, in
 		// the order the hashes were kept.
-		// A chunk in a side file is never kept in memory: the file is its
-		// spool already (chunk_side.go).
+		// Of a chunk in a side file only the reference and the hashes are
+		// kept: the file holds its units already (chunk_side.go).
 		j := &readJob{c: c, h: h, units: c, uh: h, done: make(chan struct{})}
-		if !spooling && !h.isRef && kept+int64(h.Bytes) <= r.Keep {
+		if !spooling && kept+int64(h.Bytes) <= r.Keep {
 			j.inMemory, kept = true, kept+int64(h.Bytes)
-		} else if spooling = true; h.compressed || h.isRef {
+		} else {
+			spooling = true
+		}
+		if !j.inMemory && h.compressed || h.isRef {
 			// Inflated into a reused buffer, and spooled as it came.
 			if n := len(r.scratch); n > 0 {
 				j.scratch, r.scratch = r.scratch[n-1], r.scratch[:n-1]
@@ -206,10 +209,18 @@ type readJob struct {
 func (j *readJob) run(side *sideReader) {
 	defer close(j.done)
 	dst := j.scratch
-	if j.inMemory {
+	if j.inMemory && !j.h.isRef {
 		dst = nil // kept: a buffer of its own
 	}
-	if j.units, j.uh, j.err = resolveChunk(side, j.c, j.h, dst); j.err != nil {
+	var hashes []byte
+	if j.units, j.uh, hashes, j.err = resolveChunk(side, j.c, j.h, dst); j.err != nil {
+		return
+	}
+	if hashes != nil { // hashed by the chunking stage (chunk_side.go)
+		j.hashes = make([]unitHash, 0, len(hashes)/16)
+		for ; len(hashes) >= 16; hashes = hashes[16:] {
+			j.hashes = append(j.hashes, unitHash{binary.BigEndian.Uint64(hashes), binary.BigEndian.Uint64(hashes[8:])})
+		}
 		return
 	}
 	// Every unit is hashed once: its hash is kept, in unit order, for the
@@ -240,12 +251,11 @@ func (r *GroupReader) take(g *group, j *readJob) error {
 		g.digest.Add(uh)
 		return nil
 	})
+	if err == nil && i != len(j.hashes) {
+		err = errors.New("chunk: its units changed between two reads")
+	}
 	if err != nil {
 		return err
-	}
-	if j.inMemory {
-		g.mem = append(g.mem, memChunk{j.uh, j.units, j.hashes})
-		return nil
 	}
 	if j.h.isRef {
 		if g.taken == nil {
@@ -256,8 +266,16 @@ func (r *GroupReader) take(g *group, j *readJob) error {
 	} else {
 		g.inline++
 	}
-	if (j.h.compressed || j.h.isRef) && len(r.scratch) < readAhead {
+	if (j.h.isRef || j.h.compressed && !j.inMemory) && len(r.scratch) < readAhead {
 		r.scratch = append(r.scratch, j.units)
+	}
+	if j.inMemory {
+		if j.h.isRef { // its reference, read again by eachUnit
+			g.mem = append(g.mem, memChunk{j.h, j.c, j.hashes})
+		} else {
+			g.mem = append(g.mem, memChunk{j.uh, j.units, j.hashes})
+		}
+		return nil
 	}
 	return g.spoolChunk(r.Dir, j.c, j.hashes)
 }
@@ -286,23 +304,26 @@ func (r *GroupReader) Reset() {
 
 // resolveChunk returns the units and index of chunk c (header h) and
 // their header: c itself when plain, else inflated (a compressed chunk) or
-// read from its side file (a reference) into dst (grown if short).
-func resolveChunk(side *sideReader, c []byte, h chunkHeader, dst []byte) ([]byte, chunkHeader, error) {
+// read from its side file (a reference) into dst (grown if short), then
+// with the units' hashes the chunking stage put beside it.
+func resolveChunk(side *sideReader, c []byte, h chunkHeader, dst []byte) (units []byte, uh chunkHeader, hashes []byte, err error) {
 	if h.isRef {
 		ref := h
-		var err error
-		if c, err = side.read(h.ref, dst); err != nil {
-			return nil, h, err
+		if c, hashes, err = side.read(h.ref, dst); err != nil {
+			return nil, h, nil, err
 		}
 		if h, err = ParseChunk(c); err != nil || h.isRef || h.compressed || h.Rows != ref.Rows || h.Bytes != ref.Bytes {
-			return nil, h, ref.ref.unreadable(errors.New("the bytes read are not the chunk written"))
+			return nil, h, nil, ref.ref.unreadable(errors.New("the bytes read are not the chunk written"))
 		}
-		return c, h, nil
+		if len(hashes) == 0 {
+			hashes = nil
+		}
+		return c, h, hashes, nil
 	}
 	if h.compressed {
-		return inflateChunk(c, h, dst)
+		c, h, err = inflateChunk(c, h, dst)
 	}
-	return c, h, nil
+	return c, h, nil, err
 }
 
 // spoolChunk appends c, length first, and the hashes of its units, count
@@ -323,19 +344,16 @@ func (g *group) spoolChunk(dir string, c []byte, hashes []unitHash) error {
 	if _, err := g.spoolW.Write(c); err != nil {
 		return fmt.Errorf("spooling a group (WithSpoolDir): %w", err)
 	}
-	b := binary.AppendUvarint(n[:0], uint64(len(hashes)))
-	for _, h := range hashes {
-		b = binary.BigEndian.AppendUint64(b, h.hi)
-		b = binary.BigEndian.AppendUint64(b, h.lo)
-		if len(b) >= len(n) {
-			if _, err := g.spoolW.Write(b); err != nil {
-				return fmt.Errorf("spooling a group (WithSpoolDir): %w", err)
-			}
-			b = n[:0]
-		}
-	}
-	if _, err := g.spoolW.Write(b); err != nil {
+	if _, err := g.spoolW.Write(binary.AppendUvarint(n[:0], uint64(len(hashes)))); err != nil {
 		return fmt.Errorf("spooling a group (WithSpoolDir): %w", err)
+	}
+	var hb [16]byte
+	for _, h := range hashes {
+		binary.BigEndian.PutUint64(hb[:8], h.hi)
+		binary.BigEndian.PutUint64(hb[8:], h.lo)
+		if _, err := g.spoolW.Write(hb[:]); err != nil {
+			return fmt.Errorf("spooling a group (WithSpoolDir): %w", err)
+		}
 	}
 	return nil
 }
@@ -397,7 +415,15 @@ func (g *group) eachUnit(f func(u []byte, rows int64, uh unitHash, w LoadWindow)
 		return err
 	}
 	for _, m := range g.mem {
-		if err := visit(m.c, m.h, m.hashes); err != nil {
+		c, h := m.c, m.h
+		if h.isRef {
+			var err error
+			if c, h, _, err = resolveChunk(g.side, c, h, scratch); err != nil {
+				return err
+			}
+			scratch = c
+		}
+		if err := visit(c, h, m.hashes); err != nil {
 			return err
 		}
 	}
@@ -445,7 +471,7 @@ func (g *group) eachUnit(f func(u []byte, rows int64, uh unitHash, w LoadWindow)
 		}
 		units := c
 		if h.compressed || h.isRef {
-			if units, h, err = resolveChunk(g.side, c, h, scratch); err != nil {
+			if units, h, _, err = resolveChunk(g.side, c, h, scratch); err != nil {
 				return err
 			}
 			scratch = units
@@ -680,12 +706,12 @@ func (r *GroupReader) Cut(g *group, budget int64, pool *ChunkPool, files *SpoolF
 	if err != nil {
 		return nil, err
 	}
-	if len(plan.Parts) == 1 && g.spool == "" {
+	if len(plan.Parts) == 1 && g.spool == "" && len(g.sections) == 0 {
 		p := plan.Parts[0]
 		body := oneBody(g, &p, windows)
 		return []PartLoad{{Part: p, ID: id(p, 1), Body: body, Release: func() {}, InMemory: g.total.Bytes, discard: func() {}}}, nil
 	}
-	if len(plan.Parts) == 1 && len(g.mem) == 0 && g.inline == 0 {
+	if len(plan.Parts) == 1 && g.inline == 0 {
 		// Every chunk is in a side file: the body is their units there,
 		// and the files stay until the load has ended.
 		p := plan.Parts[0]
@@ -695,10 +721,9 @@ func (r *GroupReader) Cut(g *group, budget int64, pool *ChunkPool, files *SpoolF
 		release := func() { releaseSide(taken) }
 		return []PartLoad{{Part: p, ID: id(p, 1), Body: body, Release: release, discard: release}}, nil
 	}
-	if len(g.mem) == 0 {
-		// Read from side files, or spooled: the parts are written to
-		// spool files past a write buffer each, as the rows were on disk
-		// already.
+	if len(g.sections) > 0 {
+		// Read from side files: the parts are written to spool files past
+		// a write buffer each, as the rows were on disk already.
 		budget = min(budget, int64(len(plan.Parts))*2*spoolWriteBuffer)
 	}
 	bodies, err := partBodies(g, plan, budget, r.Dir, pool, files, windows)
