@@ -49,6 +49,9 @@ package sink
 //	uvarint       k, its units' hashes that follow it in the file
 //	              (hashUnit, 16 bytes each: computed by the chunking
 //	              stage beside its encoding, not after the GroupByKey)
+//	16 bytes      the sum of those hashes mod 2^128 (multiset), big-endian:
+//	              a group of references within one part's limits is
+//	              labelled and loaded without reading its chunks
 //	4 bytes       crc32c of the chunk and its hashes, big-endian
 //	uvarint, ...  the side file's path
 //	...           the writer's Origin, to the end
@@ -154,6 +157,11 @@ func (s *sideWriter) write(chunk, hashes []byte, rows int64, w LoadWindow, units
 	ref = binary.AppendUvarint(ref, uint64(s.off))
 	ref = binary.AppendUvarint(ref, uint64(len(chunk)))
 	ref = binary.AppendUvarint(ref, uint64(len(hashes)/16))
+	var sum multiset
+	for h := hashes; len(h) >= 16; h = h[16:] {
+		sum.Add(unitHash{binary.BigEndian.Uint64(h), binary.BigEndian.Uint64(h[8:])})
+	}
+	ref = binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(ref, sum.sum.hi), sum.sum.lo)
 	ref = binary.BigEndian.AppendUint32(ref, crc32.Update(crc32.Checksum(chunk, castagnoli), castagnoli, hashes))
 	ref = binary.AppendUvarint(ref, uint64(len(s.path)))
 	ref = append(ref, s.path...)
@@ -213,6 +221,7 @@ type sideRef struct {
 	path, origin string
 	off, n       int64
 	hashes       int64
+	digest       multiset // of the units' hashes
 	crc          uint32
 }
 
@@ -231,11 +240,13 @@ func parseSideRef(p []byte) (sideRef, error) {
 	}
 	p = p[n:]
 	hashes, n := binary.Uvarint(p)
-	if n <= 0 || hashes > size || len(p)-n < 4 { // a unit is at least its delimiter
+	if n <= 0 || hashes > size || len(p)-n < 20 { // a unit is at least its delimiter
 		return r, bad
 	}
 	p = p[n:]
 	r.hashes = int64(hashes)
+	r.digest = multiset{sum: unitHash{binary.BigEndian.Uint64(p), binary.BigEndian.Uint64(p[8:])}, Units: int64(hashes)}
+	p = p[16:]
 	r.crc, p = binary.BigEndian.Uint32(p), p[4:]
 	plen, n := binary.Uvarint(p)
 	if n <= 0 || plen > uint64(len(p)-n) {
@@ -302,10 +313,11 @@ func (s *sideReader) close() {
 	s.files = nil
 }
 
-// sideSection is the units of a chunk in a side file.
+// sideSection is a chunk in a side file whose units a load body sends.
 type sideSection struct {
-	path   string
-	off, n int64
+	ref    sideRef // the chunk and its hashes
+	units  int64   // where its units start in the chunk
+	n      int64   // their bytes
 	rows   int64
 	window LoadWindow
 }
@@ -327,7 +339,8 @@ func sectionsBody(secs []sideSection, part *GroupPart, windows bool) streamload.
 	return b
 }
 
-// sideBody is a replayable load body over sections of side files.
+// sideBody is a replayable load body over the units of chunks in side
+// files.
 type sideBody struct {
 	secs []sideSection
 	n    int64
@@ -340,50 +353,103 @@ func (b *sideBody) Len() int64                   { return b.n }
 // has ended.
 func (b *sideBody) Close() error { return nil }
 
-// sideSectionsReader reads sections in order, a file open at a time.
+// sideSectionsReader reads the sections' units in order: each chunk is
+// read whole and checked against its reference's crc32c before its units
+// are sent, so a load never sends other bytes than were written.
 type sideSectionsReader struct {
-	secs []sideSection
-	path string
-	f    *os.File
-	r    *io.SectionReader
+	secs  []sideSection
+	files sideReader
+	buf   []byte // the current chunk
+	left  []byte // its units not yet read
 }
 
 func (s *sideSectionsReader) Read(p []byte) (int, error) {
-	for {
-		if s.r != nil {
-			n, err := s.r.Read(p)
-			if err == io.EOF {
-				s.r = nil
-				if n == 0 {
-					continue
-				}
-				err = nil
-			}
-			return n, err
-		}
+	for len(s.left) == 0 {
 		if len(s.secs) == 0 {
 			return 0, io.EOF
 		}
 		sec := s.secs[0]
 		s.secs = s.secs[1:]
-		if sec.path != s.path {
-			if s.f != nil {
-				s.f.Close()
-			}
-			f, err := os.Open(sec.path)
-			if err != nil {
-				s.f, s.path = nil, ""
-				return 0, fmt.Errorf("reading the rows of a part from side file %s: %w", sec.path, err)
-			}
-			s.f, s.path = f, sec.path
+		chunk, _, err := s.files.read(sec.ref, s.buf)
+		if err != nil {
+			return 0, err
 		}
-		s.r = io.NewSectionReader(s.f, sec.off, sec.n)
+		s.buf = chunk
+		s.left = chunk[sec.units : sec.units+sec.n]
 	}
+	n := copy(p, s.left)
+	s.left = s.left[n:]
+	return n, nil
 }
 
 func (s *sideSectionsReader) Close() error {
-	if s.f != nil {
-		return s.f.Close()
-	}
+	s.files.close()
 	return nil
+}
+
+// readRefs pulls a group's chunks while they are side file references
+// with their hashes. A group of nothing else within one part's limits is
+// complete from the references alone: its size and digest are their sums,
+// and its one part's body is their units in the side files, read as the
+// load sends them. Otherwise it returns chunks again from the start (the
+// references pulled, the chunk that ended them, then the rest) for Read to
+// read as usual.
+func (r *GroupReader) readRefs(g *group, chunks func(*[]byte) bool) (again func(*[]byte) bool, done bool, err error) {
+	var refs [][]byte
+	var heads []chunkHeader
+	var total Size
+	var digest multiset
+	var c []byte
+	more := true
+	for {
+		if more = chunks(&c); !more {
+			break
+		}
+		h, err := ParseChunk(c)
+		if err != nil {
+			return nil, false, err
+		}
+		if !h.isRef || h.ref.hashes == 0 && h.Rows > 0 {
+			break
+		}
+		refs, heads = append(refs, c), append(heads, h)
+		total = total.add(Size{int64(h.Bytes), h.Rows})
+		digest.sum, digest.Units = digest.plus(h.ref.digest.sum), digest.Units+h.ref.digest.Units
+		c = nil
+	}
+	if !more && !total.Over(r.Lim) {
+		g.total, g.digest = total, digest
+		for _, h := range heads {
+			g.take(h)
+		}
+		return nil, true, nil
+	}
+	held, i := c, 0
+	return func(out *[]byte) bool {
+		switch {
+		case i < len(refs):
+			*out = refs[i]
+			refs[i] = nil
+			i++
+			return true
+		case held != nil:
+			*out, held = held, nil
+			return true
+		case !more:
+			return false
+		}
+		return chunks(out)
+	}, false, nil
+}
+
+// take counts a side file's chunk (header h) in the group: its units are
+// a section of its file, and the file is given back by the group (or its
+// part's load).
+func (g *group) take(h chunkHeader) {
+	if g.taken == nil {
+		g.taken = map[string]int{}
+	}
+	g.taken[h.ref.path]++
+	units := int64(len(appendPlainHeader(nil, h.Rows, h.Window, h.Bytes)))
+	g.sections = append(g.sections, sideSection{ref: h.ref, units: units, n: int64(h.Bytes), rows: h.Rows, window: h.Window})
 }

@@ -111,8 +111,9 @@ func sideGroupsLoadOnce(t *testing.T, limit testOption) {
 }
 
 // A load stage that cannot read a reference's chunk (its side file gone, or
-// holding other bytes) fails the group, naming the table and the file, and
-// loads none of it; the run's other side files are removed with it.
+// holding other bytes than its crc32c) fails the group's load, naming the
+// table, the label and the file, and loads none of it; the run's other side
+// files are removed with it.
 func TestAGroupWhoseSideFileCannotBeReadFailsAndLoadsNothing(t *testing.T) {
 	for name, spoil := range map[string]func(path string) error{
 		"removed": os.Remove,
@@ -141,7 +142,7 @@ func TestAGroupWhoseSideFileCannotBeReadFailsAndLoadsNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := groupBundle(w.Group, groups)
-			if err == nil || !strings.Contains(err.Error(), "table demo.t0") || !strings.Contains(err.Error(), "side file "+files[1]) {
+			if err == nil || !strings.Contains(err.Error(), "demo.t0") || !strings.Contains(err.Error(), "side file "+files[1]) {
 				t.Fatalf("error %v: want the group's failure naming the table and the side file", err)
 			}
 			if n := srv.RowCount("demo", "t0"); n != 0 {

@@ -585,15 +585,20 @@ func (fn *ChunkFn) emitZipped(emit func(beam.EventTime, string, []byte), keep in
 func plainChunk(c *pendingChunk) []byte {
 	units := c.buf[maxChunkHeader:]
 	var h [maxChunkHeader]byte
-	hdr := append(h[:0], chunkVersion)
-	hdr = binary.AppendUvarint(hdr, uint64(c.rows))
-	hdr = binary.AppendVarint(hdr, c.window.StartMillis)
-	hdr = binary.AppendVarint(hdr, c.window.EndMillis)
-	hdr = binary.AppendUvarint(hdr, uint64(len(units)))
+	hdr := appendPlainHeader(h[:0], c.rows, c.window, len(units))
 	off := maxChunkHeader - len(hdr)
 	copy(c.buf[off:], hdr)
 	c.buf = append(c.buf, c.index...)
 	return c.buf[off:]
+}
+
+// appendPlainHeader appends the header of a plain chunk.
+func appendPlainHeader(dst []byte, rows int64, w LoadWindow, units int) []byte {
+	dst = append(dst, chunkVersion)
+	dst = binary.AppendUvarint(dst, uint64(rows))
+	dst = binary.AppendVarint(dst, w.StartMillis)
+	dst = binary.AppendVarint(dst, w.EndMillis)
+	return binary.AppendUvarint(dst, uint64(units))
 }
 
 // emitSide appends c, plain, to the bundle's side file and emits its

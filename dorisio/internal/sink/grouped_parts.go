@@ -74,10 +74,14 @@ type multiset struct {
 }
 
 func (m *multiset) Add(h unitHash) {
-	var carry uint64
-	m.sum.lo, carry = bits.Add64(m.sum.lo, h.lo, 0)
-	m.sum.hi += h.hi + carry
+	m.sum = m.plus(h)
 	m.Units++
+}
+
+// plus is m's sum plus h, mod 2^128.
+func (m multiset) plus(h unitHash) unitHash {
+	lo, carry := bits.Add64(m.sum.lo, h.lo, 0)
+	return unitHash{m.sum.hi + h.hi + carry, lo}
 }
 
 func (m multiset) String() string { return fmt.Sprintf("%016x%016x/%d", m.sum.hi, m.sum.lo, m.Units) }
@@ -130,6 +134,10 @@ func (r *GroupReader) Read(table, shard string, chunks func(*[]byte) bool, files
 		r.buckets = make([]Size, 1<<bucketBits)
 	}
 	g := &group{table: table, shard: shard, files: files, side: &r.side}
+	chunks, done, err := r.readRefs(g, chunks)
+	if done || err != nil {
+		return g, err
+	}
 	var kept int64
 	spooling := false
 	var jobs []*readJob
@@ -258,11 +266,7 @@ func (r *GroupReader) take(g *group, j *readJob) error {
 		return err
 	}
 	if j.h.isRef {
-		if g.taken == nil {
-			g.taken = map[string]int{}
-		}
-		g.taken[j.h.ref.path]++
-		g.sections = append(g.sections, sideSection{path: j.h.ref.path, off: j.h.ref.off + int64(j.uh.data), n: int64(j.uh.Bytes), rows: j.uh.Rows, window: j.uh.Window})
+		g.take(j.h)
 	} else {
 		g.inline++
 	}
