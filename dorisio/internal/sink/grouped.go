@@ -31,12 +31,14 @@ package sink
 // needs another Config.LabelPrefix.
 //
 // Cost: a shuffle of the rows (chunked per bundle first, compressed:
-// chunk_zstd.go) and, on the load
-// side, each group spooled (in memory up to MaxBatchBytes, then in
-// WithSpoolDir) before its parts are cut: a worker's disk must hold its
+// chunk_zstd.go; on prism and direct, in the launching process, only
+// references to the chunks in side files cross it: chunk_side.go) and, on
+// the load side, each group spooled (in memory up to MaxBatchBytes, then
+// in WithSpoolDir) before its parts are cut: a worker's disk must hold its
 // largest group. Memory per DoFn instance: about MaxBatchBytes (the group
 // read) + MaxBufferedBytes (parts being written and waiting) +
-// LoadsInFlight × MaxBatchBytes (uploading).
+// LoadsInFlight × MaxBatchBytes (uploading); with side files a group of
+// one part is sent from them, and larger parts are written to spool files.
 
 import (
 	"context"
