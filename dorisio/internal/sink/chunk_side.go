@@ -68,6 +68,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 	"github.com/dorisbeam/dorisbeam/internal/spoolfile"
@@ -89,9 +90,15 @@ var processOrigin = sync.OnceValue(func() string {
 
 // SideOrigin is what a Write records at construction for its chunking
 // stage: the launching process' identity when the runner named by --runner
-// runs every worker in this process and never retries a bundle, "" (no
-// side files) otherwise.
+// runs every worker in this process and never retries a bundle (prism
+// with its own job server, direct), "" (no side files) otherwise: another
+// runner, or a job server named by --endpoint (Flink, Spark, a prism
+// reached as universal: with LOOPBACK their workers are this process too,
+// but they may retry a bundle).
 func SideOrigin() string {
+	if *jobopts.Endpoint != "" {
+		return ""
+	}
 	switch *runners.Runner {
 	case "", "prism", "PrismRunner", "direct", "DirectRunner":
 		return processOrigin()
