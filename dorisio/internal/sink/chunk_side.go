@@ -66,9 +66,9 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 	"github.com/dorisbeam/dorisbeam/internal/spoolfile"
@@ -92,11 +92,12 @@ var processOrigin = sync.OnceValue(func() string {
 // stage: the launching process' identity when the runner named by --runner
 // runs every worker in this process and never retries a bundle (prism
 // with its own job server, direct), "" (no side files) otherwise: another
-// runner, or a job server named by --endpoint (Flink, Spark, a prism
-// reached as universal: with LOOPBACK their workers are this process too,
-// but they may retry a bundle).
+// runner, or a job server named by --endpoint on the command line (Flink,
+// Spark, a prism reached as universal: with LOOPBACK their workers are
+// this process too, but they may retry a bundle). The flag's value cannot
+// tell: prism sets it to its in-process job server at the first run.
 func SideOrigin() string {
-	if *jobopts.Endpoint != "" {
+	if namesEndpoint(os.Args[1:]) {
 		return ""
 	}
 	switch *runners.Runner {
@@ -104,6 +105,25 @@ func SideOrigin() string {
 		return processOrigin()
 	}
 	return ""
+}
+
+// namesEndpoint reports whether command-line args give Beam's --endpoint
+// flag a value.
+func namesEndpoint(args []string) bool {
+	for i, a := range args {
+		if a == "--" {
+			return false
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || name != "endpoint" {
+			continue
+		}
+		if !hasValue && i+1 < len(args) {
+			value = args[i+1]
+		}
+		return value != ""
+	}
+	return false
 }
 
 // sideFile is the bookkeeping of one side file.

@@ -11,7 +11,6 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
 	"github.com/dorisbeam/dorisbeam/internal/pipetest"
@@ -184,16 +183,22 @@ func TestAChunkingBundleThatFailsRemovesItsSideFiles(t *testing.T) {
 
 // Only a runner that keeps every worker in the launching process and never
 // retries a bundle gets the process' identity: not one reached through a
-// job server (--endpoint), whatever its name.
+// job server named on the command line (--endpoint), whatever its name.
 func TestOnlyInProcessRunnersGetTheLaunchingProcessIdentity(t *testing.T) {
-	saved, savedEndpoint := *runners.Runner, *jobopts.Endpoint
-	t.Cleanup(func() { *runners.Runner, *jobopts.Endpoint = saved, savedEndpoint })
+	saved := *runners.Runner
+	t.Cleanup(func() { *runners.Runner = saved })
 	for runner, side := range map[string]bool{"": true, "prism": true, "direct": true, "dataflow": false, "flink": false, "spark": false, "universal": false} {
-		for _, endpoint := range []string{"", "localhost:8099"} {
-			*runners.Runner, *jobopts.Endpoint = runner, endpoint
-			if got, want := SideOrigin() != "", side && endpoint == ""; got != want {
-				t.Errorf("--runner=%q --endpoint=%q: side files %v, want %v", runner, endpoint, got, want)
-			}
+		*runners.Runner = runner
+		if got := SideOrigin() != ""; got != side {
+			t.Errorf("--runner=%q: side files %v, want %v", runner, got, side)
+		}
+	}
+	for args, named := range map[string]bool{
+		"--endpoint localhost:8099": true, "-endpoint=localhost:8099": true, "--runner universal --endpoint=h:1": true,
+		"--endpoint=": false, "--runner prism": false, "-- --endpoint h:1": false, "--job_endpoint h:1": false,
+	} {
+		if got := namesEndpoint(strings.Fields(args)); got != named {
+			t.Errorf("args %q name a job server: %v, want %v", args, got, named)
 		}
 	}
 }
