@@ -171,10 +171,11 @@ func (r *GroupReader) Read(table, shard string, chunks func(*[]byte) bool, files
 		// within MaxBatchBytes) is all in memory. Once one chunk is spooled
 		// every later one is too: eachUnit reads memory, then the spool, in
 		// the order the hashes were kept.
-		// Of a chunk in a side file only the reference and the hashes are
-		// kept: the file holds its units already (chunk_side.go).
+		// A chunk in a side file is spooled as its reference and hashes:
+		// the file holds its units already, and a group of references
+		// within one part needs no read at all (readRefs, chunk_side.go).
 		j := &readJob{c: c, h: h, units: c, uh: h, done: make(chan struct{})}
-		if !spooling && kept+int64(h.Bytes) <= r.Keep {
+		if !spooling && !h.isRef && kept+int64(h.Bytes) <= r.Keep {
 			j.inMemory, kept = true, kept+int64(h.Bytes)
 		} else {
 			spooling = true
@@ -217,7 +218,7 @@ type readJob struct {
 func (j *readJob) run(side *sideReader) {
 	defer close(j.done)
 	dst := j.scratch
-	if j.inMemory && !j.h.isRef {
+	if j.inMemory {
 		dst = nil // kept: a buffer of its own
 	}
 	var hashes []byte
@@ -274,11 +275,7 @@ func (r *GroupReader) take(g *group, j *readJob) error {
 		r.scratch = append(r.scratch, j.units)
 	}
 	if j.inMemory {
-		if j.h.isRef { // its reference, read again by eachUnit
-			g.mem = append(g.mem, memChunk{j.h, j.c, j.hashes})
-		} else {
-			g.mem = append(g.mem, memChunk{j.uh, j.units, j.hashes})
-		}
+		g.mem = append(g.mem, memChunk{j.uh, j.units, j.hashes})
 		return nil
 	}
 	return g.spoolChunk(r.Dir, j.c, j.hashes)
@@ -419,15 +416,7 @@ func (g *group) eachUnit(f func(u []byte, rows int64, uh unitHash, w LoadWindow)
 		return err
 	}
 	for _, m := range g.mem {
-		c, h := m.c, m.h
-		if h.isRef {
-			var err error
-			if c, h, _, err = resolveChunk(g.side, c, h, scratch); err != nil {
-				return err
-			}
-			scratch = c
-		}
-		if err := visit(c, h, m.hashes); err != nil {
+		if err := visit(m.c, m.h, m.hashes); err != nil {
 			return err
 		}
 	}
