@@ -3,6 +3,7 @@ package dorisio
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -372,5 +373,62 @@ func TestTheLabelCapWarningCountsTheLoadsDorisRefused(t *testing.T) {
 	}
 	if want := fmt.Sprintf("this Write made %d finished loads in all (each counts", finished); len(warn) != 1 || !strings.Contains(warn[0], want) {
 		t.Errorf("warnings %q: want one saying %q (Doris holds %d VISIBLE and %d ABORTED)", warn, want, txnsIn(srv, "VISIBLE"), txnsIn(srv, "ABORTED"))
+	}
+}
+
+// On the in-process runners a grouped job's rows wait for the GroupByKey in
+// side files of the launching process, not in the runner's memory: the
+// files are there while the job's loads run and gone when it ends,
+// finished or failed.
+func TestAGroupedJobKeepsItsRowsInSideFilesOnlyWhileItRuns(t *testing.T) {
+	const tables = 3
+	srv := startServer(t, tableOptsN(tables)...)
+	dir := t.TempDir()
+	sideFiles := func() []string {
+		files, err := filepath.Glob(filepath.Join(dir, "dorisio-side-*"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return files
+	}
+	in, want := groupedInput(3000, tables)
+	// One load at a time, and room for one group queued: the third group
+	// waits, its rows still in the side file, while the first load stalls.
+	opts := []WriteOption{WithDelivery(Grouped), WithSpoolDir(dir), WithLoadsInFlight(1), WithMaxBatchBytes(16 << 10), WithMaxBufferedBytes(16 << 10)}
+	stall := srv.Inject(doristest.Fault{Kind: doristest.StallBody, Endpoint: doristest.EndpointLoad, Count: 1, Delay: time.Second})
+	cfg := configFor(srv, "")
+	cfg.LabelPrefix = "side"
+	done := make(chan error, 1)
+	go func() {
+		_, err := runPipeline(t, func(s beam.Scope) { Write(s, cfg, beam.CreateList(s, in), opts...) })
+		done <- err
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), pipelineTimeout)
+	defer cancel()
+	if err := stall.Wait(ctx); err != nil {
+		t.Fatal("no load reached the BE:", err)
+	}
+	if files := sideFiles(); len(files) == 0 {
+		t.Error("no side file while the job's loads run: its rows crossed the runner's shuffle")
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for table, rows := range want {
+		wantRows(t, srv, table, rows)
+	}
+	if files := sideFiles(); len(files) != 0 {
+		t.Errorf("side files %q left after the job finished", files)
+	}
+
+	fail := srv.Inject(doristest.Fault{Kind: doristest.Respond, Endpoint: doristest.EndpointLoad,
+		Body: `{"TxnId": 4712, "Label": "", "Status": "Fail", "Message": "[INTERNAL_ERROR]disk of the BE is full"}`})
+	cfg.LabelPrefix = "side-fails"
+	once := append(opts, WithRetry(RetryPolicy{MaxAttempts: 1, InitialBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
+	if _, err := runPipeline(t, func(s beam.Scope) { Write(s, cfg, beam.CreateList(s, in), once...) }); err == nil || fail.Hits() == 0 {
+		t.Fatalf("the job ended with %v after %d failed loads: want it failed", err, fail.Hits())
+	}
+	if files := sideFiles(); len(files) != 0 {
+		t.Errorf("side files %q left after the job failed", files)
 	}
 }

@@ -155,7 +155,9 @@ func WithMaxLoadBytes(n int64) WriteOption {
 }
 
 // WithSpoolDir sets the directory where batches grown past MaxBatchBytes,
-// or spilled to keep within MaxBufferedBytes, are written (default
+// or spilled to keep within MaxBufferedBytes, are written, and with Grouped
+// on prism or direct the side files that keep the rows out of the
+// runner's memory until their loads (about the job's encoded rows; default
 // os.TempDir() on each worker). A bundle's files hold at most the rows it
 // has not sent yet, each under MaxLoadBytes; each file is removed when its
 // load ends.

@@ -42,7 +42,7 @@ import (
 	"sync"
 )
 
-const chunkVersionDigest = 4
+const chunkVersionDigest = 5 // chunkVersionSide is 4
 
 // digestUnits is the multiset digest of the units that index describes.
 func digestUnits(units, index []byte) (multiset, error) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"log/slog"
 	"strconv"
 	"strings"
 
@@ -83,6 +84,9 @@ type chunkHeader struct {
 	// digest: the units' digest, which a stream batch chunk carries
 	// (chunk_digest.go); nil for other chunks.
 	digest *multiset
+	// isRef: the chunk is a reference to a side file (chunk_side.go).
+	isRef bool
+	ref   sideRef
 }
 
 // units is the stretch of a chunk holding its units' bytes (of a chunk
@@ -92,7 +96,7 @@ func (h chunkHeader) Units(c []byte) []byte { return c[h.data : h.data+h.Bytes] 
 // ParseChunk reads a chunk's header.
 func ParseChunk(c []byte) (chunkHeader, error) {
 	var h chunkHeader
-	if len(c) == 0 || c[0] != chunkVersion && c[0] != chunkVersionZstd && c[0] != chunkVersionDigest {
+	if len(c) == 0 || c[0] != chunkVersion && c[0] != chunkVersionZstd && c[0] != chunkVersionSide && c[0] != chunkVersionDigest {
 		return h, errors.New("not a dorisio chunk of this version")
 	}
 	p := c[1:]
@@ -125,7 +129,14 @@ func ParseChunk(c []byte) (chunkHeader, error) {
 			return h, errors.New("chunk: bad length")
 		}
 		p = p[n:]
-		h.compressed, h.index = true, int(index)
+		h.compressed, h.index = c[0] == chunkVersionZstd || c[0] == chunkVersionDigest, int(index)
+	}
+	if c[0] == chunkVersionSide {
+		ref, err := parseSideRef(p)
+		if err != nil {
+			return h, err
+		}
+		h.isRef, h.ref = true, ref
 	}
 	if c[0] == chunkVersionDigest {
 		d, rest, err := parseDigest(p)
@@ -146,6 +157,9 @@ const maxUnitsBytes = 1 << 40
 // the chunk's order; the unit is a slice of c, or of its inflated copy
 // when c is compressed.
 func eachUnit(c []byte, h chunkHeader, f func(unit []byte, rows int64) error) error {
+	if h.isRef {
+		return errors.New("chunk: a side file reference where its chunk was expected")
+	}
 	if h.compressed {
 		var err error
 		if c, h, err = inflateChunk(c, h, nil); err != nil {
@@ -155,8 +169,8 @@ func eachUnit(c []byte, h chunkHeader, f func(unit []byte, rows int64) error) er
 	return eachIndexed(h.Units(c), c[h.data+h.Bytes:], f)
 }
 
-// eachIndexed calls f with every unit of data that the unit index idx
-// describes, in order.
+// eachIndexed calls f with every unit of data as the unit index idx cuts
+// it (chunk_stage.go's layout), and its rows, in order.
 func eachIndexed(data, idx []byte, f func(unit []byte, rows int64) error) error {
 	for len(idx) > 0 {
 		size, n := binary.Uvarint(idx)
@@ -297,6 +311,10 @@ type ChunkFn struct {
 	// Headers are the Write's load headers: how a pre-encoded element's
 	// records are cut into units.
 	Headers map[string]string
+	// Origin is the launching process' identity with grouped delivery on a
+	// runner that keeps every worker in it (SideOrigin): a worker that is
+	// that process puts the chunks in side files (chunk_side.go).
+	Origin string
 
 	enc      elemEncoder
 	records  filerange.Syntax
@@ -306,6 +324,9 @@ type ChunkFn struct {
 	buffered int64
 	spares   []spareChunk // buffers of emitted chunks, for reuse
 	zips     []*zipJob    // chunks being compressed, in order
+	local    bool         // this worker is the Origin process: chunks go to side files
+	side     *sideWriter  // the bundle's side file, nil before its first chunk
+	sideErr  bool         // a side file could not be written: the bundle's chunks are shuffled
 }
 
 func (fn *ChunkFn) Setup(ctx context.Context) error {
@@ -337,6 +358,7 @@ func (fn *ChunkFn) Setup(ctx context.Context) error {
 }
 
 func (fn *ChunkFn) Teardown() {
+	fn.abandonSide() // a bundle that never finished
 	if fn.client != nil {
 		fn.client.Close()
 	}
@@ -344,6 +366,18 @@ func (fn *ChunkFn) Teardown() {
 
 func (fn *ChunkFn) StartBundle(_ context.Context, _ func(beam.EventTime, string, []byte), _ func(Row)) {
 	fn.tables, fn.buffered, fn.zips = map[string]*tableChunks{}, 0, nil
+	fn.local = fn.Origin != "" && fn.Origin == processOrigin() && fn.FlushMillis == 0
+	fn.sideErr = false
+}
+
+// abandonSide removes the side files of a failing bundle's run: on the
+// runners that use them a failed bundle fails the job (chunk_side.go).
+func (fn *ChunkFn) abandonSide() {
+	if fn.side != nil {
+		fn.side.close()
+		fn.side = nil
+		dropSideRun(fn.RunID)
+	}
 }
 
 // table is table's chunking state in this bundle.
@@ -401,6 +435,14 @@ func (fn *ChunkFn) dropChunk(tc *tableChunks, c *pendingChunk) {
 }
 
 func (fn *ChunkFn) ProcessElement(ctx context.Context, w beam.Window, ts beam.EventTime, elem beam.X, emit func(beam.EventTime, string, []byte), own func(Row)) error {
+	err := fn.processElement(ctx, w, ts, elem, emit, own)
+	if err != nil {
+		fn.abandonSide()
+	}
+	return err
+}
+
+func (fn *ChunkFn) processElement(ctx context.Context, w beam.Window, ts beam.EventTime, elem beam.X, emit func(beam.EventTime, string, []byte), own func(Row)) error {
 	if r, ok := elem.(Row); ok && r.ID != "" {
 		own(r) // loaded on its own under its identity label (writeFn)
 		return nil
@@ -477,27 +519,17 @@ func (fn *ChunkFn) emitAll(emit func(beam.EventTime, string, []byte)) {
 // chunkBytes is the size at which a chunk is emitted.
 func (fn *ChunkFn) chunkBytes() int64 { return min(fn.Opts.MaxBatchBytes, maxChunkBytes) }
 
-// emitChunk emits c compressed (chunk_zstd.go): it is compressed on a
+// emitChunk emits c compressed (chunk_zstd.go), or in a side file with
+// its units' hashes (chunk_side.go): it is compressed or hashed on a
 // goroutine of its own, beside the rows the bundle goes on encoding, and
 // emitted from the DoFn's own calls (emitters are not safe for concurrent
-// use) once done, in order, with at most maxZips compressing at once.
+// use) once done, in order, with at most maxZips at work at once.
 func (fn *ChunkFn) emitChunk(tc *tableChunks, c *pendingChunk, emit func(beam.EventTime, string, []byte)) {
 	fn.buffered -= int64(cap(c.buf) + cap(c.index))
 	fn.dropChunk(tc, c)
-	z := &zipJob{c: c, done: make(chan struct{})}
-	go func() {
-		defer close(z.done)
-		units := c.buf[maxChunkHeader:]
-		var digest *multiset
-		if fn.FlushMillis > 0 { // a stream batch's chunk carries its digest (chunk_digest.go)
-			d, err := digestUnits(units, c.index)
-			if z.err = err; err != nil {
-				return
-			}
-			digest = &d
-		}
-		z.out, z.err = appendZstdChunk(make([]byte, 0, 64+len(units)/4), c.rows, c.window, units, c.index, digest)
-	}()
+	// A stream batch's chunk carries its units' digest (chunk_digest.go).
+	z := &zipJob{c: c, side: fn.local && !fn.sideErr, digest: fn.FlushMillis > 0, done: make(chan struct{})}
+	go z.run()
 	fn.zips = append(fn.zips, z)
 	fn.emitZipped(emit, maxZips)
 }
@@ -505,12 +537,38 @@ func (fn *ChunkFn) emitChunk(tc *tableChunks, c *pendingChunk, emit func(beam.Ev
 // maxZips is how many chunks of a bundle are compressed at once.
 const maxZips = 2
 
-// zipJob is a chunk being compressed.
+// zipJob is a chunk being compressed, or hashed for its side file.
 type zipJob struct {
-	c    *pendingChunk
-	out  []byte
+	c      *pendingChunk
+	side   bool
+	digest bool // compressed with the units' digest (stream batches)
+	out  []byte // compressed, or the units' hashes (side)
 	err  error
 	done chan struct{}
+}
+
+func (z *zipJob) run() {
+	defer close(z.done)
+	c := z.c
+	units := c.buf[maxChunkHeader:]
+	if z.side {
+		z.out = make([]byte, 0, 16*min(c.rows, int64(len(units))))
+		z.err = eachIndexed(units, c.index, func(u []byte, _ int64) error {
+			h := hashUnit(u)
+			z.out = binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(z.out, h.hi), h.lo)
+			return nil
+		})
+		return
+	}
+	var digest *multiset
+	if z.digest {
+		d, err := digestUnits(units, c.index)
+		if z.err = err; err != nil {
+			return
+		}
+		digest = &d
+	}
+	z.out, z.err = appendZstdChunk(make([]byte, 0, 64+len(units)/4), c.rows, c.window, units, c.index, digest)
 }
 
 // emitZipped emits the compressed chunks that are done, in order, waiting
@@ -529,24 +587,67 @@ func (fn *ChunkFn) emitZipped(emit func(beam.EventTime, string, []byte), keep in
 		fn.zips[0] = nil
 		fn.zips = fn.zips[1:]
 		c := z.c
+		if z.side && z.err == nil && !fn.sideErr && fn.emitSide(c, z.out, emit) {
+			continue
+		}
+		if z.side {
+			units := c.buf[maxChunkHeader:]
+			z.out, z.err = appendZstdChunk(make([]byte, 0, 64+len(units)/4), c.rows, c.window, units, c.index, nil)
+		}
 		if z.err == nil {
 			emit(c.minTs, c.key, z.out)
 			fn.keepSpare(c.buf[:maxChunkHeader], c.index[:0])
 			continue
 		}
-		// The codec did not start: the chunk goes plain, its header
-		// written into the room before its units and its index appended.
-		units := c.buf[maxChunkHeader:]
-		var h [maxChunkHeader]byte
-		hdr := append(h[:0], chunkVersion)
-		hdr = binary.AppendUvarint(hdr, uint64(c.rows))
-		hdr = binary.AppendVarint(hdr, c.window.StartMillis)
-		hdr = binary.AppendVarint(hdr, c.window.EndMillis)
-		hdr = binary.AppendUvarint(hdr, uint64(len(units)))
-		off := maxChunkHeader - len(hdr)
-		copy(c.buf[off:], hdr)
-		emit(c.minTs, c.key, append(c.buf, c.index...)[off:])
+		// The codec did not start: the chunk goes plain.
+		emit(c.minTs, c.key, plainChunk(c))
 	}
+}
+
+// plainChunk is c laid out as a plain chunk: its header written into the
+// room before its units, and its index appended.
+func plainChunk(c *pendingChunk) []byte {
+	units := c.buf[maxChunkHeader:]
+	var h [maxChunkHeader]byte
+	hdr := appendPlainHeader(h[:0], c.rows, c.window, len(units))
+	off := maxChunkHeader - len(hdr)
+	copy(c.buf[off:], hdr)
+	c.buf = append(c.buf, c.index...)
+	return c.buf[off:]
+}
+
+// appendPlainHeader appends the header of a plain chunk.
+func appendPlainHeader(dst []byte, rows int64, w LoadWindow, units int) []byte {
+	dst = append(dst, chunkVersion)
+	dst = binary.AppendUvarint(dst, uint64(rows))
+	dst = binary.AppendVarint(dst, w.StartMillis)
+	dst = binary.AppendVarint(dst, w.EndMillis)
+	return binary.AppendUvarint(dst, uint64(units))
+}
+
+// emitSide appends c, plain, to the bundle's side file and emits its
+// reference (chunk_side.go). It reports false, for c to be shuffled
+// instead, when the side file cannot be written: then the rest of the
+// bundle's chunks are shuffled too, and it says so once.
+func (fn *ChunkFn) emitSide(c *pendingChunk, hashes []byte, emit func(beam.EventTime, string, []byte)) bool {
+	var err error
+	if fn.side == nil {
+		fn.side, err = newSideWriter(fn.Opts.SpoolDir, fn.RunID, fn.Origin)
+	}
+	var ref []byte
+	if err == nil {
+		units, index := len(c.buf)-maxChunkHeader, len(c.index)
+		ref, err = fn.side.write(plainChunk(c), hashes, c.rows, c.window, units, index)
+		c.buf = c.buf[:maxChunkHeader+units]
+	}
+	if err != nil {
+		fn.sideErr = true
+		slog.Warn("dorisio.Write: the chunking stage shuffles this bundle's chunks through the runner instead of a side file (more memory on prism)", "table", keyTable(c.key), "err", err)
+		return false
+	}
+	emit(c.minTs, c.key, ref)
+	fn.keepSpare(c.buf[:maxChunkHeader], c.index[:0])
+	return true
 }
 
 // maxSpares is how many emitted chunks' buffers a bundle keeps for reuse.
@@ -569,6 +670,10 @@ func (fn *ChunkFn) FinishBundle(_ context.Context, emit func(beam.EventTime, str
 	fn.emitAll(emit)
 	fn.emitZipped(emit, 0)
 	fn.tables, fn.buffered = nil, 0
+	if fn.side != nil {
+		fn.side.close() // removed once the load stage has taken its chunks
+		fn.side = nil
+	}
 	return nil
 }
 

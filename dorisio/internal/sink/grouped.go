@@ -31,12 +31,14 @@ package sink
 // needs another Config.LabelPrefix.
 //
 // Cost: a shuffle of the rows (chunked per bundle first, compressed:
-// chunk_zstd.go) and, on the load
-// side, each group spooled (in memory up to MaxBatchBytes, then in
-// WithSpoolDir) before its parts are cut: a worker's disk must hold its
+// chunk_zstd.go; on prism and direct, in the launching process, only
+// references to the chunks in side files cross it: chunk_side.go) and, on
+// the load side, each group spooled (in memory up to MaxBatchBytes, then
+// in WithSpoolDir) before its parts are cut: a worker's disk must hold its
 // largest group. Memory per DoFn instance: about MaxBatchBytes (the group
 // read) + MaxBufferedBytes (parts being written and waiting) +
-// LoadsInFlight × MaxBatchBytes (uploading).
+// LoadsInFlight × MaxBatchBytes (uploading); with side files a group of
+// one part is sent from them, and larger parts are written to spool files.
 
 import (
 	"context"
@@ -168,6 +170,7 @@ func (fn *groupLoadFn) loadGroup(table, shard string, chunks func(*[]byte) bool)
 // and what it leaves is named (abandon.go); plain loads already made stay
 // visible, and a retry or re-run finds them by label.
 func (fn *groupLoadFn) fail(ctx context.Context, err error) error {
+	dropSideRun(fn.RunID) // the job fails where side files are used (chunk_side.go)
 	up := fn.up
 	fn.up = nil
 	if up == nil {
@@ -184,6 +187,9 @@ func (fn *groupLoadFn) FinishBundle(ctx context.Context, emit func(CommitResult)
 	}
 	outcomes, err := fn.up.finish(ctx)
 	fn.up = nil
+	if err != nil {
+		dropSideRun(fn.RunID)
+	}
 	for _, o := range outcomes {
 		emit(o.Result)
 	}
@@ -194,6 +200,7 @@ func (fn *groupLoadFn) FinishBundle(ctx context.Context, emit func(CommitResult)
 func (fn *groupLoadFn) Teardown() {
 	if up := fn.up; up != nil {
 		fn.up = nil
+		dropSideRun(fn.RunID)
 		up.stop()
 		if err := up.b.Abandon(context.Background(), errors.New("bundle abandoned")); err != nil {
 			slog.Warn("dorisio.Write: a grouped load bundle was torn down before it finished", "err", err)

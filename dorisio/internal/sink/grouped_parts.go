@@ -40,6 +40,7 @@ import (
 	"fmt"
 	"github.com/dorisbeam/dorisbeam/internal/spoolfile"
 	"io"
+	"math/bits"
 	"os"
 	"slices"
 	"sort"
@@ -72,7 +73,16 @@ type multiset struct {
 	Units int64
 }
 
-func (m *multiset) Add(h unitHash) { m.merge(multiset{h, 1}) }
+func (m *multiset) Add(h unitHash) {
+	m.sum = m.plus(h)
+	m.Units++
+}
+
+// plus is m's sum plus h, mod 2^128.
+func (m multiset) plus(h unitHash) unitHash {
+	lo, carry := bits.Add64(m.sum.lo, h.lo, 0)
+	return unitHash{m.sum.hi + h.hi + carry, lo}
+}
 
 func (m multiset) String() string { return fmt.Sprintf("%016x%016x/%d", m.sum.hi, m.sum.lo, m.Units) }
 
@@ -93,6 +103,7 @@ type groupReader struct {
 	buckets []loadSize // 1 << bucketBits, lazily
 	touched []uint32
 	scratch [][]byte // buffers to inflate spooled chunks into
+	side    sideReader
 }
 
 // group is one group read by pass 1.
@@ -100,13 +111,18 @@ type group struct {
 	table, shard string
 	total        loadSize
 	digest       multiset
-	hashes       []unitHash // of every unit, in the order eachUnit visits them
 	mem          []memChunk // the first chunks, in memory (inflated)
-	spool        string     // the later chunks, "" if none
+	spool        string     // the later chunks and their units' hashes, "" if none
 	spoolFile    *os.File
 	spoolW       *bufio.Writer
 	err          error
 	files        *spoolFileSet
+	side         *sideReader
+	taken        map[string]int // chunks read per side file, given back by Discard
+	// sections are the units of the chunks read from side files, in order;
+	// inline counts the spooled chunks that came through the shuffle.
+	sections []sideSection
+	inline   int
 }
 
 // Read is pass 1 over a group's chunks. Chunks are inflated and their
@@ -117,7 +133,11 @@ func (r *groupReader) Read(table, shard string, chunks func(*[]byte) bool, files
 	if r.buckets == nil {
 		r.buckets = make([]loadSize, 1<<bucketBits)
 	}
-	g := &group{table: table, shard: shard, files: files}
+	g := &group{table: table, shard: shard, files: files, side: &r.side}
+	chunks, done, err := r.readRefs(g, chunks)
+	if done || err != nil {
+		return g, err
+	}
 	var kept int64
 	spooling := false
 	var jobs []*readJob
@@ -151,16 +171,22 @@ func (r *groupReader) Read(table, shard string, chunks func(*[]byte) bool, files
 		// within MaxBatchBytes) is all in memory. Once one chunk is spooled
 		// every later one is too: eachUnit reads memory, then the spool, in
 		// the order the hashes were kept.
+		// A chunk in a side file is spooled as its reference and hashes:
+		// the file holds its units already, and a group of references
+		// within one part needs no read at all (readRefs, chunk_side.go).
 		j := &readJob{c: c, h: h, units: c, uh: h, done: make(chan struct{})}
-		if !spooling && kept+int64(h.Bytes) <= r.Keep {
+		if !spooling && !h.isRef && kept+int64(h.Bytes) <= r.Keep {
 			j.inMemory, kept = true, kept+int64(h.Bytes)
-		} else if spooling = true; h.compressed {
+		} else {
+			spooling = true
+		}
+		if !j.inMemory && h.compressed || h.isRef {
 			// Inflated into a reused buffer, and spooled as it came.
 			if n := len(r.scratch); n > 0 {
 				j.scratch, r.scratch = r.scratch[n-1], r.scratch[:n-1]
 			}
 		}
-		go j.run()
+		go j.run(&r.side)
 		jobs = append(jobs, j)
 		c = nil
 	}
@@ -189,16 +215,22 @@ type readJob struct {
 	done     chan struct{}
 }
 
-func (j *readJob) run() {
+func (j *readJob) run(side *sideReader) {
 	defer close(j.done)
-	if j.h.compressed {
-		dst := j.scratch
-		if j.inMemory {
-			dst = nil // kept: a buffer of its own
+	dst := j.scratch
+	if j.inMemory {
+		dst = nil // kept: a buffer of its own
+	}
+	var hashes []byte
+	if j.units, j.uh, hashes, j.err = resolveChunk(side, j.c, j.h, dst); j.err != nil {
+		return
+	}
+	if hashes != nil { // hashed by the chunking stage (chunk_side.go)
+		j.hashes = make([]unitHash, 0, len(hashes)/16)
+		for ; len(hashes) >= 16; hashes = hashes[16:] {
+			j.hashes = append(j.hashes, unitHash{binary.BigEndian.Uint64(hashes), binary.BigEndian.Uint64(hashes[8:])})
 		}
-		if j.units, j.uh, j.err = inflateChunk(j.c, j.h, dst); j.err != nil {
-			return
-		}
+		return
 	}
 	// Every unit is hashed once: its hash is kept, in unit order, for the
 	// passes that place it (Plan's split buckets, partBodies).
@@ -228,18 +260,25 @@ func (r *groupReader) take(g *group, j *readJob) error {
 		g.digest.Add(uh)
 		return nil
 	})
+	if err == nil && i != len(j.hashes) {
+		err = errors.New("chunk: its units changed between two reads")
+	}
 	if err != nil {
 		return err
 	}
-	g.hashes = append(g.hashes, j.hashes...)
-	if j.inMemory {
-		g.mem = append(g.mem, memChunk{j.uh, j.units})
-		return nil
+	if j.h.isRef {
+		g.take(j.h)
+	} else {
+		g.inline++
 	}
-	if j.h.compressed && len(r.scratch) < readAhead {
+	if (j.h.isRef || j.h.compressed && !j.inMemory) && len(r.scratch) < readAhead {
 		r.scratch = append(r.scratch, j.units)
 	}
-	return g.spoolChunk(r.Dir, j.c)
+	if j.inMemory {
+		g.mem = append(g.mem, memChunk{j.uh, j.units, j.hashes})
+		return nil
+	}
+	return g.spoolChunk(r.Dir, j.c, j.hashes)
 }
 
 // count adds a unit to its bucket.
@@ -261,10 +300,36 @@ func (r *groupReader) Reset() {
 		}
 	}
 	r.touched = r.touched[:0]
+	r.side.close()
 }
 
-// spoolChunk appends c, length first, to the group's spool file.
-func (g *group) spoolChunk(dir string, c []byte) error {
+// resolveChunk returns the units and index of chunk c (header h) and
+// their header: c itself when plain, else inflated (a compressed chunk) or
+// read from its side file (a reference) into dst (grown if short), then
+// with the units' hashes the chunking stage put beside it.
+func resolveChunk(side *sideReader, c []byte, h chunkHeader, dst []byte) (units []byte, uh chunkHeader, hashes []byte, err error) {
+	if h.isRef {
+		ref := h
+		if c, hashes, err = side.read(h.ref, dst); err != nil {
+			return nil, h, nil, err
+		}
+		if h, err = ParseChunk(c); err != nil || h.isRef || h.compressed || h.Rows != ref.Rows || h.Bytes != ref.Bytes {
+			return nil, h, nil, ref.ref.unreadable(errors.New("the bytes read are not the chunk written"))
+		}
+		if len(hashes) == 0 {
+			hashes = nil
+		}
+		return c, h, hashes, nil
+	}
+	if h.compressed {
+		c, h, err = inflateChunk(c, h, dst)
+	}
+	return c, h, nil, err
+}
+
+// spoolChunk appends c, length first, and the hashes of its units, count
+// first, to the group's spool file.
+func (g *group) spoolChunk(dir string, c []byte, hashes []unitHash) error {
 	if g.spoolW == nil {
 		f, err := spoolfile.Create(dir, "group", "")
 		if err != nil {
@@ -279,6 +344,17 @@ func (g *group) spoolChunk(dir string, c []byte) error {
 	}
 	if _, err := g.spoolW.Write(c); err != nil {
 		return fmt.Errorf("spooling a group (WithSpoolDir): %w", err)
+	}
+	if _, err := g.spoolW.Write(binary.AppendUvarint(n[:0], uint64(len(hashes)))); err != nil {
+		return fmt.Errorf("spooling a group (WithSpoolDir): %w", err)
+	}
+	var hb [16]byte
+	for _, h := range hashes {
+		binary.BigEndian.PutUint64(hb[:8], h.hi)
+		binary.BigEndian.PutUint64(hb[8:], h.lo)
+		if _, err := g.spoolW.Write(hb[:]); err != nil {
+			return fmt.Errorf("spooling a group (WithSpoolDir): %w", err)
+		}
 	}
 	return nil
 }
@@ -295,9 +371,13 @@ func (g *group) closeSpool() error {
 	return nil
 }
 
-// Discard drops the group's chunks and removes its spool file.
+// Discard drops the group's chunks and removes its spool file. The side
+// files' chunks it read are given back: its parts hold its rows now, or
+// it is dropped on a failure (chunk_side.go).
 func (g *group) Discard() {
-	g.mem, g.hashes = nil, nil
+	g.mem = nil
+	releaseSide(g.taken)
+	g.taken = nil
 	if g.spoolFile != nil {
 		g.spoolFile.Close()
 		g.spoolW, g.spoolFile = nil, nil
@@ -309,28 +389,34 @@ func (g *group) Discard() {
 	}
 }
 
-// memChunk is a chunk a group keeps in memory, inflated, and its header.
+// memChunk is a chunk a group keeps in memory, inflated, its header and
+// the hashes of its units.
 type memChunk struct {
-	h chunkHeader
-	c []byte
+	h      chunkHeader
+	c      []byte
+	hashes []unitHash
 }
 
 // eachUnit is pass 2's read: every unit of the group, memory first, then
 // the spool file, with its hash (kept by pass 1) and the window of its chunk.
 func (g *group) eachUnit(f func(u []byte, rows int64, uh unitHash, w LoadWindow) error) error {
-	i := 0
 	var scratch []byte
-	visit := func(c []byte, h chunkHeader) error {
-		return eachUnit(c, h, func(u []byte, rows int64) error {
-			if i >= len(g.hashes) {
+	visit := func(c []byte, h chunkHeader, hashes []unitHash) error {
+		i := 0
+		err := eachUnit(c, h, func(u []byte, rows int64) error {
+			if i >= len(hashes) {
 				return errors.New("a group's spool holds more units than were read")
 			}
 			i++
-			return f(u, rows, g.hashes[i-1], h.Window)
+			return f(u, rows, hashes[i-1], h.Window)
 		})
+		if err == nil && i != len(hashes) {
+			err = errors.New("a group's spool holds fewer units than were read")
+		}
+		return err
 	}
 	for _, m := range g.mem {
-		if err := visit(m.c, m.h); err != nil {
+		if err := visit(m.c, m.h, m.hashes); err != nil {
 			return err
 		}
 	}
@@ -344,6 +430,8 @@ func (g *group) eachUnit(f func(u []byte, rows int64, uh unitHash, w LoadWindow)
 	defer file.Close()
 	rd := bufio.NewReaderSize(file, 1<<20)
 	var c []byte
+	var hashes []unitHash
+	var hb [16]byte
 	for {
 		n, err := binary.ReadUvarint(rd)
 		if errors.Is(err, io.EOF) {
@@ -363,14 +451,25 @@ func (g *group) eachUnit(f func(u []byte, rows int64, uh unitHash, w LoadWindow)
 		if err != nil {
 			return err
 		}
+		k, err := binary.ReadUvarint(rd)
+		if err != nil || k > uint64(h.Bytes) { // a unit is at least its delimiter
+			return fmt.Errorf("reading a group's spool file: the hashes of a chunk: %v", err)
+		}
+		hashes = hashes[:0]
+		for range k {
+			if _, err := io.ReadFull(rd, hb[:]); err != nil {
+				return fmt.Errorf("reading a group's spool file: %w", err)
+			}
+			hashes = append(hashes, unitHash{binary.BigEndian.Uint64(hb[:8]), binary.BigEndian.Uint64(hb[8:])})
+		}
 		units := c
-		if h.compressed {
-			if units, h, err = inflateChunk(c, h, scratch); err != nil {
+		if h.compressed || h.isRef {
+			if units, h, _, err = resolveChunk(g.side, c, h, scratch); err != nil {
 				return err
 			}
 			scratch = units
 		}
-		if err := visit(units, h); err != nil {
+		if err := visit(units, h, hashes); err != nil {
 			return err
 		}
 	}
@@ -600,10 +699,25 @@ func (r *groupReader) Cut(g *group, budget int64, pool *ChunkPool, files *spoolF
 	if err != nil {
 		return nil, err
 	}
-	if len(plan.Parts) == 1 {
+	if len(plan.Parts) == 1 && g.spool == "" && len(g.sections) == 0 {
 		p := plan.Parts[0]
 		body := oneBody(g, &p, windows)
 		return []partLoad{{Part: p, ID: id(p, 1), Body: body, Release: func() {}, InMemory: g.total.Bytes, discard: func() {}}}, nil
+	}
+	if len(plan.Parts) == 1 && g.inline == 0 {
+		// Every chunk is in a side file: the body is their units there,
+		// and the files stay until the load has ended.
+		p := plan.Parts[0]
+		body := sectionsBody(g.sections, &p, windows)
+		taken := g.taken
+		g.taken = nil
+		release := func() { releaseSide(taken) }
+		return []partLoad{{Part: p, ID: id(p, 1), Body: body, Release: release, discard: release}}, nil
+	}
+	if len(g.sections) > 0 {
+		// Read from side files: the parts are written to spool files past
+		// a write buffer each, as the rows were on disk already.
+		budget = min(budget, int64(len(plan.Parts))*2*spoolWriteBuffer)
 	}
 	bodies, err := partBodies(g, plan, budget, r.Dir, pool, files, windows)
 	if err != nil {

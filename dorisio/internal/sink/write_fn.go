@@ -334,6 +334,9 @@ func NewWrite(p Plan) *Write {
 		w.Chunk.FlushMillis = o.FlushInterval.Milliseconds()
 	}
 	if o.Delivery == options.Grouped {
+		if !p.Streaming {
+			w.Chunk.Origin = SideOrigin() // chunk_side.go
+		}
 		w.Group = &groupLoadFn{Conn: p.Conn, DB: p.DB, LabelPrefix: p.LabelPrefix, RunID: p.RunID, Headers: p.Headers, Opts: o}
 	}
 	return w
