@@ -3,6 +3,7 @@ package sink
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -199,6 +200,51 @@ func TestOnlyInProcessRunnersGetTheLaunchingProcessIdentity(t *testing.T) {
 	} {
 		if got := namesEndpoint(strings.Fields(args)); got != named {
 			t.Errorf("args %q name a job server: %v, want %v", args, got, named)
+		}
+	}
+}
+
+// A group of one part is loaded from its side files as the load reads them.
+// A side file cut short after the group was read (a disk cleaner, a full
+// disk's repair) makes the body fail naming the file: a body that ended
+// early instead would load fewer rows once compressed (its length is the
+// compressed bytes), under the label of all of them.
+func TestASideFileCutShortBeforeItsLoadFailsTheBodyNamingIt(t *testing.T) {
+	dir := t.TempDir()
+	o := testOptions(WithSpoolDir(dir))
+	bundles, _ := sideRows()
+	groups := chunkedBy(t, &ChunkFn{Table: "t0", Opts: o, RunID: "run-cut", Origin: processOrigin()}, bundles[:1])
+	files := sideFilesIn(t, dir)
+	if len(groups) != 1 || len(files) != 1 {
+		t.Fatalf("%d groups, side files %q: want one of each", len(groups), files)
+	}
+	for shard, chunks := range groups {
+		r := &groupReader{Lim: loadSize{Bytes: o.MaxBatchBytes, Rows: o.MaxBatchRows}, Keep: o.MaxBatchBytes, Dir: t.TempDir()}
+		spool := &spoolFileSet{}
+		g, err := r.Read("t0", shard, iterate(chunks), spool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts, err := r.Cut(g, 64<<10, &ChunkPool{}, spool, false, func(p groupPart, n int) string { return partID(shard, o.Shards, p, n) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(parts) != 1 {
+			t.Fatalf("%d parts, want one", len(parts))
+		}
+		t.Cleanup(parts[0].Release)
+		t.Cleanup(r.Reset)
+		if err := os.Truncate(files[0], parts[0].Body.Len()/2); err != nil {
+			t.Fatal(err)
+		}
+		rc, err := parts[0].Body.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(rc)
+		rc.Close()
+		if err == nil || !strings.Contains(err.Error(), files[0]) {
+			t.Fatalf("read %d of the body's %d bytes from a side file cut short, error %v: want an error naming %s", len(data), parts[0].Body.Len(), err, files[0])
 		}
 	}
 }

@@ -541,10 +541,10 @@ const maxZips = 2
 type zipJob struct {
 	c      *pendingChunk
 	side   bool
-	digest bool // compressed with the units' digest (stream batches)
-	out  []byte // compressed, or the units' hashes (side)
-	err  error
-	done chan struct{}
+	digest bool   // compressed with the units' digest (stream batches)
+	out    []byte // compressed, or the units' hashes (side)
+	err    error
+	done   chan struct{}
 }
 
 func (z *zipJob) run() {
