@@ -37,7 +37,6 @@ package sink
 import (
 	"encoding/binary"
 	"errors"
-	"math/bits"
 	"slices"
 	"sync"
 )
@@ -56,9 +55,7 @@ func digestUnits(units, index []byte) (multiset, error) {
 
 // merge adds the units of o to m.
 func (m *multiset) merge(o multiset) {
-	var carry uint64
-	m.sum.lo, carry = bits.Add64(m.sum.lo, o.sum.lo, 0)
-	m.sum.hi += o.sum.hi + carry
+	m.sum = m.plus(o.sum)
 	m.Units += o.Units
 }
 
