@@ -145,8 +145,10 @@ func TestUnitAPackReadsItsFilesOnceIntoItsBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(packs) != 1 {
-		t.Fatalf("20 files of 200 kB at RangeBytes 64 MiB in %d packs, want 1", len(packs))
+	// Packs are formed by a hash of each file's path, and the test's
+	// directory is random: the 4 MB may land in one pack or two.
+	if len(packs) < 1 || len(packs) > 2 {
+		t.Fatalf("20 files of 200 kB at RangeBytes 64 MiB in %d packs, want 1 or 2", len(packs))
 	}
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -156,8 +158,8 @@ func TestUnitAPackReadsItsFilesOnceIntoItsBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rows, _ := enginetest.Totals(res); len(res) != 1 || rows == 0 {
-		t.Fatalf("one pack loaded as %d loads of %d rows", len(res), rows)
+	if rows, _ := enginetest.Totals(res); len(res) != len(packs) || rows == 0 {
+		t.Fatalf("%d packs loaded as %d loads of %d rows", len(packs), len(res), rows)
 	}
 	// The body, the client and the in-process server's buffers (count
 	// only, 256 KiB), and each file's open and stat.
