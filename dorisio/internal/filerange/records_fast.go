@@ -228,54 +228,75 @@ func hasEmpty(recs []byte, d byte) bool {
 	return false
 }
 
+// maskChunk is how many blocks' masks findMasks finds at once: enough to
+// pay for the call, few enough that a scan stopping early (a cut, a bail)
+// wastes little.
+const maskChunk = 32
+
+// findMasksSWAR is findMasks eight bytes at a time, where AVX2 is not
+// there; a zero pats[3] (no escape byte) leaves its masks 0, which the
+// caller does not read.
+func findMasksSWAR(data []byte, pats [4]byte, m [][4]uint64) {
+	for k := range m {
+		blk := (*[64]byte)(data[64*k : 64*k+64])
+		m[k][0], m[k][1] = blockMasks(blk, ones*uint64(pats[0]), ones*uint64(pats[1]))
+		m[k][2] = blockMask(blk, ones*uint64(pats[2]))
+		m[k][3] = 0
+		if pats[3] != 0 {
+			m[k][3] = blockMask(blk, ones*uint64(pats[3]))
+		}
+	}
+}
+
 // scanBlocks is scanFast's block loop, from pos, a record start. It
 // lowers *firstOdd to the first byte it sees that makes its record not
 // wrapped (an enclose byte that does not wrap a whole value). again: it
 // stopped at the end of a record in a block without an enclose byte, the
 // next one being far (plainStretch): scanPlain reads on.
+//
+// Each block is four masks, of its enclose, delimiter, separator and
+// escape bytes, found maskChunk blocks at a time (findMasks: AVX2 where
+// the CPU has it, 32 bytes per compare); the rest is arithmetic on them,
+// with no branch per byte.
 func (s *recordScanner) scanBlocks(pos, stop int, firstOdd *int) (end int, records int64, why fastStop, again bool) {
 	data := s.data
-	qPat, dPat := ones*uint64(s.enclose), ones*uint64(s.delim[0])
-	sep := s.sep[0]
-	sPat := ones * uint64(sep)
-	var ePat uint64
-	useEsc := s.escape != 0 && s.escape != s.enclose
-	if useEsc {
-		ePat = ones * uint64(s.escape)
+	pats := [4]byte{s.enclose, s.delim[0], s.sep[0], 0}
+	var escMask uint64 // all ones where an escape byte differs from the enclose
+	if s.escape != 0 && s.escape != s.enclose {
+		pats[3], escMask = s.escape, ^uint64(0)
 	}
+	var masks [maskChunk][4]uint64
 	end = pos
 	var (
 		inside  uint64     // all ones while the block starts inside a value
 		prevQ   uint64     // bit 0: the byte before the block is an enclose
+		prevSep uint64     // bit 0: the byte before the block is a separator
 		prevEnd uint64 = 1 // bit 0: a record starts at the block's first byte
 		closed  bool       // the byte before the block closes a value
+		k       = maskChunk
 	)
 	for b := pos; b+64 <= len(data); b += 64 {
-		blk := (*[64]byte)(data[b : b+64])
-		q, d := blockMasks(blk, qPat, dPat)
-		var e uint64
-		if useEsc {
-			e = blockMask(blk, ePat)
+		if k == maskChunk {
+			k = 0
+			findMasks(data[b:], pats, masks[:min(maskChunk, (len(data)-b)/64)])
 		}
+		m := &masks[k]
+		k++
+		q, d, sp, e := m[0], m[1], m[2], m[3]&escMask
 		par := prefixXor(q) ^ inside // bit i: odd enclose bytes up to i, inclusive
 		ends := d &^ par
 		// Opening encloses must start a field: after a record end, the
 		// record start, or a closing enclose; else after a separator.
 		bad := e & par
-		for opens := q & par &^ (ends<<1 | prevEnd | q<<1 | prevQ); opens != 0; opens &= opens - 1 {
-			i := bits.TrailingZeros64(opens)
-			if b+i == 0 || data[b+i-1] != sep {
-				bad |= 1 << i
-				break
-			}
-		}
+		opens := q & par &^ (ends<<1 | prevEnd | q<<1 | prevQ)
+		bad |= opens &^ (sp<<1 | prevSep)
 		// Not wrapped: a separator or delimiter inside a value, or a
 		// closing enclose that a separator or delimiter does not follow
 		// (a doubled enclose, text after it); bit 63's follower is the
 		// next block's first byte.
 		if q|inside != 0 || closed {
 			closes := q &^ par
-			sd := blockMask(blk, sPat) | d
+			sd := sp | d
 			odd := sd&par | closes&^(sd>>1|1<<63)
 			if closed && sd&1 == 0 {
 				odd |= 1
@@ -304,7 +325,7 @@ func (s *recordScanner) scanBlocks(pos, stop int, firstOdd *int) (end int, recor
 			return end, records, fastBail, false
 		}
 		inside = uint64(int64(par) >> 63)
-		prevQ, prevEnd = q>>63, ends>>63
+		prevQ, prevSep, prevEnd = q>>63, sp>>63, ends>>63
 		if q == 0 && inside == 0 && end > pos && s.encloseAt(b+64)-(b+64) >= plainStretch {
 			return end, records, fastOut, true
 		}
