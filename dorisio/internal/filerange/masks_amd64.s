@@ -69,3 +69,46 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+// func countDelimsAVX2(src *byte, blocks int, d byte) (n int, doubled bool)
+//
+// n is the count of d bytes in the blocks 64-byte blocks at src; doubled
+// says two of them are side by side somewhere in them.
+TEXT ·countDelimsAVX2(SB), NOSPLIT, $0-33
+	MOVQ    src+0(FP), SI
+	MOVQ    blocks+8(FP), CX
+	MOVBLZX d+16(FP), AX
+	VMOVD   AX, X0
+	VPBROADCASTB X0, Y1
+	XORQ    R8, R8  // the count
+	XORQ    R9, R9  // doubled bytes seen
+	XORQ    R10, R10 // bit 0: the byte before the block is d
+
+cloop:
+	TESTQ CX, CX
+	JZ    cdone
+	VPCMPEQB  0(SI), Y1, Y2
+	VPCMPEQB  32(SI), Y1, Y3
+	VPMOVMSKB Y2, AX
+	VPMOVMSKB Y3, BX
+	SHLQ      $32, BX
+	ORQ       BX, AX
+	POPCNTQ   AX, DX
+	ADDQ      DX, R8
+	MOVQ      AX, DX
+	SHLQ      $1, DX
+	ORQ       R10, DX
+	ANDQ      AX, DX
+	ORQ       DX, R9
+	MOVQ      AX, R10
+	SHRQ      $63, R10
+	ADDQ      $64, SI
+	DECQ      CX
+	JMP       cloop
+
+cdone:
+	VZEROUPPER
+	MOVQ  R8, n+24(FP)
+	TESTQ R9, R9
+	SETNE doubled+32(FP)
+	RET

@@ -8,3 +8,7 @@ func findMasks(data []byte, pats [4]byte, m [][4]uint64) { findMasksSWAR(data, p
 
 // hasAVX2 is amd64's alone.
 const hasAVX2 = false
+
+// delimCount is the count of the delimiter d in recs, whole records ending
+// with it, and whether one of them is empty (hasEmpty).
+func delimCount(recs []byte, d byte) (n int64, empty bool) { return delimCountSWAR(recs, d) }

@@ -63,6 +63,7 @@ type recordScanner struct {
 	eof                bool
 	limit              int
 	nDelim, nEnc, nEsc int // cached next positions (len(data): none; -1: unknown)
+	encFrom            int // where the search that found nEnc started
 }
 
 // reset makes s scan the window data, which starts at a record start; eof
@@ -255,7 +256,7 @@ func (s *recordScanner) delimAt(pos int) int {
 // encloseAt is the first enclose character at or after pos, len(data) if none.
 func (s *recordScanner) encloseAt(pos int) int {
 	if s.nEnc < pos {
-		s.nEnc = len(s.data)
+		s.nEnc, s.encFrom = len(s.data), pos
 		if pos < len(s.data) {
 			if i := bytes.IndexByte(s.data[pos:], s.enclose); i >= 0 {
 				s.nEnc = pos + i

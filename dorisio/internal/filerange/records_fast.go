@@ -174,8 +174,8 @@ func (s *recordScanner) scanPlain(pos, stop int) (end int, records int64, cut bo
 // end with the one-byte delimiter d: its delimiters, less those of empty
 // records (at its start, or after another delimiter).
 func countNonEmpty(recs []byte, d byte) int64 {
-	n := int64(bytes.Count(recs, []byte{d}))
-	if !hasEmpty(recs, d) {
+	n, empty := delimCount(recs, d)
+	if !empty {
 		return n
 	}
 	prev := true // a record starts here
@@ -186,6 +186,22 @@ func countNonEmpty(recs []byte, d byte) int64 {
 		prev = c == d
 	}
 	return n
+}
+
+// delimCountSWAR is delimCount in two passes, bytes.Count and hasEmpty,
+// where AVX2 is not there.
+func delimCountSWAR(recs []byte, d byte) (n int64, empty bool) {
+	return int64(bytes.Count(recs, []byte{d})), hasEmpty(recs, d)
+}
+
+// doubledIn reports whether b holds d twice side by side (a short tail).
+func doubledIn(b []byte, d byte) bool {
+	for i := 0; i+1 < len(b); i++ {
+		if b[i] == d && b[i+1] == d {
+			return true
+		}
+	}
+	return false
 }
 
 // hasEmpty reports whether recs, whole records ending with the delimiter
@@ -220,12 +236,7 @@ func hasEmpty(recs []byte, d byte) bool {
 			return true
 		}
 	}
-	for ; i+1 < len(recs); i++ {
-		if recs[i] == d && recs[i+1] == d {
-			return true
-		}
-	}
-	return false
+	return doubledIn(recs[i:], d)
 }
 
 // maskChunk is how many blocks' masks findMasks finds at once: enough to

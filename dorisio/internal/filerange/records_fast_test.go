@@ -159,6 +159,9 @@ func TestFastScanCutsWhereNextCuts(t *testing.T) {
 							t.Fatalf("range %d bytes, window %d: scanFast cut %v, next() alone %v\nfile %q", rb, window, got, want, data)
 						}
 						for _, fr := range got {
+							if q := bytes.IndexByte(data[fr.Start:fr.End], tc.sc.enclose) >= 0; fr.Quoted != q {
+								t.Fatalf("range %d bytes, window %d: range %v says Quoted %v\nfile %q", rb, window, fr, fr.Quoted, data)
+							}
 							if fr.Wrapped != wrappedRef(tc.sc, data, fr, ends) {
 								t.Fatalf("range %d bytes, window %d: range %v says Wrapped %v\nfile %q", rb, window, fr, fr.Wrapped, data)
 							}
@@ -242,16 +245,16 @@ func TestHasEmptyFindsEveryDoubledDelimiter(t *testing.T) {
 		for at := 0; at+1 < n; at++ {
 			b := bytes.Repeat([]byte("a"), n)
 			b[n-1] = '\n'
-			if hasEmpty(b, '\n') {
+			if emptyIn(t, b, '\n') {
 				t.Fatalf("%q: an empty record found", b)
 			}
 			b[at], b[at+1] = '\n', '\n'
-			if !hasEmpty(b, '\n') {
+			if !emptyIn(t, b, '\n') {
 				t.Fatalf("%q: the empty record not found", b)
 			}
 		}
 	}
-	if !hasEmpty([]byte("\nabc\n"), '\n') {
+	if !emptyIn(t, []byte("\nabc\n"), '\n') {
 		t.Error("a delimiter at the start is an empty record")
 	}
 }
@@ -263,24 +266,37 @@ func TestHasEmptyFindsEveryEmptyRecord(t *testing.T) {
 	plain := bytes.ReplaceAll(benchEvents(2000), []byte(`"`), nil)
 	for _, d := range []byte{'\n', ';'} {
 		recs := bytes.ReplaceAll(plain, []byte("\n"), []byte{d})
-		if hasEmpty(recs, d) {
+		if emptyIn(t, recs, d) {
 			t.Fatalf("delimiter %q: records without an empty one have one", d)
 		}
 		for n := 1; n <= 200; n++ {
 			for at := 0; at+1 < n; at++ {
 				b := slices.Clone(recs[:n])
 				b[at], b[at+1] = d, d
-				if !hasEmpty(b, d) {
+				if !emptyIn(t, b, d) {
 					t.Fatalf("delimiter %q: %d bytes with a doubled one at %d: not found", d, n, at)
 				}
 			}
 			b := slices.Clone(recs[:n])
 			b[0] = d
-			if !hasEmpty(b, d) {
+			if !emptyIn(t, b, d) {
 				t.Fatalf("delimiter %q: %d bytes starting with it: not found", d, n)
 			}
 		}
 	}
+}
+
+// emptyIn is hasEmpty's answer for b, checked against delimCount's (the
+// one-pass count the split uses: AVX2 where the CPU has it), whose count
+// must be bytes.Count's.
+func emptyIn(t *testing.T, b []byte, d byte) bool {
+	t.Helper()
+	want := hasEmpty(b, d)
+	n, empty := delimCount(b, d)
+	if empty != want || n != int64(bytes.Count(b, []byte{d})) {
+		t.Fatalf("%q: delimCount says %d delimiters, empty %v; bytes.Count %d, hasEmpty %v", b, n, empty, bytes.Count(b, []byte{d}), want)
+	}
+	return want
 }
 
 // BenchmarkHasEmpty measures the search for an empty record over a read

@@ -157,7 +157,7 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) error
 		if err := check(bufEnd); err != nil {
 			return err
 		}
-		fr := Range{Start: rangeStart, End: end, Records: records, Quoted: quoted || sp.holdsEnclose(buf[keepFrom:bufEnd])}
+		fr := Range{Start: rangeStart, End: end, Records: records, Quoted: quoted || sp.holdsEnclose(buf, keepFrom, bufEnd)}
 		escaped = escaped || sp.holdsEscape(buf[keepFrom:bufEnd])
 		fr.Wrapped = fr.Quoted && wraps && !odd && !escaped
 		if sp.ends != nil {
@@ -191,7 +191,7 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) error
 			}
 			checked = 0
 			if rangeStart >= 0 {
-				quoted = quoted || sp.holdsEnclose(buf[keepFrom:pos])
+				quoted = quoted || sp.holdsEnclose(buf, keepFrom, pos)
 				escaped = escaped || sp.holdsEscape(buf[keepFrom:pos])
 				if quoted {
 					suspect.add(buf[keepFrom:pos], odd || escaped || !wraps)
@@ -301,10 +301,26 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) error
 	}
 }
 
-// holdsEnclose reports whether b holds the enclose byte (a memchr pass, a
-// fraction of the scan's cost; none once the range is known to hold one).
-func (sp *Splitter) holdsEnclose(b []byte) bool {
-	return sp.sc.enclose != 0 && !sp.unmarked && bytes.IndexByte(b, sp.sc.enclose) >= 0
+// holdsEnclose reports whether buf[from:to] holds the enclose byte (a
+// memchr pass, a fraction of the scan's cost; none once the range is known
+// to hold one). Where buf is the scanner's window, the scanner's own search
+// for the next enclose byte answers for the bytes it went over: on an
+// unquoted file that search and this one were two passes over every byte.
+func (sp *Splitter) holdsEnclose(buf []byte, from, to int) bool {
+	sc := &sp.sc
+	if sc.enclose == 0 || sp.unmarked || from >= to {
+		return false
+	}
+	if sc.nEnc >= 0 && sc.encFrom < to && len(sc.data) == len(buf) && &sc.data[0] == &buf[0] {
+		// No enclose byte in [encFrom, nEnc); nEnc is one unless len(buf).
+		if bytes.IndexByte(buf[from:max(from, sc.encFrom)], sc.enclose) >= 0 {
+			return true
+		}
+		if sc.nEnc >= from {
+			return sc.nEnc < to
+		}
+	}
+	return bytes.IndexByte(buf[from:to], sc.enclose) >= 0
 }
 
 // holdsEscape reports whether b holds the escape byte, where it differs
