@@ -1,10 +1,10 @@
 #include "textflag.h"
 
-// func blockMasksAVX2(src *byte, blocks int, pats uint32, dst *[4]uint64)
+// func blockMasksAVX2(src *byte, blocks int, pats uint32, dst *blockBits)
 //
 // For each 64-byte block of src, four masks (bit i: byte i of the block
-// equals one of pats' bytes, lowest first) are written to dst, four
-// words per block.
+// equals one of pats' bytes, lowest first) and the prefix XOR of the
+// first are written to dst, five words per block.
 TEXT ·blockMasksAVX2(SB), NOSPLIT, $0-32
 	MOVQ src+0(FP), SI
 	MOVQ blocks+8(FP), CX
@@ -22,6 +22,7 @@ TEXT ·blockMasksAVX2(SB), NOSPLIT, $0-32
 	SHRL $8, AX
 	VMOVD AX, X0
 	VPBROADCASTB X0, Y4
+	VPCMPEQB Y10, Y10, Y10 // all ones: the multiplier of the prefix XOR
 
 loop:
 	TESTQ CX, CX
@@ -36,6 +37,9 @@ loop:
 	SHLQ      $32, BX
 	ORQ       BX, AX
 	MOVQ      AX, 0(DI)
+	VMOVQ     AX, X9
+	VPCLMULQDQ $0x00, X10, X9, X11
+	VMOVQ     X11, 32(DI)
 
 	VPCMPEQB  Y2, Y5, Y7
 	VPCMPEQB  Y2, Y6, Y8
@@ -62,7 +66,7 @@ loop:
 	MOVQ      AX, 24(DI)
 
 	ADDQ $64, SI
-	ADDQ $32, DI
+	ADDQ $40, DI
 	DECQ CX
 	JMP  loop
 

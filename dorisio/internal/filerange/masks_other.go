@@ -2,9 +2,9 @@
 
 package filerange
 
-// findMasks fills m[k] with the masks of block k of data (len(data) ≥
-// 64·len(m)): the bytes equal to pats[0..3].
-func findMasks(data []byte, pats [4]byte, m [][4]uint64) { findMasksSWAR(data, pats, m) }
+// findMasks fills m[k] with the blockBits of block k of data (len(data) ≥
+// 64·len(m)): the bytes equal to pats[0..3], and the parity.
+func findMasks(data []byte, pats [4]byte, m []blockBits) { findMasksSWAR(data, pats, m) }
 
 // hasAVX2 is amd64's alone.
 const hasAVX2 = false

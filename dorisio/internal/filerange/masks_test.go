@@ -22,8 +22,8 @@ func TestFindMasksIsTheSameOnEveryPath(t *testing.T) {
 	for _, pats := range [][4]byte{{'"', '\n', ',', 0}, {'"', '\n', ',', '\\'}, {'\'', '\n', '\t', 0xff}, {0x80, 0, 'a', '"'}} {
 		for blocks := 1; blocks <= maskChunk+1; blocks++ {
 			for off := 0; off < 64; off += 7 {
-				got := make([][4]uint64, blocks)
-				want := make([][4]uint64, blocks)
+				got := make([]blockBits, blocks)
+				want := make([]blockBits, blocks)
 				findMasks(data[off:], pats, got)
 				findMasksSWAR(data[off:], pats, want)
 				for k := range got {

@@ -244,10 +244,15 @@ func hasEmpty(recs []byte, d byte) bool {
 // wastes little.
 const maskChunk = 32
 
+// blockBits are a 64-byte block's masks (bit i for byte i): of its
+// enclose, delimiter, separator and escape bytes, and the parity of the
+// enclose bytes up to each byte (prefixXor of the first).
+type blockBits [5]uint64
+
 // findMasksSWAR is findMasks eight bytes at a time, where AVX2 is not
 // there; a zero pats[3] (no escape byte) leaves its masks 0, which the
 // caller does not read.
-func findMasksSWAR(data []byte, pats [4]byte, m [][4]uint64) {
+func findMasksSWAR(data []byte, pats [4]byte, m []blockBits) {
 	for k := range m {
 		blk := (*[64]byte)(data[64*k : 64*k+64])
 		m[k][0], m[k][1] = blockMasks(blk, ones*uint64(pats[0]), ones*uint64(pats[1]))
@@ -256,6 +261,7 @@ func findMasksSWAR(data []byte, pats [4]byte, m [][4]uint64) {
 		if pats[3] != 0 {
 			m[k][3] = blockMask(blk, ones*uint64(pats[3]))
 		}
+		m[k][4] = prefixXor(m[k][0])
 	}
 }
 
@@ -276,7 +282,7 @@ func (s *recordScanner) scanBlocks(pos, stop int, firstOdd *int) (end int, recor
 	if s.escape != 0 && s.escape != s.enclose {
 		pats[3], escMask = s.escape, ^uint64(0)
 	}
-	var masks [maskChunk][4]uint64
+	var masks [maskChunk]blockBits
 	end = pos
 	var (
 		inside  uint64     // all ones while the block starts inside a value
@@ -294,7 +300,7 @@ func (s *recordScanner) scanBlocks(pos, stop int, firstOdd *int) (end int, recor
 		m := &masks[k]
 		k++
 		q, d, sp, e := m[0], m[1], m[2], m[3]&escMask
-		par := prefixXor(q) ^ inside // bit i: odd enclose bytes up to i, inclusive
+		par := m[4] ^ inside // bit i: odd enclose bytes up to i, inclusive
 		ends := d &^ par
 		// Opening encloses must start a field: after a record end, the
 		// record start, or a closing enclose; else after a separator.
