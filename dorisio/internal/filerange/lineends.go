@@ -135,7 +135,6 @@ func (le *lineEnds) add(seg []byte, off, from int64) error {
 			le.first = '\r'
 		}
 	}
-	quoted := le.syn.Enclose != 0 && bytes.IndexByte(data, le.syn.Enclose) >= 0
 	lf, crlfs := -1, -1 // the first "\n" without a "\r" before it, the first "\r\n" (any byte: quoted ones too)
 	if i := indexCRLF(data); i >= 0 {
 		crlfs = i + 1
@@ -146,16 +145,18 @@ func (le *lineEnds) add(seg []byte, off, from int64) error {
 	case le.first == '\r' || le.strip:
 		lf = bareLF(data)
 	}
+	// The first case needs no search for the enclose byte (a pass over every
+	// byte of an unquoted file): its answer is the same quoted or not.
 	switch {
-	case !quoted: // every line break is a record end
+	case (le.first == '\n' && crlfs < 0) || (le.first == '\r' && lf < 0):
+		crlf = crlfs >= 0 // every line break, quoted or not, is of the first kind
+	case le.syn.Enclose == 0 || bytes.IndexByte(data, le.syn.Enclose) < 0: // every line break is a record end
 		crlf = crlfs >= 0
 		if le.first == '\n' {
 			at = crlfs
 		} else {
 			at = lf
 		}
-	case (le.first == '\n' && crlfs < 0) || (le.first == '\r' && lf < 0):
-		crlf = crlfs >= 0 // every line break, quoted or not, is of the first kind
 	default: // a quoted value may hold the other kind: find the record ends
 		at, crlf = le.scan(data)
 	}
