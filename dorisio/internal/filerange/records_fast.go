@@ -275,10 +275,10 @@ func findMasksSWAR(data []byte, pats [4]byte, m []blockBits) {
 // stopped at the end of a record in a block without an enclose byte, the
 // next one being far (plainStretch): scanPlain reads on.
 //
-// Each block is four masks, of its enclose, delimiter, separator and
-// escape bytes, found maskChunk blocks at a time (findMasks: AVX2 where
-// the CPU has it, 32 bytes per compare); the rest is arithmetic on them,
-// with no branch per byte.
+// Each block is its blockBits (masks of its enclose, delimiter, separator
+// and escape bytes, and the enclose parity), found maskChunk blocks at a
+// time (findMasks: AVX2 and PCLMULQDQ where the CPU has them); the rest
+// is arithmetic on them, with no branch per byte.
 func (s *recordScanner) scanBlocks(pos, stop int, firstOdd *int) (end int, records int64, why fastStop, again bool) {
 	data := s.data
 	pats := [4]byte{s.enclose, s.delim[0], s.sep[0], 0}
