@@ -44,7 +44,17 @@ func settleLingering(ctx context.Context, cfg dorisio.Config, o *options, w io.W
 			}
 			memory <- line
 		}()
+		// Listed first: when the prefix holds no open transaction (the
+		// usual case) there is nothing to abort, and one request is made
+		// instead of a listing to abort from and another of what is kept.
+		var open []dorisio.OpenLoad
 		if o.abortLingering {
+			var err error
+			if open, err = dorisio.OpenTransactions(ctx, cfg, o.labelPrefix+":"); err != nil {
+				sayLingeringErr(w, err)
+			}
+		}
+		if len(open) > 0 {
 			aborted, err := dorisio.AbortLingering(ctx, cfg)
 			if err != nil {
 				sayLingeringErr(w, err)
