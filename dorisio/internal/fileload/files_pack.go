@@ -263,20 +263,7 @@ func (fn *FileLoadFn) sectionPart(ctx context.Context, f fileSpec) (sec streamlo
 	if err := f.changed(st.Size(), st.ModTime().UnixNano(), nil); err != nil {
 		return sec, part, false, err
 	}
-	sp := fn.packSplitter(f, false)
-	var ranges []filerange.Range
-	var crlf, suspect bool
-	part.wrapped = true
-	err = sp.Split(r, f.Size, func(fr filerange.Range) error {
-		ranges = append(ranges, fr)
-		part.records += fr.Records
-		part.quoted = part.quoted || fr.Quoted
-		part.wrapped = part.wrapped && (fr.Wrapped || !fr.Quoted)
-		crlf, suspect = crlf || fr.CRLF, suspect || fr.Suspect
-		return nil
-	})
-	fn.scratch = sp.Scratch
-	fn.sayText(f.Path, sp)
+	ranges, crlf, suspect, err := fn.splitPacked(r, f, &part)
 	var mixed *filerange.MixedLineEnds
 	switch {
 	case errors.As(err, &mixed):
@@ -309,15 +296,29 @@ func (fn *FileLoadFn) sectionPart(ctx context.Context, f fileSpec) (sec streamlo
 	return streamload.Section{Path: f.Path, Offset: fr.Start, Length: fr.End - fr.Start, Check: check}, part, false, nil
 }
 
-// packSplitter is the Splitter of a packed file: its whole file one range.
-func (fn *FileLoadFn) packSplitter(f fileSpec, keep bool) *filerange.Splitter {
-	sp := filerange.NewSplitter(fn.syntax(), max(fn.Opts.Files.RangeBytes, f.Size+1), fn.Opts.Files.HeaderLines, keep)
+// splitPacked reads a packed file's records from r as the Splitter cuts
+// them (its whole file one range, past header lines and byte-order mark),
+// noting their count and quoting in part; crlf and suspect: a range needs
+// StripCR's rewrite, or may hold a value Doris would change.
+func (fn *FileLoadFn) splitPacked(r io.Reader, f fileSpec, part *packPart) (ranges []filerange.Range, crlf, suspect bool, err error) {
+	sp := filerange.NewSplitter(fn.syntax(), max(fn.Opts.Files.RangeBytes, f.Size+1), fn.Opts.Files.HeaderLines, false)
 	sp.SkipBOM = true
-	sp.Scratch, fn.scratch = fn.scratch, nil
+	sp.Scratch, fn.scratch = fn.scratch, nil // one window for every file of the pack
 	if fn.Opts.Format != options.JSON && string(fn.Delim) == "\n" {
 		sp.CheckLineEnds(fn.Opts.Files.StripCR)
 	}
-	return sp
+	part.wrapped = true
+	err = sp.Split(r, f.Size, func(fr filerange.Range) error {
+		ranges = append(ranges, fr)
+		part.records += fr.Records
+		part.quoted = part.quoted || fr.Quoted
+		part.wrapped = part.wrapped && (fr.Wrapped || !fr.Quoted)
+		crlf, suspect = crlf || fr.CRLF, suspect || fr.Suspect
+		return nil
+	})
+	fn.scratch = sp.Scratch
+	fn.sayText(f.Path, sp)
+	return ranges, crlf, suspect, err
 }
 
 // readPart appends a small file's records to body, as the ranges of it
@@ -349,21 +350,9 @@ func (fn *FileLoadFn) readPart(ctx context.Context, f fileSpec, body []byte) (_ 
 		return body, part, false, fmt.Errorf("dorisio.WriteFiles: reading file %s: %w", f.Path, err)
 	}
 	defer r.Close()
-	sp := fn.packSplitter(f, false)
 	raw := &appender{b: body}
-	var ranges []filerange.Range
-	crlf, suspect := false, false
-	part.wrapped = true
-	err = sp.Split(io.TeeReader(r, raw), f.Size, func(fr filerange.Range) error {
-		ranges = append(ranges, fr)
-		part.records += fr.Records
-		part.quoted = part.quoted || fr.Quoted
-		part.wrapped = part.wrapped && (fr.Wrapped || !fr.Quoted)
-		crlf, suspect = crlf || fr.CRLF, suspect || fr.Suspect
-		return nil
-	})
-	fn.scratch, body = sp.Scratch, raw.b
-	fn.sayText(f.Path, sp)
+	ranges, crlf, suspect, err := fn.splitPacked(io.TeeReader(r, raw), f, &part)
+	body = raw.b
 	var mixed *filerange.MixedLineEnds
 	switch {
 	case errors.As(err, &mixed):

@@ -104,25 +104,11 @@ func (r *sectionsReader) next() (bool, error) {
 		r.cur = &sliceReader{bufs: [][]byte{s.Data}}
 		return true, nil
 	}
-	f, err := os.Open(s.Path)
+	f, err := NewFileBody(s.Path, s.Offset, s.Length, s.Check).Open() // opened, checked and at its offset
 	if err != nil {
 		return false, err
 	}
-	if s.Check != nil {
-		st, err := f.Stat()
-		if err == nil {
-			err = s.Check(st)
-		}
-		if err != nil {
-			f.Close()
-			return false, err
-		}
-	}
-	if _, err := f.Seek(s.Offset, io.SeekStart); err != nil {
-		f.Close()
-		return false, err
-	}
-	r.cur = &fileSection{f: f, left: s.Length}
+	r.cur = f
 	return true, nil
 }
 
