@@ -41,7 +41,10 @@ import (
 // content changed between runs: its pack's label changes with it. A thousand files of 1.2 MB are 16
 // loads, where one load a file would make a thousand versions of each
 // tablet (Doris' -235). A file of a pack holding a value Doris would change
-// loads on its own, transcoded.
+// loads on its own, transcoded. A pack of local files is sent from the
+// files, one after another, by sendfile(2), as a range is; a pack of files
+// of another filesystem is read into memory (at most about twice
+// Files.RangeBytes) and sent from there.
 //
 // Each range is one load with the identity of Row.ID, (path, offset,
 // length, xxhash64 of its bytes, taken in the pass that cuts the ranges), a

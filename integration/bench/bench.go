@@ -37,7 +37,12 @@ type Config struct {
 	// are loaded by pipelines/load --input (0: skipped).
 	SmallFiles  int
 	SmallFileKB int64
-	SkipGzip    bool
+	// PeerSmallFiles files of PeerSmallFileKB kB each, the issue's shape,
+	// written apart, are loaded by pipelines/load --input and by
+	// doris-streamloader (with -streamloader; 0: skipped) (smallfiles.go).
+	PeerSmallFiles  int
+	PeerSmallFileKB int64
+	SkipGzip        bool
 	// The streaming example (pipelines/load --stream): a run offered Rows
 	// rows within one second, more than Write's stream batching takes,
 	// measures stream_rows_per_s; a run at NominalRate rows/s for
@@ -72,7 +77,7 @@ type Config struct {
 }
 
 func defaultConfig() Config {
-	return Config{Rows: 2_000_000, Tables: 4, Runs: 3, ReadRows: 1_000_000, ArrowRows: 200_000, RSSFactor: 10, RSSBatchBytes: 8 << 20, CSVMB: 512, SmallFiles: 1000, SmallFileKB: 120, Out: "bench.json", Timeout: 15 * time.Minute,
+	return Config{Rows: 2_000_000, Tables: 4, Runs: 3, ReadRows: 1_000_000, ArrowRows: 200_000, RSSFactor: 10, RSSBatchBytes: 8 << 20, CSVMB: 512, SmallFiles: 1000, SmallFileKB: 120, PeerSmallFiles: 1000, PeerSmallFileKB: 1200, Out: "bench.json", Timeout: 15 * time.Minute,
 		NominalRate: 2000, NominalDuration: 10 * time.Second, FlushInterval: 2 * time.Second}
 }
 
@@ -194,6 +199,8 @@ type Result struct {
 	// SmallFiles: -small-files files of the unquoted CSV loaded by
 	// pipelines/load --input (files.go).
 	SmallFiles *SmallFiles `json:"small_files,omitempty"`
+	// PeerSmallFiles: small_files_vs_streamloader (smallfiles.go).
+	PeerSmallFiles *PeerSmallFiles `json:"small_files_vs_streamloader,omitempty"`
 	// FilesOnly: -files-only measured the file loads alone.
 	FilesOnly bool `json:"files_only,omitempty"`
 	// ReadOnly: -read-only measured read_vs_raw alone.
@@ -725,6 +732,7 @@ func PrintTable(w io.Writer, r *Result) {
 	if r.FilesOnly {
 		printFileLoads(w, r, mark)
 		printSmallFiles(w, r, mark)
+		printPeerSmallFiles(w, r, mark)
 		return
 	}
 	printRead(w, r, mark)
@@ -746,6 +754,7 @@ func PrintTable(w io.Writer, r *Result) {
 	}
 	printFileLoads(w, r, mark)
 	printSmallFiles(w, r, mark)
+	printPeerSmallFiles(w, r, mark)
 	printGrouped(w, r, mark)
 	fmt.Fprintf(w, "%-18s %8.3f %8s  peak RSS %.0f MB at %d rows / %.0f MB at %d rows  [%s]\n",
 		"rss_10x", r.RSS10x, "≤ 1.3", float64(r.RSS10xBytes)/1e6, r.RSSRows10x, float64(r.RSS1xBytes)/1e6, r.RSSRows, mark(r.RSS10x <= 1.3))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -219,4 +220,50 @@ func TestAChildsPeakRSSIsItsOwn(t *testing.T) {
 		t.Errorf("the child's peak RSS measured at %d MB, want 64-200 MB (the bench holds %d MB)", rss>>20, len(held)>>20)
 	}
 	runtime.KeepAlive(held)
+}
+
+// small_files_vs_streamloader is printed with both clients' loads, its
+// loads against their own target, or why it was skipped; the files hold
+// every row once.
+func TestTheTableShowsSmallFilesVsStreamloaderAndItsLoads(t *testing.T) {
+	var b strings.Builder
+	PrintTable(&b, &Result{Runs: 3, PeerSmallFiles: &PeerSmallFiles{Files: 1000, FileBytes: 1_200_000, Bytes: 1_200_000_000,
+		Loads: 17, StreamloaderLoads: 4, MBPerSec: 450, StreamloaderMBPerSec: 150, VsStreamloader: 3}})
+	for _, want := range []string{
+		"small_files_vs_streamloader    3.000      > 1  1000 files of 1.2 MB (1200 MB): pipelines/load --input 450.0 MB/s in 17 loads / doris-streamloader (their directory) 150.0 MB/s in 4 loads, whole processes, median of 3 interleaved  [meets target]",
+		"  (loads)                17     ≤ 20  loads of pipelines/load --input for the 1000 files  [meets target]",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	PrintTable(&b, &Result{PeerSmallFiles: &PeerSmallFiles{Skipped: "no doris-streamloader (no -streamloader ...)"}})
+	if want := "small_files_vs_streamloader  skipped      > 1  no doris-streamloader (no -streamloader ...)"; !strings.Contains(b.String(), want) {
+		t.Errorf("table lacks %q:\n%s", want, b.String())
+	}
+	dir := t.TempDir()
+	n, err := writeSmallFiles(dir, 3, 10_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []byte
+	for i := range 3 {
+		data, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("part-%05d.csv", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(data) < 10_000 || data[len(data)-1] != '\n' || bytes.ContainsRune(data, '"') {
+			t.Errorf("file %d: %d bytes, want at least 10000 unquoted, ending a line", i, len(data))
+		}
+		all = append(all, data...)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(all), "\n"), "\n")
+	ids := map[string]bool{}
+	for _, l := range lines {
+		ids[strings.SplitN(l, ",", 2)[0]] = true
+	}
+	if int64(len(all)) != n || len(ids) != len(lines) {
+		t.Errorf("%d bytes written, %d counted; %d rows, %d ids: want every row once", len(all), n, len(lines), len(ids))
+	}
 }

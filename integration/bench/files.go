@@ -110,7 +110,12 @@ func (b *bencher) filesVsCurl(ctx context.Context, res *Result, feURL, password,
 	}
 	res.Unquoted = &u
 	if b.cfg.SmallFiles > 0 {
-		return b.smallFilesVsCurl(ctx, res, peers, plain)
+		if err := b.smallFilesVsCurl(ctx, res, peers, plain); err != nil {
+			return err
+		}
+	}
+	if b.cfg.PeerSmallFiles > 0 {
+		return b.smallFilesVsStreamloader(ctx, res, peers)
 	}
 	return nil
 }
@@ -137,7 +142,7 @@ func (b *bencher) fileRounds(ctx context.Context, p filePeers, csvPath string, s
 			fig.CurlMBPerSecRuns = append(fig.CurlMBPerSecRuns, mbps)
 		}
 		if p.streamloader != "" {
-			mbps, err := b.runStreamloader(ctx, p.streamloader, p.feURL, p.password, csvPath, size, i)
+			mbps, _, err := b.runStreamloader(ctx, p.streamloader, p.feURL, p.password, csvPath, size, i)
 			if err != nil {
 				return fig, err
 			}
@@ -182,9 +187,10 @@ func (b *bencher) streamloader(res *Result) string {
 	return path
 }
 
-// runStreamloader loads the file with doris-streamloader as its users run
-// it (column_separator , and its defaults) and returns its whole-process MB/s.
-func (b *bencher) runStreamloader(ctx context.Context, path, feURL, password, csvPath string, size int64, run int) (float64, error) {
+// runStreamloader loads the file (or a directory of files, as its users
+// give one) with doris-streamloader as its users run it (column_separator ,
+// and its defaults) and returns its whole-process MB/s and the loads it made.
+func (b *bencher) runStreamloader(ctx context.Context, path, feURL, password, csvPath string, size int64, run int) (float64, int, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
 	// Its password is a flag (as its users pass it): a local bench server's, made for this run.
@@ -197,13 +203,14 @@ func (b *bencher) runStreamloader(ctx context.Context, path, feURL, password, cs
 	err := cmd.Run()
 	secs := time.Since(start).Seconds()
 	if err != nil || !strings.Contains(out.String(), "Success") {
-		return 0, fmt.Errorf("doris-streamloader: %v: %s", err, strings.ReplaceAll(tail(out.String()), password, "***"))
+		return 0, 0, fmt.Errorf("doris-streamloader: %v: %s", err, strings.ReplaceAll(tail(out.String()), password, "***"))
 	}
 	mbps := float64(size) / 1e6 / secs
+	loads := strings.Count(out.String(), `"Status": "Success"`) // each load's reply, as it logs them
 	if b.cfg.Verbose {
-		fmt.Fprintf(b.log, "  streamloader run %d: %7.1f MB/s\n", run+1, mbps)
+		fmt.Fprintf(b.log, "  streamloader run %d: %7.1f MB/s, %d loads\n", run+1, mbps, loads)
 	}
-	return mbps, nil
+	return mbps, loads, nil
 }
 
 // curlPut loads the file with curl -T through the FE's redirect, as its

@@ -97,6 +97,8 @@ func main() {
 	flag.Int64Var(&cfg.CSVMB, "csv-mb", cfg.CSVMB, "size in MB of the CSV file of the client-vs-raw-PUT, client-vs-curl and file-vs-curl measurements")
 	flag.IntVar(&cfg.SmallFiles, "small-files", cfg.SmallFiles, "files of the small-files load (0: skip it)")
 	flag.Int64Var(&cfg.SmallFileKB, "small-file-kb", cfg.SmallFileKB, "kB of each small file (the issue's shape: -small-files 1000 -small-file-kb 1200 -csv-mb 1220)")
+	flag.IntVar(&cfg.PeerSmallFiles, "peer-small-files", cfg.PeerSmallFiles, "files of small_files_vs_streamloader, written apart (0: skip it; needs -streamloader)")
+	flag.Int64Var(&cfg.PeerSmallFileKB, "peer-small-file-kb", cfg.PeerSmallFileKB, "kB of each file of small_files_vs_streamloader (the issue's shape: 1,000 of 1,200 kB)")
 	flag.BoolVar(&cfg.SkipGzip, "skip-gzip", false, "skip the gzip pipeline runs")
 	flag.Int64Var(&cfg.NominalRate, "stream-rate", cfg.NominalRate, "rows per second of the nominal streaming run")
 	flag.DurationVar(&cfg.NominalDuration, "stream-duration", cfg.NominalDuration, "duration of the nominal streaming run")

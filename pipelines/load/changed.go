@@ -32,14 +32,15 @@ type fileState struct {
 // name per file, as WriteFiles names them).
 func listLocalInput(o *options) map[string]fileState {
 	files := map[string]fileState{}
+	var keys localpath.Keys
 	for _, p := range inputPatterns(o) {
 		if strings.Contains(p, "://") {
 			continue
 		}
 		m, _ := filepath.Glob(p)
 		for _, path := range m {
-			if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
-				files[localpath.Key(path)] = fileState{st.Size(), st.ModTime()}
+			if key, st, err := keys.Stat(path); err == nil && st.Mode().IsRegular() {
+				files[key] = fileState{st.Size(), st.ModTime()}
 			}
 		}
 	}

@@ -35,7 +35,26 @@ func settleLingering(ctx context.Context, cfg dorisio.Config, o *options, w io.W
 	ctx, cancel := context.WithTimeout(ctx, lingeringWait)
 	defer cancel()
 	if o.labelPrefix != "" {
+		// Asked beside the aborts (its own request), said after them.
+		memory := make(chan string, 1)
+		go func() {
+			line, err := dorisio.LabelMemory(ctx, cfg)
+			if err != nil {
+				line = "" // listing refused: said below, or by the job
+			}
+			memory <- line
+		}()
+		// Listed first: when the prefix holds no open transaction (the
+		// usual case) there is nothing to abort, and one request is made
+		// instead of a listing to abort from and another of what is kept.
+		var open []dorisio.OpenLoad
 		if o.abortLingering {
+			var err error
+			if open, err = dorisio.OpenTransactions(ctx, cfg, o.labelPrefix+":"); err != nil {
+				sayLingeringErr(w, err)
+			}
+		}
+		if len(open) > 0 {
 			aborted, err := dorisio.AbortLingering(ctx, cfg)
 			if err != nil {
 				sayLingeringErr(w, err)
@@ -50,8 +69,8 @@ func settleLingering(ctx context.Context, cfg dorisio.Config, o *options, w io.W
 			}
 		}
 		// Before the job relies on the earlier run's labels: may Doris have
-		// forgotten some? (Listing refused: said above, or by the job.)
-		if line, err := dorisio.LabelMemory(ctx, cfg); err == nil && line != "" {
+		// forgotten some?
+		if line := <-memory; line != "" {
 			fmt.Fprintf(w, "%s: before this run: %s\n", progName, line)
 		}
 		return

@@ -95,15 +95,19 @@ func (fn *MatchFn) match(ctx context.Context, pattern string, seen map[string]bo
 		return fmt.Errorf("dorisio.WriteFiles: pattern %q matches no file (dorisio.Files{AllowEmptyMatch: true} lets it)", pattern)
 	}
 	files := 0
+	var keys localpath.Keys
 	for _, p := range paths {
+		var st os.FileInfo // a local file's, read with its name
 		if !strings.Contains(p, "://") {
 			// One name, and identity, per file from any working directory
 			// and through any link, so a re-run through another link loads
 			// nothing again.
-			p = localpath.Key(p)
-			if st, err := os.Stat(p); err == nil && st.IsDir() {
+			var err error
+			if p, st, err = keys.Stat(p); err != nil {
+				return fmt.Errorf("dorisio.WriteFiles: file %s: %w", p, err)
+			} else if st.IsDir() {
 				continue // a glob of local paths matches directories too
-			} else if err == nil && localpath.NotRegular(st.Mode()) != "" {
+			} else if localpath.NotRegular(st.Mode()) != "" {
 				return fmt.Errorf("dorisio.WriteFiles: pattern %q matches %s, which is %s: %s", pattern, p, localpath.NotRegular(st.Mode()), localpath.NotRegularAdvice)
 			}
 		}
@@ -112,8 +116,10 @@ func (fn *MatchFn) match(ctx context.Context, pattern string, seen map[string]bo
 			continue
 		}
 		seen[p] = true
-		spec, err := statFile(ctx, fs, p)
-		if err != nil {
+		spec := fileSpec{Path: p}
+		if st != nil { // what statFile reads, without reading it again
+			spec.Size, spec.ModNs = st.Size(), st.ModTime().UnixNano()
+		} else if spec, err = statFile(ctx, fs, p); err != nil {
 			return err
 		}
 		fileprogress.Listed(spec.Size)
