@@ -16,7 +16,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/integration/internal/proc"
@@ -393,16 +392,21 @@ func (b *bencher) runLoad(ctx context.Context, kind string, rows int64, args ...
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
-	err := cmd.Run()
+	err := cmd.Start()
+	var rss int64
+	if err == nil {
+		// VmHWM, not the rusage's maxrss: a vfork'ed child reports the
+		// bench's own peak there (watchPeakRSS).
+		peak := watchPeakRSS(cmd.Process.Pid)
+		err = cmd.Wait()
+		rss = peak()
+	}
 	wall := time.Since(start)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %v\nstdout tail:\n%s\nstderr tail:\n%s", strings.Join(args, " "), err, tail(stdout.String()), tail(stderr.String()))
 	}
 	out := stdout.String()
-	r := &pipelineRun{wall: wall, perTable: map[string]int64{}, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.maxRSS = int64(ru.Maxrss) * 1024 // kilobytes on Linux
-	}
+	r := &pipelineRun{wall: wall, perTable: map[string]int64{}, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), maxRSS: rss}
 	if kind == "noop" {
 		m := noopRE.FindStringSubmatch(out)
 		if m == nil {

@@ -11,7 +11,7 @@ import (
 //
 //   - grouped_vs_per_bundle: rows/s, runs interleaved with the write runs
 //     at -rows (target ≥ 0.8);
-//   - grouped_rss_vs_per_bundle: peak RSS (the child's maxrss), medians of
+//   - grouped_rss_vs_per_bundle: peak RSS (the child's VmHWM), medians of
 //     the same runs (target ≤ 1.5);
 //   - with -grouped-big-rows N (20 M for the 10×): one grouped and
 //     one per-bundle run at N rows, their rows/s and peak RSS, and

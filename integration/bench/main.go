@@ -51,7 +51,7 @@
 //     WithFormat(Arrow) divided by CSV's, into a count-only doristest, and
 //     doristest's decode time per MB of each body (arrow.go);
 //     -arrow-only measures it alone.
-//   - rss_10x: peak RSS (the child's rusage maxrss) of the write pipeline at
+//   - rss_10x: peak RSS (the child's VmHWM) of the write pipeline at
 //     -rss-factor × -rss-rows divided by peak RSS at -rss-rows (default
 //     -rows) (target ≤ 1.3). Memory is bounded by the batch buffers, so the
 //     ratio only shows that bound once the 1× run fills them: the RSS runs
