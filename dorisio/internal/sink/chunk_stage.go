@@ -69,6 +69,12 @@ const (
 	maxChunkHeader = 1 + 4*binary.MaxVarintLen64
 	// maxChunkBytes caps one chunk's rows (MaxBatchBytes when smaller).
 	maxChunkBytes = 1 << 20
+	// maxSideChunkBytes caps a chunk written to a side file (chunk_side.go):
+	// it never crosses the runner, so only the stage's own buffers hold it.
+	// Larger than maxChunkBytes for fewer writes and references and a heap
+	// the runtime collects less often (2 M rows into 4 tables: 29 GC cycles
+	// instead of 54; peak RSS 190 MB instead of 110, per-bundle's 290).
+	maxSideChunkBytes = 4 << 20
 )
 
 // chunkHeader is what a chunk says about its units.
@@ -520,7 +526,12 @@ func (fn *ChunkFn) emitAll(emit func(beam.EventTime, string, []byte)) {
 }
 
 // chunkBytes is the size at which a chunk is emitted.
-func (fn *ChunkFn) chunkBytes() int64 { return min(fn.Opts.MaxBatchBytes, maxChunkBytes) }
+func (fn *ChunkFn) chunkBytes() int64 {
+	if fn.local {
+		return min(fn.Opts.MaxBatchBytes, maxSideChunkBytes)
+	}
+	return min(fn.Opts.MaxBatchBytes, maxChunkBytes)
+}
 
 // emitChunk emits c compressed (chunk_zstd.go), or in a side file with
 // its units' hashes (chunk_side.go): it is compressed, or hashed and
