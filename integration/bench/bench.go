@@ -403,15 +403,7 @@ func (b *bencher) runLoad(ctx context.Context, kind string, rows int64, args ...
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
-	err := cmd.Start()
-	var rss int64
-	if err == nil {
-		// VmHWM, not the rusage's maxrss: a vfork'ed child reports the
-		// bench's own peak there (watchPeakRSS).
-		peak := watchPeakRSS(cmd.Process.Pid)
-		err = cmd.Wait()
-		rss = peak()
-	}
+	rss, err := runWatched(cmd)
 	wall := time.Since(start)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %v\nstdout tail:\n%s\nstderr tail:\n%s", strings.Join(args, " "), err, tail(stdout.String()), tail(stderr.String()))

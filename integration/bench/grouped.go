@@ -92,11 +92,7 @@ func (b *bencher) groupedOnly(ctx context.Context, res *Result) error {
 	fmt.Fprintf(b.log, "pipeline runs: %d × (write, grouped) at %d rows into %d tables\n", b.cfg.Runs, n, b.cfg.Tables)
 	var writes, groupeds []*pipelineRun
 	for i := 0; i < b.cfg.Runs; i++ {
-		w, err := b.runLoad(ctx, "write", n, "--count-only")
-		if err != nil {
-			return err
-		}
-		g, err := b.runLoad(ctx, "grouped", n, "--count-only", "--delivery", "grouped")
+		w, g, err := b.writeAndGrouped(ctx, n)
 		if err != nil {
 			return err
 		}
@@ -111,6 +107,15 @@ func (b *bencher) groupedOnly(ctx context.Context, res *Result) error {
 	return b.groupedBig(ctx, res)
 }
 
+// writeAndGrouped runs the per-bundle write, then the grouped one, of the
+// same rows.
+func (b *bencher) writeAndGrouped(ctx context.Context, rows int64) (w, g *pipelineRun, err error) {
+	if w, err = b.runLoad(ctx, "write", rows, "--count-only"); err == nil {
+		g, err = b.runLoad(ctx, "grouped", rows, "--count-only", "--delivery", "grouped")
+	}
+	return w, g, err
+}
+
 // groupedBig runs the grouped and the per-bundle write once each at
 // GroupedBigRows rows: speed and peak RSS as the rows grow.
 func (b *bencher) groupedBig(ctx context.Context, res *Result) error {
@@ -119,11 +124,7 @@ func (b *bencher) groupedBig(ctx context.Context, res *Result) error {
 		return nil
 	}
 	fmt.Fprintf(b.log, "pipeline runs: grouped and per-bundle write at %d rows (peak RSS as rows grow)\n", n)
-	w, err := b.runLoad(ctx, "write", n, "--count-only")
-	if err != nil {
-		return err
-	}
-	g, err := b.runLoad(ctx, "grouped", n, "--count-only", "--delivery", "grouped")
+	w, g, err := b.writeAndGrouped(ctx, n)
 	if err != nil {
 		return err
 	}
