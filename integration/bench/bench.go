@@ -16,7 +16,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/integration/internal/proc"
@@ -63,6 +62,8 @@ type Config struct {
 	FilesOnly bool
 	// StreamOnly measures the streaming example alone (stream.go).
 	StreamOnly bool
+	// GroupedOnly measures the grouped figures alone (grouped.go).
+	GroupedOnly bool
 	// ReadRows is the size of read_vs_raw's table (read.go); 0 skips it.
 	ReadRows int64
 	// ReadOnly measures read_vs_raw alone.
@@ -207,6 +208,8 @@ type Result struct {
 	ReadOnly bool `json:"read_only,omitempty"`
 	// StreamOnly: -stream-only measured the stream figures alone.
 	StreamOnly bool `json:"stream_only,omitempty"`
+	// GroupedOnly: -grouped-only measured the grouped figures alone.
+	GroupedOnly bool `json:"grouped_only,omitempty"`
 	// The streaming example on prism (pipelines/load --stream, count-only
 	// server): saturated (Rows offered within one second) and at the
 	// nominal rate. Latency is from a row's event time to its load's
@@ -252,7 +255,7 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Result, error) {
 	}
 	b := &bencher{cfg: cfg, dir: dir, log: log}
 	res := &Result{
-		Rows: cfg.Rows, Tables: cfg.Tables, Runs: cfg.Runs, FilesOnly: cfg.FilesOnly, ReadOnly: cfg.ReadOnly, StreamOnly: cfg.StreamOnly,
+		Rows: cfg.Rows, Tables: cfg.Tables, Runs: cfg.Runs, FilesOnly: cfg.FilesOnly, ReadOnly: cfg.ReadOnly, StreamOnly: cfg.StreamOnly, GroupedOnly: cfg.GroupedOnly,
 		GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(),
 		Timestamp: time.Now().UTC().Format(time.RFC3339),
 		Targets: map[string]string{"write_vs_noop": ">= 0.8", "client_vs_rawput": ">= 0.9", "rss_10x": "<= 1.3",
@@ -276,6 +279,13 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Result, error) {
 	fmt.Fprintf(log, "building pipelines/load, doris-local and the client benchmark in %s\n", dir)
 	if err := b.build(ctx); err != nil {
 		return nil, err
+	}
+	if cfg.GroupedOnly {
+		if err := b.groupedOnly(ctx, res); err != nil {
+			return nil, err
+		}
+		res.Seconds = time.Since(start).Seconds()
+		return res, nil
 	}
 	if cfg.StreamOnly {
 		if err := b.stream(ctx, res); err != nil {
@@ -400,16 +410,13 @@ func (b *bencher) runLoad(ctx context.Context, kind string, rows int64, args ...
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
-	err := cmd.Run()
+	rss, err := runWatched(cmd)
 	wall := time.Since(start)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %v\nstdout tail:\n%s\nstderr tail:\n%s", strings.Join(args, " "), err, tail(stdout.String()), tail(stderr.String()))
 	}
 	out := stdout.String()
-	r := &pipelineRun{wall: wall, perTable: map[string]int64{}, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.maxRSS = int64(ru.Maxrss) * 1024 // kilobytes on Linux
-	}
+	r := &pipelineRun{wall: wall, perTable: map[string]int64{}, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), maxRSS: rss}
 	if kind == "noop" {
 		m := noopRE.FindStringSubmatch(out)
 		if m == nil {
@@ -727,6 +734,10 @@ func PrintTable(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "%-18s %8s %8s  %s\n", "ratio", "value", "target", "from")
 	if r.StreamOnly {
 		printStream(w, r, mark)
+		return
+	}
+	if r.GroupedOnly {
+		printGrouped(w, r, mark)
 		return
 	}
 	if r.FilesOnly {

@@ -270,13 +270,7 @@ func (b *bencher) loadFile(ctx context.Context, feURL, password, path, table str
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
-	err := cmd.Start()
-	var rss int64
-	if err == nil {
-		peak := watchPeakRSS(cmd.Process.Pid)
-		err = cmd.Wait()
-		rss = peak()
-	}
+	rss, err := runWatched(cmd)
 	wall := time.Since(start).Seconds()
 	if err != nil {
 		return fileRun{}, fmt.Errorf("load %s: %v\nstdout tail:\n%s\nstderr tail:\n%s", strings.Join(args, " "), err, tail(stdout.String()), tail(stderr.String()))
@@ -400,6 +394,17 @@ func printFileLoads(w io.Writer, r *Result, mark func(bool) string) {
 		fmt.Fprintf(w, "%-18s %8.3f %8s  like-for-like: unquoted %.0f MB CSV, same headers: pipelines/load --input %.1f MB/s / doris-streamloader %.1f MB/s, median of %d interleaved  [%s]\n",
 			"  (unquoted)", u.FileVsStreamloader, "≥ 1.5", float64(u.CSVBytes)/1e6, u.FilesMBPerSec, u.StreamloaderMBPerSec, r.Runs, mark(u.FileVsStreamloader >= 1.5))
 	}
+}
+
+// runWatched runs cmd and returns its peak RSS (watchPeakRSS: VmHWM, not
+// the rusage's maxrss).
+func runWatched(cmd *exec.Cmd) (rss int64, err error) {
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	peak := watchPeakRSS(cmd.Process.Pid)
+	err = cmd.Wait()
+	return peak(), err
 }
 
 // watchPeakRSS follows the peak resident memory of process pid (VmHWM in

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 )
 
 // The grouped-delivery figures (pipelines/load --delivery grouped against
@@ -11,7 +13,7 @@ import (
 //
 //   - grouped_vs_per_bundle: rows/s, runs interleaved with the write runs
 //     at -rows (target ≥ 0.8);
-//   - grouped_rss_vs_per_bundle: peak RSS (the child's maxrss), medians of
+//   - grouped_rss_vs_per_bundle: peak RSS (the child's VmHWM), medians of
 //     the same runs (target ≤ 1.5);
 //   - with -grouped-big-rows N (20 M for the issue's 10×): one grouped and
 //     one per-bundle run at N rows, their rows/s and peak RSS, and
@@ -46,6 +48,9 @@ type GroupedFigures struct {
 	PerBundleBigRSSBytes   int64   `json:"per_bundle_big_rss_bytes,omitempty"`
 	GroupedBigRSSVsPerBndl float64 `json:"grouped_big_rss_vs_per_bundle,omitempty"`
 	GroupedRSSGrowth       float64 `json:"grouped_rss_growth,omitempty"`
+	// LoadAverage is /proc/loadavg's 1, 5 and 15 minute figures once the
+	// runs at Rows ended: the machine is shared.
+	LoadAverage string `json:"load_average,omitempty"`
 }
 
 // noteGrouped records the grouped-delivery runs (taken between the
@@ -71,8 +76,44 @@ func noteGrouped(res *Result, runs, writes []*pipelineRun) {
 	g.GroupedRSSBytes, g.PerBundleRSSBytes = medianInt(g.GroupedRSSBytesRuns), medianInt(g.PerBundleRSSBytesRuns)
 	g.GroupedRSSVsPerBundle = ratio(float64(g.GroupedRSSBytes), float64(g.PerBundleRSSBytes))
 	g.GroupedCPUSeconds, g.PerBundleCPUSeconds = median(cpu), median(wcpu)
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(b)); len(f) >= 3 {
+			g.LoadAverage = strings.Join(f[:3], " ")
+		}
+	}
 	res.Targets["grouped_vs_per_bundle"] = fmt.Sprintf(">= %g", groupedSpeedTarget)
 	res.Targets["grouped_rss_vs_per_bundle"] = fmt.Sprintf("<= %g", groupedRSSTarget)
+}
+
+// groupedOnly measures the grouped figures alone (-grouped-only): -runs
+// interleaved per-bundle and grouped writes at -rows, then groupedBig.
+func (b *bencher) groupedOnly(ctx context.Context, res *Result) error {
+	n := b.cfg.Rows
+	fmt.Fprintf(b.log, "pipeline runs: %d × (write, grouped) at %d rows into %d tables\n", b.cfg.Runs, n, b.cfg.Tables)
+	var writes, groupeds []*pipelineRun
+	for i := 0; i < b.cfg.Runs; i++ {
+		w, g, err := b.writeAndGrouped(ctx, n)
+		if err != nil {
+			return err
+		}
+		writes, groupeds = append(writes, w), append(groupeds, g)
+	}
+	runs, mbs := make([]float64, len(writes)), make([]float64, len(writes))
+	for i, w := range writes {
+		runs[i], mbs[i] = w.rowsPerSec, w.mbPerSec
+	}
+	res.WriteRowsPerSecRuns, res.WriteRowsPerSec, res.WriteMBPerSec = runs, median(runs), median(mbs)
+	noteGrouped(res, groupeds, writes)
+	return b.groupedBig(ctx, res)
+}
+
+// writeAndGrouped runs the per-bundle write, then the grouped one, of the
+// same rows.
+func (b *bencher) writeAndGrouped(ctx context.Context, rows int64) (w, g *pipelineRun, err error) {
+	if w, err = b.runLoad(ctx, "write", rows, "--count-only"); err == nil {
+		g, err = b.runLoad(ctx, "grouped", rows, "--count-only", "--delivery", "grouped")
+	}
+	return w, g, err
 }
 
 // groupedBig runs the grouped and the per-bundle write once each at
@@ -83,11 +124,7 @@ func (b *bencher) groupedBig(ctx context.Context, res *Result) error {
 		return nil
 	}
 	fmt.Fprintf(b.log, "pipeline runs: grouped and per-bundle write at %d rows (peak RSS as rows grow)\n", n)
-	w, err := b.runLoad(ctx, "write", n, "--count-only")
-	if err != nil {
-		return err
-	}
-	g, err := b.runLoad(ctx, "grouped", n, "--count-only", "--delivery", "grouped")
+	w, g, err := b.writeAndGrouped(ctx, n)
 	if err != nil {
 		return err
 	}
@@ -108,6 +145,9 @@ func printGrouped(w io.Writer, r *Result, mark func(bool) string) {
 		"grouped_vs_per_bundle", g.GroupedVsPerBundle, fmt.Sprintf("≥ %g", groupedSpeedTarget), g.GroupedRowsPerSec, g.GroupedMBPerSec, g.GroupedLoads,
 		r.WriteRowsPerSec, r.WriteMBPerSec, fmtFloats(g.GroupedRowsPerSecRuns, 0), g.GroupedCPUSeconds, g.PerBundleCPUSeconds,
 		mark(g.GroupedVsPerBundle >= groupedSpeedTarget))
+	if g.LoadAverage != "" {
+		fmt.Fprintf(w, "%-18s %8s %8s  per-bundle runs %v rows/s; load average %s\n", "", "", "", fmtFloats(r.WriteRowsPerSecRuns, 0), g.LoadAverage)
+	}
 	fmt.Fprintf(w, "%-18s %8.3f %8s  grouped peak RSS %.0f MB / per-bundle %.0f MB at %d rows  [%s]\n",
 		"  (grouped RSS)", g.GroupedRSSVsPerBundle, fmt.Sprintf("≤ %g", groupedRSSTarget), float64(g.GroupedRSSBytes)/1e6, float64(g.PerBundleRSSBytes)/1e6, r.Rows,
 		mark(g.GroupedRSSVsPerBundle > 0 && g.GroupedRSSVsPerBundle <= groupedRSSTarget))

@@ -40,7 +40,9 @@
 //     write's (target ≥ 0.8), interleaved with the write runs, and
 //     grouped_rss_vs_per_bundle, their peak RSS (target ≤ 1.5); with
 //     -grouped-big-rows 20000000 also grouped_rss_growth, grouped peak RSS
-//     at those rows over that at -rows (target ≤ 1.3: flat), grouped.go.
+//     at those rows over that at -rows (target ≤ 1.3: flat), grouped.go;
+//     -grouped-only measures these alone
+//     (go run ./integration/bench -grouped-only -runs 3).
 //   - read_vs_raw: rows/s of dorisio.Read (a prism pipeline in this
 //     process, rows decoded into a struct) of a -read-rows table of 16
 //     tablets in an in-process doristest, divided by rows/s of a bare
@@ -51,7 +53,7 @@
 //     WithFormat(Arrow) divided by CSV's, into a count-only doristest, and
 //     doristest's decode time per MB of each body (arrow.go);
 //     -arrow-only measures it alone.
-//   - rss_10x: peak RSS (the child's rusage maxrss) of the write pipeline at
+//   - rss_10x: peak RSS (the child's VmHWM) of the write pipeline at
 //     -rss-factor × -rss-rows divided by peak RSS at -rss-rows (default
 //     -rows) (target ≤ 1.3). Memory is bounded by the batch buffers, so the
 //     ratio only shows that bound once the 1× run fills them: the RSS runs
@@ -114,6 +116,7 @@ func main() {
 	flag.BoolVar(&cfg.ArrowOnly, "arrow-only", false, "measure arrow_vs_csv alone")
 	flag.Int64Var(&cfg.GroupedBigRows, "grouped-big-rows", 0, "rows of one more grouped and per-bundle run, for grouped peak RSS as rows grow (20000000: 10× the default -rows; 0: skip)")
 	flag.BoolVar(&cfg.StreamOnly, "stream-only", false, "measure the stream figures alone (saturated rows/s and p50/p99, then the nominal rate)")
+	flag.BoolVar(&cfg.GroupedOnly, "grouped-only", false, "measure the grouped figures alone (-runs interleaved per-bundle and grouped writes at -rows; with -grouped-big-rows, the run at those rows too)")
 	flag.BoolVar(&cfg.FilesOnly, "files-only", false, "measure the file loads alone (file_vs_curl, file_vs_streamloader, on the quoted and the unquoted CSV)")
 	flag.Parse()
 	beam.Init()

@@ -144,7 +144,7 @@ type sideWriter struct {
 	f      *os.File
 	path   string
 	origin string
-	off    int64
+	off    int64 // the end of what reserve kept: only the bundle's DoFn calls reserve
 }
 
 // newSideWriter makes a side file in dir for a bundle of run.
@@ -162,38 +162,55 @@ func newSideWriter(dir, run, origin string) (*sideWriter, error) {
 	return &sideWriter{f: f, path: f.Name(), origin: origin}, nil
 }
 
-// write appends a plain chunk with rows and window w, and its units'
-// hashes (16 bytes each, hashUnit's hi and lo, big-endian), to the side
-// file and returns its reference.
-func (s *sideWriter) write(chunk, hashes []byte, rows int64, w LoadWindow, units, index int) ([]byte, error) {
-	for _, b := range [][]byte{chunk, hashes} {
-		if _, err := s.f.Write(b); err != nil {
+// reserve keeps room in the side file for a plain chunk of n bytes and
+// its units' hashes, and returns where it starts: the chunk is written
+// there by writeAt, on the goroutine that hashed its units, while the
+// bundle goes on encoding.
+func (s *sideWriter) reserve(n int64) int64 {
+	off := s.off
+	s.off += n
+	return off
+}
+
+// writeAt writes a plain chunk (head: its header and units; then its
+// index) with rows and window w, and its units' hashes (16 bytes each,
+// hashUnit's hi and lo, big-endian), at off, which reserve kept for them,
+// and returns its reference. Safe for concurrent use on distinct
+// reservations.
+func (s *sideWriter) writeAt(off int64, head, index, hashes []byte, rows int64, w LoadWindow, units int) ([]byte, error) {
+	at := off
+	for _, b := range [][]byte{head, index, hashes} {
+		if _, err := s.f.WriteAt(b, at); err != nil {
 			return nil, fmt.Errorf("dorisio.Write: writing the chunks' side file %s (WithSpoolDir): %w", s.path, err)
 		}
+		at += int64(len(b))
 	}
 	sideFiles.mu.Lock()
-	sideFiles.files[s.path].pending++
+	if sf := sideFiles.files[s.path]; sf != nil { // nil once its run failed (dropSideRun)
+		sf.pending++
+	}
 	sideFiles.mu.Unlock()
+	n := len(head) + len(index)
 	ref := make([]byte, 0, 64+len(s.path)+len(s.origin))
 	ref = append(ref, chunkVersionSide)
 	ref = binary.AppendUvarint(ref, uint64(rows))
 	ref = binary.AppendVarint(ref, w.StartMillis)
 	ref = binary.AppendVarint(ref, w.EndMillis)
 	ref = binary.AppendUvarint(ref, uint64(units))
-	ref = binary.AppendUvarint(ref, uint64(index))
-	ref = binary.AppendUvarint(ref, uint64(s.off))
-	ref = binary.AppendUvarint(ref, uint64(len(chunk)))
+	ref = binary.AppendUvarint(ref, uint64(len(index)))
+	ref = binary.AppendUvarint(ref, uint64(off))
+	ref = binary.AppendUvarint(ref, uint64(n))
 	ref = binary.AppendUvarint(ref, uint64(len(hashes)/16))
 	var sum multiset
 	for h := hashes; len(h) >= 16; h = h[16:] {
 		sum.Add(unitHash{binary.BigEndian.Uint64(h), binary.BigEndian.Uint64(h[8:])})
 	}
 	ref = binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(ref, sum.sum.hi), sum.sum.lo)
-	ref = binary.BigEndian.AppendUint32(ref, crc32.Update(crc32.Checksum(chunk, castagnoli), castagnoli, hashes))
+	crc := crc32.Update(crc32.Update(crc32.Checksum(head, castagnoli), castagnoli, index), castagnoli, hashes)
+	ref = binary.BigEndian.AppendUint32(ref, crc)
 	ref = binary.AppendUvarint(ref, uint64(len(s.path)))
 	ref = append(ref, s.path...)
 	ref = append(ref, s.origin...)
-	s.off += int64(len(chunk) + len(hashes))
 	return ref, nil
 }
 
