@@ -10,19 +10,24 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/mtime"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/sdf"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/rtrackers/offsetrange"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/periodic"
 	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/internal/synth"
 )
 
-// --stream: an unbounded synthetic source (periodic.Impulse ticks, --rate
+// --stream: an unbounded synthetic source (tickSourceFn's ticks, --rate
 // rows per second for --duration), written with dorisio.Write's stream
 // batching, and the latency of each row from its event (its tick) to
 // visible in Doris (its load's CommitResult after the commit).
 
 func init() {
-	register.DoFn4x1[context.Context, beam.EventTime, []byte, func(dorisio.Row), error](&tickFn{})
+	register.DoFn4x2[*sdf.ManualWatermarkEstimator, *sdf.LockRTracker, []byte, func(beam.EventTime, int64), sdf.ProcessContinuation, error](&tickSourceFn{})
+	register.Emitter2[beam.EventTime, int64]()
+	register.DoFn3x0[context.Context, int64, func(dorisio.Row)](&tickFn{})
 	register.DoFn2x0[context.Context, dorisio.CommitResult](&latencyFn{})
 }
 
@@ -38,16 +43,17 @@ func streamTick(flush time.Duration) time.Duration {
 // streamSource is the rows of --rate per second for --duration, ticked,
 // from --stream-start (or now). Each row's id and event time are a
 // function of its tick alone, so a source started again from the same
-// --stream-start replays the same rows at the same event times.
+// --stream-start replays the same rows at the same event times. The rows
+// are in fixed windows of one tick.
 func streamSource(s beam.Scope, o *options) beam.PCollection {
 	tick := streamTick(o.flushInterval)
 	start := time.Now().Truncate(time.Millisecond)
 	if o.streamStart != 0 {
 		start = time.UnixMilli(o.streamStart)
 	}
-	ticks := periodic.Impulse(s, start, start.Add(o.duration), tick, true)
-	return beam.ParDo(s, &tickFn{Table: o.table, Tables: o.tables, Rate: o.rate,
-		StartMillis: start.UnixMilli(), TickMillis: tick.Milliseconds()}, ticks)
+	ticks := beam.ParDo(s, &tickSourceFn{StartMillis: start.UnixMilli(), TickMillis: tick.Milliseconds(), Ticks: int64(o.duration / tick)}, beam.Impulse(s))
+	ticks = beam.WindowInto(s, window.NewFixedWindows(tick), ticks)
+	return beam.ParDo(s, &tickFn{Table: o.table, Tables: o.tables, Rate: o.rate, TickMillis: tick.Milliseconds()}, ticks)
 }
 
 // streamRows is how many rows the stream makes: the rows of its ticks.
@@ -59,21 +65,81 @@ func streamRows(o *options) int64 {
 // rowsBefore is how many rows ticks 0 .. k-1 make at rate rows per second.
 func rowsBefore(k, rate, tickMillis int64) int64 { return k * tickMillis * rate / 1000 }
 
-// tickFn emits the rows of one tick: events rowsBefore(k) ..
-// rowsBefore(k+1)-1 of tick k, routed to their tables as genFn does.
-type tickFn struct {
-	Table                   string
-	Tables                  int
-	Rate                    int64
+// tickSourceFn is the stream's ticks: a splittable DoFn, as a real stream
+// source is (Kafka's reads a partition's offsets), whose restriction is
+// the ticks it has yet to emit. A call emits one tick, once it is due, and
+// checkpoints, as a real source returns after a poll: the runner hands
+// each tick's rows on to the writer in a bundle of their own while the
+// source goes on. periodic.Impulse emits every tick that is due before it
+// checkpoints, so a stream whose rows took longer to make than its ticks
+// (a saturated run) was one bundle, whose rows reached the writer's
+// batching stage only once the whole stream had been made.
+type tickSourceFn struct {
 	StartMillis, TickMillis int64
+	Ticks                   int64
+}
+
+func (fn *tickSourceFn) CreateInitialRestriction(_ []byte) offsetrange.Restriction {
+	return offsetrange.Restriction{Start: 0, End: fn.Ticks}
+}
+
+func (fn *tickSourceFn) SplitRestriction(_ []byte, r offsetrange.Restriction) []offsetrange.Restriction {
+	return []offsetrange.Restriction{r}
+}
+
+func (fn *tickSourceFn) RestrictionSize(_ []byte, r offsetrange.Restriction) float64 {
+	return float64(r.End - r.Start)
+}
+
+func (fn *tickSourceFn) CreateTracker(r offsetrange.Restriction) *sdf.LockRTracker {
+	return sdf.NewLockRTracker(offsetrange.NewTracker(r))
+}
+
+func (fn *tickSourceFn) CreateWatermarkEstimator() *sdf.ManualWatermarkEstimator {
+	return &sdf.ManualWatermarkEstimator{}
+}
+
+// tickTime is the event time of tick k.
+func (fn *tickSourceFn) tickTime(k int64) time.Time {
+	return time.UnixMilli(fn.StartMillis + k*fn.TickMillis)
+}
+
+// ProcessElement emits the next tick, k at its time, once it is due, and
+// checkpoints; the watermark is then the next tick's time.
+func (fn *tickSourceFn) ProcessElement(we *sdf.ManualWatermarkEstimator, rt *sdf.LockRTracker, _ []byte, emit func(beam.EventTime, int64)) (sdf.ProcessContinuation, error) {
+	r := rt.GetRestriction().(offsetrange.Restriction)
+	k := r.Start
+	at := fn.tickTime(k)
+	we.UpdateWatermark(at)
+	if wait := time.Until(at); wait > 0 {
+		return sdf.ResumeProcessingIn(wait), nil
+	}
+	if !rt.TryClaim(k) {
+		return sdf.StopProcessing(), rt.GetError()
+	}
+	emit(mtime.FromTime(at), k)
+	if k+1 >= r.End {
+		return sdf.StopProcessing(), nil
+	}
+	next := fn.tickTime(k + 1)
+	we.UpdateWatermark(next)
+	return sdf.ResumeProcessingIn(max(0, time.Until(next))), nil
+}
+
+// tickFn emits the rows of tick k: events rowsBefore(k) ..
+// rowsBefore(k+1)-1, routed to their tables as genFn does.
+type tickFn struct {
+	Table      string
+	Tables     int
+	Rate       int64
+	TickMillis int64
 
 	names []string
 }
 
 func (fn *tickFn) Setup() { fn.names = synth.TableNames(fn.Table, fn.Tables) }
 
-func (fn *tickFn) ProcessElement(ctx context.Context, ts beam.EventTime, _ []byte, emit func(dorisio.Row)) error {
-	k := (int64(ts) - fn.StartMillis) / fn.TickMillis
+func (fn *tickFn) ProcessElement(ctx context.Context, k int64, emit func(dorisio.Row)) {
 	first, end := rowsBefore(k, fn.Rate, fn.TickMillis), rowsBefore(k+1, fn.Rate, fn.TickMillis)
 	n := int64(len(fn.names))
 	for id := first; id < end; id++ {
@@ -81,7 +147,6 @@ func (fn *tickFn) ProcessElement(ctx context.Context, ts beam.EventTime, _ []byt
 	}
 	rowsProduced.Add(end - first)
 	rowsRead.Inc(ctx, end-first)
-	return nil
 }
 
 // Latency from event to visible, as a histogram in Beam counters (they

@@ -13,7 +13,7 @@ package sink
 // and a window within MaxBatchRows and MaxBatchBytes (the common case: one
 // load) is loaded from its chunks as the runner returns them: its digest
 // is the sum of its chunks' digests and its body the chunks' inflated
-// units (wholeWindow). A larger window is cut as grouped delivery cuts a
+// units, inflated as its load sends them (wholeWindow). A larger window is cut as grouped delivery cuts a
 // group (groupReader), which hashes its units itself.
 //
 // The chunks stay compressed: sent plain, the same run's 122 MB of rows
@@ -37,8 +37,6 @@ package sink
 import (
 	"encoding/binary"
 	"errors"
-	"slices"
-	"sync"
 )
 
 const chunkVersionDigest = 5 // chunkVersionSide is 4
@@ -102,28 +100,8 @@ func wholeWindow(chunks [][]byte, lim loadSize, id func(p groupPart, parts int) 
 		part.windows[h.Window] += h.Rows
 		hs[i] = h
 	}
-	// Inflated readAhead chunks at once, as groupReader.Read does.
-	units := make([][]byte, len(chunks))
-	errs := make([]error, len(chunks))
-	var wg sync.WaitGroup
-	running := make(chan struct{}, readAhead)
-	for i, c := range chunks {
-		if hs[i].Bytes == 0 {
-			continue
-		}
-		running <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-running }()
-			u, uh, err := inflateChunk(c, hs[i], nil)
-			if errs[i] = err; err == nil {
-				units[i] = uh.Units(u)
-			}
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return partLoad{}, false, err
-	}
-	body := &chunkBody{Chunks: slices.DeleteFunc(units, func(u []byte) bool { return len(u) == 0 }), N: part.Size.Bytes}
+	// Inflated as the load sends them, not here: the timer's path is the
+	// bag's read only (stream_window.go).
+	body := &inflatingBody{chunks: chunks, hs: hs, n: part.Size.Bytes}
 	return partLoad{Part: part, ID: id(part, 1), Body: body, Release: func() {}, InMemory: part.Size.Bytes, discard: func() {}}, true, nil
 }

@@ -1,6 +1,7 @@
 package sink
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
@@ -90,21 +93,42 @@ func bodyBytes(t *testing.T, b streamload.Body) []byte {
 }
 
 // A stream chunk that does not inflate fails the window's load with the
-// codec's reason; it is never loaded short.
+// codec's reason, and nothing of the window is loaded: it is never loaded
+// short. (The window is inflated as its load sends it.)
 func TestAStreamChunkThatDoesNotInflateFailsItsWindow(t *testing.T) {
-	o := testOptions()
+	srv := startServer(t, doristest.WithTable(narrowDDL))
+	w := buildWrite(t, configFor(srv, "narrow"), "", WithDelivery(options.AtLeastOnce))
+	o := w.Write.Opts
+	o.MaxBufferedBytes = 16 << 10 // several chunks: the bad one is not the first
 	var rows []string
 	for i := 0; i < 5000; i++ {
-		rows = append(rows, fmt.Sprintf("%d,row %d\n", i, i))
+		rows = append(rows, fmt.Sprintf("%d,r%d\n", i, i%10))
 	}
-	for _, chunks := range chunkedBy(t, &ChunkFn{Table: "t", Opts: o, FlushMillis: 2000}, [][]string{rows}) {
-		c := slices.Clone(chunks[0])
-		for i := len(c) - 40; i < len(c)-20; i++ {
-			c[i] ^= 0x5a
+	ctx := context.Background()
+	for key, chunks := range chunkedBy(t, &ChunkFn{Table: "narrow", Opts: o, FlushMillis: 2000}, [][]string{rows}) {
+		if len(chunks) < 2 {
+			t.Fatalf("%d chunks; want several", len(chunks))
 		}
-		_, ok, err := wholeWindow([][]byte{c}, loadSize{Bytes: o.MaxBatchBytes, Rows: o.MaxBatchRows}, func(groupPart, int) string { return "" })
-		if err == nil || ok || !strings.Contains(err.Error(), "chunk: inflating") {
-			t.Fatalf("a corrupted chunk: ok %v, err %v; want the inflate error", ok, err)
+		bad := slices.Clone(chunks[len(chunks)-1])
+		for i := len(bad) - 40; i < len(bad)-20; i++ {
+			bad[i] ^= 0x5a
 		}
+		chunks[len(chunks)-1] = bad
+		b := NewBatcher(ctx, w.Write.Client(), w.Write.Pool(), "demo", "", "bad", "run", w.Write.Headers, &o)
+		b.StreamBatches = true
+		table, shard, _, _ := ParseStreamKey(key)
+		loads, err := b.CutWindow(table, shard, "0", chunks)
+		if err == nil {
+			err = loads.Load()
+		}
+		if err == nil {
+			_, err = b.End(ctx)
+		}
+		if err == nil || !strings.Contains(err.Error(), "chunk: inflating") {
+			t.Fatalf("a window with a corrupted chunk: err %v; want the inflate error", err)
+		}
+	}
+	if got := srv.Rows("demo", "narrow"); len(got) != 0 {
+		t.Fatalf("the table holds %d rows of a window that failed; want none", len(got))
 	}
 }

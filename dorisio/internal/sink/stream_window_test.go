@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/window"
@@ -97,4 +100,47 @@ func TestAStreamWindowIsCutByItsRowsWhateverTheirOrder(t *testing.T) {
 		}
 	}
 	wantRows(t, srv, "narrow", want)
+}
+
+// A load attempt that stops reading a whole window's body (a reset, a
+// timeout) closes its reader, and the reader's inflation stops: a window
+// retried several times leaves no goroutine behind, and a full read after
+// it still gives every row.
+func TestAWindowBodyClosedHalfwayStopsInflating(t *testing.T) {
+	o := testOptions()
+	o.MaxBufferedBytes = 16 << 10 // many chunks: more than the reader keeps ready
+	var rows []string
+	for i := 0; i < 20000; i++ {
+		rows = append(rows, fmt.Sprintf("%d,r%d\n", i, i%10))
+	}
+	for _, chunks := range chunkedBy(t, &ChunkFn{Table: "t", Opts: o, FlushMillis: 2000}, [][]string{rows}) {
+		if len(chunks) < 8 {
+			t.Fatalf("%d chunks; want many", len(chunks))
+		}
+		load, ok, err := wholeWindow(chunks, loadSize{Bytes: o.MaxBatchBytes, Rows: o.MaxBatchRows}, func(groupPart, int) string { return "" })
+		if !ok || err != nil {
+			t.Fatalf("whole window: ok %v, err %v", ok, err)
+		}
+		before := runtime.NumGoroutine()
+		for range 20 {
+			r, err := load.Body.Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.Read(make([]byte, 100)); err != nil {
+				t.Fatal(err)
+			}
+			r.Close()
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if n := runtime.NumGoroutine(); n > before {
+			t.Fatalf("%d goroutines after 20 readers closed halfway, %d before: the inflation goes on", n, before)
+		}
+		if got := bodyBytes(t, load.Body); int64(len(got)) != load.Body.Len() || strings.Count(string(got), "\n") != len(rows) {
+			t.Fatalf("read whole after the closed attempts: %d bytes, %d rows; want %d bytes, %d rows", len(got), strings.Count(string(got), "\n"), load.Body.Len(), len(rows))
+		}
+	}
 }

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/rtrackers/offsetrange"
+)
+
+// A source behind its ticks (a saturated run: making a tick's rows takes
+// longer than a tick) hands them over one per call, and so one per bundle:
+// periodic.Impulse emitted every due tick in one call, and the whole
+// stream reached the writer's batching stage in one bundle at its end.
+func TestATickSourceBehindItsTicksCheckpointsAfterEachTick(t *testing.T) {
+	start := time.Now().Add(-time.Second)
+	fn := &tickSourceFn{StartMillis: start.UnixMilli(), TickMillis: 100, Ticks: 10}
+	r := fn.CreateInitialRestriction(nil)
+	var got []int64
+	for calls := 1; calls <= 10; calls++ {
+		rt := fn.CreateTracker(r)
+		var emitted []int64
+		pc, err := fn.ProcessElement(fn.CreateWatermarkEstimator(), rt, nil, func(_ beam.EventTime, k int64) { emitted = append(emitted, k) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(emitted) != 1 {
+			t.Fatalf("call %d emitted ticks %v, want one tick per call (all ten were due)", calls, emitted)
+		}
+		got = append(got, emitted...)
+		if calls == 10 {
+			if pc.ShouldResume() {
+				t.Fatalf("the last tick's call asks to resume; want it to stop")
+			}
+			break
+		}
+		if !pc.ShouldResume() || pc.ResumeDelay() != 0 {
+			t.Fatalf("call %d: resume %v in %v; want to resume at once (the next tick is due)", calls, pc.ShouldResume(), pc.ResumeDelay())
+		}
+		_, residual, err := rt.TrySplit(0)
+		if err != nil || residual == nil {
+			t.Fatalf("call %d: checkpoint: residual %v, err %v", calls, residual, err)
+		}
+		r = residual.(offsetrange.Restriction)
+	}
+	for i, k := range got {
+		if k != int64(i) {
+			t.Fatalf("ticks %v, want 0..9 in order", got)
+		}
+	}
+}
