@@ -4,12 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
-	"strings"
 	"time"
-
-	"github.com/dorisbeam/dorisbeam/internal/localpath"
 )
 
 // A file appended to or rewritten after WriteFiles listed it is cut into
@@ -26,25 +22,6 @@ import (
 type fileState struct {
 	size int64
 	mod  time.Time
-}
-
-// listLocalInput returns --input's local regular files by their key (one
-// name per file, as WriteFiles names them).
-func listLocalInput(o *options) map[string]fileState {
-	files := map[string]fileState{}
-	var keys localpath.Keys
-	for _, p := range inputPatterns(o) {
-		if strings.Contains(p, "://") {
-			continue
-		}
-		m, _ := filepath.Glob(p)
-		for _, path := range m {
-			if key, st, err := keys.Stat(path); err == nil && st.Mode().IsRegular() {
-				files[key] = fileState{st.Size(), st.ModTime()}
-			}
-		}
-	}
-	return files
 }
 
 // reportChanged stats the listed files again and says on w, for each that

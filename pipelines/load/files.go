@@ -37,31 +37,36 @@ func inputPatterns(o *options) []string {
 // checkInput refuses, before the job starts, a local glob that matches no
 // file, only directories, or a file that cannot be read; other filesystems
 // are listed by the job (WriteFiles fails naming the pattern). WriteFiles
-// skips the directories a glob matches besides files.
-func checkInput(o *options) error {
+// skips the directories a glob matches besides files. It returns the local
+// regular files by their key (one name per file, as WriteFiles names
+// them), as they are before the job (changed.go): one listing serves both.
+func checkInput(o *options) (map[string]fileState, error) {
+	listed := map[string]fileState{}
+	var keys localpath.Keys
 	for _, p := range inputPatterns(o) {
 		if strings.Contains(p, "://") {
 			continue
 		}
 		m, err := filepath.Glob(p)
 		if err != nil {
-			return fmt.Errorf("--input %q: %w", p, err)
+			return nil, fmt.Errorf("--input %q: %w", p, err)
 		}
 		if len(m) == 0 {
-			return fmt.Errorf("--input %q matches no file", p)
+			return nil, fmt.Errorf("--input %q matches no file", p)
 		}
 		dirs := 0
 		for _, path := range m {
 			// Stat, never open, first: opening a FIFO blocks until a
 			// writer comes.
-			st, err := os.Stat(path)
+			key, st, err := keys.Stat(path)
 			if err == nil && localpath.NotRegular(st.Mode()) != "" {
-				return fmt.Errorf("--input %q: %s is %s: %s", p, shown(path), localpath.NotRegular(st.Mode()), localpath.NotRegularAdvice)
+				return nil, fmt.Errorf("--input %q: %s is %s: %s", p, shown(path), localpath.NotRegular(st.Mode()), localpath.NotRegularAdvice)
 			}
 			if err == nil && !st.IsDir() {
 				var f *os.File
 				if f, err = os.Open(path); err == nil {
 					f.Close()
+					listed[key] = fileState{st.Size(), st.ModTime()}
 				}
 			}
 			var pe *fs.PathError
@@ -70,16 +75,16 @@ func checkInput(o *options) error {
 			}
 			switch {
 			case err != nil:
-				return fmt.Errorf("--input %q: file %s cannot be read: %v", p, shown(path), err)
+				return nil, fmt.Errorf("--input %q: file %s cannot be read: %v", p, shown(path), err)
 			case st.IsDir():
 				dirs++
 			}
 		}
 		if dirs == len(m) {
-			return fmt.Errorf("--input %q matches only directories (%s): give files, or a glob of them such as %s", p, shown(m[0]), shown(filepath.Join(m[0], "*.csv")))
+			return nil, fmt.Errorf("--input %q matches only directories (%s): give files, or a glob of them such as %s", p, shown(m[0]), shown(filepath.Join(m[0], "*.csv")))
 		}
 	}
-	return nil
+	return listed, nil
 }
 
 // fileOptions are WriteFiles' Files and options from the flags. A load is

@@ -100,11 +100,11 @@ func run(ctx context.Context, o *options) error {
 	p, s := beam.NewPipelineWithRoot()
 	var listed map[string]fileState // --input's local files before the job
 	if o.input != "" {
-		if err := checkInput(o); err != nil {
+		var err error
+		if listed, err = checkInput(o); err != nil {
 			return &usageError{[]string{err.Error()}}
 		}
 		cfg.Table = o.table
-		listed = listLocalInput(o)
 		warnManyLoads(os.Stderr, listed, o)
 		if err := writeFiles(s, cfg, o); err != nil {
 			return err
