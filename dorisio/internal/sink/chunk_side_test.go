@@ -111,6 +111,49 @@ func sideGroupsLoadOnce(t *testing.T, limit testOption) {
 	}
 }
 
+// A chunking bundle of the launching process that cannot make its side
+// file (its spool directory is gone) sends its chunks across the shuffle,
+// compressed, as a worker elsewhere does: every row loads once, under the
+// labels of the shuffled chunks.
+func TestAChunkingBundleWithoutASideFileShufflesItsChunksUnderTheSameLabels(t *testing.T) {
+	srv := startServer(t, pipetest.EventTables(1)...)
+	cfg := configFor(srv, "t0")
+	cfg.LabelPrefix = "side"
+	w := groupStage(t, cfg, WithMaxBatchRows(100), WithSpoolDir(t.TempDir()))
+	bundles, want := sideRows()
+
+	var wantLabels []string
+	for key, chunks := range chunkedBy(t, &ChunkFn{Table: "t0", Opts: w.Group.Opts, RunID: "run-a", Origin: "another-host/1/00"}, bundles) {
+		for id := range cutGroup(t, &w.Group.Opts, keyShard(key), chunks) {
+			wantLabels = append(wantLabels, groupLabel("side", "t0", loadMeaning(w.Group.Headers), id))
+		}
+	}
+	opts := w.Group.Opts
+	opts.SpoolDir = filepath.Join(t.TempDir(), "gone")
+	local := chunkedBy(t, &ChunkFn{Table: "t0", Opts: opts, RunID: "run-a", Origin: processOrigin()}, bundles)
+	for _, chunks := range local {
+		for _, c := range chunks {
+			if c[0] != chunkVersionZstd {
+				t.Fatalf("a bundle without a side file emitted a chunk of version %d, want its rows compressed (%d)", c[0], chunkVersionZstd)
+			}
+		}
+	}
+	res, err := groupBundle(w.Group, local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, r := range res {
+		labels = append(labels, r.Label)
+	}
+	slices.Sort(labels)
+	slices.Sort(wantLabels)
+	if !slices.Equal(labels, wantLabels) || len(labels) < 10 {
+		t.Errorf("labels %q from the shuffled chunks, want those of a worker elsewhere %q", labels, wantLabels)
+	}
+	wantRows(t, srv, "t0", want)
+}
+
 // A load stage that cannot read a reference's chunk (its side file gone, or
 // holding other bytes than its crc32c) fails the group's load, naming the
 // table, the label and the file, and loads none of it; the run's other side
