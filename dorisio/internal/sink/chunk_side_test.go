@@ -58,21 +58,17 @@ func sideGroupsLoadOnce(t *testing.T, limit testOption) {
 	w := groupStage(t, cfg, limit, WithSpoolDir(dir))
 	bundles, want := sideRows()
 
-	elsewhere := chunkedBy(t, &ChunkFn{Table: "t0", Opts: w.Group.Opts, RunID: "run-a", Origin: "another-host/1/00"}, bundles)
+	elsewhere, wantLabels := elsewhereLabels(t, w, bundles)
 	if files := sideFilesIn(t, dir); len(files) != 0 {
 		t.Fatalf("a worker of another process made side files %q", files)
 	}
 	var shuffledBytes int
-	var wantLabels []string
-	for key, chunks := range elsewhere {
+	for _, chunks := range elsewhere {
 		for _, c := range chunks {
 			shuffledBytes += len(c)
 			if c[0] != chunkVersionZstd {
 				t.Fatalf("a worker of another process shuffled a chunk of version %d, want its rows (compressed, %d)", c[0], chunkVersionZstd)
 			}
-		}
-		for id := range cutGroup(t, &w.Group.Opts, keyShard(key), chunks) {
-			wantLabels = append(wantLabels, groupLabel("side", "t0", loadMeaning(w.Group.Headers), id))
 		}
 	}
 
@@ -92,19 +88,7 @@ func sideGroupsLoadOnce(t *testing.T, limit testOption) {
 	if refBytes*2 > shuffledBytes {
 		t.Errorf("references of %d bytes crossed the shuffle, against %d bytes of compressed rows: want far fewer", refBytes, shuffledBytes)
 	}
-	res, err := groupBundle(w.Group, local)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var labels []string
-	for _, r := range res {
-		labels = append(labels, r.Label)
-	}
-	slices.Sort(labels)
-	slices.Sort(wantLabels)
-	if !slices.Equal(labels, wantLabels) || len(labels) < 10 {
-		t.Errorf("labels %q from side files, want the shuffled chunks' %q", labels, wantLabels)
-	}
+	loadGroupsUnder(t, w, local, wantLabels, "side files")
 	wantRows(t, srv, "t0", want)
 	if files := sideFilesIn(t, dir); len(files) != 0 {
 		t.Errorf("side files %q left after the groups were loaded", files)
@@ -122,12 +106,7 @@ func TestAChunkingBundleWithoutASideFileShufflesItsChunksUnderTheSameLabels(t *t
 	w := groupStage(t, cfg, WithMaxBatchRows(100), WithSpoolDir(t.TempDir()))
 	bundles, want := sideRows()
 
-	var wantLabels []string
-	for key, chunks := range chunkedBy(t, &ChunkFn{Table: "t0", Opts: w.Group.Opts, RunID: "run-a", Origin: "another-host/1/00"}, bundles) {
-		for id := range cutGroup(t, &w.Group.Opts, keyShard(key), chunks) {
-			wantLabels = append(wantLabels, groupLabel("side", "t0", loadMeaning(w.Group.Headers), id))
-		}
-	}
+	_, wantLabels := elsewhereLabels(t, w, bundles)
 	opts := w.Group.Opts
 	opts.SpoolDir = filepath.Join(t.TempDir(), "gone")
 	local := chunkedBy(t, &ChunkFn{Table: "t0", Opts: opts, RunID: "run-a", Origin: processOrigin()}, bundles)
@@ -138,7 +117,30 @@ func TestAChunkingBundleWithoutASideFileShufflesItsChunksUnderTheSameLabels(t *t
 			}
 		}
 	}
-	res, err := groupBundle(w.Group, local)
+	loadGroupsUnder(t, w, local, wantLabels, "the shuffled chunks")
+	wantRows(t, srv, "t0", want)
+}
+
+// elsewhereLabels chunks bundles into table t0 as a worker of another
+// process does (no side files) and returns its chunks by key and the
+// labels of their groups' parts (prefix "side").
+func elsewhereLabels(t *testing.T, w *Write, bundles [][]string) (map[string][][]byte, []string) {
+	t.Helper()
+	chunks := chunkedBy(t, &ChunkFn{Table: "t0", Opts: w.Group.Opts, RunID: "run-a", Origin: "another-host/1/00"}, bundles)
+	var labels []string
+	for key, cs := range chunks {
+		for id := range cutGroup(t, &w.Group.Opts, keyShard(key), cs) {
+			labels = append(labels, groupLabel("side", "t0", loadMeaning(w.Group.Headers), id))
+		}
+	}
+	return chunks, labels
+}
+
+// loadGroupsUnder loads groups on w's load stage and checks that they load
+// under want's labels (at least 10), those of a worker elsewhere.
+func loadGroupsUnder(t *testing.T, w *Write, groups map[string][][]byte, want []string, from string) {
+	t.Helper()
+	res, err := groupBundle(w.Group, groups)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,11 +149,10 @@ func TestAChunkingBundleWithoutASideFileShufflesItsChunksUnderTheSameLabels(t *t
 		labels = append(labels, r.Label)
 	}
 	slices.Sort(labels)
-	slices.Sort(wantLabels)
-	if !slices.Equal(labels, wantLabels) || len(labels) < 10 {
-		t.Errorf("labels %q from the shuffled chunks, want those of a worker elsewhere %q", labels, wantLabels)
+	slices.Sort(want)
+	if !slices.Equal(labels, want) || len(labels) < 10 {
+		t.Errorf("labels %q from %s, want those of a worker elsewhere %q", labels, from, want)
 	}
-	wantRows(t, srv, "t0", want)
 }
 
 // A load stage that cannot read a reference's chunk (its side file gone, or
