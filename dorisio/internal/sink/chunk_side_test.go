@@ -58,21 +58,17 @@ func sideGroupsLoadOnce(t *testing.T, limit testOption) {
 	w := groupStage(t, cfg, limit, WithSpoolDir(dir))
 	bundles, want := sideRows()
 
-	elsewhere := chunkedBy(t, &ChunkFn{Table: "t0", Opts: w.Group.Opts, RunID: "run-a", Origin: "another-host/1/00"}, bundles)
+	elsewhere, wantLabels := elsewhereLabels(t, w, bundles)
 	if files := sideFilesIn(t, dir); len(files) != 0 {
 		t.Fatalf("a worker of another process made side files %q", files)
 	}
 	var shuffledBytes int
-	var wantLabels []string
-	for key, chunks := range elsewhere {
+	for _, chunks := range elsewhere {
 		for _, c := range chunks {
 			shuffledBytes += len(c)
 			if c[0] != chunkVersionZstd {
 				t.Fatalf("a worker of another process shuffled a chunk of version %d, want its rows (compressed, %d)", c[0], chunkVersionZstd)
 			}
-		}
-		for id := range cutGroup(t, &w.Group.Opts, keyShard(key), chunks) {
-			wantLabels = append(wantLabels, groupLabel("side", "t0", loadMeaning(w.Group.Headers), id))
 		}
 	}
 
@@ -92,7 +88,59 @@ func sideGroupsLoadOnce(t *testing.T, limit testOption) {
 	if refBytes*2 > shuffledBytes {
 		t.Errorf("references of %d bytes crossed the shuffle, against %d bytes of compressed rows: want far fewer", refBytes, shuffledBytes)
 	}
-	res, err := groupBundle(w.Group, local)
+	loadGroupsUnder(t, w, local, wantLabels, "side files")
+	wantRows(t, srv, "t0", want)
+	if files := sideFilesIn(t, dir); len(files) != 0 {
+		t.Errorf("side files %q left after the groups were loaded", files)
+	}
+}
+
+// A chunking bundle of the launching process that cannot make its side
+// file (its spool directory is gone) sends its chunks across the shuffle,
+// compressed, as a worker elsewhere does: every row loads once, under the
+// labels of the shuffled chunks.
+func TestAChunkingBundleWithoutASideFileShufflesItsChunksUnderTheSameLabels(t *testing.T) {
+	srv := startServer(t, pipetest.EventTables(1)...)
+	cfg := configFor(srv, "t0")
+	cfg.LabelPrefix = "side"
+	w := groupStage(t, cfg, WithMaxBatchRows(100), WithSpoolDir(t.TempDir()))
+	bundles, want := sideRows()
+
+	_, wantLabels := elsewhereLabels(t, w, bundles)
+	opts := w.Group.Opts
+	opts.SpoolDir = filepath.Join(t.TempDir(), "gone")
+	local := chunkedBy(t, &ChunkFn{Table: "t0", Opts: opts, RunID: "run-a", Origin: processOrigin()}, bundles)
+	for _, chunks := range local {
+		for _, c := range chunks {
+			if c[0] != chunkVersionZstd {
+				t.Fatalf("a bundle without a side file emitted a chunk of version %d, want its rows compressed (%d)", c[0], chunkVersionZstd)
+			}
+		}
+	}
+	loadGroupsUnder(t, w, local, wantLabels, "the shuffled chunks")
+	wantRows(t, srv, "t0", want)
+}
+
+// elsewhereLabels chunks bundles into table t0 as a worker of another
+// process does (no side files) and returns its chunks by key and the
+// labels of their groups' parts (prefix "side").
+func elsewhereLabels(t *testing.T, w *Write, bundles [][]string) (map[string][][]byte, []string) {
+	t.Helper()
+	chunks := chunkedBy(t, &ChunkFn{Table: "t0", Opts: w.Group.Opts, RunID: "run-a", Origin: "another-host/1/00"}, bundles)
+	var labels []string
+	for key, cs := range chunks {
+		for id := range cutGroup(t, &w.Group.Opts, keyShard(key), cs) {
+			labels = append(labels, groupLabel("side", "t0", loadMeaning(w.Group.Headers), id))
+		}
+	}
+	return chunks, labels
+}
+
+// loadGroupsUnder loads groups on w's load stage and checks that they load
+// under want's labels (at least 10), those of a worker elsewhere.
+func loadGroupsUnder(t *testing.T, w *Write, groups map[string][][]byte, want []string, from string) {
+	t.Helper()
+	res, err := groupBundle(w.Group, groups)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,13 +149,9 @@ func sideGroupsLoadOnce(t *testing.T, limit testOption) {
 		labels = append(labels, r.Label)
 	}
 	slices.Sort(labels)
-	slices.Sort(wantLabels)
-	if !slices.Equal(labels, wantLabels) || len(labels) < 10 {
-		t.Errorf("labels %q from side files, want the shuffled chunks' %q", labels, wantLabels)
-	}
-	wantRows(t, srv, "t0", want)
-	if files := sideFilesIn(t, dir); len(files) != 0 {
-		t.Errorf("side files %q left after the groups were loaded", files)
+	slices.Sort(want)
+	if !slices.Equal(labels, want) || len(labels) < 10 {
+		t.Errorf("labels %q from %s, want those of a worker elsewhere %q", labels, from, want)
 	}
 }
 
