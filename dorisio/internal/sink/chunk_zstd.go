@@ -84,6 +84,14 @@ func appendZstdChunk(dst []byte, rows int64, w LoadWindow, units, index []byte, 
 // h) appended to dst[:0] (a new buffer if dst is too small), and their
 // header: the units at offset 0, the index after them.
 func inflateChunk(c []byte, h chunkHeader, dst []byte) ([]byte, chunkHeader, error) {
+	if h.lz4 {
+		out, err := inflateLZ4(c, h, dst)
+		if err != nil {
+			return nil, h, err
+		}
+		h.data, h.index, h.compressed, h.lz4 = 0, 0, false, false
+		return out, h, nil
+	}
 	_, dec, err := chunkCodec()
 	if err != nil {
 		return nil, h, err
