@@ -6,16 +6,17 @@ package sink
 // once as its window's load sends it, both on the path of every row of a
 // saturated stream run: with zstd at its fastest level the two took 0.9 s
 // of the 3.4 s of CPU that 2 M rows cost. Measured on 1 MiB of the load
-// command's own rows (BenchmarkStreamChunkCodecs; medians of 5 on a loaded
-// 2-core machine), per chunk compressed and inflated: zstd 11.9 + 2.7 ms
-// at 7.0×, s2 3.6 + 1.2 ms at 3.0×, s2's better mode 4.3 + 1.1 ms at 3.6×,
-// LZ4 blocks 4.3 + 0.5 ms at 3.5×, no codec 3.5 times the bytes to the
-// runner's state (sent plain the rows took 1.6 s to reach it, against
-// 0.1 s compressed: chunk_digest.go). LZ4 costs a third of zstd and keeps
-// prism's state bounded: a 2 s window of 2 M such rows (122 MB) is held
-// as 35 MB of chunks, against 17 MB with zstd and 40 MB with s2. Grouped
-// delivery keeps zstd (chunk_zstd.go): its chunks are copied through the
-// shuffle several times more, and its memory is what bounds a grouped job.
+// command's own rows (BenchmarkStreamChunkCodecs; medians of 5, load
+// average 6.5 on 2 cores), compressed plus inflated per chunk: zstd 6.8 +
+// 1.8 ms at 7.0×, s2 2.0 + 0.8 ms at 3.0×, s2's better mode 2.6 + 0.6 ms
+// at 3.6×, LZ4 blocks 2.3 + 0.3 ms at 3.5×; no codec at all sends 3.5
+// times LZ4's bytes to the runner's state (sent plain the rows took 1.6 s
+// to reach it, against 0.1 s compressed: chunk_digest.go). LZ4 costs 30%
+// of zstd, the least of the four, and keeps prism's state bounded: a 2 s
+// window of 2 M such rows (122 MB) is held as 35 MB of chunks, against
+// 17 MB with zstd and 40 MB with s2. Grouped delivery keeps zstd
+// (chunk_zstd.go): its chunks are copied through the shuffle several times
+// more, and its memory is what bounds a grouped job.
 //
 // An LZ4 block carries no checksum, so the chunk carries the CRC-32C of
 // its units and index as they were before compression: a chunk that was
