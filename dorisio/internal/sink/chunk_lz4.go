@@ -88,12 +88,7 @@ func appendLZ4Chunk(dst []byte, rows int64, w LoadWindow, units, index []byte, d
 		return nil, err
 	}
 	dst = slices.Grow(dst, maxChunkHeader+digestBytes+8+zu+zi)
-	dst = append(dst, chunkVersionLZ4)
-	dst = binary.AppendUvarint(dst, uint64(rows))
-	dst = binary.AppendVarint(dst, w.StartMillis)
-	dst = binary.AppendVarint(dst, w.EndMillis)
-	dst = binary.AppendUvarint(dst, uint64(len(units)))
-	dst = binary.AppendUvarint(dst, uint64(len(index)))
+	dst = appendCompressedHead(dst, chunkVersionLZ4, rows, w, len(units), len(index))
 	dst = appendDigest(dst, digest)
 	dst = binary.BigEndian.AppendUint32(dst, crc32.Update(crc32.Checksum(units, castagnoli), castagnoli, index))
 	dst = binary.BigEndian.AppendUint32(dst, uint32(zu))

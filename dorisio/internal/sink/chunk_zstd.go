@@ -67,17 +67,24 @@ func appendZstdChunk(dst []byte, rows int64, w LoadWindow, units, index []byte, 
 	if digest != nil {
 		version = chunkVersionDigest
 	}
-	dst = append(dst, version)
-	dst = binary.AppendUvarint(dst, uint64(rows))
-	dst = binary.AppendVarint(dst, w.StartMillis)
-	dst = binary.AppendVarint(dst, w.EndMillis)
-	dst = binary.AppendUvarint(dst, uint64(len(units)))
-	dst = binary.AppendUvarint(dst, uint64(len(index)))
+	dst = appendCompressedHead(dst, version, rows, w, len(units), len(index))
 	if digest != nil {
 		dst = appendDigest(dst, *digest)
 	}
 	dst = enc.EncodeAll(units, dst)
 	return enc.EncodeAll(index, dst), nil
+}
+
+// appendCompressedHead appends the plain header that compressed chunks of
+// every codec start with: version, rows, window, and the units' and
+// index's bytes before compression.
+func appendCompressedHead(dst []byte, version byte, rows int64, w LoadWindow, units, index int) []byte {
+	dst = append(dst, version)
+	dst = binary.AppendUvarint(dst, uint64(rows))
+	dst = binary.AppendVarint(dst, w.StartMillis)
+	dst = binary.AppendVarint(dst, w.EndMillis)
+	dst = binary.AppendUvarint(dst, uint64(units))
+	return binary.AppendUvarint(dst, uint64(index))
 }
 
 // inflateChunk returns the units and index of compressed chunk c (header
