@@ -28,9 +28,7 @@ func TestAStreamWindowKeepsItsLabelAcrossChunkVersions(t *testing.T) {
 	if len(byKey) != 1 {
 		t.Fatalf("the rows of one window and table went to %d keys", len(byKey))
 	}
-	var chunks [][]byte
-	for _, chunks = range byKey {
-	}
+	chunks := slices.Collect(maps.Values(byKey))[0]
 	if len(chunks) < 2 {
 		t.Fatalf("%d chunks: want several", len(chunks))
 	}
