@@ -22,8 +22,10 @@ package sink
 //
 // The digest is the one grouped_parts.go sums (the multiset of the units'
 // sha256 prefixes), so a window's label is the same whichever way it is
-// read, and as it was before chunks carried it. The layout is
-// chunk_zstd.go's, with the digest after the index's length:
+// read, and as it was before chunks carried it. Stream chunks are now LZ4
+// chunks (chunk_lz4.go) carrying the same digest; this version, read
+// still, is what older builds wrote: chunk_zstd.go's layout, with the
+// digest after the index's length:
 //
 //	byte 0        chunkVersionDigest
 //	uvarint       rows

@@ -28,8 +28,8 @@ import (
 //
 // A chunk is the value of the next stage's KV<key, chunk> input. It is
 // emitted compressed (chunk_zstd.go: the same header, the units and index
-// as zstd frames); a chunk of this layout is its plain form, which readers
-// also take:
+// as zstd frames; a stream batch's as LZ4 blocks, chunk_lz4.go); a chunk
+// of this layout is its plain form, which readers also take:
 //
 //	byte 0        chunkVersion
 //	uvarint       rows
@@ -83,10 +83,15 @@ type chunkHeader struct {
 	Window LoadWindow // Rows unset
 	data   int        // offset of the units (of the compressed frames)
 	Bytes  int        // the units' bytes; the index follows them
-	// compressed: the units and index are zstd frames (chunk_zstd.go) of
-	// index bytes of index.
+	// compressed: the units and index are zstd frames (chunk_zstd.go) or,
+	// when lz4, LZ4 blocks (chunk_lz4.go), of index bytes of index.
 	compressed bool
 	index      int
+	// lz4: the units' block is lz4Units bytes, and sum the CRC-32C of the
+	// inflated units and index.
+	lz4      bool
+	lz4Units int
+	sum      uint32
 	// digest: the units' digest, which a stream batch chunk carries
 	// (chunk_digest.go); nil for other chunks.
 	digest *multiset
@@ -102,7 +107,7 @@ func (h chunkHeader) Units(c []byte) []byte { return c[h.data : h.data+h.Bytes] 
 // ParseChunk reads a chunk's header.
 func ParseChunk(c []byte) (chunkHeader, error) {
 	var h chunkHeader
-	if len(c) == 0 || c[0] != chunkVersion && c[0] != chunkVersionZstd && c[0] != chunkVersionSide && c[0] != chunkVersionDigest {
+	if len(c) == 0 || c[0] != chunkVersion && c[0] != chunkVersionZstd && c[0] != chunkVersionSide && c[0] != chunkVersionDigest && c[0] != chunkVersionLZ4 {
 		return h, errors.New("not a dorisio chunk of this version")
 	}
 	p := c[1:]
@@ -135,7 +140,7 @@ func ParseChunk(c []byte) (chunkHeader, error) {
 			return h, errors.New("chunk: bad length")
 		}
 		p = p[n:]
-		h.compressed, h.index = c[0] == chunkVersionZstd || c[0] == chunkVersionDigest, int(index)
+		h.compressed, h.index = c[0] != chunkVersionSide, int(index)
 	}
 	if c[0] == chunkVersionSide {
 		ref, err := parseSideRef(p)
@@ -144,12 +149,18 @@ func ParseChunk(c []byte) (chunkHeader, error) {
 		}
 		h.isRef, h.ref = true, ref
 	}
-	if c[0] == chunkVersionDigest {
+	if c[0] == chunkVersionDigest || c[0] == chunkVersionLZ4 {
 		d, rest, err := parseDigest(p)
 		if err != nil {
 			return h, err
 		}
 		p, h.digest = rest, &d
+	}
+	if c[0] == chunkVersionLZ4 {
+		var err error
+		if p, err = parseLZ4Head(p, &h); err != nil {
+			return h, err
+		}
 	}
 	h.Rows, h.Window, h.data, h.Bytes = int64(rows), LoadWindow{StartMillis: start, EndMillis: end}, len(c)-len(p), int(size)
 	return h, nil
@@ -616,15 +627,14 @@ func (z *zipJob) run() {
 		}
 		return
 	}
-	var digest *multiset
 	if z.digest {
 		d, err := digestUnits(units, c.index)
-		if z.err = err; err != nil {
-			return
+		if z.err = err; err == nil {
+			z.out, z.err = appendLZ4Chunk(nil, c.rows, c.window, units, c.index, d)
 		}
-		digest = &d
+		return
 	}
-	z.out, z.err = appendZstdChunk(make([]byte, 0, 64+len(units)/4), c.rows, c.window, units, c.index, digest)
+	z.out, z.err = appendZstdChunk(make([]byte, 0, 64+len(units)/4), c.rows, c.window, units, c.index, nil)
 }
 
 // emitZipped emits the compressed chunks that are done, in order, waiting

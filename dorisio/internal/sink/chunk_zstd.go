@@ -67,12 +67,7 @@ func appendZstdChunk(dst []byte, rows int64, w LoadWindow, units, index []byte, 
 	if digest != nil {
 		version = chunkVersionDigest
 	}
-	dst = append(dst, version)
-	dst = binary.AppendUvarint(dst, uint64(rows))
-	dst = binary.AppendVarint(dst, w.StartMillis)
-	dst = binary.AppendVarint(dst, w.EndMillis)
-	dst = binary.AppendUvarint(dst, uint64(len(units)))
-	dst = binary.AppendUvarint(dst, uint64(len(index)))
+	dst = appendCompressedHead(dst, version, rows, w, len(units), len(index))
 	if digest != nil {
 		dst = appendDigest(dst, *digest)
 	}
@@ -80,10 +75,30 @@ func appendZstdChunk(dst []byte, rows int64, w LoadWindow, units, index []byte, 
 	return enc.EncodeAll(index, dst), nil
 }
 
+// appendCompressedHead appends the plain header that compressed chunks of
+// every codec start with: version, rows, window, and the units' and
+// index's bytes before compression.
+func appendCompressedHead(dst []byte, version byte, rows int64, w LoadWindow, units, index int) []byte {
+	dst = append(dst, version)
+	dst = binary.AppendUvarint(dst, uint64(rows))
+	dst = binary.AppendVarint(dst, w.StartMillis)
+	dst = binary.AppendVarint(dst, w.EndMillis)
+	dst = binary.AppendUvarint(dst, uint64(units))
+	return binary.AppendUvarint(dst, uint64(index))
+}
+
 // inflateChunk returns the units and index of compressed chunk c (header
 // h) appended to dst[:0] (a new buffer if dst is too small), and their
 // header: the units at offset 0, the index after them.
 func inflateChunk(c []byte, h chunkHeader, dst []byte) ([]byte, chunkHeader, error) {
+	if h.lz4 {
+		out, err := inflateLZ4(c, h, dst)
+		if err != nil {
+			return nil, h, err
+		}
+		h.data, h.index, h.compressed, h.lz4 = 0, 0, false, false
+		return out, h, nil
+	}
 	_, dec, err := chunkCodec()
 	if err != nil {
 		return nil, h, err
