@@ -1,11 +1,15 @@
 package fileload
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/enginetest"
@@ -168,5 +172,63 @@ func TestUnitAPackIsReadOnceAndSentFromItsFiles(t *testing.T) {
 	t.Logf("loading a pack of %d bytes allocated %d bytes (%.1f×)", size, alloc, float64(alloc)/float64(size))
 	if alloc > size*3/4 {
 		t.Errorf("loading a pack of %d bytes allocated %d bytes (%.1f×), want at most 0.75×: its bytes are not held in memory", size, alloc, float64(alloc)/float64(size))
+	}
+}
+
+// A file of a pack replaced, between its split and its send, by other
+// bytes of the same size and modification time (cp -p, rsync -t, a
+// restore) is not sent under the label of the bytes it was split from:
+// the pack fails naming it, and nothing of it loads (or the bytes it was
+// split from load).
+func TestUnitAPackFileReplacedBeforeItIsSentLoadsNothing(t *testing.T) {
+	r := newFileRig(t)
+	r.smallFiles("swapped", 4)
+	fn := r.loader(func(fn *FileLoadFn) { fn.Opts.Files.RangeBytes = 1 << 20 })
+	packs, err := r.list(fn, true, r.dir+"/swapped/*.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(packs) != 1 || len(packs[0].Files) != 4 {
+		t.Fatalf("4 small files listed as %+v, want one pack", packs)
+	}
+	path := filepath.Join(r.dir, "swapped", "part-002.csv")
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The pack's load waits at the FE, its files split and measured; the
+	// file is rewritten meanwhile, its size and modification time kept.
+	slow := r.srv.Inject(doristest.Fault{Kind: doristest.SlowFE, Endpoint: doristest.EndpointLoad, Delay: 1500 * time.Millisecond, Count: 1})
+	swapped := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := slow.Wait(ctx); err != nil {
+			swapped <- err
+			return
+		}
+		other := []byte("6,FILE 2 ROW 0\n7,FILE 2 ROW 1\n8,FILE 2 ROW 2\n")
+		if int64(len(other)) != before.Size() {
+			swapped <- fmt.Errorf("the other bytes are %d bytes, the file %d", len(other), before.Size())
+			return
+		}
+		if err := os.WriteFile(path, other, 0o644); err != nil {
+			swapped <- err
+			return
+		}
+		swapped <- os.Chtimes(path, before.ModTime(), before.ModTime())
+	}()
+	_, err = r.bundle(fn, packs...)
+	if err := <-swapped; err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range r.rows() {
+		if strings.Contains(row, "FILE 2") {
+			t.Fatalf("the pack loaded the file's new bytes under the label of those it was split from (a re-run loads them again): rows %q, error %v", r.rows(), err)
+		}
+	}
+	if err != nil {
+		enginetest.WantErr(t, err, "file "+path+" ", "Nothing of it was loaded")
+		r.wantRows()
 	}
 }
