@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -175,5 +176,21 @@ func TestSplitAgreesEveryWayAtEverySize(t *testing.T) {
 	big = append(big, wrappedCSV(r, 20000, ",", "\n", 0.01)...) // long unquoted stretches
 	for _, rb := range []int64{64 << 10, 1 << 20} {
 		splitEveryWay(t, rfc(",", "\n"), big, rb, readWindow)
+	}
+}
+
+// A record whose quoted value (a line break in it) comes before a whole
+// block without an enclose byte, read on by next() after the blocks (the
+// window or the file ends before its delimiter), is read whole: the
+// blocks' look-ahead for the next enclose byte must not hide the value's
+// from next(), which then ended the record at the line break inside it.
+func TestAQuotedValueBeforeAPlainBlockIsReadWhole(t *testing.T) {
+	for pad := 60; pad <= 300; pad += 7 {
+		data := []byte("0,z\n1,\"a\nb,c\"," + strings.Repeat("x", pad) + "\n2,\"d\ne\"," + strings.Repeat("y", pad) + "\n")
+		for _, rb := range []int64{1, 40, 1 << 20} {
+			for _, window := range []int64{64, 200, readWindow} {
+				splitEveryWay(t, rfc(",", "\n"), data, rb, window)
+			}
+		}
 	}
 }
