@@ -1,11 +1,15 @@
 package fileload
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/enginetest"
@@ -168,5 +172,79 @@ func TestUnitAPackIsReadOnceAndSentFromItsFiles(t *testing.T) {
 	t.Logf("loading a pack of %d bytes allocated %d bytes (%.1f×)", size, alloc, float64(alloc)/float64(size))
 	if alloc > size*3/4 {
 		t.Errorf("loading a pack of %d bytes allocated %d bytes (%.1f×), want at most 0.75×: its bytes are not held in memory", size, alloc, float64(alloc)/float64(size))
+	}
+}
+
+// A file of a pack changed between its split and its send is not sent
+// under the label of the bytes it was split from: the pack fails naming
+// it, and nothing of it loads. Replaced by other bytes of the same size
+// and modification time (cp -p, rsync -t, a restore) too; before, those
+// loaded under the old bytes' label, and a re-run loaded them again.
+func TestUnitAPackFileChangedBeforeItIsSentLoadsNothing(t *testing.T) {
+	other := []byte("6,FILE 2 ROW 0\n7,FILE 2 ROW 1\n8,FILE 2 ROW 2\n") // part-002's size
+	for _, tc := range []struct {
+		name   string
+		change func(path string, before os.FileInfo) error
+		says   string // besides the path
+	}{
+		{"rewritten, size and modification time kept", func(path string, before os.FileInfo) error {
+			if err := os.WriteFile(path, other, 0o644); err != nil {
+				return err
+			}
+			return os.Chtimes(path, before.ModTime(), before.ModTime())
+		}, "Nothing of it was loaded"},
+		{"replaced by a rename, size and modification time kept", func(path string, before os.FileInfo) error {
+			tmp := path + ".new"
+			if err := os.WriteFile(tmp, other, 0o644); err != nil {
+				return err
+			}
+			if err := os.Chtimes(tmp, before.ModTime(), before.ModTime()); err != nil {
+				return err
+			}
+			return os.Rename(tmp, path)
+		}, "Nothing of it was loaded"},
+		{"deleted", func(path string, _ os.FileInfo) error { return os.Remove(path) }, "no such file or directory"},
+		{"truncated", func(path string, _ os.FileInfo) error { return os.Truncate(path, 5) }, "Nothing of it was loaded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := newFileRig(t)
+			r.smallFiles("changed", 4)
+			fn := r.loader(func(fn *FileLoadFn) { fn.Opts.Files.RangeBytes = 1 << 20 })
+			packs, err := r.list(fn, true, r.dir+"/changed/*.csv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(packs) != 1 || len(packs[0].Files) != 4 {
+				t.Fatalf("4 small files listed as %+v, want one pack", packs)
+			}
+			path := filepath.Join(r.dir, "changed", "part-002.csv")
+			before, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if int64(len(other)) != before.Size() {
+				t.Fatalf("the other bytes are %d bytes, the file %d", len(other), before.Size())
+			}
+			// The pack's load waits at the FE, its files split and
+			// measured; the file changes meanwhile.
+			slow := r.srv.Inject(doristest.Fault{Kind: doristest.SlowFE, Endpoint: doristest.EndpointLoad, Delay: 500 * time.Millisecond, Count: 1})
+			changed := make(chan error, 1)
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				if err := slow.Wait(ctx); err != nil {
+					changed <- err
+					return
+				}
+				changed <- tc.change(path, before)
+			}()
+			_, err = r.bundle(fn, packs...)
+			if err := <-changed; err != nil {
+				t.Fatal(err)
+			}
+			enginetest.WantErr(t, err, path, tc.says)
+			r.wantRows()
+		})
 	}
 }

@@ -254,7 +254,17 @@ func (s *recordScanner) delimAt(pos int) int {
 }
 
 // encloseAt is the first enclose character at or after pos, len(data) if none.
+// The cached answer holds for pos in [encFrom, nEnc]. scanFast looks ahead
+// of the record next() then reads on from, so pos may be behind encFrom:
+// then only the bytes before encFrom are searched.
 func (s *recordScanner) encloseAt(pos int) int {
+	if s.nEnc >= 0 && pos < s.encFrom {
+		if i := bytes.IndexByte(s.data[pos:s.encFrom], s.enclose); i >= 0 {
+			s.nEnc = pos + i
+		}
+		s.encFrom = pos
+		return s.nEnc
+	}
 	if s.nEnc < pos {
 		s.nEnc, s.encFrom = len(s.data), pos
 		if pos < len(s.data) {

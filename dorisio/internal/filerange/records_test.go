@@ -175,7 +175,7 @@ func wrappedRef(sc recordScanner, data []byte, fr Range, ends map[int64]bool) bo
 
 // allEmpty reports whether b holds only empty records (delimiters): what
 // the Splitter may leave out of every range.
-func allEmpty(b []byte) bool { return len(bytes.Trim(b, "\r\n#")) == 0 }
+func allEmpty(b []byte) bool { return len(bytes.Trim(b, "\r\n#|;")) == 0 }
 
 func TestAFileThatIsNotTheListedSizeIsRefused(t *testing.T) {
 	sp := &Splitter{sc: rfc(",", "\n"), rangeBytes: 4}
