@@ -51,6 +51,7 @@ func streamSource(s beam.Scope, o *options) beam.PCollection {
 	if o.streamStart != 0 {
 		start = time.UnixMilli(o.streamStart)
 	}
+	o.streamStart = start.UnixMilli() // the start a resuming re-run gives (resumeAdvice)
 	ticks := beam.ParDo(s, &tickSourceFn{StartMillis: start.UnixMilli(), TickMillis: tick.Milliseconds(), Ticks: int64(o.duration / tick)}, beam.Impulse(s))
 	ticks = beam.WindowInto(s, window.NewFixedWindows(tick), ticks)
 	return beam.ParDo(s, &tickFn{Table: o.table, Tables: o.tables, Rate: o.rate, TickMillis: tick.Milliseconds()}, ticks)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,5 +49,27 @@ func TestATickSourceBehindItsTicksCheckpointsAfterEachTick(t *testing.T) {
 		if k != int64(i) {
 			t.Fatalf("ticks %v, want 0..9 in order", got)
 		}
+	}
+}
+
+// A stream started without --stream-start (now) says, when interrupted,
+// the start it used: given again with --label-prefix, it replays the same
+// stream and loads nothing twice. Before, the advice asked for a
+// --stream-start the run never showed.
+func TestAnInterruptedStreamNamesTheStartItUsed(t *testing.T) {
+	o := &options{stream: true, labelPrefix: "live", table: "events", tables: 1, rate: 10, duration: time.Second, flushInterval: time.Second}
+	before := time.Now().UnixMilli()
+	streamSource(beam.NewPipeline().Root(), o)
+	after := time.Now().UnixMilli()
+	advice := resumeAdvice(o)
+	if o.streamStart < before || o.streamStart > after || !strings.Contains(advice, fmt.Sprintf("--stream-start %d,", o.streamStart)) {
+		t.Fatalf("a stream started between %d and %d advises %q", before, after, advice)
+	}
+	// Without a prefix the run's labels were its own: a re-run from that
+	// start would load the stream again.
+	o = &options{stream: true, table: "events", tables: 1, rate: 10, duration: time.Second, flushInterval: time.Second}
+	streamSource(beam.NewPipeline().Root(), o)
+	if advice := resumeAdvice(o); strings.Contains(advice, fmt.Sprint(o.streamStart)) || !strings.Contains(advice, "a re-run makes a new stream") {
+		t.Fatalf("a stream without --label-prefix advises %q", advice)
 	}
 }
