@@ -85,20 +85,15 @@ func TestAnInterruptedJobAbortsWhatItPrecommittedAndSaysHowToResume(t *testing.T
 }
 
 // precommitted counts doris-local's PRECOMMITTED transactions.
-func precommitted(t *testing.T, fe string) int {
-	n := 0
-	for _, tx := range openTxns(t, fe) {
-		if strings.HasSuffix(tx, " PRECOMMITTED") {
-			n++
-		}
-	}
-	return n
-}
+func precommitted(t *testing.T, fe string) int { return inState(t, fe, "PRECOMMITTED") }
 
-func preparing(t *testing.T, fe string) int {
+func preparing(t *testing.T, fe string) int { return inState(t, fe, "PREPARE") }
+
+// inState counts the database's open transactions in state.
+func inState(t *testing.T, fe, state string) int {
 	n := 0
 	for _, tx := range openTxns(t, fe) {
-		if strings.HasSuffix(tx, " PREPARE") {
+		if strings.HasSuffix(tx, " "+state) {
 			n++
 		}
 	}
