@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"slices"
@@ -229,7 +230,7 @@ func (fn *FileLoadFn) loadPack(ctx context.Context, p filePack) error {
 	}
 	id := "pack|" + strconv.Itoa(len(parts)) + "|" + hex.EncodeToString(ids.Sum(nil)[:16])
 	j := &sink.LoadJob{Table: fn.Table, ID: id, Rows: rows, Bytes: size, Order: "pack:" + id, Unframed: true,
-		Body: streamload.NewSectionsBody(secs)}
+		Body: packBody{Body: streamload.NewSectionsBody(secs), files: len(parts)}}
 	switch {
 	case fn.Enclose == 0: // JSON lines
 	case !quoted:
@@ -299,6 +300,25 @@ func (fn *FileLoadFn) sectionPart(ctx context.Context, f fileSpec) (sec streamlo
 		return f.replaced(st, fi)
 	}
 	return streamload.Section{Path: f.Path, Offset: fr.Start, Length: fr.End - fr.Start, Check: check}, part, false, nil
+}
+
+// packBody is a pack's body: a file of it removed since it was listed
+// fails the pack saying what that means for the pack (none of it loads,
+// and a re-run forms it again without the file), as changed says for a
+// file that changed.
+type packBody struct {
+	streamload.Body
+	files int // the files packed into it
+}
+
+func (b packBody) Open() (io.ReadCloser, error) {
+	r, err := b.Body.Open()
+	var pe *fs.PathError
+	if errors.As(err, &pe) && errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("dorisio.WriteFiles: file %s, one of %d files packed into one load, was removed after it was listed (%w). "+
+			"Nothing of the pack was loaded: run the job again; the pack forms again without the file", pe.Path, b.files, err)
+	}
+	return r, err
 }
 
 // replaced refuses now, the file f as it is about to be sent, where it is

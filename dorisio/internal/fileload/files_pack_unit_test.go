@@ -203,7 +203,8 @@ func TestUnitAPackFileChangedBeforeItIsSentLoadsNothing(t *testing.T) {
 			}
 			return os.Rename(tmp, path)
 		}, "Nothing of it was loaded"},
-		{"deleted", func(path string, _ os.FileInfo) error { return os.Remove(path) }, "no such file or directory"},
+		{"deleted", func(path string, _ os.FileInfo) error { return os.Remove(path) },
+			"was removed after it was listed (stat " + "%s: no such file or directory). Nothing of the pack was loaded: run the job again; the pack forms again without the file"},
 		{"truncated", func(path string, _ os.FileInfo) error { return os.Truncate(path, 5) }, "Nothing of it was loaded"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -243,7 +244,7 @@ func TestUnitAPackFileChangedBeforeItIsSentLoadsNothing(t *testing.T) {
 			if err := <-changed; err != nil {
 				t.Fatal(err)
 			}
-			enginetest.WantErr(t, err, path, tc.says)
+			enginetest.WantErr(t, err, "file "+path, strings.ReplaceAll(tc.says, "%s", path))
 			r.wantRows()
 		})
 	}
