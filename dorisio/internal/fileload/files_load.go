@@ -243,6 +243,7 @@ type FileLoadFn struct {
 	plain     map[string]string // unquotedHeaders, made once
 	wrapped   map[string]string // wrappedHeaders, made once
 	rewritten map[string]string // transcodedHeaders, made once
+	saidText  map[string]bool   // the files sayText spoke of in this bundle
 }
 
 // ProcessElement and FinishBundle take no beam.BundleFinalization: every
@@ -254,7 +255,7 @@ func (fn *FileLoadFn) ProcessElement(_ context.Context, p filePack, _ func(sink.
 
 func (fn *FileLoadFn) FinishBundle(ctx context.Context, emit func(sink.CommitResult)) error {
 	files := fn.pending
-	fn.pending = nil
+	fn.pending, fn.saidText = nil, nil
 	if len(files) > 0 {
 		// Uploads run under the bundle's context: a cancelled bundle stops them.
 		fn.OpenBatch(ctx)

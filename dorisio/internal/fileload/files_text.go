@@ -29,8 +29,17 @@ func sayBOM(path string) {
 }
 
 // sayText says, once per file, what sp found at its start: a byte-order
-// mark, lines that end "\r\n" (read with "\n" and not stripped).
+// mark, lines that end "\r\n" (read with "\n" and not stripped). A file
+// of a pack may be split more than once in a bundle (read again into
+// memory, or loaded on its own): only the first split says it.
 func (fn *FileLoadFn) sayText(path string, sp *filerange.Splitter) {
+	if fn.saidText[path] {
+		return
+	}
+	if fn.saidText == nil {
+		fn.saidText = map[string]bool{}
+	}
+	fn.saidText[path] = true
 	if sp.BOM {
 		sayBOM(path)
 	}
