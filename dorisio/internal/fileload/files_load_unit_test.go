@@ -2,14 +2,17 @@ package fileload
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/memfs"
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/enginetest"
 )
 
@@ -205,4 +208,71 @@ func TestUnitTheListingTakesEachFileOnce(t *testing.T) {
 	dirs := filepath.Join(r.dir, "in", "sub*")
 	_, err = r.list(fn, false, dirs)
 	enginetest.WantErr(t, err, fmt.Sprintf("pattern %q matches only directories", dirs))
+}
+
+// A file (not a pack) replaced between its split and its send by other
+// bytes of the same size and modification time (cp -p, rsync -t, a
+// restore) is not sent under the label of the bytes it was split from: the
+// range fails naming the file, and nothing of it loads. Before, only its
+// size and modification time were checked, and the new bytes loaded under
+// the old bytes' label (a re-run, finding that label loaded, would then
+// load them again under their own).
+func TestUnitAFileReplacedBeforeItIsSentLoadsNothing(t *testing.T) {
+	const before, after = "1,first\n2,second\n", "3,other\n4,bytes!\n"
+	for _, tc := range []struct {
+		name    string
+		replace func(path string, was os.FileInfo) error
+	}{
+		{"rewritten in place", func(path string, was os.FileInfo) error {
+			if err := os.WriteFile(path, []byte(after), 0o644); err != nil {
+				return err
+			}
+			return os.Chtimes(path, was.ModTime(), was.ModTime())
+		}},
+		{"replaced by a rename", func(path string, was os.FileInfo) error {
+			tmp := path + ".new"
+			if err := os.WriteFile(tmp, []byte(after), 0o644); err != nil {
+				return err
+			}
+			if err := os.Chtimes(tmp, was.ModTime(), was.ModTime()); err != nil {
+				return err
+			}
+			return os.Rename(tmp, path)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := newFileRig(t)
+			path := r.write("docs.csv", []byte(before))
+			was, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fn := r.loader(nil)
+			packs, err := r.list(fn, false, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The range's load waits at the FE, the file split and
+			// measured; the file is replaced meanwhile.
+			slow := r.srv.Inject(doristest.Fault{Kind: doristest.SlowFE, Endpoint: doristest.EndpointLoad, Delay: 500 * time.Millisecond, Count: 1})
+			replaced := make(chan error, 1)
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				if err := slow.Wait(ctx); err != nil {
+					replaced <- err
+					return
+				}
+				replaced <- tc.replace(path, was)
+			}()
+			_, err = r.bundle(fn, packs...)
+			if err := <-replaced; err != nil {
+				t.Fatal(err)
+			}
+			enginetest.WantErr(t, err, "file "+path+" changed while it was loaded: another file or other bytes under its path since it was read",
+				"Nothing of it was loaded")
+			r.wantRows()
+		})
+	}
 }

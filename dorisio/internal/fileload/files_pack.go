@@ -297,7 +297,7 @@ func (fn *FileLoadFn) sectionPart(ctx context.Context, f fileSpec) (sec streamlo
 		if err := f.changed(fi.Size(), fi.ModTime().UnixNano(), nil); err != nil {
 			return err
 		}
-		return f.replaced(st, fi)
+		return f.replaced(st, fi, nil)
 	}
 	return streamload.Section{Path: f.Path, Offset: fr.Start, Length: fr.End - fr.Start, Check: check}, part, false, nil
 }
@@ -323,18 +323,19 @@ func (b packBody) Open() (io.ReadCloser, error) {
 
 // replaced refuses now, the file f as it is about to be sent, where it is
 // not the file split was read from, or its bytes were written since: a
-// pack's section goes out from the file under the label of the bytes the
-// split read, so other bytes of the same size and modification time (cp
-// -p, rsync -t, a restore, a rewrite within the clock's tick) would load
-// under it, and a re-run, finding that label loaded, would load them again
-// under their own. Another file is another inode; a write changes the
-// change time, which no tool sets back.
-func (f fileSpec) replaced(split, now os.FileInfo) error {
+// pack's section or a file's range goes out from the file under the label
+// of the bytes the split read, so other bytes of the same size and
+// modification time (cp -p, rsync -t, a restore, a rewrite within the
+// clock's tick) would load under it, and a re-run, finding that label
+// loaded, would load them again under their own. Another file is another
+// inode; a write changes the change time, which no tool sets back. done is
+// what of the file is loaded (nil: nothing).
+func (f fileSpec) replaced(split, now os.FileInfo, done *fileDone) error {
 	if os.SameFile(split, now) && changeTime(split) == changeTime(now) {
 		return nil
 	}
-	return fmt.Errorf("dorisio.WriteFiles: file %s changed while it was loaded: another file or other bytes under its path since it was read, of the same size (%d bytes) and modification time (%s). "+
-		"Nothing of it was loaded: load it again once it is complete", f.Path, f.Size, showTime(f.ModNs))
+	return f.changedErr(fmt.Sprintf("another file or other bytes under its path since it was read, of the same size (%d bytes) and modification time (%s). ",
+		f.Size, showTime(f.ModNs)), done)
 }
 
 // splitPacked reads a packed file's records from r as the Splitter cuts
