@@ -276,3 +276,24 @@ func TestUnitAFileReplacedBeforeItIsSentLoadsNothing(t *testing.T) {
 		})
 	}
 }
+
+// A separator of several bytes is matched as Doris matches it, left to
+// right from each field's start: in 1|||"x with "||" the second field is
+// |"x, whose quote is text, so the line ends the record. Before, the
+// splitter took the quote for an enclose opened after the last two '|' and
+// made both lines one record, and the job failed on Doris' count of two.
+func TestUnitAMultiByteSeparatorIsMatchedAsDorisMatchesIt(t *testing.T) {
+	r := newFileRig(t)
+	path := r.write("pipes.csv", []byte("1|||\"x\n2||y\"\n3||\"z||\nw\"\n"))
+	res, err := r.load(r.loader(func(fn *FileLoadFn) {
+		fn.Sep, fn.Headers["column_separator"] = []byte("||"), "||"
+		fn.Escape, fn.Headers["escape"] = '\\', `\` // the Doris dialect: a bare '"' is text
+	}), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows, _ := enginetest.Totals(res); rows != 3 {
+		t.Errorf("%d rows counted, want 3", rows)
+	}
+	r.wantRows(`1=|"x`, `2=y"`, "3=z||\nw")
+}

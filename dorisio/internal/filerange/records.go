@@ -162,14 +162,28 @@ func (s *recordScanner) plainRun(pos int) (end, f int) {
 	if d < 0 {
 		return -1, -1
 	}
+	fs := pos // a field start at or before q: separators are matched from it on
 	for q := pos; ; q++ {
 		q = s.encloseAt(q)
 		if q >= d {
 			break
 		}
 		// An enclose starts a field only right after a separator; anywhere
-		// else it is a plain character.
-		if q-len(s.sep) >= pos && HasAt(s.data, q-len(s.sep), s.sep) {
+		// else it is a plain character. A separator of several bytes is
+		// matched as Doris' reader matches it, left to right from the
+		// field's start, each match starting the next field: in a|||"x
+		// with "||" the field after a starts at the third '|', so the
+		// quote is text (Doris reads the value |"x).
+		if len(s.sep) > 1 {
+			for {
+				i := IndexOf(s.data[fs:q], s.sep)
+				if i < 0 {
+					break
+				}
+				fs += i + len(s.sep)
+			}
+		}
+		if q-len(s.sep) >= pos && HasAt(s.data, q-len(s.sep), s.sep) && (len(s.sep) == 1 || fs == q) {
 			if q >= s.limit && !s.eof {
 				return -1, -1
 			}

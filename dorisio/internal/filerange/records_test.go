@@ -47,6 +47,8 @@ var splitCases = []splitCase{
 	{"text after a closing quote runs on to the separator", rfc(",", "\n"), 0, []string{"1,\"a\"b,\"c\nd\"\n", "2,e\n"}},
 	{"an unterminated quoted value runs to the end of the file", rfc(",", "\n"), 0, []string{"1,a\n", "2,\"b\n3,c\n"}},
 	{"a multi-byte separator and delimiter", rfc("||", "##"), 0, []string{"1||\"a##b||c\"##", "2||d##", "3||\"\"\"##\"##"}},
+	{"a multi-byte separator is matched from the field's start, as Doris matches it", rfc("||", "\n"), 0, []string{
+		"1||a|||\"x\n", "y\"||z\n", "2|||||\"p\n", "q\"\n", "3||||\"r\ns\"\n"}},
 	{"the Doris dialect: backslash escapes inside quotes", dorisDialect(), 0, []string{
 		"1,\"x\\\"y\nz\"\n", "2,\"C:\\\\temp\\\\\"\n", "3,\"a\"\"b\n\"\n", "4,b\\\n"}},
 	{"JSON lines", recordScanner{delim: []byte("\n")}, 0, []string{"{\"a\":1}\n", "{\"a\":\"b,\\\"c\"}\n", "\n", "{\"a\":\"é\"}"}},

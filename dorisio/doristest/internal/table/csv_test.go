@@ -45,6 +45,8 @@ func TestParseCSV(t *testing.T) {
 			[][]string{{"1", "it's", ""}}, [4]int64{1, 1, 0, 0}},
 		{"escape equal to enclose only knows doubling", []string{"column_separator", ",", "enclose", `"`, "escape", `"`, "trim_double_quotes", "true"}, "1,\"a\"\"b\",\"c\\d\"\n",
 			[][]string{{"1", `a"b`, `c\d`}}, [4]int64{1, 1, 0, 0}},
+		{"a multi-character separator is matched left to right from the field start, so a quote after three '|' is data", []string{"column_separator", "||", "enclose", `"`, "escape", `\`, "trim_double_quotes", "true"}, "1||a|||\"x\ny\"||z\n",
+			[][]string{{"1", "a", `|"x`}}, [4]int64{2, 1, 1, 0}},
 		{"a quote not at the field start is data", []string{"column_separator", ",", "enclose", `"`}, "1,a\"b,c\n",
 			[][]string{{"1", `a"b`, "c"}}, [4]int64{1, 1, 0, 0}},
 		{"text after a closing quote keeps the field verbatim", []string{"column_separator", ",", "enclose", `"`}, "1,\"p1\"p2,c\n",
