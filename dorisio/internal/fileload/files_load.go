@@ -326,11 +326,16 @@ func (fn *FileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 	}
 	var loadErr error // the bundle's load error, which stops the reading
 	said := false     // the byte-order mark, a CRLF file (files_text.go)
+	ranges := 0       // the ranges started
 	err = sp.Split(r, f.Size, func(fr filerange.Range) error {
 		if !said {
 			said = true
 			fn.sayText(f.Path, sp)
 		}
+		if fr.Unclosed {
+			return unclosedQuote(fr, ranges == 0, "")
+		}
+		ranges++
 		// A file's ranges land in file order; files, which no order
 		// relates (they come through a Reshuffle), load side by side.
 		j := &sink.LoadJob{Table: fn.Table, ID: f.rangeID(fr.Start, fr.End, fr.Digest), Rows: fr.Records, Bytes: fr.End - fr.Start, Order: "file:" + f.Path,

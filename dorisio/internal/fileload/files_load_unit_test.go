@@ -297,3 +297,36 @@ func TestUnitAMultiByteSeparatorIsMatchedAsDorisMatchesIt(t *testing.T) {
 	}
 	r.wantRows(`1=|"x`, `2=y"`, "3=z||\nw")
 }
+
+// A quote that opens a value and never closes is refused before the range
+// holding it loads, naming the file and the quote's byte offset and what
+// to do: Doris would read the rest of the file as that one value (the
+// rows after it stored in one column, or refused for their column count).
+// Ranges before it load; a pack holding such a file loads nothing (before,
+// the files packed after it went into that value too).
+func TestUnitAQuoteThatNeverClosesIsRefusedBeforeItsRangeLoads(t *testing.T) {
+	r := newFileRig(t)
+	alone := r.write("alone.csv", []byte("1,alpha\n2,\"beta\n3,gamma\n"))
+	_, err := r.load(r.loader(nil), alone)
+	enginetest.WantErr(t, err, "file "+alone+": the quote at byte 10 opens a value that never closes", "Close the quote", "Nothing of the file was loaded")
+	r.wantRows()
+
+	r.smallFiles("packed", 3)
+	packed := r.write("packed/a-unclosed.csv", []byte("20,\"delta\n"))
+	_, err = r.load(r.loader(func(fn *FileLoadFn) { fn.Opts.Files.RangeBytes = 1 << 20 }), r.dir+"/packed/*.csv")
+	enginetest.WantErr(t, err, "file "+packed+": the quote at byte 3 opens a value that never closes", "Nothing of the file, nor of the files packed with it, was loaded")
+	r.wantRows()
+
+	var b strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&b, "%d,row %d\n", 100+i, i)
+	}
+	start := b.Len()
+	b.WriteString("200,\"epsilon\n201,zeta\n")
+	ranges := r.write("ranges.csv", []byte(b.String()))
+	_, err = r.load(r.loader(func(fn *FileLoadFn) { fn.Opts.Files.RangeBytes = 64 }), ranges)
+	enginetest.WantErr(t, err, fmt.Sprintf("file %s: the quote at byte %d opens a value that never closes", ranges, start+4), "its ranges before may be")
+	if got := len(r.rows()); got == 0 || got > 40 {
+		t.Errorf("%d rows loaded, want the ranges before the quote's (1 to 40)", got)
+	}
+}

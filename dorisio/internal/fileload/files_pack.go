@@ -351,6 +351,9 @@ func (fn *FileLoadFn) splitPacked(r io.Reader, f fileSpec, part *packPart) (rang
 	}
 	part.wrapped = true
 	err = sp.Split(r, f.Size, func(fr filerange.Range) error {
+		if fr.Unclosed {
+			return unclosedQuote(fr, true, ", nor of the files packed with it,")
+		}
 		ranges = append(ranges, fr)
 		part.records += fr.Records
 		part.quoted = part.quoted || fr.Quoted

@@ -44,7 +44,9 @@ func Starts(syn Syntax, data []byte) []int {
 // Doris dialect, `\"`; in RFC 4180 the escape is the enclose itself, so
 // only doubling escapes). An enclose anywhere else is a plain character;
 // text after a closing enclose runs on to the next separator; a final
-// unterminated value runs to the end of the file.
+// unterminated value runs to the end of the file, as in Doris' line reader,
+// which then reads the rest of the file as that one value (the Splitter
+// marks its range Unclosed).
 //
 // The scanner is driven by IndexByte over the delimiter and the enclose
 // character: a record with no field starting with an enclose costs one
@@ -64,6 +66,7 @@ type recordScanner struct {
 	limit              int
 	nDelim, nEnc, nEsc int // cached next positions (len(data): none; -1: unknown)
 	encFrom            int // where the search that found nEnc started
+	unclosed           int // the enclose that opens a value never closed (-1: none), set by next at the end of the file
 }
 
 // reset makes s scan the window data, which starts at a record start; eof
@@ -74,7 +77,7 @@ func (s *recordScanner) reset(data []byte, eof bool) {
 	if !eof {
 		s.limit -= max(len(s.delim), len(s.sep)) + 1
 	}
-	s.nDelim, s.nEnc, s.nEsc = -1, -1, -1
+	s.nDelim, s.nEnc, s.nEsc, s.unclosed = -1, -1, -1, -1
 }
 
 // next returns where the record starting at pos ends: next is the start of
@@ -105,6 +108,7 @@ func (s *recordScanner) next(pos int) (next int, empty, ok bool) {
 				return 0, false, false
 			}
 			if !closed {
+				s.unclosed = pos
 				return n, false, true // unterminated: the value runs to the end of the file
 			}
 			pos = j

@@ -233,3 +233,41 @@ func benchEvents(n int) []byte {
 func BenchmarkSplitUnquotedCSV(b *testing.B) {
 	benchSplitAsWriteFiles(b, bytes.ReplaceAll(benchEvents(64<<20), []byte(`"`), nil))
 }
+
+// A value whose enclose never closes runs to the end of the file, as
+// Doris reads it, and its range says where the enclose is, for every range
+// and window size; a quote that is text, or one closed at the file's last
+// byte, marks nothing.
+func TestAnUnclosedQuoteMarksItsRange(t *testing.T) {
+	for _, tc := range []struct {
+		sc   recordScanner
+		data string
+		at   int64 // -1: none
+	}{
+		{rfc(",", "\n"), "1,a\n2,\"b\n3,c\n", 6},
+		{rfc(",", "\n"), "1,\"a\"\n2,b\"\n3,\"c\"", -1},
+		{dorisDialect(), "1,a\n2,\"b\\\"\n3,c\\", 6},
+		{rfc("||", "\n"), "1||a\n2||\"b||c\n", 8},
+	} {
+		data := []byte(tc.data)
+		for _, window := range []int64{1, 3, 8, readWindow} {
+			for rb := int64(1); rb <= int64(len(data)); rb++ {
+				sp := &Splitter{sc: tc.sc, rangeBytes: rb, window: window}
+				var got []Range
+				if err := sp.Split(bytes.NewReader(data), int64(len(data)), func(fr Range) error {
+					got = append(got, fr)
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				for i, fr := range got {
+					last := i == len(got)-1
+					if want := last && tc.at >= 0; fr.Unclosed != want || want && fr.UnclosedAt != tc.at {
+						t.Fatalf("%q, window %d, range size %d: range %d [%d, %d) says Unclosed %v at %d; want %v at %d",
+							tc.data, window, rb, i, fr.Start, fr.End, fr.Unclosed, fr.UnclosedAt, want, tc.at)
+					}
+				}
+			}
+		}
+	}
+}

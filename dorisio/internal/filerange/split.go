@@ -33,6 +33,11 @@ type Range struct {
 	// CRLF says a record of the range ends "\r\n" (only with
 	// CheckLineEnds' strip: the range is loaded through StripCR).
 	CRLF bool
+	// Unclosed says the range's last record holds an enclose that opens a
+	// value never closed: Doris reads the rest of the file, from UnclosedAt
+	// (a file offset) on, as that one value.
+	Unclosed   bool
+	UnclosedAt int64
 	// Digest is the xxhash64 of the range's bytes, taken in the pass that
 	// cuts it: a range's identity is its content, so other bytes under the
 	// same path, size and modification time (a restore, cp -p, rsync -t)
@@ -139,6 +144,7 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) error
 		fastFrom   int64          // file offset from which scanFast is tried again
 		checked    int            // buf index up to which sp.ends has checked
 		dataFrom   int64 = noData // file offset of the first record past the header lines
+		unclosedAt int64 = -1     // file offset of an enclose never closed (recordScanner.unclosed)
 		bomDone          = !sp.SkipBOM
 	)
 	// check hands sp.ends the scanned bytes up to buf[end], a record end.
@@ -158,6 +164,7 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) error
 			return err
 		}
 		fr := Range{Start: rangeStart, End: end, Records: records, Quoted: quoted || sp.holdsEnclose(buf, keepFrom, bufEnd)}
+		fr.Unclosed, fr.UnclosedAt = unclosedAt >= 0, unclosedAt
 		escaped = escaped || sp.holdsEscape(buf[keepFrom:bufEnd])
 		fr.Wrapped = fr.Quoted && wraps && !odd && !escaped
 		if sp.ends != nil {
@@ -269,6 +276,9 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) error
 			next, empty, ok := sp.sc.next(pos)
 			if !ok {
 				break
+			}
+			if sp.sc.unclosed >= 0 && skip == 0 {
+				unclosedAt = off + int64(sp.sc.unclosed)
 			}
 			if skip > 0 {
 				skip--
