@@ -330,3 +330,26 @@ func TestUnitAQuoteThatNeverClosesIsRefusedBeforeItsRangeLoads(t *testing.T) {
 		t.Errorf("%d rows loaded, want the ranges before the quote's (1 to 40)", got)
 	}
 }
+
+// In an RFC 4180 file a quote inside a bare value is text (b" is the value
+// b"), but Doris, sent escape '"', unescapes bare values too: a lone quote
+// is dropped (b) and a doubled one halved. Such a range is sent transcoded,
+// and every value loads as the file means it, alone or packed.
+func TestUnitAQuoteInsideABareValueLoadsAsWritten(t *testing.T) {
+	r := newFileRig(t)
+	data := []byte("1,a\n2,b\"\n3,\"c\"\"d\"\n4,e\"\"f\n5,5\" screen\n")
+	want := []string{"1=a", `2=b"`, `3=c"d`, `4=e""f`, `5=5" screen`}
+	path := r.write("bare.csv", data)
+	if _, err := r.load(r.loader(nil), path); err != nil {
+		t.Fatal(err)
+	}
+	r.wantRows(want...)
+
+	r2 := newFileRig(t)
+	r2.write("packed/a.csv", data)
+	r2.write("packed/b.csv", []byte("6,plain\n"))
+	if _, err := r2.load(r2.loader(func(fn *FileLoadFn) { fn.Opts.Files.RangeBytes = 1 << 20 }), r2.dir+"/packed/*.csv"); err != nil {
+		t.Fatal(err)
+	}
+	r2.wantRows(append(want, "6=plain")...)
+}

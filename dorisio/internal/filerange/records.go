@@ -67,6 +67,10 @@ type recordScanner struct {
 	nDelim, nEnc, nEsc int // cached next positions (len(data): none; -1: unknown)
 	encFrom            int // where the search that found nEnc started
 	unclosed           int // the enclose that opens a value never closed (-1: none), set by next at the end of the file
+	// bareQuote: next met an enclose inside a bare value where the escape
+	// is the enclose (RFC 4180), which Doris' unescaping changes (a lone
+	// one dropped, a doubled one halved); the Splitter takes it.
+	bareQuote bool
 }
 
 // reset makes s scan the window data, which starts at a record start; eof
@@ -193,6 +197,7 @@ func (s *recordScanner) plainRun(pos int) (end, f int) {
 			}
 			return 0, q
 		}
+		s.bareQuote = s.bareQuote || s.escape == s.enclose
 	}
 	if d >= s.limit && !s.eof {
 		return -1, -1

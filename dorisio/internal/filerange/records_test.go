@@ -101,6 +101,7 @@ func isEmptyRecord(r string, delim []byte) bool { return r == string(delim) }
 
 func checkRanges(data []byte, sc recordScanner, got []Range, ends map[int64]bool, bodyStart, want, rb int64) string {
 	enclose := sc.enclose
+	_, _, bare := refEnds(sc, data)
 	var records int64
 	next := bodyStart
 	for i, fr := range got {
@@ -126,7 +127,11 @@ func checkRanges(data []byte, sc recordScanner, got []Range, ends map[int64]bool
 		if d := xxhash.Sum64(data[fr.Start:fr.End]); fr.Digest != d {
 			return fmt.Sprintf("range %d says digest %016x of bytes whose xxhash64 is %016x", i, fr.Digest, d)
 		}
-		if s := bytes.Contains(data[fr.Start:fr.End], []byte(`"""`)) || bytes.Contains(data[fr.Start:fr.End], []byte(`"\N"`)); fr.Suspect != (s && fr.Quoted) {
+		s := bytes.Contains(data[fr.Start:fr.End], []byte(`"""`)) || bytes.Contains(data[fr.Start:fr.End], []byte(`"\N"`))
+		for at := range bare {
+			s = s || at >= fr.Start && at < fr.End
+		}
+		if fr.Suspect != (s && fr.Quoted) {
 			return fmt.Sprintf("range %d says Suspect %v of %q", i, fr.Suspect, data[fr.Start:fr.End])
 		}
 		if w := wrappedRef(sc, data, fr, ends); fr.Wrapped != w {

@@ -27,8 +27,9 @@ type Range struct {
 	// line delimiters are Wrapped.
 	Wrapped bool
 	// Suspect says the range may hold a value Doris would change (it holds
-	// `"""` or `"\N"`, see files_transcode.go): only such a range is read
-	// again and checked value by value.
+	// `"""` or `"\N"`, or, in RFC 4180, a '"' inside a bare value; see
+	// files_transcode.go): only such a range is read again and checked
+	// value by value.
 	Suspect bool
 	// CRLF says a record of the range ends "\r\n" (only with
 	// CheckLineEnds' strip: the range is loaded through StripCR).
@@ -145,7 +146,8 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) error
 		checked    int            // buf index up to which sp.ends has checked
 		dataFrom   int64 = noData // file offset of the first record past the header lines
 		unclosedAt int64 = -1     // file offset of an enclose never closed (recordScanner.unclosed)
-		bomDone          = !sp.SkipBOM
+		bareQuote  bool           // the open range holds a bare value with an enclose byte (recordScanner.bareQuote)
+		bomDone    = !sp.SkipBOM
 	)
 	// check hands sp.ends the scanned bytes up to buf[end], a record end.
 	check := func(end int) error {
@@ -177,9 +179,9 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) error
 		}
 		if fr.Quoted {
 			suspect.add(buf[keepFrom:bufEnd], !fr.Wrapped)
-			fr.Suspect = suspect.hit
+			fr.Suspect = suspect.hit || bareQuote
 		}
-		suspect = suspectScan{}
+		suspect, bareQuote = suspectScan{}, false
 		if sp.keep {
 			fr.Data = append(kept, buf[keepFrom:bufEnd]...)
 			kept = nil
@@ -280,6 +282,8 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) error
 			if sp.sc.unclosed >= 0 && skip == 0 {
 				unclosedAt = off + int64(sp.sc.unclosed)
 			}
+			bareQuote = bareQuote || sp.sc.bareQuote && skip == 0 && !sp.unmarked
+			sp.sc.bareQuote = false
 			if skip > 0 {
 				skip--
 				pos, keepFrom = next, next
