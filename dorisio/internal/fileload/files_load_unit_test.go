@@ -2,17 +2,14 @@ package fileload
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/memfs"
-	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/enginetest"
 )
 
@@ -255,21 +252,7 @@ func TestUnitAFileReplacedBeforeItIsSentLoadsNothing(t *testing.T) {
 			}
 			// The range's load waits at the FE, the file split and
 			// measured; the file is replaced meanwhile.
-			slow := r.srv.Inject(doristest.Fault{Kind: doristest.SlowFE, Endpoint: doristest.EndpointLoad, Delay: 500 * time.Millisecond, Count: 1})
-			replaced := make(chan error, 1)
-			go func() {
-				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-				defer cancel()
-				if err := slow.Wait(ctx); err != nil {
-					replaced <- err
-					return
-				}
-				replaced <- tc.replace(path, was)
-			}()
-			_, err = r.bundle(fn, packs...)
-			if err := <-replaced; err != nil {
-				t.Fatal(err)
-			}
+			_, err = r.bundleChanging(fn, func() error { return tc.replace(path, was) }, packs...)
 			enginetest.WantErr(t, err, "file "+path+" changed while it was loaded: another file or other bytes under its path since it was read",
 				"Nothing of it was loaded")
 			r.wantRows()

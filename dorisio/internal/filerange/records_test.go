@@ -257,14 +257,7 @@ func TestAnUnclosedQuoteMarksItsRange(t *testing.T) {
 		data := []byte(tc.data)
 		for _, window := range []int64{1, 3, 8, readWindow} {
 			for rb := int64(1); rb <= int64(len(data)); rb++ {
-				sp := &Splitter{sc: tc.sc, rangeBytes: rb, window: window}
-				var got []Range
-				if err := sp.Split(bytes.NewReader(data), int64(len(data)), func(fr Range) error {
-					got = append(got, fr)
-					return nil
-				}); err != nil {
-					t.Fatal(err)
-				}
+				got := splitAll(t, &Splitter{sc: tc.sc, rangeBytes: rb, window: window}, data)
 				for i, fr := range got {
 					last := i == len(got)-1
 					if want := last && tc.at >= 0; fr.Unclosed != want || want && fr.UnclosedAt != tc.at {
