@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"slices"
@@ -235,7 +236,7 @@ func (fn *FileLoadFn) loadPack(ctx context.Context, p filePack) error {
 	}
 	id := "pack|" + strconv.Itoa(len(parts)) + "|" + hex.EncodeToString(ids.Sum(nil)[:16])
 	j := &sink.LoadJob{Table: fn.Table, ID: id, Rows: rows, Bytes: size, Order: "pack:" + id, Unframed: true,
-		Body: streamload.NewSectionsBody(secs)}
+		Body: packBody{Body: streamload.NewSectionsBody(secs), files: len(parts)}}
 	switch {
 	case fn.Enclose == 0: // JSON lines
 	case !quoted:
@@ -302,25 +303,45 @@ func (fn *FileLoadFn) sectionPart(ctx context.Context, f fileSpec) (sec streamlo
 		if err := f.changed(fi.Size(), fi.ModTime().UnixNano(), nil); err != nil {
 			return err
 		}
-		return f.replaced(st, fi)
+		return f.replaced(st, fi, nil)
 	}
 	return streamload.Section{Path: f.Path, Offset: fr.Start, Length: fr.End - fr.Start, Check: check}, part, false, nil
 }
 
+// packBody is a pack's body: a file of it removed since it was listed
+// fails the pack saying what that means for the pack (none of it loads,
+// and a re-run forms it again without the file), as changed says for a
+// file that changed.
+type packBody struct {
+	streamload.Body
+	files int // the files packed into it
+}
+
+func (b packBody) Open() (io.ReadCloser, error) {
+	r, err := b.Body.Open()
+	var pe *fs.PathError
+	if errors.As(err, &pe) && errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("dorisio.WriteFiles: file %s, one of %d files packed into one load, was removed after it was listed (%w). "+
+			"Nothing of the pack was loaded: run the job again; the pack forms again without the file", pe.Path, b.files, err)
+	}
+	return r, err
+}
+
 // replaced refuses now, the file f as it is about to be sent, where it is
 // not the file split was read from, or its bytes were written since: a
-// pack's section goes out from the file under the label of the bytes the
-// split read, so other bytes of the same size and modification time (cp
-// -p, rsync -t, a restore, a rewrite within the clock's tick) would load
-// under it, and a re-run, finding that label loaded, would load them again
-// under their own. Another file is another inode; a write changes the
-// change time, which no tool sets back.
-func (f fileSpec) replaced(split, now os.FileInfo) error {
+// pack's section or a file's range goes out from the file under the label
+// of the bytes the split read, so other bytes of the same size and
+// modification time (cp -p, rsync -t, a restore, a rewrite within the
+// clock's tick) would load under it, and a re-run, finding that label
+// loaded, would load them again under their own. Another file is another
+// inode; a write changes the change time, which no tool sets back. done is
+// what of the file is loaded (nil: nothing).
+func (f fileSpec) replaced(split, now os.FileInfo, done *fileDone) error {
 	if os.SameFile(split, now) && changeTime(split) == changeTime(now) {
 		return nil
 	}
-	return fmt.Errorf("dorisio.WriteFiles: file %s changed while it was loaded: another file or other bytes under its path since it was read, of the same size (%d bytes) and modification time (%s). "+
-		"Nothing of it was loaded: load it again once it is complete", f.Path, f.Size, showTime(f.ModNs))
+	return f.changedErr(fmt.Sprintf("another file or other bytes under its path since it was read, of the same size (%d bytes) and modification time (%s). ",
+		f.Size, showTime(f.ModNs)), done)
 }
 
 // splitPacked reads a packed file's records from r as the Splitter cuts
@@ -336,6 +357,9 @@ func (fn *FileLoadFn) splitPacked(r io.Reader, f fileSpec, part *packPart) (rang
 	}
 	part.wrapped = true
 	err = sp.Split(r, f.Size, func(fr filerange.Range) error {
+		if fr.Unclosed {
+			return unclosedQuote(fr, true, ", nor of the files packed with it,")
+		}
 		ranges = append(ranges, fr)
 		part.records += fr.Records
 		part.quoted = part.quoted || fr.Quoted
