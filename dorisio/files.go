@@ -40,8 +40,9 @@ import (
 // that pack's other files load again. So does a file of a pack whose
 // content changed between runs: its pack's label changes with it. A thousand files of 1.2 MB are 16
 // loads, where one load a file would make a thousand versions of each
-// tablet (Doris' -235). A file of a pack holding a value Doris would change
-// loads on its own, transcoded. A pack of local files is sent from the
+// tablet (Doris' -235). The files of a pack holding a value Doris would
+// change (a bare value's quote, 5" screen, in RFC 4180) load transcoded,
+// together, as a second load of the pack. A pack of local files is sent from the
 // files, one after another, by sendfile(2), as a range is; a pack of files
 // of another filesystem is read into memory (at most about twice
 // Files.RangeBytes) and sent from there.

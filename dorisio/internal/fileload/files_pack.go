@@ -55,9 +55,9 @@ import (
 // A pack is read into memory (at most about RangeBytes, as a range of a
 // non-local file) and sent as one body: each file's records past its header
 // lines and byte-order mark, a line delimiter added after a file whose last
-// record has none. A file of a pack that holds a value Doris would change
-// (files_transcode.go) is sent on its own, transcoded, as when unpacked: a
-// pack's body is in one dialect.
+// record has none. The files of a pack that hold a value Doris would change
+// (files_transcode.go) are sent transcoded, together, in a second load of
+// the pack: a body is in one dialect.
 
 // packMin is the least a pack holds before an anchor may end it, packTarget
 // the mean of what it holds past that (so a pack holds about 1.25
@@ -141,6 +141,10 @@ type packPart struct {
 	unstrip   func(int64) int64
 	bodyFrom  int64 // where data starts in the pack's body
 	endsDelim bool  // its bytes end with the line delimiter (else the pack adds one)
+	// transcoded is its records rewritten in Write's CSV, where they hold
+	// a value Doris would change (nil: sent as they are); offsets in them
+	// map to the file's only approximately, as a transcoded range's do.
+	transcoded []byte
 }
 
 type partRange struct{ at, file int64 }
@@ -187,10 +191,13 @@ func (fn *FileLoadFn) loadPack(ctx context.Context, p filePack) error {
 	if len(p.Files) == 1 {
 		return fn.loadFile(ctx, p.Files[0])
 	}
-	var secs []streamload.Section
-	var parts []packPart
-	var size int64   // the body's bytes so far
-	var listed int64 // the bytes of the files this load holds, as listed
+	// A file holding a value Doris would change is sent transcoded into
+	// Write's CSV (files_transcode.go), in the pack's second load, with the
+	// pack's other such files: a body is in one dialect. Before, each such
+	// file loaded on its own, and a directory of spreadsheet exports whose
+	// values hold an inch mark (5" screen) was a load per file.
+	var plain, rewritten packLoad
+	var empty int64 // the listed bytes of files with nothing to load
 	for _, f := range p.Files {
 		var part packPart
 		var sec streamload.Section // a local file's section of the file, or its bytes
@@ -201,26 +208,53 @@ func (fn *FileLoadFn) loadPack(ctx context.Context, p filePack) error {
 		} else {
 			sec.Data, part, alone, err = fn.readPart(ctx, f, nil)
 		}
-		listed += f.Size // with the pack: loaded in it, alone, or nothing to load
 		switch {
 		case err != nil:
 			return err
-		case alone: // a value Doris would change: sent transcoded, on its own
-			if err := fn.loadFile(ctx, f); err != nil {
-				return err
-			}
-			listed -= f.Size
-			continue
+		case alone:
+			rewritten.add(streamload.Section{Data: part.transcoded}, part, fn.Delim)
 		case part.records == 0 && sec.Len() == 0:
-			continue // nothing to load: counted as done with the pack
+			empty += f.Size // nothing to load: counted as done with the pack
+		default:
+			plain.add(sec, part, fn.Delim)
 		}
-		part.bodyFrom = size
-		secs, size = append(secs, sec), size+sec.Len()
-		if !part.endsDelim {
-			secs, size = append(secs, streamload.Section{Data: fn.Delim}), size+int64(len(fn.Delim)) // the next file's first record starts a record
-		}
-		parts = append(parts, part)
 	}
+	if len(plain.parts) == 0 {
+		rewritten.listed += empty
+	} else {
+		plain.listed += empty
+	}
+	if err := fn.startPack(&plain, false); err != nil {
+		return err
+	}
+	return fn.startPack(&rewritten, true)
+}
+
+// packLoad is one load of a pack: its files' parts and their sections of
+// the body.
+type packLoad struct {
+	secs   []streamload.Section
+	parts  []packPart
+	size   int64 // the body's bytes so far
+	listed int64 // the bytes of the files it holds, as listed
+}
+
+// add appends a file's part and its section, with a line delimiter after a
+// file without a last one (the next file's first record starts a record).
+func (l *packLoad) add(sec streamload.Section, part packPart, delim []byte) {
+	part.bodyFrom = l.size
+	l.secs, l.size, l.listed = append(l.secs, sec), l.size+sec.Len(), l.listed+part.f.Size
+	if !part.endsDelim {
+		l.secs, l.size = append(l.secs, streamload.Section{Data: delim}), l.size+int64(len(delim))
+	}
+	l.parts = append(l.parts, part)
+}
+
+// startPack starts a pack's load (nothing if it holds no file):
+// transcoded, its body is in Write's CSV. Its ID is of its files' range
+// identities.
+func (fn *FileLoadFn) startPack(l *packLoad, transcoded bool) error {
+	parts := l.parts
 	if len(parts) == 0 {
 		return nil
 	}
@@ -234,17 +268,23 @@ func (fn *FileLoadFn) loadPack(ctx context.Context, p filePack) error {
 		quoted = quoted || pt.quoted
 		wrapped = wrapped && (pt.wrapped || !pt.quoted)
 	}
-	id := "pack|" + strconv.Itoa(len(parts)) + "|" + hex.EncodeToString(ids.Sum(nil)[:16])
-	j := &sink.LoadJob{Table: fn.Table, ID: id, Rows: rows, Bytes: size, Order: "pack:" + id, Unframed: true,
-		Body: packBody{Body: streamload.NewSectionsBody(secs), files: len(parts)}}
+	kind := "|"
+	if transcoded {
+		kind = "|t|"
+	}
+	id := "pack|" + strconv.Itoa(len(parts)) + kind + hex.EncodeToString(ids.Sum(nil)[:16])
+	j := &sink.LoadJob{Table: fn.Table, ID: id, Rows: rows, Bytes: l.size, Order: "pack:" + id, Unframed: true,
+		Body: packBody{Body: streamload.NewSectionsBody(l.secs), files: len(parts)}}
 	switch {
+	case transcoded:
+		j.Headers, j.FormOnly = fn.transcodedHeaders(), true
 	case fn.Enclose == 0: // JSON lines
 	case !quoted:
 		j.Headers, j.FormOnly = fn.unquotedHeaders(), true
 	case wrapped:
 		j.Headers, j.FormOnly = fn.wrappedHeaders()
 	}
-	j.Loaded = noteLoaded(listed)
+	j.Loaded = noteLoaded(l.listed)
 	j.FileAt = packFileAt(parts)
 	j.Check = func(r sink.CommitResult) error { return countedOtherwisePack(parts, rows, r) }
 	return fn.StartLoad(j)
@@ -375,8 +415,9 @@ func (fn *FileLoadFn) splitPacked(r io.Reader, f fileSpec, part *packPart) (rang
 // readPart appends a small file's records to body, as the ranges of it
 // WriteFiles would load (past its header lines and byte-order mark, less
 // ranges of only empty records), and returns body; alone: it holds a value
-// Doris would change, and loads on its own (body's bytes past its old
-// length are then undefined).
+// Doris would change, and loads transcoded (part.transcoded) with the
+// pack's other such files (body's bytes past its old length are then
+// undefined).
 //
 // The Splitter reads the file and the bytes it reads go on to body as
 // they come (the file's raw bytes); the ranges' bytes are then moved
@@ -432,8 +473,11 @@ func (fn *FileLoadFn) readPart(ctx context.Context, f fileSpec, body []byte) (_ 
 		body = append(body[:from], data...)
 		part.id += strippedID
 	}
-	if suspect && fn.transcoder().transcode(body[from:]) != nil {
-		return body[:from], part, true, nil
+	if suspect {
+		if t := fn.transcoder().transcode(body[from:]); t != nil {
+			part.transcoded, part.endsDelim = t, bytes.HasSuffix(t, fn.Delim)
+			return body[:from], part, true, nil
+		}
 	}
 	part.endsDelim = bytes.HasSuffix(body[from:], fn.Delim)
 	return body, part, false, nil

@@ -67,8 +67,8 @@ func TestUnitSmallFilesLoadPackedUnderLabelsStableAcrossRuns(t *testing.T) {
 
 // A pack skips its files' header lines and byte-order marks, adds the
 // line delimiter a file's last record lacks, loads an empty or
-// header-only file as nothing, and sends a file holding a value Doris
-// would change on its own, transcoded.
+// header-only file as nothing, and sends the files holding a value Doris
+// would change transcoded, in a second load.
 func TestUnitAPackHoldsEachFilesRecordsOnly(t *testing.T) {
 	r := newFileRig(t)
 	r.write("mixed/a.csv", []byte("id,body\n1,alpha\n2,beta"))                     // no final line break
@@ -230,4 +230,45 @@ func TestUnitAPackFileChangedBeforeItIsSentLoadsNothing(t *testing.T) {
 			r.wantRows()
 		})
 	}
+}
+
+// Small files whose values hold a quote Doris would change (a spreadsheet's
+// inch mark, 5" screen, in most of them) still load packed: the pack's
+// files that need it are sent transcoded together, in a second load of the
+// pack, each value as written. Before, each such file loaded on its own:
+// 40 files were 40 loads, and a directory of 3,000 such exports 1,467
+// loads against 58 without the marks.
+func TestUnitSmallFilesHoldingQuotesDorisWouldChangeLoadPacked(t *testing.T) {
+	r := newFileRig(t)
+	var want []string
+	for i := range 40 {
+		var b strings.Builder
+		for j := range 3 {
+			id := i*3 + j
+			body := fmt.Sprintf("file %d row %d", i, j)
+			if i%4 != 0 && j == 1 {
+				body = fmt.Sprintf(`%d" screen`, id)
+			}
+			fmt.Fprintf(&b, "%d,%s\n", id, body)
+			want = append(want, fmt.Sprintf("%d=%s", id, body))
+		}
+		r.write(fmt.Sprintf("marks/part-%03d.csv", i), []byte(strings.TrimSuffix(b.String(), "\n")))
+	}
+	opts := func(fn *FileLoadFn) { fn.Opts.Files.RangeBytes = 1 << 20 }
+	first, err := r.load(r.loader(opts), r.dir+"/marks/*.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first) > 2 {
+		t.Errorf("40 small files (30 with an inch mark) loaded in %d loads, want 2 (the pack, and its transcoded files)", len(first))
+	}
+	r.wantRows(want...)
+	again, err := r.load(r.loader(opts), r.dir+"/marks/*.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, already := enginetest.Totals(again); already != len(again) || len(again) != len(first) {
+		t.Errorf("the re-run made %d loads, %d found loaded, want the %d of the first run, all found", len(again), already, len(first))
+	}
+	r.wantRows(want...)
 }
