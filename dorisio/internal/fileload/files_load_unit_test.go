@@ -314,6 +314,32 @@ func TestUnitAQuoteThatNeverClosesIsRefusedBeforeItsRangeLoads(t *testing.T) {
 	}
 }
 
+// A header line whose quote never closes runs, in Doris' reader as in
+// the Splitter's, to the end of the file: skipped as the header, it takes
+// every row with it. The file fails naming the quote, alone or packed.
+// Before, nothing of it loaded and the job said each row was committed
+// exactly once.
+func TestUnitAHeaderWhoseQuoteNeverClosesFailsTheFile(t *testing.T) {
+	r := newFileRig(t)
+	data := []byte("id,\"body\n1,alpha\n2,beta\n")
+	alone := r.write("alone.csv", data)
+	headers := func(fn *FileLoadFn) { fn.Opts.Files.HeaderLines = 1 }
+	_, err := r.load(r.loader(headers), alone)
+	enginetest.WantErr(t, err, "file "+alone+": the quote at byte 3 opens a value that never closes", "Nothing of the file was loaded")
+
+	r.write("packed/a.csv", []byte("id,body\n10,plain\n"))
+	packed := r.write("packed/b.csv", data)
+	_, err = r.load(r.loader(func(fn *FileLoadFn) { headers(fn); fn.Opts.Files.RangeBytes = 1 << 20 }), r.dir+"/packed/*.csv")
+	enginetest.WantErr(t, err, "file "+packed+": the quote at byte 3 opens a value that never closes", "Nothing of the file, nor of the files packed with it, was loaded")
+	r.wantRows()
+
+	// A header alone, its quote unclosed, holds no row: nothing to say.
+	only := r.write("only.csv", []byte("id,\"body\n"))
+	if _, err := r.load(r.loader(headers), only); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // In an RFC 4180 file a quote inside a bare value is text (b" is the value
 // b"), but Doris, sent escape '"', unescapes bare values too: a lone quote
 // is dropped (b) and a doubled one halved. Such a range is sent transcoded,

@@ -36,7 +36,8 @@ type Range struct {
 	CRLF bool
 	// Unclosed says the range's last record holds an enclose that opens a
 	// value never closed: Doris reads the rest of the file, from UnclosedAt
-	// (a file offset) on, as that one value.
+	// (a file offset) on, as that one value. A header line's such quote, with
+	// records after it, is an Unclosed range of no records.
 	Unclosed   bool
 	UnclosedAt int64
 	// Digest is the xxhash64 of the range's bytes, taken in the pass that
@@ -286,6 +287,13 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) error
 			sp.sc.bareQuote = false
 			if skip > 0 {
 				skip--
+				// A header line whose quote never closes runs to the end of
+				// the file, in Doris' reader too: skipped, it would take the
+				// file's rows with it unsaid. Said as an Unclosed range of no
+				// records (where records follow the quote).
+				if u := sp.sc.unclosed; u >= 0 && bytes.Contains(bytes.TrimSuffix(buf[u:next], sp.sc.delim), sp.sc.delim) {
+					return emit(Range{Start: off + int64(pos), End: off + int64(next), Unclosed: true, UnclosedAt: off + int64(u)})
+				}
 				pos, keepFrom = next, next
 				continue
 			}
