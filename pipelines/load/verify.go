@@ -241,6 +241,13 @@ func rowsNotChecked(o *options, other, held int64) string {
 	if o.labelPrefix == "" {
 		return fmt.Sprintf("not checked: the %d rows the tables held before (a run without a --label-prefix has labels of its own: it loads again what an earlier run loaded)", held)
 	}
-	return fmt.Sprintf("NOT CHECKED: %d of the %d rows the tables held before are not this run's loads found under its labels (--label-prefix %s): other rows, or rows of this input an earlier run loaded under labels this run does not make, which are then in the tables twice: another --batch-rows, --batch-bytes, --shards, --chunk-bytes, format flag or --delivery, a per-run delivery (exactly-once, --all-or-nothing), a file changed since, or labels Doris forgot (said above); count them yourself",
-		other, held, shown(o.labelPrefix))
+	files := ""
+	if o.input != "" {
+		// Small files load in packs cut from the listing: a file added or
+		// removed changes its pack (and a few next), whose other files then
+		// load again, as do the packs of a version that cut them otherwise.
+		files = ", files added to or removed from --input since (the small files packed with them load again), an earlier version of this command (it packed small files otherwise)"
+	}
+	return fmt.Sprintf("NOT CHECKED: %d of the %d rows the tables held before are not this run's loads found under its labels (--label-prefix %s): other rows, or rows of this input an earlier run loaded under labels this run does not make, which are then in the tables twice: another --batch-rows, --batch-bytes, --shards, --chunk-bytes, format flag or --delivery, a per-run delivery (exactly-once, --all-or-nothing), a file changed since%s, or labels Doris forgot (said above); count them yourself",
+		other, held, shown(o.labelPrefix), files)
 }
