@@ -224,10 +224,14 @@ func (fn *FileLoadFn) loadPack(ctx context.Context, p filePack) error {
 	} else {
 		plain.listed += empty
 	}
-	if err := fn.startPack(&plain, false); err != nil {
+	// One order for both: the second load waits for the first and is not
+	// sent after it fails (a file of it removed since the split), so a
+	// failed pack has loaded nothing.
+	order := "pack:" + p.Files[0].Path
+	if err := fn.startPack(&plain, false, order); err != nil {
 		return err
 	}
-	return fn.startPack(&rewritten, true)
+	return fn.startPack(&rewritten, true, order)
 }
 
 // packLoad is one load of a pack: its files' parts and their sections of
@@ -252,8 +256,8 @@ func (l *packLoad) add(sec streamload.Section, part packPart, delim []byte) {
 
 // startPack starts a pack's load (nothing if it holds no file):
 // transcoded, its body is in Write's CSV. Its ID is of its files' range
-// identities.
-func (fn *FileLoadFn) startPack(l *packLoad, transcoded bool) error {
+// identities; order is the pack's (LoadJob.Order).
+func (fn *FileLoadFn) startPack(l *packLoad, transcoded bool, order string) error {
 	parts := l.parts
 	if len(parts) == 0 {
 		return nil
@@ -273,7 +277,7 @@ func (fn *FileLoadFn) startPack(l *packLoad, transcoded bool) error {
 		kind = "|t|"
 	}
 	id := "pack|" + strconv.Itoa(len(parts)) + kind + hex.EncodeToString(ids.Sum(nil)[:16])
-	j := &sink.LoadJob{Table: fn.Table, ID: id, Rows: rows, Bytes: l.size, Order: "pack:" + id, Unframed: true,
+	j := &sink.LoadJob{Table: fn.Table, ID: id, Rows: rows, Bytes: l.size, Order: order, Unframed: true,
 		Body: packBody{Body: streamload.NewSectionsBody(l.secs), files: len(parts)}}
 	switch {
 	case transcoded:

@@ -1,6 +1,7 @@
 package fileload
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/enginetest"
@@ -271,4 +273,53 @@ func TestUnitSmallFilesHoldingQuotesDorisWouldChangeLoadPacked(t *testing.T) {
 		t.Errorf("the re-run made %d loads, %d found loaded, want the %d of the first run, all found", len(again), already, len(first))
 	}
 	r.wantRows(want...)
+}
+
+// A pack whose files are sent in two loads (its transcoded files apart)
+// still loads nothing when a file of it is removed before it is sent: the
+// transcoded load waits for the other and is not sent after it fails, so
+// the error's "Nothing of the pack was loaded" holds.
+func TestUnitAPackInTwoLoadsWithARemovedFileLoadsNothing(t *testing.T) {
+	r := newFileRig(t)
+	r.smallFiles("two", 4)
+	r.write("two/part-009.csv", []byte("90,5\" screen\n91,27\" screen\n"))
+	fn := r.loader(func(fn *FileLoadFn) { fn.Opts.Files.RangeBytes = 1 << 20 })
+	packs, err := r.list(fn, true, r.dir+"/two/*.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(packs) != 1 || len(packs[0].Files) != 5 {
+		t.Fatalf("5 small files listed as %+v, want one pack", packs)
+	}
+	// The plain files' load is the one held at the FE while a file of it
+	// is removed: its label, from a load of the same files elsewhere.
+	other := doristest.NewServer(doristest.WithTable(unitDocsDDL))
+	t.Cleanup(other.Close)
+	elsewhere := &fileRig{t: t, srv: other, dir: r.dir}
+	res, err := elsewhere.bundle(elsewhere.loader(func(fn *FileLoadFn) { fn.Opts.Files.RangeBytes = 1 << 20 }), packs...)
+	if err != nil || len(res) != 2 {
+		t.Fatalf("the pack loaded as %d loads (%v), want 2", len(res), err)
+	}
+	plain := res[0].Label
+	if res[1].Rows == 12 {
+		plain = res[1].Label
+	}
+	slow := r.srv.Inject(doristest.Fault{Kind: doristest.SlowFE, Endpoint: doristest.EndpointLoad, Label: plain, Delay: 500 * time.Millisecond, Count: 1})
+	path := filepath.Join(r.dir, "two", "part-002.csv")
+	removed := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := slow.Wait(ctx); err != nil {
+			removed <- err
+			return
+		}
+		removed <- os.Remove(path)
+	}()
+	_, err = r.bundle(fn, packs...)
+	if err := <-removed; err != nil {
+		t.Fatal(err)
+	}
+	enginetest.WantErr(t, err, "file "+path+", one of 4 files packed into one load, was removed after it was listed", "Nothing of the pack was loaded")
+	r.wantRows()
 }
