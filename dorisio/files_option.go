@@ -50,7 +50,10 @@ type Files struct {
 	// file is one load. gz, lz4 and bz2 CSV files are sent as they are, with
 	// Doris' compress_type; zstd, which Doris does not take, and compressed
 	// JSON lines, which Doris before 3.0.5 does not take, are decompressed on
-	// the worker and streamed.
+	// the worker and streamed. A compressed CSV file is read decompressed
+	// once before it loads: one holding a value Doris would change (see
+	// BackslashEscapes) or a quote that never closes fails, since it cannot
+	// be rewritten; decompress it.
 	Compression string
 	// RangeBytes is the size of the ranges a plain file is cut into (0: the
 	// default, 64 MiB; a file's first ranges are smaller, 4 MiB doubling up

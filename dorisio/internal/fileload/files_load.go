@@ -505,6 +505,11 @@ func (fn *FileLoadFn) loadCompressed(ctx context.Context, fs filesystem.Interfac
 	if err != nil {
 		return err
 	}
+	if fn.Opts.Format != options.JSON && fn.Enclose != 0 {
+		if err := fn.compressedText(ctx, fs, f, kind); err != nil {
+			return err
+		}
+	}
 	if kind == "zstd" || fn.Opts.Format == options.JSON || bom {
 		if bom {
 			sayBOM(f.Path) // sent decompressed, without it

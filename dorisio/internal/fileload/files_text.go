@@ -70,9 +70,15 @@ func (fn *FileLoadFn) mixedLineEnds(ctx context.Context, fs filesystem.Interface
 // do not load as rows, so the range is not sent. first: no range of the
 // file was started; others names what else is not loaded.
 func unclosedQuote(fr filerange.Range, first bool, others string) error {
-	msg := fmt.Sprintf("the quote at byte %d opens a value that never closes: Doris would read the rest of the file from it as one value, so the rows after it would not load as rows "+
+	return unclosedQuoteIn(fr, "", first, others)
+}
+
+// unclosedQuoteIn is unclosedQuote of bytes named by of (a compressed
+// file's decompressed bytes; "": the file's).
+func unclosedQuoteIn(fr filerange.Range, of string, first bool, others string) error {
+	msg := fmt.Sprintf("the quote at byte %d%s opens a value that never closes: Doris would read the rest of the file from it as one value, so the rows after it would not load as rows "+
 		"(Doris refuses that record for its column count, or stores the rest of the file in its last column). "+
-		`Close the quote; where it is text, enclose the value and double the quote inside it ("" in RFC 4180, \" with Files.BackslashEscapes). `, fr.UnclosedAt)
+		`Close the quote; where it is text, enclose the value and double the quote inside it ("" in RFC 4180, \" with Files.BackslashEscapes). `, fr.UnclosedAt, of)
 	if first {
 		return errors.New(msg + "Nothing of the file" + others + " was loaded")
 	}
@@ -118,4 +124,70 @@ func decompressedBOM(ctx context.Context, fs filesystem.Interface, path, kind st
 		return false, fmt.Errorf("dorisio.WriteFiles: file %s (%s-compressed): %w", path, kind, err)
 	}
 	return filerange.HasBOM(head[:n]), nil
+}
+
+// compressedText refuses a compressed CSV file that Doris would read
+// otherwise than the file means: such a file is sent as it is (gz, lz4,
+// bz2) or decompressed (zstd), one load, so neither a value Doris would
+// change (files_transcode.go: 5" screen loads as 5 screen) can be
+// transcoded nor a quote that never closes (the rows after it read as one
+// value) kept from loading, as they are in a plain file. It reads the file
+// decompressed once more, with the Splitter, before it loads, and a third
+// time where a range may hold such a value, to check that range value by
+// value.
+func (fn *FileLoadFn) compressedText(ctx context.Context, fs filesystem.Interface, f fileSpec, kind string) error {
+	var suspect []filerange.Range
+	err := fn.decompressed(ctx, fs, f, kind, func(r io.Reader) error {
+		sp := filerange.NewSplitter(fn.syntax(), fn.Opts.Files.RangeBytes, fn.Opts.Files.HeaderLines, false)
+		sp.SkipBOM = true
+		return sp.Split(r, -1, func(fr filerange.Range) error {
+			if fr.Unclosed {
+				return unclosedQuoteIn(fr, " (of its decompressed bytes)", true, "")
+			}
+			if fr.Suspect {
+				suspect = append(suspect, fr)
+			}
+			return nil
+		})
+	})
+	if err != nil || len(suspect) == 0 {
+		return err
+	}
+	return fn.decompressed(ctx, fs, f, kind, func(r io.Reader) error {
+		var at int64
+		for _, fr := range suspect {
+			if _, err := io.CopyN(io.Discard, r, fr.Start-at); err != nil {
+				return err
+			}
+			data := make([]byte, fr.End-fr.Start)
+			if _, err := io.ReadFull(r, data); err != nil {
+				return err
+			}
+			at = fr.End
+			if fn.transcoder().transcode(data) != nil {
+				return fmt.Errorf("its decompressed bytes %d-%d hold a value Doris would change (a '\"' inside a bare value, which Doris drops: 5\" screen loads as 5 screen; "+
+					`or an enclosed value with a '"' at both ends, or "\N"): a %s-compressed file is sent as it is, one load, and cannot be rewritten. `+
+					"Nothing of the file was loaded: decompress it and load the plain file, whose such values WriteFiles sends transcoded, as written", fr.Start, fr.End, kind)
+			}
+		}
+		return nil
+	})
+}
+
+// decompressed calls read with the decompressed bytes of the file f.
+func (fn *FileLoadFn) decompressed(ctx context.Context, fs filesystem.Interface, f fileSpec, kind string, read func(io.Reader) error) error {
+	raw, err := fs.OpenRead(ctx, f.Path)
+	if err != nil {
+		return fmt.Errorf("dorisio.WriteFiles: reading file %s: %w", f.Path, err)
+	}
+	r, err := newDecompressor(raw, kind, f.Path)
+	if err != nil {
+		raw.Close()
+		return err
+	}
+	defer r.Close()
+	if err := read(r); err != nil {
+		return fmt.Errorf("dorisio.WriteFiles: reading file %s: %w", f.Path, err)
+	}
+	return nil
 }

@@ -251,3 +251,44 @@ func TestUnitAByteOrderMarkIsSaidOncePerFile(t *testing.T) {
 	r.wantRows("1=alpha", "10=beta", `11="x"`, "0=file 0 row 0", "1=file 0 row 1", "2=file 0 row 2",
 		"3=file 1 row 0", "4=file 1 row 1", "5=file 1 row 2", "6=file 2 row 0", "7=file 2 row 1", "8=file 2 row 2")
 }
+
+// A compressed file is sent as it is (gz, lz4, bz2) or decompressed
+// (zstd), one load, so it is not transcoded: one holding a value Doris
+// would change (a bare value's quote, 5" screen, that Doris would load as
+// 5 screen; """x""" as x) or a quote that never closes (the rows after it
+// loaded into one value) fails before it loads, naming the file and what
+// to do. Before, 5" screen loaded as 5 screen, and of 1,alpha / 2,"beta /
+// 3,gamma two rows loaded, the second holding the third, and the summary
+// called each row committed exactly once. A compressed file without such
+// values loads as before.
+func TestUnitACompressedFileDorisWouldReadOtherwiseIsRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		data string
+		says []string
+	}{
+		{"a bare value's quote", "1,5\" screen\n2,b\n", []string{"hold a value Doris would change", "Nothing of the file was loaded: decompress it"}},
+		{"a value enclosed in doubled quotes", "1,\"\"\"x\"\"\"\n2,b\n", []string{"hold a value Doris would change", "Nothing of the file was loaded: decompress it"}},
+		{"a quote that never closes", "1,alpha\n2,\"beta\n3,gamma\n", []string{"the quote at byte 10 (of its decompressed bytes) opens a value that never closes", "Nothing of the file was loaded"}},
+	} {
+		for _, kind := range []string{"gz", "zst"} {
+			t.Run(tc.name+" "+kind, func(t *testing.T) {
+				r := newFileRig(t)
+				data := gz(t, []byte(tc.data))
+				if kind == "zst" {
+					data = zst(t, []byte(tc.data))
+				}
+				path := r.write("c.csv."+kind, data)
+				_, err := r.load(r.loader(nil), path)
+				enginetest.WantErr(t, err, append([]string{"file " + path}, tc.says...)...)
+				r.wantRows()
+			})
+		}
+	}
+	r := newFileRig(t)
+	path := r.write("fine.csv.gz", gz(t, []byte("1,\"a,b\"\n2,\"c\"\"d\"\n3,e\n")))
+	if _, err := r.load(r.loader(nil), path); err != nil {
+		t.Fatal(err)
+	}
+	r.wantRows("1=a,b", `2=c"d`, "3=e")
+}
