@@ -260,7 +260,7 @@ type FileLoadFn struct {
 
 	pending   []filePack        // this bundle's files, loaded in FinishBundle
 	keys      *keyModel         // the table's key model (files_order.go), asked by the first bundle
-	scratch   []byte            // the Splitter's window while reading a pack's files (filerange.Splitter.Scratch)
+	scratch   scratches         // the Splitters' windows while reading a pack's files (files_ahead.go)
 	plain     map[string]string // unquotedHeaders, made once
 	wrapped   map[string]string // wrappedHeaders, made once
 	rewritten map[string]string // transcodedHeaders, made once
@@ -296,7 +296,7 @@ func (fn *FileLoadFn) FinishBundle(ctx context.Context, emit func(sink.CommitRes
 }
 
 func (fn *FileLoadFn) Teardown() {
-	fn.pending, fn.scratch = nil, nil
+	fn.pending, fn.scratch = nil, scratches{}
 	fn.WriteFn.Teardown()
 }
 

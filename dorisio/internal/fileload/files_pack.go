@@ -184,13 +184,15 @@ func (fn *FileLoadFn) loadPack(ctx context.Context, p filePack) error {
 	var parts []packPart
 	var size int64   // the body's bytes so far
 	var listed int64 // the bytes of the files this load holds, as listed
-	for _, f := range p.Files {
+	ahead := fn.splitAhead(ctx, p.Files)
+	defer ahead.stop()
+	for i, f := range p.Files {
 		var part packPart
 		var sec streamload.Section // a local file's section of the file, or its bytes
 		var alone bool
 		var err error
 		if !strings.Contains(f.Path, "://") {
-			sec, part, alone, err = fn.sectionPart(ctx, f)
+			sec, part, alone, err = ahead.get(i)
 		} else {
 			sec.Data, part, alone, err = fn.readPart(ctx, f, nil)
 		}
@@ -324,7 +326,7 @@ func (f fileSpec) replaced(split, now os.FileInfo) error {
 func (fn *FileLoadFn) splitPacked(r io.Reader, f fileSpec, part *packPart) (ranges []filerange.Range, crlf, suspect bool, err error) {
 	sp := filerange.NewSplitter(fn.syntax(), max(fn.Opts.Files.RangeBytes, f.Size+1), fn.Opts.Files.HeaderLines, false)
 	sp.SkipBOM = true
-	sp.Scratch, fn.scratch = fn.scratch, nil // one window for every file of the pack
+	sp.Scratch = fn.scratch.take() // one window per reader for every file of the pack
 	if fn.Opts.Format != options.JSON && string(fn.Delim) == "\n" {
 		sp.CheckLineEnds(fn.Opts.Files.StripCR)
 	}
@@ -337,7 +339,7 @@ func (fn *FileLoadFn) splitPacked(r io.Reader, f fileSpec, part *packPart) (rang
 		crlf, suspect = crlf || fr.CRLF, suspect || fr.Suspect
 		return nil
 	})
-	fn.scratch = sp.Scratch
+	fn.scratch.put(sp.Scratch)
 	fn.sayText(f.Path, sp)
 	return ranges, crlf, suspect, err
 }
