@@ -156,14 +156,7 @@ func TestAFileThatChangesWhileItsRangesLoadSideBySideSaysWhatIsLoaded(t *testing
 	}
 	path := writeFile(t, t.TempDir(), "growing.csv", data)
 	srv := startServer(t, doristest.WithTable(docsDDL))
-	stall := srv.Inject(doristest.Fault{Kind: doristest.StallBody, Endpoint: doristest.EndpointLoad, Count: 1, Delay: 300 * time.Millisecond})
-	go func() {
-		if stall.Wait(context.Background()) == nil { // the first range is loading: the file grows
-			f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-			f.WriteString("9999999,appended\n")
-			f.Close()
-		}
-	}()
+	growOnStall(srv, path, "9999999,appended\n", 300*time.Millisecond)
 	err := loadFiles(t, configFor(srv, "docs"), []string{path}, int64(rows), Files{RangeBytes: 16 << 10}, WithLoadsInFlight(2))
 	if err == nil || !strings.Contains(err.Error(), "file "+path+" changed while it was loaded") {
 		t.Fatalf("err %v: want the file named as changed", err)
@@ -173,6 +166,20 @@ func TestAFileThatChangesWhileItsRangesLoadSideBySideSaysWhatIsLoaded(t *testing
 	if loaded == 0 || loaded >= int64(rows) || m == nil || m[1] != fmt.Sprint(loaded) {
 		t.Fatalf("%d of %d rows loaded; the error says %q", loaded, rows, err)
 	}
+}
+
+// growOnStall stalls the first load's body for delay and, once it is
+// stalled, appends line to the file at path: the file grows while its
+// first range loads.
+func growOnStall(srv *doristest.Server, path, line string, delay time.Duration) {
+	stall := srv.Inject(doristest.Fault{Kind: doristest.StallBody, Endpoint: doristest.EndpointLoad, Count: 1, Delay: delay})
+	go func() {
+		if stall.Wait(context.Background()) == nil {
+			f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			f.WriteString(line)
+			f.Close()
+		}
+	}()
 }
 
 // rowsNamed counts the rows of demo.table whose second column is name.
