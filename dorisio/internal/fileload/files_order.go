@@ -61,24 +61,21 @@ func (k *keyModel) sideBySide() bool {
 type rangeOpens struct {
 	n      int             // ranges started
 	jobs   []*sink.LoadJob // the ranges started, in file order
-	opened chan struct{}   // closed once the last started range's body passed its first check; nil: nothing to wait for
+	last   *sink.LoadJob   // the last range started whose body is checked (read from the file)
+	opened chan struct{}   // closed once last's body passed its first check
 	pend   chan struct{}   // next's channel for the range about to start
 }
 
 // next wraps check, the file check of the body of the range about to
 // start (started is called next with its job).
 func (o *rangeOpens) next(ctx context.Context, check func(os.FileInfo) error) func(os.FileInfo) error {
-	var prev *sink.LoadJob
-	if len(o.jobs) > 0 {
-		prev = o.jobs[len(o.jobs)-1]
-	}
-	prevOpened, earlier := o.opened, slices.Clone(o.jobs)
+	prev, prevOpened, earlier := o.last, o.opened, slices.Clone(o.jobs)
 	opened := make(chan struct{})
 	o.pend = opened
 	var once sync.Once
 	return func(fi os.FileInfo) error {
 		defer once.Do(func() { close(opened) })
-		if prev != nil && prevOpened != nil {
+		if prev != nil {
 			select {
 			case <-prevOpened:
 			case <-prev.Ended():
@@ -101,9 +98,12 @@ func (o *rangeOpens) next(ctx context.Context, check func(os.FileInfo) error) fu
 	}
 }
 
-// started notes j, the range next was (or was not) called for, as started.
+// started notes j, the range next was (or, for a body not read from the
+// file, was not) called for, as started.
 func (o *rangeOpens) started(j *sink.LoadJob) {
 	o.n++
 	o.jobs = append(o.jobs, j)
-	o.opened, o.pend = o.pend, nil
+	if o.pend != nil {
+		o.last, o.opened, o.pend = j, o.pend, nil
+	}
 }
