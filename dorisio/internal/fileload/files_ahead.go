@@ -101,12 +101,3 @@ func (s *scratches) put(b []byte) {
 		s.free = append(s.free, b)
 	}
 }
-
-// bytes is the size of a pack's files, as listed.
-func (p filePack) bytes() int64 {
-	var n int64
-	for _, f := range p.Files {
-		n += f.Size
-	}
-	return n
-}

@@ -1,7 +1,6 @@
 package fileload
 
 import (
-	"cmp"
 	"compress/bzip2"
 	"compress/gzip"
 	"context"
@@ -12,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -278,9 +276,6 @@ func (fn *FileLoadFn) ProcessElement(_ context.Context, p filePack, _ func(sink.
 func (fn *FileLoadFn) FinishBundle(ctx context.Context, emit func(sink.CommitResult)) error {
 	files := fn.pending
 	fn.pending = nil
-	// The biggest first: a pack or file loads once read, and the others'
-	// reading overlaps its send, so the last read is the smallest.
-	slices.SortStableFunc(files, func(a, b filePack) int { return cmp.Compare(b.bytes(), a.bytes()) })
 	if len(files) > 0 {
 		// Uploads run under the bundle's context: a cancelled bundle stops them.
 		fn.OpenBatch(ctx)
