@@ -8,6 +8,9 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/rtrackers/offsetrange"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/internal/synth"
 )
 
 // A source behind its ticks (a saturated run: making a tick's rows takes
@@ -71,5 +74,42 @@ func TestAnInterruptedStreamNamesTheStartItUsed(t *testing.T) {
 	streamSource(beam.NewPipeline().Root(), o)
 	if advice := resumeAdvice(o); strings.Contains(advice, fmt.Sprint(o.streamStart)) || !strings.Contains(advice, "a re-run makes a new stream") {
 		t.Fatalf("a stream without --label-prefix advises %q", advice)
+	}
+}
+
+// The source packs a tick's rows per table into elements (tickFn.PackRows)
+// instead of emitting a row per element: a --stream-start replay, by this
+// build, of a stream an older build ran one row per element must find every
+// window loaded under the labels that build gave it, and load nothing
+// twice (and the other way round).
+func TestAStreamReplayedPackedFindsTheLoadsOfTheStreamRunRowByRow(t *testing.T) {
+	if r := *ptest.Runner; r != "" && r != "prism" {
+		t.Skipf("--stream needs prism; -runner=%s", r)
+	}
+	o := defaultTestOptions()
+	o.stream, o.duration, o.rate, o.flushInterval, o.tables, o.shards = true, 2*time.Second, 3000, time.Second, 2, 2
+	o.labelPrefix, o.streamStart = "packed", time.Now().Add(-10*time.Second).UnixMilli()
+	var tables []doristest.Option
+	for _, tbl := range tableNames(o) {
+		tables = append(tables, doristest.WithTable(fmt.Sprintf(synth.EventsDDL, o.db, tbl)))
+	}
+	srv := doristest.NewServer(tables...)
+	defer srv.Close()
+	o.server = srv
+	want := expectedStreamRows(o)
+	for run, pack := range []int64{1, 64, 1} {
+		o.streamPackRows = pack
+		out, err := captureStdout(t, func() error { return runWithin(t, o) })
+		if err != nil {
+			t.Fatalf("run %d (%d rows per element): %v\n%s", run+1, pack, err, out)
+		}
+		if run > 0 && !strings.Contains(out, "summary: 0 rows committed") {
+			t.Errorf("run %d (%d rows per element) loaded rows again; want every window found loaded:\n%s", run+1, pack, out)
+		}
+		for tbl, n := range want {
+			if got := srv.RowCount(o.db, tbl); got != n {
+				t.Errorf("after run %d (%d rows per element): %s holds %d rows, want %d", run+1, pack, tbl, got, n)
+			}
+		}
 	}
 }
