@@ -9,8 +9,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/rtrackers/offsetrange"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
-	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
-	"github.com/dorisbeam/dorisbeam/internal/synth"
 )
 
 // A source behind its ticks (a saturated run: making a tick's rows takes
@@ -89,12 +87,7 @@ func TestAStreamReplayedPackedFindsTheLoadsOfTheStreamRunRowByRow(t *testing.T) 
 	o := defaultTestOptions()
 	o.stream, o.duration, o.rate, o.flushInterval, o.tables, o.shards = true, 2*time.Second, 3000, time.Second, 2, 2
 	o.labelPrefix, o.streamStart = "packed", time.Now().Add(-10*time.Second).UnixMilli()
-	var tables []doristest.Option
-	for _, tbl := range tableNames(o) {
-		tables = append(tables, doristest.WithTable(fmt.Sprintf(synth.EventsDDL, o.db, tbl)))
-	}
-	srv := doristest.NewServer(tables...)
-	defer srv.Close()
+	srv := syntheticServer(t, o)
 	o.server = srv
 	want := expectedStreamRows(o)
 	for run, pack := range []int64{1, 64, 1} {
