@@ -132,7 +132,7 @@ func (fn *tickSourceFn) ProcessElement(we *sdf.ManualWatermarkEstimator, rt *sdf
 // table into elements of up to PackRows rows (one CSV line each), as a
 // Kafka or Pub/Sub read hands over a poll's records. Beam's cost per
 // element (the emit, the fused chunking stage's call) is then paid per
-// pack: on the saturated bench it was most of the source's thread, the
+// pack: on the saturated bench it was half of the source's thread, the
 // stage that bounds a saturated run (docs/design.md, "Stream batching").
 // The rows stay the same: Write cuts a packed element into a unit per
 // record, so a window's loads and labels are those of the same rows
