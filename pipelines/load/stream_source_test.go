@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +11,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/rtrackers/offsetrange"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+	"github.com/dorisbeam/dorisbeam/dorisio"
 )
 
 // A source behind its ticks (a saturated run: making a tick's rows takes
@@ -102,6 +105,44 @@ func TestAStreamReplayedPackedFindsTheLoadsOfTheStreamRunRowByRow(t *testing.T) 
 		for tbl, n := range want {
 			if got := srv.RowCount(o.db, tbl); got != n {
 				t.Errorf("after run %d (%d rows per element): %s holds %d rows, want %d", run+1, pack, tbl, got, n)
+			}
+		}
+	}
+}
+
+// A tick's rows packed into elements are the rows of that tick one per
+// element: the same lines, each to the same table, and no element of more
+// than PackRows rows.
+func TestATickPackedEmitsTheRowsOfTheTickRowByRow(t *testing.T) {
+	lines := func(pack int64, k int64) (map[string]string, int) {
+		fn := &tickFn{Table: "events", Tables: 3, Rate: 1370, TickMillis: 100, PackRows: pack}
+		fn.Setup()
+		got, most := map[string]string{}, 0
+		fn.ProcessElement(context.Background(), k, func(r dorisio.Row) {
+			rows := strings.SplitAfter(string(r.Data), "\n")
+			rows = rows[:len(rows)-1] // after the last line's "\n"
+			most = max(most, len(rows))
+			for _, l := range rows {
+				if _, dup := got[l]; dup {
+					t.Fatalf("PackRows %d: row %q emitted twice", pack, l)
+				}
+				got[l] = r.Table
+			}
+		})
+		return got, most
+	}
+	for _, k := range []int64{0, 5} {
+		want, _ := lines(1, k)
+		if len(want) != 137 {
+			t.Fatalf("tick %d: %d rows one per element, want 137", k, len(want))
+		}
+		for _, pack := range []int64{7, 1024} {
+			got, most := lines(pack, k)
+			if !maps.Equal(got, want) {
+				t.Errorf("tick %d packed by %d: %d rows, not the %d rows (or not their tables) of the tick one per element", k, pack, len(got), len(want))
+			}
+			if most > int(pack) {
+				t.Errorf("tick %d packed by %d: an element of %d rows", k, pack, most)
 			}
 		}
 	}
