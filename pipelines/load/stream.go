@@ -159,21 +159,15 @@ func (fn *tickFn) ProcessElement(ctx context.Context, k int64, emit func(dorisio
 	first, end := rowsBefore(k, fn.Rate, fn.TickMillis), rowsBefore(k+1, fn.Rate, fn.TickMillis)
 	n := int64(len(fn.names))
 	pack := max(fn.PackRows, 1)
-	if pack == 1 {
-		for id := first; id < end; id++ {
-			emit(dorisio.Row{Table: fn.names[id%n], Data: synth.AppendEvent(make([]byte, 0, 96), id)})
-		}
-	} else {
-		// Table t holds the ids first+i, first+i+n, ... with i = (t - first) mod n.
-		for i := int64(0); i < n && first+i < end; i++ {
-			table := fn.names[(first+i)%n]
-			for from := first + i; from < end; from += pack * n {
-				data := make([]byte, 0, 96*pack)
-				for id := from; id < end && id < from+pack*n; id += n {
-					data = synth.AppendEvent(data, id)
-				}
-				emit(dorisio.Row{Table: table, Data: data})
+	// Table (first+i) mod n holds the ids first+i, first+i+n, ...
+	for i := int64(0); i < n && first+i < end; i++ {
+		table := fn.names[(first+i)%n]
+		for from := first + i; from < end; from += pack * n {
+			data := make([]byte, 0, 96*pack)
+			for id := from; id < end && id < from+pack*n; id += n {
+				data = synth.AppendEvent(data, id)
 			}
+			emit(dorisio.Row{Table: table, Data: data})
 		}
 	}
 	rowsProduced.Add(end - first)
