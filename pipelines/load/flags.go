@@ -39,6 +39,7 @@ type options struct {
 	rate                    int64
 	streamStart             int64 // Unix ms; 0: now
 	shards                  int
+	streamPackRows          int64 // rows per element of the source (tickFn.PackRows)
 
 	// given holds the flags set on the command line (cli.parse), for the
 	// checks of flags that cannot apply together.
@@ -60,7 +61,7 @@ func defaultOptions() *options {
 		maxOpenTxns: 20, maxLoadBytes: 10 << 30,
 		delivery: "exactly-once", groupCommit: "async", sink: "doris", headers: headerFlags{},
 		csvDialect: rfc4180, columnSeparator: ",", fileCompression: "auto",
-		duration: 10 * time.Second, rate: 2000, flushInterval: 5 * time.Second, shards: 1,
+		duration: 10 * time.Second, rate: 2000, flushInterval: 5 * time.Second, shards: 1, streamPackRows: streamPackRows,
 	}
 }
 
