@@ -31,10 +31,12 @@ type Files struct {
 	// enclosed in '"', a '"' inside it is doubled, and a backslash is an
 	// ordinary character; WriteFiles sends enclose '"', escape '"' (Doris
 	// then unescapes only doubled quotes, protocol §3, §13) and
-	// trim_double_quotes true. Doris would change two kinds of enclosed
-	// RFC 4180 values (a '"' pair at both ends, trimmed once more; a quoted
-	// "\N", NULL): a range holding one is transcoded into Write's CSV, so
-	// that every value loads as the file means it. Either way a quoted value
+	// trim_double_quotes true. Doris would change three kinds of RFC 4180
+	// values (an enclosed one with a '"' pair at both ends, trimmed once
+	// more; a quoted "\N", NULL; a bare one holding a '"', which it drops,
+	// or halves when doubled: b" would load as b): a range holding one is
+	// transcoded into Write's CSV, so that every value loads as the file
+	// means it. Either way a quoted value
 	// holding line delimiters is never split.
 	BackslashEscapes bool
 	// HeaderLines skips the first records of every CSV file (a header

@@ -154,8 +154,14 @@ func (f fileSpec) changed(size, modNs int64, done *fileDone) error {
 	if size == f.Size && modNs == f.ModNs {
 		return nil
 	}
-	msg := fmt.Sprintf("dorisio.WriteFiles: file %s changed while it was loaded: listed with %d bytes, modified %s; now %d bytes, modified %s. ",
-		f.Path, f.Size, showTime(f.ModNs), size, showTime(modNs))
+	return f.changedErr(fmt.Sprintf("listed with %d bytes, modified %s; now %d bytes, modified %s. ",
+		f.Size, showTime(f.ModNs), size, showTime(modNs)), done)
+}
+
+// changedErr is the error of a file that changed while it was loaded (how
+// is what), saying what of it is loaded (done; nil: nothing) and what to do.
+func (f fileSpec) changedErr(what string, done *fileDone) error {
+	msg := "dorisio.WriteFiles: file " + f.Path + " changed while it was loaded: " + what
 	end, rows, ranges := done.get()
 	if ranges == 0 {
 		return errors.New(msg + "Nothing of it was loaded: load it again once it is complete")
@@ -264,6 +270,7 @@ type FileLoadFn struct {
 	plain     map[string]string // unquotedHeaders, made once
 	wrapped   map[string]string // wrappedHeaders, made once
 	rewritten map[string]string // transcodedHeaders, made once
+	saidText  map[string]bool   // the files sayText spoke of in this bundle
 }
 
 // ProcessElement and FinishBundle take no beam.BundleFinalization: every
@@ -275,7 +282,7 @@ func (fn *FileLoadFn) ProcessElement(_ context.Context, p filePack, _ func(sink.
 
 func (fn *FileLoadFn) FinishBundle(ctx context.Context, emit func(sink.CommitResult)) error {
 	files := fn.pending
-	fn.pending = nil
+	fn.pending, fn.saidText = nil, nil
 	if len(files) > 0 {
 		// Uploads run under the bundle's context: a cancelled bundle stops them.
 		fn.OpenBatch(ctx)
@@ -329,15 +336,31 @@ func (fn *FileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 		sp.CheckLineEnds(fn.Opts.Files.StripCR)
 	}
 	done := &fileDone{headerLines: fn.Opts.Files.HeaderLines}
-	check := func(fi os.FileInfo) error { return f.changed(fi.Size(), fi.ModTime().UnixNano(), done) }
+	var split os.FileInfo // the file the Splitter reads, whose bytes the labels are of
+	if local {
+		if split, err = r.(*os.File).Stat(); err != nil {
+			return fmt.Errorf("dorisio.WriteFiles: file %s: %w", f.Path, err)
+		}
+	}
+	check := func(fi os.FileInfo) error {
+		if err := f.changed(fi.Size(), fi.ModTime().UnixNano(), done); err != nil {
+			return err
+		}
+		return f.replaced(split, fi, done)
+	}
 	var opens rangeOpens
 	var loadErr error // the bundle's load error, which stops the reading
 	said := false     // the byte-order mark, a CRLF file (files_text.go)
+	ranges := 0       // the ranges started
 	err = sp.Split(r, f.Size, func(fr filerange.Range) error {
 		if !said {
 			said = true
 			fn.sayText(f.Path, sp)
 		}
+		if fr.Unclosed {
+			return unclosedQuote(fr, ranges == 0, "")
+		}
+		ranges++
 		// A file's ranges land in file order; files, which no order
 		// relates (they come through a Reshuffle), load side by side.
 		j := &sink.LoadJob{Table: fn.Table, ID: f.rangeID(fr.Start, fr.End, fr.Digest), Rows: fr.Records, Bytes: fr.End - fr.Start, Order: "file:" + f.Path,

@@ -206,3 +206,133 @@ func TestUnitTheListingTakesEachFileOnce(t *testing.T) {
 	_, err = r.list(fn, false, dirs)
 	enginetest.WantErr(t, err, fmt.Sprintf("pattern %q matches only directories", dirs))
 }
+
+// A file (not a pack) replaced between its split and its send by other
+// bytes of the same size and modification time (cp -p, rsync -t, a
+// restore) is not sent under the label of the bytes it was split from: the
+// range fails naming the file, and nothing of it loads. Before, only its
+// size and modification time were checked, and the new bytes loaded under
+// the old bytes' label (a re-run, finding that label loaded, would then
+// load them again under their own).
+func TestUnitAFileReplacedBeforeItIsSentLoadsNothing(t *testing.T) {
+	const before, after = "1,first\n2,second\n", "3,other\n4,bytes!\n"
+	for _, tc := range []struct {
+		name    string
+		replace func(path string, was os.FileInfo) error
+	}{
+		{"rewritten in place", func(path string, was os.FileInfo) error {
+			if err := os.WriteFile(path, []byte(after), 0o644); err != nil {
+				return err
+			}
+			return os.Chtimes(path, was.ModTime(), was.ModTime())
+		}},
+		{"replaced by a rename", func(path string, was os.FileInfo) error {
+			tmp := path + ".new"
+			if err := os.WriteFile(tmp, []byte(after), 0o644); err != nil {
+				return err
+			}
+			if err := os.Chtimes(tmp, was.ModTime(), was.ModTime()); err != nil {
+				return err
+			}
+			return os.Rename(tmp, path)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := newFileRig(t)
+			path := r.write("docs.csv", []byte(before))
+			was, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fn := r.loader(nil)
+			packs, err := r.list(fn, false, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The range's load waits at the FE, the file split and
+			// measured; the file is replaced meanwhile.
+			_, err = r.bundleChanging(fn, func() error { return tc.replace(path, was) }, packs...)
+			enginetest.WantErr(t, err, "file "+path+" changed while it was loaded: another file or other bytes under its path since it was read",
+				"Nothing of it was loaded")
+			r.wantRows()
+		})
+	}
+}
+
+// A separator of several bytes is matched as Doris matches it, left to
+// right from each field's start: in 1|||"x with "||" the second field is
+// |"x, whose quote is text, so the line ends the record. Before, the
+// splitter took the quote for an enclose opened after the last two '|' and
+// made both lines one record, and the job failed on Doris' count of two.
+func TestUnitAMultiByteSeparatorIsMatchedAsDorisMatchesIt(t *testing.T) {
+	r := newFileRig(t)
+	path := r.write("pipes.csv", []byte("1|||\"x\n2||y\"\n3||\"z||\nw\"\n"))
+	res, err := r.load(r.loader(func(fn *FileLoadFn) {
+		fn.Sep, fn.Headers["column_separator"] = []byte("||"), "||"
+		fn.Escape, fn.Headers["escape"] = '\\', `\` // the Doris dialect: a bare '"' is text
+	}), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows, _ := enginetest.Totals(res); rows != 3 {
+		t.Errorf("%d rows counted, want 3", rows)
+	}
+	r.wantRows(`1=|"x`, `2=y"`, "3=z||\nw")
+}
+
+// A quote that opens a value and never closes is refused before the range
+// holding it loads, naming the file and the quote's byte offset and what
+// to do: Doris would read the rest of the file as that one value (the
+// rows after it stored in one column, or refused for their column count).
+// Ranges before it load; a pack holding such a file loads nothing (before,
+// the files packed after it went into that value too).
+func TestUnitAQuoteThatNeverClosesIsRefusedBeforeItsRangeLoads(t *testing.T) {
+	r := newFileRig(t)
+	alone := r.write("alone.csv", []byte("1,alpha\n2,\"beta\n3,gamma\n"))
+	_, err := r.load(r.loader(nil), alone)
+	enginetest.WantErr(t, err, "file "+alone+": the quote at byte 10 opens a value that never closes", "Close the quote", "Nothing of the file was loaded")
+	r.wantRows()
+
+	r.smallFiles("packed", 3)
+	packed := r.write("packed/a-unclosed.csv", []byte("20,\"delta\n"))
+	_, err = r.load(r.loader(func(fn *FileLoadFn) { fn.Opts.Files.RangeBytes = 1 << 20 }), r.dir+"/packed/*.csv")
+	enginetest.WantErr(t, err, "file "+packed+": the quote at byte 3 opens a value that never closes", "Nothing of the file, nor of the files packed with it, was loaded")
+	r.wantRows()
+
+	var b strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&b, "%d,row %d\n", 100+i, i)
+	}
+	start := b.Len()
+	b.WriteString("200,\"epsilon\n201,zeta\n")
+	ranges := r.write("ranges.csv", []byte(b.String()))
+	_, err = r.load(r.loader(func(fn *FileLoadFn) { fn.Opts.Files.RangeBytes = 64 }), ranges)
+	enginetest.WantErr(t, err, fmt.Sprintf("file %s: the quote at byte %d opens a value that never closes", ranges, start+4), "its ranges before may be")
+	if got := len(r.rows()); got == 0 || got > 40 {
+		t.Errorf("%d rows loaded, want the ranges before the quote's (1 to 40)", got)
+	}
+}
+
+// In an RFC 4180 file a quote inside a bare value is text (b" is the value
+// b"), but Doris, sent escape '"', unescapes bare values too: a lone quote
+// is dropped (b) and a doubled one halved. Such a range is sent transcoded,
+// and every value loads as the file means it, alone or packed.
+func TestUnitAQuoteInsideABareValueLoadsAsWritten(t *testing.T) {
+	r := newFileRig(t)
+	data := []byte("1,a\n2,b\"\n3,\"c\"\"d\"\n4,e\"\"f\n5,5\" screen\n")
+	want := []string{"1=a", `2=b"`, `3=c"d`, `4=e""f`, `5=5" screen`}
+	path := r.write("bare.csv", data)
+	if _, err := r.load(r.loader(nil), path); err != nil {
+		t.Fatal(err)
+	}
+	r.wantRows(want...)
+
+	r2 := newFileRig(t)
+	r2.write("packed/a.csv", data)
+	r2.write("packed/b.csv", []byte("6,plain\n"))
+	if _, err := r2.load(r2.loader(func(fn *FileLoadFn) { fn.Opts.Files.RangeBytes = 1 << 20 }), r2.dir+"/packed/*.csv"); err != nil {
+		t.Fatal(err)
+	}
+	r2.wantRows(append(want, "6=plain")...)
+}

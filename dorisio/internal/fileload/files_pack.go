@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"slices"
@@ -39,16 +40,17 @@ import (
 // from the identities of its files' contents (path, offset, length, digest,
 // as a range's), and which files it holds is a function of the listing
 // alone, cut by content, not by position: the files in path order, a pack
-// ending after an "anchor" file (a file is one with a probability of its
-// size over packTarget RangeBytes, decided by the hash of its path, so a
-// pack holds about that many bytes), or before a file that would take it
-// past packCap RangeBytes. A file added or removed between a crashed run and
-// its re-run changes its own pack (and, where packs were cut at the cap, the
-// ones up to the next anchor): their other files load again (at-least-once
-// for them), every other pack is found loaded. A file that changed while
-// the job ran fails its pack before it loads, so a re-run without it loads
-// that pack's other files for the first time. A single small file between
-// two anchors is a pack of one and keeps its range label.
+// ending after an "anchor" file once it holds packMin RangeBytes (a file is
+// one with a probability of its size over packTarget RangeBytes, decided by
+// the hash of its path), or before a file that would take it past packCap
+// RangeBytes. A file added or removed between a crashed run and its re-run
+// changes its own pack, and the next ones until a cut falls on the same
+// anchor again (usually the next; a few where the change takes a pack under
+// packMin or over packCap): their other files load again (at-least-once for
+// them), every other pack is found loaded. A file that changed while the
+// job ran fails its pack before it loads, so a re-run without it loads that
+// pack's other files for the first time. A single small file between two
+// anchors is a pack of one and keeps its range label.
 //
 // A pack is read into memory (at most about RangeBytes, as a range of a
 // non-local file) and sent as one body: each file's records past its header
@@ -57,11 +59,16 @@ import (
 // (files_transcode.go) is sent on its own, transcoded, as when unpacked: a
 // pack's body is in one dialect.
 
-// packTarget is a pack's expected size in RangeBytes, and packCap its most:
-// 1.25 and 2 make a thousand files of 1.2 MB 18 packs of 64 MiB on average
-// (17.9 is the floor), and cut one pack in five at the cap.
+// packMin is the least a pack holds before an anchor may end it, packTarget
+// the mean of what it holds past that (so a pack holds about 1.25
+// RangeBytes), and packCap its most, all in RangeBytes. Without a least,
+// packs cut by anchors alone varied as much as their mean: a thousand files
+// of 1.2 MB at 64 MiB were 11 to 31 packs by the directory's name (one in
+// ten past 20); with it, 12 to 18, and a file added or removed still
+// changes 1 or 2 packs in nine cases of ten.
 const (
-	packTarget = 1.25
+	packMin    = 0.75
+	packTarget = 0.5
 	packCap    = 2
 )
 
@@ -100,11 +107,11 @@ func packFiles(files []fileSpec, rangeBytes int64, compression string) []filePac
 		cur, bytes = nil, 0
 	}
 	for _, f := range small {
-		if bytes+f.Size > packCap*rangeBytes {
+		if float64(bytes+f.Size) > packCap*float64(rangeBytes) {
 			flush()
 		}
 		cur, bytes = append(cur, f), bytes+f.Size
-		if anchor(f, rangeBytes) {
+		if float64(bytes) >= packMin*float64(rangeBytes) && anchor(f, rangeBytes) {
 			flush()
 		}
 	}
@@ -231,7 +238,7 @@ func (fn *FileLoadFn) loadPack(ctx context.Context, p filePack) error {
 	}
 	id := "pack|" + strconv.Itoa(len(parts)) + "|" + hex.EncodeToString(ids.Sum(nil)[:16])
 	j := &sink.LoadJob{Table: fn.Table, ID: id, Rows: rows, Bytes: size, Order: "pack:" + id, Unframed: true,
-		Body: streamload.NewSectionsBody(secs)}
+		Body: packBody{Body: streamload.NewSectionsBody(secs), files: len(parts)}}
 	switch {
 	case fn.Enclose == 0: // JSON lines
 	case !quoted:
@@ -298,25 +305,45 @@ func (fn *FileLoadFn) sectionPart(ctx context.Context, f fileSpec) (sec streamlo
 		if err := f.changed(fi.Size(), fi.ModTime().UnixNano(), nil); err != nil {
 			return err
 		}
-		return f.replaced(st, fi)
+		return f.replaced(st, fi, nil)
 	}
 	return streamload.Section{Path: f.Path, Offset: fr.Start, Length: fr.End - fr.Start, Check: check}, part, false, nil
 }
 
+// packBody is a pack's body: a file of it removed since it was listed
+// fails the pack saying what that means for the pack (none of it loads,
+// and a re-run forms it again without the file), as changed says for a
+// file that changed.
+type packBody struct {
+	streamload.Body
+	files int // the files packed into it
+}
+
+func (b packBody) Open() (io.ReadCloser, error) {
+	r, err := b.Body.Open()
+	var pe *fs.PathError
+	if errors.As(err, &pe) && errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("dorisio.WriteFiles: file %s, one of %d files packed into one load, was removed after it was listed (%w). "+
+			"Nothing of the pack was loaded: run the job again; the pack forms again without the file", pe.Path, b.files, err)
+	}
+	return r, err
+}
+
 // replaced refuses now, the file f as it is about to be sent, where it is
 // not the file split was read from, or its bytes were written since: a
-// pack's section goes out from the file under the label of the bytes the
-// split read, so other bytes of the same size and modification time (cp
-// -p, rsync -t, a restore, a rewrite within the clock's tick) would load
-// under it, and a re-run, finding that label loaded, would load them again
-// under their own. Another file is another inode; a write changes the
-// change time, which no tool sets back.
-func (f fileSpec) replaced(split, now os.FileInfo) error {
+// pack's section or a file's range goes out from the file under the label
+// of the bytes the split read, so other bytes of the same size and
+// modification time (cp -p, rsync -t, a restore, a rewrite within the
+// clock's tick) would load under it, and a re-run, finding that label
+// loaded, would load them again under their own. Another file is another
+// inode; a write changes the change time, which no tool sets back. done is
+// what of the file is loaded (nil: nothing).
+func (f fileSpec) replaced(split, now os.FileInfo, done *fileDone) error {
 	if os.SameFile(split, now) && changeTime(split) == changeTime(now) {
 		return nil
 	}
-	return fmt.Errorf("dorisio.WriteFiles: file %s changed while it was loaded: another file or other bytes under its path since it was read, of the same size (%d bytes) and modification time (%s). "+
-		"Nothing of it was loaded: load it again once it is complete", f.Path, f.Size, showTime(f.ModNs))
+	return f.changedErr(fmt.Sprintf("another file or other bytes under its path since it was read, of the same size (%d bytes) and modification time (%s). ",
+		f.Size, showTime(f.ModNs)), done)
 }
 
 // splitPacked reads a packed file's records from r as the Splitter cuts
@@ -332,6 +359,9 @@ func (fn *FileLoadFn) splitPacked(r io.Reader, f fileSpec, part *packPart) (rang
 	}
 	part.wrapped = true
 	err = sp.Split(r, f.Size, func(fr filerange.Range) error {
+		if fr.Unclosed {
+			return unclosedQuote(fr, true, ", nor of the files packed with it,")
+		}
 		ranges = append(ranges, fr)
 		part.records += fr.Records
 		part.quoted = part.quoted || fr.Quoted

@@ -2,6 +2,7 @@ package fileload
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -29,8 +30,17 @@ func sayBOM(path string) {
 }
 
 // sayText says, once per file, what sp found at its start: a byte-order
-// mark, lines that end "\r\n" (read with "\n" and not stripped).
+// mark, lines that end "\r\n" (read with "\n" and not stripped). A file
+// of a pack may be split more than once in a bundle (read again into
+// memory, or loaded on its own): only the first split says it.
 func (fn *FileLoadFn) sayText(path string, sp *filerange.Splitter) {
+	if fn.saidText[path] {
+		return
+	}
+	if fn.saidText == nil {
+		fn.saidText = map[string]bool{}
+	}
+	fn.saidText[path] = true
 	if sp.BOM {
 		sayBOM(path)
 	}
@@ -50,6 +60,23 @@ func (fn *FileLoadFn) mixedLineEnds(ctx context.Context, fs filesystem.Interface
 	return fmt.Errorf(`dorisio.WriteFiles: file %s: %v. Read with the line delimiter "\n", a row ending "\r\n" loads its last value with the "\r" (Doris stores "alpha\r" for alpha), so the file is not loaded from that line on. `+
 		`Make its lines end one way, or load it with Files.StripCR (load: --strip-cr), which drops the "\r" before each line end. `+
 		`Its ranges before byte %d may be loaded: a re-run under the same label prefix finds them loaded`, path, e, e.Offset)
+}
+
+// unclosedQuote is the error of a range whose last value opens with a
+// quote that never closes (filerange.Range.Unclosed). Doris' line reader
+// runs such a value to the end of the body: the record is then refused for
+// its column count, or, where the quote opens its last column, the rest of
+// the file loads as that one value; either way the rows after the quote
+// do not load as rows, so the range is not sent. first: no range of the
+// file was started; others names what else is not loaded.
+func unclosedQuote(fr filerange.Range, first bool, others string) error {
+	msg := fmt.Sprintf("the quote at byte %d opens a value that never closes: Doris would read the rest of the file from it as one value, so the rows after it would not load as rows "+
+		"(Doris refuses that record for its column count, or stores the rest of the file in its last column). "+
+		`Close the quote; where it is text, enclose the value and double the quote inside it ("" in RFC 4180, \" with Files.BackslashEscapes). `, fr.UnclosedAt)
+	if first {
+		return errors.New(msg + "Nothing of the file" + others + " was loaded")
+	}
+	return fmt.Errorf("%sIts bytes from %d on were not loaded; its ranges before may be, and a re-run under the same label prefix finds them loaded", msg, fr.Start)
 }
 
 // bomSkipper drops the byte-order mark at the start of a decompressed file.

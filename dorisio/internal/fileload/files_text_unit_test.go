@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/enginetest"
@@ -221,4 +223,31 @@ func TestUnitJSONLinesFilesLoadARowPerLine(t *testing.T) {
 		t.Errorf("%d loads, want several ranges and the compressed file", len(res))
 	}
 	r.wantRows(append(want, "100=zipped")...)
+}
+
+// A byte-order mark is said once per file per run, however the file is
+// read: alone, in a pack sent from the file, or in a pack that reads it
+// again into memory (its value Doris would change is sent transcoded, on
+// its own).
+func TestUnitAByteOrderMarkIsSaidOncePerFile(t *testing.T) {
+	var logs bytes.Buffer
+	old := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
+	t.Cleanup(func() { slog.SetDefault(old) })
+	r := newFileRig(t)
+	alone := r.write("alone/bom.csv", append(bytes.Clone(utf8BOM), "1,alpha\n"...))
+	r.smallFiles("packed", 3)
+	plain := r.write("packed/bom-plain.csv", append(bytes.Clone(utf8BOM), "10,beta\n"...))
+	quoted := r.write("packed/bom-quoted.csv", append(bytes.Clone(utf8BOM), "11,\"\"\"x\"\"\"\n"...))
+	fn := r.loader(func(fn *FileLoadFn) { fn.Opts.Files.RangeBytes = 1 << 20 })
+	if _, err := r.load(fn, alone, r.dir+"/packed/*.csv"); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{alone, plain, quoted} {
+		if n := strings.Count(logs.String(), "file "+path+" starts with a UTF-8 byte-order mark"); n != 1 {
+			t.Errorf("the byte-order mark of %s said %d times, want once:\n%s", path, n, logs.String())
+		}
+	}
+	r.wantRows("1=alpha", "10=beta", `11="x"`, "0=file 0 row 0", "1=file 0 row 1", "2=file 0 row 2",
+		"3=file 1 row 0", "4=file 1 row 1", "5=file 1 row 2", "6=file 2 row 0", "7=file 2 row 1", "8=file 2 row 2")
 }

@@ -9,13 +9,17 @@ import (
 
 // No value changed by Doris' reading of a quoted CSV value.
 //
-// Doris changes two kinds of enclosed values on the way in, whatever the
-// file means by them (docs/protocol.md §3, §13):
+// Doris changes three kinds of values on the way in, whatever the file
+// means by them (docs/protocol.md §3, §13):
 //   - with trim_double_quotes, a '"' pair left at both ends of a value
 //     after its enclose is removed is trimmed once more: an RFC 4180
 //     """x""" (the value "x") loads as x, and """" (the value ") as "";
 //   - its CSV reader removes the enclose, then compares the rest with the
-//     null format before unescaping: a quoted "\N" is NULL, not a string.
+//     null format before unescaping: a quoted "\N" is NULL, not a string;
+//   - in RFC 4180 (escape '"') it unescapes bare values too
+//     (escape_string_for_csv): a '"' inside one, which the file means as
+//     text (b" is the value b"), is dropped when alone and halved when
+//     doubled.
 //
 // A range holding such a value is not sent as it is: it is transcoded into
 // Write's own CSV (every such value enclosed, '"' and '\' escaped by '\';
@@ -56,7 +60,7 @@ func (t *csvTranscoder) transcode(data []byte) []byte {
 	copied, changed := 0, false
 	ok := t.records(data, func(fields []csvField) bool {
 		for _, f := range fields {
-			changed = changed || f.enclosed && dorisChanges(f.raw)
+			changed = changed || f.enclosed && dorisChanges(f.raw) || !f.enclosed && t.esc == '"' && bytes.IndexByte(f.raw, '"') >= 0
 			if plainBytes(f.raw) || !f.enclosed && string(f.raw) == `\N` { // NULL, as written
 				continue
 			}

@@ -147,3 +147,26 @@ func clip(s []string) []string {
 	}
 	return s
 }
+
+// bundleChanging loads the elements in one bundle of fn, as bundle does,
+// with the first load held at the FE for half a second, during which
+// change runs: the files are split and measured, not yet sent.
+func (r *fileRig) bundleChanging(fn *FileLoadFn, change func() error, packs ...filePack) ([]sink.CommitResult, error) {
+	r.t.Helper()
+	slow := r.srv.Inject(doristest.Fault{Kind: doristest.SlowFE, Endpoint: doristest.EndpointLoad, Delay: 500 * time.Millisecond, Count: 1})
+	changed := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := slow.Wait(ctx); err != nil {
+			changed <- err
+			return
+		}
+		changed <- change()
+	}()
+	out, err := r.bundle(fn, packs...)
+	if err := <-changed; err != nil {
+		r.t.Fatal(err)
+	}
+	return out, err
+}

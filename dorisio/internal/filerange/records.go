@@ -44,7 +44,9 @@ func Starts(syn Syntax, data []byte) []int {
 // Doris dialect, `\"`; in RFC 4180 the escape is the enclose itself, so
 // only doubling escapes). An enclose anywhere else is a plain character;
 // text after a closing enclose runs on to the next separator; a final
-// unterminated value runs to the end of the file.
+// unterminated value runs to the end of the file, as in Doris' line reader,
+// which then reads the rest of the file as that one value (the Splitter
+// marks its range Unclosed).
 //
 // The scanner is driven by IndexByte over the delimiter and the enclose
 // character: a record with no field starting with an enclose costs one
@@ -64,6 +66,11 @@ type recordScanner struct {
 	limit              int
 	nDelim, nEnc, nEsc int // cached next positions (len(data): none; -1: unknown)
 	encFrom            int // where the search that found nEnc started
+	unclosed           int // the enclose that opens a value never closed (-1: none), set by next at the end of the file
+	// bareQuote: next met an enclose inside a bare value where the escape
+	// is the enclose (RFC 4180), which Doris' unescaping changes (a lone
+	// one dropped, a doubled one halved); the Splitter takes it.
+	bareQuote bool
 }
 
 // reset makes s scan the window data, which starts at a record start; eof
@@ -74,7 +81,7 @@ func (s *recordScanner) reset(data []byte, eof bool) {
 	if !eof {
 		s.limit -= max(len(s.delim), len(s.sep)) + 1
 	}
-	s.nDelim, s.nEnc, s.nEsc = -1, -1, -1
+	s.nDelim, s.nEnc, s.nEsc, s.unclosed = -1, -1, -1, -1
 }
 
 // next returns where the record starting at pos ends: next is the start of
@@ -105,6 +112,7 @@ func (s *recordScanner) next(pos int) (next int, empty, ok bool) {
 				return 0, false, false
 			}
 			if !closed {
+				s.unclosed = pos
 				return n, false, true // unterminated: the value runs to the end of the file
 			}
 			pos = j
@@ -162,19 +170,34 @@ func (s *recordScanner) plainRun(pos int) (end, f int) {
 	if d < 0 {
 		return -1, -1
 	}
+	fs := pos // a field start at or before q: separators are matched from it on
 	for q := pos; ; q++ {
 		q = s.encloseAt(q)
 		if q >= d {
 			break
 		}
 		// An enclose starts a field only right after a separator; anywhere
-		// else it is a plain character.
-		if q-len(s.sep) >= pos && HasAt(s.data, q-len(s.sep), s.sep) {
+		// else it is a plain character. A separator of several bytes is
+		// matched as Doris' reader matches it, left to right from the
+		// field's start, each match starting the next field: in a|||"x
+		// with "||" the field after a starts at the third '|', so the
+		// quote is text (Doris reads the value |"x).
+		if len(s.sep) > 1 {
+			for {
+				i := IndexOf(s.data[fs:q], s.sep)
+				if i < 0 {
+					break
+				}
+				fs += i + len(s.sep)
+			}
+		}
+		if q-len(s.sep) >= pos && HasAt(s.data, q-len(s.sep), s.sep) && (len(s.sep) == 1 || fs == q) {
 			if q >= s.limit && !s.eof {
 				return -1, -1
 			}
 			return 0, q
 		}
+		s.bareQuote = s.bareQuote || s.escape == s.enclose
 	}
 	if d >= s.limit && !s.eof {
 		return -1, -1

@@ -47,6 +47,8 @@ var splitCases = []splitCase{
 	{"text after a closing quote runs on to the separator", rfc(",", "\n"), 0, []string{"1,\"a\"b,\"c\nd\"\n", "2,e\n"}},
 	{"an unterminated quoted value runs to the end of the file", rfc(",", "\n"), 0, []string{"1,a\n", "2,\"b\n3,c\n"}},
 	{"a multi-byte separator and delimiter", rfc("||", "##"), 0, []string{"1||\"a##b||c\"##", "2||d##", "3||\"\"\"##\"##"}},
+	{"a multi-byte separator is matched from the field's start, as Doris matches it", rfc("||", "\n"), 0, []string{
+		"1||a|||\"x\n", "y\"||z\n", "2|||||\"p\n", "q\"\n", "3||||\"r\ns\"\n"}},
 	{"the Doris dialect: backslash escapes inside quotes", dorisDialect(), 0, []string{
 		"1,\"x\\\"y\nz\"\n", "2,\"C:\\\\temp\\\\\"\n", "3,\"a\"\"b\n\"\n", "4,b\\\n"}},
 	{"JSON lines", recordScanner{delim: []byte("\n")}, 0, []string{"{\"a\":1}\n", "{\"a\":\"b,\\\"c\"}\n", "\n", "{\"a\":\"é\"}"}},
@@ -99,6 +101,7 @@ func isEmptyRecord(r string, delim []byte) bool { return r == string(delim) }
 
 func checkRanges(data []byte, sc recordScanner, got []Range, ends map[int64]bool, bodyStart, want, rb int64) string {
 	enclose := sc.enclose
+	_, _, bare := refEnds(sc, data)
 	var records int64
 	next := bodyStart
 	for i, fr := range got {
@@ -124,7 +127,11 @@ func checkRanges(data []byte, sc recordScanner, got []Range, ends map[int64]bool
 		if d := xxhash.Sum64(data[fr.Start:fr.End]); fr.Digest != d {
 			return fmt.Sprintf("range %d says digest %016x of bytes whose xxhash64 is %016x", i, fr.Digest, d)
 		}
-		if s := bytes.Contains(data[fr.Start:fr.End], []byte(`"""`)) || bytes.Contains(data[fr.Start:fr.End], []byte(`"\N"`)); fr.Suspect != (s && fr.Quoted) {
+		s := bytes.Contains(data[fr.Start:fr.End], []byte(`"""`)) || bytes.Contains(data[fr.Start:fr.End], []byte(`"\N"`))
+		for at := range bare {
+			s = s || at >= fr.Start && at < fr.End
+		}
+		if fr.Suspect != (s && fr.Quoted) {
 			return fmt.Sprintf("range %d says Suspect %v of %q", i, fr.Suspect, data[fr.Start:fr.End])
 		}
 		if w := wrappedRef(sc, data, fr, ends); fr.Wrapped != w {
@@ -230,4 +237,35 @@ func benchEvents(n int) []byte {
 // loads.
 func BenchmarkSplitUnquotedCSV(b *testing.B) {
 	benchSplitAsWriteFiles(b, bytes.ReplaceAll(benchEvents(64<<20), []byte(`"`), nil))
+}
+
+// A value whose enclose never closes runs to the end of the file, as
+// Doris reads it, and its range says where the enclose is, for every range
+// and window size; a quote that is text, or one closed at the file's last
+// byte, marks nothing.
+func TestAnUnclosedQuoteMarksItsRange(t *testing.T) {
+	for _, tc := range []struct {
+		sc   recordScanner
+		data string
+		at   int64 // -1: none
+	}{
+		{rfc(",", "\n"), "1,a\n2,\"b\n3,c\n", 6},
+		{rfc(",", "\n"), "1,\"a\"\n2,b\"\n3,\"c\"", -1},
+		{dorisDialect(), "1,a\n2,\"b\\\"\n3,c\\", 6},
+		{rfc("||", "\n"), "1||a\n2||\"b||c\n", 8},
+	} {
+		data := []byte(tc.data)
+		for _, window := range []int64{1, 3, 8, readWindow} {
+			for rb := int64(1); rb <= int64(len(data)); rb++ {
+				got := splitAll(t, &Splitter{sc: tc.sc, rangeBytes: rb, window: window}, data)
+				for i, fr := range got {
+					last := i == len(got)-1
+					if want := last && tc.at >= 0; fr.Unclosed != want || want && fr.UnclosedAt != tc.at {
+						t.Fatalf("%q, window %d, range size %d: range %d [%d, %d) says Unclosed %v at %d; want %v at %d",
+							tc.data, window, rb, i, fr.Start, fr.End, fr.Unclosed, fr.UnclosedAt, want, tc.at)
+					}
+				}
+			}
+		}
+	}
 }

@@ -27,12 +27,18 @@ type Range struct {
 	// line delimiters are Wrapped.
 	Wrapped bool
 	// Suspect says the range may hold a value Doris would change (it holds
-	// `"""` or `"\N"`, see files_transcode.go): only such a range is read
-	// again and checked value by value.
+	// `"""` or `"\N"`, or, in RFC 4180, a '"' inside a bare value; see
+	// files_transcode.go): only such a range is read again and checked
+	// value by value.
 	Suspect bool
 	// CRLF says a record of the range ends "\r\n" (only with
 	// CheckLineEnds' strip: the range is loaded through StripCR).
 	CRLF bool
+	// Unclosed says the range's last record holds an enclose that opens a
+	// value never closed: Doris reads the rest of the file, from UnclosedAt
+	// (a file offset) on, as that one value.
+	Unclosed   bool
+	UnclosedAt int64
 	// Digest is the xxhash64 of the range's bytes, taken in the pass that
 	// cuts it: a range's identity is its content, so other bytes under the
 	// same path, size and modification time (a restore, cp -p, rsync -t)
@@ -139,7 +145,9 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) error
 		fastFrom   int64          // file offset from which scanFast is tried again
 		checked    int            // buf index up to which sp.ends has checked
 		dataFrom   int64 = noData // file offset of the first record past the header lines
-		bomDone          = !sp.SkipBOM
+		unclosedAt int64 = -1     // file offset of an enclose never closed (recordScanner.unclosed)
+		bareQuote  bool           // the open range holds a bare value with an enclose byte (recordScanner.bareQuote)
+		bomDone    = !sp.SkipBOM
 	)
 	// check hands sp.ends the scanned bytes up to buf[end], a record end.
 	check := func(end int) error {
@@ -158,6 +166,7 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) error
 			return err
 		}
 		fr := Range{Start: rangeStart, End: end, Records: records, Quoted: quoted || sp.holdsEnclose(buf, keepFrom, bufEnd)}
+		fr.Unclosed, fr.UnclosedAt = unclosedAt >= 0, unclosedAt
 		escaped = escaped || sp.holdsEscape(buf[keepFrom:bufEnd])
 		fr.Wrapped = fr.Quoted && wraps && !odd && !escaped
 		if sp.ends != nil {
@@ -170,9 +179,9 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) error
 		}
 		if fr.Quoted {
 			suspect.add(buf[keepFrom:bufEnd], !fr.Wrapped)
-			fr.Suspect = suspect.hit
+			fr.Suspect = suspect.hit || bareQuote
 		}
-		suspect = suspectScan{}
+		suspect, bareQuote = suspectScan{}, false
 		if sp.keep {
 			fr.Data = append(kept, buf[keepFrom:bufEnd]...)
 			kept = nil
@@ -270,6 +279,11 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) error
 			if !ok {
 				break
 			}
+			if sp.sc.unclosed >= 0 && skip == 0 {
+				unclosedAt = off + int64(sp.sc.unclosed)
+			}
+			bareQuote = bareQuote || sp.sc.bareQuote && skip == 0 && !sp.unmarked
+			sp.sc.bareQuote = false
 			if skip > 0 {
 				skip--
 				pos, keepFrom = next, next
