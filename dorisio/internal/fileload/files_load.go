@@ -271,6 +271,7 @@ type FileLoadFn struct {
 	wrapped   map[string]string // wrappedHeaders, made once
 	rewritten map[string]string // transcodedHeaders, made once
 	saidText  map[string]bool   // the files sayText spoke of in this bundle
+	textMu    sync.Mutex        // guards saidText: a pack's readers split side by side (files_ahead.go)
 }
 
 // ProcessElement and FinishBundle take no beam.BundleFinalization: every
