@@ -3,7 +3,6 @@ package dorisio
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -387,14 +386,7 @@ func TestAFileThatChangesWhileItLoadsFailsSayingWhatIsLoadedAndHowToLoadTheRest(
 	srv := startServer(t, doristest.WithTable(docsDDL))
 	cfg := configFor(srv, "docs")
 	cfg.LabelPrefix = "changing"
-	stall := srv.Inject(doristest.Fault{Kind: doristest.StallBody, Endpoint: doristest.EndpointLoad, Count: 1, Delay: 500 * time.Millisecond})
-	go func() {
-		if stall.Wait(context.Background()) == nil { // the first range is loading: the file grows
-			f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-			f.WriteString("9999,appended\n")
-			f.Close()
-		}
-	}()
+	growOnStall(srv, path, "9999,appended\n", 500*time.Millisecond)
 	err := loadFiles(t, cfg, []string{path}, int64(len(rows)), Files{HeaderLines: 1, RangeBytes: 16 << 10}, WithLoadsInFlight(1))
 	if err == nil || !strings.Contains(err.Error(), "file "+path+" changed while it was loaded") {
 		t.Fatalf("err %v: want the file named as changed", err)

@@ -2,9 +2,14 @@ package dorisio
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"os"
 	"reflect"
+	"regexp"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
@@ -113,6 +118,68 @@ func TestWriteFilesLoadsAFilesRangesInFileOrder(t *testing.T) {
 	if stale := rowsNamed(srv, "u", "old"); stale > 0 {
 		t.Errorf("%d of %d keys hold the value of an earlier range of the file", stale, keys)
 	}
+}
+
+// Into a DUPLICATE KEY table, which keeps every row whatever the order, a
+// file's ranges load side by side, up to LoadsInFlight: while the first
+// range's body is stalled, the next one loads (one at a time, they left
+// the stream idle between two loads and used one core of one BE).
+func TestWriteFilesLoadsAFilesRangesSideBySideIntoADuplicateKeyTable(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(docsDDL))
+	var data []byte
+	rows := 0
+	for ; len(data) < 100<<10; rows++ {
+		data = fmt.Appendf(data, "%d,row %d\n", rows, rows)
+	}
+	path := writeFile(t, t.TempDir(), "dup.csv", data)
+	srv.Inject(doristest.Fault{Kind: doristest.StallBody, Endpoint: doristest.EndpointLoad, Count: 1, Delay: 300 * time.Millisecond})
+	if err := loadFiles(t, configFor(srv, "docs"), []string{path}, int64(rows), Files{RangeBytes: 16 << 10}, WithLoadsInFlight(2)); err != nil {
+		t.Fatal(err)
+	}
+	if n := srv.RowCount("demo", "docs"); n != int64(rows) {
+		t.Errorf("%d rows in the table, want %d", n, rows)
+	}
+	if peak := srv.PeakRunningTxns("demo"); peak != 2 {
+		t.Errorf("peak running txns %d, want 2: the ranges after the stalled first one waited for it", peak)
+	}
+}
+
+// Side by side, a file that changes while it loads still fails saying
+// exactly what of it is loaded: a prefix of its ranges, counted once the
+// ranges before the one that found the change have ended.
+func TestAFileThatChangesWhileItsRangesLoadSideBySideSaysWhatIsLoaded(t *testing.T) {
+	skipRaceInFailingJobTeardown(t)
+	var data []byte
+	rows := 0
+	for ; len(data) < 100<<10; rows++ {
+		data = fmt.Appendf(data, "%d,row %d\n", rows, rows)
+	}
+	path := writeFile(t, t.TempDir(), "growing.csv", data)
+	srv := startServer(t, doristest.WithTable(docsDDL))
+	growOnStall(srv, path, "9999999,appended\n", 300*time.Millisecond)
+	err := loadFiles(t, configFor(srv, "docs"), []string{path}, int64(rows), Files{RangeBytes: 16 << 10}, WithLoadsInFlight(2))
+	if err == nil || !strings.Contains(err.Error(), "file "+path+" changed while it was loaded") {
+		t.Fatalf("err %v: want the file named as changed", err)
+	}
+	loaded := srv.RowCount("demo", "docs")
+	m := regexp.MustCompile(`(\d+) rows, in (\d+) ranges\) are loaded`).FindStringSubmatch(err.Error())
+	if loaded == 0 || loaded >= int64(rows) || m == nil || m[1] != fmt.Sprint(loaded) {
+		t.Fatalf("%d of %d rows loaded; the error says %q", loaded, rows, err)
+	}
+}
+
+// growOnStall stalls the first load's body for delay and, once it is
+// stalled, appends line to the file at path: the file grows while its
+// first range loads.
+func growOnStall(srv *doristest.Server, path, line string, delay time.Duration) {
+	stall := srv.Inject(doristest.Fault{Kind: doristest.StallBody, Endpoint: doristest.EndpointLoad, Count: 1, Delay: delay})
+	go func() {
+		if stall.Wait(context.Background()) == nil {
+			f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			f.WriteString(line)
+			f.Close()
+		}
+	}()
 }
 
 // rowsNamed counts the rows of demo.table whose second column is name.

@@ -216,17 +216,20 @@ type Result struct {
 	// commit, p50 and p99 over rows.
 	StreamRowsPerSec     float64   `json:"stream_rows_per_s"`
 	StreamRowsPerSecRuns []float64 `json:"stream_rows_per_s_runs"`
-	StreamLoadsPerSec    float64   `json:"stream_loads_per_s"`
-	StreamAvgLoadRows    int64     `json:"stream_avg_load_rows"`
-	StreamP50Ms          int64     `json:"stream_p50_ms"`
-	StreamP99Ms          int64     `json:"stream_p99_ms"`
-	StreamFlushMs        int64     `json:"stream_flush_interval_ms"`
-	NominalRate          int64     `json:"stream_nominal_rate"`
-	NominalSeconds       float64   `json:"stream_nominal_seconds"`
-	NominalLoadsPerSec   float64   `json:"stream_nominal_loads_per_s"`
-	NominalAvgLoadRows   int64     `json:"stream_nominal_avg_load_rows"`
-	NominalP50Ms         int64     `json:"stream_nominal_p50_ms"`
-	NominalP99Ms         int64     `json:"stream_nominal_p99_ms"`
+	// The saturated runs with the source handing one row per element.
+	StreamOnePerElement     float64   `json:"stream_rows_per_s_one_per_element"`
+	StreamOnePerElementRuns []float64 `json:"stream_rows_per_s_one_per_element_runs"`
+	StreamLoadsPerSec       float64   `json:"stream_loads_per_s"`
+	StreamAvgLoadRows       int64     `json:"stream_avg_load_rows"`
+	StreamP50Ms             int64     `json:"stream_p50_ms"`
+	StreamP99Ms             int64     `json:"stream_p99_ms"`
+	StreamFlushMs           int64     `json:"stream_flush_interval_ms"`
+	NominalRate             int64     `json:"stream_nominal_rate"`
+	NominalSeconds          float64   `json:"stream_nominal_seconds"`
+	NominalLoadsPerSec      float64   `json:"stream_nominal_loads_per_s"`
+	NominalAvgLoadRows      int64     `json:"stream_nominal_avg_load_rows"`
+	NominalP50Ms            int64     `json:"stream_nominal_p50_ms"`
+	NominalP99Ms            int64     `json:"stream_nominal_p99_ms"`
 
 	GoVersion  string  `json:"go_version"`
 	GOMAXPROCS int     `json:"gomaxprocs"`

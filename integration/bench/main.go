@@ -69,7 +69,9 @@
 // Also: loads per table and average load size, the gzip-compressed write
 // pipeline (--compression gz), and the streaming example (--stream):
 // stream_rows_per_s with -rows offered within one second (more than it
-// takes), and at -stream-rate for -stream-duration; each with loads per
+// takes; the source packs 1,024 rows per element, and interleaved runs
+// with one row per element give stream_rows_per_s_one_per_element), and
+// at -stream-rate for -stream-duration; each with loads per
 // second, rows per load and the latency from event to visible (p50, p99).
 // A stream run's rows/s is its rows over the pipeline's time, which
 // includes the last flush interval's tail; -stream-only measures these

@@ -39,6 +39,7 @@ type options struct {
 	rate                    int64
 	streamStart             int64 // Unix ms; 0: now
 	shards                  int
+	streamPackRows          int64 // rows per element of the source (tickFn.PackRows)
 
 	// given holds the flags set on the command line (cli.parse), for the
 	// checks of flags that cannot apply together.
@@ -60,7 +61,7 @@ func defaultOptions() *options {
 		maxOpenTxns: 20, maxLoadBytes: 10 << 30,
 		delivery: "exactly-once", groupCommit: "async", sink: "doris", headers: headerFlags{},
 		csvDialect: rfc4180, columnSeparator: ",", fileCompression: "auto",
-		duration: 10 * time.Second, rate: 2000, flushInterval: 5 * time.Second, shards: 1,
+		duration: 10 * time.Second, rate: 2000, flushInterval: 5 * time.Second, shards: 1, streamPackRows: streamPackRows,
 	}
 }
 
@@ -163,6 +164,8 @@ func streamFlags(o *options) flagGroup {
 			usage: "with --stream: how long the source produces rows (`duration`, e.g. 10s); the job then ends by itself"},
 		{name: "rate", value: &o.rate, check: atLeast(&o.rate, 1),
 			usage: "with --stream: `rows` per second"},
+		{name: "stream-pack-rows", value: &o.streamPackRows, check: atLeast(&o.streamPackRows, 1),
+			usage: "with --stream: `rows` per element the source hands Beam, as a Kafka or Pub/Sub read hands over a poll's records (1: one row per element, as a source that does not pack them). The rows, windows and labels are the same for any value"},
 		{name: "stream-start", value: &o.streamStart,
 			usage: "with --stream: the event time of the first row, in Unix `ms` (0: now). The rows and their event times follow from it, --duration, --rate and --flush-interval alone: a re-run with the same values and --label-prefix replays the same stream (ticks already past come at once) and loads nothing twice, e.g. after a crash"},
 		{name: "flush-interval", value: &o.flushInterval, feeds: "WithFlushInterval",

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/rtrackers/offsetrange"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+	"github.com/dorisbeam/dorisbeam/dorisio"
 )
 
 // A source behind its ticks (a saturated run: making a tick's rows takes
@@ -71,5 +75,75 @@ func TestAnInterruptedStreamNamesTheStartItUsed(t *testing.T) {
 	streamSource(beam.NewPipeline().Root(), o)
 	if advice := resumeAdvice(o); strings.Contains(advice, fmt.Sprint(o.streamStart)) || !strings.Contains(advice, "a re-run makes a new stream") {
 		t.Fatalf("a stream without --label-prefix advises %q", advice)
+	}
+}
+
+// The source packs a tick's rows per table into elements (tickFn.PackRows)
+// instead of emitting a row per element: a --stream-start replay, by this
+// build, of a stream an older build ran one row per element must find every
+// window loaded under the labels that build gave it, and load nothing
+// twice (and the other way round).
+func TestAStreamReplayedPackedFindsTheLoadsOfTheStreamRunRowByRow(t *testing.T) {
+	if r := *ptest.Runner; r != "" && r != "prism" {
+		t.Skipf("--stream needs prism; -runner=%s", r)
+	}
+	o := defaultTestOptions()
+	o.stream, o.duration, o.rate, o.flushInterval, o.tables, o.shards = true, 2*time.Second, 3000, time.Second, 2, 2
+	o.labelPrefix, o.streamStart = "packed", time.Now().Add(-10*time.Second).UnixMilli()
+	srv := syntheticServer(t, o)
+	o.server = srv
+	want := expectedStreamRows(o)
+	for run, pack := range []int64{1, 64, 1} {
+		o.streamPackRows = pack
+		out, err := captureStdout(t, func() error { return runWithin(t, o) })
+		if err != nil {
+			t.Fatalf("run %d (%d rows per element): %v\n%s", run+1, pack, err, out)
+		}
+		if run > 0 && !strings.Contains(out, "summary: 0 rows committed") {
+			t.Errorf("run %d (%d rows per element) loaded rows again; want every window found loaded:\n%s", run+1, pack, out)
+		}
+		for tbl, n := range want {
+			if got := srv.RowCount(o.db, tbl); got != n {
+				t.Errorf("after run %d (%d rows per element): %s holds %d rows, want %d", run+1, pack, tbl, got, n)
+			}
+		}
+	}
+}
+
+// A tick's rows packed into elements are the rows of that tick one per
+// element: the same lines, each to the same table, and no element of more
+// than PackRows rows.
+func TestATickPackedEmitsTheRowsOfTheTickRowByRow(t *testing.T) {
+	lines := func(pack int64, k int64) (map[string]string, int) {
+		fn := &tickFn{Table: "events", Tables: 3, Rate: 1370, TickMillis: 100, PackRows: pack}
+		fn.Setup()
+		got, most := map[string]string{}, 0
+		fn.ProcessElement(context.Background(), k, func(r dorisio.Row) {
+			rows := strings.SplitAfter(string(r.Data), "\n")
+			rows = rows[:len(rows)-1] // after the last line's "\n"
+			most = max(most, len(rows))
+			for _, l := range rows {
+				if _, dup := got[l]; dup {
+					t.Fatalf("PackRows %d: row %q emitted twice", pack, l)
+				}
+				got[l] = r.Table
+			}
+		})
+		return got, most
+	}
+	for _, k := range []int64{0, 5} {
+		want, _ := lines(1, k)
+		if len(want) != 137 {
+			t.Fatalf("tick %d: %d rows one per element, want 137", k, len(want))
+		}
+		for _, pack := range []int64{7, 1024} {
+			got, most := lines(pack, k)
+			if !maps.Equal(got, want) {
+				t.Errorf("tick %d packed by %d: %d rows, not the %d rows (or not their tables) of the tick one per element", k, pack, len(got), len(want))
+			}
+			if most > int(pack) {
+				t.Errorf("tick %d packed by %d: an element of %d rows", k, pack, most)
+			}
+		}
 	}
 }

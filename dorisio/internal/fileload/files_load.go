@@ -175,19 +175,39 @@ func (f fileSpec) changedErr(what string, done *fileDone) error {
 		"(a loaded range whose bytes changed loads its new rows beside the old ones). Or, to load only the rest, %s)", end, rows, ranges, rest))
 }
 
-// fileDone is what of a file is loaded: its ranges load one after another
-// in file order, so a prefix of it.
+// fileDone is what of a file is loaded: the ranges before the first one
+// not loaded yet. Ranges that load side by side (a DUPLICATE KEY table)
+// may end out of order; a range's body is opened only after the previous
+// range's was, and a range that finds the file changed waits for the
+// earlier ones to end before it says what is loaded (rangeOpens), so what
+// is loaded when a change is found is this prefix.
 type fileDone struct {
 	headerLines int
 	mu          sync.Mutex
 	end, rows   int64
 	ranges      int
+	later       map[int]doneRange // loaded ranges past one not loaded yet, by index
 }
 
-func (d *fileDone) add(end, rows int64) {
+// doneRange is a loaded range: where it ends and its rows.
+type doneRange struct{ end, rows int64 }
+
+// add notes the loaded range number i (from 0, in file order).
+func (d *fileDone) add(i int, end, rows int64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if i != d.ranges {
+		if d.later == nil {
+			d.later = map[int]doneRange{}
+		}
+		d.later[i] = doneRange{end, rows}
+		return
+	}
 	d.end, d.rows, d.ranges = end, d.rows+rows, d.ranges+1
+	for r, ok := d.later[d.ranges]; ok; r, ok = d.later[d.ranges] {
+		delete(d.later, d.ranges)
+		d.end, d.rows, d.ranges = r.end, d.rows+r.rows, d.ranges+1
+	}
 }
 
 func (d *fileDone) get() (end, rows int64, ranges int) {
@@ -245,11 +265,13 @@ type FileLoadFn struct {
 	Enclose, Escape byte
 
 	pending   []filePack        // this bundle's files, loaded in FinishBundle
-	scratch   []byte            // the Splitter's window while reading a pack's files (filerange.Splitter.Scratch)
+	keys      *keyModel         // the table's key model (files_order.go), asked by the first bundle
+	scratch   scratches         // the Splitters' windows while reading a pack's files (files_ahead.go)
 	plain     map[string]string // unquotedHeaders, made once
 	wrapped   map[string]string // wrappedHeaders, made once
 	rewritten map[string]string // transcodedHeaders, made once
 	saidText  map[string]bool   // the files sayText spoke of in this bundle
+	textMu    sync.Mutex        // guards saidText: a pack's readers split side by side (files_ahead.go)
 }
 
 // ProcessElement and FinishBundle take no beam.BundleFinalization: every
@@ -265,6 +287,9 @@ func (fn *FileLoadFn) FinishBundle(ctx context.Context, emit func(sink.CommitRes
 	if len(files) > 0 {
 		// Uploads run under the bundle's context: a cancelled bundle stops them.
 		fn.OpenBatch(ctx)
+		if fn.keys == nil {
+			fn.keys = askKeys(ctx, fn.Client(), fn.DB, fn.Table)
+		}
 	}
 	for _, p := range files {
 		if err := fn.loadPack(ctx, p); err != nil {
@@ -279,7 +304,7 @@ func (fn *FileLoadFn) FinishBundle(ctx context.Context, emit func(sink.CommitRes
 }
 
 func (fn *FileLoadFn) Teardown() {
-	fn.pending, fn.scratch = nil, nil
+	fn.pending, fn.scratch = nil, scratches{}
 	fn.WriteFn.Teardown()
 }
 
@@ -324,6 +349,7 @@ func (fn *FileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 		}
 		return f.replaced(split, fi, done)
 	}
+	var opens rangeOpens
 	var loadErr error // the bundle's load error, which stops the reading
 	said := false     // the byte-order mark, a CRLF file (files_text.go)
 	ranges := 0       // the ranges started
@@ -340,6 +366,10 @@ func (fn *FileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 		// relates (they come through a Reshuffle), load side by side.
 		j := &sink.LoadJob{Table: fn.Table, ID: f.rangeID(fr.Start, fr.End, fr.Digest), Rows: fr.Records, Bytes: fr.End - fr.Start, Order: "file:" + f.Path,
 			File: f.Path, FileOffset: fr.Start, Unframed: true}
+		if opens.n > 0 && fn.keys.sideBySide() {
+			j.Order = "range:" + j.ID // no later row of the file replaces an earlier one
+		}
+		i := opens.n
 		var rewritten []byte
 		if fr.CRLF || fr.Suspect {
 			data := fr.Data
@@ -374,16 +404,17 @@ func (fn *FileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 		if rewritten != nil {
 			j.Body = streamload.NewBytesBody(rewritten)
 		} else if local {
-			j.Body = streamload.NewFileBody(f.Path, fr.Start, fr.End-fr.Start, check)
+			j.Body = streamload.NewFileBody(f.Path, fr.Start, fr.End-fr.Start, opens.next(ctx, check))
 		} else {
 			j.Body = streamload.NewBytesBody(fr.Data)
 		}
 		note, end := noteLoaded(fr.End-fr.Start), fr.End
 		j.Loaded = func(r sink.CommitResult) {
 			note(r)
-			done.add(end, r.Rows)
+			done.add(i, end, r.Rows)
 		}
 		j.Check = func(r sink.CommitResult) error { return f.countedOtherwise(fr, r) }
+		opens.started(j)
 		loadErr = fn.StartLoad(j)
 		return loadErr
 	})

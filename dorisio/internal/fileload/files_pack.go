@@ -198,13 +198,15 @@ func (fn *FileLoadFn) loadPack(ctx context.Context, p filePack) error {
 	// values hold an inch mark (5" screen) was a load per file.
 	var plain, rewritten packLoad
 	var empty int64 // the listed bytes of files with nothing to load
-	for _, f := range p.Files {
+	ahead := fn.splitAhead(ctx, p.Files)
+	defer ahead.stop()
+	for i, f := range p.Files {
 		var part packPart
 		var sec streamload.Section // a local file's section of the file, or its bytes
 		var alone bool
 		var err error
 		if !strings.Contains(f.Path, "://") {
-			sec, part, alone, err = fn.sectionPart(ctx, f)
+			sec, part, alone, err = ahead.get(i)
 		} else {
 			sec.Data, part, alone, err = fn.readPart(ctx, f, nil)
 		}
@@ -395,7 +397,7 @@ func (f fileSpec) replaced(split, now os.FileInfo, done *fileDone) error {
 func (fn *FileLoadFn) splitPacked(r io.Reader, f fileSpec, part *packPart) (ranges []filerange.Range, crlf, suspect bool, err error) {
 	sp := filerange.NewSplitter(fn.syntax(), max(fn.Opts.Files.RangeBytes, f.Size+1), fn.Opts.Files.HeaderLines, false)
 	sp.SkipBOM = true
-	sp.Scratch, fn.scratch = fn.scratch, nil // one window for every file of the pack
+	sp.Scratch = fn.scratch.take() // one window per reader for every file of the pack
 	if fn.Opts.Format != options.JSON && string(fn.Delim) == "\n" {
 		sp.CheckLineEnds(fn.Opts.Files.StripCR)
 	}
@@ -411,7 +413,7 @@ func (fn *FileLoadFn) splitPacked(r io.Reader, f fileSpec, part *packPart) (rang
 		crlf, suspect = crlf || fr.CRLF, suspect || fr.Suspect
 		return nil
 	})
-	fn.scratch = sp.Scratch
+	fn.scratch.put(sp.Scratch)
 	fn.sayText(f.Path, sp)
 	return ranges, crlf, suspect, err
 }

@@ -34,13 +34,16 @@ func sayBOM(path string) {
 // of a pack may be split more than once in a bundle (read again into
 // memory, or loaded on its own): only the first split says it.
 func (fn *FileLoadFn) sayText(path string, sp *filerange.Splitter) {
-	if fn.saidText[path] {
-		return
-	}
+	fn.textMu.Lock()
+	said := fn.saidText[path]
 	if fn.saidText == nil {
 		fn.saidText = map[string]bool{}
 	}
 	fn.saidText[path] = true
+	fn.textMu.Unlock()
+	if said {
+		return
+	}
 	if sp.BOM {
 		sayBOM(path)
 	}

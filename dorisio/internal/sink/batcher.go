@@ -157,6 +157,18 @@ type LoadJob struct {
 	Check func(CommitResult) error
 }
 
+// closedChan is the Ended of a load never started.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// Ended is closed once j, a plain load started by StartLoad, has ended
+// (its Loaded, if it loaded, has run); a load never started has ended.
+func (j *LoadJob) Ended() <-chan struct{} {
+	if j.ended == nil {
+		return closedChan
+	}
+	return j.ended
+}
+
 // loadOutcome is one finished load.
 type loadOutcome struct {
 	Seq     int // the load's number in its bundle
