@@ -1,7 +1,6 @@
 package fileload
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/enginetest"
@@ -304,22 +302,8 @@ func TestUnitAPackInTwoLoadsWithARemovedFileLoadsNothing(t *testing.T) {
 	if res[1].Rows == 12 {
 		plain = res[1].Label
 	}
-	slow := r.srv.Inject(doristest.Fault{Kind: doristest.SlowFE, Endpoint: doristest.EndpointLoad, Label: plain, Delay: 500 * time.Millisecond, Count: 1})
 	path := filepath.Join(r.dir, "two", "part-002.csv")
-	removed := make(chan error, 1)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := slow.Wait(ctx); err != nil {
-			removed <- err
-			return
-		}
-		removed <- os.Remove(path)
-	}()
-	_, err = r.bundle(fn, packs...)
-	if err := <-removed; err != nil {
-		t.Fatal(err)
-	}
+	_, err = r.bundleChangingAt(fn, plain, func() error { return os.Remove(path) }, packs...)
 	enginetest.WantErr(t, err, "file "+path+", one of 4 files packed into one load, was removed after it was listed", "Nothing of the pack was loaded")
 	r.wantRows()
 }

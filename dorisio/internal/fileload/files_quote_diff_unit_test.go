@@ -51,6 +51,19 @@ func diffEncode(rng *rand.Rand, v, sep string, backslash bool) string {
 	return `"` + strings.ReplaceAll(v, `"`, `""`) + `"`
 }
 
+// diffOptions reads the generated files: separator sep, the Doris dialect
+// where backslash, ranges of rb bytes, the columns a, id, b.
+func diffOptions(sep string, backslash bool, rb int64) func(fn *FileLoadFn) {
+	return func(fn *FileLoadFn) {
+		fn.Opts.Files.RangeBytes = rb
+		fn.Sep, fn.Headers["column_separator"] = []byte(sep), strings.ReplaceAll(sep, "\x01\x02", `\x01\x02`)
+		if backslash {
+			fn.Escape, fn.Headers["escape"] = '\\', `\`
+		}
+		fn.Headers["columns"] = "a,id,b"
+	}
+}
+
 // Every generated value loads as the file means it, exactly once.
 func TestUnitGeneratedQuotedCSVLoadsEveryValueAsWritten(t *testing.T) {
 	seps := []string{",", "||", "::", "\x01\x02"}
@@ -83,15 +96,7 @@ func TestUnitGeneratedQuotedCSVLoadsEveryValueAsWritten(t *testing.T) {
 								t.Fatal(err)
 							}
 						}
-						_, err := r.load(r.loader(func(fn *FileLoadFn) {
-							fn.Opts.Files.RangeBytes = rb
-							fn.Sep, fn.Headers["column_separator"] = []byte(sep), strings.ReplaceAll(sep, "\x01\x02", `\x01\x02`)
-							if backslash {
-								fn.Escape, fn.Headers["escape"] = '\\', `\`
-							}
-							// Table columns a,id,b: the file is a,id,b.
-							fn.Headers["columns"] = "a,id,b"
-						}), r.dir+"/*.csv")
+						_, err := r.load(r.loader(diffOptions(sep, backslash, rb)), r.dir+"/*.csv")
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -182,14 +187,7 @@ func TestUnitAGeneratedQuoteThatNeverClosesFailsNamingItsOffset(t *testing.T) {
 							if err := os.WriteFile(filepath.Join(r.dir, "g.csv"), []byte("k"+sep+"1000"+sep+"l\n"), 0o644); err != nil {
 								t.Fatal(err)
 							}
-							_, err := r.load(r.loader(func(fn *FileLoadFn) {
-								fn.Opts.Files.RangeBytes = rb
-								fn.Sep, fn.Headers["column_separator"] = []byte(sep), strings.ReplaceAll(sep, "\x01\x02", `\x01\x02`)
-								if backslash {
-									fn.Escape, fn.Headers["escape"] = '\\', `\`
-								}
-								fn.Headers["columns"] = "a,id,b"
-							}), r.dir+"/*.csv")
+							_, err := r.load(r.loader(diffOptions(sep, backslash, rb)), r.dir+"/*.csv")
 							want := fmt.Sprintf("file %s: the quote at byte %d opens a value that never closes", path, at)
 							if err == nil || !strings.Contains(err.Error(), want) {
 								t.Logf("%q", s)

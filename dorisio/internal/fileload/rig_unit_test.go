@@ -153,7 +153,14 @@ func clip(s []string) []string {
 // change runs: the files are split and measured, not yet sent.
 func (r *fileRig) bundleChanging(fn *FileLoadFn, change func() error, packs ...filePack) ([]sink.CommitResult, error) {
 	r.t.Helper()
-	slow := r.srv.Inject(doristest.Fault{Kind: doristest.SlowFE, Endpoint: doristest.EndpointLoad, Delay: 500 * time.Millisecond, Count: 1})
+	return r.bundleChangingAt(fn, "", change, packs...)
+}
+
+// bundleChangingAt is bundleChanging holding the load of the label (""
+// the first load) at the FE.
+func (r *fileRig) bundleChangingAt(fn *FileLoadFn, label string, change func() error, packs ...filePack) ([]sink.CommitResult, error) {
+	r.t.Helper()
+	slow := r.srv.Inject(doristest.Fault{Kind: doristest.SlowFE, Endpoint: doristest.EndpointLoad, Label: label, Delay: 500 * time.Millisecond, Count: 1})
 	changed := make(chan error, 1)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
