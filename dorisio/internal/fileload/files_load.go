@@ -366,7 +366,8 @@ func (fn *FileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 		// relates (they come through a Reshuffle), load side by side.
 		j := &sink.LoadJob{Table: fn.Table, ID: f.rangeID(fr.Start, fr.End, fr.Digest), Rows: fr.Records, Bytes: fr.End - fr.Start, Order: "file:" + f.Path,
 			File: f.Path, FileOffset: fr.Start, Unframed: true}
-		if opens.n > 0 && fn.keys.sideBySide() {
+		side := opens.n > 0 && fn.keys.sideBySide()
+		if side {
 			j.Order = "range:" + j.ID // no later row of the file replaces an earlier one
 		}
 		i := opens.n
@@ -401,12 +402,18 @@ func (fn *FileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 		case fr.Wrapped && j.Headers == nil:
 			j.Headers, j.FormOnly = fn.wrappedHeaders()
 		}
-		if rewritten != nil {
-			j.Body = streamload.NewBytesBody(rewritten)
-		} else if local {
+		switch {
+		case local && rewritten == nil && side: // visible in file order (files_order.go)
+			j.Body = streamload.NewHeldFileBody(f.Path, fr.Start, fr.End-fr.Start, opens.next(ctx, check), opens.hold(ctx, f.Path))
+		case local && rewritten == nil:
 			j.Body = streamload.NewFileBody(f.Path, fr.Start, fr.End-fr.Start, opens.next(ctx, check))
-		} else {
+		case rewritten != nil:
+			j.Body = streamload.NewBytesBody(rewritten)
+		default:
 			j.Body = streamload.NewBytesBody(fr.Data)
+		}
+		if side && (rewritten != nil || !local) {
+			j.Order = opens.lastOrder() // after the previous range ends (files_order.go)
 		}
 		note, end := noteLoaded(fr.End-fr.Start), fr.End
 		j.Loaded = func(r sink.CommitResult) {

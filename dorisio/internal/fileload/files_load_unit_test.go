@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/memfs"
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/enginetest"
 )
 
@@ -361,4 +364,51 @@ func TestUnitAQuoteInsideABareValueLoadsAsWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	r2.wantRows(append(want, "6=plain")...)
+}
+
+// Into a DUPLICATE KEY table a file's ranges load side by side, yet they
+// become visible in file order: a range Doris refuses (a row rejected
+// under strict mode) leaves only the ranges before it loaded, so the fix
+// the error asks for (here bad, 3 bytes, becomes 15000) and a re-run load
+// every row once. Before, the later ranges loaded while the refused one
+// was held at the FE, and the re-run, their offsets shifted by the fix,
+// loaded 19 of the 40 rows twice.
+func TestUnitRangesSideBySideBecomeVisibleInFileOrder(t *testing.T) {
+	var b strings.Builder
+	var want []string
+	for i := 1; i <= 40; i++ {
+		id := fmt.Sprint(i)
+		if i == 15 {
+			id = "bad"
+		}
+		fmt.Fprintf(&b, "%s,row %02d\n", id, i)
+		want = append(want, fmt.Sprintf("%d=row %02d", map[bool]int{true: 15000, false: i}[i == 15], i))
+	}
+	data := b.String()
+	opts := func(fn *FileLoadFn) { fn.Opts.Files.RangeBytes = 100; fn.Opts.LoadsInFlight = 4 }
+	// The refused range's label, from a load of the same file elsewhere.
+	elsewhere := newFileRig(t)
+	path := elsewhere.write("a.csv", []byte(data))
+	_, err := elsewhere.load(elsewhere.loader(opts), path)
+	m := regexp.MustCompile(`label "([^"]+)"`).FindStringSubmatch(fmt.Sprint(err))
+	if m == nil {
+		t.Fatalf("no label in %v", err)
+	}
+	r := &fileRig{t: t, srv: doristest.NewServer(doristest.WithTable(unitDocsDDL)), dir: elsewhere.dir}
+	t.Cleanup(r.srv.Close)
+	r.srv.Inject(doristest.Fault{Kind: doristest.SlowFE, Endpoint: doristest.EndpointLoad, Label: m[1], Delay: 400 * time.Millisecond, Count: 1})
+	_, err = r.load(r.loader(opts), path)
+	enginetest.WantErr(t, err, "src value is bad")
+	for _, row := range r.rows() {
+		var id int
+		fmt.Sscanf(row, "%d=", &id)
+		if id >= 15 {
+			t.Fatalf("row %q, at or after the refused one, is loaded: %q", row, r.rows())
+		}
+	}
+	r.write("a.csv", []byte(strings.Replace(data, "bad,", "15000,", 1)))
+	if _, err := r.load(r.loader(opts), path); err != nil {
+		t.Fatal(err)
+	}
+	r.wantRows(want...)
 }

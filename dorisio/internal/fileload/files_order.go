@@ -2,6 +2,7 @@ package fileload
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"slices"
 	"sync"
@@ -61,6 +62,7 @@ func (k *keyModel) sideBySide() bool {
 type rangeOpens struct {
 	n      int             // ranges started
 	jobs   []*sink.LoadJob // the ranges started, in file order
+	loaded []chan struct{} // closed once jobs[i] loaded
 	last   *sink.LoadJob   // the last range started whose body is checked (read from the file)
 	opened chan struct{}   // closed once last's body passed its first check
 	pend   chan struct{}   // next's channel for the range about to start
@@ -98,9 +100,58 @@ func (o *rangeOpens) next(ctx context.Context, check func(os.FileInfo) error) fu
 	}
 }
 
+// Side by side, a file's ranges still become visible in file order: a
+// range's body holds its last byte until the previous range loaded (a body
+// from memory waits for it to end), and is not sent when that range ended
+// without loading. So what a range Doris refuses leaves loaded is the
+// ranges before it, and the fix its error asks for, which may shift the
+// later ranges' offsets and so their labels, loads each row once. Before,
+// later ranges loaded while a refused one was held at the FE, and the
+// re-run after the fix loaded them again.
+
+// hold is the hold of the body of the range of path about to start
+// (streamload.NewHeldFileBody): it waits for the previous range to load.
+func (o *rangeOpens) hold(ctx context.Context, path string) func() error {
+	if len(o.jobs) == 0 {
+		return nil
+	}
+	prev, loaded := o.jobs[len(o.jobs)-1], o.loaded[len(o.loaded)-1]
+	return func() error {
+		select {
+		case <-loaded:
+			return nil
+		case <-prev.Ended():
+			select {
+			case <-loaded:
+				return nil
+			default:
+			}
+			return fmt.Errorf("dorisio.WriteFiles: file %s: the range before this one did not load, so this one is not sent (a file's ranges become visible in file order)", path)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// lastOrder is the order of the last range started: a range sent from
+// memory takes it, so that it waits for that range to end and is not sent
+// once the bundle failed.
+func (o *rangeOpens) lastOrder() string {
+	return o.jobs[len(o.jobs)-1].Order
+}
+
 // started notes j, the range next was (or, for a body not read from the
-// file, was not) called for, as started.
+// file, was not) called for, as started; its Loaded, set before, is
+// wrapped to say it loaded (hold).
 func (o *rangeOpens) started(j *sink.LoadJob) {
+	ch, inner, once := make(chan struct{}), j.Loaded, &sync.Once{}
+	j.Loaded = func(r sink.CommitResult) {
+		if inner != nil {
+			inner(r)
+		}
+		once.Do(func() { close(ch) })
+	}
+	o.loaded = append(o.loaded, ch)
 	o.n++
 	o.jobs = append(o.jobs, j)
 	if o.pend != nil {

@@ -65,6 +65,14 @@ func NewFileBody(path string, offset, length int64, check func(os.FileInfo) erro
 	return &fileBody{path: path, off: offset, size: length, check: check}
 }
 
+// NewHeldFileBody is NewFileBody whose last byte is sent only once hold
+// returns nil (its error fails the attempt): the load cannot end, and so
+// become visible, before what hold waits for, while the rest of its body
+// goes out (and is parsed) meanwhile.
+func NewHeldFileBody(path string, offset, length int64, check func(os.FileInfo) error, hold func() error) Body {
+	return &fileBody{path: path, off: offset, size: length, check: check, hold: hold}
+}
+
 // fileBody is a Body over a section of a file: a spool file that it owns
 // and removes on Close, or a file of the caller's (NewFileBody).
 type fileBody struct {
@@ -74,6 +82,7 @@ type fileBody struct {
 	size   int64
 	owned  bool // a spool file: removed on Close
 	check  func(os.FileInfo) error
+	hold   func() error // before the last byte (NewHeldFileBody)
 	closed bool
 }
 
@@ -103,7 +112,7 @@ func (f *fileBody) Open() (io.ReadCloser, error) {
 			return nil, err
 		}
 	}
-	return &fileSection{f: file, left: f.size}, nil
+	return &fileSection{f: file, left: f.size, hold: f.hold}, nil
 }
 
 func (f *fileBody) Len() int64 { return f.size }

@@ -121,6 +121,23 @@ func (s *sliceReader) Close() error { s.bufs = nil; return nil }
 type fileSection struct {
 	f    *os.File
 	left int64
+	hold func() error // called before the last byte is sent (nil: none, or done)
+}
+
+// release returns how many of want bytes may go now: all but the last
+// byte of the section, which goes once hold returns nil.
+func (s *fileSection) release(want int64) (int64, error) {
+	if s.hold == nil || want < s.left {
+		return want, nil
+	}
+	if s.left > 1 {
+		return s.left - 1, nil
+	}
+	if err := s.hold(); err != nil {
+		return 0, err
+	}
+	s.hold = nil
+	return want, nil
 }
 
 func (s *fileSection) Read(p []byte) (int, error) {
@@ -130,6 +147,11 @@ func (s *fileSection) Read(p []byte) (int, error) {
 	if int64(len(p)) > s.left {
 		p = p[:s.left]
 	}
+	k, err := s.release(int64(len(p)))
+	if err != nil {
+		return 0, err
+	}
+	p = p[:k]
 	n, err := s.f.Read(p)
 	s.left -= int64(n)
 	if err == io.EOF && s.left > 0 {
@@ -142,6 +164,10 @@ func (s *fileSection) sendTo(conn net.Conn, max int64) (int64, error) {
 	want := min(max, s.left)
 	if want <= 0 {
 		return 0, nil
+	}
+	want, err := s.release(want)
+	if err != nil {
+		return 0, err
 	}
 	// net.TCPConn's ReadFrom sends an io.LimitedReader of an *os.File by
 	// sendfile, from the file's offset.
