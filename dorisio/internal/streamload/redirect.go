@@ -168,6 +168,9 @@ func (c *Client) sendOnce(ctx context.Context, req request, target *url.URL) (*h
 		if err != nil {
 			return nil, &sendError{err: fmt.Errorf("opening load body: %w", err), fatal: true}
 		}
+		if fs, ok := r.(*fileSection); ok && fs.hold != nil {
+			fs.touch = w.touch // a held last byte is no stall
+		}
 		bp = &bodyProgress{progressReader: progressReader{r, w}}
 		body = bp
 	}

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"time"
 )
 
 // Sending a load body at the speed of the machine.
@@ -119,9 +120,31 @@ func (s *sliceReader) Close() error { s.bufs = nil; return nil }
 // fileSection reads the next left bytes of an open file, and sends them by
 // sendfile(2).
 type fileSection struct {
-	f    *os.File
-	left int64
-	hold func() error // called before the last byte is sent (nil: none, or done)
+	f     *os.File
+	left  int64
+	hold  func() error // called before the last byte is sent (nil: none, or done)
+	touch func()       // marks the hop alive while hold waits (nil: none)
+}
+
+// waitHold calls hold, marking the hop alive every 100 ms while it waits:
+// the hop's idle bound is for a server that stopped reading, not for a
+// body held on purpose.
+func (s *fileSection) waitHold() error {
+	if s.touch == nil {
+		return s.hold()
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.hold() }()
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-t.C:
+			s.touch()
+		}
+	}
 }
 
 // release returns how many of want bytes may go now: all but the last
@@ -133,7 +156,7 @@ func (s *fileSection) release(want int64) (int64, error) {
 	if s.left > 1 {
 		return s.left - 1, nil
 	}
-	if err := s.hold(); err != nil {
+	if err := s.waitHold(); err != nil {
 		return 0, err
 	}
 	s.hold = nil

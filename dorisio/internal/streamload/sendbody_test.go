@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // bodyEcho is a BE that answers -235 (retry with the same label) to the
@@ -197,5 +198,35 @@ func TestACompressedBodyIsSentAsItIsWithItsCompressType(t *testing.T) {
 	req.Label, req.Compression, req.Compressed = "zst-1", "", "zstd"
 	if _, err := c.Load(context.Background(), req); err == nil || !strings.Contains(err.Error(), "decompress other forms") {
 		t.Fatalf("Compressed zstd: err %v", record(err))
+	}
+}
+
+// A held file body (NewHeldFileBody) sends all but its last byte, then
+// waits for its hold, longer than Timeouts.Idle, without being taken for a
+// stalled server; a hold's error fails the load and the BE never gets the
+// last byte.
+func TestAHeldFileBodyWaitsForItsHoldPastTheIdleBound(t *testing.T) {
+	data := bytes.Repeat([]byte("1,a\n"), 1000)
+	path := filepath.Join(t.TempDir(), "in.csv")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec, h := bodyEcho(t, 0)
+	be := server(t, h)
+	c, _ := newClient(t, []string{feRedirecting(t, be, nil).URL}, func(c *Config) { c.Timeouts.Idle = 500 * time.Millisecond })
+	req := loadReq("held-1", false, "")
+	req.Body = NewHeldFileBody(path, 0, int64(len(data)), nil, func() error { time.Sleep(1500 * time.Millisecond); return nil })
+	res, err := c.Load(context.Background(), req)
+	if err != nil {
+		t.Fatal(record(err))
+	}
+	if res.Attempts != 1 || !bytes.Equal(rec.body, data) {
+		t.Fatalf("attempts %d, the BE got %d bytes: want 1 attempt and the %d bytes", res.Attempts, len(rec.body), len(data))
+	}
+
+	req = loadReq("held-2", false, "")
+	req.Body = NewHeldFileBody(path, 0, int64(len(data)), nil, func() error { return errors.New("the range before did not load") })
+	if _, err := c.Load(context.Background(), req); err == nil || !strings.Contains(err.Error(), "the range before did not load") {
+		t.Fatalf("err %v: want the hold's words", record(err))
 	}
 }

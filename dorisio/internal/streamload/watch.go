@@ -105,6 +105,10 @@ func (w *watch) enter(phase int32) {
 }
 
 // progress records n bytes moving in the current phase.
+// touch marks the hop alive without a byte: a body whose sender holds
+// it on purpose (fileSection.hold) is not stalled.
+func (w *watch) touch() { w.mark.Store(w.now()) }
+
 func (w *watch) progress(n int) {
 	if n > 0 {
 		if w.phase.Load() <= phaseSend {
