@@ -106,3 +106,30 @@ func TestWriteFilesWithStrictModeOffStoresNullForWhatDorisCannotConvert(t *testi
 		t.Errorf("rejected %d rows, want 3 (too long, a missing column, abc into NOT NULL id): %+v", len(got), got)
 	}
 }
+
+// A rejected row of a file sent transcoded (a bare value holding a quote,
+// 5" TV, before it; the file packed with another) is reported at its
+// offset in the file, as in a file sent as it is. Before, the offset was the row's in the transcoded
+// body (5" TV enclosed and escaped is 3 bytes longer): 3 bytes
+// past the row.
+func TestARejectedRowOfATranscodedRangeIsAtItsOffsetInTheFile(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(ordersDDL))
+	text := "1,5\" TV,1.00,2024-12-31,1\n"
+	bad := "abc,Bo,2.00,2024-12-30,1"
+	offset := int64(len(text))
+	text += bad + "\n3,Cy,3.00,2024-12-29,1\n"
+	dir := t.TempDir()
+	path := writeFile(t, dir, "orders.csv", []byte(text))
+	writeFile(t, dir, "more.csv", []byte("4,Di,4.00,2024-12-28,1\n")) // packed with it: the pack's transcoded load
+	_, err := runPipeline(t, func(s beam.Scope) {
+		res := WriteFiles(s, configFor(srv, "orders"), []string{filepath.Join(dir, "*.csv")}, Files{}, WithRejectedRows())
+		collectRejected(t, s, res)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rejectedOfTest(t)
+	if len(got) != 1 || got[0].File != path || got[0].Offset != offset {
+		t.Fatalf("rejected %+v, want one row at %s:%d", got, path, offset)
+	}
+}

@@ -388,8 +388,15 @@ func (fn *FileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 			}
 			// A value Doris would change is not sent as written (files_transcode.go).
 			if fr.Suspect {
-				if t := fn.transcoder().transcode(data); t != nil {
+				if t, at := fn.transcoder().transcodeAt(data); t != nil {
 					rewritten, j.Headers, j.FormOnly, j.Bytes = t, fn.transcodedHeaders(), true, int64(len(t))
+					fileAt := j.FileAt // StripCR's, or nil
+					j.FileAt = func(off int64) (string, int64) {
+						if fileAt != nil {
+							return fileAt(at(off))
+						}
+						return f.Path, fr.Start + at(off)
+					}
 				}
 			}
 		}

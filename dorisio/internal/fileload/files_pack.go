@@ -142,15 +142,19 @@ type packPart struct {
 	bodyFrom  int64 // where data starts in the pack's body
 	endsDelim bool  // its bytes end with the line delimiter (else the pack adds one)
 	// transcoded is its records rewritten in Write's CSV, where they hold
-	// a value Doris would change (nil: sent as they are); offsets in them
-	// map to the file's only approximately, as a transcoded range's do.
-	transcoded []byte
+	// a value Doris would change (nil: sent as they are); untranscode maps
+	// a record's offset in them to its offset before.
+	transcoded  []byte
+	untranscode func(int64) int64
 }
 
 type partRange struct{ at, file int64 }
 
 // fileOffset is the offset in the file of byte off of the part's bytes.
 func (pt *packPart) fileOffset(off int64) int64 {
+	if pt.untranscode != nil {
+		off = pt.untranscode(off)
+	}
 	if pt.unstrip != nil {
 		off = pt.unstrip(off)
 	}
@@ -480,8 +484,8 @@ func (fn *FileLoadFn) readPart(ctx context.Context, f fileSpec, body []byte) (_ 
 		part.id += strippedID
 	}
 	if suspect {
-		if t := fn.transcoder().transcode(body[from:]); t != nil {
-			part.transcoded, part.endsDelim = t, bytes.HasSuffix(t, fn.Delim)
+		if t, at := fn.transcoder().transcodeAt(body[from:]); t != nil {
+			part.transcoded, part.endsDelim, part.untranscode = t, bytes.HasSuffix(t, fn.Delim), at
 			return body[:from], part, true, nil
 		}
 	}

@@ -2,6 +2,8 @@ package fileload
 
 import (
 	"bytes"
+	"cmp"
+	"slices"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/filerange"
@@ -56,9 +58,22 @@ type csvField struct {
 // per value: 19-28 MB/s and 300,000 allocations per 8 MB
 // (BenchmarkTranscode).
 func (t *csvTranscoder) transcode(data []byte) []byte {
+	out, _ := t.transcodeAt(data)
+	return out
+}
+
+// transcodeAt is transcode, with at mapping an offset of out at a record's
+// start to the record's offset in data (a rejected row is reported where
+// the file holds it).
+func (t *csvTranscoder) transcodeAt(data []byte) (_ []byte, at func(int64) int64) {
 	var out, val []byte
+	var starts [][2]int64 // a record's start in out and in data, from the first record out holds
 	copied, changed := 0, false
 	ok := t.records(data, func(fields []csvField) bool {
+		if out != nil && len(fields) > 0 {
+			in := fields[0].start
+			starts = append(starts, [2]int64{int64(len(out) + in - copied), int64(in)})
+		}
 		for _, f := range fields {
 			changed = changed || f.enclosed && dorisChanges(f.raw) || !f.enclosed && t.esc == '"' && bytes.IndexByte(f.raw, '"') >= 0
 			if plainBytes(f.raw) || !f.enclosed && string(f.raw) == `\N` { // NULL, as written
@@ -82,9 +97,16 @@ func (t *csvTranscoder) transcode(data []byte) []byte {
 		return true
 	})
 	if !ok || !changed {
-		return nil
+		return nil, nil
 	}
-	return append(out, data[copied:]...)
+	return append(out, data[copied:]...), func(off int64) int64 {
+		i, _ := slices.BinarySearchFunc(starts, off, func(s [2]int64, off int64) int { return cmp.Compare(s[0], off+1) })
+		if i == 0 {
+			return off // before the first value rewritten: the same bytes
+		}
+		s := starts[i-1]
+		return s[1] + off - s[0]
+	}
 }
 
 // dorisChanges reports whether Doris loads the enclosed value raw (its
