@@ -32,6 +32,10 @@ type Config struct {
 	// RSSBatchBytes is the --batch-bytes of the RSS runs (0: Write's default).
 	RSSBatchBytes int64
 	CSVMB         int64
+	// UnquotedMB sizes the unquoted CSV of the like-for-like file loads:
+	// the issue's 1.22 GB file, as shared/tools/peer-run.sh writes it. A
+	// command's fixed cost (FixedCost) weighs less the bigger the file.
+	UnquotedMB int64
 	// SmallFiles files of SmallFileKB kB each, cut from the unquoted CSV,
 	// are loaded by pipelines/load --input (0: skipped).
 	SmallFiles  int
@@ -78,7 +82,7 @@ type Config struct {
 }
 
 func defaultConfig() Config {
-	return Config{Rows: 2_000_000, Tables: 4, Runs: 3, ReadRows: 1_000_000, ArrowRows: 200_000, RSSFactor: 10, RSSBatchBytes: 8 << 20, CSVMB: 512, SmallFiles: 1000, SmallFileKB: 120, PeerSmallFiles: 1000, PeerSmallFileKB: 1200, Out: "bench.json", Timeout: 15 * time.Minute,
+	return Config{Rows: 2_000_000, Tables: 4, Runs: 3, ReadRows: 1_000_000, ArrowRows: 200_000, RSSFactor: 10, RSSBatchBytes: 8 << 20, CSVMB: 512, UnquotedMB: 1220, SmallFiles: 1000, SmallFileKB: 120, PeerSmallFiles: 1000, PeerSmallFileKB: 1200, Out: "bench.json", Timeout: 15 * time.Minute,
 		NominalRate: 2000, NominalDuration: 10 * time.Second, FlushInterval: 2 * time.Second}
 }
 
@@ -197,6 +201,8 @@ type Result struct {
 	// The same loads of an unquoted copy of the CSV: the like-for-like
 	// figures (files.go says why).
 	Unquoted *FileFigures `json:"unquoted,omitempty"`
+	// FixedCost: the same clients on a file of a few rows (files.go).
+	FixedCost *FixedCost `json:"fixed_cost,omitempty"`
 	// SmallFiles: -small-files files of the unquoted CSV loaded by
 	// pipelines/load --input (files.go).
 	SmallFiles *SmallFiles `json:"small_files,omitempty"`
@@ -241,8 +247,8 @@ type Result struct {
 // Run builds the programs, takes every measurement and returns the figures.
 // Progress goes to log.
 func Run(ctx context.Context, cfg Config, log io.Writer) (*Result, error) {
-	if cfg.Runs < 1 || cfg.Rows < 1 || cfg.Tables < 1 || cfg.RSSFactor < 1 || cfg.CSVMB < 1 {
-		return nil, errors.New("-runs, -rows, -tables, -rss-factor and -csv-mb must be ≥ 1")
+	if cfg.Runs < 1 || cfg.Rows < 1 || cfg.Tables < 1 || cfg.RSSFactor < 1 || cfg.CSVMB < 1 || cfg.UnquotedMB < 1 {
+		return nil, errors.New("-runs, -rows, -tables, -rss-factor, -csv-mb and -unquoted-mb must be ≥ 1")
 	}
 	start := time.Now()
 	dir := cfg.WorkDir

@@ -151,6 +151,15 @@ func TestTheTableSaysWhichFileFiguresAreLikeForLike(t *testing.T) {
 		}
 	}
 	b.Reset()
+	// 1220 MB at 900 MB/s is 1.356 s for curl; load pays 60 ms more a command.
+	PrintTable(&b, &Result{Runs: 3, Unquoted: &FileFigures{CSVBytes: 1_220_000_000, CurlMBPerSec: 900},
+		FixedCost: &FixedCost{Rows: 1000, LoadSeconds: 0.072, CurlSeconds: 0.012}})
+	for _, want := range []string{"(fixed cost)        0.958", "the ratio a command's fixed cost leaves possible at 1220 MB: pipelines/load --input of 1000 rows 72 ms, curl -T 12 ms"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
 	PrintTable(&b, &Result{FilesOnly: true, Unquoted: &FileFigures{}})
 	if strings.Contains(b.String(), "write_vs_noop") || !strings.Contains(b.String(), "like-for-like") {
 		t.Errorf("-files-only prints figures it did not measure, or lacks the file loads:\n%s", b.String())

@@ -99,7 +99,7 @@ func (b *bencher) filesVsCurl(ctx context.Context, res *Result, feURL, password,
 	}
 
 	plain := filepath.Join(b.dir, "events_plain.csv")
-	n, err := writeCSV(plain, b.cfg.CSVMB*1_000_000, false)
+	n, err := writeCSV(plain, b.cfg.UnquotedMB*1_000_000, false)
 	if err != nil {
 		return err
 	}
@@ -109,6 +109,11 @@ func (b *bencher) filesVsCurl(ctx context.Context, res *Result, feURL, password,
 		return err
 	}
 	res.Unquoted = &u
+	if curl != "" {
+		if res.FixedCost, err = b.fixedCost(ctx, peers, plain); err != nil {
+			return err
+		}
+	}
 	if b.cfg.SmallFiles > 0 {
 		if err := b.smallFilesVsCurl(ctx, res, peers, plain); err != nil {
 			return err
@@ -352,6 +357,71 @@ func (b *bencher) smallFilesVsCurl(ctx context.Context, res *Result, p filePeers
 	return nil
 }
 
+// fixedRows is the size of the file the fixed cost is measured on: a few
+// rows, so that what is timed is the command, not the data.
+const fixedRows = 1000
+
+// FixedCost is what a command costs whatever the file's size: curl -T and
+// pipelines/load --input of a file of fixedRows rows (exec, the Go runtime
+// and Beam's package init, the prism job, the checks around the loads),
+// whole processes, medians of -runs interleaved.
+type FixedCost struct {
+	Rows        int     `json:"rows"`
+	LoadSeconds float64 `json:"load_s"`
+	CurlSeconds float64 `json:"curl_s"`
+}
+
+// ceiling is the highest whole-process ratio load can reach against curl
+// on a file curl loads in curlSeconds, if load's data path were as fast as
+// curl's: the difference of their fixed costs is paid on top.
+func (f *FixedCost) ceiling(curlSeconds float64) float64 {
+	return curlSeconds / (curlSeconds + max(0, f.LoadSeconds-f.CurlSeconds))
+}
+
+// fixedCost times curl -T and pipelines/load --input of the first
+// fixedRows rows of the unquoted CSV, interleaved.
+func (b *bencher) fixedCost(ctx context.Context, p filePeers, plain string) (*FixedCost, error) {
+	f, err := os.Open(plain)
+	if err != nil {
+		return nil, err
+	}
+	head := make([]byte, 1<<20)
+	n, err := io.ReadFull(f, head)
+	f.Close()
+	if err != nil && err != io.ErrUnexpectedEOF {
+		return nil, err
+	}
+	head, rows, end := head[:n], 0, 0
+	for ; rows < fixedRows; rows++ {
+		i := bytes.IndexByte(head[end:], '\n')
+		if i < 0 {
+			break
+		}
+		end += i + 1
+	}
+	head = head[:end]
+	path := filepath.Join(b.dir, "fixed.csv")
+	if err := os.WriteFile(path, head, 0o644); err != nil {
+		return nil, err
+	}
+	defer os.Remove(path)
+	size := int64(len(head))
+	var loads, curls []float64
+	for i, table := range fileTables(unquotedTables, b.cfg.Runs) {
+		mbps, err := b.curlPut(ctx, p.curl, p.curlConf, p.feURL, path, size, i)
+		if err != nil {
+			return nil, err
+		}
+		curls = append(curls, float64(size)/1e6/mbps)
+		r, err := b.loadFile(ctx, p.feURL, p.password, path, table, size, i)
+		if err != nil {
+			return nil, err
+		}
+		loads = append(loads, float64(size)/1e6/r.mbps)
+	}
+	return &FixedCost{Rows: rows, LoadSeconds: median(loads), CurlSeconds: median(curls)}, nil
+}
+
 // printSmallFiles prints the small files' figures.
 func printSmallFiles(w io.Writer, r *Result, mark func(bool) string) {
 	f := r.SmallFiles
@@ -389,6 +459,11 @@ func printFileLoads(w io.Writer, r *Result, mark func(bool) string) {
 	if r.CurlSkipped == "" {
 		fmt.Fprintf(w, "%-18s %8.3f %8s  like-for-like: unquoted %.0f MB CSV, same headers: pipelines/load --input %.1f MB/s / curl -T %.1f MB/s, median of %d interleaved  [%s]\n",
 			"  (unquoted)", u.FileVsCurl, fmt.Sprintf("≥ %g", fileVsCurlUnquotedTarget), float64(u.CSVBytes)/1e6, u.FilesMBPerSec, u.CurlMBPerSec, r.Runs, mark(u.FileVsCurl >= fileVsCurlUnquotedTarget))
+	}
+	if f := r.FixedCost; f != nil && u.CurlMBPerSec > 0 {
+		curlSeconds := float64(u.CSVBytes) / 1e6 / u.CurlMBPerSec
+		fmt.Fprintf(w, "%-18s %8.3f %8s  the ratio a command's fixed cost leaves possible at %.0f MB: pipelines/load --input of %d rows %.0f ms, curl -T %.0f ms (whole processes, medians of %d interleaved); curl -T of the file %.2f s\n",
+			"  (fixed cost)", f.ceiling(curlSeconds), "", float64(u.CSVBytes)/1e6, f.Rows, f.LoadSeconds*1e3, f.CurlSeconds*1e3, r.Runs, curlSeconds)
 	}
 	if r.StreamloaderSkipped == "" {
 		fmt.Fprintf(w, "%-18s %8.3f %8s  like-for-like: unquoted %.0f MB CSV, same headers: pipelines/load --input %.1f MB/s / doris-streamloader %.1f MB/s, median of %d interleaved  [%s]\n",

@@ -31,9 +31,12 @@
 //     column_separator , (target ≥ 1.5; skipped, saying so, without it).
 //     Both are measured on the bench's CSV, whose strings are quoted (load
 //     sends RFC 4180's quoting headers, the peers do not: not
-//     like-for-like), and on an unquoted copy of it, the like-for-like
-//     figures; -files-only measures these alone
-//     (go run ./integration/bench -files-only -csv-mb 1220 -streamloader ...).
+//     like-for-like), and on an unquoted CSV of -unquoted-mb MB (1220, the
+//     issue's file), the like-for-like figures; fixed_cost is the same
+//     clients' whole-process time on a file of 1,000 of its rows, and says
+//     what ratio that cost leaves possible at the size measured;
+//     -files-only measures these alone
+//     (go run ./integration/bench -files-only -streamloader ...).
 //   - grouped_vs_per_bundle: rows/s of the same write pipeline with
 //     --delivery grouped (the rows chunked, shuffled through a GroupByKey
 //     and loaded under labels of their contents) divided by the per-bundle
@@ -99,6 +102,7 @@ func main() {
 	flag.IntVar(&cfg.RSSFactor, "rss-factor", cfg.RSSFactor, "row multiplier of the large RSS run")
 	flag.Int64Var(&cfg.RSSBatchBytes, "rss-batch-bytes", cfg.RSSBatchBytes, "--batch-bytes of the RSS runs, small enough that the 1× run fills the bounded buffers (0: Write's default, reusing the write runs)")
 	flag.Int64Var(&cfg.CSVMB, "csv-mb", cfg.CSVMB, "size in MB of the CSV file of the client-vs-raw-PUT, client-vs-curl and file-vs-curl measurements")
+	flag.Int64Var(&cfg.UnquotedMB, "unquoted-mb", cfg.UnquotedMB, "size in MB of the unquoted CSV of the like-for-like file-vs-curl and file-vs-streamloader measurements (1220: the issue's file, as shared/tools/peer-run.sh writes it)")
 	flag.IntVar(&cfg.SmallFiles, "small-files", cfg.SmallFiles, "files of the small-files load (0: skip it)")
 	flag.Int64Var(&cfg.SmallFileKB, "small-file-kb", cfg.SmallFileKB, "kB of each small file (the issue's shape: -small-files 1000 -small-file-kb 1200 -csv-mb 1220)")
 	flag.IntVar(&cfg.PeerSmallFiles, "peer-small-files", cfg.PeerSmallFiles, "files of small_files_vs_streamloader, written apart (0: skip it; needs -streamloader)")
