@@ -60,7 +60,10 @@ type Files struct {
 	// to it, so that its first load starts early); plain files of at most
 	// half of it are packed into loads of about it (WriteFiles). Each range is one load,
 	// ends at a record boundary, and keeps its identity (path, size,
-	// modification time, offset, length) across runs.
+	// modification time, offset, length) across runs. A pack holds at most
+	// 2 × RangeBytes, and never past 10 GiB (Doris 2.x's default
+	// streaming_load_max_mb) unless RangeBytes is: on Doris 2.x keep it
+	// below 10 GiB.
 	RangeBytes int64
 	// StripCR loads a CSV record that ends "\r\n" as ending "\n": the "\r"
 	// is not part of its last value (a "\r\n" inside a quoted value stays).

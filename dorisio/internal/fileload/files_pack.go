@@ -43,7 +43,7 @@ import (
 // ending after an "anchor" file once it holds packMin RangeBytes (a file is
 // one with a probability of its size over packTarget RangeBytes, decided by
 // the hash of its path), or before a file that would take it past packCap
-// RangeBytes. A file added or removed between a crashed run and its re-run
+// RangeBytes (maxPackBytes at most). A file added or removed between a crashed run and its re-run
 // changes its own pack, and the next ones until a cut falls on the same
 // anchor again (usually the next; a few where the change takes a pack under
 // packMin or over packCap): their other files load again (at-least-once for
@@ -71,6 +71,12 @@ const (
 	packTarget = 0.5
 	packCap    = 2
 )
+
+// maxPackBytes bounds packCap whatever RangeBytes: Doris 2.x's
+// streaming_load_max_mb (10 GiB), the largest body its BEs take by
+// default. A RangeBytes past half of it packs files into loads of at most
+// this, or of RangeBytes where that is larger (the ranges' size too).
+const maxPackBytes = 10 << 30
 
 // filePack is one element of the listing: files loaded together, or one
 // file loaded on its own (cut into ranges).
@@ -106,8 +112,9 @@ func packFiles(files []fileSpec, rangeBytes int64, compression string) []filePac
 		}
 		cur, bytes = nil, 0
 	}
+	most := max(float64(rangeBytes), min(packCap*float64(rangeBytes), maxPackBytes))
 	for _, f := range small {
-		if float64(bytes+f.Size) > packCap*float64(rangeBytes) {
+		if float64(bytes+f.Size) > most {
 			flush()
 		}
 		cur, bytes = append(cur, f), bytes+f.Size

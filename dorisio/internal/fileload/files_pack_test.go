@@ -60,6 +60,27 @@ func TestPackFilesFewLoadsOfAboutRangeBytes(t *testing.T) {
 	t.Logf("at most %d packs of small files in 200 directories", most)
 }
 
+// However large RangeBytes, a pack of small files stays within the body a
+// Doris 2.x BE takes by default (10 GiB), unless RangeBytes itself is past it.
+func TestPackFilesStayWithinTheLargestBodyDorisTakes(t *testing.T) {
+	for _, rangeBytes := range []int64{8 << 30, 12 << 30} {
+		var files []fileSpec
+		for i := 0; i < 40; i++ {
+			files = append(files, fileSpec{Path: fmt.Sprintf("/data/part-%04d.csv", i), Size: rangeBytes / 3})
+		}
+		most := max(rangeBytes, 10<<30)
+		for _, p := range packFiles(files, rangeBytes, "none") {
+			var bytes int64
+			for _, f := range p.Files {
+				bytes += f.Size
+			}
+			if bytes > most {
+				t.Errorf("RangeBytes %d: a pack of %d files, %d bytes, more than %d", rangeBytes, len(p.Files), bytes, most)
+			}
+		}
+	}
+}
+
 // A file added to or removed from the listing (between a crashed run and
 // its re-run) changes its own pack and the next ones until a cut falls on
 // the same anchor again: the other packs are the same, so what the first
