@@ -133,3 +133,36 @@ func TestARejectedRowOfATranscodedRangeIsAtItsOffsetInTheFile(t *testing.T) {
 		t.Fatalf("rejected %+v, want one row at %s:%d", got, path, offset)
 	}
 }
+
+// A rejected row that was itself sent transcoded (its bare value 6" screen
+// enclosed and escaped) is reported as the file holds it, alone or packed,
+// so that a user can find it and fix it in the file.
+func TestARejectedRowSentTranscodedIsReportedAsTheFileHoldsIt(t *testing.T) {
+	for _, packed := range []bool{false, true} {
+		srv := startServer(t, doristest.WithTable(ordersDDL))
+		text := "1,5\" TV,1.00,2024-12-31,1\n"
+		bad := "xx,6\" screen,2.00,2024-12-30,1"
+		offset := int64(len(text))
+		text += bad + "\n3,Cy,3.00,2024-12-29,1\n"
+		dir := t.TempDir()
+		path := writeFile(t, dir, "orders.csv", []byte(text))
+		if packed {
+			writeFile(t, dir, "more.csv", []byte("4,Di,4.00,2024-12-28,1\n"))
+		}
+		_, err := runPipeline(t, func(s beam.Scope) {
+			res := WriteFiles(s, configFor(srv, "orders"), []string{filepath.Join(dir, "*.csv")}, Files{}, WithRejectedRows())
+			collectRejected(t, s, res)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := rejectedOfTest(t)
+		if len(got) != 1 || got[0].File != path || got[0].Offset != offset || string(got[0].Row) != bad {
+			var rows []string
+			for _, r := range got {
+				rows = append(rows, string(r.Row))
+			}
+			t.Fatalf("packed %v: rejected %+v (rows %q), want one row %q at %s:%d", packed, got, rows, bad, path, offset)
+		}
+	}
+}

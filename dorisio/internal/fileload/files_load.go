@@ -384,18 +384,20 @@ func (fn *FileLoadFn) loadFile(ctx context.Context, f fileSpec) error {
 				var at func(int64) int64
 				data, at = filerange.StripCR(fn.syntax(), data)
 				rewritten, j.ID, j.Bytes = data, j.ID+strippedID, int64(len(data))
-				j.FileAt = func(off int64) (string, int64) { return f.Path, fr.Start + at(off) }
+				j.FileAt = func(off int64) (string, int64, []byte) { return f.Path, fr.Start + at(off), nil }
 			}
 			// A value Doris would change is not sent as written (files_transcode.go).
 			if fr.Suspect {
-				if t, at := fn.transcoder().transcodeAt(data); t != nil {
+				if t, src := fn.transcoder().transcodeAt(data); t != nil {
 					rewritten, j.Headers, j.FormOnly, j.Bytes = t, fn.transcodedHeaders(), true, int64(len(t))
 					fileAt := j.FileAt // StripCR's, or nil
-					j.FileAt = func(off int64) (string, int64) {
+					j.FileAt = func(off int64) (string, int64, []byte) {
+						in, row := src(off)
 						if fileAt != nil {
-							return fileAt(at(off))
+							path, at, _ := fileAt(in)
+							return path, at, row
 						}
-						return f.Path, fr.Start + at(off)
+						return f.Path, fr.Start + in, row
 					}
 				}
 			}

@@ -150,17 +150,20 @@ type packPart struct {
 	endsDelim bool  // its bytes end with the line delimiter (else the pack adds one)
 	// transcoded is its records rewritten in Write's CSV, where they hold
 	// a value Doris would change (nil: sent as they are); untranscode maps
-	// a record's offset in them to its offset before.
+	// a record's offset in them to its offset before and, for a record
+	// rewritten, the bytes it was (transcodeAt).
 	transcoded  []byte
-	untranscode func(int64) int64
+	untranscode func(int64) (int64, []byte)
 }
 
 type partRange struct{ at, file int64 }
 
-// fileOffset is the offset in the file of byte off of the part's bytes.
-func (pt *packPart) fileOffset(off int64) int64 {
+// fileOffset is the offset in the file of byte off of the part's bytes
+// and, for a record the part's transcoding rewrote, the file's bytes of it.
+func (pt *packPart) fileOffset(off int64) (int64, []byte) {
+	var row []byte
 	if pt.untranscode != nil {
-		off = pt.untranscode(off)
+		off, row = pt.untranscode(off)
 	}
 	if pt.unstrip != nil {
 		off = pt.unstrip(off)
@@ -169,18 +172,19 @@ func (pt *packPart) fileOffset(off int64) int64 {
 		return cmp.Compare(r.at, off+1)
 	})
 	r := pt.ranges[max(i-1, 0)]
-	return r.file + off - r.at
+	return r.file + off - r.at, row
 }
 
 // packFileAt maps an offset in a pack's body to its file and offset: a
-// row Doris refuses in a pack is reported where it is in its file.
-func packFileAt(parts []packPart) func(int64) (string, int64) {
-	return func(off int64) (string, int64) {
+// row Doris refuses in a pack is reported where and as it is in its file.
+func packFileAt(parts []packPart) func(int64) (string, int64, []byte) {
+	return func(off int64) (string, int64, []byte) {
 		i, _ := slices.BinarySearchFunc(parts, off, func(pt packPart, off int64) int {
 			return cmp.Compare(pt.bodyFrom, off+1)
 		})
 		pt := &parts[max(i-1, 0)]
-		return pt.f.Path, pt.fileOffset(off - pt.bodyFrom)
+		at, row := pt.fileOffset(off - pt.bodyFrom)
+		return pt.f.Path, at, row
 	}
 }
 
@@ -491,8 +495,8 @@ func (fn *FileLoadFn) readPart(ctx context.Context, f fileSpec, body []byte) (_ 
 		part.id += strippedID
 	}
 	if suspect {
-		if t, at := fn.transcoder().transcodeAt(body[from:]); t != nil {
-			part.transcoded, part.endsDelim, part.untranscode = t, bytes.HasSuffix(t, fn.Delim), at
+		if t, src := fn.transcoder().transcodeAt(body[from:]); t != nil {
+			part.transcoded, part.endsDelim, part.untranscode = t, bytes.HasSuffix(t, fn.Delim), src
 			return body[:from], part, true, nil
 		}
 	}

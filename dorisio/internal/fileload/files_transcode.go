@@ -62,22 +62,28 @@ func (t *csvTranscoder) transcode(data []byte) []byte {
 	return out
 }
 
-// transcodeAt is transcode, with at mapping an offset of out at a record's
-// start to the record's offset in data (a rejected row is reported where
-// the file holds it).
-func (t *csvTranscoder) transcodeAt(data []byte) (_ []byte, at func(int64) int64) {
+// transcodeAt is transcode, with src mapping a record of out, by its
+// offset, to its offset in data and, for a record it rewrote, the bytes it
+// was rewritten from (nil: out holds the record as data does): a rejected
+// row is reported where and as the file holds it.
+func (t *csvTranscoder) transcodeAt(data []byte) (_ []byte, src func(int64) (int64, []byte)) {
 	var out, val []byte
-	var starts [][2]int64 // a record's start in out and in data, from the first record out holds
+	var m transcodeMap
 	copied, changed := 0, false
 	ok := t.records(data, func(fields []csvField) bool {
-		if out != nil && len(fields) > 0 {
-			in := fields[0].start
-			starts = append(starts, [2]int64{int64(len(out) + in - copied), int64(in)})
+		if len(fields) == 0 {
+			return true
 		}
+		first, last := fields[0].start, fields[len(fields)-1].end
+		rec := sourceRecord{out: int64(len(out) + first - copied), in: int64(first), from: -1}
 		for _, f := range fields {
 			changed = changed || f.enclosed && dorisChanges(f.raw) || !f.enclosed && t.esc == '"' && bytes.IndexByte(f.raw, '"') >= 0
 			if plainBytes(f.raw) || !f.enclosed && string(f.raw) == `\N` { // NULL, as written
 				continue
+			}
+			if rec.from < 0 {
+				rec.from, rec.to = len(m.orig), len(m.orig)+last-first
+				m.orig = append(m.orig, data[first:last]...)
 			}
 			if out == nil {
 				out = make([]byte, 0, len(data)+len(data)/8)
@@ -94,19 +100,44 @@ func (t *csvTranscoder) transcodeAt(data []byte) (_ []byte, at func(int64) int64
 				return false // not UTF-8: Doris filters the line whatever its bytes
 			}
 		}
+		if out != nil { // the records before the first rewritten one are where out holds them
+			m.recs = append(m.recs, rec)
+		}
 		return true
 	})
 	if !ok || !changed {
 		return nil, nil
 	}
-	return append(out, data[copied:]...), func(off int64) int64 {
-		i, _ := slices.BinarySearchFunc(starts, off, func(s [2]int64, off int64) int { return cmp.Compare(s[0], off+1) })
-		if i == 0 {
-			return off // before the first value rewritten: the same bytes
-		}
-		s := starts[i-1]
-		return s[1] + off - s[0]
+	return append(out, data[copied:]...), m.source
+}
+
+// transcodeMap maps the records of a transcoded body to the bytes they
+// were transcoded from. Only the rewritten records' bytes are kept (the
+// source may be a pack's body, reused for the next file).
+type transcodeMap struct {
+	recs []sourceRecord // from the first rewritten record on, in order
+	orig []byte         // the rewritten records' source bytes
+}
+
+// sourceRecord is a record's offset in the transcoded body and in its
+// source, and its source bytes in orig (from < 0: not rewritten).
+type sourceRecord struct {
+	out, in  int64
+	from, to int
+}
+
+// source maps the offset of a record in the transcoded body to its offset
+// in the source and, where the record was rewritten, its source bytes.
+func (m *transcodeMap) source(off int64) (int64, []byte) {
+	i, _ := slices.BinarySearchFunc(m.recs, off, func(r sourceRecord, off int64) int { return cmp.Compare(r.out, off+1) })
+	if i == 0 {
+		return off, nil // before the first value rewritten: the same bytes
 	}
+	r := m.recs[i-1]
+	if r.out != off || r.from < 0 {
+		return r.in + off - r.out, nil
+	}
+	return r.in, m.orig[r.from:r.to]
 }
 
 // dorisChanges reports whether Doris loads the enclosed value raw (its

@@ -125,9 +125,11 @@ type LoadJob struct {
 	Unframed   bool
 	FileOffset int64
 	// FileAt maps an offset in the body to a file and an offset in it, for
-	// a body rewritten from the file's bytes (Files.StripCR) or made of
-	// several files' (a pack of small files); nil: File, FileOffset +.
-	FileAt func(int64) (string, int64)
+	// a body rewritten from the file's bytes (Files.StripCR, a transcoded
+	// range) or made of several files' (a pack of small files), and gives a
+	// rewritten record's bytes as the file holds them (nil: the body's);
+	// nil: File, FileOffset +.
+	FileAt func(int64) (string, int64, []byte)
 	// byContent: the label names the multiset of the rows, not their order
 	// (grouped parts, stream batches): a refused load's rows are sorted
 	// before they are cut, so that the halves are a function of the label

@@ -308,7 +308,10 @@ func (is *isolation) report() {
 		}
 		switch {
 		case j.FileAt != nil:
-			r.File, r.Offset = j.FileAt(int64(is.starts[i]))
+			var row []byte
+			if r.File, r.Offset, row = j.FileAt(int64(is.starts[i])); row != nil {
+				r.Row = append(r.Row[:0], row...) // the file's bytes, not the transcoded body's
+			}
 		case j.File != "":
 			r.File, r.Offset = j.File, j.FileOffset+int64(is.starts[i])
 		}

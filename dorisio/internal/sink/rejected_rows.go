@@ -19,8 +19,10 @@ type RejectedRow struct {
 	Label string
 	// Reason says why, in Doris' words (its error log's reason) or ours.
 	Reason string
-	// Row is the row's bytes as sent, its line delimiter removed; for a row
-	// Write's checks refused, the element as Go prints it.
+	// Row is the row's bytes as sent, its line delimiter removed (for a row
+	// of WriteFiles sent rewritten, a value holding a quote transcoded, its
+	// bytes in the file); for a row Write's checks refused, the element as
+	// Go prints it.
 	Row []byte
 	// File and Offset locate a row of WriteFiles: the file's path and the
 	// byte offset of the row's first byte in it. File is empty otherwise.
