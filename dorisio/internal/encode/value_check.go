@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 	"github.com/dorisbeam/dorisbeam/internal/textfmt"
@@ -413,7 +414,6 @@ func checkDateDigits(b []byte, col colType) error {
 // +HH:MM), converted by Doris into the load's time zone. A DATE takes a time
 // only if it is midnight: Doris would drop any other.
 func checkDateText(b []byte, col colType, quote bool) error {
-	t := bytes.TrimSpace(b)
 	bad := func() error {
 		want := "YYYY-MM-DD"
 		if col.class == colDateTime {
@@ -421,34 +421,79 @@ func checkDateText(b []byte, col colType, quote bool) error {
 		}
 		return fmt.Errorf("%s is not a %s Doris reads on every version: want %s (Doris would store NULL)", shown(b, quote), col.name, want)
 	}
-	var y, mo, d, h, mi, sec int
-	var frac, rest []byte
-	if len(t) >= 8 && textfmt.IsDigits(t[:8]) && (len(t) == 8 || len(t) == 14 && textfmt.IsDigits(t)) {
-		y, mo, d = num(t[:4]), num(t[4:6]), num(t[6:8])
-		if len(t) == 14 {
-			h, mi, sec = num(t[8:10]), num(t[10:12]), num(t[12:14])
-		}
-	} else {
-		var ok bool
-		if y, mo, d, rest, ok = parseDate(t); !ok {
-			return bad()
-		}
-		if len(rest) > 0 && (rest[0] == ' ' || rest[0] == 'T') {
-			if h, mi, sec, frac, rest, ok = parseClock(rest[1:]); !ok {
-				return bad()
-			}
-		}
-		if len(rest) > 0 && (col.class == colDate || !validZone(rest)) {
-			return bad()
-		}
+	f, ok := parseDateText(bytes.TrimSpace(b))
+	if !ok || len(f.zone) > 0 && col.class == colDate {
+		return bad()
 	}
-	if mo < 1 || mo > 12 || d < 1 || d > daysIn(y, mo) || h > 23 || mi > 59 || sec > 59 {
+	if !f.valid() {
 		return fmt.Errorf("%s is not a valid date or time (Doris would store NULL)", shown(b, quote))
 	}
-	if col.class == colDate && (h != 0 || mi != 0 || sec != 0 || len(bytes.Trim(frac, "0")) > 0) {
-		return fmt.Errorf("%s has a time of day, which a %s column would drop (keeping %04d-%02d-%02d): load it into a DATETIME column, or truncate it to the day first", shown(b, quote), col.name, y, mo, d)
+	if col.class == colDate && (f.h != 0 || f.mi != 0 || f.sec != 0 || len(bytes.Trim(f.frac, "0")) > 0) {
+		return fmt.Errorf("%s has a time of day, which a %s column would drop (keeping %04d-%02d-%02d): load it into a DATETIME column, or truncate it to the day first", shown(b, quote), col.name, f.y, f.mo, f.d)
 	}
 	return nil
+}
+
+// dateText is DATE or DATETIME text split into its fields.
+type dateText struct {
+	y, mo, d, h, mi, sec int
+	frac, zone           []byte // fraction digits; "Z" or "+HH:MM"
+}
+
+// parseDateText reads the forms checkDateText accepts: YYYY-MM-DD or
+// YYYY/MM/DD (month and day of one or two digits) or YYYYMMDD, then an
+// optional time ([ T]HH:MM[:SS[.fraction]], or HHMMSS after YYYYMMDD) and
+// zone (Z, +HH:MM). Ranges are not checked (valid).
+func parseDateText(t []byte) (f dateText, ok bool) {
+	if len(t) >= 8 && textfmt.IsDigits(t[:8]) && (len(t) == 8 || len(t) == 14 && textfmt.IsDigits(t)) {
+		f.y, f.mo, f.d = num(t[:4]), num(t[4:6]), num(t[6:8])
+		if len(t) == 14 {
+			f.h, f.mi, f.sec = num(t[8:10]), num(t[10:12]), num(t[12:14])
+		}
+		return f, true
+	}
+	var rest []byte
+	if f.y, f.mo, f.d, rest, ok = parseDate(t); !ok {
+		return f, false
+	}
+	if len(rest) > 0 && (rest[0] == ' ' || rest[0] == 'T') {
+		if f.h, f.mi, f.sec, f.frac, rest, ok = parseClock(rest[1:]); !ok {
+			return f, false
+		}
+	}
+	if len(rest) > 0 && !validZone(rest) {
+		return f, false
+	}
+	f.zone = rest
+	return f, true
+}
+
+// valid reports whether f's fields are a real date and time of day.
+func (f dateText) valid() bool {
+	return f.mo >= 1 && f.mo <= 12 && f.d >= 1 && f.d <= daysIn(f.y, f.mo) && f.h <= 23 && f.mi <= 59 && f.sec <= 59
+}
+
+// in returns f as a time in loc: a zone-suffixed time converted into loc,
+// as Doris converts it into the load's time zone; fraction digits past
+// nanoseconds dropped.
+func (f dateText) in(loc *time.Location) time.Time {
+	frac := f.frac[:min(len(f.frac), 9)]
+	nsec := num(frac)
+	for i := len(frac); i < 9; i++ {
+		nsec *= 10
+	}
+	zone := loc
+	switch {
+	case string(f.zone) == "Z":
+		zone = time.UTC
+	case len(f.zone) == 6:
+		off := num(f.zone[1:3])*3600 + num(f.zone[4:6])*60
+		if f.zone[0] == '-' {
+			off = -off
+		}
+		zone = time.FixedZone(string(f.zone), off)
+	}
+	return time.Date(f.y, time.Month(f.mo), f.d, f.h, f.mi, f.sec, nsec, zone).In(loc)
 }
 
 // num reads a few ASCII digits.
