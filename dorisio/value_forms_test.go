@@ -55,3 +55,22 @@ func TestEveryFormTheChecksAcceptLandsTheSameInEveryFormat(t *testing.T) {
 		})
 	}
 }
+
+// Text with a decimal point into an integer column fails naming it: Doris
+// reads "12.0" as 12 without strict mode and refuses the row with it
+// (current versions); doristest stored NULL.
+func TestTextWithADecimalPointIntoAnIntegerColumnFailsNamingIt(t *testing.T) {
+	for _, f := range []Format{CSV, Arrow} {
+		t.Run(string(f), func(t *testing.T) {
+			table := "point_" + string(f)
+			srv := startServer(t, doristest.WithTable(fmt.Sprintf(textFormsDDL, table)))
+			row := textForms{1, "12.0", "1", "2024-01-02", "2024-01-02 10:00:00", "1", "7", true, 20240102, 20240102103000}
+			err := writeAll(t, srv, table, []textForms{row}, WithFormat(f))
+			wantErr(t, err, "dorisio.Write: table demo."+table+": field textForms.Int (column i INT)",
+				`"12.0" has a decimal point, which an INT column reads by version and strict mode`, "write the whole number without it")
+			if n := srv.RowCount("demo", table); n != 0 {
+				t.Errorf("the table holds %q; the refused row must not land", srv.Rows("demo", table))
+			}
+		})
+	}
+}

@@ -298,7 +298,8 @@ func intBoundsBig(bits int) (lo, hi *big.Int) {
 }
 
 // checkIntText checks text for an integer column: a whole number in range,
-// surrounding spaces and a zero fraction allowed ("12.0").
+// surrounding spaces allowed. Not "12.0": Doris' non-strict parser reads
+// it as 12, a strict-mode load (current versions) refuses the row.
 func checkIntText(b []byte, col colType, quote bool) error {
 	d, ok := parseDecimalText(bytes.TrimSpace(b))
 	if !ok {
@@ -306,6 +307,9 @@ func checkIntText(b []byte, col colType, quote bool) error {
 	}
 	if len(bytes.Trim(d.frac, "0")) > 0 {
 		return fmt.Errorf("%s is not a whole number and column type %s holds only whole numbers (Doris would drop the fraction or store NULL, by version); round it first", shown(b, quote), col.name)
+	}
+	if bytes.IndexByte(b, '.') >= 0 {
+		return fmt.Errorf("%s has a decimal point, which %s column reads by version and strict mode (the whole number, NULL, or a filtered row); write the whole number without it", shown(b, quote), aType(col))
 	}
 	if len(d.int) < 19 { // fits an int64: no big.Int
 		var x int64
