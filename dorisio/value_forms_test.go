@@ -74,3 +74,16 @@ func TestTextWithADecimalPointIntoAnIntegerColumnFailsNamingIt(t *testing.T) {
 		})
 	}
 }
+
+// A spreadsheet's no-break space (U+00A0) around a number fails naming it:
+// Doris skips only ASCII white space, so "12\u00a0" does not convert and
+// was stored as NULL after the check had trimmed it as a space.
+func TestANoBreakSpaceAroundANumberFailsNamingIt(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(textFormsDDL, "nbsp")))
+	row := textForms{1, "12\u00a0", "1", "2024-01-02", "2024-01-02 10:00:00", "1", "7", true, 20240102, 20240102103000}
+	err := writeAll(t, srv, "nbsp", []textForms{row})
+	wantErr(t, err, "dorisio.Write: table demo.nbsp: field textForms.Int (column i INT)", `"12\u00a0" is not a whole number`)
+	if n := srv.RowCount("demo", "nbsp"); n != 0 {
+		t.Errorf("the table holds %q; the refused row must not land", srv.Rows("demo", "nbsp"))
+	}
+}

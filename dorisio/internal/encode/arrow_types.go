@@ -1,7 +1,6 @@
 package encode
 
 import (
-	"bytes"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -488,7 +487,7 @@ func scalarOf(t dorisType, loc *time.Location) (arrow.DataType, textApp, error) 
 // true/false (which Write's checks let into numeric columns, as Doris'
 // JSON reader does) as 1/0.
 func numericText(text []byte) []byte {
-	t := bytes.TrimSpace(text)
+	t := dorisSpace(text)
 	switch string(t) {
 	case "true":
 		return []byte("1")
@@ -563,7 +562,7 @@ func parseDateTime(text []byte, loc *time.Location) (time.Time, bool) {
 		return n, len(b) > 0
 	}
 	slow := func() (time.Time, bool) { // every form Write's checks let through (checkDateText)
-		f, ok := parseDateText(bytes.TrimSpace(text))
+		f, ok := parseDateText(dorisSpace(text))
 		if !ok || !f.valid() {
 			return time.Time{}, false
 		}

@@ -207,7 +207,7 @@ func checkFor(t reflect.Type, f Format, col colType) (valueCheck, error) {
 			}, nil
 		case goText:
 			return func(_ reflect.Value, b []byte) error {
-				t := bytes.TrimSpace(text(b))
+				t := dorisSpace(text(b))
 				for _, ok := range []string{"0", "1", "true", "false"} {
 					if bytes.EqualFold(t, []byte(ok)) {
 						return nil
@@ -301,7 +301,7 @@ func intBoundsBig(bits int) (lo, hi *big.Int) {
 // surrounding spaces allowed. Not "12.0": Doris' non-strict parser reads
 // it as 12, a strict-mode load (current versions) refuses the row.
 func checkIntText(b []byte, col colType, quote bool) error {
-	d, ok := parseDecimalText(bytes.TrimSpace(b))
+	d, ok := parseDecimalText(dorisSpace(b))
 	if !ok {
 		return fmt.Errorf("%s is not a whole number, which %s column needs (Doris would store NULL)", shown(b, quote), aType(col))
 	}
@@ -338,7 +338,7 @@ func checkIntText(b []byte, col colType, quote bool) error {
 // checkFloatText checks text for a FLOAT or DOUBLE column: decimal or
 // exponent notation, nan, inf (what Doris' fast_float parser reads; no hex).
 func checkFloatText(b []byte, col colType) error {
-	t := string(bytes.TrimSpace(b))
+	t := string(dorisSpace(b))
 	_, err := strconv.ParseFloat(t, col.bits)
 	if err == nil && !strings.ContainsAny(t, "xX_") {
 		return nil
@@ -374,7 +374,7 @@ func parseDecimalText(b []byte) (decimalText, bool) {
 // checkDecimalText checks that plain decimal text fits DECIMAL(p,s) once
 // Doris has rounded its fraction to s digits, half up.
 func checkDecimalText(b []byte, col colType, quote bool) error {
-	d, ok := parseDecimalText(bytes.TrimSpace(b))
+	d, ok := parseDecimalText(dorisSpace(b))
 	if !ok {
 		return fmt.Errorf("%s is not plain decimal text, which every Doris version reads into %s (Doris would store NULL); build it with dorisio.ParseDecimal", shown(b, quote), col.name)
 	}
@@ -425,7 +425,7 @@ func checkDateText(b []byte, col colType, quote bool) error {
 		}
 		return fmt.Errorf("%s is not a %s Doris reads on every version: want %s (Doris would store NULL)", shown(b, quote), col.name, want)
 	}
-	f, ok := parseDateText(bytes.TrimSpace(b))
+	f, ok := parseDateText(dorisSpace(b))
 	if !ok || len(f.zone) > 0 && col.class == colDate {
 		return bad()
 	}
@@ -576,3 +576,9 @@ func daysIn(y, m int) int {
 	}
 	return 31
 }
+
+// dorisSpace trims the ASCII white space Doris' parsers skip around a
+// number or a date (is_whitespace_ascii). Not Unicode spaces such as
+// U+00A0 (a spreadsheet's no-break space): Doris reads those as part of
+// the value, which then does not convert (NULL).
+func dorisSpace(b []byte) []byte { return bytes.Trim(b, " \t\n\v\f\r") }

@@ -169,13 +169,7 @@ func appendValueIn(dst []byte, t Type, v []byte, loc *time.Location) ([]byte, co
 }
 
 func trimSpace(v []byte) []byte {
-	for len(v) > 0 && (v[0] == ' ' || v[0] == '\t' || v[0] == '\r') {
-		v = v[1:]
-	}
-	for len(v) > 0 && (v[len(v)-1] == ' ' || v[len(v)-1] == '\t' || v[len(v)-1] == '\r') {
-		v = v[:len(v)-1]
-	}
-	return v
+	return bytes.Trim(v, " \t\n\v\f\r") // is_whitespace_ascii: what Doris' parsers skip; not U+00A0
 }
 
 // splitSign removes an optional sign and reports whether it was '-'.
