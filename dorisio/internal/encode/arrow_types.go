@@ -383,7 +383,7 @@ func fieldIndex(fields []arrow.Field, key []byte, next int) int {
 func scalarOf(t dorisType, loc *time.Location) (arrow.DataType, textApp, error) {
 	integer := func(bits int, app func(array.Builder, int64)) textApp {
 		return func(b array.Builder, text []byte) error {
-			n, err := strconv.ParseInt(string(text), 10, bits)
+			n, err := strconv.ParseInt(string(numericText(text)), 10, bits)
 			if err != nil {
 				return err
 			}
@@ -394,11 +394,14 @@ func scalarOf(t dorisType, loc *time.Location) (arrow.DataType, textApp, error) 
 	switch t.base {
 	case "BOOLEAN", "BOOL":
 		return arrow.FixedWidthTypes.Boolean, func(b array.Builder, text []byte) error {
-			v, err := strconv.ParseBool(string(text))
-			if err != nil {
+			switch t := numericText(text); {
+			case string(t) == "1" || strings.EqualFold(string(t), "true"):
+				b.(*array.BooleanBuilder).Append(true)
+			case string(t) == "0" || strings.EqualFold(string(t), "false"):
+				b.(*array.BooleanBuilder).Append(false)
+			default:
 				return fmt.Errorf("not a boolean: %s", text)
 			}
-			b.(*array.BooleanBuilder).Append(v)
 			return nil
 		}, nil
 	case "TINYINT":
@@ -411,13 +414,13 @@ func scalarOf(t dorisType, loc *time.Location) (arrow.DataType, textApp, error) 
 		return arrow.PrimitiveTypes.Int64, integer(64, func(b array.Builder, n int64) { b.(*array.Int64Builder).Append(n) }), nil
 	case "FLOAT":
 		return arrow.PrimitiveTypes.Float32, func(b array.Builder, text []byte) error {
-			x, err := strconv.ParseFloat(string(text), 32)
+			x, err := strconv.ParseFloat(string(numericText(text)), 32)
 			b.(*array.Float32Builder).Append(float32(x))
 			return err
 		}, nil
 	case "DOUBLE":
 		return arrow.PrimitiveTypes.Float64, func(b array.Builder, text []byte) error {
-			x, err := strconv.ParseFloat(string(text), 64)
+			x, err := strconv.ParseFloat(string(numericText(text)), 64)
 			b.(*array.Float64Builder).Append(x)
 			return err
 		}, nil
@@ -430,7 +433,7 @@ func scalarOf(t dorisType, loc *time.Location) (arrow.DataType, textApp, error) 
 			}
 		}
 		return &arrow.Decimal128Type{Precision: p, Scale: s}, func(b array.Builder, text []byte) error {
-			n, err := parseDecimal(text, p, s)
+			n, err := parseDecimal(numericText(text), p, s)
 			if err != nil {
 				return fmt.Errorf("%s does not fit DECIMAL(%d,%d): %w", text, p, s, err)
 			}
@@ -439,10 +442,7 @@ func scalarOf(t dorisType, loc *time.Location) (arrow.DataType, textApp, error) 
 		}, nil
 	case "DATE", "DATEV2":
 		return arrow.FixedWidthTypes.Date32, func(b array.Builder, text []byte) error {
-			if len(text) > len(time.DateOnly) {
-				text = text[:len(time.DateOnly)] // a time's date
-			}
-			d, ok := parseDateTime(text, time.UTC)
+			d, ok := parseDateTime(text, time.UTC) // a time's date: Write's checks let only midnight through
 			if !ok {
 				return fmt.Errorf("not a date: %s", text)
 			}
@@ -480,6 +480,21 @@ func scalarOf(t dorisType, loc *time.Location) (arrow.DataType, textApp, error) 
 		return nil, nil, fmt.Errorf("Doris does not load VARIANT columns from Arrow; load with WithFormat(dorisio.JSON)")
 	}
 	return nil, nil, fmt.Errorf("WithFormat(dorisio.Arrow) does not write %s columns; load with WithFormat(dorisio.JSON)", t.base)
+}
+
+// numericText is a number's text as a column's Arrow builder parses it:
+// the surrounding spaces Doris skips trimmed, and a bool field's JSON
+// true/false (which Write's checks let into numeric columns, as Doris'
+// JSON reader does) as 1/0.
+func numericText(text []byte) []byte {
+	t := dorisSpace(text)
+	switch string(t) {
+	case "true":
+		return []byte("1")
+	case "false":
+		return []byte("0")
+	}
+	return t
 }
 
 // pow10 are the powers of ten an int64 holds.
@@ -532,8 +547,9 @@ func parseDecimal(text []byte, p, s int32) (decimal128.Num, error) {
 }
 
 // parseDateTime reads "2006-01-02[ 15:04:05[.999999]]" in loc, the text
-// this package writes, without time.Parse's generality; other text goes
-// through time.ParseInLocation.
+// this package writes, without time.Parse's generality; other text is read
+// as Write's checks read it (parseDateText), a zone suffix converted into
+// loc.
 func parseDateTime(text []byte, loc *time.Location) (time.Time, bool) {
 	num := func(b []byte) (int, bool) {
 		n := 0
@@ -545,13 +561,12 @@ func parseDateTime(text []byte, loc *time.Location) (time.Time, bool) {
 		}
 		return n, len(b) > 0
 	}
-	slow := func() (time.Time, bool) {
-		layout := "2006-01-02 15:04:05.999999999"
-		if len(text) <= len(time.DateOnly) {
-			layout = time.DateOnly
+	slow := func() (time.Time, bool) { // every form Write's checks let through (checkDateText)
+		f, ok := parseDateText(dorisSpace(text))
+		if !ok || !f.valid() {
+			return time.Time{}, false
 		}
-		tm, err := time.ParseInLocation(layout, string(text), loc)
-		return tm, err == nil
+		return f.in(loc), true
 	}
 	if len(text) < 10 || text[4] != '-' || text[7] != '-' {
 		return slow()

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 	"github.com/dorisbeam/dorisbeam/internal/textfmt"
@@ -206,7 +207,7 @@ func checkFor(t reflect.Type, f Format, col colType) (valueCheck, error) {
 			}, nil
 		case goText:
 			return func(_ reflect.Value, b []byte) error {
-				t := bytes.TrimSpace(text(b))
+				t := dorisSpace(text(b))
 				for _, ok := range []string{"0", "1", "true", "false"} {
 					if bytes.EqualFold(t, []byte(ok)) {
 						return nil
@@ -297,14 +298,18 @@ func intBoundsBig(bits int) (lo, hi *big.Int) {
 }
 
 // checkIntText checks text for an integer column: a whole number in range,
-// surrounding spaces and a zero fraction allowed ("12.0").
+// surrounding spaces allowed. Not "12.0": Doris' non-strict parser reads
+// it as 12, a strict-mode load (current versions) refuses the row.
 func checkIntText(b []byte, col colType, quote bool) error {
-	d, ok := parseDecimalText(bytes.TrimSpace(b))
+	d, ok := parseDecimalText(dorisSpace(b))
 	if !ok {
 		return fmt.Errorf("%s is not a whole number, which %s column needs (Doris would store NULL)", shown(b, quote), aType(col))
 	}
 	if len(bytes.Trim(d.frac, "0")) > 0 {
 		return fmt.Errorf("%s is not a whole number and column type %s holds only whole numbers (Doris would drop the fraction or store NULL, by version); round it first", shown(b, quote), col.name)
+	}
+	if bytes.IndexByte(b, '.') >= 0 {
+		return fmt.Errorf("%s has a decimal point, which %s column reads by version and strict mode (the whole number, NULL, or a filtered row); write the whole number without it", shown(b, quote), aType(col))
 	}
 	if len(d.int) < 19 { // fits an int64: no big.Int
 		var x int64
@@ -333,7 +338,7 @@ func checkIntText(b []byte, col colType, quote bool) error {
 // checkFloatText checks text for a FLOAT or DOUBLE column: decimal or
 // exponent notation, nan, inf (what Doris' fast_float parser reads; no hex).
 func checkFloatText(b []byte, col colType) error {
-	t := string(bytes.TrimSpace(b))
+	t := string(dorisSpace(b))
 	_, err := strconv.ParseFloat(t, col.bits)
 	if err == nil && !strings.ContainsAny(t, "xX_") {
 		return nil
@@ -369,7 +374,7 @@ func parseDecimalText(b []byte) (decimalText, bool) {
 // checkDecimalText checks that plain decimal text fits DECIMAL(p,s) once
 // Doris has rounded its fraction to s digits, half up.
 func checkDecimalText(b []byte, col colType, quote bool) error {
-	d, ok := parseDecimalText(bytes.TrimSpace(b))
+	d, ok := parseDecimalText(dorisSpace(b))
 	if !ok {
 		return fmt.Errorf("%s is not plain decimal text, which every Doris version reads into %s (Doris would store NULL); build it with dorisio.ParseDecimal", shown(b, quote), col.name)
 	}
@@ -413,7 +418,6 @@ func checkDateDigits(b []byte, col colType) error {
 // +HH:MM), converted by Doris into the load's time zone. A DATE takes a time
 // only if it is midnight: Doris would drop any other.
 func checkDateText(b []byte, col colType, quote bool) error {
-	t := bytes.TrimSpace(b)
 	bad := func() error {
 		want := "YYYY-MM-DD"
 		if col.class == colDateTime {
@@ -421,34 +425,79 @@ func checkDateText(b []byte, col colType, quote bool) error {
 		}
 		return fmt.Errorf("%s is not a %s Doris reads on every version: want %s (Doris would store NULL)", shown(b, quote), col.name, want)
 	}
-	var y, mo, d, h, mi, sec int
-	var frac, rest []byte
-	if len(t) >= 8 && textfmt.IsDigits(t[:8]) && (len(t) == 8 || len(t) == 14 && textfmt.IsDigits(t)) {
-		y, mo, d = num(t[:4]), num(t[4:6]), num(t[6:8])
-		if len(t) == 14 {
-			h, mi, sec = num(t[8:10]), num(t[10:12]), num(t[12:14])
-		}
-	} else {
-		var ok bool
-		if y, mo, d, rest, ok = parseDate(t); !ok {
-			return bad()
-		}
-		if len(rest) > 0 && (rest[0] == ' ' || rest[0] == 'T') {
-			if h, mi, sec, frac, rest, ok = parseClock(rest[1:]); !ok {
-				return bad()
-			}
-		}
-		if len(rest) > 0 && (col.class == colDate || !validZone(rest)) {
-			return bad()
-		}
+	f, ok := parseDateText(dorisSpace(b))
+	if !ok || len(f.zone) > 0 && col.class == colDate {
+		return bad()
 	}
-	if mo < 1 || mo > 12 || d < 1 || d > daysIn(y, mo) || h > 23 || mi > 59 || sec > 59 {
+	if !f.valid() {
 		return fmt.Errorf("%s is not a valid date or time (Doris would store NULL)", shown(b, quote))
 	}
-	if col.class == colDate && (h != 0 || mi != 0 || sec != 0 || len(bytes.Trim(frac, "0")) > 0) {
-		return fmt.Errorf("%s has a time of day, which a %s column would drop (keeping %04d-%02d-%02d): load it into a DATETIME column, or truncate it to the day first", shown(b, quote), col.name, y, mo, d)
+	if col.class == colDate && (f.h != 0 || f.mi != 0 || f.sec != 0 || len(bytes.Trim(f.frac, "0")) > 0) {
+		return fmt.Errorf("%s has a time of day, which a %s column would drop (keeping %04d-%02d-%02d): load it into a DATETIME column, or truncate it to the day first", shown(b, quote), col.name, f.y, f.mo, f.d)
 	}
 	return nil
+}
+
+// dateText is DATE or DATETIME text split into its fields.
+type dateText struct {
+	y, mo, d, h, mi, sec int
+	frac, zone           []byte // fraction digits; "Z" or "+HH:MM"
+}
+
+// parseDateText reads the forms checkDateText accepts: YYYY-MM-DD or
+// YYYY/MM/DD (month and day of one or two digits) or YYYYMMDD, then an
+// optional time ([ T]HH:MM[:SS[.fraction]], or HHMMSS after YYYYMMDD) and
+// zone (Z, +HH:MM). Ranges are not checked (valid).
+func parseDateText(t []byte) (f dateText, ok bool) {
+	if len(t) >= 8 && textfmt.IsDigits(t[:8]) && (len(t) == 8 || len(t) == 14 && textfmt.IsDigits(t)) {
+		f.y, f.mo, f.d = num(t[:4]), num(t[4:6]), num(t[6:8])
+		if len(t) == 14 {
+			f.h, f.mi, f.sec = num(t[8:10]), num(t[10:12]), num(t[12:14])
+		}
+		return f, true
+	}
+	var rest []byte
+	if f.y, f.mo, f.d, rest, ok = parseDate(t); !ok {
+		return f, false
+	}
+	if len(rest) > 0 && (rest[0] == ' ' || rest[0] == 'T') {
+		if f.h, f.mi, f.sec, f.frac, rest, ok = parseClock(rest[1:]); !ok {
+			return f, false
+		}
+	}
+	if len(rest) > 0 && !validZone(rest) {
+		return f, false
+	}
+	f.zone = rest
+	return f, true
+}
+
+// valid reports whether f's fields are a real date and time of day.
+func (f dateText) valid() bool {
+	return f.mo >= 1 && f.mo <= 12 && f.d >= 1 && f.d <= daysIn(f.y, f.mo) && f.h <= 23 && f.mi <= 59 && f.sec <= 59
+}
+
+// in returns f as a time in loc: a zone-suffixed time converted into loc,
+// as Doris converts it into the load's time zone; fraction digits past
+// nanoseconds dropped.
+func (f dateText) in(loc *time.Location) time.Time {
+	frac := f.frac[:min(len(f.frac), 9)]
+	nsec := num(frac)
+	for i := len(frac); i < 9; i++ {
+		nsec *= 10
+	}
+	zone := loc
+	switch {
+	case string(f.zone) == "Z":
+		zone = time.UTC
+	case len(f.zone) == 6:
+		off := num(f.zone[1:3])*3600 + num(f.zone[4:6])*60
+		if f.zone[0] == '-' {
+			off = -off
+		}
+		zone = time.FixedZone(string(f.zone), off)
+	}
+	return time.Date(f.y, time.Month(f.mo), f.d, f.h, f.mi, f.sec, nsec, zone).In(loc)
 }
 
 // num reads a few ASCII digits.
@@ -527,3 +576,9 @@ func daysIn(y, m int) int {
 	}
 	return 31
 }
+
+// dorisSpace trims the ASCII white space Doris' parsers skip around a
+// number or a date (is_whitespace_ascii). Not Unicode spaces such as
+// U+00A0 (a spreadsheet's no-break space): Doris reads those as part of
+// the value, which then does not convert (NULL).
+func dorisSpace(b []byte) []byte { return bytes.Trim(b, " \t\n\v\f\r") }

@@ -80,7 +80,8 @@
 //     and IS [NOT] NULL; no functions, no IN, no column-to-column comparisons.
 //   - Value parsing is narrower than the BE's casts: integers must be plain digits (no
 //     "1.0"), BOOLEAN takes only true/false/1/0, dates accept YYYY-MM-DD, YYYY/MM/DD,
-//     YYYYMMDD with an optional time and zone suffix (Z, +08:00, -0500); DATETIME
+//     YYYYMMDD with an optional time (HH:MM[:SS[.f]]) and zone suffix (Z, +08:00,
+//     -0500), or YYYYMMDDHHMMSS (what dorisio.Write's value checks let through); DATETIME
 //     fractions are truncated, not rounded. Time zone names are Go's database.
 //   - A field with text after its closing enclose character is kept verbatim.
 //   - A CSV `\r` before `\n` is data.

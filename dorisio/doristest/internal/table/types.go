@@ -169,13 +169,7 @@ func appendValueIn(dst []byte, t Type, v []byte, loc *time.Location) ([]byte, co
 }
 
 func trimSpace(v []byte) []byte {
-	for len(v) > 0 && (v[0] == ' ' || v[0] == '\t' || v[0] == '\r') {
-		v = v[1:]
-	}
-	for len(v) > 0 && (v[len(v)-1] == ' ' || v[len(v)-1] == '\t' || v[len(v)-1] == '\r') {
-		v = v[:len(v)-1]
-	}
-	return v
+	return bytes.Trim(v, " \t\n\v\f\r") // is_whitespace_ascii: what Doris' parsers skip; not U+00A0
 }
 
 // splitSign removes an optional sign and reports whether it was '-'.
@@ -275,7 +269,8 @@ func allZero(v []byte) bool {
 }
 
 // appendDateTime accepts YYYY-MM-DD (or YYYYMMDD, or '/' separators), optionally
-// followed by ' ' or 'T' and HH:MM:SS[.ffffff]. A DATE keeps only the date; a DATETIME
+// followed by ' ' or 'T' and HH:MM[:SS[.ffffff]], or
+// YYYYMMDDHHMMSS. A DATE keeps only the date; a DATETIME
 // without a time is midnight. Fraction digits beyond the column scale are truncated.
 func appendDateTime(dst []byte, t Type, v []byte) ([]byte, convStatus) {
 	var y, mo, d, h, mi, s int
@@ -291,7 +286,14 @@ func appendDateTime(dst []byte, t Type, v []byte) ([]byte, convStatus) {
 		return n, i-start >= min
 	}
 	ok := true
-	if len(v) >= 8 && textfmt.IsDigits(v[:8]) && (len(v) == 8 || v[8] == ' ' || v[8] == 'T') {
+	if len(v) == 14 && textfmt.IsDigits(v) { // YYYYMMDDHHMMSS, as Doris' from_date_str reads digits alone
+		y, _ = num(4, 4)
+		mo, _ = num(2, 2)
+		d, _ = num(2, 2)
+		h, _ = num(2, 2)
+		mi, _ = num(2, 2)
+		s, _ = num(2, 2)
+	} else if len(v) >= 8 && textfmt.IsDigits(v[:8]) && (len(v) == 8 || v[8] == ' ' || v[8] == 'T') {
 		y, _ = num(4, 4)
 		mo, _ = num(2, 2)
 		d, _ = num(2, 2)
@@ -326,11 +328,11 @@ func appendDateTime(dst []byte, t Type, v []byte) ([]byte, convStatus) {
 		}
 		i++
 		mi, ok2 = num(1, 2)
-		if i >= len(v) || v[i] != ':' {
-			return dst, convBad
+		ok3 = true // HH:MM: Doris' from_date_str takes the fields given, the seconds 0
+		if i < len(v) && v[i] == ':' {
+			i++
+			s, ok3 = num(1, 2)
 		}
-		i++
-		s, ok3 = num(1, 2)
 		if !(ok1 && ok2 && ok3) {
 			return dst, convBad
 		}
