@@ -65,6 +65,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -159,7 +160,25 @@ func newSideWriter(dir, run, origin string) (*sideWriter, error) {
 	}
 	sideFiles.files[f.Name()] = &sideFile{run: run}
 	sideFiles.mu.Unlock()
-	return &sideWriter{f: f, path: f.Name(), origin: origin}, nil
+	s := &sideWriter{f: f, path: f.Name(), origin: origin}
+	runtime.AddCleanup(s, dropUnsealed, f.Name())
+	return s, nil
+}
+
+// dropUnsealed runs once a side file's writer is collected: a file whose
+// bundle never ended (no close) belongs to a bundle prism dropped without
+// FinishBundle or Teardown because a step fused before the Write failed
+// it. No runner holds its chunks (a failed bundle's output is discarded),
+// and the job fails with the bundle on the runners that use side files, so
+// the run's files go, as abandonSide does. Before, they stayed until the
+// process ended.
+func dropUnsealed(path string) {
+	sideFiles.mu.Lock()
+	sf := sideFiles.files[path]
+	sideFiles.mu.Unlock()
+	if sf != nil && !sf.sealed {
+		dropSideRun(sf.run)
+	}
 }
 
 // reserve keeps room in the side file for a plain chunk of n bytes and
