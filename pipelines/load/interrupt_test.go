@@ -43,12 +43,7 @@ func TestCtrlCSaysWhatLoadedWithoutPanic(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(2 * time.Minute):
-		_ = cmd.Process.Kill()
+	if !exitsWithin(cmd, 2*time.Minute) {
 		t.Fatalf("no exit within 2 minutes of SIGINT; stderr:\n%s", stderr.String())
 	}
 	out := stderr.String()
@@ -101,12 +96,7 @@ func TestASecondSignalSaysWhatBecomesOfTheOpenTransactions(t *testing.T) {
 			}
 			time.Sleep(100 * time.Millisecond) // two signals at once may arrive as one
 		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
+		if !exitsWithin(cmd, 20*time.Second) {
 			t.Fatalf("--label-prefix %q: no exit within 20 s of a second SIGINT; stderr:\n%s", prefix, stderr.String())
 		}
 		out := stderr.String()
@@ -119,5 +109,18 @@ func TestASecondSignalSaysWhatBecomesOfTheOpenTransactions(t *testing.T) {
 		if prefix == "" && strings.Contains(out, "same --label-prefix") {
 			t.Errorf("a run without a --label-prefix is told to re-run with the same one:\n%s", out)
 		}
+	}
+}
+
+// exitsWithin waits up to d for cmd to exit, and kills it past d.
+func exitsWithin(cmd *exec.Cmd, d time.Duration) bool {
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		_ = cmd.Process.Kill()
+		return false
 	}
 }
