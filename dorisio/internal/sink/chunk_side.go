@@ -33,7 +33,8 @@ package sink
 // parts then hold the rows), and a file with none left, whose bundle
 // ended, is removed: a finished job leaves none. A failed chunking or load
 // bundle fails the job on these runners (no retry), and removes every side
-// file of its run. A killed process' files are removed by the next process
+// file of its run; so does a chunking bundle prism dropped unended (a step
+// fused before it failed), once its writer is collected (dropUnsealed). A killed process' files are removed by the next process
 // to spool in the directory (internal/spoolfile: the file names carry the
 // pid). The disk holds, at most, the job's chunks: the rows as encoded,
 // in WithSpoolDir.
