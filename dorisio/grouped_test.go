@@ -2,14 +2,17 @@ package dorisio
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/direct"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
@@ -29,6 +32,22 @@ func groupedInput(n, tables int) ([]Row, map[string][][]string) {
 		want[table] = append(want[table], []string{fmt.Sprint(i), fmt.Sprintf("r%d", i%50)})
 	}
 	return rows, want
+}
+
+func init() {
+	register.DoFn2x1[Row, func(Row), error](&failAtFn{})
+}
+
+// failAtFn passes Rows on and fails its bundle at the row whose data is
+// FailAt: a step of the user's fused with the Write's chunking stage.
+type failAtFn struct{ FailAt string }
+
+func (fn *failAtFn) ProcessElement(r Row, emit func(Row)) error {
+	if string(r.Data) == fn.FailAt {
+		return errors.New("injected failure before the Write")
+	}
+	emit(r)
+	return nil
 }
 
 func tableOptsN(tables int) []doristest.Option { return pipetest.EventTables(tables) }
@@ -430,5 +449,45 @@ func TestAGroupedJobKeepsItsRowsInSideFilesOnlyWhileItRuns(t *testing.T) {
 	}
 	if files := sideFiles(); len(files) != 0 {
 		t.Errorf("side files %q left after the job failed", files)
+	}
+}
+
+// A grouped job whose bundle fails in a step fused before the Write (the
+// user's parse step, a source) leaves no side file behind: prism drops
+// such a bundle's DoFns without FinishBundle or Teardown, and the chunking
+// stage had already written the bundle's chunks to its side file. Before,
+// the file stayed until the process ended (seen in chaos seeds 7014 and
+// 7020), holding the failed bundle's encoded rows on disk in a process that
+// goes on launching jobs.
+func TestAGroupedBundleFailedBeforeTheWriteLeavesNoSideFile(t *testing.T) {
+	srv := startServer(t, tableOptsN(2)...)
+	dir := t.TempDir()
+	in, _ := groupedInput(3000, 2)
+	cfg := configFor(srv, "")
+	cfg.LabelPrefix = "side-dropped"
+	_, err := runPipeline(t, func(s beam.Scope) {
+		rows := beam.ParDo(s, &failAtFn{FailAt: string(in[2500].Data)}, beam.CreateList(s, in))
+		Write(s, cfg, rows, WithDelivery(Grouped), WithSpoolDir(dir), WithMaxBatchBytes(16<<10))
+	})
+	if err == nil || !strings.Contains(err.Error(), "injected failure before the Write") {
+		t.Fatalf("the job ended with %v, want the injected failure", err)
+	}
+	if n := srv.RowCount("demo", "t0") + srv.RowCount("demo", "t1"); n != 0 {
+		t.Errorf("%d rows loaded by a job whose only bundle failed", n)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		runtime.GC()
+		files, err := filepath.Glob(filepath.Join(dir, "dorisio-side-*"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(files) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("side files %q left 5 s after the job failed (garbage collected meanwhile)", files)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -51,7 +51,7 @@ func sigName(s os.Signal) string {
 // SIGTERM, and a function reporting which one came (nil: none). The
 // signals are caught even where a non-interactive shell started the program
 // with SIGINT ignored.
-func cancelOnSignal(w io.Writer) (context.Context, func() os.Signal) {
+func cancelOnSignal(w io.Writer, o *options) (context.Context, func() os.Signal) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
@@ -62,7 +62,7 @@ func cancelOnSignal(w io.Writer) (context.Context, func() os.Signal) {
 		fmt.Fprintf(w, "%s: %s: stopping the job and aborting the transactions it precommitted; %s again exits at once, leaving them open\n", progName, sigName(first), sigName(first))
 		cancel()
 		second := <-ch
-		fmt.Fprintf(w, "%s: %s again: exiting now; transactions left open expire at Doris' precommit timeout, or run again with --abort-lingering and the same --label-prefix\n", progName, sigName(second))
+		fmt.Fprintf(w, "%s: %s again: exiting now; %s\n", progName, sigName(second), leftOpenAdvice(o))
 		os.Exit((&interrupted{sig: first}).code())
 	}()
 	return ctx, func() os.Signal {
@@ -74,6 +74,17 @@ func cancelOnSignal(w io.Writer) (context.Context, func() os.Signal) {
 			return nil
 		}
 	}
+}
+
+// leftOpenAdvice says, as a second signal exits at once, what becomes of
+// the transactions left open. A run without a --label-prefix cannot be
+// resumed by one: the next run refuses --abort-lingering without a prefix,
+// and names what earlier prefix-less runs left open instead.
+func leftOpenAdvice(o *options) string {
+	if o.labelPrefix == "" {
+		return "transactions left open expire at Doris' precommit timeout; the next run without a --label-prefix names them, each with the command that aborts it"
+	}
+	return fmt.Sprintf("transactions left open expire at Doris' precommit timeout, or run again with --label-prefix %s: it aborts them (--abort-lingering, on with a prefix), and a stream's replay adopts its batches", shown(o.labelPrefix))
 }
 
 // jobMetrics returns pr's metrics; ok is false when there are none: the

@@ -19,7 +19,7 @@ func TestChildRunsUntilSignalled(t *testing.T) {
 	}
 	o := defaultTestOptions()
 	o.rows, o.tables = 5_000_000, 2
-	ctx, signalled := cancelOnSignal(os.Stderr)
+	ctx, signalled := cancelOnSignal(os.Stderr, o)
 	err := run(ctx, o)
 	if sig := signalled(); sig != nil {
 		err = &interrupted{sig: sig, err: err}
@@ -43,12 +43,7 @@ func TestCtrlCSaysWhatLoadedWithoutPanic(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(2 * time.Minute):
-		_ = cmd.Process.Kill()
+	if !exitsWithin(cmd, 2*time.Minute) {
 		t.Fatalf("no exit within 2 minutes of SIGINT; stderr:\n%s", stderr.String())
 	}
 	out := stderr.String()
@@ -60,5 +55,72 @@ func TestCtrlCSaysWhatLoadedWithoutPanic(t *testing.T) {
 	}
 	if !strings.Contains(out, "interrupted") {
 		t.Errorf("stderr does not say the job was interrupted:\n%s", out)
+	}
+}
+
+// A child that waits for signals as main does, with or without a
+// --label-prefix (LOAD_TEST_PREFIX), and never ends its job by itself.
+func TestChildWaitsForASecondSignal(t *testing.T) {
+	if os.Getenv("LOAD_TEST_SECOND_SIGNAL_CHILD") != "1" {
+		t.Skip("only as the child of TestASecondSignalSaysWhatBecomesOfTheOpenTransactions")
+	}
+	o := defaultTestOptions()
+	o.labelPrefix = os.Getenv("LOAD_TEST_PREFIX")
+	ctx, _ := cancelOnSignal(os.Stderr, o)
+	<-ctx.Done()
+	time.Sleep(time.Minute) // the aborts of a job stopped by the first signal, still running
+	os.Exit(0)
+}
+
+// A second Ctrl-C exits at once and says what becomes of the transactions
+// it leaves open. Without a --label-prefix it advised "run again with
+// --abort-lingering and the same --label-prefix", which the next run
+// refuses ("a fresh prefix per construction has nothing of earlier runs to
+// abort"); that run names them instead.
+func TestASecondSignalSaysWhatBecomesOfTheOpenTransactions(t *testing.T) {
+	for prefix, want := range map[string]string{
+		"":      "the next run without a --label-prefix names them",
+		"daily": "run again with --label-prefix daily: it aborts them",
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestChildWaitsForASecondSignal$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "LOAD_TEST_SECOND_SIGNAL_CHILD=1", "LOAD_TEST_PREFIX="+prefix)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(500 * time.Millisecond) // the child's handler is installed
+		for range 2 {
+			if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(100 * time.Millisecond) // two signals at once may arrive as one
+		}
+		if !exitsWithin(cmd, 20*time.Second) {
+			t.Fatalf("--label-prefix %q: no exit within 20 s of a second SIGINT; stderr:\n%s", prefix, stderr.String())
+		}
+		out := stderr.String()
+		if code := cmd.ProcessState.ExitCode(); code != 130 {
+			t.Errorf("--label-prefix %q: exit status %d after two SIGINTs, want 130; stderr:\n%s", prefix, code, out)
+		}
+		if !strings.Contains(out, "again: exiting now") || !strings.Contains(out, want) {
+			t.Errorf("--label-prefix %q: after a second SIGINT, stderr does not say %q:\n%s", prefix, want, out)
+		}
+		if prefix == "" && strings.Contains(out, "same --label-prefix") {
+			t.Errorf("a run without a --label-prefix is told to re-run with the same one:\n%s", out)
+		}
+	}
+}
+
+// exitsWithin waits up to d for cmd to exit, and kills it past d.
+func exitsWithin(cmd *exec.Cmd, d time.Duration) bool {
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		_ = cmd.Process.Kill()
+		return false
 	}
 }

@@ -69,7 +69,7 @@ func main() {
 	if bad := c.check(); len(bad) > 0 {
 		os.Exit(report(c, &usageError{bad}, o.verbose, os.Stderr))
 	}
-	ctx, signalled := cancelOnSignal(os.Stderr)
+	ctx, signalled := cancelOnSignal(os.Stderr, o)
 	err := run(ctx, o)
 	if sig := signalled(); sig != nil {
 		err = &interrupted{sig: sig, err: err}

@@ -33,7 +33,8 @@ package sink
 // parts then hold the rows), and a file with none left, whose bundle
 // ended, is removed: a finished job leaves none. A failed chunking or load
 // bundle fails the job on these runners (no retry), and removes every side
-// file of its run. A killed process' files are removed by the next process
+// file of its run; so does a chunking bundle prism dropped unended (a step
+// fused before it failed), once its writer is collected (dropUnsealed). A killed process' files are removed by the next process
 // to spool in the directory (internal/spoolfile: the file names carry the
 // pid). The disk holds, at most, the job's chunks: the rows as encoded,
 // in WithSpoolDir.
@@ -65,6 +66,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -159,7 +161,25 @@ func newSideWriter(dir, run, origin string) (*sideWriter, error) {
 	}
 	sideFiles.files[f.Name()] = &sideFile{run: run}
 	sideFiles.mu.Unlock()
-	return &sideWriter{f: f, path: f.Name(), origin: origin}, nil
+	s := &sideWriter{f: f, path: f.Name(), origin: origin}
+	runtime.AddCleanup(s, dropUnsealed, f.Name())
+	return s, nil
+}
+
+// dropUnsealed runs once a side file's writer is collected: a file whose
+// bundle never ended (no close) belongs to a bundle prism dropped without
+// FinishBundle or Teardown because a step fused before the Write failed
+// it. No runner holds its chunks (a failed bundle's output is discarded),
+// and the job fails with the bundle on the runners that use side files, so
+// the run's files go, as abandonSide does. Before, they stayed until the
+// process ended.
+func dropUnsealed(path string) {
+	sideFiles.mu.Lock()
+	sf := sideFiles.files[path]
+	sideFiles.mu.Unlock()
+	if sf != nil && !sf.sealed {
+		dropSideRun(sf.run)
+	}
 }
 
 // reserve keeps room in the side file for a plain chunk of n bytes and

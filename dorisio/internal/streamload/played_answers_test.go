@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 )
@@ -169,5 +170,38 @@ func TestADataQualityErrorCarriesTheErrorLogTheBEAnswers(t *testing.T) {
 	want := []string{"Reason: column(id) value is incorrect. src line [x,a];", "Reason: played second line. src line [y,b];"}
 	if strings.Join(e.ErrorLog, "|") != strings.Join(want, "|") {
 		t.Errorf("ErrorLog = %q, want %q", e.ErrorLog, want)
+	}
+}
+
+// A load whose transaction is aborted while its body is being sent (a
+// second job with the same label prefix aborting what it takes for an
+// earlier run's lingering transactions, an operator) fails naming Doris'
+// reason and who may have aborted it. Before, it read "request refused by
+// Doris. Next: fix the request (headers, database, table, label)", which
+// sent the user after a request that was right (seen running two
+// pipelines/load jobs with one --label-prefix at once).
+func TestALoadAbortedWhileItIsSentSaysItWasAbortedNotThatTheRequestIsWrong(t *testing.T) {
+	srv, c := playing(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	stall := srv.Inject(doristest.Fault{Kind: doristest.StallBody, Endpoint: doristest.EndpointLoad, Label: "aborted_mid", Count: 1, Delay: time.Second})
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Load(ctx, loadReq("aborted_mid", true, strings.Repeat("1,a\n", 1000)))
+		done <- err
+	}()
+	if err := stall.Wait(ctx); err != nil {
+		t.Fatal("the load never reached the BE:", err)
+	}
+	if err := c.Abort(ctx, "db1", 0, "aborted_mid"); err != nil {
+		t.Fatalf("aborting the load's transaction while its body is sent: %v", record(err))
+	}
+	err := <-done
+	wantSays(t, err, "aborted_mid", "User Abort", "aborted while", "same label prefix")
+	if err != nil && strings.Contains(err.Error(), "fix the request") {
+		t.Errorf("a load whose transaction someone aborted is told to fix its request: %v", err)
+	}
+	if n := srv.RowCount("db1", "t1"); n != 0 {
+		t.Errorf("%d rows of an aborted load visible", n)
 	}
 }

@@ -366,6 +366,14 @@ var answers = []answer{
 	{onLoad, failSays("NOT_IMPLEMENTED_ERROR"), verdict{act: actFatal, // any other Status::NotSupported
 		reason: "Doris does not support this request here",
 		next:   always("change the request (headers, delivery, table) as Doris' message says; nothing was loaded")}},
+	// fatal: the load's txn left PREPARE while its body was sent: someone
+	// aborted it (a user, another job's cleanup of lingering transactions
+	// of the same prefix) or Doris' load timeout did (§5.3). Its FE text
+	// also carries ANALYSIS_ERROR, read below as a wrong request.
+	{onLoad, func(r loadResponse) bool { return r.Status == statusFail && reAlreadyAborted.MatchString(r.Message) }, verdict{act: actFatal,
+		reason: "the load's transaction was aborted while it was sent",
+		next: always("nothing of it is visible. Doris' abort reason says who: User Abort is an abort call, by an operator or by another job with the same label prefix " +
+			"aborting what it took for an earlier run's lingering transactions (run one job per label prefix at a time); timeout by txn manager is the load's timeout header. Load again")}},
 	// fatal: bad label, header, database or table; resending the same request fails again (§3, §4).
 	{onLoad, failSays("Label format error", "Invalid timeout", "INVALID_ARGUMENT", "NOT_FOUND", "unknown data format", "ANALYSIS_ERROR", "Invalid "),
 		verdict{act: actFatal, reason: "request refused by Doris", next: always("fix the request (headers, database, table, label) and load again; no txn remains")}},
