@@ -36,6 +36,9 @@ type flagDef struct {
 	// unshown flags are never echoed: their value may be a password given
 	// in the wrong place.
 	unshown bool
+	// ownDefault flags say their default in usage, as it depends on other
+	// flags: --help adds no "(default x)" that would contradict it.
+	ownDefault bool
 }
 
 // flagGroup is a titled block of --help.
@@ -346,7 +349,7 @@ func (c *cli) usage(w io.Writer) {
 	for _, g := range c.groups {
 		fmt.Fprintf(w, "\n%s:\n", g.title)
 		for _, d := range g.flags {
-			printFlag(w, c.fs.Lookup(d.name))
+			printFlag(w, c.fs.Lookup(d.name), !d.ownDefault)
 		}
 	}
 	fmt.Fprint(w, usageTail)
@@ -358,13 +361,14 @@ func (c *cli) beamUsage(w io.Writer) {
 	fmt.Fprintf(w, "Beam's flags, accepted by %s besides its own (%s --help):\n\n", progName, progName)
 	c.fs.VisitAll(func(f *flag.Flag) {
 		if c.ours[f.Name] == nil {
-			printFlag(w, f)
+			printFlag(w, f, true)
 		}
 	})
 }
 
-// printFlag prints "  --name value   usage (default x)", wrapped.
-func printFlag(w io.Writer, f *flag.Flag) {
+// printFlag prints "  --name value   usage (default x)", wrapped; without
+// the default unless withDefault.
+func printFlag(w io.Writer, f *flag.Flag, withDefault bool) {
 	const indent = 26
 	arg, usage := flag.UnquoteUsage(f)
 	head := "  --" + f.Name
@@ -374,7 +378,7 @@ func printFlag(w io.Writer, f *flag.Flag) {
 	if arg != "" {
 		head += " " + arg
 	}
-	if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" {
+	if withDefault && f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" {
 		usage += " (default " + f.DefValue + ")"
 	}
 	lines := wrap(usage, usageWidth-indent)
