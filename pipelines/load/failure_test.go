@@ -22,3 +22,19 @@ func TestAJobsErrorNamesTheFlagsThatSetTheOptionsItAdvises(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// An error that advises Config fields names the flags that set them: a
+// refused password once said "Next: check Config.User, Config.Password",
+// which a user of the command sets with --user and --password-env.
+func TestAJobsErrorNamesTheFlagsThatSetTheConfigFieldsItAdvises(t *testing.T) {
+	c := newCLI(flag.NewFlagSet("test", flag.ContinueOnError), defaultOptions())
+	text := `[dorisio:auth] doris load demo.events_0 label "x": authentication or privilege: HTTP 200, message "Unauthorized": ` +
+		"FE refused the credentials. Next: check Config.User, Config.Password and the LOAD privilege on demo.events_0; " +
+		"or set Config.BEs, Config.DiscoverBEs"
+	want := `[dorisio:auth] doris load demo.events_0 label "x": authentication or privilege: HTTP 200, message "Unauthorized": ` +
+		"FE refused the credentials. Next: check --user, the password (--password-env) and the LOAD privilege on demo.events_0; " +
+		"or set --be, Config.DiscoverBEs"
+	if got := c.inFlagTerms(text); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
