@@ -269,22 +269,35 @@ func (c *cli) writeError(msg string) []string {
 		} else if !ok {
 			why = strings.TrimSpace(strings.TrimPrefix(seg, ct.d.feeds))
 		}
-		lines = append(lines, c.named(ct.d, c.flagsFor(why))+" ("+transform+"'s "+ct.d.feeds+")")
+		lines = append(lines, c.named(ct.d, c.flagsFor(why, ct.d.feeds))+" ("+transform+"'s "+ct.d.feeds+")")
 	}
 	return lines
 }
 
 // flagsFor names, in msg's advice, the flags that feed the dorisio.Files
-// settings it names ("use Files.HeaderLines" reads "use --header-lines"):
-// those settings have no other spelling a user of this command can give.
-func (c *cli) flagsFor(msg string) string {
+// settings and options it names ("use Files.HeaderLines" reads "use
+// --header-lines", "applies to WithDelivery(dorisio.GroupCommit) only"
+// "applies to --delivery group-commit only"), and the flag that turns on
+// what an option no flag feeds would: those settings have no other
+// spelling a user of this command can give. The refused option own keeps
+// its Go name: the line names its flag already, and a repeatable flag's
+// echo of the option says which of its values was refused.
+func (c *cli) flagsFor(msg, own string) string {
 	for _, d := range c.ours {
 		if strings.HasPrefix(d.feeds, "Files.") {
 			msg = strings.ReplaceAll(msg, d.feeds, "--"+d.name)
 		}
 	}
-	return msg
+	for option, flag := range optionFlags {
+		msg = strings.ReplaceAll(msg, option, flag)
+	}
+	return c.optionsInFlagTerms(msg, own)
 }
+
+// optionFlags are the flags that make this program give an option that no
+// flag feeds with its value: --stream's unbounded input turns stream
+// batching on.
+var optionFlags = map[string]string{"WithStreamBatching(true)": "--stream"}
 
 // settingEcho cuts a refused setting's own echo of its value, or its
 // remark on not echoing it, from seg: "WithMaxBatchBytes(-5): must be > 0"

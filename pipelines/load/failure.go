@@ -122,7 +122,7 @@ var configField = regexp.MustCompile(`\bConfig\.[A-Z][A-Za-z]*\b`)
 func (c *cli) inFlagTerms(text string) string {
 	flagOf := map[string]string{}
 	for _, d := range c.ours {
-		if strings.HasPrefix(d.feeds, "With") || strings.HasPrefix(d.feeds, "Config.") {
+		if strings.HasPrefix(d.feeds, "Config.") {
 			flagOf[d.feeds] = d.name
 		}
 	}
@@ -135,6 +135,18 @@ func (c *cli) inFlagTerms(text string) string {
 		}
 		return m
 	})
+	return c.optionsInFlagTerms(text, "")
+}
+
+// optionsInFlagTerms names, in text, each dorisio option this program sets
+// from a flag by that flag, as inFlagTerms does, except option except.
+func (c *cli) optionsInFlagTerms(text, except string) string {
+	flagOf := map[string]string{}
+	for _, d := range c.ours {
+		if strings.HasPrefix(d.feeds, "With") && d.feeds != except {
+			flagOf[d.feeds] = d.name
+		}
+	}
 	return goOption.ReplaceAllStringFunc(text, func(m string) string {
 		name, arg, _ := strings.Cut(strings.TrimPrefix(m, "dorisio."), "(")
 		flag, ok := flagOf[name]

@@ -38,3 +38,14 @@ func TestAJobsErrorNamesTheFlagsThatSetTheConfigFieldsItAdvises(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// A refused setting's advice names flags, not the Go options behind them:
+// --flush-interval without --stream once said "give WithStreamBatching(true)",
+// which no flag of this command spells.
+func TestARefusedFlagsAdviceNamesFlags(t *testing.T) {
+	got, code := runArgs(t, "--rows", "10", "--flush-interval", "1s")
+	want := "load: --flush-interval 1s: does nothing, since only stream batching cuts windows; drop it, or give --stream (dorisio.Write's WithFlushInterval)\n"
+	if got != want || code != exitUsage {
+		t.Errorf("exit %d, stderr\n%s\nwant exit %d, stderr\n%s", code, got, exitUsage, want)
+	}
+}
