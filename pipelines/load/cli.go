@@ -101,7 +101,7 @@ func (c *cli) parse(args []string, stdout, stderr io.Writer) (code int, stop boo
 		fmt.Fprintf(stderr, "%s: %s\n", progName, c.redact(c.parseError(err)))
 		return 2, true
 	case c.fs.NArg() > 0:
-		fmt.Fprintf(stderr, "%s: unexpected argument %s: every setting is a flag (%s --help lists them)\n", progName, shown(c.fs.Arg(0)), progName)
+		fmt.Fprintf(stderr, "%s: unexpected argument %s: every setting is a flag (%s --help lists them)%s\n", progName, shown(c.fs.Arg(0)), progName, c.expandedGlob())
 		return 2, true
 	case c.o.helpBeam:
 		c.beamUsage(stdout)
@@ -110,6 +110,18 @@ func (c *cli) parse(args []string, stdout, stderr io.Writer) (code int, stop boo
 	c.o.given = map[string]bool{}
 	c.fs.Visit(func(f *flag.Flag) { c.o.given[f.Name] = true })
 	return 0, false
+}
+
+// expandedGlob is the likely cause of arguments after --input: a shell
+// that expanded its unquoted glob into file names, all but the first left
+// over.
+func (c *cli) expandedGlob() string {
+	input := false
+	c.fs.Visit(func(f *flag.Flag) { input = input || f.Name == "input" })
+	if !input {
+		return ""
+	}
+	return "; quote a glob for --input, or the shell expands it into file names: --input 'data/*.csv'"
 }
 
 var (

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"strings"
 	"testing"
 )
 
@@ -47,5 +48,19 @@ func TestARefusedFlagsAdviceNamesFlags(t *testing.T) {
 	want := "load: --flush-interval 1s: does nothing, since only stream batching cuts windows; drop it, or give --stream (dorisio.Write's WithFlushInterval)\n"
 	if got != want || code != exitUsage {
 		t.Errorf("exit %d, stderr\n%s\nwant exit %d, stderr\n%s", code, got, exitUsage, want)
+	}
+}
+
+// An unquoted glob for --input is expanded by the shell, and the files
+// after the first are left as arguments: the refusal says to quote it.
+func TestAnExpandedInputGlobIsToldToBeQuoted(t *testing.T) {
+	got, code := runArgs(t, "--input", "data/a.csv", "data/b.csv", "--table", "people")
+	want := "load: unexpected argument data/b.csv: every setting is a flag (load --help lists them); " +
+		"quote a glob for --input, or the shell expands it into file names: --input 'data/*.csv'\n"
+	if got != want || code != exitUsage {
+		t.Errorf("exit %d, stderr\n%s\nwant exit %d, stderr\n%s", code, got, exitUsage, want)
+	}
+	if got, _ := runArgs(t, "--rows", "10", "extra"); strings.Contains(got, "quote") {
+		t.Errorf("an argument without --input is no expanded glob:\n%s", got)
 	}
 }
