@@ -169,7 +169,7 @@ func streamFlags(o *options) flagGroup {
 		{name: "stream-start", value: &o.streamStart,
 			usage: "with --stream: the event time of the first row, in Unix `ms` (0: now). The rows and their event times follow from it, --duration, --rate and --flush-interval alone: a re-run with the same values and --label-prefix replays the same stream (ticks already past come at once) and loads nothing twice, e.g. after a crash"},
 		{name: "flush-interval", value: &o.flushInterval, feeds: "WithFlushInterval",
-			usage: "with --stream: the `age`, in event time, at which a batch is loaded unless it filled up before (the Flink connector's checkpoint interval)"},
+			usage: "with --stream: the `span` of event time of the windows a table's rows are batched by (the Flink connector's checkpoint interval): a window loads once the watermark passes its end, in several loads if it holds more than --batch-rows or --batch-bytes"},
 		{name: "shards", value: &o.shards, feeds: "WithShards",
 			usage: "with --stream: batches per table (`N`), for a table too busy for one load at a time; with --delivery grouped: groups per table, each at least one load"},
 	}}
