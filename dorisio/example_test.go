@@ -327,9 +327,9 @@ func ExampleFiles_allowEmptyMatch() {
 
 // Write an unbounded input (here a periodic source; in production Kafka or
 // Pub/Sub): rows are batched per table across bundles, in the runner's
-// state, and each batch is one load, at most every 10 s of event time per
-// table shard (or when it reaches MaxBatchRows/MaxBatchBytes), committed
-// once. Needs a runner with state and timers (prism, Dataflow, Flink).
+// state, by windows of 10 s of event time per table shard; a window is
+// loaded once the watermark passes its end, as one load (several when it
+// holds more than MaxBatchRows/MaxBatchBytes), committed once. Needs a runner with state and timers (prism, Dataflow, Flink).
 func ExampleWithFlushInterval() {
 	p, s := beam.NewPipelineWithRoot()
 	now := time.Now()

@@ -112,7 +112,7 @@ func TestHelpShowsTheProgramsFlagsByGroupAndExitsZero(t *testing.T) {
 			"\nConnection:\n  --fe URLs ", "  --user user ", "  --password-env variable",
 			"\nInput:\n  --input glob ", "  --rows rows ",
 			"\nLoading:\n  --delivery guarantee ", "  --label-prefix prefix ", "  --compression kind ", "  --header name=value ",
-			"\nStreaming:\n  --stream ", "  --duration duration ", "  --rate rows ", "  --flush-interval age ", "  --shards N ",
+			"\nStreaming:\n  --stream ", "  --duration duration ", "  --rate rows ", "  --flush-interval span ", "  --shards N ",
 			"\nOutput:\n  --sink sink ", "  -v ", "  --help-beam ",
 			"Beam's runner flags are accepted too (--runner, --endpoint, --environment_type,",
 			"load --help-beam lists them.",

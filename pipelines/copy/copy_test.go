@@ -84,3 +84,23 @@ func TestAFailedCopySaysWhatDorisioSaid(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+// A job the runner fails ends in one line: the step and dorisio's words,
+// without the plan dump the runner wraps them in (here a password the
+// server refuses while the source is seeded).
+func TestAFailedJobIsOneLine(t *testing.T) {
+	srv := doristest.NewServer(doristest.WithAuth("root", "right"),
+		doristest.WithTable("demo.events"+eventsColumns), doristest.WithTable("demo.events_copy"+eventsColumns))
+	defer srv.Close()
+	t.Setenv("DORISIO_COPY_TEST_PASSWORD", "wrong")
+	o := defaults()
+	o.fe, o.seedRows, o.passwordEnv = srv.URL, 10, "DORISIO_COPY_TEST_PASSWORD"
+	_, err := runWithin(t, o)
+	if err == nil {
+		t.Fatal("the copy succeeded with a wrong password")
+	}
+	got := oneLine(err)
+	if !strings.HasPrefix(got, "seeding demo.events: [dorisio:auth] doris load demo.events ") || strings.Contains(got, "\n") {
+		t.Errorf("want one line, the step then dorisio's error; got\n%s", got)
+	}
+}

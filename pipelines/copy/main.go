@@ -86,14 +86,22 @@ func main() {
 	}
 }
 
-// oneLine is the error dorisio returned, without the runner's plan dump.
+// oneLine is the error dorisio returned, after the step that met it
+// ("seeding demo.events: "), without the runner's plan dump and logs.
 func oneLine(err error) string {
-	msg := err.Error()
-	if i := strings.Index(msg, "dorisio."); i > 0 {
-		msg = msg[i:]
+	var job *jobFailed
+	if !errors.As(err, &job) {
+		return strings.TrimSpace(dorisio.ErrorMessage(err))
 	}
-	return strings.TrimSpace(msg)
+	return strings.TrimSuffix(err.Error(), job.Error()) + dorisio.ErrorMessage(job.err)
 }
+
+// jobFailed is a job the runner failed: its text holds the plan dump
+// around the error dorisio returned.
+type jobFailed struct{ err error }
+
+func (e *jobFailed) Error() string { return e.err.Error() }
+func (e *jobFailed) Unwrap() error { return e.err }
 
 func run(ctx context.Context, o *options, out io.Writer) error {
 	cfg := dorisio.Config{User: o.user, Database: o.db, FlightSQLPort: o.flightPort}
@@ -279,7 +287,7 @@ func build(f func() beam.PCollection) (col beam.PCollection, err error) {
 func runJob(ctx context.Context, p *beam.Pipeline) (metrics.QueryResults, error) {
 	pr, err := beamx.RunWithMetrics(ctx, p)
 	if err != nil {
-		return metrics.QueryResults{}, err
+		return metrics.QueryResults{}, &jobFailed{err}
 	}
 	if pr == nil {
 		return metrics.QueryResults{}, errors.New("the runner returned no metrics")

@@ -36,6 +36,9 @@ type flagDef struct {
 	// unshown flags are never echoed: their value may be a password given
 	// in the wrong place.
 	unshown bool
+	// ownDefault flags say their default in usage, as it depends on other
+	// flags: --help adds no "(default x)" that would contradict it.
+	ownDefault bool
 }
 
 // flagGroup is a titled block of --help.
@@ -98,7 +101,7 @@ func (c *cli) parse(args []string, stdout, stderr io.Writer) (code int, stop boo
 		fmt.Fprintf(stderr, "%s: %s\n", progName, c.redact(c.parseError(err)))
 		return 2, true
 	case c.fs.NArg() > 0:
-		fmt.Fprintf(stderr, "%s: unexpected argument %s: every setting is a flag (%s --help lists them)\n", progName, shown(c.fs.Arg(0)), progName)
+		fmt.Fprintf(stderr, "%s: unexpected argument %s: every setting is a flag (%s --help lists them)%s\n", progName, shown(c.fs.Arg(0)), progName, c.expandedGlob())
 		return 2, true
 	case c.o.helpBeam:
 		c.beamUsage(stdout)
@@ -107,6 +110,18 @@ func (c *cli) parse(args []string, stdout, stderr io.Writer) (code int, stop boo
 	c.o.given = map[string]bool{}
 	c.fs.Visit(func(f *flag.Flag) { c.o.given[f.Name] = true })
 	return 0, false
+}
+
+// expandedGlob is the likely cause of arguments after --input: a shell
+// that expanded its unquoted glob into file names, all but the first left
+// over.
+func (c *cli) expandedGlob() string {
+	input := false
+	c.fs.Visit(func(f *flag.Flag) { input = input || f.Name == "input" })
+	if !input {
+		return ""
+	}
+	return "; quote a glob for --input, or the shell expands it into file names: --input 'data/*.csv'"
 }
 
 var (
@@ -266,22 +281,35 @@ func (c *cli) writeError(msg string) []string {
 		} else if !ok {
 			why = strings.TrimSpace(strings.TrimPrefix(seg, ct.d.feeds))
 		}
-		lines = append(lines, c.named(ct.d, c.flagsFor(why))+" ("+transform+"'s "+ct.d.feeds+")")
+		lines = append(lines, c.named(ct.d, c.flagsFor(why, ct.d.feeds))+" ("+transform+"'s "+ct.d.feeds+")")
 	}
 	return lines
 }
 
 // flagsFor names, in msg's advice, the flags that feed the dorisio.Files
-// settings it names ("use Files.HeaderLines" reads "use --header-lines"):
-// those settings have no other spelling a user of this command can give.
-func (c *cli) flagsFor(msg string) string {
+// settings and options it names ("use Files.HeaderLines" reads "use
+// --header-lines", "applies to WithDelivery(dorisio.GroupCommit) only"
+// "applies to --delivery group-commit only"), and the flag that turns on
+// what an option no flag feeds would: those settings have no other
+// spelling a user of this command can give. The refused option own keeps
+// its Go name: the line names its flag already, and a repeatable flag's
+// echo of the option says which of its values was refused.
+func (c *cli) flagsFor(msg, own string) string {
 	for _, d := range c.ours {
 		if strings.HasPrefix(d.feeds, "Files.") {
 			msg = strings.ReplaceAll(msg, d.feeds, "--"+d.name)
 		}
 	}
-	return msg
+	for option, flag := range optionFlags {
+		msg = strings.ReplaceAll(msg, option, flag)
+	}
+	return c.optionsInFlagTerms(msg, own)
 }
+
+// optionFlags are the flags that make this program give an option that no
+// flag feeds with its value: --stream's unbounded input turns stream
+// batching on.
+var optionFlags = map[string]string{"WithStreamBatching(true)": "--stream"}
 
 // settingEcho cuts a refused setting's own echo of its value, or its
 // remark on not echoing it, from seg: "WithMaxBatchBytes(-5): must be > 0"
@@ -346,7 +374,7 @@ func (c *cli) usage(w io.Writer) {
 	for _, g := range c.groups {
 		fmt.Fprintf(w, "\n%s:\n", g.title)
 		for _, d := range g.flags {
-			printFlag(w, c.fs.Lookup(d.name))
+			printFlag(w, c.fs.Lookup(d.name), !d.ownDefault)
 		}
 	}
 	fmt.Fprint(w, usageTail)
@@ -358,13 +386,14 @@ func (c *cli) beamUsage(w io.Writer) {
 	fmt.Fprintf(w, "Beam's flags, accepted by %s besides its own (%s --help):\n\n", progName, progName)
 	c.fs.VisitAll(func(f *flag.Flag) {
 		if c.ours[f.Name] == nil {
-			printFlag(w, f)
+			printFlag(w, f, true)
 		}
 	})
 }
 
-// printFlag prints "  --name value   usage (default x)", wrapped.
-func printFlag(w io.Writer, f *flag.Flag) {
+// printFlag prints "  --name value   usage (default x)", wrapped; without
+// the default unless withDefault.
+func printFlag(w io.Writer, f *flag.Flag, withDefault bool) {
 	const indent = 26
 	arg, usage := flag.UnquoteUsage(f)
 	head := "  --" + f.Name
@@ -374,7 +403,7 @@ func printFlag(w io.Writer, f *flag.Flag) {
 	if arg != "" {
 		head += " " + arg
 	}
-	if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" {
+	if withDefault && f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" {
 		usage += " (default " + f.DefValue + ")"
 	}
 	lines := wrap(usage, usageWidth-indent)

@@ -109,15 +109,41 @@ func (c *cli) report(err error, verbose bool, w io.Writer) int {
 // WithName(value) or WithName(), with or without its package.
 var goOption = regexp.MustCompile(`(\bdorisio\.)?\bWith[A-Z][A-Za-z]*(\([^()]*\))?`)
 
-// inFlagTerms names, in a job's error, each dorisio option this program
-// sets from a flag by that flag, as the user gave it: "WithMaxOpenTxns"
-// becomes "--max-open-txns", "WithDelivery(dorisio.Grouped)" "--delivery
-// grouped". The flag table's feeds say which option each flag sets, so a
-// new flag needs nothing here; options no flag sets keep their Go names.
+// configField is a dorisio.Config field a job's error may name.
+var configField = regexp.MustCompile(`\bConfig\.[A-Z][A-Za-z]*\b`)
+
+// inFlagTerms names, in a job's error, each dorisio option and Config
+// field this program sets from a flag by that flag, as the user gave it:
+// "WithMaxOpenTxns" becomes "--max-open-txns", "WithDelivery(dorisio.Grouped)"
+// "--delivery grouped", "Config.User" "--user". The flag table's feeds say
+// which option each flag sets, so a new flag needs nothing here; options no
+// flag sets keep their Go names, except the password, which this program
+// reads only from --password-env's variable.
 func (c *cli) inFlagTerms(text string) string {
 	flagOf := map[string]string{}
 	for _, d := range c.ours {
-		if strings.HasPrefix(d.feeds, "With") {
+		if strings.HasPrefix(d.feeds, "Config.") {
+			flagOf[d.feeds] = d.name
+		}
+	}
+	text = configField.ReplaceAllStringFunc(text, func(m string) string {
+		if flag, ok := flagOf[m]; ok {
+			return "--" + flag
+		}
+		if m == "Config.Password" || m == "Config.PasswordFile" {
+			return "the password (--password-env)"
+		}
+		return m
+	})
+	return c.optionsInFlagTerms(text, "")
+}
+
+// optionsInFlagTerms names, in text, each dorisio option this program sets
+// from a flag by that flag, as inFlagTerms does, except option except.
+func (c *cli) optionsInFlagTerms(text, except string) string {
+	flagOf := map[string]string{}
+	for _, d := range c.ours {
+		if strings.HasPrefix(d.feeds, "With") && d.feeds != except {
 			flagOf[d.feeds] = d.name
 		}
 	}

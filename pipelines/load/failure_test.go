@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"strings"
 	"testing"
 )
 
@@ -20,5 +21,46 @@ func TestAJobsErrorNamesTheFlagsThatSetTheOptionsItAdvises(t *testing.T) {
 		"Load into a UNIQUE KEY table, or accept duplicates with --allow-duplicates"
 	if got := c.inFlagTerms(text); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// An error that advises Config fields names the flags that set them: a
+// refused password once said "Next: check Config.User, Config.Password",
+// which a user of the command sets with --user and --password-env.
+func TestAJobsErrorNamesTheFlagsThatSetTheConfigFieldsItAdvises(t *testing.T) {
+	c := newCLI(flag.NewFlagSet("test", flag.ContinueOnError), defaultOptions())
+	text := `[dorisio:auth] doris load demo.events_0 label "x": authentication or privilege: HTTP 200, message "Unauthorized": ` +
+		"FE refused the credentials. Next: check Config.User, Config.Password and the LOAD privilege on demo.events_0; " +
+		"or set Config.BEs, Config.DiscoverBEs"
+	want := `[dorisio:auth] doris load demo.events_0 label "x": authentication or privilege: HTTP 200, message "Unauthorized": ` +
+		"FE refused the credentials. Next: check --user, the password (--password-env) and the LOAD privilege on demo.events_0; " +
+		"or set --be, Config.DiscoverBEs"
+	if got := c.inFlagTerms(text); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A refused setting's advice names flags, not the Go options behind them:
+// --flush-interval without --stream once said "give WithStreamBatching(true)",
+// which no flag of this command spells.
+func TestARefusedFlagsAdviceNamesFlags(t *testing.T) {
+	got, code := runArgs(t, "--rows", "10", "--flush-interval", "1s")
+	want := "load: --flush-interval 1s: does nothing, since only stream batching cuts windows; drop it, or give --stream (dorisio.Write's WithFlushInterval)\n"
+	if got != want || code != exitUsage {
+		t.Errorf("exit %d, stderr\n%s\nwant exit %d, stderr\n%s", code, got, exitUsage, want)
+	}
+}
+
+// An unquoted glob for --input is expanded by the shell, and the files
+// after the first are left as arguments: the refusal says to quote it.
+func TestAnExpandedInputGlobIsToldToBeQuoted(t *testing.T) {
+	got, code := runArgs(t, "--input", "data/a.csv", "data/b.csv", "--table", "people")
+	want := "load: unexpected argument data/b.csv: every setting is a flag (load --help lists them); " +
+		"quote a glob for --input, or the shell expands it into file names: --input 'data/*.csv'\n"
+	if got != want || code != exitUsage {
+		t.Errorf("exit %d, stderr\n%s\nwant exit %d, stderr\n%s", code, got, exitUsage, want)
+	}
+	if got, _ := runArgs(t, "--rows", "10", "extra"); strings.Contains(got, "quote") {
+		t.Errorf("an argument without --input is no expanded glob:\n%s", got)
 	}
 }

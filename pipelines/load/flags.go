@@ -128,7 +128,7 @@ func inputFlags(o *options) flagGroup {
 func loadingFlags(o *options) flagGroup {
 	return flagGroup{"Loading", []flagDef{
 		{name: "delivery", value: &o.delivery, feeds: "WithDelivery", check: oneOf(&o.delivery, "exactly-once", "at-least-once", "grouped", "group-commit"),
-			usage: "`guarantee`: exactly-once (per-bundle two-phase commit), at-least-once (plain loads) or grouped (rows grouped per table shard and loaded under labels of their contents: exactly once on every runner and across a crash and a re-run with the same --label-prefix, --batch-rows, --batch-bytes, --shards and format flags; costs a shuffle of the rows) or group-commit (label-less loads Doris batches per table, at least once: a load whose answer is lost is resent only into a UNIQUE KEY table; other tables need --allow-duplicates). Default: grouped with --label-prefix (a re-run loads nothing twice; with --all-or-nothing exactly-once, and a re-run loads again), else exactly-once"},
+			usage: "`guarantee`: exactly-once (per-bundle two-phase commit), at-least-once (plain loads) or grouped (rows grouped per table shard and loaded under labels of their contents: exactly once on every runner and across a crash and a re-run with the same --label-prefix, --batch-rows, --batch-bytes, --shards and format flags; costs a shuffle of the rows) or group-commit (label-less loads Doris batches per table, at least once: a load whose answer is lost is resent only into a UNIQUE KEY table; other tables need --allow-duplicates). Default: grouped with --label-prefix (a re-run loads nothing twice; with --all-or-nothing exactly-once, and a re-run loads again), else exactly-once", ownDefault: true},
 		{name: "group-commit", value: &o.groupCommit, feeds: "WithGroupCommitMode", check: oneOf(&o.groupCommit, "async", "sync"),
 			usage: "with --delivery group-commit: `mode` async (Doris answers once its WAL holds the rows; visible after the table's group_commit_interval_ms: the verification waits for them, up to a minute) or sync (answers once they are visible)"},
 		{name: "allow-duplicates", value: &o.allowDuplicates, feeds: "WithDuplicatesAllowed",
@@ -169,7 +169,7 @@ func streamFlags(o *options) flagGroup {
 		{name: "stream-start", value: &o.streamStart,
 			usage: "with --stream: the event time of the first row, in Unix `ms` (0: now). The rows and their event times follow from it, --duration, --rate and --flush-interval alone: a re-run with the same values and --label-prefix replays the same stream (ticks already past come at once) and loads nothing twice, e.g. after a crash"},
 		{name: "flush-interval", value: &o.flushInterval, feeds: "WithFlushInterval",
-			usage: "with --stream: the `age`, in event time, at which a batch is loaded unless it filled up before (the Flink connector's checkpoint interval)"},
+			usage: "with --stream: the `span` of event time of the windows a table's rows are batched by (the Flink connector's checkpoint interval): a window loads once the watermark passes its end, in several loads if it holds more than --batch-rows or --batch-bytes"},
 		{name: "shards", value: &o.shards, feeds: "WithShards",
 			usage: "with --stream: batches per table (`N`), for a table too busy for one load at a time; with --delivery grouped: groups per table, each at least one load"},
 	}}

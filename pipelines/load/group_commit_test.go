@@ -44,9 +44,9 @@ func TestGroupCommitFlagsWithoutGroupCommitAreRefusedNamingThem(t *testing.T) {
 		want string
 	}{
 		{[]string{"--rows", "10", "--group-commit", "sync"},
-			"load: --group-commit sync: does nothing, since it applies to WithDelivery(dorisio.GroupCommit) only; drop it (dorisio.Write's WithGroupCommitMode)\n"},
+			"load: --group-commit sync: does nothing, since it applies to --delivery group-commit only; drop it (dorisio.Write's WithGroupCommitMode)\n"},
 		{[]string{"--rows", "10", "--delivery", "grouped", "--allow-duplicates"},
-			"load: --allow-duplicates true: does nothing, since it applies to WithDelivery(dorisio.GroupCommit) only; drop it (dorisio.Write's WithDuplicatesAllowed)\n"},
+			"load: --allow-duplicates true: does nothing, since it applies to --delivery group-commit only; drop it (dorisio.Write's WithDuplicatesAllowed)\n"},
 		{[]string{"--input", "x.csv", "--ddl", "demo.events(id BIGINT)", "--group-commit", "async"},
 			"load: --group-commit does not apply to --input: each load is a range of a file (--chunk-bytes), loaded on its own under its identity label and visible at once\n"},
 	} {

@@ -514,7 +514,7 @@ func printSummary(pr beam.PipelineResult, o *options, elapsed time.Duration, srv
 	fmt.Printf("summary: %d rows %s into %d table(s) of %s in %.2fs: %.0f rows/s, %.1f MB/s, %d loads (avg %.1f MB), %d filtered%s, %d retries\n",
 		rows, done, len(tables), o.db, secs, float64(rows)/secs, float64(bytes)/1e6/secs, loads, avg, c["dorisio/filtered_rows"], rejected, c["dorisio/retries"])
 	if already > 0 {
-		fmt.Printf("already loaded: %d rows, found loaded by an earlier run (or attempt) under the same labels: not loaded again, not counted above\n", already)
+		fmt.Printf("already loaded: %d rows, found loaded by an earlier run (or attempt) under the same labels: not loaded again, not in the rows above (the loads and MB/s above count their loads)\n", already)
 	}
 	for _, t := range tables {
 		tk := o.db + "." + t

@@ -11,7 +11,8 @@
 //
 // Flags: -addr, -user, -password or -password-env (the name of an environment
 // variable holding the password; unlike -password it does not show in ps),
-// -backends, -count-only, -table (repeatable), -running-txn-quota and
+// -backends, -count-only, -table and -database (repeatable: a table, or an
+// empty database for clients that create their tables), -running-txn-quota and
 // -precommit-timeout (to play a small cluster on the real clock:
 // `-running-txn-quota 20 -precommit-timeout 5s`), -without-admin (refuse
 // SHOW TRANSACTION as Doris 2.1/3.0 do for a loader without ADMIN),
