@@ -10,62 +10,123 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/coder"
 )
 
-// Beam's schema coder writes a struct field of type big.Int or *big.Int as
-// the struct it is, whose fields are all unexported: every value crossed
-// beam.Create or a shuffle as 0, and a LARGEINT column loaded zeros without
-// a word. A schema provider for big.Int carries its decimal text instead,
-// so a *big.Int field keeps its value wherever its element is coded.
+// Beam's schema coder writes a struct field of type big.Int, big.Rat or
+// big.Float (or a pointer to one) as the struct it is, whose fields are all
+// unexported: every value crossed beam.Create or a shuffle as 0, and a
+// LARGEINT or DECIMAL column loaded zeros without a word. Schema providers
+// for them carry their exact text instead (a big.Float's gob form: its
+// value, precision and rounding mode), so such a field keeps its value
+// wherever its element is coded.
 func init() {
-	beam.RegisterSchemaProvider(reflect.TypeOf(big.Int{}), bigIntSchema{})
+	beam.RegisterSchemaProvider(reflect.TypeOf(big.Int{}), bigSchema{
+		rep: reflect.TypeOf(bigIntRow{}),
+		encode: func(v any) (string, bool) {
+			switch n := v.(type) {
+			case big.Int:
+				return n.String(), true
+			case *big.Int:
+				return n.String(), true
+			}
+			return "", false
+		},
+		decode: func(text string) (any, error) {
+			var n big.Int
+			if _, ok := n.SetString(text, 10); !ok {
+				return nil, fmt.Errorf("dorisio: a coded big.Int is %q, not a decimal integer", text)
+			}
+			return n, nil
+		},
+	})
+	beam.RegisterSchemaProvider(reflect.TypeOf(big.Rat{}), bigSchema{
+		rep: reflect.TypeOf(bigRatRow{}),
+		encode: func(v any) (string, bool) {
+			switch r := v.(type) {
+			case big.Rat:
+				return r.RatString(), true
+			case *big.Rat:
+				return r.RatString(), true
+			}
+			return "", false
+		},
+		decode: func(text string) (any, error) {
+			var r big.Rat
+			if _, ok := r.SetString(text); !ok {
+				return nil, fmt.Errorf("dorisio: a coded big.Rat is %q, not a fraction", text)
+			}
+			return r, nil
+		},
+	})
+	beam.RegisterSchemaProvider(reflect.TypeOf(big.Float{}), bigSchema{
+		rep: reflect.TypeOf(bigFloatRow{}),
+		encode: func(v any) (string, bool) {
+			var f *big.Float
+			switch x := v.(type) {
+			case big.Float:
+				f = &x
+			case *big.Float:
+				f = x
+			default:
+				return "", false
+			}
+			b, err := f.GobEncode() // never fails: it only formats
+			return string(b), err == nil
+		},
+		decode: func(text string) (any, error) {
+			var f big.Float
+			if err := f.GobDecode([]byte(text)); err != nil {
+				return nil, fmt.Errorf("dorisio: a coded big.Float does not decode: %w", err)
+			}
+			return f, nil
+		},
+	})
 }
 
-// bigIntSchema codes a big.Int as a row of one string field, its decimal
-// text.
-type bigIntSchema struct{}
+// bigSchema codes one of math/big's types as a row of one field, its text
+// (encode, decode); rep is the schema's representative type.
+type bigSchema struct {
+	rep    reflect.Type
+	encode func(any) (string, bool)
+	decode func(string) (any, error)
+}
 
-// bigIntRow is big.Int's schema representative type.
-type bigIntRow struct{ Decimal string }
+// The representative types: a row of one field, the value's text.
+type (
+	bigIntRow   struct{ Decimal string }
+	bigRatRow   struct{ Fraction string }
+	bigFloatRow struct{ Gob []byte }
+)
 
-func (bigIntSchema) FromLogicalType(rt reflect.Type) (reflect.Type, error) {
-	if rt != reflect.TypeOf(big.Int{}) {
-		return nil, fmt.Errorf("dorisio: the big.Int schema provider cannot code %v", rt)
+func (s bigSchema) FromLogicalType(rt reflect.Type) (reflect.Type, error) {
+	if _, ok := s.encode(reflect.New(rt).Interface()); !ok {
+		return nil, fmt.Errorf("dorisio: the %v schema provider cannot code %v", s.rep, rt)
 	}
-	return reflect.TypeOf(bigIntRow{}), nil
+	return s.rep, nil
 }
 
-func (bigIntSchema) BuildEncoder(reflect.Type) (func(any, io.Writer) error, error) {
+func (s bigSchema) BuildEncoder(reflect.Type) (func(any, io.Writer) error, error) {
 	return func(v any, w io.Writer) error {
-		var text string
-		switch n := v.(type) {
-		case big.Int:
-			text = n.String()
-		case *big.Int:
-			text = n.String()
-		default:
-			return fmt.Errorf("dorisio: the big.Int schema provider was given a %T", v)
+		text, ok := s.encode(v)
+		if !ok {
+			return fmt.Errorf("dorisio: the %v schema provider was given a %T", s.rep, v)
 		}
 		if err := coder.WriteSimpleRowHeader(1, w); err != nil {
 			return err
 		}
-		return coder.EncodeStringUTF8(text, w)
+		return coder.EncodeBytes([]byte(text), w)
 	}, nil
 }
 
-func (bigIntSchema) BuildDecoder(reflect.Type) (func(io.Reader) (any, error), error) {
+func (s bigSchema) BuildDecoder(reflect.Type) (func(io.Reader) (any, error), error) {
 	return func(r io.Reader) (any, error) {
 		if n, _, err := coder.ReadRowHeader(r); err != nil {
 			return nil, err
 		} else if n != 1 {
-			return nil, fmt.Errorf("dorisio: a coded big.Int has %d fields, want 1", n)
+			return nil, fmt.Errorf("dorisio: a coded %v has %d fields, want 1", s.rep, n)
 		}
-		text, err := coder.DecodeStringUTF8(r)
+		b, err := coder.DecodeBytes(r)
 		if err != nil {
 			return nil, err
 		}
-		var n big.Int
-		if _, ok := n.SetString(text, 10); !ok {
-			return nil, fmt.Errorf("dorisio: a coded big.Int is %q, not a decimal integer", text)
-		}
-		return n, nil
+		return s.decode(string(b))
 	}, nil
 }

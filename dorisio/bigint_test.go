@@ -36,3 +36,35 @@ func TestBigIntFieldsKeepTheirValuesThroughTheRunner(t *testing.T) {
 		{"3", "7"},
 	})
 }
+
+type decimalRow struct {
+	ID    int64      `doris:"id"`
+	Rat   *big.Rat   `doris:"rat"`
+	Float *big.Float `doris:"flt"`
+}
+
+func init() { beam.RegisterType(reflect.TypeOf((*decimalRow)(nil)).Elem()) }
+
+// *big.Rat and *big.Float fields keep their values through beam.Create and
+// a shuffle into DECIMAL columns, a Float its precision too. Before, they
+// crossed the runner as 0 (their fields are unexported) and loaded 0.00.
+func TestBigRatAndFloatFieldsKeepTheirValuesThroughTheRunner(t *testing.T) {
+	srv := startServer(t, doristest.WithTable("demo.dec(id BIGINT NOT NULL, rat DECIMAL(38,20), flt DECIMAL(38,20))"))
+	third, _ := new(big.Float).SetPrec(200).SetString("0.12345678901234567890123")
+	rows := []decimalRow{
+		{ID: 1, Rat: big.NewRat(1234, 100), Float: big.NewFloat(2.5)},
+		{ID: 2},
+		{ID: 3, Rat: big.NewRat(-1, 8), Float: third},
+	}
+	_, err := runPipeline(t, func(s beam.Scope) {
+		Write(s, configFor(srv, "dec"), beam.Reshuffle(s, beam.CreateList(s, rows)), WithDelivery(AtLeastOnce))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRows(t, srv, "dec", [][]string{
+		{"1", "12.34000000000000000000", "2.50000000000000000000"},
+		{"2", `\N`, `\N`},
+		{"3", "-0.12500000000000000000", "0.12345678901234567890"},
+	})
+}

@@ -21,11 +21,10 @@ import (
 //
 // Fields of type *big.Rat, *big.Float and *big.Int are written as exact
 // decimal text too; a *big.Rat with no finite decimal expansion (1/3) is an
-// error: round it to the column's scale first. Beam's default coder does not
-// carry the value of *big.Rat and *big.Float from one stage to the next
-// (their fields are unexported): use them only in a struct built by a DoFn
-// fused with Write. *big.Int is carried (this package registers a schema
-// provider for it), and Decimal survives every coder. Its method:
+// error: round it to the column's scale first. They keep their values
+// through beam.Create and shuffles (dorisio registers schema providers for
+// them: Beam's own coder wrote their unexported fields, none, and they
+// arrived as 0), a *big.Float its precision too. Its method:
 //
 //   - String(): the decimal text.
 type Decimal = encode.Decimal
