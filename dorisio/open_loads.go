@@ -147,3 +147,26 @@ func LabelMemory(ctx context.Context, cfg Config) (string, error) {
 	defer c.Close()
 	return sink.LabelMemoryWarning(ctx, c, cfg.Database, cfg.LabelPrefix)
 }
+
+// CommittedTable is what the Writes of a pipeline committed into one table
+// in this process: loads and the rows sent in them.
+type CommittedTable struct {
+	Database, Table string
+	Loads, Rows     int64
+}
+
+// CommittedLoads returns, per table, what the Writes of pipeline p
+// committed in this process, so far: two-phase loads this process saw
+// committed (by a commit stage, or found committed by AbortOpenLoads) and
+// plain loads as Doris answered them (a load found loaded by an earlier
+// run is not counted). It is what a launcher tells its user after a job
+// that failed or was stopped, whose runner's metrics may be gone (a
+// cancelled prism job has none). Like AbortOpenLoads it sees only workers
+// in this process. Tables are in database and table order.
+func CommittedLoads(p *beam.Pipeline) []CommittedTable {
+	var out []CommittedTable
+	for _, t := range sink.Committed(sink.PipelineRunID(p.Root())) {
+		out = append(out, CommittedTable(t))
+	}
+	return out
+}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/internal/fileprogress"
 )
@@ -87,23 +86,10 @@ func leftOpenAdvice(o *options) string {
 	return fmt.Sprintf("transactions left open expire at Doris' precommit timeout, or run again with --label-prefix %s: it aborts them (--abort-lingering, on with a prefix), and a stream's replay adopts its batches", shown(o.labelPrefix))
 }
 
-// jobMetrics returns pr's metrics; ok is false when there are none: the
-// universal runner's result of a cancelled job holds none, and its Metrics
-// method then dereferences nil.
-func jobMetrics(pr beam.PipelineResult) (m metrics.Results, ok bool) {
-	if pr == nil {
-		return m, false
-	}
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	return pr.Metrics(), true
-}
-
-// resumeAdvice says how to load what an interrupted job did not.
-func resumeAdvice(o *options) string {
+// resumeAdvice says how to load what an interrupted job did not, given
+// the rows it committed: a re-run that cannot skip them is never advised
+// without saying that it loads them again.
+func resumeAdvice(o *options, committedRows int64) string {
 	switch {
 	case o.stream && o.labelPrefix != "" && o.streamStart != 0:
 		return fmt.Sprintf("run the same command again (--label-prefix %s, --stream-start %d, same flags): the stream is replayed and its batches found under their labels are not loaded again", shown(o.labelPrefix), o.streamStart)
@@ -113,8 +99,26 @@ func resumeAdvice(o *options) string {
 		return fmt.Sprintf("run the same command again (--label-prefix %s, same flags): what is loaded is found under its labels and not loaded again", shown(o.labelPrefix))
 	case o.input != "":
 		return "without --label-prefix each run has its own labels: a re-run loads every file again; give --label-prefix to make a re-run resume"
+	case committedRows == 0:
+		return "nothing was committed: run the same command again"
 	}
-	return "the rows committed stay; a re-run generates and loads every row again (only --input, or --delivery grouped, with a --label-prefix resume)"
+	return fmt.Sprintf("a re-run cannot resume this job: it generates and loads every row again, the %d committed ones included (kept twice in a table that is not UNIQUE KEY), since %s; "+
+		"to have each row once, empty the tables before re-running; next time give --delivery grouped with a --label-prefix: a re-run of that command skips the parts it finds loaded",
+		committedRows, notSkipped(o))
+}
+
+// notSkipped says why a re-run of o's synthetic load does not skip what
+// it committed.
+func notSkipped(o *options) string {
+	switch {
+	case o.delivery == "at-least-once":
+		return "at-least-once loads carry labels of their own run"
+	case o.delivery == "group-commit":
+		return "group-commit loads carry no label of this program (Doris names them group_commit_…), and nothing finds them loaded"
+	case o.labelPrefix == "":
+		return "without --label-prefix each run has its own labels"
+	}
+	return "exactly-once delivery commits per bundle, under labels a re-run does not find"
 }
 
 // openAbortWait bounds the aborts of a stopped job's open loads: the
@@ -123,8 +127,9 @@ const openAbortWait = 10 * time.Second
 
 // openLeft is what abortOpen did with a stopped job's open loads.
 type openLeft struct {
-	settled []dorisio.OpenLoad
-	err     error // names the loads it could not abort
+	settled   []dorisio.OpenLoad
+	err       error                    // names the loads it could not abort
+	committed []dorisio.CommittedTable // what the job committed in this process, the aborts' finds included
 }
 
 // abortOpen aborts the loads the job precommitted in this process that no
@@ -136,7 +141,7 @@ func abortOpen(p *beam.Pipeline) openLeft {
 	ctx, cancel := context.WithTimeout(context.Background(), openAbortWait)
 	defer cancel()
 	settled, err := dorisio.AbortOpenLoads(ctx, p)
-	return openLeft{settled, err}
+	return openLeft{settled, err, dorisio.CommittedLoads(p)}
 }
 
 // says is what abortOpen did, for the interruption's line.
@@ -174,17 +179,11 @@ func (l openLeft) print(w io.Writer) {
 // bundles aborted what they precommitted and what abortOpen aborted of
 // what finished bundles left (or, in dorisio's words, what could not be
 // aborted), and how to resume.
-func printInterrupted(w io.Writer, pr beam.PipelineResult, err error, o *options, files fileprogress.Progress, left openLeft) {
-	loaded := "the rows committed before the interruption stay in the tables"
+func printInterrupted(w io.Writer, err error, o *options, files fileprogress.Progress, left openLeft) {
+	loaded, rows := committedSays(left.committed)
 	if o.input != "" {
 		p := progressSince(files)
 		loaded = fmt.Sprintf("%d records in %d ranges loaded (%d of them found loaded by an earlier run), of %d files listed", p.LoadedRecords, p.Loads, p.AlreadyLoadedRecords, p.Files)
-	} else if m, ok := jobMetrics(pr); ok {
-		var commits int64
-		for _, r := range m.Query(func(r metrics.SingleResult) bool { return r.Namespace() == "dorisio" && r.Name() == "commits" }).Counters() {
-			commits += r.Result()
-		}
-		loaded = fmt.Sprintf("%d loads committed", commits)
 	}
 	fmt.Fprintf(w, "%s: interrupted: %s; %s\n", progName, loaded, left.says())
 	if left.err != nil {
@@ -195,5 +194,20 @@ func printInterrupted(w io.Writer, pr beam.PipelineResult, err error, o *options
 			fmt.Fprintf(w, "%s: what the job said as it stopped: %s\n", progName, msg)
 		}
 	}
-	fmt.Fprintf(w, "%s: to resume: %s\n", progName, resumeAdvice(o))
+	fmt.Fprintf(w, "%s: to resume: %s\n", progName, resumeAdvice(o, rows))
+}
+
+// committedSays is what a stopped job committed, per table, and its rows.
+func committedSays(ts []dorisio.CommittedTable) (string, int64) {
+	var loads, rows int64
+	var per []string
+	for _, t := range ts {
+		loads += t.Loads
+		rows += t.Rows
+		per = append(per, fmt.Sprintf("%s.%s %d loads, %d rows", t.Database, t.Table, t.Loads, t.Rows))
+	}
+	if loads == 0 {
+		return "no load was committed", 0
+	}
+	return fmt.Sprintf("%d loads of %d rows committed before the interruption stay in the tables (%s)", loads, rows, strings.Join(per, "; ")), rows
 }

@@ -2,12 +2,17 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dorisbeam/dorisbeam/internal/synth"
 )
 
 // A child process of this test binary runs the CLI's job as main does,
@@ -122,5 +127,96 @@ func exitsWithin(cmd *exec.Cmd, d time.Duration) bool {
 	case <-time.After(d):
 		_ = cmd.Process.Kill()
 		return false
+	}
+}
+
+// A child that runs an exactly-once load against its own embedded server,
+// sends itself SIGINT once the first load is visible, and then writes the
+// rows each table holds (LOAD_TEST_ROWS table=rows), for its parent to
+// compare with what the interruption said.
+func TestChildInterruptedAfterFirstCommit(t *testing.T) {
+	if os.Getenv("LOAD_TEST_COMMITTED_CHILD") != "1" {
+		t.Skip("only as the child of TestAnInterruptedJobSaysWhatItCommittedAndThatARerunLoadsItAgain")
+	}
+	o := defaultTestOptions()
+	o.rows, o.tables, o.batchRows = 400_000, 2, 10_000
+	srv, err := startEmbedded(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	o.server = srv
+	tables := synth.TableNames(o.table, o.tables)
+	go func() {
+		for {
+			var n int64
+			for _, tb := range tables {
+				n += srv.RowCount(o.db, tb)
+			}
+			if n > 0 {
+				_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	ctx, signalled := cancelOnSignal(os.Stderr, o)
+	err = run(ctx, o)
+	if sig := signalled(); sig != nil {
+		err = &interrupted{sig: sig, err: err}
+	}
+	c := newCLI(flag.NewFlagSet(progName, flag.ContinueOnError), o)
+	code := report(c, err, false, os.Stderr)
+	for _, tb := range tables {
+		fmt.Fprintf(os.Stderr, "LOAD_TEST_ROWS %s.%s=%d\n", o.db, tb, srv.RowCount(o.db, tb))
+	}
+	os.Exit(code)
+}
+
+// An exactly-once job interrupted after some loads were committed says how
+// many loads and rows of which tables it committed, and that a re-run loads
+// them again, naming grouped delivery with a prefix as what a re-run skips.
+// Before, it said only "the rows committed before the interruption stay in
+// the tables" and advised a re-run, which loaded those rows twice.
+func TestAnInterruptedJobSaysWhatItCommittedAndThatARerunLoadsItAgain(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestChildInterruptedAfterFirstCommit$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "LOAD_TEST_COMMITTED_CHILD=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if !exitsWithin(cmd, time.Minute) {
+		t.Fatalf("no exit within a minute; stderr:\n%s", stderr.String())
+	}
+	out := stderr.String()
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Fatalf("exit status %d, want 130; stderr:\n%s", code, out)
+	}
+	var total int64
+	var per []string
+	for _, m := range regexp.MustCompile(`LOAD_TEST_ROWS (\S+)=(\d+)`).FindAllStringSubmatch(out, -1) {
+		n, _ := strconv.ParseInt(m[2], 10, 64)
+		total += n
+		if n > 0 {
+			per = append(per, fmt.Sprintf("%s %s", m[1], "loads, "+m[2]+" rows"))
+		}
+	}
+	if total == 0 {
+		t.Fatalf("the child's tables hold no row after its first commit:\n%s", out)
+	}
+	want := []string{fmt.Sprintf(" loads of %d rows committed", total), fmt.Sprintf("the %d committed ones included", total),
+		"--delivery grouped with a --label-prefix"}
+	for _, p := range per {
+		want = append(want, strings.SplitN(p, " ", 2)[0]) // each table holding rows is named
+		want = append(want, strings.SplitN(p, " ", 2)[1])
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("stderr does not say %q:\n%s", w, out)
+		}
+	}
+	if strings.Contains(out, "run the same command again") {
+		t.Errorf("advises a re-run that loads the committed rows again:\n%s", out)
 	}
 }

@@ -192,7 +192,7 @@ func run(ctx context.Context, o *options) error {
 		left = abortOpen(p) // the finished bundles' loads that no commit stage will commit
 	}
 	if ctx.Err() != nil {
-		printInterrupted(os.Stderr, pr, err, o, files, left)
+		printInterrupted(os.Stderr, err, o, files, left)
 		return err
 	}
 	if err != nil {

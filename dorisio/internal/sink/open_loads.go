@@ -33,8 +33,80 @@ type OpenLoad struct {
 }
 
 var openLoads struct {
-	mu    sync.Mutex          // guards byKey
+	mu    sync.Mutex          // guards byKey and committed
 	byKey map[string]OpenLoad // db + "\x00" + label
+	// committed tallies, per run and table, the loads this process saw
+	// committed: what a stopped job's launcher tells its user was loaded
+	// when the runner's metrics are gone (a cancelled prism job has none).
+	committed map[string]map[tableKey]*CommittedTable
+}
+
+// CommittedTable is what this process committed into one table for a run.
+type CommittedTable struct {
+	Database, Table string
+	Loads, Rows     int64
+}
+
+type tableKey struct{ db, table string }
+
+// tally adds one committed load of r's table to run's tally; the caller
+// holds openLoads.mu.
+func tally(run string, r OpenLoad) {
+	if openLoads.committed == nil {
+		openLoads.committed = map[string]map[tableKey]*CommittedTable{}
+	}
+	byTable := openLoads.committed[run]
+	if byTable == nil {
+		byTable = map[tableKey]*CommittedTable{}
+		openLoads.committed[run] = byTable
+	}
+	k := tableKey{r.Database, r.Table}
+	t := byTable[k]
+	if t == nil {
+		t = &CommittedTable{Database: r.Database, Table: r.Table}
+		byTable[k] = t
+	}
+	t.Loads++
+	t.Rows += r.Rows
+}
+
+// noteCommitted counts, for its run, a precommitted load this process
+// noted open and has now seen committed, and forgets it as open. A load
+// not noted open (committed already, or precommitted elsewhere) is not
+// counted: each is counted once.
+func noteCommitted(db, label string) {
+	openLoads.mu.Lock()
+	defer openLoads.mu.Unlock()
+	k := openKey(db, label)
+	if l, ok := openLoads.byKey[k]; ok {
+		tally(l.run, l)
+		delete(openLoads.byKey, k)
+	}
+}
+
+// notePlainCommitted counts a plain load (committed as it was sent) of run.
+func notePlainCommitted(run string, r CommitResult) {
+	openLoads.mu.Lock()
+	defer openLoads.mu.Unlock()
+	tally(run, OpenLoad{Database: r.Database, Table: r.Table, Rows: r.Rows})
+}
+
+// Committed returns what this process committed for run, per table in
+// database and table order.
+func Committed(run string) []CommittedTable {
+	openLoads.mu.Lock()
+	defer openLoads.mu.Unlock()
+	var out []CommittedTable
+	for _, t := range openLoads.committed[run] {
+		out = append(out, *t)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Database != out[j].Database {
+			return out[i].Database < out[j].Database
+		}
+		return out[i].Table < out[j].Table
+	})
+	return out
 }
 
 func openKey(db, label string) string { return db + "\x00" + label }
@@ -93,7 +165,11 @@ func AbortOpen(ctx context.Context, run string) (settled []OpenLoad, failed []Op
 		err := results[i]
 		if err == nil || errors.Is(err, streamload.ErrTxnCommitted) {
 			l.Committed = err != nil
-			noteSettled(l.Database, l.Label)
+			if l.Committed {
+				noteCommitted(l.Database, l.Label)
+			} else {
+				noteSettled(l.Database, l.Label)
+			}
 			settled = append(settled, l)
 			continue
 		}

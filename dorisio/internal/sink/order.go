@@ -119,7 +119,7 @@ func commitInOrder(ctx context.Context, c committer, loads []CommitResult, stop 
 			}
 			continue
 		}
-		noteSettled(r.Database, r.Label)
+		noteCommitted(r.Database, r.Label)
 		out[i].r.Committed, out[i].r.AlreadyCommitted = true, already
 	}
 	return out

@@ -63,6 +63,8 @@ func (b *Batcher) upload(j *LoadJob) {
 	if j.twoPhase {
 		b.precommitted.Add(1) // holds a running txn until the commit after the bundle
 		noteOpen(b.ld, b.run, out.Result)
+	} else if res.Settled == "" { // committed now, not found loaded by an earlier run
+		notePlainCommitted(b.run, out.Result)
 	}
 	if j.Loaded != nil {
 		j.Loaded(out.Result)
