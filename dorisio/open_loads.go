@@ -21,6 +21,11 @@ type OpenLoad struct {
 	// Committed: the abort found it committed (the commit stage got there
 	// first); its rows are in the table.
 	Committed bool
+	// NothingOpen: the abort found nothing open under the label: Doris did
+	// not know it (a load noted as it was sent that never began) or had
+	// aborted it already. A load with neither flag was aborted by the call,
+	// as Doris confirmed.
+	NothingOpen bool
 }
 
 // AbortOpenLoads aborts the loads that the Writes of pipeline p precommitted
@@ -59,7 +64,7 @@ func AbortOpenLoads(ctx context.Context, p *beam.Pipeline) ([]OpenLoad, error) {
 }
 
 func openLoad(l sink.OpenLoad) OpenLoad {
-	return OpenLoad{Database: l.Database, Table: l.Table, Label: l.Label, TxnID: l.TxnID, Rows: l.Rows, Committed: l.Committed}
+	return OpenLoad{Database: l.Database, Table: l.Table, Label: l.Label, TxnID: l.TxnID, Rows: l.Rows, Committed: l.Committed, NothingOpen: l.NothingOpen}
 }
 
 // AbortLingering aborts the PREPARE and PRECOMMITTED transactions whose

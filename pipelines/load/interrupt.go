@@ -146,15 +146,21 @@ func abortOpen(p *beam.Pipeline) openLeft {
 
 // says is what abortOpen did, for the interruption's line.
 func (l openLeft) says() string {
-	var aborted, committed int
+	var aborted, committed, nothing int
 	for _, s := range l.settled {
-		if s.Committed {
+		switch {
+		case s.Committed:
 			committed++
-		} else {
+		case s.NothingOpen:
+			nothing++
+		default:
 			aborted++
 		}
 	}
-	what := fmt.Sprintf("the loads in flight were stopped and %d precommitted loads aborted", aborted)
+	what := fmt.Sprintf("the loads in flight were stopped and %d precommitted loads aborted, as Doris confirmed", aborted)
+	if nothing > 0 {
+		what += fmt.Sprintf(" (%d more had nothing open to abort: sent but never begun, or already aborted by Doris)", nothing)
+	}
 	if committed > 0 {
 		what += fmt.Sprintf(" (%d more were committed already)", committed)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/internal/synth"
 )
 
@@ -218,5 +219,87 @@ func TestAnInterruptedJobSaysWhatItCommittedAndThatARerunLoadsItAgain(t *testing
 	}
 	if strings.Contains(out, "run the same command again") {
 		t.Errorf("advises a re-run that loads the committed rows again:\n%s", out)
+	}
+}
+
+// A child whose loads of one table hang at the FE (sent, never begun)
+// while the other table's loads are precommitted; it sends itself SIGINT
+// once both are so, and then writes how many transactions Doris holds
+// aborted (LOAD_TEST_ABORTED n) and how many loads hung (LOAD_TEST_HUNG n).
+func TestChildInterruptedWithLoadsNeverBegun(t *testing.T) {
+	if os.Getenv("LOAD_TEST_NEVER_BEGUN_CHILD") != "1" {
+		t.Skip("only as the child of TestAnInterruptCountsOnlyTheAbortsDorisConfirms")
+	}
+	o := defaultTestOptions()
+	o.rows, o.tables, o.batchRows = 400_000, 2, 10_000
+	srv, err := startEmbedded(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	o.server = srv
+	hung := srv.Inject(doristest.Fault{Kind: doristest.Hang, Endpoint: doristest.EndpointLoad, Table: "events_1"})
+	go func() {
+		for {
+			precommitted := false
+			for _, x := range srv.Txns(o.db) {
+				precommitted = precommitted || x.State == "PRECOMMITTED"
+			}
+			if precommitted && hung.Hits() > 0 {
+				_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	ctx, signalled := cancelOnSignal(os.Stderr, o)
+	err = run(ctx, o)
+	if sig := signalled(); sig != nil {
+		err = &interrupted{sig: sig, err: err}
+	}
+	c := newCLI(flag.NewFlagSet(progName, flag.ContinueOnError), o)
+	code := report(c, err, false, os.Stderr)
+	aborted := 0
+	for _, x := range srv.Txns(o.db) {
+		if x.State == "ABORTED" {
+			aborted++
+		}
+	}
+	fmt.Fprintf(os.Stderr, "LOAD_TEST_ABORTED %d\nLOAD_TEST_HUNG %d\n", aborted, hung.Hits())
+	os.Exit(code)
+}
+
+// An interrupted job counts as aborted only the transactions Doris
+// confirms it aborted, and says that the loads sent but never begun had
+// nothing open. Before, a load noted as it was sent that never began was
+// counted aborted when its abort by label found nothing: "4 precommitted
+// loads aborted" while 3 transactions existed.
+func TestAnInterruptCountsOnlyTheAbortsDorisConfirms(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestChildInterruptedWithLoadsNeverBegun$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "LOAD_TEST_NEVER_BEGUN_CHILD=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if !exitsWithin(cmd, time.Minute) {
+		t.Fatalf("no exit within a minute; stderr:\n%s", stderr.String())
+	}
+	out := stderr.String()
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Fatalf("exit status %d, want 130; stderr:\n%s", code, out)
+	}
+	said := regexp.MustCompile(`(\d+) precommitted loads aborted`).FindStringSubmatch(out)
+	doris := regexp.MustCompile(`LOAD_TEST_ABORTED (\d+)`).FindStringSubmatch(out)
+	if said == nil || doris == nil {
+		t.Fatalf("no count of aborts, or the child's count of Doris' aborted transactions, in:\n%s", out)
+	}
+	n, _ := strconv.Atoi(said[1])
+	inDoris, _ := strconv.Atoi(doris[1])
+	if n > inDoris {
+		t.Errorf("says %d loads aborted; Doris holds %d aborted transactions:\n%s", n, inDoris, out)
+	}
+	if !strings.Contains(out, "had nothing open to abort: sent but never begun") {
+		t.Errorf("does not say that the loads that never began had nothing open:\n%s", out)
 	}
 }

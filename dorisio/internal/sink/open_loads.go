@@ -28,8 +28,13 @@ type OpenLoad struct {
 	// Committed: the abort found it committed (a commit stage got to it
 	// first): its rows are in the table.
 	Committed bool
-	run       string
-	ld        loader // the client that precommitted it, to abort it with
+	// NothingOpen: the abort found nothing open under the label (Doris
+	// did not know it, or had aborted it already): a load noted as it
+	// was sent that never began, or one Doris rolled back itself. Doris
+	// confirmed the abort of a load with neither flag.
+	NothingOpen bool
+	run         string
+	ld          loader // the client that precommitted it, to abort it with
 }
 
 var openLoads struct {
@@ -144,6 +149,7 @@ func AbortOpen(ctx context.Context, run string) (settled []OpenLoad, failed []Op
 	openLoads.mu.Unlock()
 	sort.Slice(todo, func(i, j int) bool { return todo[i].Label < todo[j].Label })
 	results := make([]error, len(todo))
+	confirmed := make([]bool, len(todo))
 	sem := make(chan struct{}, maxConcurrentAborts)
 	var wg sync.WaitGroup
 	for i := range todo {
@@ -157,7 +163,7 @@ func AbortOpen(ctx context.Context, run string) (settled []OpenLoad, failed []Op
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			results[i] = todo[i].ld.Abort(ctx, todo[i].Database, todo[i].TxnID, todo[i].Label)
+			confirmed[i], results[i] = abortConfirmed(ctx, todo[i])
 		}()
 	}
 	wg.Wait()
@@ -165,6 +171,7 @@ func AbortOpen(ctx context.Context, run string) (settled []OpenLoad, failed []Op
 		err := results[i]
 		if err == nil || errors.Is(err, streamload.ErrTxnCommitted) {
 			l.Committed = err != nil
+			l.NothingOpen = err == nil && !confirmed[i]
 			if l.Committed {
 				noteCommitted(l.Database, l.Label)
 			} else {
@@ -176,4 +183,21 @@ func AbortOpen(ctx context.Context, run string) (settled []OpenLoad, failed []Op
 		failed, errs = append(failed, l), append(errs, err)
 	}
 	return settled, failed, errs
+}
+
+// confirmingLoader is a loader that says whether Doris confirmed an abort
+// (streamload.Client does).
+type confirmingLoader interface {
+	AbortConfirmed(ctx context.Context, db string, txnID int64, label string) (bool, error)
+}
+
+// abortConfirmed aborts l and reports whether Doris confirmed that the
+// abort ended an open transaction; a loader that cannot tell is taken at
+// its word.
+func abortConfirmed(ctx context.Context, l OpenLoad) (bool, error) {
+	if c, ok := l.ld.(confirmingLoader); ok {
+		return c.AbortConfirmed(ctx, l.Database, l.TxnID, l.Label)
+	}
+	err := l.ld.Abort(ctx, l.Database, l.TxnID, l.Label)
+	return err == nil, err
 }

@@ -169,27 +169,38 @@ func (c *Client) forgotten(db string, txnID int64, label string, r twoPCResponse
 // The call is bounded by Retry.TwoPCTimeout; cancelling ctx, or that
 // deadline passing, stops it, leaving the abort possibly done.
 func (c *Client) Abort(ctx context.Context, db string, txnID int64, label string) error {
-	ctx, cancel := c.twoPCDeadline(ctx, "abort")
-	defer cancel()
-	return withDeadline(ctx, c.abort(ctx, db, txnID, label))
+	_, err := c.AbortConfirmed(ctx, db, txnID, label)
+	return err
 }
 
-func (c *Client) abort(ctx context.Context, db string, txnID int64, label string) error {
+// AbortConfirmed is Abort, also reporting whether Doris answered that
+// this call aborted an open txn ("abort successfully"). false with a nil
+// error means nothing was open to abort: Doris had aborted it already, or
+// does not know it (a label noted before its load began, which never
+// did), or the database does not exist.
+func (c *Client) AbortConfirmed(ctx context.Context, db string, txnID int64, label string) (bool, error) {
+	ctx, cancel := c.twoPCDeadline(ctx, "abort")
+	defer cancel()
+	r, err := c.abort(ctx, db, txnID, label)
+	return err == nil && r.outcome == tpcSuccess, withDeadline(ctx, err)
+}
+
+func (c *Client) abort(ctx context.Context, db string, txnID int64, label string) (twoPCResponse, error) {
 	r, e := c.twoPC(ctx, "abort", db, txnID, label)
 	if e != nil {
-		return e
+		return r, e
 	}
 	switch r.outcome {
 	case tpcSuccess, tpcAlreadyAborted, tpcNoDatabase:
-		return nil
+		return r, nil
 	case tpcCouldNotAbort, tpcAlreadyCommitted:
-		return c.txnErr("abort", db, txnID, label, r, ErrTxnCommitted, nil, "the rows of this txn are already loaded; do not load them again")
+		return r, c.txnErr("abort", db, txnID, label, r, ErrTxnCommitted, nil, "the rows of this txn are already loaded; do not load them again")
 	case tpcNotFound, tpcRunningNotFound:
-		return c.settleAbort(ctx, db, txnID, label, r)
+		return r, c.settleAbort(ctx, db, txnID, label, r)
 	case tpcAuth:
-		return c.txnErr("abort", db, txnID, label, r, ErrAuth, nil, "check Config.User, Config.Password and the LOAD privilege")
+		return r, c.txnErr("abort", db, txnID, label, r, ErrAuth, nil, "check Config.User, Config.Password and the LOAD privilege")
 	}
-	return c.txnErr("abort", db, txnID, label, r, nil, errors.New("Doris refused the abort"), "check the database and txn id")
+	return r, c.txnErr("abort", db, txnID, label, r, nil, errors.New("Doris refused the abort"), "check the database and txn id")
 }
 
 // settleAbort resolves "not found" after an abort by the label's state,
