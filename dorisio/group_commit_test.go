@@ -131,3 +131,27 @@ func TestGroupCommitRefusesARoutedRowsDuplicateKeyTable(t *testing.T) {
 		t.Errorf("with WithDuplicatesAllowed(): tables u and d hold %d and %d rows, want 2 (a UNIQUE KEY table: keys 1 and 3) and 1", u, d)
 	}
 }
+
+// A group-commit Write that fails after some of its loads are visible says
+// what a re-run does with them: they carry no label of ours, so it loads
+// their rows again. Before, it said "identity loads are skipped by a re-run
+// ...; AtLeastOnce loads are not", neither of which names group commit.
+func TestAFailedGroupCommitWriteSaysARerunLoadsItsVisibleLoadsAgain(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(uniqueEventsDDL, "events")), doristest.WithGroupCommitInterval(20*time.Millisecond))
+	evs := events(100, shortName)
+	evs[95].Name = strings.Repeat("x", 17) // too long for VARCHAR(16): its load fails
+	_, err := runPipeline(t, func(s beam.Scope) {
+		Write(s, configFor(srv, "events"), beam.CreateList(s, evs), WithDelivery(GroupCommit), WithGroupCommitMode(GroupCommitSync),
+			WithMaxBatchRows(10), WithLoadsInFlight(1), WithRetry(fastRetry))
+	})
+	if err == nil {
+		t.Fatal("a Write with a row too long for its column succeeded")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "are already visible (group-commit loads carry no label of this Write") || !strings.Contains(msg, "a re-run loads their rows again") {
+		t.Errorf("the failure does not say what a re-run does with the visible group-commit loads:\n%s", msg)
+	}
+	if strings.Contains(msg, "identity loads") || strings.Contains(msg, "AtLeastOnce") {
+		t.Errorf("the failure speaks of identity or AtLeastOnce loads, which a group-commit Write has none of:\n%s", msg)
+	}
+}

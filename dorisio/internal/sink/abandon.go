@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 )
 
@@ -157,7 +158,11 @@ func (b *Batcher) abortLeftovers(ctx context.Context, cut func() string) string 
 			ls[i] = l.label
 		}
 		why := "identity loads are skipped by a re-run with the same label prefix; AtLeastOnce loads are not"
-		if b.opts.AllOrNothing {
+		switch {
+		case b.opts.Delivery == options.GroupCommit:
+			why = "group-commit loads carry no label of this Write (Doris names them group_commit_…), so nothing finds them loaded: " +
+				"a re-run loads their rows again (a UNIQUE KEY table keeps each key once; a table of another key model, with WithDuplicatesAllowed, keeps them twice)"
+		case b.opts.AllOrNothing:
 			why = "rows with an ID are visible once loaded: WithAllOrNothing covers only rows without one; a re-run with the same label prefix skips these"
 		}
 		notes = append(notes, fmt.Sprintf("%d plain loads (%d rows) of this bundle are already visible (%s): %s", n, sumRows(visible), why, listSome(ls, 50)))
