@@ -131,35 +131,23 @@ func exitsWithin(cmd *exec.Cmd, d time.Duration) bool {
 	}
 }
 
-// A child that runs an exactly-once load against its own embedded server,
-// sends itself SIGINT once the first load is visible, and then writes the
-// rows each table holds (LOAD_TEST_ROWS table=rows), for its parent to
-// compare with what the interruption said.
-func TestChildInterruptedAfterFirstCommit(t *testing.T) {
-	if os.Getenv("LOAD_TEST_COMMITTED_CHILD") != "1" {
-		t.Skip("only as the child of TestAnInterruptedJobSaysWhatItCommittedAndThatARerunLoadsItAgain")
-	}
-	o := defaultTestOptions()
-	o.rows, o.tables, o.batchRows = 400_000, 2, 10_000
+// runInterruptedChild runs o's job, as main does, against an embedded
+// server that setup prepares; the child sends itself SIGINT once ready
+// says so, reports, lets tell write what the server holds, and exits with
+// the report's status.
+func runInterruptedChild(t *testing.T, o *options, setup func(*doristest.Server) (ready func() bool, tell func())) {
 	srv, err := startEmbedded(o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
 	o.server = srv
-	tables := synth.TableNames(o.table, o.tables)
+	ready, tell := setup(srv)
 	go func() {
-		for {
-			var n int64
-			for _, tb := range tables {
-				n += srv.RowCount(o.db, tb)
-			}
-			if n > 0 {
-				_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
-				return
-			}
+		for !ready() {
 			time.Sleep(time.Millisecond)
 		}
+		_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
 	}()
 	ctx, signalled := cancelOnSignal(os.Stderr, o)
 	err = run(ctx, o)
@@ -168,20 +156,15 @@ func TestChildInterruptedAfterFirstCommit(t *testing.T) {
 	}
 	c := newCLI(flag.NewFlagSet(progName, flag.ContinueOnError), o)
 	code := report(c, err, false, os.Stderr)
-	for _, tb := range tables {
-		fmt.Fprintf(os.Stderr, "LOAD_TEST_ROWS %s.%s=%d\n", o.db, tb, srv.RowCount(o.db, tb))
-	}
+	tell()
 	os.Exit(code)
 }
 
-// An exactly-once job interrupted after some loads were committed says how
-// many loads and rows of which tables it committed, and that a re-run loads
-// them again, naming grouped delivery with a prefix as what a re-run skips.
-// Before, it said only "the rows committed before the interruption stay in
-// the tables" and advised a re-run, which loaded those rows twice.
-func TestAnInterruptedJobSaysWhatItCommittedAndThatARerunLoadsItAgain(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestChildInterruptedAfterFirstCommit$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "LOAD_TEST_COMMITTED_CHILD=1")
+// interruptedChildSays runs the child test named, with env set, and
+// returns its stderr once it exited 130, as after SIGINT.
+func interruptedChildSays(t *testing.T, child, env string) string {
+	cmd := exec.Command(os.Args[0], "-test.run=^"+child+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -194,6 +177,44 @@ func TestAnInterruptedJobSaysWhatItCommittedAndThatARerunLoadsItAgain(t *testing
 	if code := cmd.ProcessState.ExitCode(); code != 130 {
 		t.Fatalf("exit status %d, want 130; stderr:\n%s", code, out)
 	}
+	return out
+}
+
+// A child that runs an exactly-once load against its own embedded server,
+// sends itself SIGINT once the first load is visible, and then writes the
+// rows each table holds (LOAD_TEST_ROWS table=rows), for its parent to
+// compare with what the interruption said.
+func TestChildInterruptedAfterFirstCommit(t *testing.T) {
+	if os.Getenv("LOAD_TEST_COMMITTED_CHILD") != "1" {
+		t.Skip("only as the child of TestAnInterruptedJobSaysWhatItCommittedAndThatARerunLoadsItAgain")
+	}
+	o := defaultTestOptions()
+	o.rows, o.tables, o.batchRows = 400_000, 2, 10_000
+	tables := synth.TableNames(o.table, o.tables)
+	runInterruptedChild(t, o, func(srv *doristest.Server) (func() bool, func()) {
+		visible := func() bool {
+			for _, tb := range tables {
+				if srv.RowCount(o.db, tb) > 0 {
+					return true
+				}
+			}
+			return false
+		}
+		return visible, func() {
+			for _, tb := range tables {
+				fmt.Fprintf(os.Stderr, "LOAD_TEST_ROWS %s.%s=%d\n", o.db, tb, srv.RowCount(o.db, tb))
+			}
+		}
+	})
+}
+
+// An exactly-once job interrupted after some loads were committed says how
+// many loads and rows of which tables it committed, and that a re-run loads
+// them again, naming grouped delivery with a prefix as what a re-run skips.
+// Before, it said only "the rows committed before the interruption stay in
+// the tables" and advised a re-run, which loaded those rows twice.
+func TestAnInterruptedJobSaysWhatItCommittedAndThatARerunLoadsItAgain(t *testing.T) {
+	out := interruptedChildSays(t, "TestChildInterruptedAfterFirstCommit", "LOAD_TEST_COMMITTED_CHILD=1")
 	var total int64
 	var per []string
 	for _, m := range regexp.MustCompile(`LOAD_TEST_ROWS (\S+)=(\d+)`).FindAllStringSubmatch(out, -1) {
@@ -232,41 +253,26 @@ func TestChildInterruptedWithLoadsNeverBegun(t *testing.T) {
 	}
 	o := defaultTestOptions()
 	o.rows, o.tables, o.batchRows = 400_000, 2, 10_000
-	srv, err := startEmbedded(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	o.server = srv
-	hung := srv.Inject(doristest.Fault{Kind: doristest.Hang, Endpoint: doristest.EndpointLoad, Table: "events_1"})
-	go func() {
-		for {
-			precommitted := false
+	runInterruptedChild(t, o, func(srv *doristest.Server) (func() bool, func()) {
+		hung := srv.Inject(doristest.Fault{Kind: doristest.Hang, Endpoint: doristest.EndpointLoad, Table: "events_1"})
+		both := func() bool {
 			for _, x := range srv.Txns(o.db) {
-				precommitted = precommitted || x.State == "PRECOMMITTED"
+				if x.State == "PRECOMMITTED" {
+					return hung.Hits() > 0
+				}
 			}
-			if precommitted && hung.Hits() > 0 {
-				_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
-				return
+			return false
+		}
+		return both, func() {
+			aborted := 0
+			for _, x := range srv.Txns(o.db) {
+				if x.State == "ABORTED" {
+					aborted++
+				}
 			}
-			time.Sleep(time.Millisecond)
+			fmt.Fprintf(os.Stderr, "LOAD_TEST_ABORTED %d\nLOAD_TEST_HUNG %d\n", aborted, hung.Hits())
 		}
-	}()
-	ctx, signalled := cancelOnSignal(os.Stderr, o)
-	err = run(ctx, o)
-	if sig := signalled(); sig != nil {
-		err = &interrupted{sig: sig, err: err}
-	}
-	c := newCLI(flag.NewFlagSet(progName, flag.ContinueOnError), o)
-	code := report(c, err, false, os.Stderr)
-	aborted := 0
-	for _, x := range srv.Txns(o.db) {
-		if x.State == "ABORTED" {
-			aborted++
-		}
-	}
-	fmt.Fprintf(os.Stderr, "LOAD_TEST_ABORTED %d\nLOAD_TEST_HUNG %d\n", aborted, hung.Hits())
-	os.Exit(code)
+	})
 }
 
 // An interrupted job counts as aborted only the transactions Doris
@@ -275,20 +281,7 @@ func TestChildInterruptedWithLoadsNeverBegun(t *testing.T) {
 // counted aborted when its abort by label found nothing: "4 precommitted
 // loads aborted" while 3 transactions existed.
 func TestAnInterruptCountsOnlyTheAbortsDorisConfirms(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestChildInterruptedWithLoadsNeverBegun$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "LOAD_TEST_NEVER_BEGUN_CHILD=1")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if !exitsWithin(cmd, time.Minute) {
-		t.Fatalf("no exit within a minute; stderr:\n%s", stderr.String())
-	}
-	out := stderr.String()
-	if code := cmd.ProcessState.ExitCode(); code != 130 {
-		t.Fatalf("exit status %d, want 130; stderr:\n%s", code, out)
-	}
+	out := interruptedChildSays(t, "TestChildInterruptedWithLoadsNeverBegun", "LOAD_TEST_NEVER_BEGUN_CHILD=1")
 	said := regexp.MustCompile(`(\d+) precommitted loads aborted`).FindStringSubmatch(out)
 	doris := regexp.MustCompile(`LOAD_TEST_ABORTED (\d+)`).FindStringSubmatch(out)
 	if said == nil || doris == nil {
