@@ -22,8 +22,8 @@ type OpenLoad struct {
 	// first); its rows are in the table.
 	Committed bool
 	// NothingOpen: the abort found nothing open under the label: Doris did
-	// not know it (a load noted as it was sent that never began) or had
-	// aborted it already. A load with neither flag was aborted by the call,
+	// not know it (a load noted as it was sent that never began) or it was
+	// aborted already (by its bundle, or by Doris when its send was cut). A load with neither flag was aborted by the call,
 	// as Doris confirmed.
 	NothingOpen bool
 }

@@ -159,7 +159,7 @@ func (l openLeft) says() string {
 	}
 	what := fmt.Sprintf("the loads in flight were stopped and %d precommitted loads aborted, as Doris confirmed", aborted)
 	if nothing > 0 {
-		what += fmt.Sprintf(" (%d more had nothing open to abort: sent but never begun, or already aborted by Doris)", nothing)
+		what += fmt.Sprintf(" (%d more had nothing open to abort: sent but never begun, or aborted already: by its bundle, or by Doris when its send was cut)", nothing)
 	}
 	if committed > 0 {
 		what += fmt.Sprintf(" (%d more were committed already)", committed)

@@ -30,8 +30,9 @@ type OpenLoad struct {
 	Committed bool
 	// NothingOpen: the abort found nothing open under the label (Doris
 	// did not know it, or had aborted it already): a load noted as it
-	// was sent that never began, or one Doris rolled back itself. Doris
-	// confirmed the abort of a load with neither flag.
+	// was sent that never began, or one aborted already (by its bundle, or
+	// by Doris when its send was cut). Doris confirmed the abort of a load
+	// with neither flag.
 	NothingOpen bool
 	run         string
 	ld          loader // the client that precommitted it, to abort it with
