@@ -108,45 +108,27 @@ func TestWriteFilesWithStrictModeOffStoresNullForWhatDorisCannotConvert(t *testi
 }
 
 // A rejected row of a file sent transcoded (a bare value holding a quote,
-// 5" TV, before it; the file packed with another) is reported at its
-// offset in the file, as in a file sent as it is. Before, the offset was the row's in the transcoded
-// body (5" TV enclosed and escaped is 3 bytes longer): 3 bytes
-// past the row.
-func TestARejectedRowOfATranscodedRangeIsAtItsOffsetInTheFile(t *testing.T) {
-	srv := startServer(t, doristest.WithTable(ordersDDL))
-	text := "1,5\" TV,1.00,2024-12-31,1\n"
-	bad := "abc,Bo,2.00,2024-12-30,1"
-	offset := int64(len(text))
-	text += bad + "\n3,Cy,3.00,2024-12-29,1\n"
-	dir := t.TempDir()
-	path := writeFile(t, dir, "orders.csv", []byte(text))
-	writeFile(t, dir, "more.csv", []byte("4,Di,4.00,2024-12-28,1\n")) // packed with it: the pack's transcoded load
-	_, err := runPipeline(t, func(s beam.Scope) {
-		res := WriteFiles(s, configFor(srv, "orders"), []string{filepath.Join(dir, "*.csv")}, Files{}, WithRejectedRows())
-		collectRejected(t, s, res)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := rejectedOfTest(t)
-	if len(got) != 1 || got[0].File != path || got[0].Offset != offset {
-		t.Fatalf("rejected %+v, want one row at %s:%d", got, path, offset)
-	}
-}
-
-// A rejected row that was itself sent transcoded (its bare value 6" screen
-// enclosed and escaped) is reported as the file holds it, alone or packed,
-// so that a user can find it and fix it in the file.
-func TestARejectedRowSentTranscodedIsReportedAsTheFileHoldsIt(t *testing.T) {
-	for _, packed := range []bool{false, true} {
+// 5" TV, before it) is reported at its offset in the file and as the file
+// holds it, alone or packed with another file (the pack's transcoded load).
+// Before, the offset was the row's in the transcoded body (5" TV enclosed
+// and escaped is 3 bytes longer), and a row itself transcoded (6" screen)
+// was reported as sent (xx,"6\" screen"), not as the user can find it.
+func TestARejectedRowOfATranscodedRangeIsReportedAsAndWhereTheFileHoldsIt(t *testing.T) {
+	for _, c := range []struct {
+		bad    string
+		packed bool
+	}{
+		{"abc,Bo,2.00,2024-12-30,1", true},
+		{"xx,6\" screen,2.00,2024-12-30,1", false},
+		{"xx,6\" screen,2.00,2024-12-30,1", true},
+	} {
 		srv := startServer(t, doristest.WithTable(ordersDDL))
 		text := "1,5\" TV,1.00,2024-12-31,1\n"
-		bad := "xx,6\" screen,2.00,2024-12-30,1"
 		offset := int64(len(text))
-		text += bad + "\n3,Cy,3.00,2024-12-29,1\n"
+		text += c.bad + "\n3,Cy,3.00,2024-12-29,1\n"
 		dir := t.TempDir()
 		path := writeFile(t, dir, "orders.csv", []byte(text))
-		if packed {
+		if c.packed {
 			writeFile(t, dir, "more.csv", []byte("4,Di,4.00,2024-12-28,1\n"))
 		}
 		_, err := runPipeline(t, func(s beam.Scope) {
@@ -157,12 +139,12 @@ func TestARejectedRowSentTranscodedIsReportedAsTheFileHoldsIt(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := rejectedOfTest(t)
-		if len(got) != 1 || got[0].File != path || got[0].Offset != offset || string(got[0].Row) != bad {
+		if len(got) != 1 || got[0].File != path || got[0].Offset != offset || string(got[0].Row) != c.bad {
 			var rows []string
 			for _, r := range got {
 				rows = append(rows, string(r.Row))
 			}
-			t.Fatalf("packed %v: rejected %+v (rows %q), want one row %q at %s:%d", packed, got, rows, bad, path, offset)
+			t.Fatalf("packed %v: rejected %+v (rows %q), want one row %q at %s:%d", c.packed, got, rows, c.bad, path, offset)
 		}
 	}
 }

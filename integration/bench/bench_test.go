@@ -28,7 +28,7 @@ func TestBenchSmall(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	cfg := Config{Rows: 20_000, Tables: 2, Runs: 1, RSSFactor: 2, CSVMB: 4, SkipGzip: false, ReadRows: 20_000,
+	cfg := Config{Rows: 20_000, Tables: 2, Runs: 1, RSSFactor: 2, CSVMB: 4, UnquotedMB: 4, SkipGzip: false, ReadRows: 20_000,
 		Out: filepath.Join(dir, "bench.json"), WorkDir: filepath.Join(dir, "work"), Timeout: 4 * time.Minute,
 		NominalRate: 1000, NominalDuration: time.Second, FlushInterval: 500 * time.Millisecond}
 	var log strings.Builder
@@ -74,6 +74,9 @@ func TestBenchSmall(t *testing.T) {
 	}
 	if res.CurlSkipped == "" && (res.FileVsCurl <= 0 || res.ClientVsCurl <= 0 || len(res.CurlMBPerSecRuns) != cfg.Runs) {
 		t.Errorf("curl is installed but file_vs_curl %v, client_vs_curl %v, curl runs %v", res.FileVsCurl, res.ClientVsCurl, res.CurlMBPerSecRuns)
+	}
+	if f := res.FixedCost; res.CurlSkipped == "" && (f == nil || f.Rows != fixedRows || f.LoadSeconds <= 0 || f.CurlSeconds <= 0) {
+		t.Errorf("curl is installed but the fixed cost is %+v", f)
 	}
 }
 
