@@ -16,6 +16,25 @@ import (
 	"github.com/dorisbeam/dorisbeam/integration/internal/proc"
 )
 
+// openTxnsAfterCuts is openTxns once the server has seen the loads whose
+// sends the exit cut: the BE aborts such a load when it reads the cut, as
+// Doris does, which may come just after the client's exit (measured: a
+// PREPARE found at once in 3 runs of 16, gone within milliseconds).
+func openTxnsAfterCuts(t *testing.T, fe string) []string {
+	t.Helper()
+	start := time.Now()
+	for {
+		open := openTxns(t, fe)
+		if len(open) == 0 || time.Since(start) > 2*time.Second {
+			if len(open) == 0 && time.Since(start) > 10*time.Millisecond {
+				t.Logf("the cut loads' transactions ended %v after the exit", time.Since(start).Round(time.Millisecond))
+			}
+			return open
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // openTxns lists doris-local's PREPARE and PRECOMMITTED transactions.
 func openTxns(t *testing.T, fe string) []string {
 	t.Helper()
@@ -70,7 +89,7 @@ func TestAnInterruptedJobAbortsWhatItPrecommittedAndSaysHowToResume(t *testing.T
 					t.Errorf("stderr lacks %q:\n%s", want, errb.String())
 				}
 			}
-			if open := openTxns(t, dl.URL); len(open) > 0 {
+			if open := openTxnsAfterCuts(t, dl.URL); len(open) > 0 {
 				t.Errorf("%d transactions left open: %q", len(open), open)
 			}
 			r := load(t, nil, args...)
