@@ -175,3 +175,17 @@ func CommittedLoads(p *beam.Pipeline) []CommittedTable {
 	}
 	return out
 }
+
+// ProcessCounters returns the load counters of the Writes of pipeline p
+// (namespace "dorisio": rows, loads, already_loaded_rows, rows:<db.table>,
+// ..., docs/guide.md's Metrics) as this process's workers counted them:
+// with prism and the direct runner, every worker's; with Dataflow or
+// Flink, none (an empty map). Prism (Beam v2.77) can lose a bundle's part
+// of a counter that two bundles report for the first time at once (its
+// metrics store keeps one payload per counter id it does not know yet),
+// so its metrics may count fewer rows and loads than were committed; these
+// cannot. A launcher that checks its counts reads, per name, the larger
+// of this and the runner's metric (pipelines/load does).
+func ProcessCounters(p *beam.Pipeline) map[string]int64 {
+	return sink.ProcessCounts(sink.PipelineRunID(p.Root()))
+}

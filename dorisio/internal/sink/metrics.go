@@ -2,6 +2,8 @@ package sink
 
 import (
 	"context"
+	"maps"
+	"sync"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -13,77 +15,121 @@ import (
 const metricsNamespace = "dorisio"
 
 var (
-	rowsLoaded   = beam.NewCounter(metricsNamespace, "rows")
-	bytesLoaded  = beam.NewCounter(metricsNamespace, "bytes")
-	rowsFiltered = beam.NewCounter(metricsNamespace, "filtered_rows")
-	rowsRejected = beam.NewCounter(metricsNamespace, "rejected_rows") // WithRejectedRows (rejected.go)
-	// Loads sent to isolate refused rows, besides the refused loads
-	// themselves: refused again, probes, and the loads of the rest
-	// (isolate.go).
-	isolationLoads   = beam.NewCounter(metricsNamespace, "isolation_loads")
-	loadsDone        = beam.NewCounter(metricsNamespace, "loads")
-	loadRetries      = beam.NewCounter(metricsNamespace, "retries")
-	commitsDone      = beam.NewCounter(metricsNamespace, "commits")
-	alreadyCommitted = beam.NewCounter(metricsNamespace, "already_committed")
-	// Rows of the loads found loaded by an earlier attempt or run: counted
-	// in "rows" too, so that a re-run can say what it committed itself.
-	alreadyLoadedRows = beam.NewCounter(metricsNamespace, "already_loaded_rows")
-	loadLatency       = beam.NewDistribution(metricsNamespace, "load_latency_ms")
-	commitLatency     = beam.NewDistribution(metricsNamespace, "commit_latency_ms")
-	openTxns          = beam.NewDistribution(metricsNamespace, "open_txns")
-	spilledBytes      = beam.NewCounter(metricsNamespace, "spilled_bytes")
+	loadLatency   = beam.NewDistribution(metricsNamespace, "load_latency_ms")
+	commitLatency = beam.NewDistribution(metricsNamespace, "commit_latency_ms")
+	openTxns      = beam.NewDistribution(metricsNamespace, "open_txns")
+	commitsDone   = beam.NewCounter(metricsNamespace, "commits")
 	// Bundles whose early commit was given up because their DoFn instance's
 	// plan is no longer finalized (early.go): their loads wait for the
 	// commit stage.
 	unfinalizedBundles = beam.NewCounter(metricsNamespace, "unfinalized_bundles")
-	// Rows of stream batches that came after their window was loaded (later
-	// than WithAllowedLateness): a follow-up pane of their own, the one cut
-	// that depends on when the runner's watermark passed (a replay may cut
-	// them otherwise and load them again).
-	lateRows = beam.NewCounter(metricsNamespace, "late_rows")
-	// WithDelivery(GroupCommit): loads Doris batched ("GroupCommit": true
-	// in its answer), and loads it took on its own instead (groupcommit.go).
-	groupCommitLoads     = beam.NewCounter(metricsNamespace, "group_commit_loads")
-	groupCommitFallbacks = beam.NewCounter(metricsNamespace, "group_commit_fallbacks")
 )
 
-// RecordLateRows counts rows that came after their window was loaded, in
-// all and per table.
-func RecordLateRows(ctx context.Context, db, table string, rows int64) {
-	lateRows.Inc(ctx, rows)
-	beam.NewCounter(metricsNamespace, perTable("late_rows", db+"."+table)).Inc(ctx, rows)
+// The counters of loads, by name (a counter is a name, not a
+// registration: making one per load is cheap). Per table, Beam metrics
+// have no labels, so the table is in the name: "rows:demo.events".
+//
+//	rows, bytes, loads, retries, filtered_rows, unselected_rows,
+//	spilled_bytes: the loads' (rows counts the rows Doris loaded, and
+//	  those of the loads found loaded)
+//	already_committed, already_loaded_rows: loads found loaded by an
+//	  earlier attempt or run, and their rows (counted in rows too, so that
+//	  a re-run can say what it committed itself)
+//	rejected_rows, isolation_loads: WithRejectedRows (rejected.go): rows
+//	  refused, and the loads sent to isolate them besides the refused loads
+//	  themselves (refused again, probes, the loads of the rest)
+//	late_rows: rows of stream batches that came after their window was
+//	  loaded (later than WithAllowedLateness): a follow-up pane of their
+//	  own, the one cut that depends on when the runner's watermark passed
+//	  (a replay may cut them otherwise and load them again)
+//	group_commit_loads, group_commit_fallbacks: WithDelivery(GroupCommit)
+//	  loads Doris batched ("GroupCommit": true in its answer), and loads it
+//	  took on its own instead (groupcommit.go)
+
+// counts adds to the load counters of one run: the runner's (Beam
+// counters, in the bundle's context) and this process's tally of the run
+// (ProcessCounts), which no runner can lose.
+type counts struct {
+	ctx context.Context
+	run string
 }
 
-func recordLoad(ctx context.Context, o loadOutcome) {
+// add adds v to the counter name, and to its table's (perTable) if table
+// is not "".
+func (c counts) add(name, table string, v int64) {
+	c.one(name, v)
+	if table != "" {
+		c.one(perTable(name, table), v)
+	}
+}
+
+func (c counts) one(name string, v int64) {
+	beam.NewCounter(metricsNamespace, name).Inc(c.ctx, v)
+	processCounts.add(c.run, name, v)
+}
+
+// processCounts is, per run, what the load counters counted in this
+// process. Prism (Beam v2.77) can drop a bundle's part of a counter: its
+// metrics store keeps one payload per short id it does not know yet while
+// it asks the worker what the id names, so of two bundles that report a
+// counter for the first time at once, one is lost. Measured: a stream's
+// summary counted 8 of the 12 loads its run committed, and its
+// verification failed a correct run. A launcher whose workers are in its
+// own process (prism, direct) reads these instead.
+var processCounts tallies
+
+type tallies struct {
+	mu    sync.Mutex // guards byRun
+	byRun map[string]map[string]int64
+}
+
+func (t *tallies) add(run, name string, v int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.byRun == nil {
+		t.byRun = map[string]map[string]int64{}
+	}
+	if t.byRun[run] == nil {
+		t.byRun[run] = map[string]int64{}
+	}
+	t.byRun[run][name] += v
+}
+
+// ProcessCounts returns what the load counters of run counted in this
+// process, by counter name (without the namespace).
+func ProcessCounts(run string) map[string]int64 {
+	processCounts.mu.Lock()
+	defer processCounts.mu.Unlock()
+	return maps.Clone(processCounts.byRun[run])
+}
+
+// RecordLateRows counts rows of run that came after their window was
+// loaded, in all and per table.
+func RecordLateRows(ctx context.Context, run, db, table string, rows int64) {
+	counts{ctx, run}.add("late_rows", db+"."+table, rows)
+}
+
+func recordLoad(c counts, o loadOutcome) {
 	r := o.Result
 	if r.Label == "" && len(r.Rejected) > 0 { // refused rows, no load (rejected.go)
-		recordRejected(ctx, o)
+		recordRejected(c, o)
 		return
 	}
-	rowsLoaded.Inc(ctx, r.LoadedRows)
-	bytesLoaded.Inc(ctx, r.Bytes)
-	rowsFiltered.Inc(ctx, r.FilteredRows)
-	loadsDone.Inc(ctx, 1)
-	loadRetries.Inc(ctx, int64(o.retries))
-	loadLatency.Update(ctx, o.latency.Milliseconds())
-
-	// Per table: Beam metrics have no labels, so the table is in the name.
-	// A counter is a name, not a registration: making one per load is cheap.
 	table := r.Database + "." + r.Table
-	beam.NewCounter(metricsNamespace, perTable("rows", table)).Inc(ctx, r.LoadedRows)
-	beam.NewCounter(metricsNamespace, perTable("filtered_rows", table)).Inc(ctx, r.FilteredRows)
-	beam.NewCounter(metricsNamespace, perTable("unselected_rows", table)).Inc(ctx, r.UnselectedRows)
-	beam.NewCounter(metricsNamespace, perTable("bytes", table)).Inc(ctx, r.Bytes)
-	beam.NewCounter(metricsNamespace, perTable("loads", table)).Inc(ctx, 1)
-
-	spilledBytes.Inc(ctx, o.Spilled)
+	c.add("rows", table, r.LoadedRows)
+	c.add("bytes", table, r.Bytes)
+	c.add("filtered_rows", table, r.FilteredRows)
+	c.add("unselected_rows", table, r.UnselectedRows)
+	c.add("loads", table, 1)
+	c.one("retries", int64(o.retries))
+	c.one("spilled_bytes", o.Spilled)
+	loadLatency.Update(c.ctx, o.latency.Milliseconds())
 	if o.groupCommit != 0 {
-		recordGroupCommit(ctx, table, o.groupCommit > 0)
+		recordGroupCommit(c, table, o.groupCommit > 0)
 	}
 	if r.AlreadyCommitted { // an identity label an earlier attempt or run loaded
-		alreadyCommitted.Inc(ctx, 1)
-		alreadyLoadedRows.Inc(ctx, r.LoadedRows)
-		beam.NewCounter(metricsNamespace, perTable("already_loaded_rows", table)).Inc(ctx, r.LoadedRows)
+		c.one("already_committed", 1)
+		c.add("already_loaded_rows", table, r.LoadedRows)
 	}
 }
 
@@ -97,7 +143,7 @@ func recordBundle(ctx context.Context, peakOpen int64) { openTxns.Update(ctx, pe
 // open at once.
 func recordBundleLoads(ctx context.Context, b *Batcher, outcomes []loadOutcome) {
 	for _, o := range outcomes {
-		recordLoad(ctx, o)
+		recordLoad(counts{ctx, b.run}, o)
 	}
 	recordBundle(ctx, b.PeakOpen.Load())
 }
@@ -105,7 +151,7 @@ func recordBundleLoads(ctx context.Context, b *Batcher, outcomes []loadOutcome) 
 func recordCommit(ctx context.Context, r CommitResult, d time.Duration) {
 	commitsDone.Inc(ctx, 1)
 	if r.AlreadyCommitted {
-		alreadyCommitted.Inc(ctx, 1)
+		beam.NewCounter(metricsNamespace, "already_committed").Inc(ctx, 1)
 	}
 	commitLatency.Update(ctx, d.Milliseconds())
 }
