@@ -196,7 +196,7 @@ func run(ctx context.Context, o *options) error {
 		return err
 	}
 	if err != nil {
-		left.print(os.Stderr)
+		left.print(os.Stderr, o)
 		return &jobFailed{err}
 	}
 	var filesAlready int64 // records, gz files' included, WriteFiles found loaded
