@@ -2,13 +2,13 @@ package dorisio
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/internal/pipetest"
 )
 
 // The per-table counters a runner returns add up per table, next to the
@@ -102,31 +102,32 @@ func TestProcessCountersCountEveryLoadOfTheirPipeline(t *testing.T) {
 	}
 	cfg := configFor(srv, "docs")
 	cfg.LabelPrefix = "counted"
-	run := func() map[string]int64 {
+	run := func(build func(s beam.Scope)) map[string]int64 {
 		t.Helper()
-		p, s := beam.NewPipelineWithRoot()
-		WriteFiles(s, cfg, []string{dir + "/*.csv"}, Files{RangeBytes: 4 << 10})
-		done := make(chan error, 1)
-		go func() { done <- ptest.Run(p) }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatal(err)
-			}
-		case <-time.After(pipelineTimeout):
-			t.Fatalf("pipeline did not finish within %v", pipelineTimeout)
+		p, _, err := pipetest.RunPipeline(t, pipelineTimeout, metricsNamespace, build)
+		if err != nil {
+			t.Fatal(err)
 		}
 		return ProcessCounters(p)
 	}
-	first := run()
+	load := func(s beam.Scope) { WriteFiles(s, cfg, []string{dir + "/*.csv"}, Files{RangeBytes: 4 << 10}) }
+	first := run(load)
 	if first["rows:demo.docs"] != rows || first["rows"] != rows || first["already_loaded_rows"] != 0 || first["loads:demo.docs"] < 12 {
 		t.Errorf("first run counted %v; want %d rows in at least 12 loads, none found loaded", first, rows)
 	}
-	second := run()
+	second := run(load)
 	if second["rows:demo.docs"] != rows || second["already_loaded_rows:demo.docs"] != rows || second["loads:demo.docs"] != first["loads:demo.docs"] {
 		t.Errorf("re-run counted %v; want its %d loads' %d rows all found loaded", second, first["loads:demo.docs"], rows)
 	}
 	if n := srv.RowCount("demo", "docs"); n != rows {
 		t.Errorf("the table holds %d rows, want %d", n, rows)
+	}
+	read := run(func(s beam.Scope) {
+		t.Cleanup(func() { collected.Delete(t.Name()) })
+		counts := beam.ParDo(s, &collectFn{Key: t.Name()}, Read(s, cfg, Query{TabletsPerSplit: 1}, reflect.TypeOf(Record{})))
+		beam.ParDo0(s, discardInt, beam.Combine(s, sumInts, counts))
+	})
+	if read["read_rows"] != rows || read["read_splits"] < 1 || read["rows"] != 0 {
+		t.Errorf("a Read of the table counted %v; want its %d rows, in its splits, and no load", read, rows)
 	}
 }

@@ -157,9 +157,9 @@ func (j *LoadJob) rowsText() string {
 // for a load it cannot group, e.g. when the WAL has no room).
 func recordGroupCommit(c counts, table string, grouped bool) {
 	if grouped {
-		c.one("group_commit_loads", 1)
+		c.One("group_commit_loads", 1)
 		return
 	}
-	c.one("group_commit_fallbacks", 1)
+	c.One("group_commit_fallbacks", 1)
 	slog.Warn("dorisio.Write: Doris loaded a group commit load on its own", "table", table)
 }

@@ -2,17 +2,16 @@ package sink
 
 import (
 	"context"
-	"maps"
-	"sync"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/tally"
 )
 
 // Metrics in namespace "dorisio", updated on the DoFn's own goroutine (a
 // Beam counter needs the bundle's context). docs/guide.md's Metrics
 // section lists them.
-const metricsNamespace = "dorisio"
+const metricsNamespace = tally.Namespace
 
 var (
 	loadLatency   = beam.NewDistribution(metricsNamespace, "load_latency_ms")
@@ -46,67 +45,14 @@ var (
 //	  loads Doris batched ("GroupCommit": true in its answer), and loads it
 //	  took on its own instead (groupcommit.go)
 
-// counts adds to the load counters of one run: the runner's (Beam
-// counters, in the bundle's context) and this process's tally of the run
-// (ProcessCounts), which no runner can lose.
-type counts struct {
-	ctx context.Context
-	run string
-}
-
-// add adds v to the counter name, and to its table's (perTable) if table
-// is not "".
-func (c counts) add(name, table string, v int64) {
-	c.one(name, v)
-	if table != "" {
-		c.one(perTable(name, table), v)
-	}
-}
-
-func (c counts) one(name string, v int64) {
-	beam.NewCounter(metricsNamespace, name).Inc(c.ctx, v)
-	processCounts.add(c.run, name, v)
-}
-
-// processCounts is, per run, what the load counters counted in this
-// process. Prism (Beam v2.77) can drop a bundle's part of a counter: its
-// metrics store keeps one payload per short id it does not know yet while
-// it asks the worker what the id names, so of two bundles that report a
-// counter for the first time at once, one is lost. Measured: a stream's
-// summary counted 8 of the 12 loads its run committed, and its
-// verification failed a correct run. A launcher whose workers are in its
-// own process (prism, direct) reads these instead.
-var processCounts tallies
-
-type tallies struct {
-	mu    sync.Mutex // guards byRun
-	byRun map[string]map[string]int64
-}
-
-func (t *tallies) add(run, name string, v int64) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.byRun == nil {
-		t.byRun = map[string]map[string]int64{}
-	}
-	if t.byRun[run] == nil {
-		t.byRun[run] = map[string]int64{}
-	}
-	t.byRun[run][name] += v
-}
-
-// ProcessCounts returns what the load counters of run counted in this
-// process, by counter name (without the namespace).
-func ProcessCounts(run string) map[string]int64 {
-	processCounts.mu.Lock()
-	defer processCounts.mu.Unlock()
-	return maps.Clone(processCounts.byRun[run])
-}
+// counts adds to the load counters of one run: the runner's and this
+// process's tally of the run (package tally).
+type counts = tally.Counts
 
 // RecordLateRows counts rows of run that came after their window was
 // loaded, in all and per table.
 func RecordLateRows(ctx context.Context, run, db, table string, rows int64) {
-	counts{ctx, run}.add("late_rows", db+"."+table, rows)
+	counts{Ctx: ctx, Run: run}.Add("late_rows", db+"."+table, rows)
 }
 
 func recordLoad(c counts, o loadOutcome) {
@@ -116,25 +62,22 @@ func recordLoad(c counts, o loadOutcome) {
 		return
 	}
 	table := r.Database + "." + r.Table
-	c.add("rows", table, r.LoadedRows)
-	c.add("bytes", table, r.Bytes)
-	c.add("filtered_rows", table, r.FilteredRows)
-	c.add("unselected_rows", table, r.UnselectedRows)
-	c.add("loads", table, 1)
-	c.one("retries", int64(o.retries))
-	c.one("spilled_bytes", o.Spilled)
-	loadLatency.Update(c.ctx, o.latency.Milliseconds())
+	c.Add("rows", table, r.LoadedRows)
+	c.Add("bytes", table, r.Bytes)
+	c.Add("filtered_rows", table, r.FilteredRows)
+	c.Add("unselected_rows", table, r.UnselectedRows)
+	c.Add("loads", table, 1)
+	c.One("retries", int64(o.retries))
+	c.One("spilled_bytes", o.Spilled)
+	loadLatency.Update(c.Ctx, o.latency.Milliseconds())
 	if o.groupCommit != 0 {
 		recordGroupCommit(c, table, o.groupCommit > 0)
 	}
 	if r.AlreadyCommitted { // an identity label an earlier attempt or run loaded
-		c.one("already_committed", 1)
-		c.add("already_loaded_rows", table, r.LoadedRows)
+		c.One("already_committed", 1)
+		c.Add("already_loaded_rows", table, r.LoadedRows)
 	}
 }
-
-// perTable names a table's counter: "rows:demo.events".
-func perTable(metric, table string) string { return metric + ":" + table }
 
 // recordBundle notes the most loads a bundle held open at once.
 func recordBundle(ctx context.Context, peakOpen int64) { openTxns.Update(ctx, peakOpen) }
@@ -143,7 +86,7 @@ func recordBundle(ctx context.Context, peakOpen int64) { openTxns.Update(ctx, pe
 // open at once.
 func recordBundleLoads(ctx context.Context, b *Batcher, outcomes []loadOutcome) {
 	for _, o := range outcomes {
-		recordLoad(counts{ctx, b.run}, o)
+		recordLoad(counts{Ctx: ctx, Run: b.run}, o)
 	}
 	recordBundle(ctx, b.PeakOpen.Load())
 }

@@ -78,10 +78,10 @@ func recordRejected(c counts, o loadOutcome) {
 	r := o.Result
 	table := r.Database + "." + r.Table
 	if n := int64(len(r.Rejected)); n > 0 {
-		c.add("rejected_rows", table, n)
+		c.Add("rejected_rows", table, n)
 	}
 	if o.isolationLoads > 0 {
-		c.add("isolation_loads", table, o.isolationLoads)
+		c.Add("isolation_loads", table, o.isolationLoads)
 	}
 }
 
