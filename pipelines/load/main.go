@@ -127,8 +127,14 @@ func run(ctx context.Context, o *options) error {
 	}
 
 	// After the pipeline is built, so that a flag Write refuses is said once,
-	// by Write; before the job, so that what it aborts frees the quota the
-	// job needs, and the table it loads exists.
+	// by Write: an FE that cannot be connected to fails the run at once.
+	if o.fe != "" {
+		if err := reachFEs(ctx, cfg.FEs); err != nil {
+			return err
+		}
+	}
+	// Before the job, so that what it aborts frees the quota the job needs,
+	// and the table it loads exists.
 	if o.createTable {
 		if err := createTable(ctx, cfg, o, os.Stdout); err != nil {
 			return err
