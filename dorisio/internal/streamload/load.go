@@ -512,8 +512,9 @@ func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 // else's otherwise.
 func (l *loadCall) labelExists(ctx context.Context, resp *response, r loadResponse) (*LoadResult, step, error) {
 	txn := relatedTxn(r.Message)
+	job := existingJob(r)
 	if l.ambiguous || l.req.LabelOwned {
-		switch r.ExistingJobStatus {
+		switch job {
 		case jobPrecommitted:
 			if l.req.TwoPhase && txn > 0 {
 				return l.settled(SettledPrecommitted, txn), stepDone, nil
@@ -529,19 +530,51 @@ func (l *loadCall) labelExists(ctx context.Context, resp *response, r loadRespon
 		case jobRunning:
 			// Our earlier send is still loading (PREPARE): poll its state.
 			return nil, stepSettle, l.newErr(resp, r, ErrOutcomeUnknown, errors.New("an earlier send of this label is still running"))
+		case "":
+			// Doris did not say the txn's state (cloud mode before 3.0.3
+			// answers ExistingJobStatus ""): the label's state settles it.
+			return nil, stepSettle, l.newErr(resp, r, ErrOutcomeUnknown, errors.New("Doris did not say the state of the txn holding the label"))
 		}
 	}
 	e := l.newErr(resp, r, ErrLabelExists, nil)
 	e.TxnID = txn
-	if r.ExistingJobStatus == jobFinished {
+	switch job {
+	case jobFinished:
 		e.next = "the rows under this label are already loaded; skip them, or use a new label prefix"
-	} else {
+	case "":
+		e.next = "another txn holds this label and Doris did not say its state: " + askState(l.req.DB, l.req.Label) +
+			"; if COMMITTED or VISIBLE the rows are in: skip them; otherwise " + abortByLabel(l.req.DB, l.req.Label) + ", or use a new label prefix"
+	default:
 		e.next = "another load holds this label; " + abortByLabel(l.req.DB, l.req.Label) + ", or use a new label prefix"
 		if txn > 0 {
 			e.next = "another load holds this label; abort txn " + fmt.Sprint(txn) + " or use a new label prefix"
 		}
 	}
 	return nil, stepDone, e
+}
+
+// existingJob is the ExistingJobStatus of a Label Already Exists answer,
+// read from its Message when the key is empty or missing: cloud mode
+// before 3.0.3 answers "" with "status=[TXN_STATUS_VISIBLE]" in the
+// Message; local mode from August 2024 adds "status [VISIBLE]." (§4).
+// "" when neither says.
+func existingJob(r loadResponse) string {
+	if r.ExistingJobStatus != "" {
+		return r.ExistingJobStatus
+	}
+	m := reLabelTxnStatus.FindStringSubmatch(r.Message)
+	if m == nil {
+		return ""
+	}
+	switch m[1] {
+	case StatePrepare:
+		return jobRunning
+	case StatePrecommitted:
+		return jobPrecommitted
+	case StateCommitted, StateVisible:
+		return jobFinished
+	}
+	return ""
 }
 
 // answered is the result of a load Doris answered directly.

@@ -61,6 +61,9 @@ const (
 var (
 	// Label exists, old, new and cloud forms all share this stem (§4).
 	reRelateTxn = regexp.MustCompile(`relate to txn \[(\d+)\]`)
+	// The existing txn's state after it: ", status [VISIBLE]." (local),
+	// ", status=[TXN_STATUS_VISIBLE]" (cloud).
+	reLabelTxnStatus = regexp.MustCompile(`relate to txn \[\d+\], status(?: \[|=\[TXN_STATUS_)([A-Z]+)\]`)
 	// 2PC texts (§5.2).
 	reAlreadyCommitted = regexp.MustCompile(`is already (?:committed|visible), not pre-committed`)
 	reAlreadyAborted   = regexp.MustCompile(`is already aborted[.,] abort reason: ?(.*)$`)
