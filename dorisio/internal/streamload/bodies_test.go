@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 )
 
 // Real Doris answers, version by version, as users pasted them in issues,
@@ -409,5 +411,45 @@ func (tc playedCase) run(t *testing.T) {
 	}
 	if err != nil {
 		wantSays(t, err, tc.says...)
+	}
+}
+
+// doristest answers in the words of the version it plays; the client reads
+// every version's the same way: a finished label is someone else's rows
+// already loaded, or this caller's own load done; a commit after an abort
+// is data loss; rejected rows are a data-quality error.
+func TestEveryVersionDoristestPlaysIsReadTheSame(t *testing.T) {
+	for _, v := range []string{"2.0.2", "2.0.3", "2.1.5", "2.1.11", "3.0.1", "3.0.5", "master"} {
+		t.Run(v, func(t *testing.T) {
+			srv, c := playing(t, doristest.WithDorisVersion(v))
+			ctx := context.Background()
+			if _, err := c.Load(ctx, loadReq("v1", false, "1,a\n2,b\n")); err != nil {
+				t.Fatalf("Load: %v", record(err))
+			}
+			_, err := c.Load(ctx, loadReq("v1", false, "1,a\n2,b\n"))
+			mustKind(t, err, ErrLabelExists)
+			wantSays(t, err, "db1.t1", "v1", "has already been used", "already loaded")
+			owned := loadReq("v1", false, "1,a\n2,b\n")
+			owned.LabelOwned = true
+			res, err := c.Load(ctx, owned)
+			if err != nil || res.Settled != SettledCommitted {
+				t.Fatalf("owned label loaded again: %+v, %v; want it settled as committed", res, record(err))
+			}
+			res = precommitted(t, c, "v2")
+			if err := c.Abort(ctx, "db1", res.TxnID, res.Label); err != nil {
+				t.Fatalf("Abort: %v", record(err))
+			}
+			_, err = c.Commit(ctx, "db1", res.TxnID, res.Label)
+			mustKind(t, err, ErrTxnAborted)
+			wantSays(t, err, "v2", "User Abort")
+			bad := loadReq("v3", false, "x,a\n")
+			bad.Headers["strict_mode"] = "true"
+			_, err = c.Load(ctx, bad)
+			mustKind(t, err, ErrDataQuality)
+			wantSays(t, err, "too many filtered rows")
+			if n := srv.RowCount("db1", "t1"); n != 2 {
+				t.Errorf("%d rows, want the first load's 2 once", n)
+			}
+		})
 	}
 }
