@@ -88,7 +88,8 @@ type playedCase struct {
 	file string
 	// where: "fe" (the FE answers the load itself, in place of its 307),
 	// "be" (the BE answers the load), "commit"/"abort" (the BE answers the
-	// 2PC call), "state" (the FE answers get_load_state).
+	// 2PC call), "state" (the FE answers get_load_state), "plan" (the FE
+	// answers _query_plan).
 	where string
 	twoPC bool
 	owned bool   // LabelOwned: the label is this caller's across runs
@@ -102,6 +103,7 @@ type playedCase struct {
 	txn      int64  // LoadResult.TxnID, when not 0
 	already  bool   // Commit's alreadyDone
 	gotState string // LoadState's answer
+	tablets  string // QueryPlan's tablets, "id:routing,routing id:..."
 	kind     error  // nil: success
 	fails    bool   // an error without a Kind
 	says     []string
@@ -113,6 +115,10 @@ var playedCases = []playedCase{
 	{file: "load_precommit_success_2.1.txt", where: "be", twoPC: true, sends: 1, txn: 3008},
 	{file: "load_precommit_success_flink_fixture.txt", where: "be", twoPC: true, sends: 1, txn: 2},
 	{file: "load_publish_timeout_2.1.txt", where: "be", sends: 1, txn: 5120},
+	// A two-phase load answered TwoPhaseCommit "false" was committed at
+	// once (the header dropped on the way): the rows are in, nothing to commit.
+	{file: "load_success_not_two_phase_2.1.txt", where: "be", twoPC: true, sends: 1, txn: 2064, settled: SettledCommitted},
+	{file: "load_success_not_two_phase_2.1.txt", where: "be", sends: 1, txn: 2064},
 	{file: "load_group_commit_success_2.1.txt", where: "be", group: true, sends: 1, txn: 7009},
 	// Someone else's label: nothing loaded by this call; FINISHED says the rows are in.
 	{file: "load_label_exists_finished_1.2.txt", where: "be", twoPC: true, sends: 1, kind: ErrLabelExists,
@@ -137,7 +143,7 @@ var playedCases = []playedCase{
 	{file: "load_fail_lock_timeout_2.1.txt", where: "be", state: StateAborted, sends: 2, asked: true},
 	{file: "load_fail_frontend_service_0.14.txt", where: "be", state: StateVisible, sends: 1, asked: true, settled: SettledCommitted},
 	{file: "load_fail_no_basic_auth_0.12.txt", where: "be", sends: 1, kind: ErrAuth,
-		says: []string{"db1.t1", "no valid Basic authorization", "Config.User"}},
+		says: []string{"db1.t1", "no valid Basic authorization", "Config.User", "drops the Authorization header"}},
 	{file: "load_fail_data_quality_redacted_url_2.1.txt", where: "be", sends: 1, kind: ErrDataQuality,
 		says: []string{"db1.t1", "txn 8589", "too many filtered rows", "max_filter_ratio"}},
 	{file: "load_fail_unqualified_no_url_2.1.txt", where: "be", sends: 1, kind: ErrDataQuality,
@@ -163,7 +169,8 @@ var playedCases = []playedCase{
 	// The FE's own answers, in place of its 307.
 	{file: "fe_unauthorized_2.1.txt", where: "fe", sends: 1, kind: ErrAuth, says: []string{"db1.t1", "Access denied for user", "Config.User"}},
 	{file: "fe_need_auth_info.txt", where: "fe", sends: 1, kind: ErrAuth, says: []string{"Need auth information"}},
-	{file: "fe_no_100_continue.txt", where: "fe", sends: 1, fails: true, says: []string{"There is no 100-continue header"}},
+	{file: "fe_no_100_continue.txt", where: "fe", sends: 1, fails: true,
+		says: []string{"There is no 100-continue header", "drops the Expect header"}},
 	{file: "fe_no_backend_2.1.txt", where: "fe", sends: 2},
 	{file: "fe_load_privilege_2.1.txt", where: "fe", sends: 1, kind: ErrAuth, says: []string{"(LOAD) privilege", "LOAD privilege on db1.t1"}},
 	{file: "proxy_502_nginx.txt", where: "fe", sends: 2, asked: true},
@@ -183,9 +190,17 @@ var playedCases = []playedCase{
 	{file: "2pc_abort_already_committed_2.1.txt", where: "abort", sends: 1, kind: ErrTxnCommitted,
 		says: []string{"is already COMMITTED, could not abort", "do not load them again"}},
 	{file: "2pc_bad_operation_1.x_flink_fixture.txt", where: "abort", sends: 1, fails: true,
-		says: []string{"Internal error", "transaction operation should be 'commit' or 'abort'"}},
+		says: []string{"Internal error", "transaction operation should be 'commit' or 'abort'", "underscores_in_headers", "the txn is unchanged"}},
 	{file: "2pc_abort_illegal_input_cloud.txt", where: "abort", sends: 1, fails: true,
 		says: []string{"failed abort txn, with illegal input"}},
+	{file: "load_fail_cancelled_closed_stack_2.0.3.txt", where: "be", state: StateAborted, sends: 2, asked: true},
+	{file: "load_fail_already_stopped_0.13.txt", where: "be", state: StateAborted, sends: 2, asked: true},
+	// _query_plan (Read).
+	{file: "plan_success_2.1.txt", where: "plan", sends: 1, tablets: "10039:10.0.0.13:9060 10041:10.0.0.12:9060,10.0.0.13:9060"},
+	{file: "plan_exception_status_string.txt", where: "plan", sends: 1, fails: true,
+		says: []string{"db1.t1", "status \"1\"", "Unknown column 'nope'", "could not plan"}},
+	{file: "plan_bad_request_400.txt", where: "plan", sends: 1, fails: true, says: []string{"status \"400\"", "must consistent with sql"}},
+	{file: "plan_unknown_table.txt", where: "plan", sends: 1, fails: true, says: []string{"Unknown table 't1' in db1"}},
 	// get_load_state.
 	{file: "state_visible_pr35904.txt", where: "state", sends: 1, gotState: StateVisible},
 	{file: "state_unknown_database.txt", where: "state", sends: 1, fails: true, says: []string{"unknown databases, dbName=db1"}},
@@ -290,6 +305,11 @@ func (tc playedCase) run(t *testing.T) {
 		}
 	})
 	fe := feRedirecting(t, be, func(w http.ResponseWriter, r *http.Request) {
+		if tc.where == "plan" && strings.HasSuffix(r.URL.Path, "/_query_plan") {
+			p.send(r)
+			g.play(w)
+			return
+		}
 		if !strings.HasSuffix(r.URL.Path, "/get_load_state") {
 			http.NotFound(w, r)
 			return
@@ -378,6 +398,16 @@ func (tc playedCase) run(t *testing.T) {
 		}
 	case "abort":
 		err = c.Abort(ctx, "db1", 243259, "golden")
+	case "plan":
+		var tablets []TabletRouting
+		tablets, err = c.QueryPlan(ctx, "db1", "t1", "SELECT id, name FROM db1.t1")
+		var got []string
+		for _, tr := range tablets {
+			got = append(got, fmt.Sprintf("%d:%s", tr.Tablet, strings.Join(tr.Routings, ",")))
+		}
+		if err == nil && strings.Join(got, " ") != tc.tablets {
+			t.Errorf("tablets %q, want %q", strings.Join(got, " "), tc.tablets)
+		}
 	case "state":
 		var s string
 		s, err = c.LoadState(ctx, "db1", "golden")
@@ -386,12 +416,15 @@ func (tc playedCase) run(t *testing.T) {
 		}
 	}
 	record(err)
+	if err != nil {
+		t.Logf("error: %v", err)
+	}
 
 	sends, asked, _ := p.counts()
 	if sends != tc.sends {
 		t.Errorf("%d requests reached the endpoint, want %d", sends, tc.sends)
 	}
-	if tc.where != "state" && (asked > 0) != tc.asked {
+	if tc.where != "state" && tc.where != "plan" && (asked > 0) != tc.asked {
 		t.Errorf("label state asked %d times, want asked=%v", asked, tc.asked)
 	}
 	switch {

@@ -73,6 +73,9 @@ type LoadResult struct {
 	// how an unknown outcome was settled: "precommitted" (the txn of an
 	// earlier send of this label was adopted; TxnID is set) or "committed"
 	// (the label is already COMMITTED/VISIBLE: the rows are in, once).
+	// A TwoPhase load whose BE committed it at once (its answer says
+	// TwoPhaseCommit "false": the header was dropped on the way) is
+	// "committed" too, with Doris' counters.
 	Settled  string
 	Attempts int
 	// GroupCommit: Doris answered "GroupCommit": true, the load was batched
@@ -470,6 +473,9 @@ func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 	v := classifyLoad(resp.status, l.req.TwoPhase, r)
 	switch v.act {
 	case actSuccess:
+		if l.req.TwoPhase && r.TwoPhaseCommit == "false" {
+			return l.committedAtOnce(r), stepDone, nil
+		}
 		return l.answered(r), stepDone, nil
 	case actLabelExists:
 		return l.labelExists(ctx, resp, r)
@@ -586,6 +592,19 @@ func (l *loadCall) answered(r loadResponse) *LoadResult {
 	res.Status, res.Message = r.Status, r.Message
 	res.TotalRows, res.LoadedRows, res.FilteredRows = r.TotalRows, r.LoadedRows, r.FilteredRows
 	res.UnselectedRows, res.LoadBytes, res.ErrorURL = r.UnselectedRows, r.Bytes, r.ErrorURL
+	return res
+}
+
+// committedAtOnce is the result of a two-phase load the BE committed at
+// once: its answer says TwoPhaseCommit "false", so the BE did not get the
+// two_phase_commit header this client sent (dropped on the way, with every
+// other header holding an underscore). The rows are in, once; there is
+// nothing to commit or abort.
+func (l *loadCall) committedAtOnce(r loadResponse) *LoadResult {
+	res := l.answered(r)
+	res.Settled = SettledCommitted
+	l.c.cfg.Logger.Warn("streamload: a two-phase load was committed at once: the BE did not get the two_phase_commit header; "+droppedHeaders,
+		"db", l.req.DB, "table", l.req.Table, "label", l.req.Label, "txn", r.TxnID)
 	return res
 }
 

@@ -249,7 +249,11 @@ var answers = []answer{
 	{onLoad, feSays("Access denied"), verdict{act: actFatal, kind: ErrAuth, reason: "LOAD privilege refused", next: checkCredentials}},
 	// retry same label: FE found no BE; nothing was begun (§1.1 step 7).
 	{onLoad, feSays("No backend available"), verdict{act: actRetry, reason: "no backend available"}},
-	// fatal: FE-side validation (missing Expect, db, table, group_commit) (§1.1).
+	// fatal: the FE got no Expect header, which this client always sends:
+	// something in between dropped it (§1.1 step 4).
+	{onLoad, feSays("There is no 100-continue header"), verdict{act: actFatal, reason: "the FE got no Expect: 100-continue header, which this client sends on every load",
+		next: always("something between this worker and the FE (a proxy, load balancer or ingress) drops the Expect header: send loads to the FEs directly, or let it pass Expect; nothing was loaded")}},
+	// fatal: FE-side validation (missing db, table, group_commit) (§1.1).
 	{onLoad, isShape(shapeFEResult), verdict{act: actFatal, reason: "FE refused the request"}},
 
 	// 2PC answers: {"status","msg"} from the BE (§1.4, §5.2). Commit and
@@ -273,6 +277,11 @@ var answers = []answer{
 		verdict{act: actResolve, txn: tpcNotFound, reason: "the txn is not found"}},
 	// fatal: the load is still running, nothing to commit yet (§5.2).
 	{on2PC, feSays("is prepare, not pre-committed"), verdict{act: actFatal, txn: tpcPrepare, reason: "the txn is still loading (PREPARE)"}},
+	// fatal: the BE's own checks of the txn_operation and txn_id headers
+	// (§1.4), which this client always sends right: something in between
+	// dropped them.
+	{on2PC, feSays("transaction operation should be 'commit' or 'abort'", "convert txn_id ["), verdict{act: actFatal, txn: tpcHeaderLost,
+		reason: "the BE did not get the txn_operation or txn_id header this client sent"}},
 	// fatal: credentials or LOAD privilege (§2).
 	{on2PC, feSays("Access denied", "NOT_AUTHORIZED", "no valid Basic authorization"), verdict{act: actFatal, kind: ErrAuth, txn: tpcAuth, reason: "credentials or privileges refused"}},
 	// retry: FE found no BE (§1.1).
@@ -308,8 +317,12 @@ var answers = []answer{
 		next: always("no row reached the table (every row was filtered, or the body was empty): fix the rows or the where header; no txn remains")}},
 	{onLoad, isDataQuality, verdict{act: actFatal, kind: ErrDataQuality, reason: "rows rejected by data quality checks",
 		next: always("fix the rejected rows (see the error log) or raise max_filter_ratio; no txn remains")}},
+	// fatal: the BE got no Basic credentials, which this client always sends (§1.3 step 2).
+	{onLoad, failSays("no valid Basic authorization"), verdict{act: actFatal, kind: ErrAuth,
+		reason: "the BE got no valid Basic Authorization header",
+		next:   always("check that Config.User is set, and that nothing between this worker and the BE (a proxy, load balancer or ingress) drops the Authorization header; nothing was loaded")}},
 	// fatal: credentials or privileges (§2).
-	{onLoad, failSays("NOT_AUTHORIZED", "no valid Basic authorization", "Access denied"), verdict{act: actFatal, kind: ErrAuth,
+	{onLoad, failSays("NOT_AUTHORIZED", "Access denied"), verdict{act: actFatal, kind: ErrAuth,
 		reason: "credentials or privileges refused", next: checkCredentials}},
 	// fatal for this call, retry same label later: txn quota, begin refused,
 	// label free (§4, §10.5). The caller owns the wait: only it knows how
@@ -465,5 +478,12 @@ const (
 	tpcAuth                                 // fatal: credentials
 	tpcRetry                                // retry: FE busy / no backend
 	tpcNoDatabase                           // the database does not exist: abort: nothing to abort; commit: fatal
+	tpcHeaderLost                           // fatal: the BE did not get txn_operation/txn_id (dropped in transit)
 	tpcFatal                                // fatal: anything else Doris refused
 )
+
+// droppedHeaders is the next step when Doris did not get headers this
+// client sends: they were dropped on the way (§1.4, §3).
+const droppedHeaders = "something between this worker and Doris (a proxy, load balancer or ingress) drops request headers with underscores " +
+	"(txn_id, txn_operation, two_phase_commit, column_separator...): nginx does unless underscores_in_headers is on; " +
+	"send to the FEs and BEs directly, or let it pass them"
