@@ -120,6 +120,7 @@ var playedCases = []playedCase{
 	{file: "load_success_not_two_phase_2.1.txt", where: "be", twoPC: true, sends: 1, txn: 2064, settled: SettledCommitted},
 	{file: "load_success_not_two_phase_2.1.txt", where: "be", sends: 1, txn: 2064},
 	{file: "load_group_commit_success_2.1.txt", where: "be", group: true, sends: 1, txn: 7009},
+	{file: "load_group_commit_no_wal_space_2.1.txt", where: "be", group: true, sends: 2},
 	// Someone else's label: nothing loaded by this call; FINISHED says the rows are in.
 	{file: "load_label_exists_finished_1.2.txt", where: "be", twoPC: true, sends: 1, kind: ErrLabelExists,
 		says: []string{"db1.t1", "golden", "txn 50985", "has already been used", "already loaded"}},
@@ -297,6 +298,10 @@ func (tc playedCase) run(t *testing.T) {
 			n := p.send(r)
 			if n == 1 && tc.where == "be" {
 				g.play(w)
+				return
+			}
+			if r.Header.Get("group_commit") != "" {
+				io.WriteString(w, "{\n    \"TxnId\": 99,\n    \"Label\": \"group_commit_1_2\",\n    \"Comment\": \"\",\n    \"GroupCommit\": true,\n    \"Status\": \"Success\",\n    \"Message\": \"OK\",\n    \"NumberTotalRows\": 2,\n    \"NumberLoadedRows\": 2\n}\n")
 				return
 			}
 			io.WriteString(w, loadBody(99, r.Header.Get("label"), strconv.FormatBool(r.Header.Get("two_phase_commit") == "true"), "Success", "", "OK", 2, 0, ""))

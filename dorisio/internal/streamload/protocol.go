@@ -354,6 +354,13 @@ var answers = []answer{
 	// retry same label: BE not yet connected to the master FE, no txn begun (§4).
 	{onLoad, failSays("Have not get FE Master heartbeat", "E-240"), verdict{act: actRetry, reason: "BE has no FE master heartbeat yet",
 		next: always("load again with the same label once the BE has joined the cluster; nothing was loaded")}},
+	// retry: a group commit load refused in the header phase, before any
+	// byte was read, for want of WAL space (§1.8); the WAL frees as Doris
+	// commits its groups.
+	{onLoad, failSays("There is no space for group commit stream load async WAL"), verdict{act: actRetry,
+		reason: "the BE has no WAL space left for an async group commit load",
+		next: always("nothing was loaded; the BE's WAL frees as Doris commits its groups (group_commit_interval_ms): load again later, " +
+			"use sync mode (dorisio.WithGroupCommitMode), or give the BE more WAL space (group_commit_wal_max_disk_limit)")}},
 	// retry same label: body cut short, the BE rolled the txn back (§1.3).
 	{onLoad, failSays("receive body don't equal with body bytes"), verdict{act: actRetry, reason: "body cut short in transit"}},
 	// resolve by label state: an FE lock or RPC timed out after begin (planning, precommit,
