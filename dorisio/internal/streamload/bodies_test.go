@@ -107,6 +107,7 @@ type playedCase struct {
 	kind     error  // nil: success
 	fails    bool   // an error without a Kind
 	says     []string
+	once     string // said exactly once
 }
 
 // playedCases: every file of testdata/bodies, at least once.
@@ -175,6 +176,12 @@ var playedCases = []playedCase{
 	{file: "fe_no_backend_2.1.txt", where: "fe", sends: 2},
 	{file: "fe_load_privilege_2.1.txt", where: "fe", sends: 1, kind: ErrAuth, says: []string{"(LOAD) privilege", "LOAD privilege on db1.t1"}},
 	{file: "proxy_502_nginx.txt", where: "fe", sends: 2, asked: true},
+	// Something other than Doris answering every request at that address.
+	{file: "proxy_401_basic_auth_nginx.txt", where: "fe-all", sends: 1, asked: true, kind: ErrOutcomeUnknown,
+		says: []string{"db1.t1", "golden_label_1", "HTTP 401", "asks for credentials of its own", "point Config.FEs at Doris FE HTTP ports"},
+		once: "401 Authorization Required</h1>"},
+	{file: "fe_web_ui_index.txt", where: "fe-all", sends: 1, asked: true, kind: ErrOutcomeUnknown,
+		says: []string{"db1.t1", "golden_label_1", "not a Doris", "point Config.FEs at Doris FE HTTP ports"}, once: "<title>Apache Doris</title>"},
 	// 2PC answers.
 	{file: "2pc_commit_success_2.1.txt", where: "commit", sends: 1},
 	{file: "2pc_commit_label_success_2.1.txt", where: "commit", sends: 1},
@@ -329,8 +336,20 @@ func (tc playedCase) run(t *testing.T) {
 		}
 		fmt.Fprintf(w, `{"msg":"success","code":0,"data":"%s","count":0}`, state)
 	})
-	// The FE answering a load itself in place of its 307.
+	// The FE answering a load itself in place of its 307 (fe), or something
+	// else answering every request at the FE's address (fe-all).
 	feFirst := server(t, func(w http.ResponseWriter, r *http.Request) {
+		if tc.where == "fe-all" {
+			if strings.HasSuffix(r.URL.Path, "/get_load_state") {
+				p.mu.Lock()
+				p.asked++
+				p.mu.Unlock()
+			} else {
+				p.send(r)
+			}
+			g.play(w)
+			return
+		}
 		if r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/_stream_load") {
 			p.mu.Lock()
 			first := p.sends == 0
@@ -357,7 +376,7 @@ func (tc playedCase) run(t *testing.T) {
 		io.Copy(w, resp.Body)
 	})
 	feURL := fe.URL
-	if tc.where == "fe" {
+	if tc.where == "fe" || tc.where == "fe-all" {
 		feURL = feFirst.URL
 	}
 	c, _ := newClient(t, []string{feURL}, func(c *Config) { c.Retry.LabelPollTimeout = time.Second })
@@ -366,7 +385,7 @@ func (tc playedCase) run(t *testing.T) {
 
 	var err error
 	switch tc.where {
-	case "fe", "be":
+	case "fe", "fe-all", "be":
 		req := loadReq(goldenLabel, tc.twoPC, "1,a\n2,b\n")
 		req.LabelOwned = tc.owned
 		if tc.group {
@@ -449,6 +468,9 @@ func (tc playedCase) run(t *testing.T) {
 	}
 	if err != nil {
 		wantSays(t, err, tc.says...)
+		if n := strings.Count(err.Error(), strings.ReplaceAll(tc.once, `"`, `\"`)); tc.once != "" && n != 1 {
+			t.Errorf("error says %q %d times, want once: %v", tc.once, n, err)
+		}
 	}
 }
 

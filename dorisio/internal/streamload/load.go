@@ -390,7 +390,13 @@ func (l *loadCall) run(ctx context.Context) (*LoadResult, error) {
 				}
 				continue
 			}
-			return nil, l.unknownErr(err, fmt.Errorf("the label's state could not settle it: %w", serr))
+			e := l.unknownErr(err, fmt.Errorf("the label's state could not settle it: %w", serr))
+			if inner := (*Error)(nil); errors.As(serr, &inner) && inner.next == notFEAnswer {
+				// Not Doris at that address: that is the problem to fix first.
+				e.next = notFEAnswer + ": it answered get_load_state with something that is not Doris either; once it answers, " +
+					askState(l.req.DB, l.req.Label) + " before loading these rows under another label"
+			}
+			return nil, e
 		}
 		switch state {
 		case StateCommitted, StateVisible:
