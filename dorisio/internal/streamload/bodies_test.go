@@ -71,7 +71,15 @@ func readGolden(t *testing.T, name string) golden {
 }
 
 // play answers w with g exactly as recorded.
-func (g golden) play(w http.ResponseWriter) {
+func (g golden) play(w http.ResponseWriter) { g.playFor(w, "") }
+
+// playFor answers w with g, its {{BE_HOST}} and {{BE_PORT}} those of be
+// (an address a recorded body could not know).
+func (g golden) playFor(w http.ResponseWriter, be string) {
+	if be != "" {
+		host, port, _ := strings.Cut(strings.TrimPrefix(be, "http://"), ":")
+		g.body = bytes.ReplaceAll(bytes.ReplaceAll(g.body, []byte("{{BE_HOST}}"), []byte(host)), []byte("{{BE_PORT}}"), []byte(port))
+	}
 	for k, vs := range g.header {
 		for _, v := range vs {
 			w.Header().Add(k, v)
@@ -89,7 +97,8 @@ type playedCase struct {
 	// where: "fe" (the FE answers the load itself, in place of its 307),
 	// "be" (the BE answers the load), "commit"/"abort" (the BE answers the
 	// 2PC call), "state" (the FE answers get_load_state), "plan" (the FE
-	// answers _query_plan).
+	// answers _query_plan), "discover" (the FE answers /api/backends and
+	// the load goes to the BEs it lists; sends counts the BE's loads).
 	where string
 	twoPC bool
 	owned bool   // LabelOwned: the label is this caller's across runs
@@ -209,6 +218,11 @@ var playedCases = []playedCase{
 		says: []string{"db1.t1", "status \"1\"", "Unknown column 'nope'", "could not plan"}},
 	{file: "plan_bad_request_400.txt", where: "plan", sends: 1, fails: true, says: []string{"status \"400\"", "must consistent with sql"}},
 	{file: "plan_unknown_table.txt", where: "plan", sends: 1, fails: true, says: []string{"Unknown table 't1' in db1"}},
+	// /api/backends (Config.DiscoverBEs): loads go to the BEs listed alive.
+	{file: "backends_2.1.txt", where: "discover", sends: 1},
+	{file: "backends_one_dead_2.1.txt", where: "discover", sends: 1},
+	{file: "backends_no_privilege_2.1.txt", where: "discover", sends: 0, kind: ErrAuth,
+		says: []string{"[dorisio:auth]", "db1.t1", "backend discovery", "code 401", "(SELECT) privilege", "information_schema"}, once: "(SELECT) privilege"},
 	// get_load_state.
 	{file: "state_visible_pr35904.txt", where: "state", sends: 1, gotState: StateVisible},
 	{file: "state_unknown_database.txt", where: "state", sends: 1, fails: true, says: []string{"unknown databases, dbName=db1"}},
@@ -317,6 +331,10 @@ func (tc playedCase) run(t *testing.T) {
 		}
 	})
 	fe := feRedirecting(t, be, func(w http.ResponseWriter, r *http.Request) {
+		if tc.where == "discover" && r.URL.Path == "/api/backends" {
+			g.playFor(w, be.URL)
+			return
+		}
 		if tc.where == "plan" && strings.HasSuffix(r.URL.Path, "/_query_plan") {
 			p.send(r)
 			g.play(w)
@@ -379,13 +397,16 @@ func (tc playedCase) run(t *testing.T) {
 	if tc.where == "fe" || tc.where == "fe-all" {
 		feURL = feFirst.URL
 	}
-	c, _ := newClient(t, []string{feURL}, func(c *Config) { c.Retry.LabelPollTimeout = time.Second })
+	c, _ := newClient(t, []string{feURL}, func(c *Config) {
+		c.Retry.LabelPollTimeout = time.Second
+		c.DiscoverBEs = tc.where == "discover"
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 
 	var err error
 	switch tc.where {
-	case "fe", "fe-all", "be":
+	case "fe", "fe-all", "be", "discover":
 		req := loadReq(goldenLabel, tc.twoPC, "1,a\n2,b\n")
 		req.LabelOwned = tc.owned
 		if tc.group {

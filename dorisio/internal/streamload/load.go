@@ -435,6 +435,12 @@ func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 		if ctx.Err() != nil {
 			return nil, stepDone, l.ctxErr(ctx.Err())
 		}
+		if errors.Is(err, ErrAuth) {
+			// The FE refused to list its BEs: asking again cannot help.
+			e := l.newErr(nil, loadResponse{}, ErrAuth, err)
+			e.next = "check Config.User and Config.Password; listing the BEs needs SELECT on information_schema (or list them in Config.BEs); nothing was loaded"
+			return nil, stepDone, e
+		}
 		return nil, stepRetry, l.newErr(nil, loadResponse{}, nil, err)
 	}
 	end := loadsOn.begin(base) // what the next pick spreads over (spread.go)
