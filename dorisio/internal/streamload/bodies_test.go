@@ -117,6 +117,8 @@ type playedCase struct {
 	fails    bool   // an error without a Kind
 	says     []string
 	once     string // said exactly once
+	log      string // the error log the BE serves at the answer's ErrorURL
+	refused  int    // Error.Refused entries read from it
 }
 
 // playedCases: every file of testdata/bodies, at least once.
@@ -161,6 +163,9 @@ var playedCases = []playedCase{
 		says: []string{"txn 2014", "Encountered unqualified data"}},
 	{file: "load_fail_data_quality_url_2.1.txt", where: "be", sends: 1, kind: ErrDataQuality,
 		says: []string{"too many filtered rows", "error_log_insert_stmt_c6461270125a615b"}},
+	{file: "load_fail_data_quality_log_2.1.txt", where: "be", twoPC: true, log: "errorlog_too_long_2.1.txt", sends: 1, kind: ErrDataQuality,
+		says: []string{"txn 30412", "too many filtered rows", "column_name[country]", "first 32 bytes of input str: [USA]"}, refused: 3},
+	{file: "errorlog_too_long_2.1.txt", where: "log"},
 	{file: "load_fail_txn_quota_2.0.txt", where: "be", twoPC: true, sends: 1, kind: ErrTxnQuota,
 		says: []string{"current running txns on db 805314 is 1000, larger than limit 1000", "max_running_txn_num_per_db"}},
 	{file: "load_group_commit_with_label_2.1.txt", where: "be", sends: 1, fails: true,
@@ -299,6 +304,9 @@ const goldenLabel = "golden_label_1"
 
 func (tc playedCase) run(t *testing.T) {
 	g := readGolden(t, tc.file)
+	if tc.where == "log" {
+		return // an error log, played by the load case that names it
+	}
 	var p playedServer
 	state := tc.state
 	if state == "" {
@@ -306,8 +314,11 @@ func (tc playedCase) run(t *testing.T) {
 	}
 	// The BE: the played answer first (where it is the BE's), then Doris'
 	// ordinary success.
+	var beURL string // the BE's own address, for recorded bodies that name it
 	be := server(t, func(w http.ResponseWriter, r *http.Request) {
 		switch {
+		case r.URL.Path == "/api/_load_error_log" && tc.log != "":
+			readGolden(t, tc.log).play(w)
 		case strings.HasSuffix(r.URL.Path, "/_stream_load_2pc"):
 			n := p.send(r)
 			if n == 1 && (tc.where == "commit" || tc.where == "abort") {
@@ -318,7 +329,7 @@ func (tc playedCase) run(t *testing.T) {
 		case strings.HasSuffix(r.URL.Path, "/_stream_load"):
 			n := p.send(r)
 			if n == 1 && tc.where == "be" {
-				g.play(w)
+				g.playFor(w, beURL)
 				return
 			}
 			if r.Header.Get("group_commit") != "" {
@@ -330,6 +341,7 @@ func (tc playedCase) run(t *testing.T) {
 			http.NotFound(w, r)
 		}
 	})
+	beURL = be.URL
 	fe := feRedirecting(t, be, func(w http.ResponseWriter, r *http.Request) {
 		if tc.where == "discover" && r.URL.Path == "/api/backends" {
 			g.playFor(w, be.URL)
@@ -461,8 +473,10 @@ func (tc playedCase) run(t *testing.T) {
 		}
 	}
 	record(err)
+	var e *Error
 	if err != nil {
 		t.Logf("error: %v", err)
+		errors.As(err, &e)
 	}
 
 	sends, asked, _ := p.counts()
@@ -482,10 +496,12 @@ func (tc playedCase) run(t *testing.T) {
 	case tc.kind != nil && !errors.Is(err, tc.kind):
 		t.Fatalf("error %q, want kind %v", err, tc.kind)
 	case tc.kind == nil:
-		var e *Error
-		if errors.As(err, &e) && e.Kind != nil {
+		if e != nil && e.Kind != nil {
 			t.Errorf("error %q has kind %v, want none", err, e.Kind)
 		}
+	}
+	if e != nil && len(e.Refused) != tc.refused {
+		t.Errorf("%d refused rows read from the error log, want %d: %+v", len(e.Refused), tc.refused, e.Refused)
 	}
 	if err != nil {
 		wantSays(t, err, tc.says...)
