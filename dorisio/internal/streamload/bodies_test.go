@@ -152,6 +152,8 @@ var playedCases = []playedCase{
 		says: []string{"txn 602531767123968", "already loaded"}},
 	{file: "load_label_exists_empty_status_cloud_3.0.txt", where: "be", owned: true, state: StateVisible, sends: 1, asked: true, settled: SettledCommitted},
 	{file: "load_label_exists_empty_status_cloud_3.0.txt", where: "be", owned: true, state: StateAborted, sends: 2, asked: true},
+	{file: "load_label_exists_prepared_cloud_3.0.txt", where: "be", twoPC: true, sends: 1, kind: ErrLabelExists,
+		says: []string{"txn 602531767124001", "abort txn 602531767124001"}},
 	// Fail answers.
 	{file: "load_fail_lock_timeout_2.1.txt", where: "be", state: StateAborted, sends: 2, asked: true},
 	{file: "load_fail_frontend_service_0.14.txt", where: "be", state: StateVisible, sends: 1, asked: true, settled: SettledCommitted},

@@ -574,7 +574,8 @@ func (l *loadCall) labelExists(ctx context.Context, resp *response, r loadRespon
 // existingJob is the ExistingJobStatus of a Label Already Exists answer,
 // read from its Message when the key is empty or missing: cloud mode
 // before 3.0.3 answers "" with "status=[TXN_STATUS_VISIBLE]" in the
-// Message; local mode from August 2024 adds "status [VISIBLE]." (§4).
+// Message (TXN_STATUS_PREPARED for PREPARE); local mode from August 2024
+// adds "status [VISIBLE]." (§4).
 // "" when neither says.
 func existingJob(r loadResponse) string {
 	if r.ExistingJobStatus != "" {
@@ -585,7 +586,7 @@ func existingJob(r loadResponse) string {
 		return ""
 	}
 	switch m[1] {
-	case StatePrepare:
+	case StatePrepare, "PREPARED": // cloud: TXN_STATUS_PREPARED
 		return jobRunning
 	case StatePrecommitted:
 		return jobPrecommitted
