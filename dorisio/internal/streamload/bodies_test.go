@@ -97,7 +97,7 @@ type playedCase struct {
 	// where: "fe" (the FE answers the load itself, in place of its 307),
 	// "be" (the BE answers the load), "commit"/"abort" (the BE answers the
 	// 2PC call), "state" (the FE answers get_load_state), "plan" (the FE
-	// answers _query_plan), "discover" (the FE answers /api/backends and
+	// answers _query_plan), "schema" (the FE answers _schema), "discover" (the FE answers /api/backends and
 	// the load goes to the BEs it lists; sends counts the BE's loads).
 	where string
 	twoPC bool
@@ -113,6 +113,7 @@ type playedCase struct {
 	already  bool   // Commit's alreadyDone
 	gotState string // LoadState's answer
 	tablets  string // QueryPlan's tablets, "id:routing,routing id:..."
+	columns  string // TableKeysType and TableColumns, "KEYS name:TYPE name:DECIMAL(p,s)"
 	kind     error  // nil: success
 	fails    bool   // an error without a Kind
 	says     []string
@@ -225,6 +226,10 @@ var playedCases = []playedCase{
 		says: []string{"db1.t1", "status \"1\"", "Unknown column 'nope'", "could not plan"}},
 	{file: "plan_bad_request_400.txt", where: "plan", sends: 1, fails: true, says: []string{"status \"400\"", "must consistent with sql"}},
 	{file: "plan_unknown_table.txt", where: "plan", sends: 1, fails: true, says: []string{"Unknown table 't1' in db1"}},
+	// _schema (column checks of Write and Read).
+	{file: "schema_unique_2.1.txt", where: "schema", sends: 2, columns: "UNIQUE_KEYS id:BIGINT name:VARCHAR amount:DECIMAL64(10,2)"},
+	{file: "schema_unknown_table.txt", where: "schema", sends: 1, fails: true, says: []string{"db1.t1", "Unknown table 't1' in db1"}},
+	{file: "schema_no_select.txt", where: "schema", sends: 1, kind: ErrAuth, says: []string{"db1.t1", "(SELECT) privilege(s) on table t1"}},
 	// /api/backends (Config.DiscoverBEs): loads go to the BEs listed alive.
 	{file: "backends_2.1.txt", where: "discover", sends: 1},
 	{file: "backends_one_dead_2.1.txt", where: "discover", sends: 1},
@@ -349,6 +354,11 @@ func (tc playedCase) run(t *testing.T) {
 			g.playFor(w, be.URL)
 			return
 		}
+		if tc.where == "schema" && strings.HasSuffix(r.URL.Path, "/_schema") {
+			p.send(r)
+			g.play(w)
+			return
+		}
 		if tc.where == "plan" && strings.HasSuffix(r.URL.Path, "/_query_plan") {
 			p.send(r)
 			g.play(w)
@@ -467,6 +477,23 @@ func (tc playedCase) run(t *testing.T) {
 		if err == nil && strings.Join(got, " ") != tc.tablets {
 			t.Errorf("tablets %q, want %q", strings.Join(got, " "), tc.tablets)
 		}
+	case "schema":
+		var keys string
+		var cols []Column
+		if keys, err = c.TableKeysType(ctx, "db1", "t1"); err == nil {
+			cols, err = c.TableColumns(ctx, "db1", "t1")
+		}
+		got := []string{keys}
+		for _, col := range cols {
+			s := col.Name + ":" + col.Type
+			if col.Precision > 0 {
+				s += fmt.Sprintf("(%d,%d)", col.Precision, col.Scale)
+			}
+			got = append(got, s)
+		}
+		if err == nil && strings.Join(got, " ") != tc.columns {
+			t.Errorf("schema %q, want %q", strings.Join(got, " "), tc.columns)
+		}
 	case "state":
 		var s string
 		s, err = c.LoadState(ctx, "db1", "golden")
@@ -485,7 +512,7 @@ func (tc playedCase) run(t *testing.T) {
 	if sends != tc.sends {
 		t.Errorf("%d requests reached the endpoint, want %d", sends, tc.sends)
 	}
-	if tc.where != "state" && tc.where != "plan" && (asked > 0) != tc.asked {
+	if tc.where != "state" && tc.where != "plan" && tc.where != "schema" && (asked > 0) != tc.asked {
 		t.Errorf("label state asked %d times, want asked=%v", asked, tc.asked)
 	}
 	switch {
