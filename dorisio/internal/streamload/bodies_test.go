@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -120,6 +121,7 @@ type playedCase struct {
 	once     string // said exactly once
 	log      string // the error log the BE serves at the answer's ErrorURL
 	refused  int    // Error.Refused entries read from it
+	warns    string // logged as a warning
 }
 
 // playedCases: every file of testdata/bodies, at least once.
@@ -130,7 +132,8 @@ var playedCases = []playedCase{
 	{file: "load_publish_timeout_2.1.txt", where: "be", sends: 1, txn: 5120},
 	// A two-phase load answered TwoPhaseCommit "false" was committed at
 	// once (the header dropped on the way): the rows are in, nothing to commit.
-	{file: "load_success_not_two_phase_2.1.txt", where: "be", twoPC: true, sends: 1, txn: 2064, settled: SettledCommitted},
+	{file: "load_success_not_two_phase_2.1.txt", where: "be", twoPC: true, sends: 1, txn: 2064, settled: SettledCommitted,
+		warns: "committed at once: the BE did not get the two_phase_commit header"},
 	{file: "load_success_not_two_phase_2.1.txt", where: "be", sends: 1, txn: 2064},
 	{file: "load_group_commit_success_2.1.txt", where: "be", group: true, sends: 1, txn: 7009},
 	{file: "load_group_commit_no_wal_space_2.1.txt", where: "be", group: true, sends: 2},
@@ -421,7 +424,9 @@ func (tc playedCase) run(t *testing.T) {
 	if tc.where == "fe" || tc.where == "fe-all" {
 		feURL = feFirst.URL
 	}
+	var logged lockedBuffer
 	c, _ := newClient(t, []string{feURL}, func(c *Config) {
+		c.Logger = suiteSlogTo(&logged)
 		c.Retry.LabelPollTimeout = time.Second
 		c.DiscoverBEs = tc.where == "discover"
 	})
@@ -508,6 +513,11 @@ func (tc playedCase) run(t *testing.T) {
 		errors.As(err, &e)
 	}
 
+	if tc.warns != "" && !slices.ContainsFunc(strings.Split(logged.String(), "\n"), func(l string) bool {
+		return strings.Contains(l, "level=WARN") && strings.Contains(l, tc.warns)
+	}) {
+		t.Errorf("log lacks the warning %q:\n%s", tc.warns, logged.String())
+	}
 	sends, asked, _ := p.counts()
 	if sends != tc.sends {
 		t.Errorf("%d requests reached the endpoint, want %d", sends, tc.sends)
