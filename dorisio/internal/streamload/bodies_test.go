@@ -95,7 +95,8 @@ func (g golden) playFor(w http.ResponseWriter, be string) {
 // the user must see.
 type playedCase struct {
 	file string
-	// where: "fe" (the FE answers the load itself, in place of its 307),
+	// where: "fe" (the FE answers the load itself, in place of its 307;
+	// "fe-commit" the commit),
 	// "be" (the BE answers the load), "commit"/"abort" (the BE answers the
 	// 2PC call), "state" (the FE answers get_load_state), "plan" (the FE
 	// answers _query_plan), "schema" (the FE answers _schema), "discover" (the FE answers /api/backends and
@@ -202,7 +203,13 @@ var playedCases = []playedCase{
 		once: "401 Authorization Required</h1>"},
 	{file: "fe_web_ui_index.txt", where: "fe-all", sends: 1, asked: true, kind: ErrOutcomeUnknown,
 		says: []string{"db1.t1", "golden_label_1", "not a Doris", "point Config.FEs at Doris FE HTTP ports"}, once: "<title>Apache Doris</title>"},
+	{file: "fe_internal_error_500.txt", where: "fe", sends: 2},
 	// 2PC answers.
+	{file: "fe_2pc_no_txn_id_or_label.txt", where: "fe-commit", sends: 1, fails: true,
+		says: []string{"txn 243259", "No transaction id or label selected", "underscores_in_headers", "the txn is unchanged"}},
+	{file: "fe_2pc_no_operation.txt", where: "fe-commit", sends: 1, fails: true,
+		says: []string{"No transaction operation('commit' or 'abort') selected", "underscores_in_headers"}},
+	{file: "fe_2pc_no_backend_2.1.txt", where: "fe-commit", sends: 2},
 	{file: "2pc_commit_success_2.1.txt", where: "commit", sends: 1},
 	{file: "2pc_commit_label_success_2.1.txt", where: "commit", sends: 1},
 	{file: "2pc_commit_already_visible_2.1.txt", where: "commit", sends: 1, already: true},
@@ -395,7 +402,8 @@ func (tc playedCase) run(t *testing.T) {
 			g.play(w)
 			return
 		}
-		if r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/_stream_load") {
+		if r.Method == http.MethodPut && (strings.HasSuffix(r.URL.Path, "/_stream_load") && tc.where == "fe" ||
+			strings.HasSuffix(r.URL.Path, "/_stream_load_2pc") && tc.where == "fe-commit") {
 			p.mu.Lock()
 			first := p.sends == 0
 			p.mu.Unlock()
@@ -421,7 +429,7 @@ func (tc playedCase) run(t *testing.T) {
 		io.Copy(w, resp.Body)
 	})
 	feURL := fe.URL
-	if tc.where == "fe" || tc.where == "fe-all" {
+	if tc.where == "fe" || tc.where == "fe-all" || tc.where == "fe-commit" {
 		feURL = feFirst.URL
 	}
 	var logged lockedBuffer
@@ -464,7 +472,7 @@ func (tc playedCase) run(t *testing.T) {
 				t.Errorf("send %d carried label %q, want %q on every send", i+1, l, want)
 			}
 		}
-	case "commit":
+	case "commit", "fe-commit":
 		var already bool
 		already, err = c.Commit(ctx, "db1", 243259, "golden")
 		if err == nil && already != tc.already {

@@ -277,10 +277,11 @@ var answers = []answer{
 		verdict{act: actResolve, txn: tpcNotFound, reason: "the txn is not found"}},
 	// fatal: the load is still running, nothing to commit yet (§5.2).
 	{on2PC, feSays("is prepare, not pre-committed"), verdict{act: actFatal, txn: tpcPrepare, reason: "the txn is still loading (PREPARE)"}},
-	// fatal: the BE's own checks of the txn_operation and txn_id headers
-	// (§1.4), which this client always sends right: something in between
-	// dropped them.
-	{on2PC, feSays("transaction operation should be 'commit' or 'abort'", "convert txn_id ["), verdict{act: actFatal, txn: tpcHeaderLost,
+	// fatal: the FE's and the BE's own checks of the txn_operation and
+	// txn_id headers (§1.4), which this client always sends right:
+	// something in between dropped them.
+	{on2PC, feSays("transaction operation should be 'commit' or 'abort'", "convert txn_id [", "No transaction id or label selected",
+		"No transaction operation('commit' or 'abort') selected"), verdict{act: actFatal, txn: tpcHeaderLost,
 		reason: "the BE did not get the txn_operation or txn_id header this client sent"}},
 	// fatal: credentials or LOAD privilege (§2).
 	{on2PC, feSays("Access denied", "NOT_AUTHORIZED", "no valid Basic authorization"), verdict{act: actFatal, kind: ErrAuth, txn: tpcAuth, reason: "credentials or privileges refused"}},
