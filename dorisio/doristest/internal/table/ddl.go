@@ -455,6 +455,11 @@ func checkDistribution(s *Schema, c *createClauses, strict bool) error {
 			if j < 0 {
 				return dorisErr("column %s is not found in distribution desc", d)
 			}
+			if !s.Columns[j].Key && s.Keys != DupKeys {
+				// A UNIQUE or AGGREGATE table merges the rows of a key, so
+				// they must land in one bucket.
+				return dorisErr("Distribution column[%s] is not key column", d)
+			}
 			s.DistributedBy[i] = s.Columns[j].Name
 		}
 		return nil

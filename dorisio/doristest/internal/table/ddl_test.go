@@ -295,6 +295,8 @@ func TestParseDDLErrors(t *testing.T) {
 		{"REPLACE_IF_NOT_NULL needs a nullable column", "d.t(a INT, b INT NOT NULL REPLACE_IF_NOT_NULL) AGGREGATE KEY(a) DISTRIBUTED BY HASH(a)", "REPLACE_IF_NOT_NULL column must be nullable, maybe should use REPLACE, column:b"},
 		{"a unique table distributed at random is refused", "d.t(a INT, b INT) UNIQUE KEY(a) DISTRIBUTED BY RANDOM", "Create unique keys table should not contain random distribution desc"},
 		{"an unknown distribution column is named", "d.t(a INT, b INT) DISTRIBUTED BY HASH(c) BUCKETS 3", "column c is not found in distribution desc"},
+		{"a unique table hashed by a value column is refused", "d.t(a INT, b INT) UNIQUE KEY(a) DISTRIBUTED BY HASH(b) BUCKETS 3", "Distribution column[b] is not key column"},
+		{"an aggregate table hashed by a value column is refused", "d.t(a INT, b INT SUM) AGGREGATE KEY(a) DISTRIBUTED BY HASH(a, b)", "Distribution column[b] is not key column"},
 		{"a distribution column listed twice is refused", "d.t(a INT, b INT) DISTRIBUTED BY HASH(a, a)", "Duplicate key in distribution desc is not allowed"},
 		{"a sequence column on a duplicate table is refused", `d.t(a INT, b INT) PROPERTIES ("function_column.sequence_col" = "b")`, "sequence column only support UNIQUE_KEYS"},
 		{"an unknown sequence column is named", `d.t(a INT, b INT) UNIQUE KEY(a) PROPERTIES ("function_column.sequence_col" = "c")`, "The specified sequence column[c] not exists"},
