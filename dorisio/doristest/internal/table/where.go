@@ -13,7 +13,7 @@ import (
 //	term  := col | col % n      (n: a whole number; col an integer column)
 //	op    := = | == | != | <> | < | <= | > | >=
 //
-// Literals are numbers or quoted strings ('x' or "x"), converted to the column type;
+// Literals are numbers or quoted strings ('x' or "x", unquote), converted to the column type;
 // comparisons with NULL are unknown (SQL three-valued logic) and unknown rows do not match.
 type expr struct {
 	op          string // "or", "and", "not", "cmp", "isnull", "notnull"
@@ -133,7 +133,8 @@ func (p *exprParser) fail(format string, args ...any) *HeaderError {
 		append([]any{p.header, p.src}, args...)...)
 }
 
-// lex splits the condition into tokens; quoted strings keep their quotes.
+// lex splits the condition into tokens; a quoted string is its value
+// (unquote) between its quotes.
 func (p *exprParser) lex() error {
 	s := p.src
 	for i := 0; i < len(s); {
@@ -142,15 +143,12 @@ func (p *exprParser) lex() error {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			i++
 		case c == '\'' || c == '"':
-			j := i + 1
-			for j < len(s) && s[j] != c {
-				j++
-			}
-			if j >= len(s) {
+			lit, n, ok := unquote(s[i:])
+			if !ok {
 				return p.fail("unterminated string")
 			}
-			p.toks = append(p.toks, s[i:j+1])
-			i = j + 1
+			p.toks = append(p.toks, string(c)+lit+string(c))
+			i += n
 		case strings.ContainsRune("()%", rune(c)):
 			p.toks = append(p.toks, s[i:i+1])
 			i++
@@ -178,6 +176,50 @@ func (p *exprParser) lex() error {
 		}
 	}
 	return nil
+}
+
+// unquote reads the string literal that s starts with, as Doris' lexer
+// (STRING_LITERAL) and its unescaping do: inside, the quote doubled or any
+// character after a backslash is that character, except the MySQL escapes
+// \0 \b \n \r \t \Z, and \% and \_, which keep their backslash (LIKE
+// patterns). It returns the literal's value and length; ok is false when
+// it is not closed.
+func unquote(s string) (lit string, n int, ok bool) {
+	q := s[0]
+	var b strings.Builder
+	for j := 1; j < len(s); j++ {
+		switch c := s[j]; {
+		case c == '\\' && j+1 < len(s):
+			j++
+			switch e := s[j]; e {
+			case '0':
+				b.WriteByte(0)
+			case 'b':
+				b.WriteByte('\b')
+			case 'n':
+				b.WriteByte('\n')
+			case 'r':
+				b.WriteByte('\r')
+			case 't':
+				b.WriteByte('\t')
+			case 'Z':
+				b.WriteByte(0x1a)
+			case '%', '_':
+				b.WriteByte('\\')
+				b.WriteByte(e)
+			default:
+				b.WriteByte(e)
+			}
+		case c == q && j+1 < len(s) && s[j+1] == q:
+			b.WriteByte(q)
+			j++
+		case c == q:
+			return b.String(), j + 1, true
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", 0, false
 }
 
 func (p *exprParser) peekWord(w string) bool {
