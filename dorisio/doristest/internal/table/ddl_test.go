@@ -308,6 +308,8 @@ func TestParseDDLErrors(t *testing.T) {
 		{"two AUTO_INCREMENT columns are refused", "d.t(a BIGINT NOT NULL AUTO_INCREMENT, b BIGINT NOT NULL AUTO_INCREMENT)", "there can be at most one auto increment column in OlapTable."},
 		{"a NULL default on a NOT NULL column is refused", "d.t(a INT, b INT NOT NULL DEFAULT NULL)", "Can not set null default value to non nullable column: b"},
 		{"a default that is no value of the type is refused", `d.t(a INT, b INT DEFAULT "x")`, "Invalid default value for 'b'"},
+		{"CURRENT_TIMESTAMP is a DATETIME's default only", "d.t(a INT, b DATE DEFAULT CURRENT_TIMESTAMP)", "Types other than DATETIME and DATETIMEV2 cannot use current_timestamp as the default value"},
+		{"CURRENT_DATE is a DATE's default only", "d.t(a INT, b DATETIME DEFAULT CURRENT_DATE)", "Types other than DATE and DATEV2 cannot use current_date as the default value"},
 		{"a column named like a hidden column is refused", "d.t(a INT, __DORIS_X INT)", "Disable to create table column with name start with __DORIS_: __DORIS_X"},
 		{"a clause given twice is refused", "d.t(a INT) COMMENT 'x' COMMENT 'y'", "COMMENT given twice"},
 		{"HLL columns are refused clearly", "d.t(a INT, h HLL HLL_UNION) AGGREGATE KEY(a)", "doristest does not support type HLL"},
