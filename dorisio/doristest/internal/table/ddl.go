@@ -460,6 +460,9 @@ func checkDistribution(s *Schema, c *createClauses, strict bool) error {
 				// they must land in one bucket.
 				return dorisErr("Distribution column[%s] is not key column", d)
 			}
+			if k := s.Columns[j].Type.Kind; k == Float || k == Double {
+				return dorisErr("Floating point type column can not be distribution column")
+			}
 			s.DistributedBy[i] = s.Columns[j].Name
 		}
 		return nil

@@ -297,6 +297,7 @@ func TestParseDDLErrors(t *testing.T) {
 		{"an unknown distribution column is named", "d.t(a INT, b INT) DISTRIBUTED BY HASH(c) BUCKETS 3", "column c is not found in distribution desc"},
 		{"a unique table hashed by a value column is refused", "d.t(a INT, b INT) UNIQUE KEY(a) DISTRIBUTED BY HASH(b) BUCKETS 3", "Distribution column[b] is not key column"},
 		{"an aggregate table hashed by a value column is refused", "d.t(a INT, b INT SUM) AGGREGATE KEY(a) DISTRIBUTED BY HASH(a, b)", "Distribution column[b] is not key column"},
+		{"a FLOAT distribution column is refused", "d.t(a INT, b FLOAT) DISTRIBUTED BY HASH(b) BUCKETS 3", "Floating point type column can not be distribution column"},
 		{"a distribution column listed twice is refused", "d.t(a INT, b INT) DISTRIBUTED BY HASH(a, a)", "Duplicate key in distribution desc is not allowed"},
 		{"a sequence column on a duplicate table is refused", `d.t(a INT, b INT) PROPERTIES ("function_column.sequence_col" = "b")`, "sequence column only support UNIQUE_KEYS"},
 		{"an unknown sequence column is named", `d.t(a INT, b INT) UNIQUE KEY(a) PROPERTIES ("function_column.sequence_col" = "c")`, "The specified sequence column[c] not exists"},
