@@ -277,6 +277,11 @@ func newTableDDL(e *Struct, spec *TableSpec) (*tableDDL, error) {
 				return nil, fmt.Errorf("TableSpec.DistributedBy: column %q is not a key column (TableSpec.Keys: %v); Doris refuses it in a %s table: Distribution column[%s] is not key column",
 					h, keys, spec.Model, h)
 			}
+			for _, c := range d.cols {
+				if t := strings.ToUpper(c.typ); c.field == fe && (t == "FLOAT" || t == "DOUBLE") {
+					return nil, fmt.Errorf("TableSpec.DistributedBy: column %q would be %s; Doris refuses it: Floating point type column can not be distribution column", h, c.typ)
+				}
+			}
 		}
 	}
 	return d, nil
