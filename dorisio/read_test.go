@@ -478,6 +478,7 @@ func TestReadRefusesAnInvalidQueryOrTypeAtConstruction(t *testing.T) {
 		{cfg, Query{Limit: -2}, reflect.TypeOf(idOnly{}), nil, "Query.Limit -2: must be >= 0"},
 		{cfg, Query{Columns: []string{"id", "ID"}}, reflect.TypeOf(idOnly{}), nil, `Query.Columns: "ID" twice`},
 		{cfg, Query{Where: "1=1; DROP TABLE ids"}, reflect.TypeOf(idOnly{}), nil, "one predicate, without ';'"},
+		{cfg, Query{Where: `name = 'it\'s;' /* ; */; DROP TABLE ids`}, reflect.TypeOf(idOnly{}), nil, "one predicate, without ';'"},
 		{cfg, Query{}, reflect.TypeOf(&idOnly{}), nil, "want a struct type (not a pointer to one)"},
 		{cfg, Query{}, nil, nil, "nil element type"},
 		{cfg, Query{}, reflect.TypeOf(chanField{}), nil, "field chanField.C: no Doris column fills a chan int"},
@@ -561,4 +562,16 @@ func TestAWhereEndingInACommentKeepsTheLimit(t *testing.T) {
 	if len(got) != 7 {
 		t.Errorf("%d rows, want 7", len(got))
 	}
+}
+
+// A ';' or a quote inside a string literal is the value's: only a ';'
+// between statements is refused.
+func TestAWhereLiteralMayHoldASemicolonOrAQuote(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(idsDDL, "ids")))
+	mustWrite(t, srv, "ids", []idOnly{{1, "a;b"}, {2, "it's"}, {3, "x"}})
+	got, _, err := readAll(t, configFor(srv, "ids"), Query{Where: `name = 'a;b' OR name = 'it''s' OR name = "x;"`}, reflect.TypeOf(idOnly{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSameRows(t, got, []idOnly{{1, "a;b"}, {2, "it's"}})
 }
