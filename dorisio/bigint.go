@@ -19,16 +19,8 @@ import (
 // wherever its element is coded.
 func init() {
 	beam.RegisterSchemaProvider(reflect.TypeOf(big.Int{}), bigSchema{
-		rep: reflect.TypeOf(bigIntRow{}),
-		encode: func(v any) (string, bool) {
-			switch n := v.(type) {
-			case big.Int:
-				return n.String(), true
-			case *big.Int:
-				return n.String(), true
-			}
-			return "", false
-		},
+		rep:    reflect.TypeOf(bigIntRow{}),
+		encode: func(v any) (string, bool) { return textOf(v, (*big.Int).String) },
 		decode: func(text string) (any, error) {
 			var n big.Int
 			if _, ok := n.SetString(text, 10); !ok {
@@ -38,16 +30,8 @@ func init() {
 		},
 	})
 	beam.RegisterSchemaProvider(reflect.TypeOf(big.Rat{}), bigSchema{
-		rep: reflect.TypeOf(bigRatRow{}),
-		encode: func(v any) (string, bool) {
-			switch r := v.(type) {
-			case big.Rat:
-				return r.RatString(), true
-			case *big.Rat:
-				return r.RatString(), true
-			}
-			return "", false
-		},
+		rep:    reflect.TypeOf(bigRatRow{}),
+		encode: func(v any) (string, bool) { return textOf(v, (*big.Rat).RatString) },
 		decode: func(text string) (any, error) {
 			var r big.Rat
 			if _, ok := r.SetString(text); !ok {
@@ -59,17 +43,10 @@ func init() {
 	beam.RegisterSchemaProvider(reflect.TypeOf(big.Float{}), bigSchema{
 		rep: reflect.TypeOf(bigFloatRow{}),
 		encode: func(v any) (string, bool) {
-			var f *big.Float
-			switch x := v.(type) {
-			case big.Float:
-				f = &x
-			case *big.Float:
-				f = x
-			default:
-				return "", false
-			}
-			b, err := f.GobEncode() // never fails: it only formats
-			return string(b), err == nil
+			return textOf(v, func(f *big.Float) string {
+				b, _ := f.GobEncode() // never fails: it only formats
+				return string(b)
+			})
 		},
 		decode: func(text string) (any, error) {
 			var f big.Float
@@ -79,6 +56,17 @@ func init() {
 			return f, nil
 		},
 	})
+}
+
+// textOf is text of v, a T or a *T; false for any other type.
+func textOf[T any](v any, text func(*T) string) (string, bool) {
+	switch x := v.(type) {
+	case T:
+		return text(&x), true
+	case *T:
+		return text(x), true
+	}
+	return "", false
 }
 
 // bigSchema codes one of math/big's types as a row of one field, its text

@@ -10,6 +10,7 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/tally"
 )
 
 // OpenLoad is a two-phase load that a Write precommitted and whose commit
@@ -174,4 +175,19 @@ func CommittedLoads(p *beam.Pipeline) []CommittedTable {
 		out = append(out, CommittedTable(t))
 	}
 	return out
+}
+
+// ProcessCounters returns the counters of the Writes and Reads of
+// pipeline p (namespace "dorisio": rows, loads, already_loaded_rows,
+// rows:<db.table>, read_rows, ..., docs/guide.md's Metrics) as this
+// process's workers counted them:
+// with prism and the direct runner, every worker's; with Dataflow or
+// Flink, none (an empty map). Prism (Beam v2.77) can lose a bundle's part
+// of a counter that two bundles report for the first time at once (its
+// metrics store keeps one payload per counter id it does not know yet),
+// so its metrics may count fewer rows and loads than were committed; these
+// cannot. A launcher that checks its counts reads, per name, the larger
+// of this and the runner's metric (pipelines/load does).
+func ProcessCounters(p *beam.Pipeline) map[string]int64 {
+	return tally.Of(sink.PipelineRunID(p.Root()))
 }

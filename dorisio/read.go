@@ -8,6 +8,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/flightread"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 )
 
 // Query says what Read selects from Config.Table.
@@ -85,6 +86,7 @@ func Read(s beam.Scope, cfg Config, q Query, t reflect.Type, opts ...ReadOption)
 	if err != nil {
 		panic("dorisio.Read: " + err.Error())
 	}
+	r.RunID = sink.PipelineRunID(s) // its counters' tally (ProcessCounters)
 	return flightread.Expand(s, r)
 }
 

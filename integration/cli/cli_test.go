@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -329,13 +330,14 @@ func TestAFailedJobIsPrintedOnceAndTheRunnersDetailOnlyWithV(t *testing.T) {
 	}
 	got := lines(r.stderr)
 	label := regexp.MustCompile(`label "[^"]+"`).FindString(r.stderr)
-	if len(got) != 2 || label == "" ||
-		!strings.HasPrefix(got[0], `load: the job failed: [dorisio:auth] doris load demo.events_0 `+label+`: `) ||
-		got[1] != "load: run again with -v for the runner's log and its full error (plan, stack)" {
+	if len(got) != 3 || label == "" ||
+		got[0] != "load: no load was committed; once the cause below is fixed: run the same command again" ||
+		!strings.HasPrefix(got[1], `load: the job failed: [dorisio:auth] doris load demo.events_0 `+label+`: `) ||
+		got[2] != "load: run again with -v for the runner's log and its full error (plan, stack)" {
 		t.Fatalf("stderr:\n%s", r.stderr)
 	}
-	if !strings.Contains(got[0], `Access denied for user 'loader@127.0.0.1' (using password: YES)`) {
-		t.Errorf("Doris' own words are not quoted: %s", got[0])
+	if !strings.Contains(got[1], `Access denied for user 'loader@127.0.0.1' (using password: YES)`) {
+		t.Errorf("Doris' own words are not quoted: %s", got[1])
 	}
 	if n := strings.Count(r.stderr, "doris load demo.events_0 "+label); n != 1 {
 		t.Errorf("the failure is printed %d times", n)
@@ -395,6 +397,21 @@ func TestAJobOverTheQuotaNamesTheFlagsOfItsRemedies(t *testing.T) {
 		if strings.Contains(r.stderr, goName) {
 			t.Errorf("the failure names %s, not its flag:\n%s", goName, r.stderr)
 		}
+	}
+	// What the failed job committed stays: it is said, with what a re-run
+	// does with it (it prints no summary).
+	var inTables int64
+	for i := 0; i < 40; i++ {
+		inTables += count(t, dl.URL, "events_"+strconv.Itoa(i))
+	}
+	said := regexp.MustCompile(`load: (\d+) loads of (\d+) rows committed before the failure stay in the tables`).FindStringSubmatch(r.stderr)
+	switch {
+	case inTables == 0 && !strings.Contains(r.stderr, "load: no load was committed; once the cause below is fixed: run the same command again"):
+		t.Errorf("the tables hold no row; stderr does not say so:\n%s", r.stderr)
+	case inTables > 0 && (said == nil || said[2] != strconv.FormatInt(inTables, 10)):
+		t.Errorf("the tables hold %d rows; stderr says %q:\n%s", inTables, said, r.stderr)
+	case inTables > 0 && !strings.Contains(r.stderr, fmt.Sprintf("a re-run cannot resume this job: it generates and loads every row again, the %d committed ones included", inTables)):
+		t.Errorf("the re-run advice does not say it loads the %d committed rows again:\n%s", inTables, r.stderr)
 	}
 }
 

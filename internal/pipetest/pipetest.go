@@ -116,6 +116,14 @@ const Timeout = 2 * time.Minute
 // the pipeline has not finished within timeout.
 func Run(t *testing.T, timeout time.Duration, ns string, build func(s beam.Scope)) (metrics.QueryResults, error) {
 	t.Helper()
+	_, q, err := RunPipeline(t, timeout, ns, build)
+	return q, err
+}
+
+// RunPipeline is Run that returns the pipeline too (for what dorisio
+// says of a pipeline after its run, dorisio.ProcessCounters).
+func RunPipeline(t *testing.T, timeout time.Duration, ns string, build func(s beam.Scope)) (*beam.Pipeline, metrics.QueryResults, error) {
+	t.Helper()
 	p, s := beam.NewPipelineWithRoot()
 	build(s)
 	type result struct {
@@ -133,10 +141,10 @@ func Run(t *testing.T, timeout time.Duration, ns string, build func(s beam.Scope
 	}()
 	select {
 	case r := <-done:
-		return r.res, r.err
+		return p, r.res, r.err
 	case <-time.After(timeout):
 		t.Fatalf("pipeline did not finish within %v", timeout)
-		return metrics.QueryResults{}, nil
+		return p, metrics.QueryResults{}, nil
 	}
 }
 

@@ -137,17 +137,17 @@ func run(ctx context.Context, o *options, out io.Writer) error {
 		return err
 	}
 	elapsed := time.Since(start)
-	read, splits := counter(res, "read_rows"), counter(res, "read_splits")
+	read, splits := res["read_rows"], res["read_splits"]
 	fmt.Fprintf(out, "copied %d rows of %s.%s in %d splits into %s.%s in %.2fs: %.0f rows/s, %d loads (%d already committed by an earlier run)\n",
 		read, o.db, o.from, splits, o.db, o.to, elapsed.Seconds(), float64(read)/elapsed.Seconds(),
-		counter(res, "loads"), counter(res, "already_committed"))
+		res["loads"], res["already_committed"])
 	after, err := count(ctx, cfg, o.to)
 	if err != nil {
 		return err
 	}
 	// A re-run after a stopped or failed copy finds the loads the earlier
 	// run committed (already_loaded_rows) and loads only the rest.
-	earlier := counter(res, "already_loaded_rows")
+	earlier := res["already_loaded_rows"]
 	switch grew := after - before; {
 	case grew == read:
 		fmt.Fprintf(out, "verification: %s.%s grew by %d rows, the rows read, each once\n", o.db, o.to, read)
@@ -174,7 +174,7 @@ func prefix(o *options) string {
 // copyTable runs the copy: Read the source as records, reshape them, Write
 // them as JSON lines under a stable label prefix (grouped delivery: a
 // re-run finds every load and loads nothing twice).
-func copyTable(ctx context.Context, cfg dorisio.Config, o *options) (metrics.QueryResults, error) {
+func copyTable(ctx context.Context, cfg dorisio.Config, o *options) (map[string]int64, error) {
 	q := dorisio.Query{Where: o.where, TabletsPerSplit: o.tabletsPerSplit}
 	if o.columns != "" {
 		q.Columns = strings.Split(o.columns, ",")
@@ -190,7 +190,7 @@ func copyTable(ctx context.Context, cfg dorisio.Config, o *options) (metrics.Que
 		return dorisio.Write(s, dst, lines, dorisio.WithFormat(dorisio.JSON))
 	})
 	if err != nil {
-		return metrics.QueryResults{}, err
+		return nil, err
 	}
 	return runJob(ctx, p)
 }
@@ -271,7 +271,7 @@ func count(ctx context.Context, cfg dorisio.Config, table string) (int64, error)
 		return 0, err
 	}
 	res, err := runJob(ctx, p)
-	return counter(res, "read_rows"), err
+	return res["read_rows"], err
 }
 
 func countRows(context.Context, dorisio.Record) {}
@@ -288,26 +288,29 @@ func build(f func() beam.PCollection) (col beam.PCollection, err error) {
 }
 
 // runJob runs p on the runner of --runner (prism by default) and returns
-// dorisio's metrics.
-func runJob(ctx context.Context, p *beam.Pipeline) (metrics.QueryResults, error) {
+// dorisio's counters by name: per name the larger of the runner's metric
+// and what this process's workers counted (dorisio.ProcessCounters), as
+// prism can lose a bundle's part of a metric.
+func runJob(ctx context.Context, p *beam.Pipeline) (map[string]int64, error) {
 	pr, err := beamx.RunWithMetrics(ctx, p)
 	if err != nil {
-		return metrics.QueryResults{}, &jobFailed{err}
+		return nil, &jobFailed{err}
 	}
 	if pr == nil {
-		return metrics.QueryResults{}, errors.New("the runner returned no metrics")
+		return nil, errors.New("the runner returned no metrics")
 	}
-	return pr.Metrics().Query(func(r metrics.SingleResult) bool { return r.Namespace() == "dorisio" }), nil
-}
-
-func counter(q metrics.QueryResults, name string) int64 {
-	var n int64
-	for _, c := range q.Counters() {
-		if c.Name() == name {
-			n += c.Result()
-		}
+	c := dorisio.ProcessCounters(p)
+	if c == nil {
+		c = map[string]int64{}
 	}
-	return n
+	runner := map[string]int64{}
+	for _, r := range pr.Metrics().Query(func(r metrics.SingleResult) bool { return r.Namespace() == "dorisio" }).Counters() {
+		runner[r.Name()] += r.Result()
+	}
+	for name, v := range runner {
+		c[name] = max(c[name], v)
+	}
+	return c, nil
 }
 
 // sameRows checks, on the embedded server, that the target holds exactly

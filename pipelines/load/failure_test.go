@@ -2,8 +2,10 @@ package main
 
 import (
 	"flag"
+	"net"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A job's error names the options it advises by the flags that set them,
@@ -62,5 +64,28 @@ func TestAnExpandedInputGlobIsToldToBeQuoted(t *testing.T) {
 	}
 	if got, _ := runArgs(t, "--rows", "10", "extra"); strings.Contains(got, "quote") {
 		t.Errorf("an argument without --input is no expanded glob:\n%s", got)
+	}
+}
+
+// An --fe nothing listens on fails before the job, in one line naming it
+// and the port to give: the job itself retried each load five times,
+// about 12 s and 8 warnings, before saying the same.
+func TestAnFEThatCannotBeConnectedToFailsAtOnceNamingIt(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fe := "http://" + l.Addr().String()
+	l.Close()
+	o := defaultTestOptions()
+	o.fe = fe
+	start := time.Now()
+	err = runWithin(t, o)
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("took %v to fail, want at once", took)
+	}
+	if err == nil || !strings.Contains(err.Error(), "no FE of --fe can be connected to ("+fe+": connect: connection refused)") ||
+		!strings.Contains(err.Error(), "8030 by default; not its MySQL port 9030") {
+		t.Errorf("err %v: want the FE named, why, and the port to give", err)
 	}
 }

@@ -171,14 +171,18 @@ func (l openLeft) says() string {
 }
 
 // print says on w, after a failed job, what abortOpen aborted and what it
-// could not.
-func (l openLeft) print(w io.Writer) {
+// could not, what the job committed and what a re-run of o does with it:
+// a failed job prints no summary, and a re-run that loads the committed
+// rows again must not be left to a guess.
+func (l openLeft) print(w io.Writer, o *options) {
 	if n := len(l.settled); n > 0 {
 		fmt.Fprintf(w, "%s: the job failed: %s\n", progName, strings.TrimPrefix(l.says(), "the loads in flight were stopped and "))
 	}
 	if l.err != nil {
 		fmt.Fprintf(w, "%s: %s\n", progName, dorisio.ErrorMessage(l.err))
 	}
+	loaded, rows := committedSays(l.committed, "the failure")
+	fmt.Fprintf(w, "%s: %s; once the cause below is fixed: %s\n", progName, loaded, strings.TrimPrefix(resumeAdvice(o, rows), "nothing was committed: "))
 }
 
 // printInterrupted says on w what an interrupted job loaded, that its
@@ -186,7 +190,7 @@ func (l openLeft) print(w io.Writer) {
 // what finished bundles left (or, in dorisio's words, what could not be
 // aborted), and how to resume.
 func printInterrupted(w io.Writer, err error, o *options, files fileprogress.Progress, left openLeft) {
-	loaded, rows := committedSays(left.committed)
+	loaded, rows := committedSays(left.committed, "the interruption")
 	if o.input != "" {
 		p := progressSince(files)
 		loaded = fmt.Sprintf("%d records in %d ranges loaded (%d of them found loaded by an earlier run), of %d files listed", p.LoadedRecords, p.Loads, p.AlreadyLoadedRecords, p.Files)
@@ -203,8 +207,9 @@ func printInterrupted(w io.Writer, err error, o *options, files fileprogress.Pro
 	fmt.Fprintf(w, "%s: to resume: %s\n", progName, resumeAdvice(o, rows))
 }
 
-// committedSays is what a stopped job committed, per table, and its rows.
-func committedSays(ts []dorisio.CommittedTable) (string, int64) {
+// committedSays is what a job stopped by what (the interruption, the
+// failure) committed, per table, and its rows.
+func committedSays(ts []dorisio.CommittedTable, what string) (string, int64) {
 	var loads, rows int64
 	var per []string
 	for _, t := range ts {
@@ -215,5 +220,5 @@ func committedSays(ts []dorisio.CommittedTable) (string, int64) {
 	if loads == 0 {
 		return "no load was committed", 0
 	}
-	return fmt.Sprintf("%d loads of %d rows committed before the interruption stay in the tables (%s)", loads, rows, strings.Join(per, "; ")), rows
+	return fmt.Sprintf("%d loads of %d rows committed before %s stay in the tables (%s)", loads, rows, what, strings.Join(per, "; ")), rows
 }

@@ -16,7 +16,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/dorisbeam/dorisbeam/dorisio"
 )
@@ -121,22 +120,26 @@ func (c refusedCount) says() string {
 	return note
 }
 
-// refusedCounts reads the per-table filtered and rejected counters.
-func refusedCounts(pr beam.PipelineResult) map[string]refusedCount {
+// refusedCounts reads the per-table filtered and rejected counters of c
+// (jobCounters).
+func refusedCounts(c map[string]int64) map[string]refusedCount {
 	out := map[string]refusedCount{}
-	q := pr.Metrics().Query(func(r metrics.SingleResult) bool { return r.Namespace() == "dorisio" })
-	for _, c := range q.Counters() {
-		if table, ok := strings.CutPrefix(c.Name(), "filtered_rows:"); ok {
+	for name, v := range c {
+		name, ok := strings.CutPrefix(name, "dorisio/")
+		if !ok {
+			continue
+		}
+		if table, ok := strings.CutPrefix(name, "filtered_rows:"); ok {
 			r := out[table]
-			r.filtered += c.Result()
+			r.filtered += v
 			out[table] = r
-		} else if table, ok := strings.CutPrefix(c.Name(), "unselected_rows:"); ok {
+		} else if table, ok := strings.CutPrefix(name, "unselected_rows:"); ok {
 			r := out[table]
-			r.unselected += c.Result()
+			r.unselected += v
 			out[table] = r
-		} else if table, ok := strings.CutPrefix(c.Name(), "rejected_rows:"); ok {
+		} else if table, ok := strings.CutPrefix(name, "rejected_rows:"); ok {
 			r := out[table]
-			r.rejected += c.Result()
+			r.rejected += v
 			out[table] = r
 		}
 	}

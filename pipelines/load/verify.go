@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 )
 
@@ -129,19 +127,15 @@ type runCount struct {
 // --input, the records WriteFiles found loaded (a compressed file's among
 // them: Doris reports no rows for a label found loaded, so its metric
 // cannot count them).
-func runCounts(pr beam.PipelineResult, o *options, filesAlready int64) map[string]runCount {
-	c := map[string]int64{}
-	for _, r := range pr.Metrics().Query(func(r metrics.SingleResult) bool { return r.Namespace() == "dorisio" }).Counters() {
-		c[r.Name()] += r.Result()
-	}
+func runCounts(c map[string]int64, o *options, filesAlready int64) map[string]runCount {
 	out := map[string]runCount{}
 	for _, t := range tableNames(o) {
 		k := o.db + "." + t
-		already := c["already_loaded_rows:"+k]
+		already := c["dorisio/already_loaded_rows:"+k]
 		if o.input != "" {
 			already = max(already, filesAlready)
 		}
-		out[t] = runCount{committed: c["rows:"+k] - c["already_loaded_rows:"+k], found: already}
+		out[t] = runCount{committed: c["dorisio/rows:"+k] - c["dorisio/already_loaded_rows:"+k], found: already}
 	}
 	return out
 }

@@ -31,6 +31,7 @@ type Read struct {
 	BufferBytes     int64  // a split's result held in memory before spilling
 	SpillDir        string // "": os.TempDir()
 	Elem            beam.EncodedType
+	RunID           string // the pipeline's, whose counters it adds to (package tally)
 }
 
 // where names the read's table in messages.

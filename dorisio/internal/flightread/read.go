@@ -15,14 +15,11 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/tally"
 )
 
-var (
-	rowsRead    = beam.NewCounter("dorisio", "read_rows")
-	splitsRead  = beam.NewCounter("dorisio", "read_splits")
-	splitReruns = beam.NewCounter("dorisio", "read_split_reruns")
-	spilled     = beam.NewCounter("dorisio", "read_spilled_batches") // past WithReadBufferBytes
-)
+// Counters (package tally): read_rows, read_splits, read_split_reruns,
+// read_spilled_batches (batches past WithReadBufferBytes).
 
 // ReadFn is the read stage (§14.4 - §14.6): per split, Execute its
 // statement on the worker's Flight SQL session and DoGet every endpoint
@@ -85,7 +82,7 @@ func (fn *ReadFn) read(ctx context.Context, sp Split, emit func(beam.X)) error {
 	var last error
 	for attempt := 1; attempt <= fn.Attempts; attempt++ {
 		if attempt > 1 {
-			splitReruns.Inc(ctx, 1)
+			fn.counts(ctx).One("read_split_reruns", 1)
 			slog.Warn("dorisio.Read: running the split again", "table", sp.Table, "split", sp.describe(), "attempt", attempt, "err", last)
 			if err := fn.sleep(ctx, time.Duration(1<<(attempt-2))*200*time.Millisecond); err != nil {
 				break
@@ -94,12 +91,12 @@ func (fn *ReadFn) read(ctx context.Context, sp Split, emit func(beam.X)) error {
 		d, err := fn.attempt(ctx, sp)
 		if err == nil {
 			err = d.emit(func(v any) { emit(v) })
-			rowsRead.Inc(ctx, d.rows)
+			fn.counts(ctx).One("read_rows", d.rows)
 			d.release()
 			if err != nil {
 				return fmt.Errorf("%s, %s: %w", fn.where(), sp.describe(), err)
 			}
-			splitsRead.Inc(ctx, 1)
+			fn.counts(ctx).One("read_splits", 1)
 			return nil
 		}
 		last = err
@@ -150,7 +147,7 @@ func (fn *ReadFn) attempt(ctx context.Context, sp Split) (*splitData, error) {
 		rec.Release()
 	}
 	// batches is closed: the fetch goroutine has returned.
-	spilled.Inc(ctx, d.nspill)
+	fn.counts(ctx).One("read_spilled_batches", d.nspill)
 	var de *decodeError
 	switch {
 	case derr != nil && !errors.As(derr, &de):
@@ -186,6 +183,11 @@ type decodeError struct{ err error }
 
 func (e *decodeError) Error() string { return e.err.Error() }
 func (e *decodeError) Unwrap() error { return e.err }
+
+// counts adds to the read's counters in the bundle's context ctx.
+func (fn *ReadFn) counts(ctx context.Context) tally.Counts {
+	return tally.Counts{Ctx: ctx, Run: fn.RunID}
+}
 
 // FinishBundle closes the session: an abandoned one holds an FE slot for
 // hours, and Teardown is best effort (prism never calls it). A bundle's

@@ -155,11 +155,11 @@ func (j *LoadJob) rowsText() string {
 // recordGroupCommit counts a group commit load Doris batched, or loaded on
 // its own instead (no "GroupCommit": true in its answer: Doris falls back
 // for a load it cannot group, e.g. when the WAL has no room).
-func recordGroupCommit(ctx context.Context, table string, grouped bool) {
+func recordGroupCommit(c counts, table string, grouped bool) {
 	if grouped {
-		groupCommitLoads.Inc(ctx, 1)
+		c.One("group_commit_loads", 1)
 		return
 	}
-	groupCommitFallbacks.Inc(ctx, 1)
+	c.One("group_commit_fallbacks", 1)
 	slog.Warn("dorisio.Write: Doris loaded a group commit load on its own", "table", table)
 }

@@ -55,9 +55,9 @@ type CommittedTable struct {
 
 type tableKey struct{ db, table string }
 
-// tally adds one committed load of r's table to run's tally; the caller
+// tallyCommitted adds one committed load of r's table to run's tally; the caller
 // holds openLoads.mu.
-func tally(run string, r OpenLoad) {
+func tallyCommitted(run string, r OpenLoad) {
 	if openLoads.committed == nil {
 		openLoads.committed = map[string]map[tableKey]*CommittedTable{}
 	}
@@ -85,7 +85,7 @@ func noteCommitted(db, label string) {
 	defer openLoads.mu.Unlock()
 	k := openKey(db, label)
 	if l, ok := openLoads.byKey[k]; ok {
-		tally(l.run, l)
+		tallyCommitted(l.run, l)
 		delete(openLoads.byKey, k)
 	}
 }
@@ -94,7 +94,7 @@ func noteCommitted(db, label string) {
 func notePlainCommitted(run string, r CommitResult) {
 	openLoads.mu.Lock()
 	defer openLoads.mu.Unlock()
-	tally(run, OpenLoad{Database: r.Database, Table: r.Table, Rows: r.Rows})
+	tallyCommitted(run, OpenLoad{Database: r.Database, Table: r.Table, Rows: r.Rows})
 }
 
 // Committed returns what this process committed for run, per table in

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-
-	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 )
 
 // RejectedRow is one row that was not loaded because it was refused, by
@@ -76,16 +74,14 @@ func (rs rejections) outcomes(db string, seq int, isolated, refused map[string]i
 
 // recordRejected counts a load's refused rows, and the loads sent to
 // isolate them, in total and per table.
-func recordRejected(ctx context.Context, o loadOutcome) {
+func recordRejected(c counts, o loadOutcome) {
 	r := o.Result
 	table := r.Database + "." + r.Table
 	if n := int64(len(r.Rejected)); n > 0 {
-		rowsRejected.Inc(ctx, n)
-		beam.NewCounter(metricsNamespace, perTable("rejected_rows", table)).Inc(ctx, n)
+		c.Add("rejected_rows", table, n)
 	}
 	if o.isolationLoads > 0 {
-		isolationLoads.Inc(ctx, o.isolationLoads)
-		beam.NewCounter(metricsNamespace, perTable("isolation_loads", table)).Inc(ctx, o.isolationLoads)
+		c.Add("isolation_loads", table, o.isolationLoads)
 	}
 }
 

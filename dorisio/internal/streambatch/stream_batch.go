@@ -210,7 +210,7 @@ func (fn *Fn) ProcessElement(ctx context.Context, _ beam.EventTime, sp state.Pro
 		return fn.fail(ctx, fn.stateErr(key, "reading", err))
 	}
 	if m.Pane > 0 {
-		sink.RecordLateRows(ctx, fn.DB, table, h.Rows)
+		sink.RecordLateRows(ctx, fn.RunID, fn.DB, table, h.Rows)
 	}
 	if m.empty() {
 		fn.Flush.Set(tp, loadTime(start, fn.Opts.FlushInterval, fn.Opts.AllowedLateness).ToTime())

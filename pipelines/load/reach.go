@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// reachWait bounds the check that an FE of --fe can be reached.
+const reachWait = 5 * time.Second
+
+// reachFEs checks, before the job, that at least one of fes can be
+// connected to: with none, the job would retry each load (and the
+// lingering listing) five times over about 12 s and 8 warnings before
+// its one line. Only a failed connection counts (refused, no such host,
+// no answer within reachWait): any HTTP answer, a TLS refusal or a
+// server that is not an FE are left to the job, which says what they mean.
+func reachFEs(ctx context.Context, fes []string) error {
+	ctx, cancel := context.WithTimeout(ctx, reachWait)
+	defer cancel()
+	errs := make([]error, len(fes))
+	var wg sync.WaitGroup
+	for i, fe := range fes {
+		wg.Go(func() { errs[i] = dialFE(ctx, fe) })
+	}
+	wg.Wait()
+	var why []string
+	for i, err := range errs {
+		if err == nil {
+			return nil
+		}
+		why = append(why, fmt.Sprintf("%s: %v", fes[i], err))
+	}
+	return fmt.Errorf("no FE of --fe can be connected to (%s). Check the address: the FE's HTTP port (http_port, 8030 by default; not its MySQL port 9030), and that the FE is up",
+		strings.Join(why, "; "))
+}
+
+// dialFE connects to the host and port of fe, a base URL (--fe's check
+// made sure), and reports only a failure to connect.
+func dialFE(ctx context.Context, fe string) error {
+	u, err := url.Parse(fe)
+	if err != nil {
+		return nil // refused by the job, in its words
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[bool]string{true: "443", false: "80"}[u.Scheme == "https"]
+	}
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(u.Hostname(), port))
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("no answer within %v", reachWait)
+		}
+		var op *net.OpError
+		if errors.As(err, &op) && op.Err != nil {
+			err = op.Err // "dial tcp 127.0.0.1:1: " would repeat the address
+		}
+		return err
+	}
+	c.Close()
+	return nil
+}
