@@ -178,50 +178,6 @@ func (p *exprParser) lex() error {
 	return nil
 }
 
-// unquote reads the string literal that s starts with, as Doris' lexer
-// (STRING_LITERAL) and its unescaping do: inside, the quote doubled or any
-// character after a backslash is that character, except the MySQL escapes
-// \0 \b \n \r \t \Z, and \% and \_, which keep their backslash (LIKE
-// patterns). It returns the literal's value and length; ok is false when
-// it is not closed.
-func unquote(s string) (lit string, n int, ok bool) {
-	q := s[0]
-	var b strings.Builder
-	for j := 1; j < len(s); j++ {
-		switch c := s[j]; {
-		case c == '\\' && j+1 < len(s):
-			j++
-			switch e := s[j]; e {
-			case '0':
-				b.WriteByte(0)
-			case 'b':
-				b.WriteByte('\b')
-			case 'n':
-				b.WriteByte('\n')
-			case 'r':
-				b.WriteByte('\r')
-			case 't':
-				b.WriteByte('\t')
-			case 'Z':
-				b.WriteByte(0x1a)
-			case '%', '_':
-				b.WriteByte('\\')
-				b.WriteByte(e)
-			default:
-				b.WriteByte(e)
-			}
-		case c == q && j+1 < len(s) && s[j+1] == q:
-			b.WriteByte(q)
-			j++
-		case c == q:
-			return b.String(), j + 1, true
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return "", 0, false
-}
-
 func (p *exprParser) peekWord(w string) bool {
 	return p.i < len(p.toks) && strings.EqualFold(p.toks[p.i], w)
 }
