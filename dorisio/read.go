@@ -141,10 +141,42 @@ func (q Query) check() error {
 		return fmt.Errorf("Query.Limit %d: must be >= 0 (0: every row)", q.Limit)
 	case q.TabletsPerSplit < 0:
 		return fmt.Errorf("Query.TabletsPerSplit %d: must be >= 0 (0: %d)", q.TabletsPerSplit, defaultTabletsPerSplit)
-	case strings.Contains(q.Where, ";"):
+	case endsStatement(q.Where):
 		return fmt.Errorf("Query.Where %q: one predicate, without ';'", q.Where)
 	}
 	return nil
+}
+
+// endsStatement reports a ';' where Doris' lexer reads it as the end of a
+// statement: outside string literals (where a backslash escapes the next
+// character and a doubled quote closes and reopens), back-quoted names and
+// comments. A ';' inside a literal is the value's ("note = 'a;b'").
+func endsStatement(sql string) bool {
+	for i := 0; i < len(sql); i++ {
+		switch c := sql[i]; {
+		case c == ';':
+			return true
+		case c == '\'' || c == '"' || c == '`':
+			for i++; i < len(sql) && sql[i] != c; i++ {
+				if sql[i] == '\\' && c != '`' {
+					i++
+				}
+			}
+		case strings.HasPrefix(sql[i:], "--"):
+			end := strings.IndexByte(sql[i:], '\n')
+			if end < 0 {
+				return false
+			}
+			i += end
+		case strings.HasPrefix(sql[i:], "/*"):
+			end := strings.Index(sql[i+2:], "*/")
+			if end < 0 {
+				return false
+			}
+			i += end + 3
+		}
+	}
+	return false
 }
 
 // checkElemType refuses, at construction, a type no column can fill.

@@ -36,8 +36,9 @@ type TableSpec struct {
 	Keys []string
 	// Model is DuplicateKey (default), UniqueKey or AggregateKey.
 	Model KeyModel
-	// DistributedBy are the columns of DISTRIBUTED BY HASH(...). Default:
-	// Keys.
+	// DistributedBy are the columns of DISTRIBUTED BY HASH(...): no FLOAT
+	// or DOUBLE, and in a UniqueKey or AggregateKey table only key columns,
+	// as Doris requires. Default: Keys.
 	DistributedBy []string
 	// Buckets is BUCKETS n; 0 (default) is BUCKETS AUTO.
 	Buckets int

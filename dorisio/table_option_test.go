@@ -289,6 +289,12 @@ func TestTableOptionsRefuseWhatTheyCannotDo(t *testing.T) {
 		{"a key that is no field", func(s beam.Scope) {
 			Write(s, cfg, beam.Create(s, event{}), WithCreateTable(TableSpec{Keys: []string{"nope"}}))
 		}, "TableSpec.Keys: pipetest.Event has no field for column \"nope\""},
+		{"a unique table distributed by a value column", func(s beam.Scope) {
+			Write(s, cfg, beam.Create(s, event{}), WithCreateTable(TableSpec{Model: UniqueKey, DistributedBy: []string{"name"}}))
+		}, "TableSpec.DistributedBy: column \"name\" is not a key column (TableSpec.Keys: [id]); Doris refuses it in a UNIQUE table: Distribution column[name] is not key column"},
+		{"a DOUBLE distribution column", func(s beam.Scope) {
+			Write(s, cfg, beam.Create(s, order{}), WithFormat(JSON), WithCreateTable(TableSpec{DistributedBy: []string{"price"}}))
+		}, "TableSpec.DistributedBy: column \"price\" would be DOUBLE; Doris refuses it: Floating point type column can not be distribution column"},
 		{"a FLOAT key", func(s beam.Scope) {
 			Write(s, cfg, beam.Create(s, order{}), WithFormat(JSON), WithCreateTable(TableSpec{Keys: []string{"price"}}))
 		}, "key column \"price\" (field order.Price) would be DOUBLE: Doris takes no FLOAT or DOUBLE key"},

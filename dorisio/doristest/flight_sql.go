@@ -39,7 +39,16 @@ type query struct {
 // parseQuery parses sql against the server's tables; the error text is
 // what the FE answers.
 func (s *Server) parseQuery(sql string) (*query, error) {
-	m := selectRE.FindStringSubmatch(withoutComments(sql))
+	stmt := withoutComments(sql)
+	at := selectRE.FindStringSubmatchIndex(stmt)
+	var m []string
+	for i := 0; i+1 < len(at); i += 2 {
+		if at[i] < 0 {
+			m = append(m, "")
+		} else {
+			m = append(m, stmt[at[i]:at[i+1]])
+		}
+	}
 	if m == nil {
 		return nil, fmt.Errorf("doristest supports only SELECT cols FROM db.tbl [TABLET(ids)] [WHERE cond] [LIMIT n], got: %s", sql)
 	}
@@ -66,7 +75,7 @@ func (s *Server) parseQuery(sql string) (*query, error) {
 			q.cols = append(q.cols, i)
 		}
 	}
-	if m[3] != "" || strings.Contains(strings.ToUpper(m[0]), "TABLET(") {
+	if at[6] >= 0 { // a TABLET clause, even an empty one
 		base, n := s.txns.tablets(q.t)
 		for _, f := range strings.Split(m[3], ",") {
 			id, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)

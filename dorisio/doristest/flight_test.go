@@ -136,6 +136,18 @@ func TestWhereModuloAndLimitSelectRows(t *testing.T) {
 	}
 }
 
+// Words of the SELECT's own clauses inside a WHERE literal are the
+// literal's: no TABLET clause, no LIMIT.
+func TestClauseWordsInAWhereLiteralAreText(t *testing.T) {
+	s := flightTable(t, 10)
+	fc := newFlightClient(t, s)
+	for _, where := range []string{"name = 'TABLET(1)' OR id = 3", "id = 3 OR name = 'x LIMIT 1'"} {
+		if got := fc.query(t, "SELECT id FROM demo.t WHERE "+where); fmt.Sprint(got) != "[3]" {
+			t.Errorf("WHERE %s: ids %v, want [3]", where, got)
+		}
+	}
+}
+
 func TestTheHandshakeTakesPaddedAndUnpaddedBasicAndRefusesABadPassword(t *testing.T) {
 	s := newServer(t, WithAuth("reader", "pw1"))
 	conn, err := grpc.NewClient(s.FlightAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -246,6 +258,7 @@ func TestAStatementDoristestCannotRunIsRefusedInDorisShape(t *testing.T) {
 		"SELECT nope FROM demo.t":                    "Unknown column 'nope'",
 		"SELECT id FROM demo.missing":                "Unknown table 'missing'",
 		"SELECT id FROM demo.t TABLET(1)":            "Invalid tablet id: '1'",
+		"SELECT id FROM demo.t TABLET()":             "Invalid tablet id: ''",
 		"SELECT id FROM demo.t WHERE abs(id) > 1":    "doristest does not support the WHERE condition",
 		"SELECT count(*) FROM demo.t GROUP BY id":    "doristest supports only SELECT",
 		"UPDATE demo.t SET id = 1":                   "doristest supports only SELECT",

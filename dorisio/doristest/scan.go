@@ -24,7 +24,7 @@ import (
 // read. A field naming a column the table lacks is an error. A string
 // field tagged `doris:",table"` (Write's routing field) is set to tbl.
 //
-// Each value's canonical text (see "Column types" in docs/guide.md) is
+// Each value's canonical text (see "Column types" in the package doc) is
 // converted to the field's type: strings and []byte as is; bool from 1/0;
 // signed, unsigned and float numbers by strconv (out of range is an error);
 // time.Time from DATE or DATETIME text, in UTC; a type implementing

@@ -145,13 +145,18 @@ func run(ctx context.Context, o *options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case after-before == read:
+	// A re-run after a stopped or failed copy finds the loads the earlier
+	// run committed (already_loaded_rows) and loads only the rest.
+	earlier := res["already_loaded_rows"]
+	switch grew := after - before; {
+	case grew == read:
 		fmt.Fprintf(out, "verification: %s.%s grew by %d rows, the rows read, each once\n", o.db, o.to, read)
-	case before > 0 && after == before:
+	case before > 0 && grew == 0 && (earlier == read || earlier == 0):
 		fmt.Fprintf(out, "verification: %s.%s holds %d rows as before: every load was found committed by an earlier run with --label-prefix %s\n", o.db, o.to, after, prefix(o))
+	case earlier > 0 && grew == read-earlier:
+		fmt.Fprintf(out, "verification: %s.%s grew by %d rows, the rows read less the %d an earlier run with --label-prefix %s loaded\n", o.db, o.to, grew, earlier, prefix(o))
 	default:
-		return fmt.Errorf("verification failed: %s.%s grew by %d rows, %d were read", o.db, o.to, after-before, read)
+		return fmt.Errorf("verification failed: %s.%s grew by %d rows, %d were read, %d of them found loaded by an earlier run", o.db, o.to, grew, read, earlier)
 	}
 	if srv != nil {
 		return sameRows(srv, o, out)

@@ -268,8 +268,19 @@ func newTableDDL(e *Struct, spec *TableSpec) (*tableDDL, error) {
 	}
 	if spec != nil {
 		for _, h := range spec.DistributedBy {
-			if byName[strings.ToLower(h)] == nil {
+			fe := byName[strings.ToLower(h)]
+			if fe == nil {
 				return nil, fmt.Errorf("TableSpec.DistributedBy: %v has no field for column %q", e.typ, h)
+			}
+			if !isKey[fe] && spec.Model != "" && spec.Model != "DUPLICATE" {
+				// Doris merges the rows of a key, so they must share a bucket.
+				return nil, fmt.Errorf("TableSpec.DistributedBy: column %q is not a key column (TableSpec.Keys: %v); Doris refuses it in a %s table: Distribution column[%s] is not key column",
+					h, keys, spec.Model, h)
+			}
+			for _, c := range d.cols {
+				if t := strings.ToUpper(c.typ); c.field == fe && (t == "FLOAT" || t == "DOUBLE") {
+					return nil, fmt.Errorf("TableSpec.DistributedBy: column %q would be %s; Doris refuses it: Floating point type column can not be distribution column", h, c.typ)
+				}
 			}
 		}
 	}

@@ -60,8 +60,21 @@ func (fn *ReadFn) Setup() error {
 	return nil
 }
 
-// ProcessElement reads one split.
+// ProcessElement reads one split. A split that fails closes the session:
+// the bundle ends there, and neither FinishBundle nor (on prism) Teardown
+// runs after a failed element, so the session would hold its FE
+// connection slot until its token expired.
 func (fn *ReadFn) ProcessElement(ctx context.Context, sp Split, emit func(beam.X)) error {
+	err := fn.read(ctx, sp, emit)
+	if err != nil {
+		fn.sess.close()
+	}
+	return err
+}
+
+// read reads one split, running it again on a failure another attempt
+// may not meet.
+func (fn *ReadFn) read(ctx context.Context, sp Split, emit func(beam.X)) error {
 	if fn.sess.fe != sp.FE {
 		fn.sess.close() // a session belongs to one FE
 		fn.sess.fe = sp.FE

@@ -226,6 +226,16 @@ func TestWhere(t *testing.T) {
 			}
 		})
 	}
+	// Doris' lexer (STRING_LITERAL) takes a quote inside a literal doubled
+	// or after a backslash.
+	for _, where := range []string{`b = 'it''s' OR b = "say ""hi"""`, `b = 'it\'s' OR b = "say \"hi\""`, `b = "it's" OR b = 'say "hi"'`} {
+		t.Run("quotes inside a literal: "+where, func(t *testing.T) {
+			b := load(t, "d.t(a INT, b VARCHAR(8))", "1\tit's\n2\tsay \"hi\"\n3\tx\n", "where", where)
+			if got := fmt.Sprint(b.Rows()); got != `[[1 it's] [2 say "hi"]]` {
+				t.Errorf("rows %s, want 1 and 2 (errors %q)", got, b.Errors)
+			}
+		})
+	}
 	t.Run("unselected rows are not filtered even when they would fail a sink check", func(t *testing.T) {
 		b := load(t, "d.t(a INT, b VARCHAR(1))", "1\tlong\n2\tx\n", "where", "a = 2")
 		if counts(b) != [4]int64{2, 1, 0, 1} {

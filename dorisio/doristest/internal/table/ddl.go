@@ -455,6 +455,14 @@ func checkDistribution(s *Schema, c *createClauses, strict bool) error {
 			if j < 0 {
 				return dorisErr("column %s is not found in distribution desc", d)
 			}
+			if !s.Columns[j].Key && s.Keys != DupKeys {
+				// A UNIQUE or AGGREGATE table merges the rows of a key, so
+				// they must land in one bucket.
+				return dorisErr("Distribution column[%s] is not key column", d)
+			}
+			if k := s.Columns[j].Type.Kind; k == Float || k == Double {
+				return dorisErr("Floating point type column can not be distribution column")
+			}
 			s.DistributedBy[i] = s.Columns[j].Name
 		}
 		return nil

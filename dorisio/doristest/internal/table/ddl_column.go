@@ -134,7 +134,7 @@ func (p *ddlParser) defaultValue() (*Default, error) {
 		}
 		return &Default{Now: true}, nil
 	case p.keyword("CURRENT_DATE"):
-		return &Default{Now: true}, nil
+		return &Default{Now: true, Date: true}, nil
 	case p.peek('\'') || p.peek('"'):
 		v, err := p.str()
 		return &Default{Value: v}, err
@@ -306,7 +306,9 @@ func checkColumn(c *Column, keys KeysType) error {
 			return dorisErr("Struct type column default value just support null")
 		case t.Kind == Array && d.Value != "[]":
 			return dorisErr("Array type column default value only support null or []")
-		case d.Now && t.Kind != Date && t.Kind != DateTime:
+		case d.Now && d.Date && t.Kind != Date:
+			return dorisErr("Types other than DATE and DATEV2 cannot use current_date as the default value")
+		case d.Now && !d.Date && t.Kind != DateTime:
 			return dorisErr("Types other than DATETIME and DATETIMEV2 cannot use current_timestamp as the default value")
 		case !d.Now:
 			v, st := appendValue(nil, t, []byte(d.Value))
@@ -366,6 +368,8 @@ func (c Column) String() string {
 	case d == nil:
 	case d.Null:
 		b.WriteString(" DEFAULT NULL")
+	case d.Date:
+		b.WriteString(" DEFAULT CURRENT_DATE")
 	case d.Now:
 		b.WriteString(" DEFAULT CURRENT_TIMESTAMP")
 	default:

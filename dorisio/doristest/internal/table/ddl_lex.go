@@ -177,46 +177,18 @@ func (p *ddlParser) end() bool {
 	return p.pos == len(p.src)
 }
 
-// str reads a '...' or "..." literal: a backslash escapes the next
-// character, and a doubled quote is one quote.
+// str reads a '...' or "..." literal (unquote).
 func (p *ddlParser) str() (string, error) {
 	p.skipSpace()
 	if p.pos >= len(p.src) || (p.src[p.pos] != '\'' && p.src[p.pos] != '"') {
 		return "", p.syntax("expected a quoted string")
 	}
-	q := p.src[p.pos]
-	var b strings.Builder
-	for i := p.pos + 1; i < len(p.src); i++ {
-		c := p.src[i]
-		switch {
-		case c == '\\' && i+1 < len(p.src):
-			i++
-			b.WriteByte(unescapeSQL(p.src[i]))
-		case c == q && i+1 < len(p.src) && p.src[i+1] == q:
-			i++
-			b.WriteByte(q)
-		case c == q:
-			p.pos = i + 1
-			return b.String(), nil
-		default:
-			b.WriteByte(c)
-		}
+	lit, n, ok := unquote(p.src[p.pos:])
+	if !ok {
+		return "", p.syntax("unterminated string")
 	}
-	return "", p.syntax("unterminated string")
-}
-
-func unescapeSQL(c byte) byte {
-	switch c {
-	case 'n':
-		return '\n'
-	case 't':
-		return '\t'
-	case 'r':
-		return '\r'
-	case '0':
-		return 0
-	}
-	return c
+	p.pos += n
+	return lit, nil
 }
 
 // number reads an optionally signed decimal number as written.
@@ -340,4 +312,48 @@ func (p *ddlParser) tableName(sessionDB string) (db, name string, err error) {
 		parts = parts[1:]
 	}
 	return parts[0], parts[1], nil
+}
+
+// unquote reads the string literal that s starts with, as Doris' lexer
+// (STRING_LITERAL) and its unescaping do: inside, the quote doubled or any
+// character after a backslash is that character, except the MySQL escapes
+// \0 \b \n \r \t \Z, and \% and \_, which keep their backslash (LIKE
+// patterns). It returns the literal's value and length; ok is false when
+// it is not closed.
+func unquote(s string) (lit string, n int, ok bool) {
+	q := s[0]
+	var b strings.Builder
+	for j := 1; j < len(s); j++ {
+		switch c := s[j]; {
+		case c == '\\' && j+1 < len(s):
+			j++
+			switch e := s[j]; e {
+			case '0':
+				b.WriteByte(0)
+			case 'b':
+				b.WriteByte('\b')
+			case 'n':
+				b.WriteByte('\n')
+			case 'r':
+				b.WriteByte('\r')
+			case 't':
+				b.WriteByte('\t')
+			case 'Z':
+				b.WriteByte(0x1a)
+			case '%', '_':
+				b.WriteByte('\\')
+				b.WriteByte(e)
+			default:
+				b.WriteByte(e)
+			}
+		case c == q && j+1 < len(s) && s[j+1] == q:
+			b.WriteByte(q)
+			j++
+		case c == q:
+			return b.String(), j + 1, true
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", 0, false
 }

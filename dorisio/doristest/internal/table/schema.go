@@ -56,6 +56,9 @@ type Default struct {
 	// Now: CURRENT_TIMESTAMP[(n)] or CURRENT_DATE, the time of the load (of
 	// the ALTER for rows that exist when the column is added).
 	Now bool
+	// Date: the default is CURRENT_DATE (with Now), a DATE's; a
+	// DATETIME's is CURRENT_TIMESTAMP.
+	Date bool
 }
 
 // Column is one table column. Columns are nullable unless declared NOT NULL.

@@ -13,7 +13,7 @@ import (
 //	term  := col | col % n      (n: a whole number; col an integer column)
 //	op    := = | == | != | <> | < | <= | > | >=
 //
-// Literals are numbers or quoted strings ('x' or "x"), converted to the column type;
+// Literals are numbers or quoted strings ('x' or "x", unquote), converted to the column type;
 // comparisons with NULL are unknown (SQL three-valued logic) and unknown rows do not match.
 type expr struct {
 	op          string // "or", "and", "not", "cmp", "isnull", "notnull"
@@ -133,7 +133,8 @@ func (p *exprParser) fail(format string, args ...any) *HeaderError {
 		append([]any{p.header, p.src}, args...)...)
 }
 
-// lex splits the condition into tokens; quoted strings keep their quotes.
+// lex splits the condition into tokens; a quoted string is its value
+// (unquote) between its quotes.
 func (p *exprParser) lex() error {
 	s := p.src
 	for i := 0; i < len(s); {
@@ -142,15 +143,12 @@ func (p *exprParser) lex() error {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			i++
 		case c == '\'' || c == '"':
-			j := i + 1
-			for j < len(s) && s[j] != c {
-				j++
-			}
-			if j >= len(s) {
+			lit, n, ok := unquote(s[i:])
+			if !ok {
 				return p.fail("unterminated string")
 			}
-			p.toks = append(p.toks, s[i:j+1])
-			i = j + 1
+			p.toks = append(p.toks, string(c)+lit+string(c))
+			i += n
 		case strings.ContainsRune("()%", rune(c)):
 			p.toks = append(p.toks, s[i:i+1])
 			i++
