@@ -141,21 +141,33 @@ func (q Query) check() error {
 		return fmt.Errorf("Query.Limit %d: must be >= 0 (0: every row)", q.Limit)
 	case q.TabletsPerSplit < 0:
 		return fmt.Errorf("Query.TabletsPerSplit %d: must be >= 0 (0: %d)", q.TabletsPerSplit, defaultTabletsPerSplit)
-	case endsStatement(q.Where):
+	}
+	switch semicolon, closes := scanWhere(q.Where); {
+	case semicolon:
 		return fmt.Errorf("Query.Where %q: one predicate, without ';'", q.Where)
+	case closes:
+		return fmt.Errorf("Query.Where %q: a ')' closes more than the condition opened: the read wraps the condition in parentheses, and this one would end them early (\"id = 1) OR (1=1\" reads every row); balance its parentheses", q.Where)
 	}
 	return nil
 }
 
-// endsStatement reports a ';' where Doris' lexer reads it as the end of a
-// statement: outside string literals (where a backslash escapes the next
-// character and a doubled quote closes and reopens), back-quoted names and
-// comments. A ';' inside a literal is the value's ("note = 'a;b'").
-func endsStatement(sql string) bool {
+// scanWhere reads sql as Doris' lexer does, outside string literals
+// (where a backslash escapes the next character and a doubled quote closes
+// and reopens), back-quoted names and comments, and reports a ';' there
+// (the end of a statement; one inside a literal is the value's: "note =
+// 'a;b'") and a ')' that closes more than sql opened before it.
+func scanWhere(sql string) (semicolon, closes bool) {
+	depth := 0
 	for i := 0; i < len(sql); i++ {
 		switch c := sql[i]; {
 		case c == ';':
-			return true
+			semicolon = true
+		case c == '(':
+			depth++
+		case c == ')':
+			if depth--; depth < 0 {
+				closes = true
+			}
 		case c == '\'' || c == '"' || c == '`':
 			for i++; i < len(sql) && sql[i] != c; i++ {
 				if sql[i] == '\\' && c != '`' {
@@ -165,18 +177,18 @@ func endsStatement(sql string) bool {
 		case strings.HasPrefix(sql[i:], "--"):
 			end := strings.IndexByte(sql[i:], '\n')
 			if end < 0 {
-				return false
+				return semicolon, closes
 			}
 			i += end
 		case strings.HasPrefix(sql[i:], "/*"):
 			end := strings.Index(sql[i+2:], "*/")
 			if end < 0 {
-				return false
+				return semicolon, closes
 			}
 			i += end + 3
 		}
 	}
-	return false
+	return semicolon, closes
 }
 
 // checkElemType refuses, at construction, a type no column can fill.

@@ -479,6 +479,8 @@ func TestReadRefusesAnInvalidQueryOrTypeAtConstruction(t *testing.T) {
 		{cfg, Query{Columns: []string{"id", "ID"}}, reflect.TypeOf(idOnly{}), nil, `Query.Columns: "ID" twice`},
 		{cfg, Query{Where: "1=1; DROP TABLE ids"}, reflect.TypeOf(idOnly{}), nil, "one predicate, without ';'"},
 		{cfg, Query{Where: `name = 'it\'s;' /* ; */; DROP TABLE ids`}, reflect.TypeOf(idOnly{}), nil, "one predicate, without ';'"},
+		{cfg, Query{Where: "id = 1) OR (1=1"}, reflect.TypeOf(idOnly{}), nil, "a ')' closes more than the condition opened"},
+		{cfg, Query{Where: "(id = 1)) OR ((name = ')')"}, reflect.TypeOf(idOnly{}), nil, "would end them early"},
 		{cfg, Query{}, reflect.TypeOf(&idOnly{}), nil, "want a struct type (not a pointer to one)"},
 		{cfg, Query{}, nil, nil, "nil element type"},
 		{cfg, Query{}, reflect.TypeOf(chanField{}), nil, "field chanField.C: no Doris column fills a chan int"},
@@ -595,7 +597,7 @@ func TestAQueryFailedByABackendDownIsRunAgainAndAnAnalysisErrorIsNot(t *testing.
 func TestAWhereLiteralMayHoldASemicolonOrAQuote(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(idsDDL, "ids")))
 	mustWrite(t, srv, "ids", []idOnly{{1, "a;b"}, {2, "it's"}, {3, "x"}})
-	got, _, err := readAll(t, configFor(srv, "ids"), Query{Where: `name = 'a;b' OR name = 'it''s' OR name = "x;"`}, reflect.TypeOf(idOnly{}))
+	got, _, err := readAll(t, configFor(srv, "ids"), Query{Where: `name = 'a;b' OR name = 'it''s' OR name = "x;" OR (name = ')(' /* ) */)`}, reflect.TypeOf(idOnly{}))
 	if err != nil {
 		t.Fatal(err)
 	}
