@@ -556,3 +556,29 @@ func TestAWhereEndingInACommentKeepsTheLimit(t *testing.T) {
 		t.Errorf("%d rows, want 7", len(got))
 	}
 }
+
+// A query Doris fails because a BE is down or busy is run again, as a
+// fetch that failed is: the split reads every row once. One Doris refuses
+// for what it says (an unknown column) fails at once, in Doris' words.
+// Before, any "detailMessage" was final: a BE restarting failed the read.
+func TestAQueryFailedByABackendDownIsRunAgainAndAnAnalysisErrorIsNot(t *testing.T) {
+	srv, rows := idTable(t, 500)
+	h := srv.Inject(doristest.Fault{Kind: doristest.Respond, Endpoint: doristest.EndpointFlightQuery, Count: 1,
+		Body: "errCode = 2, detailMessage = There is no scanNode Backend available.[10003: not alive]"})
+	got, res, err := readAll(t, configFor(srv, "ids"), Query{}, reflect.TypeOf(idOnly{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSameRows(t, got, rows)
+	if h.Hits() != 1 || counter(res, "read_split_reruns") != 1 {
+		t.Errorf("fault hits %d, split reruns %d: want the failed query run once more", h.Hits(), counter(res, "read_split_reruns"))
+	}
+	srv.Inject(doristest.Fault{Kind: doristest.Respond, Endpoint: doristest.EndpointFlightQuery, Count: 1,
+		Body: "errCode = 2, detailMessage = Unknown column 'idx' in 'table list'"})
+	before := srv.FlightStats().TabletQueries
+	_, _, err = readAll(t, configFor(srv, "ids"), Query{}, reflect.TypeOf(idOnly{}))
+	wantErr(t, err, "dorisio.Read: table demo.ids", "Unknown column 'idx' in 'table list'")
+	if n := srv.FlightStats().TabletQueries - before; n != 1 {
+		t.Errorf("%d queries: Doris' refusal of the statement is not retried", n)
+	}
+}

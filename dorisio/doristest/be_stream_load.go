@@ -133,6 +133,7 @@ func (s *Server) beStreamLoad(w http.ResponseWriter, r *http.Request, be *backen
 	}
 	reply := func() {
 		res.loadMs = since(start)
+		res.message = s.cfg.version.Message(res.message)
 		body := res.json()
 		if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
 			w.Header().Set("Content-Encoding", "gzip")

@@ -82,7 +82,10 @@ const (
 	// FE's answer in place of its 307). A real BE begins a txn before some
 	// of the answers a test plays (a failed plan, -238) and rolls it back:
 	// to a client the label is free either way. Render a load's failure
-	// with LoadFailure.
+	// with LoadFailure. On EndpointFlightQuery, which only a fault naming
+	// it reaches, the FE's GetFlightInfo fails with gRPC INTERNAL and Body
+	// as its message, as Doris fails a query it cannot run ("errCode = 2,
+	// detailMessage = ..."); Status is not used there.
 	Respond
 	// DoGetFails: a BE's Flight DoGet (EndpointFlightFetch) sends the
 	// result's first record batch, then fails the stream (INTERNAL); the
@@ -248,7 +251,7 @@ func (s *Server) Inject(f Fault) *FaultHandle {
 		Hang:                {EndpointLoad, Endpoint2PC, EndpointLoadState, EndpointQuery},
 		StallBody:           {EndpointLoad},
 		Respond: {EndpointLoad, Endpoint2PC, EndpointLoadState, EndpointQuery, EndpointSchema,
-			EndpointRedirect, EndpointBackends, EndpointErrorLog, EndpointQueryPlan},
+			EndpointRedirect, EndpointBackends, EndpointErrorLog, EndpointQueryPlan, EndpointFlightQuery},
 		DoGetFails:          {EndpointFlightFetch},
 		TokenEvicted:        {EndpointFlightQuery},
 		UnspecifiedEndpoint: {EndpointFlightQuery},
@@ -298,7 +301,7 @@ func (fs *faultSet) take(kind FaultKind, ep Endpoint, backend int, tbl, label st
 	defer fs.mu.Unlock()
 	for _, h := range fs.list {
 		f := h.f
-		if f.Kind != kind || (f.Endpoint != 0 && f.Endpoint != ep) || (f.Endpoint == 0 && ep.namedOnly()) ||
+		if f.Kind != kind || (f.Endpoint != 0 && f.Endpoint != ep) || (f.Endpoint == 0 && (ep.namedOnly() || (kind == Respond && ep == EndpointFlightQuery))) ||
 			(f.Backend != 0 && backend != 0 && f.Backend != backend) ||
 			(f.Table != "" && f.Table != tbl) || (f.Label != "" && !strings.HasPrefix(label, f.Label)) {
 			continue

@@ -132,6 +132,9 @@ func (f *flightFE) GetFlightInfoStatement(ctx context.Context, cmd flightsql.Sta
 	if perr != nil {
 		return fail(queryFailed(perr.Error()))
 	}
+	if h := s.faults.take(Respond, EndpointFlightQuery, 0, tbl, ""); h != nil {
+		return fail(status.Error(codes.Internal, h.f.Body))
+	}
 	if s.faults.take(NoEndpoint, EndpointFlightQuery, 0, tbl, "") != nil {
 		return fail(status.Error(codes.Internal, "get flight info statement failed, fetch arrow flight schema failed, no FlightSqlEndpointsLocations"))
 	}

@@ -62,7 +62,7 @@ func (s *Server) be2PC(w http.ResponseWriter, r *http.Request, be *backend, db s
 		return
 	}
 	reply := func(status, msg string) {
-		writeBody(w, 200, "application/json", twoPCBody(status, msg))
+		writeBody(w, 200, "application/json", twoPCBody(status, s.cfg.version.Message(msg)))
 	}
 	req := twoPCRequest{db: db, label: label, op: r.Header.Get("txn_operation")}
 	if v := r.Header.Get("txn_id"); v != "" {

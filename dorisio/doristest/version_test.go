@@ -53,3 +53,40 @@ func TestCompressedJSONIsRefusedBeforeDoris305(t *testing.T) {
 		})
 	}
 }
+
+// Messages follow the version played (protocol §4): 2.0 before 2.0.3
+// quotes the FE's text without "TStatus: "; the label's txn state after
+// "relate to txn [N]" came with 2.1.6 and 3.0.2; 2.0 reports too many
+// filtered rows as INTERNAL_ERROR. Before, every version answered in
+// 2.1.11's words.
+func TestMessagesAreInTheWordsOfTheVersionPlayed(t *testing.T) {
+	for _, tc := range []struct {
+		version, exists, quality, aborted string
+	}{
+		{"2.0.2", "[LABEL_ALREADY_EXISTS]errCode = 2, detailMessage = Label [l] has already been used, relate to txn [1001]",
+			"[INTERNAL_ERROR]too many filtered rows", "errCode = 2, detailMessage = transaction [1003] is already aborted, abort reason: User Abort"},
+		{"2.0.3", "[LABEL_ALREADY_EXISTS]TStatus: errCode = 2, detailMessage = Label [l] has already been used, relate to txn [1001]",
+			"[INTERNAL_ERROR]too many filtered rows", "TStatus: errCode = 2, detailMessage = transaction [1003] is already aborted, abort reason: User Abort"},
+		{"2.1.5", "[LABEL_ALREADY_EXISTS]TStatus: errCode = 2, detailMessage = Label [l] has already been used, relate to txn [1001]",
+			"[DATA_QUALITY_ERROR]too many filtered rows", "TStatus: errCode = 2, detailMessage = transaction [1003] is already aborted, abort reason: User Abort"},
+		{"2.1.6", "[LABEL_ALREADY_EXISTS]TStatus: errCode = 2, detailMessage = Label [l] has already been used, relate to txn [1001], status [VISIBLE].",
+			"[DATA_QUALITY_ERROR]too many filtered rows", "TStatus: errCode = 2, detailMessage = transaction [1003] is already aborted, abort reason: User Abort"},
+		{"3.0.1", "[LABEL_ALREADY_EXISTS]TStatus: errCode = 2, detailMessage = Label [l] has already been used, relate to txn [1001]",
+			"[DATA_QUALITY_ERROR]too many filtered rows", "TStatus: errCode = 2, detailMessage = transaction [1003] is already aborted, abort reason: User Abort"},
+		{"master", "[LABEL_ALREADY_EXISTS]TStatus: errCode = 2, detailMessage = Label [l] has already been used, relate to txn [1001], status [VISIBLE].",
+			"[DATA_QUALITY_ERROR]too many filtered rows", "TStatus: errCode = 2, detailMessage = transaction [1003] is already aborted, abort reason: User Abort"},
+	} {
+		t.Run(tc.version, func(t *testing.T) {
+			s := newServer(t, WithTable(demoDDL), WithDorisVersion(tc.version))
+			streamLoad(t, s, "demo", "t", hdr{"label": "l"}, "1\ta\n")
+			body := streamLoad(t, s, "demo", "t", hdr{"label": "l"}, "1\ta\n")
+			wantEqual(t, "Message", field(t, body, "Message"), tc.exists)
+			body = streamLoad(t, s, "demo", "t", hdr{"label": "q", "strict_mode": "true"}, "x\ta\n")
+			wantEqual(t, "Message", field(t, body, "Message"), tc.quality)
+			body = streamLoad(t, s, "demo", "t", hdr{"label": "a", "two_phase_commit": "true"}, "2\tb\n")
+			id := txnID(t, body)
+			wantEqual(t, "abort", field(t, twoPC(t, s, "demo", hdr{"txn_id": id, "txn_operation": "abort"}), "status"), "Success")
+			wantEqual(t, "msg", field(t, twoPC(t, s, "demo", hdr{"txn_id": id, "txn_operation": "abort"}), "msg"), tc.aborted)
+		})
+	}
+}

@@ -203,8 +203,30 @@ func permanent(err error) bool {
 	}
 	msg := err.Error()
 	// Doris' analysis errors (an unknown column, bad SQL in Query.Where)
-	// and its missing-endpoint bug come back as INTERNAL.
-	return strings.Contains(msg, "detailMessage") || strings.Contains(msg, "no FlightSqlEndpointsLocations")
+	// and its missing-endpoint bug come back as INTERNAL; so do a BE down
+	// or busy and a query over its time or memory limit, which pass (the
+	// classes Doris' own error map calls backend offline or timeout).
+	if strings.Contains(msg, "no FlightSqlEndpointsLocations") {
+		return true
+	}
+	return strings.Contains(msg, "detailMessage") && !containsAny(msg, passingQueryErrors)
+}
+
+// passingQueryErrors are words of Doris' query failures that a run of the
+// split a moment later may not meet.
+var passingQueryErrors = []string{
+	"There is no scanNode Backend available", "No available backends", "not alive", "in black list",
+	"Timeout", "timeout", "Memory limit exceeded", "MEM_LIMIT_EXCEEDED", "TOO_MANY_TASKS",
+	"Connection refused", "RpcException", "rpc failed",
+}
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // advice is the next step for what failed, "" when Doris' words say it.

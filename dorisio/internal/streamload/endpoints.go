@@ -3,7 +3,6 @@ package streamload
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -146,7 +145,7 @@ func (c *Client) parseBackends(fe string, body []byte) ([]string, error) {
 	if env.Code != nil && *env.Code != 0 {
 		err := fmt.Errorf("code %d %q, body %q", *env.Code, env.Msg, c.redact(excerpt(body)))
 		if classify(onBackends, envelopeReply(*env.Code, env.Msg, string(env.Data))).kind == ErrAuth {
-			return nil, errors.Join(ErrAuth, err)
+			return nil, fmt.Errorf("%w (%w)", err, ErrAuth)
 		}
 		return nil, err
 	}

@@ -211,8 +211,9 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, ": %v", e.Kind)
 	}
 	e.writeAnswer(&b)
+	cause := ""
 	if e.Cause != nil {
-		cause := e.Cause.Error()
+		cause = e.Cause.Error()
 		var inner *Error
 		if e.next != "" && errors.As(e.Cause, &inner) && inner.next != "" {
 			cause = strings.Replace(cause, ". Next: "+inner.next, "", 1) // one next step: ours
@@ -225,7 +226,9 @@ func (e *Error) Error() string {
 	if e.ErrorURL != "" {
 		fmt.Fprintf(&b, "; full error log (unreachable from here): %s", Neutralize(e.ErrorURL))
 	}
-	if e.Body != "" && !e.parsed && !strings.Contains(e.Message, strings.TrimSpace(e.Body)) {
+	// The body, unless the message or the cause (a settle that met the same
+	// answer again) already quotes it.
+	if e.Body != "" && !e.parsed && !strings.Contains(e.Message, strings.TrimSpace(e.Body)) && !strings.Contains(cause, QuoteData(e.Body)) {
 		fmt.Fprintf(&b, "; body: %s", QuoteData(e.Body))
 	}
 	if e.next != "" {

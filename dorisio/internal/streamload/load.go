@@ -73,6 +73,9 @@ type LoadResult struct {
 	// how an unknown outcome was settled: "precommitted" (the txn of an
 	// earlier send of this label was adopted; TxnID is set) or "committed"
 	// (the label is already COMMITTED/VISIBLE: the rows are in, once).
+	// A TwoPhase load whose BE committed it at once (its answer says
+	// TwoPhaseCommit "false": the header was dropped on the way) is
+	// "committed" too, with Doris' counters.
 	Settled  string
 	Attempts int
 	// GroupCommit: Doris answered "GroupCommit": true, the load was batched
@@ -387,7 +390,13 @@ func (l *loadCall) run(ctx context.Context) (*LoadResult, error) {
 				}
 				continue
 			}
-			return nil, l.unknownErr(err, fmt.Errorf("the label's state could not settle it: %w", serr))
+			e := l.unknownErr(err, fmt.Errorf("the label's state could not settle it: %w", serr))
+			if inner := (*Error)(nil); errors.As(serr, &inner) && inner.next == notFEAnswer {
+				// Not Doris at that address: that is the problem to fix first.
+				e.next = notFEAnswer + ": it answered get_load_state with something that is not Doris either; once it answers, " +
+					askState(l.req.DB, l.req.Label) + " before loading these rows under another label"
+			}
+			return nil, e
 		}
 		switch state {
 		case StateCommitted, StateVisible:
@@ -425,6 +434,12 @@ func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, stepDone, l.ctxErr(ctx.Err())
+		}
+		if errors.Is(err, ErrAuth) {
+			// The FE refused to list its BEs: asking again cannot help.
+			e := l.newErr(nil, loadResponse{}, ErrAuth, err)
+			e.next = "check Config.User and Config.Password; listing the BEs needs SELECT on information_schema (or list them in Config.BEs); nothing was loaded"
+			return nil, stepDone, e
 		}
 		return nil, stepRetry, l.newErr(nil, loadResponse{}, nil, err)
 	}
@@ -470,6 +485,9 @@ func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 	v := classifyLoad(resp.status, l.req.TwoPhase, r)
 	switch v.act {
 	case actSuccess:
+		if l.req.TwoPhase && r.TwoPhaseCommit == "false" {
+			return l.committedAtOnce(r), stepDone, nil
+		}
 		return l.answered(r), stepDone, nil
 	case actLabelExists:
 		return l.labelExists(ctx, resp, r)
@@ -512,8 +530,9 @@ func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 // else's otherwise.
 func (l *loadCall) labelExists(ctx context.Context, resp *response, r loadResponse) (*LoadResult, step, error) {
 	txn := relatedTxn(r.Message)
+	job := existingJob(r)
 	if l.ambiguous || l.req.LabelOwned {
-		switch r.ExistingJobStatus {
+		switch job {
 		case jobPrecommitted:
 			if l.req.TwoPhase && txn > 0 {
 				return l.settled(SettledPrecommitted, txn), stepDone, nil
@@ -529,19 +548,52 @@ func (l *loadCall) labelExists(ctx context.Context, resp *response, r loadRespon
 		case jobRunning:
 			// Our earlier send is still loading (PREPARE): poll its state.
 			return nil, stepSettle, l.newErr(resp, r, ErrOutcomeUnknown, errors.New("an earlier send of this label is still running"))
+		case "":
+			// Doris did not say the txn's state (cloud mode before 3.0.3
+			// answers ExistingJobStatus ""): the label's state settles it.
+			return nil, stepSettle, l.newErr(resp, r, ErrOutcomeUnknown, errors.New("Doris did not say the state of the txn holding the label"))
 		}
 	}
 	e := l.newErr(resp, r, ErrLabelExists, nil)
 	e.TxnID = txn
-	if r.ExistingJobStatus == jobFinished {
+	switch job {
+	case jobFinished:
 		e.next = "the rows under this label are already loaded; skip them, or use a new label prefix"
-	} else {
+	case "":
+		e.next = "another txn holds this label and Doris did not say its state: " + askState(l.req.DB, l.req.Label) +
+			"; if COMMITTED or VISIBLE the rows are in: skip them; otherwise " + abortByLabel(l.req.DB, l.req.Label) + ", or use a new label prefix"
+	default:
 		e.next = "another load holds this label; " + abortByLabel(l.req.DB, l.req.Label) + ", or use a new label prefix"
 		if txn > 0 {
 			e.next = "another load holds this label; abort txn " + fmt.Sprint(txn) + " or use a new label prefix"
 		}
 	}
 	return nil, stepDone, e
+}
+
+// existingJob is the ExistingJobStatus of a Label Already Exists answer,
+// read from its Message when the key is empty or missing: cloud mode
+// before 3.0.3 answers "" with "status=[TXN_STATUS_VISIBLE]" in the
+// Message (TXN_STATUS_PREPARED for PREPARE); local mode from August 2024
+// adds "status [VISIBLE]." (§4).
+// "" when neither says.
+func existingJob(r loadResponse) string {
+	if r.ExistingJobStatus != "" {
+		return r.ExistingJobStatus
+	}
+	m := reLabelTxnStatus.FindStringSubmatch(r.Message)
+	if m == nil {
+		return ""
+	}
+	switch m[1] {
+	case StatePrepare, "PREPARED": // cloud: TXN_STATUS_PREPARED
+		return jobRunning
+	case StatePrecommitted:
+		return jobPrecommitted
+	case StateCommitted, StateVisible:
+		return jobFinished
+	}
+	return ""
 }
 
 // answered is the result of a load Doris answered directly.
@@ -553,6 +605,19 @@ func (l *loadCall) answered(r loadResponse) *LoadResult {
 	res.Status, res.Message = r.Status, r.Message
 	res.TotalRows, res.LoadedRows, res.FilteredRows = r.TotalRows, r.LoadedRows, r.FilteredRows
 	res.UnselectedRows, res.LoadBytes, res.ErrorURL = r.UnselectedRows, r.Bytes, r.ErrorURL
+	return res
+}
+
+// committedAtOnce is the result of a two-phase load the BE committed at
+// once: its answer says TwoPhaseCommit "false", so the BE did not get the
+// two_phase_commit header this client sent (dropped on the way, with every
+// other header holding an underscore). The rows are in, once; there is
+// nothing to commit or abort.
+func (l *loadCall) committedAtOnce(r loadResponse) *LoadResult {
+	res := l.answered(r)
+	res.Settled = SettledCommitted
+	l.c.cfg.Logger.Warn("streamload: a two-phase load was committed at once: the BE did not get the two_phase_commit header; "+droppedHeaders,
+		"db", l.req.DB, "table", l.req.Table, "label", l.req.Label, "txn", r.TxnID)
 	return res
 }
 

@@ -61,6 +61,9 @@ const (
 var (
 	// Label exists, old, new and cloud forms all share this stem (§4).
 	reRelateTxn = regexp.MustCompile(`relate to txn \[(\d+)\]`)
+	// The existing txn's state after it: ", status [VISIBLE]." (local),
+	// ", status=[TXN_STATUS_VISIBLE]" (cloud).
+	reLabelTxnStatus = regexp.MustCompile(`relate to txn \[\d+\], status(?: \[|=\[TXN_STATUS_)([A-Z]+)\]`)
 	// 2PC texts (§5.2).
 	reAlreadyCommitted = regexp.MustCompile(`is already (?:committed|visible), not pre-committed`)
 	reAlreadyAborted   = regexp.MustCompile(`is already aborted[.,] abort reason: ?(.*)$`)
@@ -246,7 +249,11 @@ var answers = []answer{
 	{onLoad, feSays("Access denied"), verdict{act: actFatal, kind: ErrAuth, reason: "LOAD privilege refused", next: checkCredentials}},
 	// retry same label: FE found no BE; nothing was begun (§1.1 step 7).
 	{onLoad, feSays("No backend available"), verdict{act: actRetry, reason: "no backend available"}},
-	// fatal: FE-side validation (missing Expect, db, table, group_commit) (§1.1).
+	// fatal: the FE got no Expect header, which this client always sends:
+	// something in between dropped it (§1.1 step 4).
+	{onLoad, feSays("There is no 100-continue header"), verdict{act: actFatal, reason: "the FE got no Expect: 100-continue header, which this client sends on every load",
+		next: always("something between this worker and the FE (a proxy, load balancer or ingress) drops the Expect header: send loads to the FEs directly, or let it pass Expect; nothing was loaded")}},
+	// fatal: FE-side validation (missing db, table, group_commit) (§1.1).
 	{onLoad, isShape(shapeFEResult), verdict{act: actFatal, reason: "FE refused the request"}},
 
 	// 2PC answers: {"status","msg"} from the BE (§1.4, §5.2). Commit and
@@ -270,6 +277,12 @@ var answers = []answer{
 		verdict{act: actResolve, txn: tpcNotFound, reason: "the txn is not found"}},
 	// fatal: the load is still running, nothing to commit yet (§5.2).
 	{on2PC, feSays("is prepare, not pre-committed"), verdict{act: actFatal, txn: tpcPrepare, reason: "the txn is still loading (PREPARE)"}},
+	// fatal: the FE's and the BE's own checks of the txn_operation and
+	// txn_id headers (§1.4), which this client always sends right:
+	// something in between dropped them.
+	{on2PC, feSays("transaction operation should be 'commit' or 'abort'", "convert txn_id [", "No transaction id or label selected",
+		"No transaction operation('commit' or 'abort') selected"), verdict{act: actFatal, txn: tpcHeaderLost,
+		reason: "the BE did not get the txn_operation or txn_id header this client sent"}},
 	// fatal: credentials or LOAD privilege (§2).
 	{on2PC, feSays("Access denied", "NOT_AUTHORIZED", "no valid Basic authorization"), verdict{act: actFatal, kind: ErrAuth, txn: tpcAuth, reason: "credentials or privileges refused"}},
 	// retry: FE found no BE (§1.1).
@@ -305,8 +318,12 @@ var answers = []answer{
 		next: always("no row reached the table (every row was filtered, or the body was empty): fix the rows or the where header; no txn remains")}},
 	{onLoad, isDataQuality, verdict{act: actFatal, kind: ErrDataQuality, reason: "rows rejected by data quality checks",
 		next: always("fix the rejected rows (see the error log), raise max_filter_ratio, or take the refused rows as an output with WithRejectedRows and load the others; no txn remains")}},
+	// fatal: the BE got no Basic credentials, which this client always sends (§1.3 step 2).
+	{onLoad, failSays("no valid Basic authorization"), verdict{act: actFatal, kind: ErrAuth,
+		reason: "the BE got no valid Basic Authorization header",
+		next:   always("check that Config.User is set, and that nothing between this worker and the BE (a proxy, load balancer or ingress) drops the Authorization header; nothing was loaded")}},
 	// fatal: credentials or privileges (§2).
-	{onLoad, failSays("NOT_AUTHORIZED", "no valid Basic authorization", "Access denied"), verdict{act: actFatal, kind: ErrAuth,
+	{onLoad, failSays("NOT_AUTHORIZED", "Access denied"), verdict{act: actFatal, kind: ErrAuth,
 		reason: "credentials or privileges refused", next: checkCredentials}},
 	// fatal for this call, retry same label later: txn quota, begin refused,
 	// label free (§4, §10.5). The caller owns the wait: only it knows how
@@ -338,6 +355,13 @@ var answers = []answer{
 	// retry same label: BE not yet connected to the master FE, no txn begun (§4).
 	{onLoad, failSays("Have not get FE Master heartbeat", "E-240"), verdict{act: actRetry, reason: "BE has no FE master heartbeat yet",
 		next: always("load again with the same label once the BE has joined the cluster; nothing was loaded")}},
+	// retry: a group commit load refused in the header phase, before any
+	// byte was read, for want of WAL space (§1.8); the WAL frees as Doris
+	// commits its groups.
+	{onLoad, failSays("There is no space for group commit stream load async WAL"), verdict{act: actRetry,
+		reason: "the BE has no WAL space left for an async group commit load",
+		next: always("nothing was loaded; the BE's WAL frees as Doris commits its groups (group_commit_interval_ms): load again later, " +
+			"use sync mode (dorisio.WithGroupCommitMode), or give the BE more WAL space (group_commit_wal_max_disk_limit)")}},
 	// retry same label: body cut short, the BE rolled the txn back (§1.3).
 	{onLoad, failSays("receive body don't equal with body bytes"), verdict{act: actRetry, reason: "body cut short in transit"}},
 	// resolve by label state: an FE lock or RPC timed out after begin (planning, precommit,
@@ -462,5 +486,12 @@ const (
 	tpcAuth                                 // fatal: credentials
 	tpcRetry                                // retry: FE busy / no backend
 	tpcNoDatabase                           // the database does not exist: abort: nothing to abort; commit: fatal
+	tpcHeaderLost                           // fatal: the BE did not get txn_operation/txn_id (dropped in transit)
 	tpcFatal                                // fatal: anything else Doris refused
 )
+
+// droppedHeaders is the next step when Doris did not get headers this
+// client sends: they were dropped on the way (§1.4, §3).
+const droppedHeaders = "something between this worker and Doris (a proxy, load balancer or ingress) drops request headers with underscores " +
+	"(txn_id, txn_operation, two_phase_commit, column_separator...): nginx does unless underscores_in_headers is on; " +
+	"send to the FEs and BEs directly, or let it pass them"

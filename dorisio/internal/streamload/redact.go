@@ -26,6 +26,20 @@ var (
 	reBasic = regexp.MustCompile(`(?i)\b(Basic\s+)[A-Za-z0-9+/]{4,}={0,2}`)
 )
 
+// redactBasic redacts one "Basic <value>" match unless the value is a
+// lower-case word: Doris' own "no valid Basic authorization" (BE, every
+// version) names no credentials, and hiding its last word hid the cause.
+// The client's own credentials are redacted by form whatever they look
+// like (newRedactor).
+func redactBasic(m string) string {
+	sub := reBasic.FindStringSubmatch(m)
+	value := m[len(sub[1]):]
+	if strings.ToLower(value) == value && strings.Trim(value, "abcdefghijklmnopqrstuvwxyz") == "" {
+		return m
+	}
+	return sub[1] + "***"
+}
+
 // shortSecret is the length below which a password form is matched only as
 // a whole word.
 const shortSecret = 8
@@ -54,7 +68,7 @@ func newRedactor(user, password string) redactor {
 // redact removes credentials from s.
 func (r redactor) redact(s string) string {
 	s = reUserInfo.ReplaceAllString(s, "${1}***@")
-	s = reBasic.ReplaceAllString(s, "${1}***")
+	s = reBasic.ReplaceAllStringFunc(s, redactBasic)
 	for _, f := range r.anywhere {
 		s = strings.ReplaceAll(s, f, "***")
 	}

@@ -40,7 +40,8 @@ type loadResponse struct {
 	TxnID                                                      int64
 	Status, ExistingJobStatus, Message                         string
 	Label                                                      string
-	GroupCommit                                                bool // "GroupCommit": true (§4)
+	GroupCommit                                                bool   // "GroupCommit": true (§4)
+	TwoPhaseCommit                                             string // "true"/"false" as Doris read the request's header; "" when absent
 	ErrorURL, FirstErrorMsg                                    string
 	TotalRows, LoadedRows, FilteredRows, UnselectedRows, Bytes int64
 	// FE envelopes.
@@ -65,6 +66,7 @@ func parseLoadResponse(body []byte) loadResponse {
 		r.TxnID, _ = jsonInt(m, "TxnId")
 		r.Label, _ = jsonString(m, "Label")
 		r.GroupCommit = string(m["GroupCommit"]) == "true"
+		r.TwoPhaseCommit, _ = jsonString(m, "TwoPhaseCommit")
 		r.ExistingJobStatus, _ = jsonString(m, "ExistingJobStatus")
 		r.Message, _ = jsonString(m, "Message")
 		r.ErrorURL, _ = jsonString(m, "ErrorURL")

@@ -62,6 +62,8 @@ func (c *Client) loadStateOnce(ctx context.Context, db, label string, attempt in
 		return "", false, e
 	}
 	switch {
+	case resp.status == http.StatusUnauthorized || resp.status == http.StatusProxyAuthRequired:
+		e.Cause = fmt.Errorf("GET %s answered HTTP %d: Doris refuses credentials with HTTP 200 and its JSON envelope, so something in front of the FE asks for credentials of its own", resp.url, resp.status)
 	case resp.status == http.StatusNotFound:
 		e.Cause = fmt.Errorf("GET %s answered 404: is this address a BE? get_load_state exists only on FEs", resp.url)
 	case code == 0:
@@ -69,9 +71,13 @@ func (c *Client) loadStateOnce(ctx context.Context, db, label string, attempt in
 	default:
 		e.Cause = fmt.Errorf("GET %s answered something that is not the FE's JSON envelope", resp.url)
 	}
-	e.next = "point Config.FEs at Doris FE HTTP ports (not a BE, proxy or web UI)"
+	e.next = notFEAnswer
 	return "", true, e
 }
+
+// notFEAnswer is the next step when an FE address answers get_load_state
+// with something other than Doris' envelope.
+const notFEAnswer = "point Config.FEs at Doris FE HTTP ports (not a BE, proxy or web UI)"
 
 // settleLabel asks the label's state, polling with backoff while it is
 // PREPARE (an earlier send may still be loading, or its connection drop may

@@ -104,6 +104,9 @@ func (c *Client) commit(ctx context.Context, db string, txnID int64, label strin
 	case tpcPrepare:
 		return false, c.txnErr("commit", db, txnID, label, r, nil, errors.New("the txn is still loading (PREPARE)"),
 			"commit only after the load returned")
+	case tpcHeaderLost:
+		return false, c.txnErr("commit", db, txnID, label, r, nil, errors.New("the BE did not get the txn_operation or txn_id header this client sent"),
+			droppedHeaders+"; the txn is unchanged")
 	}
 	return false, c.txnErr("commit", db, txnID, label, r, nil, errors.New("Doris refused the commit"), "check the database and txn id")
 }
@@ -199,6 +202,9 @@ func (c *Client) abort(ctx context.Context, db string, txnID int64, label string
 		return r, c.settleAbort(ctx, db, txnID, label, r)
 	case tpcAuth:
 		return r, c.txnErr("abort", db, txnID, label, r, ErrAuth, nil, "check Config.User, Config.Password and the LOAD privilege")
+	case tpcHeaderLost:
+		return r, c.txnErr("abort", db, txnID, label, r, nil, errors.New("the BE did not get the txn_operation or txn_id header this client sent"),
+			droppedHeaders+"; the txn is unchanged")
 	}
 	return r, c.txnErr("abort", db, txnID, label, r, nil, errors.New("Doris refused the abort"), "check the database and txn id")
 }

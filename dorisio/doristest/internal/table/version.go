@@ -2,6 +2,7 @@ package table
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -52,6 +53,11 @@ func (v Version) atLeast(major, minor int) bool {
 	return v.Major > major || v.Major == major && v.Minor >= minor
 }
 
+// atLeastPatch is atLeast down to the patch release.
+func (v Version) atLeastPatch(major, minor, patch int) bool {
+	return v.atLeast(major, minor+1) || v.Major == major && v.Minor == minor && v.Patch >= patch
+}
+
 // The behaviours that differ by version. Each names its source; the first
 // release of a change merged into master in 2025 is taken to be 4.0
 // (uncertain for 3.1.x).
@@ -91,3 +97,39 @@ func (v Version) invalidUTF8Reason() string {
 // first row of the error log, from master of September 2025 (protocol §4,
 // §7); earlier releases give only ErrorURL.
 func (v Version) SendsFirstErrorMsg() bool { return v.atLeast(4, 0) }
+
+// Message renders a Message or 2PC msg, written in the default version's
+// words, in this version's (protocol §4):
+//   - "TStatus: " before the FE's text of an FE refusal relayed by the BE
+//     came with 2.0.3: 2.0.0 and 2.0.2 answers quote none
+//     (doris-flink-connector PR #359, apache/doris#28227), 2.0.3 has it
+//     (apache/doris#27854);
+//   - ", status [VISIBLE]." after a label's txn came with the fix picked
+//     into branch-2.1 and branch-3.0 on 2024-08-07: 2.1.6 and 3.0.2 (3.0.1
+//     was cut around then: uncertain);
+//   - 2.0 reports too many filtered rows as INTERNAL_ERROR, before the
+//     DATA_QUALITY_ERROR code.
+func (v Version) Message(msg string) string {
+	if !v.atLeastPatch(2, 0, 3) {
+		msg = strings.Replace(msg, "TStatus: ", "", 1)
+	}
+	if !v.labelStatusInMessage() {
+		msg = reLabelTxnStatus.ReplaceAllString(msg, "$1")
+	}
+	if !v.atLeast(2, 1) {
+		msg = strings.Replace(msg, "[DATA_QUALITY_ERROR]too many filtered rows", "[INTERNAL_ERROR]too many filtered rows", 1)
+	}
+	return msg
+}
+
+var reLabelTxnStatus = regexp.MustCompile(`(relate to txn \[\d+\]), status \[[A-Z]+\]\.`)
+
+func (v Version) labelStatusInMessage() bool {
+	switch {
+	case v.Major == 2 && v.Minor == 1:
+		return v.Patch >= 6
+	case v.Major == 3 && v.Minor == 0:
+		return v.Patch >= 2
+	}
+	return v.atLeast(2, 2)
+}
