@@ -17,7 +17,9 @@
 // table. This doc is the short version: docs/guide.md has a section per
 // concern (grouped delivery, order, routing, tables that follow the Go
 // types, streaming, identity, files, labels, lingering transactions,
-// rejected rows, metrics, values, reading), and docs/design.md the reasons.
+// re-running after a failure, errors, rejected rows, contexts, sizing
+// workers, formats and group commit, metrics, values, reading, testing),
+// and docs/design.md the reasons.
 //
 // # Exactly-once
 //

@@ -60,19 +60,7 @@ type options struct {
 
 func main() {
 	o := &options{}
-	flag.StringVar(&o.fe, "fe", "", "FE HTTP address(es), comma-separated, e.g. http://fe:8030; empty: an embedded Doris-compatible server")
-	flag.StringVar(&o.user, "user", "root", "Doris user")
-	flag.StringVar(&o.passwordEnv, "password-env", "DORIS_PASSWORD", "environment variable holding the password (on the launcher and the workers)")
-	flag.StringVar(&o.db, "db", "demo", "database")
-	flag.StringVar(&o.from, "from", "events", "source table")
-	flag.StringVar(&o.to, "to", "events_copy", "target table")
-	flag.StringVar(&o.where, "where", "", "SQL predicate pushed to Doris, e.g. \"id % 2 = 0\"")
-	flag.StringVar(&o.columns, "columns", "", "columns to copy, comma-separated (empty: all)")
-	flag.StringVar(&o.labelPrefix, "label-prefix", "", "label prefix of the loads (default copy_<from>_<to>): keep it for a re-run, which then loads nothing twice")
-	flag.IntVar(&o.tabletsPerSplit, "tablets-per-split", 0, "tablets one query reads (0: dorisio's default, 8)")
-	flag.IntVar(&o.flightPort, "flight-port", 0, "the FE's arrow_flight_sql_port (0: asked of the FE with SHOW FRONTENDS)")
-	flag.IntVar(&o.seedRows, "seed-rows", -1, "synthetic rows written into the source first (-1: 100000 on the embedded server, 0 otherwise)")
-	flag.BoolVar(&o.verbose, "v", false, "log the runner's progress")
+	defineFlags(flag.CommandLine, o)
 	flag.Parse()
 	beam.Init() // on a worker this runs the SDK harness and never returns
 	level := slog.LevelWarn
@@ -83,6 +71,64 @@ func main() {
 	if err := run(context.Background(), o, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "copy:", oneLine(err))
 		os.Exit(1)
+	}
+}
+
+// defineFlags defines this command's flags on fs, which already holds
+// Beam's, and sets fs's usage (--help): what the command does, these
+// flags alone, and a pointer to Beam's, which would otherwise bury them
+// (a hundred runner flags, in one alphabetical list).
+func defineFlags(fs *flag.FlagSet, o *options) {
+	beams := map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) { beams[f.Name] = true })
+	fs.StringVar(&o.fe, "fe", "", "FE HTTP address(es), comma-separated, e.g. http://fe:8030; empty: an embedded Doris-compatible server")
+	fs.StringVar(&o.user, "user", "root", "Doris user")
+	fs.StringVar(&o.passwordEnv, "password-env", "DORIS_PASSWORD", "environment variable holding the password (on the launcher and the workers)")
+	fs.StringVar(&o.db, "db", "demo", "database")
+	fs.StringVar(&o.from, "from", "events", "source table")
+	fs.StringVar(&o.to, "to", "events_copy", "target table")
+	fs.StringVar(&o.where, "where", "", "SQL predicate pushed to Doris, e.g. \"id % 2 = 0\"")
+	fs.StringVar(&o.columns, "columns", "", "columns to copy, comma-separated (empty: all)")
+	fs.StringVar(&o.labelPrefix, "label-prefix", "", "label prefix of the loads (default copy_<from>_<to>): keep it for a re-run, which then loads nothing twice")
+	fs.IntVar(&o.tabletsPerSplit, "tablets-per-split", 0, "tablets one query reads (0: dorisio's default, 8)")
+	fs.IntVar(&o.flightPort, "flight-port", 0, "the FE's arrow_flight_sql_port (0: asked of the FE with SHOW FRONTENDS)")
+	fs.IntVar(&o.seedRows, "seed-rows", -1, "synthetic rows written into the source first (-1: 100000 on the embedded server, 0 otherwise)")
+	fs.BoolVar(&o.verbose, "v", false, "log the runner's progress")
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprint(w, `Usage: copy [flags]
+
+copy reads one Doris table with dorisio.Read (Arrow Flight SQL, split by
+tablets) and writes its rows into another with dorisio.Write, exactly once:
+a re-run with the same --label-prefix copies nothing twice. With no flags
+it starts an embedded Doris-compatible server, seeds demo.events with
+100,000 rows, copies them into demo.events_copy and verifies the copy value
+for value. Against a cluster both tables must exist with the same columns.
+
+Flags:
+`)
+		fs.VisitAll(func(f *flag.Flag) {
+			if beams[f.Name] {
+				return
+			}
+			dash := "--"
+			if len(f.Name) == 1 {
+				dash = "-"
+			}
+			name, usage := flag.UnquoteUsage(f)
+			fmt.Fprintf(w, "%s\n        %s", strings.TrimRight("  "+dash+f.Name+" "+name, " "), usage)
+			if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" {
+				fmt.Fprintf(w, " (default %s)", f.DefValue)
+			}
+			fmt.Fprintln(w)
+		})
+		fmt.Fprint(w, `
+Beam's runner flags are accepted too (--runner, --endpoint,
+--environment_type, --job_name, and Dataflow's --project, --region, ...).
+
+Example:
+  DORIS_PASSWORD=... copy --fe http://fe:8030 --user loader --from events --to events_copy --label-prefix copy_daily
+`)
 	}
 }
 

@@ -89,3 +89,15 @@ func TestAnFEThatCannotBeConnectedToFailsAtOnceNamingIt(t *testing.T) {
 		t.Errorf("err %v: want the FE named, why, and the port to give", err)
 	}
 }
+
+// An FE address without a scheme whose host is a plain name (fe1:8030, as
+// --help's examples spell hosts) may be a user:password, so it is not
+// echoed; the advice must not echo it either, or it reads "e.g. http://"
+// followed by the redaction notice.
+func TestAnFEWithoutASchemeIsToldWhatToAdd(t *testing.T) {
+	got, code := runArgs(t, "--fe", "fe1:8030")
+	want := "load: --fe: element 1: want http://host:port or https://host:port: put http:// (or https://) in front of the address\n"
+	if got != want || code != exitUsage {
+		t.Errorf("exit %d, stderr\n%s\nwant exit %d, stderr\n%s", code, got, exitUsage, want)
+	}
+}

@@ -353,6 +353,9 @@ func checkBaseURL(raw string) error {
 			return errors.New(want + ", not an empty element")
 		}
 		if !strings.Contains(raw, "://") {
+			if mayHoldSecret(raw) { // fe1:8030 may be user:password: echoed, it would be blanked
+				return errors.New(want + ": put http:// (or https://) in front of the address")
+			}
 			return fmt.Errorf("%s, e.g. http://%s", want, raw)
 		}
 		return errors.New(want)

@@ -172,6 +172,11 @@ func TestLoadDataQualityFailureCarriesTheErrorLog(t *testing.T) {
 	if !strings.Contains(err.Error(), "src line [x1,a]") || !strings.Contains(err.Error(), "Next:") {
 		t.Errorf("error text %q lacks the log line or the next step", err)
 	}
+	// A user who would rather load the good rows than fix the bad ones
+	// first must learn that the option exists.
+	if !strings.Contains(err.Error(), "WithRejectedRows") {
+		t.Errorf("error text %q does not name WithRejectedRows, the way to load the other rows", err)
+	}
 }
 
 // Fails whose cause is transient are retried with the same label (§4, §10).

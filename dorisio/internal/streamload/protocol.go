@@ -317,7 +317,7 @@ var answers = []answer{
 	{onLoad, failSays("all partitions have no load data"), verdict{act: actFatal, kind: ErrDataQuality, reason: "rows rejected by data quality checks",
 		next: always("no row reached the table (every row was filtered, or the body was empty): fix the rows or the where header; no txn remains")}},
 	{onLoad, isDataQuality, verdict{act: actFatal, kind: ErrDataQuality, reason: "rows rejected by data quality checks",
-		next: always("fix the rejected rows (see the error log) or raise max_filter_ratio; no txn remains")}},
+		next: always("fix the rejected rows (see the error log), raise max_filter_ratio, or take the refused rows as an output with WithRejectedRows and load the others; no txn remains")}},
 	// fatal: the BE got no Basic credentials, which this client always sends (§1.3 step 2).
 	{onLoad, failSays("no valid Basic authorization"), verdict{act: actFatal, kind: ErrAuth,
 		reason: "the BE got no valid Basic Authorization header",
