@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -187,4 +188,37 @@ func waitRows(t *testing.T, srv *doristest.Server) int64 {
 	}
 	t.Fatalf("a load of demo.events_copy is still open: %+v", srv.Txns("demo"))
 	return 0
+}
+
+// A copy interrupted while its source is seeded aborts the loads the
+// seeding precommitted and no commit stage committed: before, Ctrl-C
+// left them PRECOMMITTED, holding Doris' running-transaction quota until
+// its precommit timeout (an hour by default).
+func TestAnInterruptedSeedLeavesNoTransactionOpen(t *testing.T) {
+	srv := doristest.NewServer(doristest.WithTable("demo.events"+eventsColumns), doristest.WithTable("demo.events_copy"+eventsColumns))
+	defer srv.Close()
+	hung := srv.Inject(doristest.Fault{Kind: doristest.Hang, Endpoint: doristest.Endpoint2PC, Count: 1})
+	o := defaults()
+	o.fe, o.seedRows = srv.URL, 10
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, o, io.Discard) }()
+	for hung.Hits() == 0 {
+		select {
+		case err := <-done:
+			t.Fatalf("the copy ended before its commit hung: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	cancel()
+	err := <-done
+	if err == nil || !strings.Contains(oneLine(err), "seeding demo.events: interrupted: the job was stopped; 1 precommitted loads it left open were aborted, as Doris confirmed") {
+		t.Errorf("err %v", err)
+	}
+	for _, x := range srv.Txns("demo") {
+		if x.State == "PRECOMMITTED" || x.State == "PREPARE" {
+			t.Errorf("transaction %d (%s) left %s", x.ID, x.Label, x.State)
+		}
+	}
 }

@@ -31,9 +31,11 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
 	"reflect"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -68,7 +70,10 @@ func main() {
 		level = slog.LevelInfo
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
-	if err := run(context.Background(), o, os.Stdout); err != nil {
+	// Ctrl-C stops the job, and its precommitted loads are aborted (runJob).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, o, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "copy:", oneLine(err))
 		os.Exit(1)
 	}
@@ -339,8 +344,8 @@ func build(f func() beam.PCollection) (col beam.PCollection, err error) {
 // prism can lose a bundle's part of a metric.
 func runJob(ctx context.Context, p *beam.Pipeline) (map[string]int64, error) {
 	pr, err := beamx.RunWithMetrics(ctx, p)
-	if err != nil {
-		return nil, &jobFailed{err}
+	if err != nil || ctx.Err() != nil {
+		return nil, stopped(ctx, p, err)
 	}
 	if pr == nil {
 		return nil, errors.New("the runner returned no metrics")
@@ -357,6 +362,44 @@ func runJob(ctx context.Context, p *beam.Pipeline) (map[string]int64, error) {
 		c[name] = max(c[name], v)
 	}
 	return c, nil
+}
+
+// stopAbortWait bounds the aborts of a stopped job's open loads.
+const stopAbortWait = 10 * time.Second
+
+// stopped is the error of p's job, which failed (err) or was interrupted
+// (ctx done), once the loads it precommitted in this process that no
+// commit stage committed are aborted (dorisio.AbortOpenLoads): a cancelled
+// job never runs its commit stage for them, and they would hold Doris'
+// running-transaction quota until its precommit timeout (an hour by
+// default). The seeding Write precommits; the copy's own loads are plain.
+func stopped(ctx context.Context, p *beam.Pipeline, err error) error {
+	actx, cancel := context.WithTimeout(context.Background(), stopAbortWait)
+	defer cancel()
+	settled, aerr := dorisio.AbortOpenLoads(actx, p)
+	aborted := 0
+	for _, l := range settled {
+		if !l.Committed && !l.NothingOpen {
+			aborted++
+		}
+	}
+	what := ""
+	if aborted > 0 {
+		what = fmt.Sprintf("%d precommitted loads it left open were aborted, as Doris confirmed (their rows were never visible)", aborted)
+	}
+	if aerr != nil {
+		what = strings.TrimPrefix(what+"; ", "; ") + dorisio.ErrorMessage(aerr)
+	}
+	if ctx.Err() != nil {
+		if what == "" {
+			what = "no precommitted load was left open"
+		}
+		return fmt.Errorf("interrupted: the job was stopped; %s", what)
+	}
+	if what != "" {
+		slog.Warn("copy: the job failed; " + what)
+	}
+	return &jobFailed{err}
 }
 
 // sameRows checks, on the embedded server, that the target holds exactly
