@@ -2,6 +2,7 @@ package dorisio
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"testing"
@@ -104,11 +105,15 @@ func TestProcessCountersCountEveryLoadOfTheirPipeline(t *testing.T) {
 	cfg.LabelPrefix = "counted"
 	run := func(build func(s beam.Scope)) map[string]int64 {
 		t.Helper()
-		p, _, err := pipetest.RunPipeline(t, pipelineTimeout, metricsNamespace, build)
+		p, pr, err := pipetest.RunPipeline(t, pipelineTimeout, build)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return ProcessCounters(p)
+		c := ProcessCounters(p)
+		if job := JobCounters(pr, p); !maps.Equal(job, c) {
+			t.Errorf("JobCounters %v, ProcessCounters %v: the runner's metrics never count more than the process here", job, c)
+		}
+		return c
 	}
 	load := func(s beam.Scope) { WriteFiles(s, cfg, []string{dir + "/*.csv"}, Files{RangeBytes: 4 << 10}) }
 	first := run(load)

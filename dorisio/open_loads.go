@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
@@ -186,8 +187,27 @@ func CommittedLoads(p *beam.Pipeline) []CommittedTable {
 // of a counter that two bundles report for the first time at once (its
 // metrics store keeps one payload per counter id it does not know yet),
 // so its metrics may count fewer rows and loads than were committed; these
-// cannot. A launcher that checks its counts reads, per name, the larger
-// of this and the runner's metric (pipelines/load does).
+// cannot. JobCounters reads both.
 func ProcessCounters(p *beam.Pipeline) map[string]int64 {
 	return tally.Of(sink.PipelineRunID(p.Root()))
+}
+
+// JobCounters returns the "dorisio" counters of pipeline p's run, whose
+// result is pr, by name (summed over steps): per name, the larger of the
+// runner's metric and ProcessCounters(p). That is what a launcher checks
+// its job with: exact with prism and the direct runner, whose metrics may
+// be short, and the runner's metrics elsewhere.
+func JobCounters(pr beam.PipelineResult, p *beam.Pipeline) map[string]int64 {
+	c := ProcessCounters(p)
+	if c == nil {
+		c = map[string]int64{}
+	}
+	runner := map[string]int64{}
+	for _, r := range pr.Metrics().Query(func(r metrics.SingleResult) bool { return r.Namespace() == tally.Namespace }).Counters() {
+		runner[r.Name()] += r.Result()
+	}
+	for name, v := range runner {
+		c[name] = max(c[name], v)
+	}
+	return c
 }

@@ -116,35 +116,34 @@ const Timeout = 2 * time.Minute
 // the pipeline has not finished within timeout.
 func Run(t *testing.T, timeout time.Duration, ns string, build func(s beam.Scope)) (metrics.QueryResults, error) {
 	t.Helper()
-	_, q, err := RunPipeline(t, timeout, ns, build)
-	return q, err
+	_, pr, err := RunPipeline(t, timeout, build)
+	if err != nil || pr == nil {
+		return metrics.QueryResults{}, err
+	}
+	return pr.Metrics().Query(func(r metrics.SingleResult) bool { return r.Namespace() == ns }), nil
 }
 
-// RunPipeline is Run that returns the pipeline too (for what dorisio
-// says of a pipeline after its run, dorisio.ProcessCounters).
-func RunPipeline(t *testing.T, timeout time.Duration, ns string, build func(s beam.Scope)) (*beam.Pipeline, metrics.QueryResults, error) {
+// RunPipeline is Run that returns the pipeline and its result (for what
+// dorisio says of a pipeline after its run: ProcessCounters, JobCounters).
+func RunPipeline(t *testing.T, timeout time.Duration, build func(s beam.Scope)) (*beam.Pipeline, beam.PipelineResult, error) {
 	t.Helper()
 	p, s := beam.NewPipelineWithRoot()
 	build(s)
 	type result struct {
-		res metrics.QueryResults
+		pr  beam.PipelineResult
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
 		pr, err := ptest.RunWithMetrics(p)
-		var q metrics.QueryResults
-		if err == nil && pr != nil {
-			q = pr.Metrics().Query(func(r metrics.SingleResult) bool { return r.Namespace() == ns })
-		}
-		done <- result{q, err}
+		done <- result{pr, err}
 	}()
 	select {
 	case r := <-done:
-		return p, r.res, r.err
+		return p, r.pr, r.err
 	case <-time.After(timeout):
 		t.Fatalf("pipeline did not finish within %v", timeout)
-		return p, metrics.QueryResults{}, nil
+		return p, nil, nil
 	}
 }
 

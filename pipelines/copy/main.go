@@ -39,7 +39,6 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
@@ -339,9 +338,8 @@ func build(f func() beam.PCollection) (col beam.PCollection, err error) {
 }
 
 // runJob runs p on the runner of --runner (prism by default) and returns
-// dorisio's counters by name: per name the larger of the runner's metric
-// and what this process's workers counted (dorisio.ProcessCounters), as
-// prism can lose a bundle's part of a metric.
+// dorisio's counters by name (dorisio.JobCounters: prism can lose a
+// bundle's part of a metric).
 func runJob(ctx context.Context, p *beam.Pipeline) (map[string]int64, error) {
 	pr, err := beamx.RunWithMetrics(ctx, p)
 	if err != nil || ctx.Err() != nil {
@@ -350,18 +348,7 @@ func runJob(ctx context.Context, p *beam.Pipeline) (map[string]int64, error) {
 	if pr == nil {
 		return nil, errors.New("the runner returned no metrics")
 	}
-	c := dorisio.ProcessCounters(p)
-	if c == nil {
-		c = map[string]int64{}
-	}
-	runner := map[string]int64{}
-	for _, r := range pr.Metrics().Query(func(r metrics.SingleResult) bool { return r.Namespace() == "dorisio" }).Counters() {
-		runner[r.Name()] += r.Result()
-	}
-	for name, v := range runner {
-		c[name] = max(c[name], v)
-	}
-	return c, nil
+	return dorisio.JobCounters(pr, p), nil
 }
 
 // stopAbortWait bounds the aborts of a stopped job's open loads.

@@ -489,22 +489,17 @@ func summaryVerb(o *options) string {
 	return "committed"
 }
 
-// jobCounters returns the job's counters of namespaces "dorisio" and
-// "load" by "namespace/name". A dorisio counter is the larger of the
-// runner's metric and what this process's workers counted
-// (dorisio.ProcessCounters): prism can lose a bundle's part of a metric,
-// which made the summary count 8 of 12 committed loads and the
-// verification fail a correct run.
+// jobCounters returns the job's counters of namespaces "dorisio"
+// (dorisio.JobCounters: prism can lose a bundle's part of a metric, which
+// made the summary count 8 of 12 committed loads and the verification fail
+// a correct run) and "load", by "namespace/name".
 func jobCounters(pr beam.PipelineResult, p *beam.Pipeline) map[string]int64 {
-	q := pr.Metrics().Query(func(r metrics.SingleResult) bool {
-		return r.Namespace() == "dorisio" || r.Namespace() == "load"
-	})
 	c := map[string]int64{}
-	for _, r := range q.Counters() {
-		c[r.Namespace()+"/"+r.Name()] += r.Result()
+	for _, r := range pr.Metrics().Query(func(r metrics.SingleResult) bool { return r.Namespace() == "load" }).Counters() {
+		c["load/"+r.Name()] += r.Result()
 	}
-	for name, v := range dorisio.ProcessCounters(p) {
-		c["dorisio/"+name] = max(c["dorisio/"+name], v)
+	for name, v := range dorisio.JobCounters(pr, p) {
+		c["dorisio/"+name] = v
 	}
 	return c
 }

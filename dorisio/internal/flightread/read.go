@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -222,7 +223,7 @@ func permanent(err error) bool {
 	if strings.Contains(msg, "no FlightSqlEndpointsLocations") {
 		return true
 	}
-	return strings.Contains(msg, "detailMessage") && !containsAny(msg, passingQueryErrors)
+	return strings.Contains(msg, "detailMessage") && !slices.ContainsFunc(passingQueryErrors, func(w string) bool { return strings.Contains(msg, w) })
 }
 
 // passingQueryErrors are words of Doris' query failures that a run of the
@@ -231,15 +232,6 @@ var passingQueryErrors = []string{
 	"There is no scanNode Backend available", "No available backends", "not alive", "in black list",
 	"Timeout", "timeout", "Memory limit exceeded", "MEM_LIMIT_EXCEEDED", "TOO_MANY_TASKS",
 	"Connection refused", "RpcException", "rpc failed",
-}
-
-func containsAny(s string, words []string) bool {
-	for _, w := range words {
-		if strings.Contains(s, w) {
-			return true
-		}
-	}
-	return false
 }
 
 // advice is the next step for what failed, "" when Doris' words say it.
