@@ -163,7 +163,7 @@ func (s *recordScanner) scanPlain(pos, stop int) (end int, records int64, cut bo
 	if from := max(stop-1, pos); from < q { // a record ending at i+1 ends at or past stop
 		if i := bytes.IndexByte(data[from:q], delim); i >= 0 {
 			end = from + i + 1
-			return end, countNonEmpty(data[pos:end], delim), true
+			return end, CountNonEmpty(data[pos:end], delim), true
 		}
 	}
 	i := bytes.LastIndexByte(data[pos:q], delim)
@@ -171,13 +171,14 @@ func (s *recordScanner) scanPlain(pos, stop int) (end int, records int64, cut bo
 		return pos, 0, false
 	}
 	end = pos + i + 1
-	return end, countNonEmpty(data[pos:end], delim), false
+	return end, CountNonEmpty(data[pos:end], delim), false
 }
 
-// countNonEmpty counts the non-empty records of recs, whole records that
+// CountNonEmpty counts the non-empty records of recs, whole records that
 // end with the one-byte delimiter d: its delimiters, less those of empty
-// records (at its start, or after another delimiter).
-func countNonEmpty(recs []byte, d byte) int64 {
+// records (at its start, or after another delimiter). One pass of 64-byte
+// blocks (delimCount) unless an empty record is there.
+func CountNonEmpty(recs []byte, d byte) int64 {
 	n, empty := delimCount(recs, d)
 	if !empty {
 		return n
