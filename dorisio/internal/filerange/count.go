@@ -6,12 +6,13 @@ import (
 )
 
 // Count returns the records of r, a whole file of syntax syn, as Doris
-// counts them: non-empty records past the first headerLines. It reads r
+// counts them: non-empty records past the first headerLines records
+// (empty ones included, as skip_lines counts them). It reads r
 // with the Splitter, as one range of unknown size, so a file is counted by
 // the same scanner that cuts it.
 func Count(r io.Reader, syn Syntax, headerLines int) (int64, error) {
 	var n int64
-	sp := NewSplitter(syn, math.MaxInt64, 0, false)
+	sp := NewSplitter(syn, math.MaxInt64, headerLines, false)
 	sp.unmarked = true
 	err := sp.Split(r, -1, func(fr Range) error {
 		n += fr.Records
@@ -20,5 +21,5 @@ func Count(r io.Reader, syn Syntax, headerLines int) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return max(n-int64(headerLines), 0), nil
+	return n, nil
 }
