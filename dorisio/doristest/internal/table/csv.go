@@ -20,12 +20,11 @@ func (sp *Spec) Parse(r io.Reader, countOnly bool) (*Batch, error) {
 
 // decodeText reads a CSV or JSON body.
 func decodeText(sp *Spec, r io.Reader, countOnly bool) (*Batch, error) {
+	if countOnly && sp.hasEnclose && !sp.json {
+		return sp.countEnclosed(r)
+	}
 	if countOnly && !sp.json {
-		scan := sp.lineCounter()
-		if sp.hasEnclose {
-			scan = sp.enclosedCounter()
-		}
-		return countRows(r, countChunk, scan)
+		return countRows(r, countChunk, sp.lineCounter())
 	}
 	data, err := io.ReadAll(r)
 	b := &Batch{seqIdx: -1}
@@ -427,4 +426,12 @@ func showSep(s []byte) string {
 		}
 	}
 	return out.String()
+}
+
+// hasAt reports whether data[pos:] starts with sep (pos < len(data)).
+func hasAt(data []byte, pos int, sep []byte) bool {
+	if len(sep) == 1 {
+		return data[pos] == sep[0]
+	}
+	return bytes.HasPrefix(data[pos:], sep)
 }
