@@ -44,6 +44,7 @@ import (
 
 	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/internal/startgc"
 )
 
 // eventsColumns are the demo tables' columns.
@@ -60,6 +61,7 @@ type options struct {
 }
 
 func main() {
+	startgc.Done()
 	o := &options{}
 	defineFlags(flag.CommandLine, o)
 	flag.Parse()

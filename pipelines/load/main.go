@@ -49,6 +49,7 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/internal/dorisname"
 	"github.com/dorisbeam/dorisbeam/internal/fileprogress"
+	"github.com/dorisbeam/dorisbeam/internal/startgc"
 	"github.com/dorisbeam/dorisbeam/internal/synth"
 )
 
@@ -57,6 +58,7 @@ func init() {
 }
 
 func main() {
+	startgc.Done()
 	o := defaultOptions()
 	c := newCLI(flag.CommandLine, o)
 	if code, stop := c.parse(os.Args[1:], os.Stdout, os.Stderr); stop {
