@@ -152,6 +152,18 @@ func asMismatch(err error, m **mismatch) bool {
 	return ok
 }
 
+// setTime stores v in dst, a time.Time, in place where dst can be
+// addressed (a field of the row): reflect.ValueOf(v) boxes the 24-byte
+// value on the heap, an allocation per DATETIME read (0.18 s of CPU per
+// million rows, as much as the rest of the row's decoding).
+func setTime(dst reflect.Value, v time.Time) {
+	if dst.CanAddr() {
+		*(*time.Time)(dst.Addr().UnsafePointer()) = v
+		return
+	}
+	dst.Set(reflect.ValueOf(v))
+}
+
 // compileValue is compile for a non-NULL value.
 func compileValue(t reflect.Type, base string, at arrow.DataType, dc *decodeCtx, never func(string) (binder, error)) (binder, error) {
 	if t == anyType {
@@ -239,7 +251,7 @@ func compileValue(t reflect.Type, base string, at arrow.DataType, dc *decodeCtx,
 				day := dayOf(arr)
 				return func(i int, dst reflect.Value) error {
 					y, m, d := day(i)
-					dst.Set(reflect.ValueOf(time.Date(y, m, d, 0, 0, 0, 0, dc.loc)))
+					setTime(dst, time.Date(y, m, d, 0, 0, 0, 0, dc.loc))
 					return nil
 				}
 			}, nil
@@ -262,14 +274,16 @@ func compileValue(t reflect.Type, base string, at arrow.DataType, dc *decodeCtx,
 				// The instant names Doris' wall clock in the session's zone
 				// (in UTC when the type carries no zone).
 				w := a.Value(i).ToTime(tt.Unit).In(zone)
-				return time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), dc.loc)
+				y, mo, d := w.Date() // once: each of Year, Month and Day works out the date
+				h, mi, sec := w.Clock()
+				return time.Date(y, mo, d, h, mi, sec, w.Nanosecond(), dc.loc)
 			}
 		}
 		switch {
 		case t == timeType:
 			return func(arr arrow.Array) setFunc {
 				get := wall(arr)
-				return func(i int, dst reflect.Value) error { dst.Set(reflect.ValueOf(get(i))); return nil }
+				return func(i int, dst reflect.Value) error { setTime(dst, get(i)); return nil }
 			}, nil
 		case t.Kind() == reflect.String:
 			layout := "2006-01-02 15:04:05" + map[arrow.TimeUnit]string{arrow.Millisecond: ".000", arrow.Microsecond: ".000000", arrow.Nanosecond: ".000000000"}[tt.Unit]
@@ -369,7 +383,7 @@ func compileText(t reflect.Type, base string, dc *decodeCtx, never func(string) 
 							return fmt.Errorf("%q is not Doris' DATE or DATETIME text", text)
 						}
 					}
-					dst.Set(reflect.ValueOf(tm))
+					setTime(dst, tm)
 					return nil
 				}
 			}, nil
