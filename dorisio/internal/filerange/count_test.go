@@ -33,8 +33,8 @@ func TestCountIsTheRecordsDorisCountsPastTheHeader(t *testing.T) {
 
 // An empty line among the header lines is one of them, as Doris'
 // skip_lines counts lines: Count subtracted the header from the non-empty
-// records, and so counted one record too few (load --recount then failed
-// a complete load's verification).
+// records, and so counted one record too few (a re-run then reported a
+// .gz file an earlier run loaded one record short).
 func TestCountSkipsEmptyHeaderLinesAsLines(t *testing.T) {
 	syn := Syntax{Delim: []byte("\n"), Sep: []byte(","), Enclose: '"'}
 	for _, tc := range []struct {
