@@ -44,6 +44,7 @@ import (
 
 	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/internal/jobtmp"
 	"github.com/dorisbeam/dorisbeam/internal/startgc"
 )
 
@@ -74,7 +75,10 @@ func main() {
 	// Ctrl-C stops the job, and its precommitted loads are aborted (runJob).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, o, os.Stdout); err != nil {
+	tmpDone := jobtmp.Use(os.Stderr)
+	err := run(ctx, o, os.Stdout)
+	tmpDone()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "copy:", oneLine(err))
 		os.Exit(1)
 	}

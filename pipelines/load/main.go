@@ -49,6 +49,7 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/internal/dorisname"
 	"github.com/dorisbeam/dorisbeam/internal/fileprogress"
+	"github.com/dorisbeam/dorisbeam/internal/jobtmp"
 	"github.com/dorisbeam/dorisbeam/internal/startgc"
 	"github.com/dorisbeam/dorisbeam/internal/synth"
 )
@@ -72,11 +73,14 @@ func main() {
 		os.Exit(report(c, &usageError{bad}, o.verbose, os.Stderr))
 	}
 	ctx, signalled := cancelOnSignal(os.Stderr, o)
+	tmpDone := jobtmp.Use(os.Stderr)
 	err := run(ctx, o)
 	if sig := signalled(); sig != nil {
 		err = &interrupted{sig: sig, err: err}
 	}
-	os.Exit(report(c, err, o.verbose, os.Stderr))
+	code := report(c, err, o.verbose, os.Stderr)
+	tmpDone()
+	os.Exit(code)
 }
 
 func run(ctx context.Context, o *options) error {
