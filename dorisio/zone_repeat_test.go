@@ -1,0 +1,45 @@
+package dorisio
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+)
+
+// A DATETIME holds a wall clock. In a zone that turns its clocks back, the
+// wall clocks of the repeated hour name two instants each, and Doris and
+// Read take the earlier: an instant of the later pass would read back an
+// hour early. Write refuses it, naming the row, instead of moving it.
+func TestAnInstantInTheHourAZoneRepeatsFailsInsteadOfMovingAnHour(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Skip("no time zone database:", err)
+	}
+	// 2026-11-01: New York's clocks go from 02:00 EDT back to 01:00 EST.
+	first := time.Date(2026, 11, 1, 5, 30, 0, 0, time.UTC).In(ny)  // 01:30 EDT
+	second := time.Date(2026, 11, 1, 6, 30, 0, 0, time.UTC).In(ny) // 01:30 EST
+	const ddl = "demo.z(id BIGINT NOT NULL, at DATETIME(6), on DATE)"
+	day := time.Date(2026, 11, 1, 0, 0, 0, 0, ny)
+
+	for _, f := range []Format{CSV, JSON, Arrow} {
+		t.Run(string(f), func(t *testing.T) {
+			srv := startServer(t, doristest.WithTable(ddl))
+			rows := []zoned{{1, first, day}, {2, time.Date(2026, 11, 1, 7, 30, 0, 0, time.UTC).In(ny), day}}
+			mustWrite(t, srv, "z", rows, WithFormat(f), WithTimeZone(ny))
+			got, _, err := readAll(t, configFor(srv, "z"), Query{}, reflect.TypeOf(zoned{}), WithReadTimeZone(ny))
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantSameRows(t, got, rows) // either side of the repeated hour reads back as written
+
+			err = writeAll(t, srv, "z", []zoned{{3, second, day}}, WithFormat(f), WithTimeZone(ny))
+			wantErr(t, err, `field zoned.At (column at DATETIME) of element "{ID:3`,
+				"2026-11-01T01:30:00-05:00 falls in the hour America/New_York repeats when its clocks go back",
+				"the wall clock 2026-11-01 01:30:00 a DATETIME holds reads back as 2026-11-01T01:30:00-04:00, an hour early",
+				"WithTimeZone(time.UTC)")
+			wantRows(t, srv, "z", [][]string{{"1", "2026-11-01 01:30:00.000000", "2026-11-01"}, {"2", "2026-11-01 02:30:00.000000", "2026-11-01"}})
+		})
+	}
+}
