@@ -1,6 +1,7 @@
 package dorisio
 
 import (
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"reflect"
 	"testing"
 	"time"
@@ -42,4 +43,42 @@ func TestAnInstantInTheHourAZoneRepeatsFailsInsteadOfMovingAnHour(t *testing.T) 
 			wantRows(t, srv, "z", [][]string{{"1", "2026-11-01 01:30:00.000000", "2026-11-01"}, {"2", "2026-11-01 02:30:00.000000", "2026-11-01"}})
 		})
 	}
+}
+
+// zonedText is DATETIME text from elsewhere.
+type zonedText struct {
+	ID int64  `doris:"id"`
+	At string `doris:"at"`
+}
+
+func init() { beam.RegisterType(reflect.TypeOf(zonedText{})) }
+
+// Text naming a wall clock the Write's zone skips (its clocks go forward)
+// is stored as written by CSV and JSON loads, as Doris stores zoneless
+// text. An Arrow load carries instants, none of which is that wall clock:
+// it fails naming the row, where it stored 01:30 in silence.
+func TestTextInTheHourAZoneSkipsIsStoredAsWrittenOrRefusedByArrow(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Skip("no time zone database:", err)
+	}
+	// 2026-03-08: New York's clocks go from 02:00 EST to 03:00 EDT.
+	in := []zonedText{{1, "2026-03-08 02:30:00"}, {2, "2026-03-08 03:30:00"}}
+	const ddl = "demo.zt(id BIGINT NOT NULL, at DATETIME(6))"
+	for _, f := range []Format{CSV, JSON} {
+		t.Run(string(f), func(t *testing.T) {
+			srv := startServer(t, doristest.WithTable(ddl))
+			mustWrite(t, srv, "zt", in, WithFormat(f), WithTimeZone(ny))
+			wantRows(t, srv, "zt", [][]string{{"1", "2026-03-08 02:30:00.000000"}, {"2", "2026-03-08 03:30:00.000000"}})
+		})
+	}
+	t.Run("arrow", func(t *testing.T) {
+		srv := startServer(t, doristest.WithTable(ddl))
+		mustWrite(t, srv, "zt", in[1:], WithFormat(Arrow), WithTimeZone(ny))
+		err := writeAll(t, srv, "zt", in[:1], WithFormat(Arrow), WithTimeZone(ny))
+		wantErr(t, err, "table demo.zt", "row 1: column at: 2026-03-08 02:30:00 is a wall clock America/New_York skips when its clocks go forward",
+			"the nearest one would store 2026-03-08 01:30:00",
+			"WithFormat(dorisio.CSV)")
+		wantRows(t, srv, "zt", [][]string{{"2", "2026-03-08 03:30:00.000000"}})
+	})
 }
