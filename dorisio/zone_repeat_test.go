@@ -82,3 +82,30 @@ func TestTextInTheHourAZoneSkipsIsStoredAsWrittenOrRefusedByArrow(t *testing.T) 
 		wantRows(t, srv, "zt", [][]string{{"2", "2026-03-08 03:30:00.000000"}})
 	})
 }
+
+// A stored wall clock the read's zone skips (written in another zone, or
+// as text) has no time.Time in that zone: Read fails naming the row and
+// column where it returned time.Date's normalization, an hour off, in
+// silence; a string field gets the stored text as it is.
+func TestReadOfAWallClockTheReadZoneSkipsFailsOrKeepsTheText(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Skip("no time zone database:", err)
+	}
+	srv := startServer(t, doristest.WithTable("demo.zt(id BIGINT NOT NULL, at DATETIME(6))"))
+	mustWrite(t, srv, "zt", []zonedText{{1, "2026-03-08 02:30:00"}, {2, "2026-03-08 03:30:00"}})
+
+	got, _, err := readAll(t, configFor(srv, "zt"), Query{}, reflect.TypeOf(zonedText{}), WithReadTimeZone(ny))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSameRows(t, got, []zonedText{{1, "2026-03-08 02:30:00.000000"}, {2, "2026-03-08 03:30:00.000000"}})
+
+	_, _, err = readAll(t, configFor(srv, "zt"), Query{Where: "id = 2"}, reflect.TypeOf(stamped{}), WithReadTimeZone(ny))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = readAll(t, configFor(srv, "zt"), Query{}, reflect.TypeOf(stamped{}), WithReadTimeZone(ny))
+	wantErr(t, err, "dorisio.Read", "table demo.zt", "stamped.At", "2026-03-08 02:30:00 is a wall clock America/New_York skips when its clocks go forward",
+		"read it into a string field, or with WithReadTimeZone of the zone it was written in")
+}
