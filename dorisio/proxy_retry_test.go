@@ -14,10 +14,11 @@ import (
 )
 
 // retryingProxy is a proxy in front of a BE that, like nginx retrying a PUT
-// (an idempotent method) after an upstream timeout, sends the first stream
-// load twice and answers the second reply: Doris applied the first, and
-// answers the second "Label Already Exists" for the load's own label.
-func retryingProxy(t *testing.T, be string) (url string, resent func() int) {
+// (an idempotent method) after an upstream timeout, sends the first request
+// whose path ends in suffix twice and answers the second reply: for a
+// stream load Doris applied the first, and answers the second "Label
+// Already Exists" for the load's own label.
+func retryingProxy(t *testing.T, be, suffix string) (url string, resent func() int) {
 	t.Helper()
 	var mu sync.Mutex // guards n
 	n := 0
@@ -27,7 +28,6 @@ func retryingProxy(t *testing.T, be string) (url string, resent func() int) {
 			return nil, err
 		}
 		req.Header = r.Header.Clone()
-		req.Header.Del("Expect")
 		return http.DefaultClient.Do(req)
 	}
 	p := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -36,7 +36,7 @@ func retryingProxy(t *testing.T, be string) (url string, resent func() int) {
 			return
 		}
 		mu.Lock()
-		twice := strings.HasSuffix(r.URL.Path, "/_stream_load") && n == 0
+		twice := strings.HasSuffix(r.URL.Path, suffix) && n == 0
 		if twice {
 			n++
 		}
@@ -70,7 +70,7 @@ func TestALoadAProxySentTwiceLandsOnce(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			srv := startServer(t, doristest.WithTable("demo.users(id BIGINT NOT NULL, name VARCHAR(32), age BIGINT)"))
 			cfg := configFor(srv, "users")
-			url, resent := retryingProxy(t, srv.BackendURLs()[0])
+			url, resent := retryingProxy(t, srv.BackendURLs()[0], "/_stream_load")
 			cfg.BEs = []string{url}
 			if d == Grouped {
 				cfg.LabelPrefix = "proxied"
@@ -87,4 +87,23 @@ func TestALoadAProxySentTwiceLandsOnce(t *testing.T) {
 			wantNoOpenTxns(t, srv)
 		})
 	}
+}
+
+// A two-phase commit a proxy sent twice is answered "already committed" the
+// second time: the job succeeds with its rows in once.
+func TestACommitAProxySentTwiceIsOneCommit(t *testing.T) {
+	srv := startServer(t, doristest.WithTable("demo.users(id BIGINT NOT NULL, name VARCHAR(32), age BIGINT)"))
+	cfg := configFor(srv, "users")
+	url, resent := retryingProxy(t, srv.URL, "/_stream_load_2pc") // the proxy follows the FE's 307 to the BE
+	cfg.FEs = []string{url}
+	in := []user{{1, "a", 1}, {2, "b", 2}}
+	_, err := runPipeline(t, func(s beam.Scope) { Write(s, cfg, beam.CreateList(s, in), WithDelivery(ExactlyOnce)) })
+	if err != nil {
+		t.Fatal(ErrorMessage(err))
+	}
+	if resent() != 1 {
+		t.Fatalf("the proxy resent %d commits, want 1", resent())
+	}
+	wantRows(t, srv, "users", [][]string{{"1", "a", "1"}, {"2", "b", "2"}})
+	wantNoOpenTxns(t, srv)
 }
