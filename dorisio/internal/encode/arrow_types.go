@@ -442,7 +442,7 @@ func scalarOf(t dorisType, loc *time.Location) (arrow.DataType, textApp, error) 
 		}, nil
 	case "DATE", "DATEV2":
 		return arrow.FixedWidthTypes.Date32, func(b array.Builder, text []byte) error {
-			d, ok := parseDateTime(text, time.UTC) // a time's date: Write's checks let only midnight through
+			d, ok, _ := parseDateTime(text, time.UTC) // a time's date: Write's checks let only midnight through
 			if !ok {
 				return fmt.Errorf("not a date: %s", text)
 			}
@@ -460,7 +460,12 @@ func scalarOf(t dorisType, loc *time.Location) (arrow.DataType, textApp, error) 
 			}
 		}
 		return &arrow.TimestampType{Unit: unit, TimeZone: loc.String()}, func(b array.Builder, text []byte) error {
-			tm, ok := parseDateTime(text, loc)
+			tm, ok, skipped := parseDateTime(text, loc)
+			if skipped {
+				return fmt.Errorf("%s is a wall clock %s skips when its clocks go forward: an Arrow load carries instants, and the nearest one would store %s; "+
+					"load it with WithFormat(dorisio.CSV) or WithFormat(dorisio.JSON), which store the text as written, as Doris does",
+					text, loc, tm.Format(time.DateTime))
+			}
 			if !ok {
 				return fmt.Errorf("not a datetime: %s", text)
 			}
@@ -549,8 +554,9 @@ func parseDecimal(text []byte, p, s int32) (decimal128.Num, error) {
 // parseDateTime reads "2006-01-02[ 15:04:05[.999999]]" in loc, the text
 // this package writes, without time.Parse's generality; other text is read
 // as Write's checks read it (parseDateText), a zone suffix converted into
-// loc.
-func parseDateTime(text []byte, loc *time.Location) (time.Time, bool) {
+// loc. skipped reports zoneless text naming a wall clock loc does not show
+// (its clocks jump over it): tm is then time.Date's normalization of it.
+func parseDateTime(text []byte, loc *time.Location) (tm time.Time, ok, skipped bool) {
 	num := func(b []byte) (int, bool) {
 		n := 0
 		for _, c := range b {
@@ -561,12 +567,13 @@ func parseDateTime(text []byte, loc *time.Location) (time.Time, bool) {
 		}
 		return n, len(b) > 0
 	}
-	slow := func() (time.Time, bool) { // every form Write's checks let through (checkDateText)
+	slow := func() (time.Time, bool, bool) { // every form Write's checks let through (checkDateText)
 		f, ok := parseDateText(dorisSpace(text))
 		if !ok || !f.valid() {
-			return time.Time{}, false
+			return time.Time{}, false, false
 		}
-		return f.in(loc), true
+		tm := f.in(loc)
+		return tm, true, len(f.zone) == 0 && (tm.Day() != f.d || tm.Hour() != f.h || tm.Minute() != f.mi)
 	}
 	if len(text) < 10 || text[4] != '-' || text[7] != '-' {
 		return slow()
@@ -597,9 +604,9 @@ func parseDateTime(text []byte, loc *time.Location) (time.Time, bool) {
 			nsec = n * int(pow10[9-(len(f)-1)])
 		}
 	}
-	tm := time.Date(y, time.Month(mo), d, h, mi, sec, nsec, loc)
-	if tm.Day() != d {
-		return tm, false // February 30th: normalized by time.Date
+	tm = time.Date(y, time.Month(mo), d, h, mi, sec, nsec, loc)
+	if d > daysIn(y, mo) {
+		return tm, false, false // February 30th: normalized by time.Date
 	}
-	return tm, true
+	return tm, true, tm.Day() != d || tm.Hour() != h || tm.Minute() != mi
 }

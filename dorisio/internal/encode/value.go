@@ -26,7 +26,8 @@ import (
 //   - time.Time: converted to the Write's time zone (WithTimeZone, default
 //     UTC), "2006-01-02 15:04:05[.ffffff]"; nanoseconds beyond microseconds
 //     are truncated (DATETIME(6) is Doris' finest); years outside 0..9999
-//     are an error.
+//     are an error, and so is an instant whose wall clock the zone shows
+//     twice (clocks going back) when it is the later of the two.
 //   - Decimal, *big.Rat, *big.Float, *big.Int: exact plain decimal text
 //     (a JSON string in JSON loads, so no reader turns it into a double).
 //   - slices, arrays, maps, nested structs: in JSON loads only, what
@@ -178,11 +179,35 @@ func appendTime(dst []byte, tm time.Time, loc *time.Location) ([]byte, error) {
 	if y := tm.Year(); y < 0 || y > 9999 {
 		return dst, fmt.Errorf("time %s is outside Doris' DATE/DATETIME range 0000-01-01 .. 9999-12-31 (in time zone %s)", tm.Format(time.RFC3339Nano), loc)
 	}
+	if loc != time.UTC {
+		if err := checkRepeatedHour(tm, loc); err != nil {
+			return dst, err
+		}
+	}
 	layout := "2006-01-02 15:04:05"
 	if tm.Nanosecond()/1000 != 0 {
 		layout = "2006-01-02 15:04:05.999999"
 	}
 	return tm.AppendFormat(dst, layout), nil
+}
+
+// checkRepeatedHour refuses an instant (already in loc) whose wall clock
+// loc shows twice, when its clocks go back, and which is the later of the
+// two: a DATETIME keeps only the wall clock, which Read (time.Date) and
+// Doris (cctz) turn back into the earlier instant, so the row would come
+// back moved by the shift, in silence.
+func checkRepeatedHour(tm time.Time, loc *time.Location) error {
+	back := time.Date(tm.Year(), tm.Month(), tm.Day(), tm.Hour(), tm.Minute(), tm.Second(), tm.Nanosecond(), loc)
+	if back.Equal(tm) {
+		return nil
+	}
+	shift := tm.Sub(back).String()
+	if tm.Sub(back) == time.Hour {
+		shift = "an hour"
+	}
+	return fmt.Errorf("time %s falls in the hour %s repeats when its clocks go back: the wall clock %s a DATETIME holds reads back as %s, %s early "+
+		"(dorisio.Read and Doris' time functions take the earlier instant); write with WithTimeZone(time.UTC) or a zone without daylight saving time",
+		tm.Format(time.RFC3339Nano), loc, tm.Format(time.DateTime), back.Format(time.RFC3339Nano), shift)
 }
 
 // LoadZone loads, on a worker, a zone that dorisio named at construction

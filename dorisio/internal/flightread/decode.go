@@ -268,27 +268,38 @@ func compileValue(t reflect.Type, base string, at arrow.DataType, dc *decodeCtx,
 		if err != nil {
 			return nil, fmt.Errorf("the column's time zone %q (the Flight session's time_zone) is unknown here: %v; give the workers the time zone database (import _ \"time/tzdata\")", tt.TimeZone, err)
 		}
-		wall := func(arr arrow.Array) func(int) time.Time {
+		// The instant names Doris' wall clock in the session's zone (in
+		// UTC when the type carries no zone).
+		stored := func(arr arrow.Array) func(int) time.Time {
 			a := arr.(*array.Timestamp)
-			return func(i int) time.Time {
-				// The instant names Doris' wall clock in the session's zone
-				// (in UTC when the type carries no zone).
-				w := a.Value(i).ToTime(tt.Unit).In(zone)
-				y, mo, d := w.Date() // once: each of Year, Month and Day works out the date
-				h, mi, sec := w.Clock()
-				return time.Date(y, mo, d, h, mi, sec, w.Nanosecond(), dc.loc)
-			}
+			return func(i int) time.Time { return a.Value(i).ToTime(tt.Unit).In(zone) }
 		}
 		switch {
 		case t == timeType:
 			return func(arr arrow.Array) setFunc {
-				get := wall(arr)
-				return func(i int, dst reflect.Value) error { setTime(dst, get(i)); return nil }
+				get := stored(arr)
+				return func(i int, dst reflect.Value) error {
+					w := get(i)
+					y, mo, d := w.Date() // once: each of Year, Month and Day works out the date
+					h, mi, sec := w.Clock()
+					tm := time.Date(y, mo, d, h, mi, sec, w.Nanosecond(), dc.loc)
+					_, _, td := tm.Date()
+					if th, tmi, _ := tm.Clock(); td != d || th != h || tmi != mi {
+						// time.Date moved a wall clock the zone skips by the
+						// jump: the field would hold another time.
+						return fmt.Errorf("%s is a wall clock %s skips when its clocks go forward, so no time.Time in that zone holds it (time.Date makes it %s): "+
+							"read it into a string field, or with WithReadTimeZone of the zone it was written in", w.Format(time.DateTime), dc.loc, tm.Format(time.DateTime))
+					}
+					setTime(dst, tm)
+					return nil
+				}
 			}, nil
 		case t.Kind() == reflect.String:
+			// The stored wall clock as it is: read into dc.loc, one the
+			// zone skips would come out moved by the jump.
 			layout := "2006-01-02 15:04:05" + map[arrow.TimeUnit]string{arrow.Millisecond: ".000", arrow.Microsecond: ".000000", arrow.Nanosecond: ".000000000"}[tt.Unit]
 			return textBinder(t, func(arr arrow.Array) func(int) string {
-				get := wall(arr)
+				get := stored(arr)
 				return func(i int) string { return get(i).Format(layout) }
 			}), nil
 		}

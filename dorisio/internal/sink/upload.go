@@ -107,13 +107,13 @@ func (b *Batcher) afterPrevious(j *LoadJob) bool {
 // quota: the quota is back-pressure, not a failure.
 func (b *Batcher) load(j *LoadJob) (*streamload.LoadResult, error) {
 	req := streamload.LoadRequest{
-		DB: b.db, Table: j.Table, Label: j.label, TwoPhase: j.twoPhase, LabelOwned: j.ID != "",
+		DB: b.db, Table: j.Table, Label: j.label, TwoPhase: j.twoPhase, LabelOwned: j.ID != "", LabelFresh: j.ID == "",
 		Headers: b.headers, Body: j.Body, Compression: b.opts.Compression, SpoolDir: b.opts.SpoolDir,
 	}
 	if b.opts.Delivery == options.GroupCommit {
 		// Doris refuses a label with group commit: the load goes without
 		// one, its outcome unknown when its answer is lost (groupcommit.go).
-		req.Label, req.LabelOwned, req.GroupCommit = "", false, b.opts.GroupCommitMode
+		req.Label, req.LabelOwned, req.LabelFresh, req.GroupCommit = "", false, false, b.opts.GroupCommitMode
 		if err := b.checkGroupCommitTable(j.Table); err != nil {
 			return nil, err
 		}

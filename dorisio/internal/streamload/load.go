@@ -55,6 +55,13 @@ type LoadRequest struct {
 	// aborted by label and the body resent under the same label. This needs
 	// only get_load_state and abort by label: no ADMIN, no SHOW TRANSACTION.
 	LabelOwned bool
+	// LabelFresh says no other load ever carries the label (drawn at
+	// random for this load): Label Already Exists can then only be an
+	// earlier send of this very request, one an intermediary sent again
+	// (a proxy retrying a PUT after an upstream timeout) or applied before
+	// its reply was lost. It is settled as after an ambiguous send of this
+	// call: PRECOMMITTED adopted, FINISHED committed, RUNNING polled.
+	LabelFresh bool
 }
 
 // LoadResult describes a load that happened.
@@ -526,12 +533,12 @@ func (l *loadCall) attempt(ctx context.Context) (*LoadResult, step, error) {
 }
 
 // labelExists handles Label Already Exists: ours after an ambiguous send of
-// this call, or always for an owned label (adopt, done, or reclaim), someone
-// else's otherwise.
+// this call, or always for an owned label (adopt, done, or reclaim) or a
+// fresh one (adopt or done), someone else's otherwise.
 func (l *loadCall) labelExists(ctx context.Context, resp *response, r loadResponse) (*LoadResult, step, error) {
 	txn := relatedTxn(r.Message)
 	job := existingJob(r)
-	if l.ambiguous || l.req.LabelOwned {
+	if l.ambiguous || l.req.LabelOwned || l.req.LabelFresh {
 		switch job {
 		case jobPrecommitted:
 			if l.req.TwoPhase && txn > 0 {
