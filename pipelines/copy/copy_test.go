@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -220,5 +221,28 @@ func TestAnInterruptedSeedLeavesNoTransactionOpen(t *testing.T) {
 		if x.State == "PRECOMMITTED" || x.State == "PREPARE" {
 			t.Errorf("transaction %d (%s) left %s", x.ID, x.Label, x.State)
 		}
+	}
+}
+
+// An --fe nothing listens on fails before the job, in one line naming it,
+// why, and the port to give, as load does: before, the copy retried each
+// request for about 12 s with warnings before saying so.
+func TestAnFEThatCannotBeConnectedToFailsAtOnceNamingIt(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fe := "http://" + l.Addr().String()
+	l.Close()
+	o := defaults()
+	o.fe, o.seedRows = fe, 10
+	start := time.Now()
+	_, err = runWithin(t, o)
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("took %v to fail, want at once", took)
+	}
+	if err == nil || !strings.Contains(oneLine(err), "no FE of --fe can be connected to ("+fe+": connect: connection refused)") ||
+		!strings.Contains(oneLine(err), "8030 by default; not its MySQL port 9030") {
+		t.Errorf("err %v: want the FE named, why, and the port to give", err)
 	}
 }

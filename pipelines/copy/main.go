@@ -44,6 +44,7 @@ import (
 
 	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/internal/fereach"
 )
 
 // eventsColumns are the demo tables' columns.
@@ -170,6 +171,11 @@ func run(ctx context.Context, o *options, out io.Writer) error {
 		cfg.FEs = strings.Split(o.fe, ",")
 		if _, ok := os.LookupEnv(o.passwordEnv); ok {
 			cfg.PasswordEnv = o.passwordEnv
+		}
+		// An FE that cannot be connected to fails the run at once, in one
+		// line, rather than after each load's retries (about 12 s).
+		if err := fereach.Check(ctx, cfg.FEs); err != nil {
+			return err
 		}
 	}
 	if o.seedRows > 0 {

@@ -48,6 +48,7 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/internal/dorisname"
+	"github.com/dorisbeam/dorisbeam/internal/fereach"
 	"github.com/dorisbeam/dorisbeam/internal/fileprogress"
 	"github.com/dorisbeam/dorisbeam/internal/synth"
 )
@@ -129,7 +130,7 @@ func run(ctx context.Context, o *options) error {
 	// After the pipeline is built, so that a flag Write refuses is said once,
 	// by Write: an FE that cannot be connected to fails the run at once.
 	if o.fe != "" {
-		if err := reachFEs(ctx, cfg.FEs); err != nil {
+		if err := fereach.Check(ctx, cfg.FEs); err != nil {
 			return err
 		}
 	}
