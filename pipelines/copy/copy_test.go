@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -244,5 +246,25 @@ func TestAnFEThatCannotBeConnectedToFailsAtOnceNamingIt(t *testing.T) {
 	if err == nil || !strings.Contains(oneLine(err), "no FE of --fe can be connected to ("+fe+": connect: connection refused)") ||
 		!strings.Contains(oneLine(err), "8030 by default; not its MySQL port 9030") {
 		t.Errorf("err %v: want the FE named, why, and the port to give", err)
+	}
+}
+
+// --password-file reads the password from a file (Config.PasswordFile),
+// its trailing newline ignored, on the launcher and the workers.
+func TestThePasswordFileGivesThePassword(t *testing.T) {
+	srv := doristest.NewServer(doristest.WithAuth("root", "s3cret"),
+		doristest.WithTable("demo.events"+eventsColumns), doristest.WithTable("demo.events_copy"+eventsColumns))
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "password")
+	if err := os.WriteFile(path, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := defaults()
+	o.fe, o.seedRows, o.passwordFile = srv.URL, 20, path
+	if _, err := runWithin(t, o); err != nil {
+		t.Fatal(oneLine(err))
+	}
+	if n := srv.RowCount("demo", "events_copy"); n != 20 {
+		t.Errorf("the target holds %d rows, want 20", n)
 	}
 }

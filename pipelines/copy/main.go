@@ -18,7 +18,8 @@
 //	go run ./pipelines/copy --fe http://127.0.0.1:8030 --seed-rows 100000
 //
 // The password comes from the environment variable --password-env names
-// (default DORIS_PASSWORD), on the launcher and on every worker. It runs
+// (default DORIS_PASSWORD), or from the file --password-file names, on the
+// launcher and on every worker. It runs
 // on prism by default; Beam's --runner and its other flags are accepted.
 // A failed job ends in one line quoting dorisio's error (exit status 1).
 package main
@@ -52,6 +53,7 @@ const eventsColumns = "(id BIGINT NOT NULL, kind VARCHAR(16), amount DECIMAL(12,
 
 type options struct {
 	fe, user, passwordEnv, db string
+	passwordFile              string
 	from, to, where, columns  string
 	labelPrefix               string
 	tabletsPerSplit           int
@@ -64,6 +66,10 @@ func main() {
 	o := &options{}
 	defineFlags(flag.CommandLine, o)
 	flag.Parse()
+	if err := checkFlags(flag.CommandLine, o); err != nil {
+		fmt.Fprintln(os.Stderr, "copy:", err)
+		os.Exit(2)
+	}
 	beam.Init() // on a worker this runs the SDK harness and never returns
 	level := slog.LevelWarn
 	if o.verbose {
@@ -89,6 +95,7 @@ func defineFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.fe, "fe", "", "FE HTTP address(es), comma-separated, e.g. http://fe:8030; empty: an embedded Doris-compatible server")
 	fs.StringVar(&o.user, "user", "root", "Doris user")
 	fs.StringVar(&o.passwordEnv, "password-env", "DORIS_PASSWORD", "environment variable holding the password (on the launcher and the workers)")
+	fs.StringVar(&o.passwordFile, "password-file", "", "instead of --password-env: path of a file holding the password (a mounted secret), read on the launcher and every worker (Config.PasswordFile); absolute, or a file that exists here")
 	fs.StringVar(&o.db, "db", "demo", "database")
 	fs.StringVar(&o.from, "from", "events", "source table")
 	fs.StringVar(&o.to, "to", "events_copy", "target table")
@@ -137,6 +144,20 @@ Example:
 	}
 }
 
+// checkFlags refuses what no single flag can: two sources of the password,
+// or a password file for the embedded server, which has its own.
+func checkFlags(fs *flag.FlagSet, o *options) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	switch {
+	case o.passwordFile != "" && given["password-env"]:
+		return errors.New("--password-file and --password-env both give the password: give one")
+	case o.passwordFile != "" && o.fe == "":
+		return errors.New("--password-file is the password of --fe's cluster; it needs --fe (the embedded server has its own)")
+	}
+	return nil
+}
+
 // oneLine is the error dorisio returned, after the step that met it
 // ("seeding demo.events: "), without the runner's plan dump and logs.
 func oneLine(err error) string {
@@ -169,7 +190,9 @@ func run(ctx context.Context, o *options, out io.Writer) error {
 		}
 	} else {
 		cfg.FEs = strings.Split(o.fe, ",")
-		if _, ok := os.LookupEnv(o.passwordEnv); ok {
+		if o.passwordFile != "" {
+			cfg.PasswordFile = o.passwordFile
+		} else if _, ok := os.LookupEnv(o.passwordEnv); ok {
 			cfg.PasswordEnv = o.passwordEnv
 		}
 		// An FE that cannot be connected to fails the run at once, in one

@@ -95,7 +95,11 @@ func run(ctx context.Context, o *options) error {
 		if o.be != "" {
 			cfg.BEs = splitList(o.be)
 		}
-		cfg.PasswordEnv = passwordEnv(o.passwordEnv, os.Stderr)
+		if o.passwordFile != "" {
+			cfg.PasswordFile = o.passwordFile
+		} else {
+			cfg.PasswordEnv = passwordEnv(o.passwordEnv, os.Stderr)
+		}
 	}
 
 	p, s := beam.NewPipelineWithRoot()
