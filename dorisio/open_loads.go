@@ -12,6 +12,7 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/tally"
+	"github.com/dorisbeam/dorisbeam/internal/plural"
 )
 
 // OpenLoad is a two-phase load that a Write precommitted and whose commit
@@ -59,10 +60,10 @@ func AbortOpenLoads(ctx context.Context, p *beam.Pipeline) ([]OpenLoad, error) {
 	}
 	msgs := make([]string, len(failed))
 	for i, l := range failed {
-		msgs[i] = fmt.Sprintf("%s.%s label %s (txn %d, %d rows): %v", l.Database, l.Table, l.Label, l.TxnID, l.Rows, errs[i])
+		msgs[i] = fmt.Sprintf("%s.%s label %s (txn %d, %s): %v", l.Database, l.Table, l.Label, l.TxnID, plural.Count(l.Rows, "row"), errs[i])
 	}
-	return out, fmt.Errorf("dorisio.AbortOpenLoads: %d precommitted loads could not be aborted and stay open until Doris' precommit timeout (abort each by label: POST /api/{db}/_stream_load_2pc with txn_operation: abort): %s: %w",
-		len(failed), strings.Join(msgs, "; "), errors.Join(errs...))
+	return out, fmt.Errorf("dorisio.AbortOpenLoads: %s could not be aborted and stay open until Doris' precommit timeout (abort each by label: POST /api/{db}/_stream_load_2pc with txn_operation: abort): %s: %w",
+		plural.Count(len(failed), "precommitted load"), strings.Join(msgs, "; "), errors.Join(errs...))
 }
 
 func openLoad(l sink.OpenLoad) OpenLoad {

@@ -216,7 +216,7 @@ func TestAnInterruptedSeedLeavesNoTransactionOpen(t *testing.T) {
 	}
 	cancel()
 	err := <-done
-	if err == nil || !strings.Contains(oneLine(err), "seeding demo.events: interrupted: the job was stopped; 1 precommitted loads it left open were aborted, as Doris confirmed") {
+	if err == nil || !strings.Contains(oneLine(err), "seeding demo.events: interrupted: the job was stopped; 1 precommitted load it left open was aborted, as Doris confirmed") {
 		t.Errorf("err %v", err)
 	}
 	for _, x := range srv.Txns("demo") {

@@ -46,6 +46,7 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/internal/fereach"
+	"github.com/dorisbeam/dorisbeam/internal/plural"
 )
 
 // eventsColumns are the demo tables' columns.
@@ -217,9 +218,9 @@ func run(ctx context.Context, o *options, out io.Writer) error {
 	}
 	elapsed := time.Since(start)
 	read, splits := res["read_rows"], res["read_splits"]
-	fmt.Fprintf(out, "copied %d rows of %s.%s in %d splits into %s.%s in %.2fs: %.0f rows/s, %d loads (%d already committed by an earlier run)\n",
-		read, o.db, o.from, splits, o.db, o.to, elapsed.Seconds(), float64(read)/elapsed.Seconds(),
-		res["loads"], res["already_committed"])
+	fmt.Fprintf(out, "copied %s of %s.%s in %s into %s.%s in %.2fs: %.0f rows/s, %s (%d already committed by an earlier run)\n",
+		plural.Count(read, "row"), o.db, o.from, plural.Count(splits, "split"), o.db, o.to, elapsed.Seconds(), float64(read)/elapsed.Seconds(),
+		plural.Count(res["loads"], "load"), res["already_committed"])
 	after, err := count(ctx, cfg, o.to)
 	if err != nil {
 		return err
@@ -334,7 +335,7 @@ func seed(ctx context.Context, cfg dorisio.Config, o *options, out io.Writer) er
 	if _, err := runJob(ctx, p); err != nil {
 		return fmt.Errorf("seeding %s.%s: %w", o.db, o.from, err)
 	}
-	fmt.Fprintf(out, "seeded %s.%s with %d rows in %.2fs\n", o.db, o.from, o.seedRows, time.Since(start).Seconds())
+	fmt.Fprintf(out, "seeded %s.%s with %s in %.2fs\n", o.db, o.from, plural.Count(o.seedRows, "row"), time.Since(start).Seconds())
 	return nil
 }
 
@@ -401,7 +402,7 @@ func stopped(ctx context.Context, p *beam.Pipeline, err error) error {
 	}
 	what := ""
 	if aborted > 0 {
-		what = fmt.Sprintf("%d precommitted loads it left open were aborted, as Doris confirmed (their rows were never visible)", aborted)
+		what = fmt.Sprintf("%s it left open %s aborted, as Doris confirmed (their rows were never visible)", plural.Count(aborted, "precommitted load"), map[bool]string{true: "was", false: "were"}[aborted == 1])
 	}
 	if aerr != nil {
 		what = strings.TrimPrefix(what+"; ", "; ") + dorisio.ErrorMessage(aerr)

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/internal/fileprogress"
+	"github.com/dorisbeam/dorisbeam/internal/plural"
 )
 
 // Ctrl-C (SIGINT) or SIGTERM cancels the job instead of killing the
@@ -157,7 +158,7 @@ func (l openLeft) says() string {
 			aborted++
 		}
 	}
-	what := fmt.Sprintf("the loads in flight were stopped and %d precommitted loads aborted, as Doris confirmed", aborted)
+	what := fmt.Sprintf("the loads in flight were stopped and %s aborted, as Doris confirmed", plural.Count(aborted, "precommitted load"))
 	if nothing > 0 {
 		what += fmt.Sprintf(" (%d more had nothing open to abort: sent but never begun, or aborted already: by its bundle, or by Doris when its send was cut)", nothing)
 	}
@@ -193,7 +194,7 @@ func printInterrupted(w io.Writer, err error, o *options, files fileprogress.Pro
 	loaded, rows := committedSays(left.committed, "the interruption")
 	if o.input != "" {
 		p := progressSince(files)
-		loaded = fmt.Sprintf("%d records in %d ranges loaded (%d of them found loaded by an earlier run), of %d files listed", p.LoadedRecords, p.Loads, p.AlreadyLoadedRecords, p.Files)
+		loaded = fmt.Sprintf("%s in %s loaded (%d of them found loaded by an earlier run), of %s listed", plural.Count(p.LoadedRecords, "record"), plural.Count(p.Loads, "range"), p.AlreadyLoadedRecords, plural.Count(p.Files, "file"))
 	}
 	fmt.Fprintf(w, "%s: interrupted: %s; %s\n", progName, loaded, left.says())
 	if left.err != nil {
@@ -215,10 +216,10 @@ func committedSays(ts []dorisio.CommittedTable, what string) (string, int64) {
 	for _, t := range ts {
 		loads += t.Loads
 		rows += t.Rows
-		per = append(per, fmt.Sprintf("%s.%s %d loads, %d rows", t.Database, t.Table, t.Loads, t.Rows))
+		per = append(per, fmt.Sprintf("%s.%s %s, %s", t.Database, t.Table, plural.Count(t.Loads, "load"), plural.Count(t.Rows, "row")))
 	}
 	if loads == 0 {
 		return "no load was committed", 0
 	}
-	return fmt.Sprintf("%d loads of %d rows committed before %s stay in the tables (%s)", loads, rows, what, strings.Join(per, "; ")), rows
+	return fmt.Sprintf("%s of %s committed before %s stay in the tables (%s)", plural.Count(loads, "load"), plural.Count(rows, "row"), what, strings.Join(per, "; ")), rows
 }
