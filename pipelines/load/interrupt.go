@@ -210,16 +210,35 @@ func printInterrupted(w io.Writer, err error, o *options, files fileprogress.Pro
 
 // committedSays is what a job stopped by what (the interruption, the
 // failure) committed, per table, and its rows.
+//
+// A load a failed bundle cut, whose outcome Doris could not tell when
+// asked (dorisio.AbortOpenLoads asks), is said apart, with its label:
+// it may be in the table. Those Doris said it made visible are counted
+// committed.
 func committedSays(ts []dorisio.CommittedTable, what string) (string, int64) {
-	var loads, rows int64
-	var per []string
+	var loads, rows, unknownRows int64
+	var per, unknown []string
 	for _, t := range ts {
 		loads += t.Loads
 		rows += t.Rows
-		per = append(per, fmt.Sprintf("%s.%s %s, %s", t.Database, t.Table, plural.Count(t.Loads, "load"), plural.Count(t.Rows, "row")))
+		if t.Loads > 0 {
+			per = append(per, fmt.Sprintf("%s.%s %s, %s", t.Database, t.Table, plural.Count(t.Loads, "load"), plural.Count(t.Rows, "row")))
+		}
+		unknownRows += t.UnknownRows
+		for _, l := range t.UnknownLabels {
+			unknown = append(unknown, t.Database+"."+t.Table+" "+l)
+		}
 	}
-	if loads == 0 {
-		return "no load was committed", 0
+	says := "no load was committed"
+	if loads > 0 {
+		says = fmt.Sprintf("%s of %s committed before %s stay in the tables (%s)", plural.Count(loads, "load"), plural.Count(rows, "row"), what, strings.Join(per, "; "))
 	}
-	return fmt.Sprintf("%s of %s committed before %s stay in the tables (%s)", plural.Count(loads, "load"), plural.Count(rows, "row"), what, strings.Join(per, "; ")), rows
+	if len(unknown) > 0 {
+		if loads == 0 {
+			says = "no load is known to be committed"
+		}
+		says += fmt.Sprintf("; %s (%s) whose outcome Doris could not tell may be in the tables too (labels %s)",
+			plural.Count(len(unknown), "load"), plural.Count(unknownRows, "row"), strings.Join(unknown, ", "))
+	}
+	return says, rows
 }
