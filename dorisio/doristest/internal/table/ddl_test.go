@@ -288,6 +288,8 @@ func TestParseDDLErrors(t *testing.T) {
 		{"an empty text is reported", "", "expected a name at end of text"},
 		{"a FLOAT key is refused", "d.t(a FLOAT, b INT) DUPLICATE KEY(a)", "Float or double can not used as a key, use decimal instead."},
 		{"a STRING key is refused", "d.t(a STRING, b INT) UNIQUE KEY(a)", "String Type should not be used in key column[a]"},
+		{"a column declared KEY on DOUBLE is refused, whatever the table's key", "d.t(a INT, b DOUBLE KEY)", "Float or double can not used as a key, use decimal instead."},
+		{"a column declared KEY on STRING is refused", "d.t(a INT, b STRING KEY) DUPLICATE KEY(a)", "String Type should not be used in key column[b]"},
 		{"a first STRING column leaves no short key", "d.t(a STRING, b INT)", "The olap table first column could not be float"},
 		{"an aggregate table's value column needs an aggregation", "d.t(a INT, b INT) AGGREGATE KEY(a)", "AGG_KEYS table should specify aggregate type for non-key column[b]"},
 		{"a unique table's value column takes no aggregation", "d.t(a INT, b INT SUM) UNIQUE KEY(a)", "UNIQUE_KEYS table should not specify aggregate type for non-key column[b]"},
