@@ -433,7 +433,7 @@ type zoned struct {
 }
 
 func TestTimesReadBackInTheZoneTheyWereWrittenIn(t *testing.T) {
-	srv := startServer(t, doristest.WithTable("demo.z(id BIGINT NOT NULL, at DATETIME(6), on DATE)"))
+	srv := startServer(t, doristest.WithTable("demo.z(id BIGINT NOT NULL, at DATETIME(6), `on` DATE)"))
 	tokyo := time.FixedZone("+09:00", 9*3600)
 	rows := []zoned{
 		{1, time.Date(2025, 12, 31, 23, 59, 59, 123456000, tokyo), time.Date(2025, 12, 31, 0, 0, 0, 0, tokyo)},

@@ -21,9 +21,14 @@ const (
 //	     [AUTO_INCREMENT[(start)]] [DEFAULT value] [ON UPDATE CURRENT_TIMESTAMP[(n)]]
 //	     [COMMENT 'text']
 func (p *ddlParser) column() (Column, error) {
+	quoted := p.peek('`')
 	name, err := p.ident()
 	if err != nil {
 		return Column{}, err
+	}
+	if !quoted && reserved(name) {
+		p.pos -= len(name) // the error quotes the text from the word on
+		return Column{}, p.syntax("mismatched input '%s': a reserved word of Doris names a column only back-quoted, `%s`", name, name)
 	}
 	t, err := p.typ()
 	if err != nil {
