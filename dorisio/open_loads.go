@@ -12,6 +12,7 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/tally"
+	"github.com/dorisbeam/dorisbeam/internal/plural"
 )
 
 // OpenLoad is a two-phase load that a Write precommitted and whose commit
@@ -46,10 +47,16 @@ type OpenLoad struct {
 // workers) it finds none, and a re-run with WithAbortLingeringTxns aborts
 // them. ctx bounds the aborts (at most 8 at once).
 //
+// It also asks Doris, within ctx, the label state of the plain loads that
+// failed bundles ended with an unknown outcome, so that CommittedLoads
+// counts those Doris made visible and lists those it could not tell about.
+//
 // It returns the loads it settled (aborted, or found committed), in label
 // order, and an error naming each it could not abort, with Doris' words.
 func AbortOpenLoads(ctx context.Context, p *beam.Pipeline) ([]OpenLoad, error) {
-	settled, failed, errs := sink.AbortOpen(ctx, sink.PipelineRunID(p.Root()))
+	run := sink.PipelineRunID(p.Root())
+	sink.ResolveUnknown(ctx, run)
+	settled, failed, errs := sink.AbortOpen(ctx, run)
 	out := make([]OpenLoad, len(settled))
 	for i, l := range settled {
 		out[i] = openLoad(l)
@@ -59,10 +66,10 @@ func AbortOpenLoads(ctx context.Context, p *beam.Pipeline) ([]OpenLoad, error) {
 	}
 	msgs := make([]string, len(failed))
 	for i, l := range failed {
-		msgs[i] = fmt.Sprintf("%s.%s label %s (txn %d, %d rows): %v", l.Database, l.Table, l.Label, l.TxnID, l.Rows, errs[i])
+		msgs[i] = fmt.Sprintf("%s.%s label %s (txn %d, %s): %v", l.Database, l.Table, l.Label, l.TxnID, plural.Count(l.Rows, "row"), errs[i])
 	}
-	return out, fmt.Errorf("dorisio.AbortOpenLoads: %d precommitted loads could not be aborted and stay open until Doris' precommit timeout (abort each by label: POST /api/{db}/_stream_load_2pc with txn_operation: abort): %s: %w",
-		len(failed), strings.Join(msgs, "; "), errors.Join(errs...))
+	return out, fmt.Errorf("dorisio.AbortOpenLoads: %s could not be aborted and stay open until Doris' precommit timeout (abort each by label: POST /api/{db}/_stream_load_2pc with txn_operation: abort): %s: %w",
+		plural.Count(len(failed), "precommitted load"), strings.Join(msgs, "; "), errors.Join(errs...))
 }
 
 func openLoad(l sink.OpenLoad) OpenLoad {
@@ -160,13 +167,21 @@ func LabelMemory(ctx context.Context, cfg Config) (string, error) {
 type CommittedTable struct {
 	Database, Table string
 	Loads, Rows     int64
+	// UnknownLabels are the labels of plain loads whose outcome is
+	// unknown: a failed bundle cut them, and Doris could not tell their
+	// state when AbortOpenLoads asked (or it was not called). They may
+	// be visible; UnknownRows are their rows.
+	UnknownLabels []string
+	UnknownRows   int64
 }
 
 // CommittedLoads returns, per table, what the Writes of pipeline p
 // committed in this process, so far: two-phase loads this process saw
 // committed (by a commit stage, or found committed by AbortOpenLoads) and
 // plain loads as Doris answered them (a load found loaded by an earlier
-// run is not counted). It is what a launcher tells its user after a job
+// run is not counted), and the loads whose outcome is still unknown
+// (UnknownLabels: call AbortOpenLoads first, which asks Doris about
+// them). It is what a launcher tells its user after a job
 // that failed or was stopped, whose runner's metrics may be gone (a
 // cancelled prism job has none). Like AbortOpenLoads it sees only workers
 // in this process. Tables are in database and table order.

@@ -433,7 +433,7 @@ type zoned struct {
 }
 
 func TestTimesReadBackInTheZoneTheyWereWrittenIn(t *testing.T) {
-	srv := startServer(t, doristest.WithTable("demo.z(id BIGINT NOT NULL, at DATETIME(6), on DATE)"))
+	srv := startServer(t, doristest.WithTable("demo.z(id BIGINT NOT NULL, at DATETIME(6), `on` DATE)"))
 	tokyo := time.FixedZone("+09:00", 9*3600)
 	rows := []zoned{
 		{1, time.Date(2025, 12, 31, 23, 59, 59, 123456000, tokyo), time.Date(2025, 12, 31, 0, 0, 0, 0, tokyo)},
@@ -602,4 +602,33 @@ func TestAWhereLiteralMayHoldASemicolonOrAQuote(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantSameRows(t, got, []idOnly{{1, "a;b"}, {2, "it's"}})
+}
+
+// A plan Doris fails because a BE is down or busy (inside _query_plan's
+// success envelope, as TableQueryPlanAction answers) or a SHOW FRONTENDS
+// over its time limit is asked again, as a split's query is: the read
+// reads every row once. A plan Doris refuses for what it says fails at
+// once, in Doris' words. Before, any planning failure was final: a BE
+// restarting failed the read before its first split.
+func TestAPlanFailedByABackendDownIsAskedAgainAndAnAnalysisErrorIsNot(t *testing.T) {
+	srv, rows := idTable(t, 500)
+	plan := srv.Inject(doristest.Fault{Kind: doristest.Respond, Endpoint: doristest.EndpointQueryPlan, Count: 1,
+		Body: `{"msg":"success","code":0,"data":{"status":500,"exception":"errCode = 2, detailMessage = There is no scanNode Backend available.[10003: not alive]"},"count":0}`})
+	fes := srv.Inject(doristest.Fault{Kind: doristest.Respond, Endpoint: doristest.EndpointQuery, Count: 1,
+		Body: `{"msg":"Error","code":1,"data":"errCode = 2, detailMessage = query timeout, the query exceeds the time limit","count":0}`})
+	got, _, err := readAll(t, configFor(srv, "ids"), Query{}, reflect.TypeOf(idOnly{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSameRows(t, got, rows)
+	if plan.Hits() != 1 || fes.Hits() != 1 {
+		t.Errorf("fault hits: _query_plan %d, SHOW FRONTENDS %d: want each once, then asked again", plan.Hits(), fes.Hits())
+	}
+	refused := srv.Inject(doristest.Fault{Kind: doristest.Respond, Endpoint: doristest.EndpointQueryPlan,
+		Body: `{"msg":"success","code":0,"data":{"status":400,"exception":"errCode = 2, detailMessage = Unknown column 'idx' in 'table list'"},"count":0}`})
+	_, _, err = readAll(t, configFor(srv, "ids"), Query{}, reflect.TypeOf(idOnly{}))
+	wantErr(t, err, "dorisio.Read: table demo.ids: planning the read", "Unknown column 'idx' in 'table list'")
+	if refused.Hits() != 1 {
+		t.Errorf("_query_plan asked %d times: Doris' refusal of the statement is not asked again", refused.Hits())
+	}
 }

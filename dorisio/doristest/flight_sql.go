@@ -66,8 +66,7 @@ func (s *Server) parseQuery(sql string) (*query, error) {
 			q.cols = append(q.cols, i)
 		}
 	} else {
-		for _, c := range strings.Split(m[1], ",") {
-			name := strings.Trim(strings.TrimSpace(c), "`")
+		for _, name := range selectedNames(m[1]) {
 			i := sc.Index(name)
 			if i < 0 {
 				return nil, fmt.Errorf("Unknown column '%s' in 'table list'", name)
@@ -99,6 +98,33 @@ func (s *Server) parseQuery(sql string) (*query, error) {
 		}
 	}
 	return q, nil
+}
+
+// selectedNames are the column names of a select list, split at the
+// commas outside back quotes (a quoted name may hold a comma), each
+// unquoted (“ inside quotes is one back quote).
+func selectedNames(list string) []string {
+	var names []string
+	var cur strings.Builder
+	quoted := false
+	for i := 0; i < len(list); i++ {
+		c := list[i]
+		switch {
+		case c == '`' && quoted && i+1 < len(list) && list[i+1] == '`':
+			cur.WriteByte('`')
+			i++
+		case c == '`':
+			quoted = !quoted
+		case c == ',' && !quoted:
+			names = append(names, strings.TrimSpace(cur.String()))
+			cur.Reset()
+		case !quoted && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			// space around a name is not the name's
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	return append(names, strings.TrimSpace(cur.String()))
 }
 
 // splitTableName splits `db`.`tbl`, db.tbl and the mixes.

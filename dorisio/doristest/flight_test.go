@@ -383,3 +383,23 @@ func TestEveryColumnTypeHasItsArrowType(t *testing.T) {
 		}
 	}
 }
+
+// A back-quoted column name may hold a comma (Doris' column names may):
+// the select list is split at the commas outside quotes. Before, "`a,b`"
+// was read as the columns "`a" and "b`", and the plan failed naming
+// column 'a'.
+func TestASelectListSplitsOnlyAtCommasOutsideQuotes(t *testing.T) {
+	s := newServer(t, WithTable("demo.q(id BIGINT, `a,b` INT)"))
+	r := do(t, s, "POST", s.URL+"/api/demo/q/_query_plan", nil, "{\"sql\":\"SELECT id, `a,b` FROM demo.q\"}")
+	if !strings.Contains(r.body, `"status":200`) {
+		t.Errorf("answer %s, want a plan", r.body)
+	}
+	for _, n := range []struct{ list, want string }{
+		{"id, `a,b` , `x``y`", "id|a,b|x`y"},
+		{"`a`", "a"},
+	} {
+		if got := strings.Join(selectedNames(n.list), "|"); got != n.want {
+			t.Errorf("selectedNames(%q) = %q, want %q", n.list, got, n.want)
+		}
+	}
+}

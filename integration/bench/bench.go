@@ -403,9 +403,9 @@ type pipelineRun struct {
 }
 
 var (
-	summaryRE = regexp.MustCompile(`summary: (\d+) rows committed into (\d+) table\(s\) of \S+ in ([\d.]+)s: (\d+) rows/s, ([\d.]+) MB/s, (\d+) loads \(avg ([\d.]+) MB\)`)
-	noopRE    = regexp.MustCompile(`noop sink: (\d+) rows, ([\d.]+) MB in ([\d.]+)s: (\d+) rows/s, ([\d.]+) MB/s`)
-	tableRE   = regexp.MustCompile(`(?m)^  \S+\.(\S+): (\d+) rows committed in (\d+) loads$`)
+	summaryRE = regexp.MustCompile(`summary: (\d+) rows? committed into (\d+) tables? of \S+ in ([\d.]+)s: (\d+) rows/s, ([\d.]+) MB/s, (\d+) loads? \(avg ([\d.]+) MB\)`)
+	noopRE    = regexp.MustCompile(`noop sink: (\d+) rows?, ([\d.]+) MB in ([\d.]+)s: (\d+) rows/s, ([\d.]+) MB/s`)
+	tableRE   = regexp.MustCompile(`(?m)^  \S+\.(\S+): (\d+) rows? committed in (\d+) loads?$`)
 	openRE    = regexp.MustCompile(`open loads: at most (\d+) at once`)
 )
 

@@ -103,8 +103,8 @@ func TestMedian(t *testing.T) {
 }
 
 func TestSummaryRegexps(t *testing.T) {
-	out := "summary: 1000000 rows committed into 4 table(s) of demo in 0.90s: 1112875 rows/s, 67.2 MB/s, 4 loads (avg 15.1 MB), 0 filtered, 0 retries\n" +
-		"  demo.events_0: 250000 rows committed in 1 loads\n"
+	out := "summary: 1000000 rows committed into 4 tables of demo in 0.90s: 1112875 rows/s, 67.2 MB/s, 4 loads (avg 15.1 MB), 0 filtered, 0 retries\n" +
+		"  demo.events_0: 250000 rows committed in 1 load\n"
 	if m := summaryRE.FindStringSubmatch(out); m == nil || m[4] != "1112875" || m[7] != "15.1" {
 		t.Errorf("summary regexp: %q", m)
 	}
@@ -114,7 +114,7 @@ func TestSummaryRegexps(t *testing.T) {
 	if m := openRE.FindStringSubmatch("open loads: at most 4 at once in a bundle (--max-open-txns 20), 0 already committed"); m == nil || m[1] != "4" {
 		t.Errorf("open-loads regexp: %q", m)
 	}
-	stream := "stream: 2000 rows/s for 10s, flush interval 2s, 1 shard(s) per table: 20 loads, 2.01 loads/s, avg 1000 rows (58.5 KB) per load; event to visible: p50 1021 ms, p99 2021 ms\n"
+	stream := "stream: 2000 rows/s for 10s, flush interval 2s, 1 shard per table: 20 loads, 2.01 loads/s, avg 1000 rows (58.5 KB) per load; event to visible: p50 1021 ms, p99 2021 ms\n"
 	if m := streamRE.FindStringSubmatch(stream); m == nil || m[1] != "2.01" || m[2] != "1000" || m[3] != "1021" || m[4] != "2021" {
 		t.Errorf("stream regexp: %q", m)
 	}

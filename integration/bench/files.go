@@ -251,9 +251,9 @@ func (b *bencher) curlPut(ctx context.Context, curl, conf, feURL, path string, s
 	return mbps, nil
 }
 
-var filesSummaryRE = regexp.MustCompile(`summary: (\d+) rows committed into 1 table\(s\) of \S+ in ([\d.]+)s: \d+ rows/s, ([\d.]+) MB/s`)
+var filesSummaryRE = regexp.MustCompile(`summary: (\d+) rows? committed into 1 table of \S+ in ([\d.]+)s: \d+ rows/s, ([\d.]+) MB/s`)
 
-var filesLoadsRE = regexp.MustCompile(`(?m)^files: \d+ files, .* in (\d+) ranges`)
+var filesLoadsRE = regexp.MustCompile(`(?m)^files: \d+ files?, .* in (\d+) ranges?`)
 
 // fileRun is one pipelines/load --input: whole-process MB/s, peak RSS, and
 // the loads it made.

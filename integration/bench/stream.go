@@ -19,7 +19,7 @@ const (
 )
 
 // streamRE reads pipelines/load's stream line.
-var streamRE = regexp.MustCompile(`stream: \d+ rows/s for \S+, flush interval \S+, \d+ shard\(s\) per table: \d+ loads, ([\d.]+) loads/s, avg (\d+) rows \([\d.]+ KB\) per load; event to visible: p50 (\d+) ms, p99 (\d+) ms`)
+var streamRE = regexp.MustCompile(`stream: \d+ rows/s for \S+, flush interval \S+, \d+ shards? per table: \d+ loads?, ([\d.]+) loads/s, avg (\d+) rows? \([\d.]+ KB\) per load; event to visible: p50 (\d+) ms, p99 (\d+) ms`)
 
 // stream measures the streaming example: Runs saturated runs (Rows rows
 // offered within one second; the source packs 1,024 rows per element, and

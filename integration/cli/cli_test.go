@@ -304,8 +304,8 @@ func TestADefaultRunExitsZeroAndSaysEveryRowArrivedOnce(t *testing.T) {
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
 	}
-	if !strings.Contains(r.stdout, "verification: counts match: 3000 rows in 2 table(s)") ||
-		!strings.Contains(r.stdout, "\n  demo.events_0: 1500 rows committed in 1 loads\n  demo.events_1: 1500 rows committed in 1 loads\n") {
+	if !strings.Contains(r.stdout, "verification: counts match: 3000 rows in 2 tables") ||
+		!strings.Contains(r.stdout, "\n  demo.events_0: 1500 rows committed in 1 load\n  demo.events_1: 1500 rows committed in 1 load\n") {
 		t.Errorf("stdout:\n%s", r.stdout)
 	}
 }
@@ -404,7 +404,7 @@ func TestAJobOverTheQuotaNamesTheFlagsOfItsRemedies(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		inTables += count(t, dl.URL, "events_"+strconv.Itoa(i))
 	}
-	said := regexp.MustCompile(`load: (\d+) loads of (\d+) rows committed before the failure stay in the tables`).FindStringSubmatch(r.stderr)
+	said := regexp.MustCompile(`load: (\d+) loads? of (\d+) rows? committed before the failure stay in the tables`).FindStringSubmatch(r.stderr)
 	switch {
 	case inTables == 0 && !strings.Contains(r.stderr, "load: no load was committed; once the cause below is fixed: run the same command again"):
 		t.Errorf("the tables hold no row; stderr does not say so:\n%s", r.stderr)

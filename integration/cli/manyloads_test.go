@@ -25,7 +25,7 @@ func TestATinyChunkSizeWarnsOfThousandsOfLoads(t *testing.T) {
 		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
 	}
 	want := "load: --chunk-bytes 7 cuts --input into about 1200 ranges, each one load under a label of its own: Doris keeps the labels of only label_num_threshold (2000 by default) finished loads"
-	if !strings.HasPrefix(r.stderr, want) || !strings.Contains(r.stderr, "err -235") || !strings.Contains(r.stderr, "--chunk-bytes 1048576 makes about 1 loads") {
+	if !strings.HasPrefix(r.stderr, want) || !strings.Contains(r.stderr, "err -235") || !strings.Contains(r.stderr, "--chunk-bytes 1048576 makes about 1 load") {
 		t.Errorf("stderr:\n%s\nwant it to start %q, name -235 and a size that works", r.stderr, want)
 	}
 	if !strings.Contains(r.stdout, "1200 records: 1200 committed, 0 already loaded") {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -213,12 +216,55 @@ func TestAnInterruptedSeedLeavesNoTransactionOpen(t *testing.T) {
 	}
 	cancel()
 	err := <-done
-	if err == nil || !strings.Contains(oneLine(err), "seeding demo.events: interrupted: the job was stopped; 1 precommitted loads it left open were aborted, as Doris confirmed") {
+	if err == nil || !strings.Contains(oneLine(err), "seeding demo.events: interrupted: the job was stopped; 1 precommitted load it left open was aborted, as Doris confirmed") {
 		t.Errorf("err %v", err)
 	}
 	for _, x := range srv.Txns("demo") {
 		if x.State == "PRECOMMITTED" || x.State == "PREPARE" {
 			t.Errorf("transaction %d (%s) left %s", x.ID, x.Label, x.State)
 		}
+	}
+}
+
+// An --fe nothing listens on fails before the job, in one line naming it,
+// why, and the port to give, as load does: before, the copy retried each
+// request for about 12 s with warnings before saying so.
+func TestAnFEThatCannotBeConnectedToFailsAtOnceNamingIt(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fe := "http://" + l.Addr().String()
+	l.Close()
+	o := defaults()
+	o.fe, o.seedRows = fe, 10
+	start := time.Now()
+	_, err = runWithin(t, o)
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("took %v to fail, want at once", took)
+	}
+	if err == nil || !strings.Contains(oneLine(err), "no FE of --fe can be connected to ("+fe+": connect: connection refused)") ||
+		!strings.Contains(oneLine(err), "8030 by default; not its MySQL port 9030") {
+		t.Errorf("err %v: want the FE named, why, and the port to give", err)
+	}
+}
+
+// --password-file reads the password from a file (Config.PasswordFile),
+// its trailing newline ignored, on the launcher and the workers.
+func TestThePasswordFileGivesThePassword(t *testing.T) {
+	srv := doristest.NewServer(doristest.WithAuth("root", "s3cret"),
+		doristest.WithTable("demo.events"+eventsColumns), doristest.WithTable("demo.events_copy"+eventsColumns))
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "password")
+	if err := os.WriteFile(path, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := defaults()
+	o.fe, o.seedRows, o.passwordFile = srv.URL, 20, path
+	if _, err := runWithin(t, o); err != nil {
+		t.Fatal(oneLine(err))
+	}
+	if n := srv.RowCount("demo", "events_copy"); n != 20 {
+		t.Errorf("the target holds %d rows, want 20", n)
 	}
 }

@@ -18,7 +18,8 @@
 //	go run ./pipelines/copy --fe http://127.0.0.1:8030 --seed-rows 100000
 //
 // The password comes from the environment variable --password-env names
-// (default DORIS_PASSWORD), on the launcher and on every worker. It runs
+// (default DORIS_PASSWORD), or from the file --password-file names, on the
+// launcher and on every worker. It runs
 // on prism by default; Beam's --runner and its other flags are accepted.
 // A failed job ends in one line quoting dorisio's error (exit status 1).
 package main
@@ -44,7 +45,9 @@ import (
 
 	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/internal/fereach"
 	"github.com/dorisbeam/dorisbeam/internal/jobtmp"
+	"github.com/dorisbeam/dorisbeam/internal/plural"
 	"github.com/dorisbeam/dorisbeam/internal/startgc"
 )
 
@@ -53,6 +56,7 @@ const eventsColumns = "(id BIGINT NOT NULL, kind VARCHAR(16), amount DECIMAL(12,
 
 type options struct {
 	fe, user, passwordEnv, db string
+	passwordFile              string
 	from, to, where, columns  string
 	labelPrefix               string
 	tabletsPerSplit           int
@@ -66,6 +70,10 @@ func main() {
 	o := &options{}
 	defineFlags(flag.CommandLine, o)
 	flag.Parse()
+	if err := checkFlags(flag.CommandLine, o); err != nil {
+		fmt.Fprintln(os.Stderr, "copy:", err)
+		os.Exit(2)
+	}
 	beam.Init() // on a worker this runs the SDK harness and never returns
 	level := slog.LevelWarn
 	if o.verbose {
@@ -94,6 +102,7 @@ func defineFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.fe, "fe", "", "FE HTTP address(es), comma-separated, e.g. http://fe:8030; empty: an embedded Doris-compatible server")
 	fs.StringVar(&o.user, "user", "root", "Doris user")
 	fs.StringVar(&o.passwordEnv, "password-env", "DORIS_PASSWORD", "environment variable holding the password (on the launcher and the workers)")
+	fs.StringVar(&o.passwordFile, "password-file", "", "instead of --password-env: path of a file holding the password (a mounted secret), read on the launcher and every worker (Config.PasswordFile); absolute, or a file that exists here")
 	fs.StringVar(&o.db, "db", "demo", "database")
 	fs.StringVar(&o.from, "from", "events", "source table")
 	fs.StringVar(&o.to, "to", "events_copy", "target table")
@@ -142,6 +151,20 @@ Example:
 	}
 }
 
+// checkFlags refuses what no single flag can: two sources of the password,
+// or a password file for the embedded server, which has its own.
+func checkFlags(fs *flag.FlagSet, o *options) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	switch {
+	case o.passwordFile != "" && given["password-env"]:
+		return errors.New("--password-file and --password-env both give the password: give one")
+	case o.passwordFile != "" && o.fe == "":
+		return errors.New("--password-file is the password of --fe's cluster; it needs --fe (the embedded server has its own)")
+	}
+	return nil
+}
+
 // oneLine is the error dorisio returned, after the step that met it
 // ("seeding demo.events: "), without the runner's plan dump and logs.
 func oneLine(err error) string {
@@ -174,8 +197,15 @@ func run(ctx context.Context, o *options, out io.Writer) error {
 		}
 	} else {
 		cfg.FEs = strings.Split(o.fe, ",")
-		if _, ok := os.LookupEnv(o.passwordEnv); ok {
+		if o.passwordFile != "" {
+			cfg.PasswordFile = o.passwordFile
+		} else if _, ok := os.LookupEnv(o.passwordEnv); ok {
 			cfg.PasswordEnv = o.passwordEnv
+		}
+		// An FE that cannot be connected to fails the run at once, in one
+		// line, rather than after each load's retries (about 12 s).
+		if err := fereach.Check(ctx, cfg.FEs); err != nil {
+			return err
 		}
 	}
 	if o.seedRows > 0 {
@@ -194,9 +224,9 @@ func run(ctx context.Context, o *options, out io.Writer) error {
 	}
 	elapsed := time.Since(start)
 	read, splits := res["read_rows"], res["read_splits"]
-	fmt.Fprintf(out, "copied %d rows of %s.%s in %d splits into %s.%s in %.2fs: %.0f rows/s, %d loads (%d already committed by an earlier run)\n",
-		read, o.db, o.from, splits, o.db, o.to, elapsed.Seconds(), float64(read)/elapsed.Seconds(),
-		res["loads"], res["already_committed"])
+	fmt.Fprintf(out, "copied %s of %s.%s in %s into %s.%s in %.2fs: %.0f rows/s, %s (%d already committed by an earlier run)\n",
+		plural.Count(read, "row"), o.db, o.from, plural.Count(splits, "split"), o.db, o.to, elapsed.Seconds(), float64(read)/elapsed.Seconds(),
+		plural.Count(res["loads"], "load"), res["already_committed"])
 	after, err := count(ctx, cfg, o.to)
 	if err != nil {
 		return err
@@ -311,7 +341,7 @@ func seed(ctx context.Context, cfg dorisio.Config, o *options, out io.Writer) er
 	if _, err := runJob(ctx, p); err != nil {
 		return fmt.Errorf("seeding %s.%s: %w", o.db, o.from, err)
 	}
-	fmt.Fprintf(out, "seeded %s.%s with %d rows in %.2fs\n", o.db, o.from, o.seedRows, time.Since(start).Seconds())
+	fmt.Fprintf(out, "seeded %s.%s with %s in %.2fs\n", o.db, o.from, plural.Count(o.seedRows, "row"), time.Since(start).Seconds())
 	return nil
 }
 
@@ -378,7 +408,7 @@ func stopped(ctx context.Context, p *beam.Pipeline, err error) error {
 	}
 	what := ""
 	if aborted > 0 {
-		what = fmt.Sprintf("%d precommitted loads it left open were aborted, as Doris confirmed (their rows were never visible)", aborted)
+		what = fmt.Sprintf("%s it left open %s aborted, as Doris confirmed (their rows were never visible)", plural.Count(aborted, "precommitted load"), map[bool]string{true: "was", false: "were"}[aborted == 1])
 	}
 	if aerr != nil {
 		what = strings.TrimPrefix(what+"; ", "; ") + dorisio.ErrorMessage(aerr)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -25,5 +26,29 @@ func TestHelpShowsTheCommandsFlagsNotBeams(t *testing.T) {
 	}
 	if strings.Contains(got, "dataflow_kms_key") {
 		t.Errorf("--help lists Beam's flags among the command's:\n%s", got)
+	}
+}
+
+// --password-file is refused beside --password-env (two sources of one
+// password) and without --fe (the embedded server has its own password).
+func TestThePasswordFileIsRefusedWhereItCannotApply(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--fe", "http://fe:8030", "--password-env", "PW", "--password-file", "/run/pw"}, "--password-file and --password-env both give the password: give one"},
+		{[]string{"--password-file", "/run/pw"}, "--password-file is the password of --fe's cluster; it needs --fe (the embedded server has its own)"},
+		{[]string{"--fe", "http://fe:8030", "--password-file", "/run/pw"}, ""},
+	} {
+		fs := flag.NewFlagSet("copy", flag.ContinueOnError)
+		o := defaults()
+		defineFlags(fs, o)
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		err := checkFlags(fs, o)
+		if got := fmt.Sprint(err); (c.want == "" && err != nil) || (c.want != "" && got != c.want) {
+			t.Errorf("%q: %v, want %q", c.args, err, c.want)
+		}
 	}
 }

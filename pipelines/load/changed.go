@@ -6,6 +6,8 @@ import (
 	"os"
 	"sort"
 	"time"
+
+	"github.com/dorisbeam/dorisbeam/internal/plural"
 )
 
 // A file appended to or rewritten after WriteFiles listed it is cut into
@@ -50,7 +52,7 @@ func reportChanged(w io.Writer, listed map[string]fileState, ok bool, o *options
 			progName, shown(path), was.size, was.mod.UTC().Format(time.RFC3339Nano), now, loaded, was.size, was.size+1, shown(path))
 	}
 	if len(changed) > 0 && !ok {
-		fmt.Fprintf(w, "%s: a re-run with --label-prefix %s loads nothing twice only for the files that did not change: move the %d changed file(s) out of --input first\n", progName, shown(o.labelPrefix), len(changed))
+		fmt.Fprintf(w, "%s: a re-run with --label-prefix %s loads nothing twice only for the files that did not change: move the %s out of --input first\n", progName, shown(o.labelPrefix), plural.Count(len(changed), "changed file"))
 	}
 	return len(changed)
 }

@@ -148,7 +148,7 @@ func TestTheEmbeddedServerTakesTheDDLOfShowCreateTable(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if !strings.Contains(out, "100 rows committed into 1 table(s) of demo") {
+	if !strings.Contains(out, "100 rows committed into 1 table of demo") {
 		t.Errorf("the summary does not say 100 rows loaded into demo:\n%s", out)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	// leaves out: it would add the AWS SDK to every build.
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"
 	"github.com/dorisbeam/dorisbeam/internal/fileprogress"
+	"github.com/dorisbeam/dorisbeam/internal/plural"
 )
 
 // The --input path: a thin command over dorisio.WriteFiles.
@@ -264,7 +265,7 @@ func fileProgress(w io.Writer, tty bool, start time.Time, base fileprogress.Prog
 func progressLine(p fileprogress.Progress, elapsed time.Duration) string {
 	secs := elapsed.Seconds()
 	rate := float64(p.LoadedBytes) / 1e6 / max(secs, 1e-3)
-	line := fmt.Sprintf("progress %5.1fs: %s of %s (%d files) loaded, %d records, %d rows accepted by Doris, %.1f MB/s", secs, mb(p.LoadedBytes), mb(p.Bytes), p.Files, p.LoadedRecords, p.LoadedRows, rate)
+	line := fmt.Sprintf("progress %5.1fs: %s of %s (%s) loaded, %s, %s accepted by Doris, %.1f MB/s", secs, mb(p.LoadedBytes), mb(p.Bytes), plural.Count(p.Files, "file"), plural.Count(p.LoadedRecords, "record"), plural.Count(p.LoadedRows, "row"), rate)
 	if p.Bytes > 0 {
 		line += fmt.Sprintf(", %.0f%%", 100*float64(p.LoadedBytes)/float64(p.Bytes))
 	}
@@ -272,7 +273,7 @@ func progressLine(p fileprogress.Progress, elapsed time.Duration) string {
 		line += fmt.Sprintf(", ETA %s", (time.Duration(float64(left)/1e6/rate) * time.Second).Round(time.Second))
 	}
 	if p.AlreadyLoaded > 0 {
-		line += fmt.Sprintf(" (%d ranges found loaded by an earlier run)", p.AlreadyLoaded)
+		line += fmt.Sprintf(" (%s found loaded by an earlier run)", plural.Count(p.AlreadyLoaded, "range"))
 	}
 	return line
 }
@@ -294,8 +295,8 @@ func printFilesSummary(o *options, base fileprogress.Progress) {
 	if p.FilteredRows > 0 {
 		refused = fmt.Sprintf(", %d filtered or rejected", p.FilteredRows)
 	}
-	fmt.Printf("files: %d files, %s in %d ranges, %d rows accepted by Doris, %d records: %d committed, %d already loaded%s; %d ranges found loaded by an earlier run (same --label-prefix and --chunk-bytes, files unchanged)\n",
-		p.Files, mb(p.Bytes), p.Loads, p.LoadedRows, p.LoadedRecords, p.LoadedRecords-p.AlreadyLoadedRecords-p.FilteredRows, p.AlreadyLoadedRecords, refused, p.AlreadyLoaded)
+	fmt.Printf("files: %s, %s in %s, %s accepted by Doris, %s: %d committed, %d already loaded%s; %s found loaded by an earlier run (same --label-prefix and --chunk-bytes, files unchanged)\n",
+		plural.Count(p.Files, "file"), mb(p.Bytes), plural.Count(p.Loads, "range"), plural.Count(p.LoadedRows, "row"), plural.Count(p.LoadedRecords, "record"), p.LoadedRecords-p.AlreadyLoadedRecords-p.FilteredRows, p.AlreadyLoadedRecords, refused, plural.Count(p.AlreadyLoaded, "range"))
 	if strictOff(o) {
 		fmt.Println("values: --header strict_mode=false: a value Doris could not convert to its column's type was stored as NULL (its row filtered where the column is NOT NULL), without a word; the rows loaded are not checked to hold the files' values")
 	}

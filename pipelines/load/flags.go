@@ -18,6 +18,7 @@ import (
 // the usage text prints them from the registered flags.
 type options struct {
 	fe, be, user, passwordEnv, db, table, labelPrefix string
+	passwordFile                                      string // --password-file: Config.PasswordFile
 	input, format, ddl, compression, delivery, sink   string
 	csvDialect, columnSeparator, lineDelimiter        string
 	fileCompression                                   string
@@ -81,6 +82,8 @@ func connectionFlags(o *options) flagGroup {
 			usage: "Doris `user`; it needs LOAD on the tables (see integration/README.md for every privilege)"},
 		{name: "password-env", value: &o.passwordEnv, feeds: "Config.PasswordEnv", check: envName(&o.passwordEnv), unshown: true,
 			usage: "environment `variable` holding the Doris password, read by each worker from its own environment (never a flag: ps and the pipeline would show it); unset where the job is launched means no password, said on stderr"},
+		{name: "password-file", value: &o.passwordFile, feeds: "Config.PasswordFile", unshown: true,
+			usage: "instead of --password-env: `path` of a file holding the Doris password (a mounted secret), read by each worker and by this launcher, so it must exist on both; absolute, or a file that exists here (trailing newline ignored)"},
 		{name: "db", value: &o.db, feeds: "Config.Database", check: dorisName(&o.db, dorisname.Database),
 			usage: "Doris `database`"},
 		{name: "count-only", value: &o.countOnly,
@@ -208,6 +211,12 @@ func checkCombinations(o *options) []string {
 	}
 	if o.be != "" && o.fe == "" {
 		bad = append(bad, "--be needs --fe: the embedded server has its own BEs")
+	}
+	if o.passwordFile != "" && o.given["password-env"] {
+		bad = append(bad, "--password-file and --password-env both give the password: give one")
+	}
+	if o.passwordFile != "" && o.fe == "" {
+		bad = append(bad, "--password-file is the password of --fe's cluster; it needs --fe (the embedded server has its own)")
 	}
 	if o.countOnly && o.fe != "" {
 		bad = append(bad, "--count-only is a mode of the embedded server; it cannot apply with --fe")

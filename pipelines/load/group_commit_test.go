@@ -72,12 +72,12 @@ func TestAnAsyncGroupCommitRunIsVerifiedOnceItsGroupsCommit(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if !strings.Contains(out, "verification: counts match: 1000 rows in 2 table(s)") {
+	if !strings.Contains(out, "verification: counts match: 1000 rows in 2 tables") {
 		t.Errorf("no verification that every row loaded once:\n%s", out)
 	}
 	// The summary is printed before the groups commit: it says what Doris
 	// answered, not that the rows are visible.
-	if !strings.Contains(out, "summary: 1000 rows accepted (async group commit: visible once Doris commits their group) into 2 table(s)") ||
+	if !strings.Contains(out, "summary: 1000 rows accepted (async group commit: visible once Doris commits their group) into 2 tables") ||
 		strings.Contains(out, "rows committed") {
 		t.Errorf("the summary calls async group commit rows committed before they are visible:\n%s", out)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/internal/fileprogress"
+	"github.com/dorisbeam/dorisbeam/internal/plural"
 )
 
 // Ctrl-C (SIGINT) or SIGTERM cancels the job instead of killing the
@@ -157,7 +158,7 @@ func (l openLeft) says() string {
 			aborted++
 		}
 	}
-	what := fmt.Sprintf("the loads in flight were stopped and %d precommitted loads aborted, as Doris confirmed", aborted)
+	what := fmt.Sprintf("the loads in flight were stopped and %s aborted, as Doris confirmed", plural.Count(aborted, "precommitted load"))
 	if nothing > 0 {
 		what += fmt.Sprintf(" (%d more had nothing open to abort: sent but never begun, or aborted already: by its bundle, or by Doris when its send was cut)", nothing)
 	}
@@ -193,7 +194,7 @@ func printInterrupted(w io.Writer, err error, o *options, files fileprogress.Pro
 	loaded, rows := committedSays(left.committed, "the interruption")
 	if o.input != "" {
 		p := progressSince(files)
-		loaded = fmt.Sprintf("%d records in %d ranges loaded (%d of them found loaded by an earlier run), of %d files listed", p.LoadedRecords, p.Loads, p.AlreadyLoadedRecords, p.Files)
+		loaded = fmt.Sprintf("%s in %s loaded (%d of them found loaded by an earlier run), of %s listed", plural.Count(p.LoadedRecords, "record"), plural.Count(p.Loads, "range"), p.AlreadyLoadedRecords, plural.Count(p.Files, "file"))
 	}
 	fmt.Fprintf(w, "%s: interrupted: %s; %s\n", progName, loaded, left.says())
 	if left.err != nil {
@@ -209,16 +210,35 @@ func printInterrupted(w io.Writer, err error, o *options, files fileprogress.Pro
 
 // committedSays is what a job stopped by what (the interruption, the
 // failure) committed, per table, and its rows.
+//
+// A load a failed bundle cut, whose outcome Doris could not tell when
+// asked (dorisio.AbortOpenLoads asks), is said apart, with its label:
+// it may be in the table. Those Doris said it made visible are counted
+// committed.
 func committedSays(ts []dorisio.CommittedTable, what string) (string, int64) {
-	var loads, rows int64
-	var per []string
+	var loads, rows, unknownRows int64
+	var per, unknown []string
 	for _, t := range ts {
 		loads += t.Loads
 		rows += t.Rows
-		per = append(per, fmt.Sprintf("%s.%s %d loads, %d rows", t.Database, t.Table, t.Loads, t.Rows))
+		if t.Loads > 0 {
+			per = append(per, fmt.Sprintf("%s.%s %s, %s", t.Database, t.Table, plural.Count(t.Loads, "load"), plural.Count(t.Rows, "row")))
+		}
+		unknownRows += t.UnknownRows
+		for _, l := range t.UnknownLabels {
+			unknown = append(unknown, t.Database+"."+t.Table+" "+l)
+		}
 	}
-	if loads == 0 {
-		return "no load was committed", 0
+	says := "no load was committed"
+	if loads > 0 {
+		says = fmt.Sprintf("%s of %s committed before %s stay in the tables (%s)", plural.Count(loads, "load"), plural.Count(rows, "row"), what, strings.Join(per, "; "))
 	}
-	return fmt.Sprintf("%d loads of %d rows committed before %s stay in the tables (%s)", loads, rows, what, strings.Join(per, "; ")), rows
+	if len(unknown) > 0 {
+		if loads == 0 {
+			says = "no load is known to be committed"
+		}
+		says += fmt.Sprintf("; %s (%s) whose outcome Doris could not tell may be in the tables too (labels %s)",
+			plural.Count(len(unknown), "load"), plural.Count(unknownRows, "row"), strings.Join(unknown, ", "))
+	}
+	return says, rows
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio"
+	"github.com/dorisbeam/dorisbeam/internal/plural"
 )
 
 // Before a run, the transactions an earlier run left open: a job killed
@@ -60,12 +61,12 @@ func settleLingering(ctx context.Context, cfg dorisio.Config, o *options, w io.W
 				sayLingeringErr(w, err)
 			}
 			if len(aborted) > 0 {
-				fmt.Fprintf(w, "%s: aborted %d transactions an earlier run with --label-prefix %s left open (%s): they held Doris' running-transaction quota; their rows were never visible\n",
-					progName, len(aborted), shown(o.labelPrefix), someLabels(aborted))
+				fmt.Fprintf(w, "%s: aborted %s an earlier run with --label-prefix %s left open (%s): they held Doris' running-transaction quota; their rows were never visible\n",
+					progName, plural.Count(len(aborted), "transaction"), shown(o.labelPrefix), someLabels(aborted))
 			}
 			if kept, err := dorisio.OpenTransactions(ctx, cfg, o.labelPrefix+":"); err == nil && len(kept) > 0 {
-				fmt.Fprintf(w, "%s: %d transactions an earlier run with --label-prefix %s left open are not aborted (%s): stream batches, kept because a replay of the same stream (the same --stream-start, --duration, --rate, --flush-interval and --shards) adopts and commits them, or loads still in flight. They hold Doris' running-transaction quota until its precommit timeout; if no such replay will come, abort each by its id: %s\n",
-					progName, len(kept), shown(o.labelPrefix), someLabels(kept), abortByID(cfg))
+				fmt.Fprintf(w, "%s: %s an earlier run with --label-prefix %s left open %s not aborted (%s): stream batches, kept because a replay of the same stream (the same --stream-start, --duration, --rate, --flush-interval and --shards) adopts and commits them, or loads still in flight. They hold Doris' running-transaction quota until its precommit timeout; if no such replay will come, abort each by its id: %s\n",
+					progName, plural.Count(len(kept), "transaction"), shown(o.labelPrefix), isAre(len(kept)), someLabels(kept), abortByID(cfg))
 			}
 		}
 		// Before the job relies on the earlier run's labels: may Doris have
@@ -83,8 +84,8 @@ func settleLingering(ctx context.Context, cfg dorisio.Config, o *options, w io.W
 	if len(open) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "%s: %d transactions that earlier runs without a --label-prefix precommitted are still open (%s): they hold Doris' running-transaction quota until its precommit timeout. If no such run is alive, abort each by its id: %s; give jobs a --label-prefix, and a re-run aborts them itself\n",
-		progName, len(open), someLabels(open), abortByID(cfg))
+	fmt.Fprintf(w, "%s: %s that earlier runs without a --label-prefix precommitted %s still open (%s): they hold Doris' running-transaction quota until its precommit timeout. If no such run is alive, abort each by its id: %s; give jobs a --label-prefix, and a re-run aborts them itself\n",
+		progName, plural.Count(len(open), "transaction"), isAre(len(open)), someLabels(open), abortByID(cfg))
 }
 
 // abortByID is the command that aborts an open transaction by its id.
@@ -118,4 +119,12 @@ func someLabels(ls []dorisio.OpenLoad) string {
 		names = append(names, fmt.Sprintf("%s txn %d", l.Label, l.TxnID))
 	}
 	return strings.Join(names, ", ")
+}
+
+// isAre is the verb for n transactions: "is" for one, "are" otherwise.
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
 }

@@ -86,8 +86,8 @@ func TestARunWithAPrefixNamesTheStreamBatchesAKilledRunLeftOpen(t *testing.T) {
 	var w strings.Builder
 	settleLingering(context.Background(), cfg, o, &w)
 	for _, want := range []string{
-		"load: aborted 1 transactions an earlier run with --label-prefix clicks left open",
-		"load: 1 transactions an earlier run with --label-prefix clicks left open are not aborted (" + batch + " txn ",
+		"load: aborted 1 transaction an earlier run with --label-prefix clicks left open",
+		"load: 1 transaction an earlier run with --label-prefix clicks left open is not aborted (" + batch + " txn ",
 		"a replay of the same stream (the same --stream-start, --duration, --rate, --flush-interval and --shards) adopts and commits them",
 		"-H 'txn_operation: abort' " + srv.URL + "/api/demo/_stream_load_2pc",
 	} {

@@ -48,8 +48,10 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/internal/dorisname"
+	"github.com/dorisbeam/dorisbeam/internal/fereach"
 	"github.com/dorisbeam/dorisbeam/internal/fileprogress"
 	"github.com/dorisbeam/dorisbeam/internal/jobtmp"
+	"github.com/dorisbeam/dorisbeam/internal/plural"
 	"github.com/dorisbeam/dorisbeam/internal/startgc"
 	"github.com/dorisbeam/dorisbeam/internal/synth"
 )
@@ -100,7 +102,11 @@ func run(ctx context.Context, o *options) error {
 		if o.be != "" {
 			cfg.BEs = splitList(o.be)
 		}
-		cfg.PasswordEnv = passwordEnv(o.passwordEnv, os.Stderr)
+		if o.passwordFile != "" {
+			cfg.PasswordFile = o.passwordFile
+		} else {
+			cfg.PasswordEnv = passwordEnv(o.passwordEnv, os.Stderr)
+		}
 	}
 
 	p, s := beam.NewPipelineWithRoot()
@@ -135,7 +141,7 @@ func run(ctx context.Context, o *options) error {
 	// After the pipeline is built, so that a flag Write refuses is said once,
 	// by Write: an FE that cannot be connected to fails the run at once.
 	if o.fe != "" {
-		if err := reachFEs(ctx, cfg.FEs); err != nil {
+		if err := fereach.Check(ctx, cfg.FEs); err != nil {
 			return err
 		}
 	}
@@ -225,7 +231,7 @@ func run(ctx context.Context, o *options) error {
 	}
 	refused := refusedCounts(c)
 	if changed > 0 {
-		return fmt.Errorf("verification: skipped: %d file(s) changed while the job ran (above); their records now are not what was loaded", changed)
+		return fmt.Errorf("verification: skipped: %s changed while the job ran (above); their records now are not what was loaded", plural.Count(changed, "file"))
 	}
 	vstart := time.Now()
 	err = verifyRun(ctx, o, st, before, openBefore, runCounts(c, o, filesAlready), files, refused)
@@ -471,7 +477,7 @@ func progress(srv *doristest.Server, start time.Time) (stop func()) {
 				line := fmt.Sprintf("progress %5.1fs: %d rows produced", time.Since(start).Seconds(), rowsProduced.Load())
 				if srv != nil {
 					st := srv.Stats()
-					line += fmt.Sprintf(", %d loads begun, %d committed, %.1f MB received", st.Loads, st.Commits, float64(st.BackendBodyBytes)/1e6)
+					line += fmt.Sprintf(", %s begun, %d committed, %.1f MB received", plural.Count(st.Loads, "load"), st.Commits, float64(st.BackendBodyBytes)/1e6)
 				}
 				fmt.Println(line)
 			}
@@ -530,17 +536,17 @@ func printSummary(pr beam.PipelineResult, c map[string]int64, o *options, elapse
 	}
 	rejected := ""
 	if n := c["dorisio/rejected_rows"]; n > 0 {
-		rejected = fmt.Sprintf(", %d rejected (%d loads sent to isolate them)", n, c["dorisio/isolation_loads"])
+		rejected = fmt.Sprintf(", %d rejected (%s sent to isolate them)", n, plural.Count(c["dorisio/isolation_loads"], "load"))
 	}
 	done := summaryVerb(o)
-	fmt.Printf("summary: %d rows %s into %d table(s) of %s in %.2fs: %.0f rows/s, %.1f MB/s, %d loads (avg %.1f MB), %d filtered%s, %d retries\n",
-		rows, done, len(tables), o.db, secs, float64(rows)/secs, float64(bytes)/1e6/secs, loads, avg, c["dorisio/filtered_rows"], rejected, c["dorisio/retries"])
+	fmt.Printf("summary: %s %s into %s of %s in %.2fs: %.0f rows/s, %.1f MB/s, %s (avg %.1f MB), %d filtered%s, %s\n",
+		plural.Count(rows, "row"), done, plural.Count(len(tables), "table"), o.db, secs, float64(rows)/secs, float64(bytes)/1e6/secs, plural.Count(loads, "load"), avg, c["dorisio/filtered_rows"], rejected, plural.Count(c["dorisio/retries"], "retry"))
 	if already > 0 {
-		fmt.Printf("already loaded: %d rows, found loaded by an earlier run (or attempt) under the same labels: not loaded again, not in the rows above (the loads and MB/s above count their loads)\n", already)
+		fmt.Printf("already loaded: %s, found loaded by an earlier run (or attempt) under the same labels: not loaded again, not in the rows above (the loads and MB/s above count their loads)\n", plural.Count(already, "row"))
 	}
 	for _, t := range tables {
 		tk := o.db + "." + t
-		line := fmt.Sprintf("  %s: %d rows %s in %d loads", tk, c["dorisio/rows:"+tk]-c["dorisio/already_loaded_rows:"+tk], done, c["dorisio/loads:"+tk])
+		line := fmt.Sprintf("  %s: %s %s in %s", tk, plural.Count(c["dorisio/rows:"+tk]-c["dorisio/already_loaded_rows:"+tk], "row"), done, plural.Count(c["dorisio/loads:"+tk], "load"))
 		if a := max(c["dorisio/already_loaded_rows:"+tk], filesAlready); a > 0 {
 			line += fmt.Sprintf(", %d already loaded", a)
 		}
@@ -555,11 +561,11 @@ func printSummary(pr beam.PipelineResult, c map[string]int64, o *options, elapse
 	line := fmt.Sprintf("open loads: at most %d at once in a bundle (--max-open-txns %d), %d already committed (early commit or an earlier run), %.1f MB spilled",
 		mostOpen, o.maxOpenTxns, c["dorisio/already_committed"], float64(c["dorisio/spilled_bytes"])/1e6)
 	if o.delivery == "grouped" {
-		line = fmt.Sprintf("grouped: %d plain loads under labels of their rows, %d of them found loaded by an earlier run (not loaded again), %.1f MB spilled; a re-run with --label-prefix %s and the same --batch-rows, --batch-bytes, --shards and format flags loads nothing twice",
-			loads, c["dorisio/already_committed"], float64(c["dorisio/spilled_bytes"])/1e6, shown(o.labelPrefix))
+		line = fmt.Sprintf("grouped: %s under labels of their rows, %d of them found loaded by an earlier run (not loaded again), %.1f MB spilled; a re-run with --label-prefix %s and the same --batch-rows, --batch-bytes, --shards and format flags loads nothing twice",
+			plural.Count(loads, "plain load"), c["dorisio/already_committed"], float64(c["dorisio/spilled_bytes"])/1e6, shown(o.labelPrefix))
 		if o.labelPrefix == "" {
-			line = fmt.Sprintf("grouped: %d plain loads under labels of their rows, %.1f MB spilled; without --label-prefix each run has its own labels: give one to make a re-run after a crash exactly-once",
-				loads, float64(c["dorisio/spilled_bytes"])/1e6)
+			line = fmt.Sprintf("grouped: %s under labels of their rows, %.1f MB spilled; without --label-prefix each run has its own labels: give one to make a re-run after a crash exactly-once",
+				plural.Count(loads, "plain load"), float64(c["dorisio/spilled_bytes"])/1e6)
 		}
 	}
 	if srv != nil {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/dorisbeam/dorisbeam/internal/plural"
 )
 
 // manyLoads is the number of loads past which --chunk-bytes is said to be
@@ -39,8 +41,8 @@ func warnManyLoads(w io.Writer, listed map[string]fileState, o *options) {
 		return
 	}
 	better := max((bytes+manyLoads/2-1)/(manyLoads/2), 1<<20)
-	fmt.Fprintf(w, "%s: --chunk-bytes %d cuts --input into about %d ranges, each one load under a label of its own: Doris keeps the labels of only label_num_threshold (2000 by default) finished loads, so a re-run could not find the first ones loaded, and a table taking loads faster than compaction merges them refuses them with err -235 (too many versions); --chunk-bytes %d makes about %d loads\n",
-		progName, o.chunkBytes, loads, better, (bytes+better-1)/better)
+	fmt.Fprintf(w, "%s: --chunk-bytes %d cuts --input into about %s, each one load under a label of its own: Doris keeps the labels of only label_num_threshold (2000 by default) finished loads, so a re-run could not find the first ones loaded, and a table taking loads faster than compaction merges them refuses them with err -235 (too many versions); --chunk-bytes %d makes about %s\n",
+		progName, o.chunkBytes, plural.Count(loads, "range"), better, plural.Count((bytes+better-1)/better, "load"))
 }
 
 // compressedByName is whether WriteFiles reads path as one compressed load

@@ -18,6 +18,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/dorisbeam/dorisbeam/dorisio"
+	"github.com/dorisbeam/dorisbeam/internal/plural"
 )
 
 func init() { register.DoFn2x1[context.Context, dorisio.RejectedRow, error](&rejectedSinkFn{}) }
@@ -159,5 +160,5 @@ func printRejected(o *options, refused map[string]refusedCount) {
 	if mayHoldSecret(path) { // the flag's value goes through the one redaction rule
 		path = notShown
 	}
-	fmt.Printf("rejected: %d rows (%s)\n", n, path)
+	fmt.Printf("rejected: %s (%s)\n", plural.Count(n, "row"), path)
 }

@@ -56,7 +56,7 @@ func TestRejectedRowsGoToTheirFileWithFileAndOffset(t *testing.T) {
 	if last := lines[len(lines)-1]; last != fmt.Sprintf("rejected: 7 rows (%s)", out) {
 		t.Errorf("last line %q, want the rejected summary", last)
 	}
-	if !strings.Contains(stdout, "counts match: 9993 rows in 1 table(s) (0 filtered by Doris, 7 rejected)") {
+	if !strings.Contains(stdout, "counts match: 9993 rows in 1 table (0 filtered by Doris, 7 rejected)") {
 		t.Errorf("verification does not account for the rejected rows:\n%s", stdout)
 	}
 	got := rejectedLines(t, out)
@@ -106,7 +106,7 @@ func TestRowsDorisFilteredAreCountedNotMissing(t *testing.T) {
 		o.headers["strict_mode"] = "true"
 		o.headers["max_filter_ratio"] = "0.01"
 	})
-	if !strings.Contains(stdout, "counts match: 9993 rows in 1 table(s) (7 filtered by Doris, 0 rejected)") {
+	if !strings.Contains(stdout, "counts match: 9993 rows in 1 table (7 filtered by Doris, 0 rejected)") {
 		t.Errorf("verification does not count the filtered rows:\n%s", stdout)
 	}
 }
@@ -129,7 +129,7 @@ func TestRowsTheWhereHeaderLeavesOutAreCountedNotMissing(t *testing.T) {
 		o.ddl = rejectedDDL
 		o.headers["where"] = "id > 2"
 	})
-	if !strings.Contains(stdout, "counts match: 8 rows in 1 table(s) (0 filtered by Doris, 0 rejected, 2 left out by the where header)") {
+	if !strings.Contains(stdout, "counts match: 8 rows in 1 table (0 filtered by Doris, 0 rejected, 2 left out by the where header)") {
 		t.Errorf("verification does not count the rows the where header left out:\n%s", stdout)
 	}
 }
@@ -203,7 +203,7 @@ func TestARerunAfterAnInterruptedIsolationIsVerified(t *testing.T) {
 	if n := srv.RowCount("demo", "docs"); n != 380 {
 		t.Errorf("the table holds %d rows, want the 380 good ones once", n)
 	}
-	if !strings.Contains(out, "verification: counts match: 400 rows in 1 table(s) (0 filtered by Doris, 20 rejected), the input: ") ||
+	if !strings.Contains(out, "verification: counts match: 400 rows in 1 table (0 filtered by Doris, 20 rejected), the input: ") ||
 		!strings.Contains(out, "each input row committed exactly once") {
 		t.Errorf("re-run: no verification line that matches:\n%s", out)
 	}

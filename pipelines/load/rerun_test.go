@@ -74,8 +74,8 @@ func TestAResumedRunIsVerifiedBeforePlusCommittedEqualsInput(t *testing.T) {
 	defer srv.Close()
 	o.server = srv
 	for run, want := range []string{
-		"verification: counts match: 6000 rows in 2 table(s), each input row committed exactly once, no open transactions",
-		"verification: counts match: 6000 rows in 2 table(s), the input: 0 committed by this run + 6000 found loaded by an earlier run under the same labels; the tables held 6000 rows before and grew by the rows this run committed",
+		"verification: counts match: 6000 rows in 2 tables, each input row committed exactly once, no open transactions",
+		"verification: counts match: 6000 rows in 2 tables, the input: 0 committed by this run + 6000 found loaded by an earlier run under the same labels; the tables held 6000 rows before and grew by the rows this run committed",
 	} {
 		resolveDelivery(o)
 		out, err := captureStdout(t, func() error { return runWithin(t, o) })
@@ -87,7 +87,7 @@ func TestAResumedRunIsVerifiedBeforePlusCommittedEqualsInput(t *testing.T) {
 	// tables hold them twice, as asked), and verified by the growth.
 	o.labelPrefix, o.delivery = "", "exactly-once"
 	out, err := captureStdout(t, func() error { return runWithin(t, o) })
-	want := "verification: counts match: 6000 rows in 2 table(s), the input: 6000 committed by this run + 0 found loaded by an earlier run under the same labels; the tables held 6000 rows before"
+	want := "verification: counts match: 6000 rows in 2 tables, the input: 6000 committed by this run + 0 found loaded by an earlier run under the same labels; the tables held 6000 rows before"
 	if err != nil || !strings.Contains(out, want) {
 		t.Fatalf("third run: %v; stdout lacks %q:\n%s", err, want, out)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/rtrackers/offsetrange"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/dorisbeam/dorisbeam/dorisio"
+	"github.com/dorisbeam/dorisbeam/internal/plural"
 	"github.com/dorisbeam/dorisbeam/internal/synth"
 )
 
@@ -241,10 +242,10 @@ func latencyPercentiles(c map[string]int64) (p50, p99 int64, ok bool) {
 // average size, and the latency from event to visible.
 func printStreamSummary(c map[string]int64, o *options, elapsed time.Duration) {
 	rows, bytes, loads := c["dorisio/rows"], c["dorisio/bytes"], c["dorisio/loads"]
-	line := fmt.Sprintf("stream: %d rows/s for %v, flush interval %v, %d shard(s) per table: %d loads, %.2f loads/s",
-		o.rate, o.duration, o.flushInterval, o.shards, loads, float64(loads)/elapsed.Seconds())
+	line := fmt.Sprintf("stream: %d rows/s for %v, flush interval %v, %s per table: %s, %.2f loads/s",
+		o.rate, o.duration, o.flushInterval, plural.Count(o.shards, "shard"), plural.Count(loads, "load"), float64(loads)/elapsed.Seconds())
 	if loads > 0 {
-		line += fmt.Sprintf(", avg %d rows (%.1f KB) per load", rows/loads, float64(bytes)/float64(loads)/1e3)
+		line += fmt.Sprintf(", avg %s (%.1f KB) per load", plural.Count(rows/loads, "row"), float64(bytes)/float64(loads)/1e3)
 	}
 	if p50, p99, ok := latencyPercentiles(c); ok {
 		line += fmt.Sprintf("; event to visible: p50 %d ms, p99 %d ms", p50, p99)

@@ -51,7 +51,7 @@ func TestADirtySpreadsheetThroughTheCommandReportsEveryBadRow(t *testing.T) {
 	stdout := fileRun(t, srv, path, func(o *options) { o.ddl, o.headerLines, o.rejectedRows = ordersDDL, 1, out })
 	wantTable(t, srv, [][]string{{"1", "Alice", "12.50", "2024-12-31", "3"}, {"9", "Heidi, Jr.", "8.75", "2024-12-24", "4"}})
 	for _, want := range []string{
-		"verification: counts match: 2 rows in 1 table(s) (0 filtered by Doris, 7 rejected), each input row committed exactly once",
+		"verification: counts match: 2 rows in 1 table (0 filtered by Doris, 7 rejected), each input row committed exactly once",
 		"rejected: 7 rows (" + out + ")",
 	} {
 		if !strings.Contains(stdout, want) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/internal/plural"
 )
 
 // The verification after a job, against a server whose tables the program
@@ -106,7 +107,7 @@ func awaitGroupCommits(ctx context.Context, st tableState, openBefore map[int64]
 			return
 		}
 		if !said {
-			fmt.Printf("verification: waiting up to %v for %d group commit transaction(s) to commit (async: Doris commits a group after the table's group_commit_interval_ms)\n", limit, open)
+			fmt.Printf("verification: waiting up to %v for %s to commit (async: Doris commits a group after the table's group_commit_interval_ms)\n", limit, plural.Count(open, "group commit transaction"))
 		}
 		select {
 		case <-ctx.Done():
@@ -204,14 +205,14 @@ func verifyTables(st tableState, o *options, before map[string]int64, openBefore
 		exact = "each input row committed once (with strict_mode=false its values are not checked: a value Doris could not convert is NULL)"
 	}
 	if held == 0 && found == 0 {
-		fmt.Printf("verification: counts match: %d rows in %d table(s)%s, %s, %s; server peak running txns %d\n", total, len(tables), all.says(), exact, noneOpen, peak)
+		fmt.Printf("verification: counts match: %s in %s%s, %s, %s; server peak running txns %d\n", plural.Count(total, "row"), plural.Count(len(tables), "table"), all.says(), exact, noneOpen, peak)
 		return nil
 	}
 	if other := notFound(tables, before, runs); other > 0 {
 		exact = strings.Replace(exact, "each input row committed", "this run committed each input row", 1) + "; " + rowsNotChecked(o, other, held)
 	}
-	fmt.Printf("verification: counts match: %d rows in %d table(s)%s, the input: %d committed by this run + %d found loaded by an earlier run under the same labels; the tables held %d rows before and grew by the rows this run committed; %s, %s; server peak running txns %d\n",
-		committed+found+all.accounted(), len(tables), all.says(), committed, found, held, exact, noneOpen, peak)
+	fmt.Printf("verification: counts match: %s in %s%s, the input: %d committed by this run + %d found loaded by an earlier run under the same labels; the tables held %d rows before and grew by the rows this run committed; %s, %s; server peak running txns %d\n",
+		plural.Count(committed+found+all.accounted(), "row"), plural.Count(len(tables), "table"), all.says(), committed, found, held, exact, noneOpen, peak)
 	return nil
 }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 	"github.com/dorisbeam/dorisbeam/internal/fileprogress"
 	"github.com/dorisbeam/dorisbeam/internal/localpath"
+	"github.com/dorisbeam/dorisbeam/internal/plural"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 )
@@ -230,11 +231,11 @@ func (f fileSpec) countedOtherwise(fr filerange.Range, r sink.CommitResult) erro
 	if counted == fr.Records {
 		return nil
 	}
-	return fmt.Errorf("dorisio.WriteFiles: file %s, bytes %d-%d (%d records) into %s.%s (label %s, txn %d): Doris counted %d rows "+
+	return fmt.Errorf("dorisio.WriteFiles: file %s, bytes %d-%d (%s) into %s.%s (label %s, txn %d): Doris counted %s "+
 		"(NumberLoadedRows %d + NumberFilteredRows %d + NumberUnselectedRows %d), so it read other records than the file holds. "+
 		"That load is committed and stays loaded. Check that Files.BackslashEscapes, WithColumnSeparator and WithLineDelimiter "+
 		"describe the file, then delete what this job loaded and load the file again",
-		f.Path, fr.Start, fr.End, fr.Records, r.Database, r.Table, r.Label, r.TxnID, counted, r.LoadedRows, r.FilteredRows, r.UnselectedRows)
+		f.Path, fr.Start, fr.End, plural.Count(fr.Records, "record"), r.Database, r.Table, r.Label, r.TxnID, plural.Count(counted, "row"), r.LoadedRows, r.FilteredRows, r.UnselectedRows)
 }
 
 func showTime(ns int64) string { return time.Unix(0, ns).UTC().Format(time.RFC3339Nano) }

@@ -161,7 +161,7 @@ func TestUnitRowsCountedOtherwiseThanTheFileFailNamingTheRange(t *testing.T) {
 		fn.Headers["max_filter_ratio"] = "1" // the one row Doris reads is filtered, not failed
 	})
 	_, err := r.load(fn, path)
-	enginetest.WantErr(t, err, "file "+path+", bytes 0-12 (3 records) into demo.docs (label ", "Doris counted 1 rows", "WithLineDelimiter")
+	enginetest.WantErr(t, err, "file "+path+", bytes 0-12 (3 records) into demo.docs (label ", "Doris counted 1 row (", "WithLineDelimiter")
 }
 
 // A file whose size changed between its listing and its load is not

@@ -23,6 +23,7 @@ import (
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+	"github.com/dorisbeam/dorisbeam/internal/plural"
 )
 
 // Small files packed into loads of about Files.RangeBytes.
@@ -526,9 +527,9 @@ func countedOtherwisePack(parts []packPart, records int64, r sink.CommitResult) 
 		}
 		names = append(names, pt.f.Path)
 	}
-	return fmt.Errorf("dorisio.WriteFiles: files %s (%d files packed into one load, %d records) into %s.%s (label %s, txn %d): Doris counted %d rows "+
+	return fmt.Errorf("dorisio.WriteFiles: files %s (%d files packed into one load, %s) into %s.%s (label %s, txn %d): Doris counted %s "+
 		"(NumberLoadedRows %d + NumberFilteredRows %d + NumberUnselectedRows %d), so it read other records than the files hold. "+
 		"That load is committed and stays loaded. Check that Files.BackslashEscapes, WithColumnSeparator and WithLineDelimiter "+
 		"describe the files, then delete what this job loaded and load the files again",
-		strings.Join(names, ", "), len(parts), records, r.Database, r.Table, r.Label, r.TxnID, counted, r.LoadedRows, r.FilteredRows, r.UnselectedRows)
+		strings.Join(names, ", "), len(parts), plural.Count(records, "record"), r.Database, r.Table, r.Label, r.TxnID, plural.Count(counted, "row"), r.LoadedRows, r.FilteredRows, r.UnselectedRows)
 }

@@ -101,7 +101,7 @@ func TestUnitAPackCountedOtherwiseFailsNamingItsFiles(t *testing.T) {
 		fn.Headers["line_delimiter"] = ";"
 		fn.Headers["max_filter_ratio"] = "1"
 	}), r.dir+"/seven/*.csv")
-	enginetest.WantErr(t, err, "files "+r.dir+"/seven/part-000.csv, ", "and 2 more (7 files packed into one load, 21 records) into demo.docs (label ", "Doris counted 1 rows")
+	enginetest.WantErr(t, err, "files "+r.dir+"/seven/part-000.csv, ", "and 2 more (7 files packed into one load, 21 records) into demo.docs (label ", "Doris counted 1 row (")
 }
 
 // A file of a pack that changed since the listing fails the pack before

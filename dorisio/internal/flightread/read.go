@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
-	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/encode"
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/tally"
 )
 
@@ -223,15 +223,7 @@ func permanent(err error) bool {
 	if strings.Contains(msg, "no FlightSqlEndpointsLocations") {
 		return true
 	}
-	return strings.Contains(msg, "detailMessage") && !slices.ContainsFunc(passingQueryErrors, func(w string) bool { return strings.Contains(msg, w) })
-}
-
-// passingQueryErrors are words of Doris' query failures that a run of the
-// split a moment later may not meet.
-var passingQueryErrors = []string{
-	"There is no scanNode Backend available", "No available backends", "not alive", "in black list",
-	"Timeout", "timeout", "Memory limit exceeded", "MEM_LIMIT_EXCEEDED", "TOO_MANY_TASKS",
-	"Connection refused", "RpcException", "rpc failed",
+	return strings.Contains(msg, "detailMessage") && !streamload.PassingQueryError(msg)
 }
 
 // advice is the next step for what failed, "" when Doris' words say it.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+	"github.com/dorisbeam/dorisbeam/internal/plural"
 )
 
 // Abandon ends a failing bundle: it stops the uploads, waits for them,
@@ -120,6 +121,7 @@ func (b *Batcher) abortLeftovers(ctx context.Context, cut func() string) string 
 			toAbort = append(toAbort, l) // by label: aborts its PREPARE/PRECOMMITTED txn, if there is one
 		} else {
 			unknownPlain = append(unknownPlain, l)
+			noteUnknownPlain(b.ld, b.run, b.db, l.table, l.label, l.rows)
 		}
 	}
 	b.abortAll(ctx, toAbort)
@@ -136,21 +138,21 @@ func (b *Batcher) abortLeftovers(ctx context.Context, cut func() string) string 
 		}
 	}
 	if n, rows := len(aborted), sumRows(aborted); n > 0 {
-		notes = append(notes, fmt.Sprintf("aborted this bundle's %d open loads (%d rows); nothing of them is visible", n, rows))
+		notes = append(notes, fmt.Sprintf("aborted this bundle's %s (%s); nothing of them is visible", plural.Count(n, "open load"), plural.Count(rows, "row")))
 	}
 	late := ""
 	if ctx.Err() != nil {
 		late = " (" + cut() + ")"
 	}
 	if n := len(stuck); n > 0 {
-		notes = append(notes, fmt.Sprintf("%d loads (%d rows) could not be aborted and stay uncommitted, invisible, until Doris' precommit timeout "+
+		notes = append(notes, fmt.Sprintf("%s (%s) could not be aborted and %s uncommitted, invisible, until Doris' precommit timeout "+
 			"(stream_load_default_precommit_timeout_second) or WithAbortLingeringTxns in the next run: %s (first abort error: %s)%s",
-			n, sumRows(stuck), joinLeftovers(stuck), oneLine(stuck[0].err), late))
+			plural.Count(n, "load"), plural.Count(sumRows(stuck), "row"), stays(n), joinLeftovers(stuck), oneLine(stuck[0].err), late))
 	}
 	if n := len(stuckUnknown); n > 0 {
-		notes = append(notes, fmt.Sprintf("%d loads (%d rows) whose outcome is unknown could not be aborted by label: if Doris began them, they stay "+
+		notes = append(notes, fmt.Sprintf("%s (%s) whose outcome is unknown could not be aborted by label: if Doris began them, they stay "+
 			"uncommitted, invisible, until Doris' precommit timeout (stream_load_default_precommit_timeout_second) or WithAbortLingeringTxns in the next run: %s (first abort error: %s)%s",
-			n, sumRows(stuckUnknown), joinLeftovers(stuckUnknown), oneLine(stuckUnknown[0].err), late))
+			plural.Count(n, "load"), plural.Count(sumRows(stuckUnknown), "row"), joinLeftovers(stuckUnknown), oneLine(stuckUnknown[0].err), late))
 	}
 	if n := len(visible); n > 0 {
 		ls := make([]string, n)
@@ -165,14 +167,14 @@ func (b *Batcher) abortLeftovers(ctx context.Context, cut func() string) string 
 		case b.opts.AllOrNothing:
 			why = "rows with an ID are visible once loaded: WithAllOrNothing covers only rows without one; a re-run with the same label prefix skips these"
 		}
-		notes = append(notes, fmt.Sprintf("%d plain loads (%d rows) of this bundle are already visible (%s): %s", n, sumRows(visible), why, listSome(ls, 50)))
+		notes = append(notes, fmt.Sprintf("%s (%s) of this bundle %s already visible (%s): %s", plural.Count(n, "plain load"), plural.Count(sumRows(visible), "row"), map[bool]string{true: "is", false: "are"}[n == 1], why, listSome(ls, 50)))
 	}
 	if n := len(unknownPlain); n > 0 {
 		ls := make([]string, n)
 		for i, l := range unknownPlain {
 			ls[i] = l.label
 		}
-		notes = append(notes, fmt.Sprintf("%d plain loads (%d rows) ended with an unknown outcome and may be visible: %s", n, sumRows(unknownPlain), listSome(ls, 50)))
+		notes = append(notes, fmt.Sprintf("%s (%s) ended with an unknown outcome and may be visible: %s", plural.Count(n, "plain load"), plural.Count(sumRows(unknownPlain), "row"), listSome(ls, 50)))
 	}
 	return strings.Join(notes, "; ")
 }
@@ -230,3 +232,11 @@ func oneLine(err error) string {
 // defaultTwoPCTimeout bounds one commit or abort, retries included, and
 // the aborts of a failed bundle together.
 const defaultTwoPCTimeout = 90 * time.Second
+
+// stays is the verb for n loads that stay: "stays" for one.
+func stays(n int) string {
+	if n == 1 {
+		return "stays"
+	}
+	return "stay"
+}

@@ -215,7 +215,7 @@ func (fn *CommitFn) FinishBundle(ctx context.Context, emit func(CommitResult), l
 		return nil
 	}
 	if all := append(gone, failed...); len(all) > 0 {
-		return commitsFailed("committing %d of this bundle's loads (%d rows) failed", all)
+		return commitsFailed("committing %s of this bundle (%s) failed", all)
 	}
 	return nil
 }

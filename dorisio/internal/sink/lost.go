@@ -25,6 +25,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+	"github.com/dorisbeam/dorisbeam/internal/plural"
 )
 
 // failedCommit is a load a commit bundle did not commit: its commit failed
@@ -56,7 +57,7 @@ func failOnLost(l LostLoads) error {
 	if len(l.Loads) == 0 {
 		return nil
 	}
-	err := commitsFailed("%d loads (%d rows) of this Write could not be committed, and never will be", l.Loads)
+	err := commitsFailed("%s (%s) of this Write could not be committed, and never will be", l.Loads)
 	slog.Error("dorisio.Write: loads lost", "err", err) // the runner may shorten the job's error; the worker's log keeps it whole
 	return err
 }
@@ -70,7 +71,7 @@ func commitsFailed(what string, fs []failedCommit) error {
 	var kinds []string
 	for i, f := range fs {
 		rows += f.R.Rows
-		labels[i] = fmt.Sprintf("%s.%s %s (txn %d, %d rows)", f.R.Database, f.R.Table, f.R.Label, f.R.TxnID, f.R.Rows)
+		labels[i] = fmt.Sprintf("%s.%s %s (txn %d, %s)", f.R.Database, f.R.Table, f.R.Label, f.R.TxnID, plural.Count(f.R.Rows, "row"))
 		err := f.error()
 		if err == nil {
 			labels[i] += " not committed: an earlier load of its table was not"
@@ -89,7 +90,7 @@ func commitsFailed(what string, fs []failedCommit) error {
 		errs = append(errs, reasons[k])
 	}
 	return &joinedError{errs: errs, msg: fmt.Sprintf("dorisio.Write: "+what+": %s. Reasons: %s",
-		len(fs), rows, listSome(labels, 200), strings.Join(first, "; "))}
+		plural.Count(len(fs), "load"), plural.Count(rows, "row"), listSome(labels, 200), strings.Join(first, "; "))}
 }
 
 // error is the commit's error: itself where it was met, else read back

@@ -70,7 +70,7 @@ func TestACommitOfUnknownOutcomeFailsItsBundleAndItsTableWaits(t *testing.T) {
 	if !errors.Is(err, streamload.ErrOutcomeUnknown) || h.Hits() != fastRetry.MaxAttempts {
 		t.Fatalf("err = %v after %d 502s, want the bundle to fail with streamload.ErrOutcomeUnknown", err, h.Hits())
 	}
-	for _, want := range []string{"committing 3 of this bundle's loads (30 rows) failed", "outcome unknown (committing again is safe)",
+	for _, want := range []string{"committing 3 loads of this bundle (30 rows) failed", "outcome unknown (committing again is safe)",
 		out[1].Label + " (txn", "not committed: an earlier load of its table was not"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
@@ -101,7 +101,7 @@ func TestWithoutAnEndOfTheStageALostLoadFailsItsBundle(t *testing.T) {
 	}
 	srv.ExpirePrecommitted("demo")
 	_, err = commitStage(w.Commit, out[:1], out[1:])
-	if !errors.Is(err, streamload.ErrTxnAborted) || !strings.Contains(err.Error(), "committing 1 of this bundle's loads (10 rows) failed") ||
+	if !errors.Is(err, streamload.ErrTxnAborted) || !strings.Contains(err.Error(), "committing 1 load of this bundle (10 rows) failed") ||
 		!strings.Contains(err.Error(), out[0].Label) {
 		t.Errorf("err = %v, want the first bundle's failure naming its lost load", err)
 	}

@@ -39,8 +39,13 @@ type OpenLoad struct {
 }
 
 var openLoads struct {
-	mu    sync.Mutex          // guards byKey and committed
+	mu    sync.Mutex          // guards byKey, unknown and committed
 	byKey map[string]OpenLoad // db + "\x00" + label
+	// unknown holds the plain loads of failed bundles whose outcome is
+	// unknown (db + "\x00" + label): Doris may have made them visible.
+	// ResolveUnknown asks Doris their label state, so that what a failed
+	// job committed is told as it is, not without them.
+	unknown map[string]OpenLoad
 	// committed tallies, per run and table, the loads this process saw
 	// committed: what a stopped job's launcher tells its user was loaded
 	// when the runner's metrics are gone (a cancelled prism job has none).
@@ -51,6 +56,11 @@ var openLoads struct {
 type CommittedTable struct {
 	Database, Table string
 	Loads, Rows     int64
+	// UnknownLabels are the plain loads of failed bundles whose outcome
+	// is unknown and Doris could not tell (ResolveUnknown); UnknownRows
+	// their rows. They may be visible.
+	UnknownLabels []string
+	UnknownRows   int64
 }
 
 type tableKey struct{ db, table string }
@@ -102,8 +112,25 @@ func notePlainCommitted(run string, r CommitResult) {
 func Committed(run string) []CommittedTable {
 	openLoads.mu.Lock()
 	defer openLoads.mu.Unlock()
+	byTable := map[tableKey]*CommittedTable{}
+	for k, t := range openLoads.committed[run] {
+		c := *t
+		byTable[k] = &c
+	}
+	for _, l := range openLoads.unknown {
+		if l.run != run {
+			continue
+		}
+		k := tableKey{l.Database, l.Table}
+		if byTable[k] == nil {
+			byTable[k] = &CommittedTable{Database: l.Database, Table: l.Table}
+		}
+		byTable[k].UnknownLabels = append(byTable[k].UnknownLabels, l.Label)
+		byTable[k].UnknownRows += l.Rows
+	}
 	var out []CommittedTable
-	for _, t := range openLoads.committed[run] {
+	for _, t := range byTable {
+		sort.Strings(t.UnknownLabels)
 		out = append(out, *t)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -125,6 +152,59 @@ func noteOpen(ld loader, run string, r CommitResult) {
 		openLoads.byKey = map[string]OpenLoad{}
 	}
 	openLoads.byKey[openKey(r.Database, r.Label)] = OpenLoad{Database: r.Database, Table: r.Table, Label: r.Label, TxnID: r.TxnID, Rows: r.Rows, run: run, ld: ld}
+}
+
+// noteUnknownPlain records a plain load of run whose outcome is unknown
+// when its bundle failed: it may have been made visible.
+func noteUnknownPlain(ld loader, run, db, table, label string, rows int64) {
+	openLoads.mu.Lock()
+	defer openLoads.mu.Unlock()
+	if openLoads.unknown == nil {
+		openLoads.unknown = map[string]OpenLoad{}
+	}
+	openLoads.unknown[openKey(db, label)] = OpenLoad{Database: db, Table: table, Label: label, Rows: rows, run: run, ld: ld}
+}
+
+// labelStater is a loader that can ask Doris a label's state
+// (streamload.Client can).
+type labelStater interface {
+	LoadState(ctx context.Context, db, label string) (string, error)
+}
+
+// ResolveUnknown asks Doris, within ctx, the label state of each plain
+// load of run whose outcome was unknown when its bundle failed: one found
+// COMMITTED or VISIBLE is counted committed (Committed), one ABORTED or
+// UNKNOWN (never begun) is forgotten, and one Doris cannot tell about
+// (still PREPARE, or the question failed) stays in Committed's
+// UnknownLabels. Only reads.
+func ResolveUnknown(ctx context.Context, run string) {
+	openLoads.mu.Lock()
+	var todo []OpenLoad
+	for _, l := range openLoads.unknown {
+		if l.run == run {
+			todo = append(todo, l)
+		}
+	}
+	openLoads.mu.Unlock()
+	for _, l := range todo {
+		ls, ok := l.ld.(labelStater)
+		if !ok || ctx.Err() != nil {
+			continue
+		}
+		state, err := ls.LoadState(ctx, l.Database, l.Label)
+		if err != nil {
+			continue
+		}
+		openLoads.mu.Lock()
+		switch state {
+		case "COMMITTED", "VISIBLE":
+			tallyCommitted(run, l)
+			delete(openLoads.unknown, openKey(l.Database, l.Label))
+		case "ABORTED", "UNKNOWN":
+			delete(openLoads.unknown, openKey(l.Database, l.Label))
+		}
+		openLoads.mu.Unlock()
+	}
 }
 
 // noteSettled forgets a load that was committed or aborted, or whose

@@ -95,7 +95,7 @@ func TestUnitAFailedBundleAbortsItsLoadsAndItsRetryLoadsThemOnce(t *testing.T) {
 	if fault.Hits() == 0 {
 		t.Fatal("the fault never fired: the test proves nothing")
 	}
-	enginetest.WantErr(t, err, "demo.events", "aborted this bundle's 1 open loads")
+	enginetest.WantErr(t, err, "demo.events", "aborted this bundle's 1 open load")
 	if s := r.txnStates(); s["PRECOMMITTED"] != 0 || s["PREPARE"] != 0 || s["VISIBLE"] != 0 {
 		t.Fatalf("the failed bundle left %v", s)
 	}

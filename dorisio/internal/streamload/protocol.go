@@ -143,6 +143,29 @@ type answer struct {
 	verdict
 }
 
+// passingQueryErrors are words of Doris' query and planning failures that
+// the same statement a moment later may not meet: a BE down or busy and a
+// statement over its time or memory limit (the classes Doris' own error
+// map calls backend offline or timeout). Anything else Doris says of a
+// statement (an unknown column, bad SQL) it would say again.
+var passingQueryErrors = []string{
+	"There is no scanNode Backend available", "No available backends", "not alive", "in black list",
+	"Timeout", "timeout", "Memory limit exceeded", "MEM_LIMIT_EXCEEDED", "TOO_MANY_TASKS",
+	"Connection refused", "RpcException", "rpc failed",
+}
+
+// PassingQueryError reports whether msg, Doris' words for a failed query
+// or plan, names a failure that another attempt may not meet. dorisio.Read
+// retries its planning calls and re-runs its splits on these.
+func PassingQueryError(msg string) bool {
+	for _, w := range passingQueryErrors {
+		if strings.Contains(msg, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // classify returns the verdict of the first row for call that matches r.
 func classify(on call, r loadResponse) verdict {
 	for _, a := range answers {
@@ -227,6 +250,12 @@ var answers = []answer{
 	{onQuery, func(r loadResponse) bool {
 		return envelopeSays("transaction with id")(r) && strings.Contains(r.feData, "does not exist")
 	}, verdict{act: actFatal, kind: errNoSuchTxn, reason: "the FE no longer holds the txn"}},
+	// retry: a BE down or busy, or a statement over its time or memory
+	// limit, refuses a read's planning statement (SHOW FRONTENDS,
+	// _query_plan) a moment later than it may pass (PassingQueryError).
+	{onQuery | onSchema, func(r loadResponse) bool {
+		return r.shape == shapeFEEntity && r.feCode != 0 && PassingQueryError(r.feData)
+	}, verdict{act: actRetry, reason: "a BE down or busy, or a statement over its limits: it may pass"}},
 	// fatal: any other refusal means listing does not work here (cleanup
 	// falls back to the timeout); the caller says what that means.
 	{onQuery, func(r loadResponse) bool { return r.shape == shapeFEEntity && r.feCode != 0 },

@@ -131,7 +131,7 @@ func (c *Client) QueryPlan(ctx context.Context, db, table, sql string) ([]Tablet
 		if data.Status.String() != "200" {
 			e.Status, e.Message, e.parsed = data.Status.String(), c.redact(data.Exception), true
 			e.Cause = errors.New("the FE could not plan the query")
-			return nil, false, &e
+			return nil, PassingQueryError(data.Exception), &e // a BE down or busy may pass
 		}
 		out := make([]TabletRouting, 0, len(data.Partitions))
 		for id, p := range data.Partitions {

@@ -21,9 +21,14 @@ const (
 //	     [AUTO_INCREMENT[(start)]] [DEFAULT value] [ON UPDATE CURRENT_TIMESTAMP[(n)]]
 //	     [COMMENT 'text']
 func (p *ddlParser) column() (Column, error) {
+	quoted := p.peek('`')
 	name, err := p.ident()
 	if err != nil {
 		return Column{}, err
+	}
+	if !quoted && reserved(name) {
+		p.pos -= len(name) // the error quotes the text from the word on
+		return Column{}, p.syntax("mismatched input '%s': a reserved word of Doris names a column only back-quoted, `%s`", name, name)
 	}
 	t, err := p.typ()
 	if err != nil {
@@ -88,6 +93,11 @@ func (p *ddlParser) column() (Column, error) {
 			clause, c.Agg = "aggregation", agg
 		}
 		if err := once(clause); err != nil {
+			return Column{}, err
+		}
+	}
+	if c.Key { // declared KEY: Doris checks its type whatever the table's key
+		if err := checkKeyType(&c); err != nil {
 			return Column{}, err
 		}
 	}
@@ -267,22 +277,38 @@ func (p *ddlParser) typ() (Type, error) {
 // checkColumn applies Doris' checks of one column definition of a table
 // of model keys (ColumnDefinition.validate), in Doris' words.
 func checkColumn(c *Column, keys KeysType) error {
-	t := c.Type
 	if c.Key {
-		switch t.Kind {
-		case Float, Double:
-			return dorisErr("Float or double can not used as a key, use decimal instead.")
-		case String:
-			return dorisErr("String Type should not be used in key column[%s]", c.Name)
-		case Array, Map, Struct:
-			what := map[Kind]string{Array: "Array", Map: "Map", Struct: "Struct"}[t.Kind]
-			return dorisErr("%s can only be used in the non-key column of the duplicate table at present.", what)
-		case JSON:
-			return dorisErr("JsonType type should not be used in key column[%s].", c.Name)
-		case Variant:
-			return dorisErr("Variant type should not be used in key column[%s].", c.Name)
+		if err := checkKeyType(c); err != nil {
+			return err
 		}
 	}
+	return checkValue(c, keys)
+}
+
+// checkKeyType refuses, in Doris' words, a key column of a type that
+// cannot be one (ColumnDefinition.checkKeyColumnType): for the table's
+// key columns, and for a column declared KEY (Doris checks those whatever
+// the table's key).
+func checkKeyType(c *Column) error {
+	switch t := c.Type; t.Kind {
+	case Float, Double:
+		return dorisErr("Float or double can not used as a key, use decimal instead.")
+	case String:
+		return dorisErr("String Type should not be used in key column[%s]", c.Name)
+	case Array, Map, Struct:
+		what := map[Kind]string{Array: "Array", Map: "Map", Struct: "Struct"}[t.Kind]
+		return dorisErr("%s can only be used in the non-key column of the duplicate table at present.", what)
+	case JSON:
+		return dorisErr("JsonType type should not be used in key column[%s].", c.Name)
+	case Variant:
+		return dorisErr("Variant type should not be used in key column[%s].", c.Name)
+	}
+	return nil
+}
+
+// checkValue applies the rest of checkColumn's checks.
+func checkValue(c *Column, keys KeysType) error {
+	t := c.Type
 	if c.Agg != AggNone {
 		if !aggTakes(c.Agg, t) {
 			return dorisErr("Aggregate type %s is not compatible with primitive type %s", c.Agg, t)

@@ -288,6 +288,10 @@ func TestParseDDLErrors(t *testing.T) {
 		{"an empty text is reported", "", "expected a name at end of text"},
 		{"a FLOAT key is refused", "d.t(a FLOAT, b INT) DUPLICATE KEY(a)", "Float or double can not used as a key, use decimal instead."},
 		{"a STRING key is refused", "d.t(a STRING, b INT) UNIQUE KEY(a)", "String Type should not be used in key column[a]"},
+		{"an unquoted reserved word as a column name is refused", "d.t(id INT, select INT)", "mismatched input 'select': a reserved word of Doris names a column only back-quoted, `select`"},
+		{"an unquoted KEY as a column name is refused", "d.t(id INT, key VARCHAR(8))", "mismatched input 'key'"},
+		{"a column declared KEY on DOUBLE is refused, whatever the table's key", "d.t(a INT, b DOUBLE KEY)", "Float or double can not used as a key, use decimal instead."},
+		{"a column declared KEY on STRING is refused", "d.t(a INT, b STRING KEY) DUPLICATE KEY(a)", "String Type should not be used in key column[b]"},
 		{"a first STRING column leaves no short key", "d.t(a STRING, b INT)", "The olap table first column could not be float"},
 		{"an aggregate table's value column needs an aggregation", "d.t(a INT, b INT) AGGREGATE KEY(a)", "AGG_KEYS table should specify aggregate type for non-key column[b]"},
 		{"a unique table's value column takes no aggregation", "d.t(a INT, b INT SUM) UNIQUE KEY(a)", "UNIQUE_KEYS table should not specify aggregate type for non-key column[b]"},
@@ -334,5 +338,18 @@ func TestStrictDDLRefusesAKeyedTableWithoutDistribution(t *testing.T) {
 	_, _, err := StrictDDL(ddl, "")
 	if err == nil || err.Error() != "Create unique keys table should not contain random distribution desc" {
 		t.Fatalf("StrictDDL = %v, want Doris' refusal", err)
+	}
+}
+
+// Reserved words back-quoted, and the keywords Doris does not reserve
+// (date, status, name, type, value, comment, ...), name columns.
+func TestNamesDorisDoesNotReserveAreColumnNames(t *testing.T) {
+	ddl := "d.t(id INT, `select` INT, `key` INT, date DATE, status INT, name VARCHAR(3), type INT, value INT, comment INT, count INT, user INT)"
+	s, err := ParseDDL(ddl)
+	if err != nil {
+		t.Fatalf("ParseDDL(%q): %v", ddl, err)
+	}
+	if len(s.Columns) != 11 || s.Columns[1].Name != "select" || s.Columns[2].Name != "key" {
+		t.Errorf("columns %+v", s.Columns)
 	}
 }

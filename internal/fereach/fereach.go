@@ -1,4 +1,8 @@
-package main
+// Package fereach checks, before a job, that an FE of a command's --fe can
+// be connected to, so that pipelines/load and pipelines/copy fail at once
+// in one line naming each FE, why, and the port to give, instead of
+// retrying every load (and the lingering listing) for about 12 s.
+package fereach
 
 import (
 	"context"
@@ -11,17 +15,17 @@ import (
 	"time"
 )
 
-// reachWait bounds the check that an FE of --fe can be reached.
-const reachWait = 5 * time.Second
+// Wait bounds the check that an FE of --fe can be reached.
+const Wait = 5 * time.Second
 
-// reachFEs checks, before the job, that at least one of fes can be
+// Check checks, before the job, that at least one of fes can be
 // connected to: with none, the job would retry each load (and the
 // lingering listing) five times over about 12 s and 8 warnings before
 // its one line. Only a failed connection counts (refused, no such host,
-// no answer within reachWait): any HTTP answer, a TLS refusal or a
+// no answer within Wait): any HTTP answer, a TLS refusal or a
 // server that is not an FE are left to the job, which says what they mean.
-func reachFEs(ctx context.Context, fes []string) error {
-	ctx, cancel := context.WithTimeout(ctx, reachWait)
+func Check(ctx context.Context, fes []string) error {
+	ctx, cancel := context.WithTimeout(ctx, Wait)
 	defer cancel()
 	errs := make([]error, len(fes))
 	var wg sync.WaitGroup
@@ -40,12 +44,12 @@ func reachFEs(ctx context.Context, fes []string) error {
 		strings.Join(why, "; "))
 }
 
-// dialFE connects to the host and port of fe, a base URL (--fe's check
-// made sure), and reports only a failure to connect.
+// dialFE connects to the host and port of fe, a base URL, and reports
+// only a failure to connect.
 func dialFE(ctx context.Context, fe string) error {
 	u, err := url.Parse(fe)
-	if err != nil {
-		return nil // refused by the job, in its words
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil // no base URL: refused by the job, in its words
 	}
 	port := u.Port()
 	if port == "" {
@@ -55,7 +59,7 @@ func dialFE(ctx context.Context, fe string) error {
 	c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(u.Hostname(), port))
 	if err != nil {
 		if ctx.Err() != nil {
-			return fmt.Errorf("no answer within %v", reachWait)
+			return fmt.Errorf("no answer within %v", Wait)
 		}
 		var op *net.OpError
 		if errors.As(err, &op) && op.Err != nil {

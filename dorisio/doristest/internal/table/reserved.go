@@ -1,0 +1,31 @@
+package table
+
+import "strings"
+
+// reservedWords are Doris' reserved words that are column-like enough for a
+// user to try as a column name: keywords of DorisLexer that DorisParser.g4's
+// nonReserved rule does not list (Doris 2.1 - 3.0). Unquoted, Doris' parser
+// refuses them where a name goes ("mismatched input 'select' expecting
+// ..."); back-quoted they are names like any other. Words nonReserved lists
+// (date, time, status, type, name, value, comment, user, count, sum, ...)
+// stay names. The list is not every keyword, only ones checked against the
+// grammar: a word missing here is accepted, as before.
+var reservedWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`
+		ADD ADMIN ALL ALTER AND AS ASC AUTO BACKEND BETWEEN BIGINT BINARY BY
+		CASE CAST COLLATE COLUMN CREATE CROSS CURRENT DATABASE DEFAULT DELETE
+		DESC DISTINCT DISTRIBUTED DOUBLE DROP DUPLICATE ELSE EXCEPT EXISTS
+		EXPORT EXTRACT FALSE FLOAT FOLLOWING FORCE FROM FRONTEND GROUP HAVING
+		HLL IF IN INDEX INNER INSERT INT INTEGER INTERSECT INTERVAL INTO IS
+		JOIN KEY KEYS LARGEINT LEFT LIKE LIMIT LOAD NOT NULL ON OR ORDER OUTER
+		OVER OVERWRITE PARTITION PRECEDING PROCEDURE RANGE REGEXP RIGHT ROW
+		ROWS SELECT SET SHOW SMALLINT TABLE THEN TINYINT TO TRIM TRUE
+		UNBOUNDED UNION UNIQUE UPDATE USING WHEN WHERE WITH`) {
+		reservedWords[w] = true
+	}
+}
+
+// reserved reports whether name, unquoted, is a reserved word of Doris.
+func reserved(name string) bool { return reservedWords[strings.ToUpper(name)] }

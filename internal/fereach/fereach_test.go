@@ -1,0 +1,36 @@
+package fereach
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+)
+
+// Check passes when one FE of several answers, names every FE that does
+// not when none does, and leaves what is no base URL to the job, which
+// refuses it in its own words.
+func TestCheckNamesEveryFEThatCannotBeConnectedTo(t *testing.T) {
+	up, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	down, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	downFE := "http://" + down.Addr().String()
+	down.Close()
+	ctx := context.Background()
+	if err := Check(ctx, []string{downFE, "http://" + up.Addr().String()}); err != nil {
+		t.Errorf("one FE up: %v", err)
+	}
+	err = Check(ctx, []string{downFE, downFE + "/"})
+	if err == nil || strings.Count(err.Error(), downFE) != 2 {
+		t.Errorf("err %v: want both FEs named", err)
+	}
+	if err := Check(ctx, []string{"fe1:8030"}); err != nil {
+		t.Errorf("an address with no scheme is the job's to refuse: %v", err)
+	}
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/internal/synth"
+)
+
+// captureStderr runs f with os.Stderr going to a pipe and returns what it
+// wrote there.
+func captureStderr(t *testing.T, f func() error) (string, error) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stderr
+	os.Stderr = w
+	done := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(r)
+		done <- string(b)
+	}()
+	ferr := f()
+	os.Stderr = old
+	w.Close()
+	return <-done, ferr
+}
+
+// A grouped job that fails because a load's reply was lost and Doris would
+// not tell its label state while the job ran (an outcome unknown) reports
+// that load as committed once Doris tells: the launcher asks before it
+// prints. Before, "N loads of M rows committed before the
+// failure" left it out while the table held its rows, and a user counting
+// on the line to clean up missed them.
+func TestAFailedJobCountsAnUnknownOutcomeLoadDorisCommitted(t *testing.T) {
+	srv := doristest.NewServer(doristest.WithTable(fmt.Sprintf(synth.EventsDDL, "demo", "events_0")))
+	t.Cleanup(srv.Close)
+	srv.Inject(doristest.Fault{Kind: doristest.LoseReply, Endpoint: doristest.EndpointLoad, Table: "events_0", Count: 1})
+	// As many as the job asks (its client's five attempts), not the launcher.
+	states := srv.Inject(doristest.Fault{Kind: doristest.Proxy502, Endpoint: doristest.EndpointLoadState, Count: 5})
+	o := defaultTestOptions()
+	o.fe, o.tables, o.rows, o.delivery, o.labelPrefix = srv.URL, 1, 50, "grouped", "unknowns"
+	said, err := captureStderr(t, func() error { return runWithin(t, o) })
+	if err == nil {
+		t.Fatalf("the job succeeded though its load's outcome stayed unknown:\n%s", said)
+	}
+	inTable := srv.RowCount("demo", "events_0")
+	if inTable == 0 || states.Hits() == 0 {
+		t.Fatalf("the lost reply's load did not commit (%d rows), or its state was never asked (%d):\n%s", inTable, states.Hits(), said)
+	}
+	m := regexp.MustCompile(`load: (\d+) loads? of (\d+) rows? committed before the failure stay in the tables`).FindStringSubmatch(said)
+	if m == nil || m[2] != fmt.Sprint(inTable) {
+		t.Errorf("demo.events_0 holds %d rows; the failed job says %q:\n%s", inTable, m, said)
+	}
+	if strings.Contains(said, "no load was committed") {
+		t.Errorf("the failed job says no load was committed:\n%s", said)
+	}
+}
+
+// When Doris cannot tell the state of such a load even when the launcher
+// asks, the failed job says so with its label and rows, instead of "no
+// load was committed" while the table may hold them.
+func TestAFailedJobNamesALoadWhoseOutcomeStaysUnknown(t *testing.T) {
+	srv := doristest.NewServer(doristest.WithTable(fmt.Sprintf(synth.EventsDDL, "demo", "events_0")))
+	t.Cleanup(srv.Close)
+	srv.Inject(doristest.Fault{Kind: doristest.LoseReply, Endpoint: doristest.EndpointLoad, Table: "events_0", Count: 1})
+	srv.Inject(doristest.Fault{Kind: doristest.Proxy502, Endpoint: doristest.EndpointLoadState}) // every time
+	o := defaultTestOptions()
+	o.fe, o.tables, o.rows, o.delivery, o.labelPrefix = srv.URL, 1, 50, "grouped", "unknowns"
+	said, err := captureStderr(t, func() error { return runWithin(t, o) })
+	if err == nil {
+		t.Fatalf("the job succeeded though its load's outcome stayed unknown:\n%s", said)
+	}
+	want := regexp.MustCompile(`load: no load is known to be committed; 1 load \(50 rows\) whose outcome Doris could not tell may be in the tables too \(labels demo\.events_0 unknowns:\S+\)`)
+	if n := srv.RowCount("demo", "events_0"); n != 50 || !want.MatchString(said) {
+		t.Errorf("demo.events_0 holds %d rows; want 50, and stderr to match %s:\n%s", n, want, said)
+	}
+}
