@@ -268,7 +268,12 @@ func TestKilledPipelineRerunWithTheSameLabelPrefix(t *testing.T) {
 				}
 			}
 			// The re-run says what of the killed run it aborted.
-			if open := count(before, "PREPARE", "PRECOMMITTED"); open > 0 && !strings.Contains(out2.String(), fmt.Sprintf("load: aborted %d transactions an earlier run with --label-prefix %s left open", open, prefix)) {
+			open := count(before, "PREPARE", "PRECOMMITTED")
+			txns := fmt.Sprintf("%d transactions", open)
+			if open == 1 {
+				txns = "1 transaction"
+			}
+			if open > 0 && !strings.Contains(out2.String(), fmt.Sprintf("load: aborted %s an earlier run with --label-prefix %s left open", txns, prefix)) {
 				t.Errorf("the killed run left %d open; the re-run does not say it aborted them:\n%s", open, out2)
 			}
 			// The second run's own loads are the txns it began: committed,

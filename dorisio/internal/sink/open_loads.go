@@ -178,15 +178,7 @@ type labelStater interface {
 // (still PREPARE, or the question failed) stays in Committed's
 // UnknownLabels. Only reads.
 func ResolveUnknown(ctx context.Context, run string) {
-	openLoads.mu.Lock()
-	var todo []OpenLoad
-	for _, l := range openLoads.unknown {
-		if l.run == run {
-			todo = append(todo, l)
-		}
-	}
-	openLoads.mu.Unlock()
-	for _, l := range todo {
+	for _, l := range ofRun(run, true) {
 		ls, ok := l.ld.(labelStater)
 		if !ok || ctx.Err() != nil {
 			continue
@@ -207,6 +199,24 @@ func ResolveUnknown(ctx context.Context, run string) {
 	}
 }
 
+// ofRun returns the loads run started that are open (unknown: those whose
+// outcome is unknown).
+func ofRun(run string, unknown bool) []OpenLoad {
+	openLoads.mu.Lock()
+	defer openLoads.mu.Unlock()
+	m := openLoads.byKey
+	if unknown {
+		m = openLoads.unknown
+	}
+	var out []OpenLoad
+	for _, l := range m {
+		if l.run == run {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // noteSettled forgets a load that was committed or aborted, or whose
 // commit failed for good (it can never become visible).
 func noteSettled(db, label string) {
@@ -220,14 +230,7 @@ func noteSettled(db, label string) {
 // returns the loads it settled (aborted, or found committed) and those it
 // could not abort, each with its error, in label order.
 func AbortOpen(ctx context.Context, run string) (settled []OpenLoad, failed []OpenLoad, errs []error) {
-	openLoads.mu.Lock()
-	var todo []OpenLoad
-	for _, l := range openLoads.byKey {
-		if l.run == run {
-			todo = append(todo, l)
-		}
-	}
-	openLoads.mu.Unlock()
+	todo := ofRun(run, false)
 	sort.Slice(todo, func(i, j int) bool { return todo[i].Label < todo[j].Label })
 	results := make([]error, len(todo))
 	confirmed := make([]bool, len(todo))
