@@ -27,7 +27,8 @@ import (
 // Not checked, because the FE's schema does not say: the length of
 // CHAR/VARCHAR (Doris filters a longer value's row: the load fails with
 // ErrDataQuality naming the column) and the fraction digits of DATETIME(n)
-// (Doris truncates); DECIMAL fraction digits past the scale are rounded by
+// (Doris 2.1 and later round the digits beyond n half up, into the next
+// second or day; 2.0 cuts them); DECIMAL fraction digits past the scale are rounded by
 // Doris, half up, and are accepted when the rounded value fits.
 
 // colClass is what a column type takes, for the checks.
