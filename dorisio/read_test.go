@@ -8,6 +8,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -630,5 +631,52 @@ func TestAPlanFailedByABackendDownIsAskedAgainAndAnAnalysisErrorIsNot(t *testing
 	wantErr(t, err, "dorisio.Read: table demo.ids: planning the read", "Unknown column 'idx' in 'table list'")
 	if refused.Hits() != 1 {
 		t.Errorf("_query_plan asked %d times: Doris' refusal of the statement is not asked again", refused.Hits())
+	}
+}
+
+type dated struct {
+	ID int64     `doris:"id"`
+	On time.Time `doris:"on"`
+}
+
+func init() { beam.RegisterType(reflect.TypeOf((*dated)(nil)).Elem()) }
+
+// In a zone whose daylight saving time starts at midnight the day has no
+// 00:00: a DATE is read as the day's first instant (01:00 in Santiago on
+// 2024-09-08), and that time writes back into a DATE column as the same
+// day. Before, Read gave 23:00 of the day before (Go's time.Date for the
+// missing midnight), and writing it back was refused as "has a time of
+// day", so a Read->Write copy failed once a year.
+func TestADateReadsAndWritesBackWhereDaylightSavingStartsAtMidnight(t *testing.T) {
+	for _, tc := range []struct{ zone, day string }{{"America/Santiago", "2024-09-08"}, {"America/Havana", "2024-03-10"}} {
+		t.Run(tc.zone, func(t *testing.T) {
+			loc, err := time.LoadLocation(tc.zone)
+			if err != nil {
+				t.Skip("no time zone database:", err)
+			}
+			srv := startServer(t, doristest.WithTable("demo.d(id BIGINT NOT NULL, on DATE)"), doristest.WithTable("demo.d2(id BIGINT NOT NULL, on DATE)"))
+			mustWrite(t, srv, "d", [][]byte{[]byte("1," + tc.day + "\n2,2024-06-01\n")})
+			got, _, err := readAll(t, configFor(srv, "d"), Query{}, reflect.TypeOf(dated{}), WithReadTimeZone(loc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back []dated
+			for _, r := range got {
+				d := r.(dated)
+				if d.On.Location().String() != tc.zone {
+					t.Errorf("row %d: %v is not in %s", d.ID, d.On, tc.zone)
+				}
+				if before := d.On.Add(-time.Nanosecond); before.Format(time.DateOnly) == d.On.Format(time.DateOnly) {
+					t.Errorf("row %d: %v is not the first instant of its day", d.ID, d.On)
+				}
+				back = append(back, d)
+			}
+			sort.Slice(back, func(i, j int) bool { return back[i].ID < back[j].ID })
+			if s := back[0].On.Format(time.DateOnly); s != tc.day {
+				t.Errorf("read %v, want the day %s", back[0].On, tc.day)
+			}
+			mustWrite(t, srv, "d2", back, WithTimeZone(loc))
+			wantRows(t, srv, "d2", [][]string{{"1", tc.day}, {"2", "2024-06-01"}})
+		})
 	}
 }

@@ -280,6 +280,22 @@ func TestOneInstantIsOneStoredValue(t *testing.T) {
 	})
 }
 
+// Write sends a time.Time's microseconds whatever the column's n, and
+// Doris 2.1 and later round them to n digits: 23:59:59.9996 into
+// DATETIME(3) is stored on the next day, as the guide warns. (Before, the
+// local server cut the digits and the row stayed on the 31st, which no
+// Doris 2.1 or later does.)
+func TestATimeRoundsIntoTheColumnsFractionDigits(t *testing.T) {
+	in := []stamped{{1, time.Date(2024, 12, 31, 23, 59, 59, 999600000, time.UTC)}, {2, time.Date(2024, 1, 1, 0, 0, 0, 123400000, time.UTC)}}
+	for _, f := range formats {
+		t.Run(string(f), func(t *testing.T) {
+			srv := startServer(t, doristest.WithTable("demo.t(id BIGINT, at DATETIME(3))"))
+			mustWrite(t, srv, "t", in, WithFormat(f))
+			wantRows(t, srv, "t", [][]string{{"1", "2025-01-01 00:00:00.000"}, {"2", "2024-01-01 00:00:00.123"}})
+		})
+	}
+}
+
 // Item 6, the local server: zone-suffixed text is converted into the load's
 // time zone.
 func TestZoneSuffixedTextIsConvertedIntoTheLoadsZone(t *testing.T) {

@@ -119,8 +119,10 @@
 //	DATE    2006-01-02, loaded also from 2006/1/2 and 20060102
 //	DATETIME(n)
 //	        2006-01-02 15:04:05 and n fraction digits, extra digits
-//	        truncated: "2025-01-02 03:04:05.6789" in DATETIME(3) is
-//	        2025-01-02 03:04:05.678; DATETIME is DATETIME(0)
+//	        rounded half up as Doris 2.1 and later load them (2.0 cuts
+//	        them): "2025-01-02 03:04:05.6789" in DATETIME(3) is
+//	        2025-01-02 03:04:05.679, "2024-12-31 23:59:59.9996" is
+//	        2025-01-01 00:00:00.000; DATETIME is DATETIME(0)
 //	ARRAY MAP STRUCT
 //	        declared ARRAY<T>, MAP<K,V>, STRUCT<f:T,...>; compact JSON: elements and map values in T's canonical text
 //	        (numbers and booleans bare, others as JSON strings, a value not of

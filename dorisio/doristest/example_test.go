@@ -77,8 +77,8 @@ func ExampleServer_Scan() {
 		fmt.Println(o.ID, o.Amount, o.Paid, o.At.Format(time.RFC3339Nano), o.Note == nil)
 	}
 	// Output:
-	// [[1 12.35 1 2025-01-02 03:04:05.678 first] [2 7.00 0 2025-01-03 00:00:00.000 \N]]
-	// 1 12.35 true 2025-01-02T03:04:05.678Z false
+	// [[1 12.35 1 2025-01-02 03:04:05.679 first] [2 7.00 0 2025-01-03 00:00:00.000 \N]]
+	// 1 12.35 true 2025-01-02T03:04:05.679Z false
 	// 2 7.00 false 2025-01-03T00:00:00Z true
 }
 

@@ -90,3 +90,36 @@ func TestMessagesAreInTheWordsOfTheVersionPlayed(t *testing.T) {
 		})
 	}
 }
+
+// A DATETIME(n) value with more than n fraction digits is rounded half up
+// from Doris 2.1 on, carrying into the seconds and on into the next day
+// (DateV2Value::from_date_str_base with the column's scale, which 2.1's
+// CSV and JSON readers pass; apache/doris#31205 rounds a 7th digit into
+// DATETIME(6)); 2.0's readers pass no scale and the digits are cut.
+// Before, every version cut them.
+func TestDateTimeFractionDigitsAreRoundedFromDoris21(t *testing.T) {
+	const ddl = "CREATE TABLE demo.dt (id INT, t3 DATETIME(3), t0 DATETIME, t6 DATETIME(6)) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 1"
+	const body = "1\t2024-12-31 23:59:59.9996\t2024-12-31 23:59:59.5\t2024-01-01 00:00:00.1234565\n" +
+		"2\t2024-01-01 00:00:00.1234\t2024-01-01 00:00:00.4999\t2024-01-01 00:00:00.1234564\n"
+	for _, tc := range []struct {
+		version string
+		want    [][]string
+	}{
+		{"2.0.15", [][]string{
+			{"1", "2024-12-31 23:59:59.999", "2024-12-31 23:59:59", "2024-01-01 00:00:00.123456"},
+			{"2", "2024-01-01 00:00:00.123", "2024-01-01 00:00:00", "2024-01-01 00:00:00.123456"}}},
+		{DefaultDorisVersion, [][]string{
+			{"1", "2025-01-01 00:00:00.000", "2025-01-01 00:00:00", "2024-01-01 00:00:00.123457"},
+			{"2", "2024-01-01 00:00:00.123", "2024-01-01 00:00:00", "2024-01-01 00:00:00.123456"}}},
+		{"master", [][]string{
+			{"1", "2025-01-01 00:00:00.000", "2025-01-01 00:00:00", "2024-01-01 00:00:00.123457"},
+			{"2", "2024-01-01 00:00:00.123", "2024-01-01 00:00:00", "2024-01-01 00:00:00.123456"}}},
+	} {
+		t.Run(tc.version, func(t *testing.T) {
+			s := newServer(t, WithTable(ddl), WithDorisVersion(tc.version))
+			body := beLoad(t, s, "demo", "dt", hdr{"label": "f"}, body)
+			wantEqual(t, "Status", field(t, body, "Status"), "Success")
+			wantEqual(t, "rows", s.Rows("demo", "dt"), tc.want)
+		})
+	}
+}

@@ -212,7 +212,7 @@ func (e *Struct) bindColumns(db, table string, cols []streamload.Column) (*bound
 		enc, err := e.formFor(fe, ct)
 		if err == nil {
 			use.enc = enc
-			use.check, err = checkFor(fe.typ, e.format, ct)
+			use.check, err = checkFor(fe.typ, e.format, ct, e.loc)
 		}
 		if err != nil {
 			never = append(never, fmt.Sprintf("field %s (column %s %s): %v", fe.goName, fe.column, ct.name, err))

@@ -68,6 +68,7 @@ type boundTable struct {
 type Struct struct {
 	typ    reflect.Type
 	format Format
+	loc    *time.Location // the zone times are written in
 	fields []fieldEnc
 	cols   string
 	table  []int  // the `doris:",table"` field; nil: rows go to Config.Table
@@ -85,7 +86,7 @@ type Struct struct {
 // type t can be written in format f, its times in loc; reflection work is
 // done here once per type, not per row.
 func NewStruct(t reflect.Type, f Format, loc *time.Location) (*Struct, error) {
-	e := &Struct{typ: t, format: f, bound: map[string]*boundTable{}}
+	e := &Struct{typ: t, format: f, loc: loc, bound: map[string]*boundTable{}}
 	vc := valueCtx{format: f, loc: loc}
 	fields, err := structFields(t, vc)
 	if err != nil {

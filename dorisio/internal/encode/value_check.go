@@ -27,7 +27,8 @@ import (
 // Not checked, because the FE's schema does not say: the length of
 // CHAR/VARCHAR (Doris filters a longer value's row: the load fails with
 // ErrDataQuality naming the column) and the fraction digits of DATETIME(n)
-// (Doris truncates); DECIMAL fraction digits past the scale are rounded by
+// (Doris 2.1 and later round the digits beyond n half up, into the next
+// second or day; 2.0 cuts them); DECIMAL fraction digits past the scale are rounded by
 // Doris, half up, and are accepted when the rounded value fits.
 
 // colClass is what a column type takes, for the checks.
@@ -149,7 +150,7 @@ func errNeverFits(t reflect.Type, col colType) error {
 // checkFor returns the check of a field of Go type t (pointers removed)
 // written in format f into a column of type col: nil when every value
 // lands as given, or an error when none can.
-func checkFor(t reflect.Type, f Format, col colType) (valueCheck, error) {
+func checkFor(t reflect.Type, f Format, col colType, loc *time.Location) (valueCheck, error) {
 	g := goClassOf(t)
 	text := func(b []byte) []byte { return f.Unquote(b, g == goText) }
 	switch col.class {
@@ -246,7 +247,7 @@ func checkFor(t reflect.Type, f Format, col colType) (valueCheck, error) {
 			if col.class == colDateTime {
 				return nil, nil // Write writes every time.Time as DATETIME text
 			}
-			return func(_ reflect.Value, b []byte) error { return checkMidnight(text(b), col) }, nil
+			return func(v reflect.Value, b []byte) error { return checkMidnight(v, text(b), col, loc) }, nil
 		case goText:
 			return func(_ reflect.Value, b []byte) error { return checkDateText(text(b), col, true) }, nil
 		case goInt, goUint:
@@ -389,11 +390,20 @@ func checkDecimalText(b []byte, col colType, quote bool) error {
 	return nil
 }
 
-// checkMidnight checks a time.Time written for a DATE column
-// ("2006-01-02 15:04:05[.ffffff]"): any time of day would be dropped.
-func checkMidnight(b []byte, col colType) error {
+// checkMidnight checks a time.Time v written in loc for a DATE column
+// ("2006-01-02 15:04:05[.ffffff]"): any time of day would be dropped. The
+// first instant of a day that has no 00:00 (daylight saving time starting
+// at midnight, as in America/Santiago: 01:00, what Read gives for a DATE)
+// is its day.
+func checkMidnight(v reflect.Value, b []byte, col colType, loc *time.Location) error {
 	if len(b) == len("2006-01-02 00:00:00") && string(b[10:]) == " 00:00:00" {
 		return nil
+	}
+	if tm, ok := v.Interface().(time.Time); ok && loc != nil {
+		tm = tm.In(loc)
+		if tm.Add(-time.Nanosecond).Day() != tm.Day() {
+			return nil
+		}
 	}
 	return fmt.Errorf("%s has a time of day, which a %s column would drop (keeping %s): load it into a DATETIME column, or truncate it to the day first", b, col.name, b[:min(len(b), 10)])
 }

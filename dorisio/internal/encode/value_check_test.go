@@ -91,7 +91,7 @@ func TestColumnTypeChecks(t *testing.T) {
 	for _, f := range []Format{CSV, JSONLines} {
 		for _, tc := range tests {
 			v := reflect.ValueOf(tc.val)
-			check, err := checkFor(v.Type(), f, tc.col)
+			check, err := checkFor(v.Type(), f, tc.col, time.UTC)
 			if err == nil && check != nil {
 				enc, encErr := valueEncoder(v.Type(), valueCtx{format: f, loc: time.UTC})
 				if encErr != nil {
@@ -126,5 +126,43 @@ func TestAFieldOfAnUnnamedStructIsNamedByItsType(t *testing.T) {
 	_, _, _, err = enc.Encode(context.Background(), v)
 	if err == nil || !strings.Contains(err.Error(), "field struct { F float64 \"doris:\\\"f\\\"\" }.F (column f)") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// A DATE takes the first instant of a day that has no 00:00 (Santiago's
+// clocks jump from 24:00 to 01:00 on 2024-09-08), written in that zone;
+// 01:00 on any other day keeps its time of day and is refused.
+func TestADateTakesTheFirstInstantOfADayWithoutMidnight(t *testing.T) {
+	loc, err := time.LoadLocation("America/Santiago")
+	if err != nil {
+		t.Skip("no time zone database:", err)
+	}
+	date := parseColType(streamload.Column{Name: "on", Type: "DATEV2"})
+	for _, tc := range []struct {
+		tm   time.Time
+		want string
+	}{
+		{time.Date(2024, 9, 8, 1, 0, 0, 0, loc), ""},
+		{time.Date(2024, 9, 8, 1, 0, 0, 0, loc).UTC(), ""}, // the same instant, written in loc
+		{time.Date(2024, 9, 9, 1, 0, 0, 0, loc), "2024-09-09 01:00:00 has a time of day"},
+		{time.Date(2024, 9, 8, 1, 0, 0, 1000, loc), "2024-09-08 01:00:00.000001 has a time of day"},
+	} {
+		v := reflect.ValueOf(tc.tm)
+		check, err := checkFor(v.Type(), CSV, date, loc)
+		if err != nil || check == nil {
+			t.Fatalf("checkFor: %v, %v", check, err)
+		}
+		enc, err := valueEncoder(v.Type(), valueCtx{format: CSV, loc: loc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, err := enc(nil, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = check(v, text)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%v into DATE: err = %v, want %q", tc.tm, err, tc.want)
+		}
 	}
 }

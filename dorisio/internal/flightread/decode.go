@@ -35,7 +35,8 @@ import (
 //     integer type whose range holds p digits.
 //   - CHAR, VARCHAR, STRING: string, []byte, an encoding.TextUnmarshaler.
 //   - DATE (date32, or text before 2.1.9): time.Time at midnight in the
-//     read's time zone, string "2006-01-02".
+//     read's time zone (at the day's first instant, 01:00, where daylight
+//     saving time starts at midnight), string "2006-01-02".
 //   - DATETIME(p) (timestamp, or text before 2.1.9): time.Time with the
 //     wall clock Doris stores, in the read's time zone (as Write wrote it),
 //     string "2006-01-02 15:04:05[.fff[fff]]".
@@ -251,7 +252,7 @@ func compileValue(t reflect.Type, base string, at arrow.DataType, dc *decodeCtx,
 				day := dayOf(arr)
 				return func(i int, dst reflect.Value) error {
 					y, m, d := day(i)
-					setTime(dst, time.Date(y, m, d, 0, 0, 0, 0, dc.loc))
+					setTime(dst, startOfDay(y, m, d, dc.loc))
 					return nil
 				}
 			}, nil
@@ -583,16 +584,35 @@ func parseDorisTime(s string, loc *time.Location) (t time.Time, ok bool) {
 	if !ok || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || sec > 59 {
 		return time.Time{}, false
 	}
-	t = time.Date(y, time.Month(mo), d, h, mi, sec, ns, loc)
-	if t.Day() != d { // past the month's last day: time.Parse refuses it
+	if time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC).Day() != d { // past the month's last day: time.Parse refuses it
 		return time.Time{}, false
 	}
-	return t, true
+	if len(s) == 10 { // a DATE: its day's first instant, also where the day has no 00:00
+		return startOfDay(y, time.Month(mo), d, loc), true
+	}
+	return time.Date(y, time.Month(mo), d, h, mi, sec, ns, loc), true
 }
 
 func decimalParams(at arrow.DataType) (prec, scale int) {
 	d := at.(arrow.DecimalType)
 	return int(d.GetPrecision()), int(d.GetScale())
+}
+
+// startOfDay is the first instant of the day y-m-d in loc: midnight, or
+// where daylight saving time starts at midnight (America/Santiago,
+// America/Havana) and the day has no 00:00, the instant the clocks jump
+// (01:00). time.Date alone gives 23:00 of the day before there.
+func startOfDay(y int, m time.Month, d int, loc *time.Location) time.Time {
+	t := time.Date(y, m, d, 0, 0, 0, 0, loc)
+	if ty, tm, td := t.Date(); ty == y && tm == m && td == d {
+		return t
+	}
+	if _, end := t.ZoneBounds(); !end.IsZero() {
+		if ey, em, ed := end.Date(); ey == y && em == m && ed == d {
+			return end
+		}
+	}
+	return t
 }
 
 // dayOf reads a date array's calendar days.

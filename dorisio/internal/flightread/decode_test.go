@@ -286,3 +286,28 @@ func BenchmarkDecodeDatetime(b *testing.B) {
 		}
 	}
 }
+
+// A DATE is its day's first instant in the read's zone, also on a day
+// without 00:00 (Santiago's clocks jump to 01:00 on 2024-09-08); before,
+// both the date32 and the text (before 2.1.9) forms gave 23:00 of the day
+// before.
+func TestADateIsItsDaysFirstInstant(t *testing.T) {
+	loc, err := time.LoadLocation("America/Santiago")
+	if err != nil {
+		t.Skip("no time zone database:", err)
+	}
+	want := "2024-09-08 01:00:00 -0300"
+	if got := startOfDay(2024, time.September, 8, loc).Format("2006-01-02 15:04:05 -0700"); got != want {
+		t.Errorf("date32: %s, want %s", got, want)
+	}
+	tm, ok := parseDorisTime("2024-09-08", loc)
+	if got := tm.Format("2006-01-02 15:04:05 -0700"); !ok || got != want {
+		t.Errorf("text: %s (%v), want %s", got, ok, want)
+	}
+	if got := startOfDay(2024, time.September, 9, loc).Format("2006-01-02 15:04:05 -0700"); got != "2024-09-09 00:00:00 -0300" {
+		t.Errorf("the day after: %s", got)
+	}
+	if _, ok := parseDorisTime("2024-02-30", loc); ok {
+		t.Error("2024-02-30 parsed")
+	}
+}

@@ -209,7 +209,11 @@ func (rb *rowBuilder) add(fields []field, src source) {
 			continue
 		}
 		var st convStatus
-		rb.scratch, st = appendValueIn(rb.scratch, c.Type, f.v, sp.loc)
+		if c.Type.Kind == DateTime && !sp.version.roundsDateTimeFraction() {
+			rb.scratch, st = appendDateTimeInFrac(rb.scratch, c.Type, trimSpace(f.v), sp.loc, false)
+		} else {
+			rb.scratch, st = appendValueIn(rb.scratch, c.Type, f.v, sp.loc)
+		}
 		rb.tag[i] = tagValue + uint64(len(rb.scratch)-rb.start[i])
 		switch st {
 		case convOK:

@@ -85,14 +85,20 @@ func splitZone(v []byte) (body []byte, zone *time.Location, ok bool) {
 // data has a time zone, such as 2020-12-12 12:12:12+08:00 ... the actual
 // value is" the time in the load's zone; zoneless text is stored as written).
 func appendDateTimeIn(dst []byte, t Type, v []byte, loc *time.Location) ([]byte, convStatus) {
+	return appendDateTimeInFrac(dst, t, v, loc, true)
+}
+
+// appendDateTimeInFrac is appendDateTimeIn that rounds or cuts the fraction
+// digits beyond the column scale (appendDateTimeFrac).
+func appendDateTimeInFrac(dst []byte, t Type, v []byte, loc *time.Location, round bool) ([]byte, convStatus) {
 	body, zone, ok := splitZone(v)
 	if !ok {
 		return dst, convBad
 	}
 	if zone == nil {
-		return appendDateTime(dst, t, v)
+		return appendDateTimeFrac(dst, t, v, round)
 	}
-	canon, st := appendDateTime(nil, Type{Kind: DateTime, Scale: 6}, body)
+	canon, st := appendDateTimeFrac(nil, Type{Kind: DateTime, Scale: 6}, body, round)
 	if st != convOK {
 		return dst, st
 	}
@@ -105,7 +111,7 @@ func appendDateTimeIn(dst []byte, t Type, v []byte, loc *time.Location) ([]byte,
 	if tm.Year() < 0 || tm.Year() > 9999 {
 		return dst, convBad
 	}
-	return appendDateTime(dst, t, []byte(tm.Format(layout)))
+	return appendDateTimeFrac(dst, t, []byte(tm.Format(layout)), round)
 }
 
 // appendFloat parses FLOAT/DOUBLE text as Doris' StringParser does with

@@ -82,7 +82,8 @@
 //     "1.0"), BOOLEAN takes only true/false/1/0, dates accept YYYY-MM-DD, YYYY/MM/DD,
 //     YYYYMMDD with an optional time (HH:MM[:SS[.f]]) and zone suffix (Z, +08:00,
 //     -0500), or YYYYMMDDHHMMSS (what dorisio.Write's value checks let through); DATETIME
-//     fractions are truncated, not rounded. Time zone names are Go's database.
+//     fraction digits beyond the scale are rounded half up (cut for 2.0), as
+//     the version's BE loads them. Time zone names are Go's database.
 //   - A field with text after its closing enclose character is kept verbatim.
 //   - A CSV `\r` before `\n` is data.
 //   - ARRAY, MAP, STRUCT, JSON and VARIANT values are read as JSON text (from CSV too);

@@ -96,7 +96,7 @@ func newKeyFill(c Column) cell {
 
 // nowValue is the current time as a value of a DATE or DATETIME column.
 func nowValue(t Type, loc *time.Location) []byte {
-	v, _ := appendDateTime(nil, t, []byte(time.Now().In(loc).Format("2006-01-02 15:04:05.000000")))
+	v, _ := appendDateTimeFrac(nil, t, []byte(time.Now().In(loc).Format("2006-01-02 15:04:05.000000")), false)
 	return v
 }
 

@@ -43,7 +43,7 @@ func TestTableRows(t *testing.T) {
 			[][]string{{"2", "b"}, {"1", "a"}, {"2", "b"}}},
 		{"values are stored canonically", "d.t(i INT, l LARGEINT, d DECIMAL(6,3), f DOUBLE, b BOOLEAN, dt DATE, ts DATETIME, s STRING)",
 			[][]string{{"+01\t-0007\t1.5\t1.50\ttrue\t2024-1-2\t2024-01-02T03:04:05.6\t x \n\\N\t\\N\t\\N\t\\N\tFALSE\t\\N\t\\N\t\\N\n"}},
-			[][]string{{"1", "-7", "1.500", "1.5", "1", "2024-01-02", "2024-01-02 03:04:05", " x "}, {`\N`, `\N`, `\N`, `\N`, "0", `\N`, `\N`, `\N`}}},
+			[][]string{{"1", "-7", "1.500", "1.5", "1", "2024-01-02", "2024-01-02 03:04:06", " x "}, {`\N`, `\N`, `\N`, `\N`, "0", `\N`, `\N`, `\N`}}},
 		{"a unique table upserts by key in order of first insertion", uniq,
 			[][]string{{"1\ta\t0\n2\tb\t0\n"}, {"1\tA\t0\n3\tc\t0\n1\tAA\t0\n"}},
 			[][]string{{"1", "AA", "0"}, {"2", "b", "0"}, {"3", "c", "0"}}},

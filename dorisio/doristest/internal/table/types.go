@@ -271,8 +271,19 @@ func allZero(v []byte) bool {
 // appendDateTime accepts YYYY-MM-DD (or YYYYMMDD, or '/' separators), optionally
 // followed by ' ' or 'T' and HH:MM[:SS[.ffffff]], or
 // YYYYMMDDHHMMSS. A DATE keeps only the date; a DATETIME
-// without a time is midnight. Fraction digits beyond the column scale are truncated.
+// without a time is midnight. Fraction digits beyond the column scale are
+// rounded half up, as Doris 2.1 and later load them (roundsDateTimeFraction).
 func appendDateTime(dst []byte, t Type, v []byte) ([]byte, convStatus) {
+	return appendDateTimeFrac(dst, t, v, true)
+}
+
+// appendDateTimeFrac is appendDateTime that rounds the fraction digits
+// beyond the column scale (round) or cuts them. Rounding follows the BE's
+// DateV2Value::from_date_str_base: at scale 0..5 the first six digits are
+// rounded half up at the scale, a carry running on into the seconds, the
+// day and the year (a year past 9999 is bad); at scale 6 a seventh digit of
+// 5 or more adds a microsecond, and .9999995 is bad (no carry there).
+func appendDateTimeFrac(dst []byte, t Type, v []byte, round bool) ([]byte, convStatus) {
 	var y, mo, d, h, mi, s int
 	var frac []byte
 	i := 0
@@ -354,6 +365,19 @@ func appendDateTime(dst []byte, t Type, v []byte) ([]byte, convStatus) {
 	if mo < 1 || mo > 12 || d < 1 || d > daysIn(y, mo) || h > 23 || mi > 59 || s > 59 {
 		return dst, convBad
 	}
+	if round && t.Kind == DateTime && len(frac) > t.Scale {
+		var up bool
+		if frac, up = roundFraction(frac, t.Scale); up {
+			if t.Scale == 6 {
+				return dst, convBad
+			}
+			next := time.Date(y, time.Month(mo), d, h, mi, s, 0, time.UTC).Add(time.Second)
+			if next.Year() > 9999 {
+				return dst, convBad
+			}
+			y, mo, d, h, mi, s = next.Year(), int(next.Month()), next.Day(), next.Hour(), next.Minute(), next.Second()
+		}
+	}
 	dst = append4(dst, y)
 	dst = append(dst, '-')
 	dst = append2(dst, mo)
@@ -379,6 +403,28 @@ func appendDateTime(dst []byte, t Type, v []byte) ([]byte, convStatus) {
 		}
 	}
 	return dst, convOK
+}
+
+// roundFraction rounds the fraction digits frac half up to scale digits
+// (scale < len(frac)) and reports a carry into the seconds. Below scale 6
+// only the first six digits count, as in the BE, which reads no more.
+func roundFraction(frac []byte, scale int) ([]byte, bool) {
+	next := scale
+	if scale < 6 && len(frac) > 6 {
+		frac = frac[:6]
+	}
+	if frac[next] < '5' {
+		return frac[:scale], false
+	}
+	out := append([]byte(nil), frac[:scale]...)
+	for k := scale - 1; k >= 0; k-- {
+		if out[k] != '9' {
+			out[k]++
+			return out, false
+		}
+		out[k] = '0'
+	}
+	return out, true
 }
 
 func daysIn(y, m int) int {

@@ -84,6 +84,17 @@ func (v Version) TakesCompressedJSON() bool {
 	return v.atLeast(3, 1) || v.Major == 3 && v.Minor == 0 && v.Patch >= 5
 }
 
+// roundsDateTimeFraction: from 2.1 the CSV and JSON readers parse a
+// DATETIME(n) value with the column's scale
+// (DataTypeDateTimeV2SerDe::deserialize_one_cell_from_json ->
+// read_datetime_v2_text_impl(..., scale) -> DateV2Value::from_date_str_base),
+// which rounds the fraction digits beyond n half up, carrying into the
+// seconds and the day (a 7th digit into DATETIME(6) since
+// apache/doris#31205, picked into 2.1 as #31229 before 2.1.0). 2.0's serde
+// passes no scale and the digits are cut (apache/doris#35585 reports 2.0.9
+// truncating; 2.0's path is less certain than 2.1's).
+func (v Version) roundsDateTimeFraction() bool { return v.atLeast(2, 1) }
+
 // invalidUTF8Reason is the error-log reason of a CSV line that is not
 // UTF-8 (CsvReader::_validate_line).
 func (v Version) invalidUTF8Reason() string {
