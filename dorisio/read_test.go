@@ -654,7 +654,7 @@ func TestADateReadsAndWritesBackWhereDaylightSavingStartsAtMidnight(t *testing.T
 			if err != nil {
 				t.Skip("no time zone database:", err)
 			}
-			srv := startServer(t, doristest.WithTable("demo.d(id BIGINT NOT NULL, on DATE)"), doristest.WithTable("demo.d2(id BIGINT NOT NULL, on DATE)"))
+			srv := startServer(t, doristest.WithTable("demo.d(id BIGINT NOT NULL, `on` DATE)"), doristest.WithTable("demo.d2(id BIGINT NOT NULL, `on` DATE)"))
 			mustWrite(t, srv, "d", [][]byte{[]byte("1," + tc.day + "\n2,2024-06-01\n")})
 			got, _, err := readAll(t, configFor(srv, "d"), Query{}, reflect.TypeOf(dated{}), WithReadTimeZone(loc))
 			if err != nil {
