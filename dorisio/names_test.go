@@ -2,6 +2,7 @@ package dorisio
 
 import (
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -57,4 +58,27 @@ func TestARowNamingATableDorisRefusesFailsTheBundle(t *testing.T) {
 		}
 	}
 	wantRows(t, srv, "events", nil)
+}
+
+type keywordColumns struct {
+	ID    int64  `doris:"id"`
+	Desc  string `doris:"desc"`
+	Order int32  `doris:"order"`
+	Key   string `doris:"key"`
+}
+
+func init() { beam.RegisterType(reflect.TypeOf((*keywordColumns)(nil)).Elem()) }
+
+// Columns named by Doris' reserved words (desc, order, key: a table made
+// with them back-quoted) load: Write back-quotes them in the load's
+// columns header. Before, "columns: id,desc,order,key" failed every load
+// with Doris' "Syntax error ... Encountered: DESC ... maybe `DESC`".
+func TestColumnsNamedByReservedWordsLoad(t *testing.T) {
+	for _, f := range []Format{CSV, JSON} {
+		t.Run(string(f), func(t *testing.T) {
+			srv := startServer(t, doristest.WithTable("demo.kw(id BIGINT NOT NULL, `desc` VARCHAR(20), `order` INT, `key` VARCHAR(8))"))
+			mustWrite(t, srv, "kw", []keywordColumns{{1, "first", 10, "a"}, {2, "second", 20, "b"}}, WithFormat(f))
+			wantRows(t, srv, "kw", [][]string{{"1", "first", "10", "a"}, {"2", "second", "20", "b"}})
+		})
+	}
 }

@@ -157,7 +157,15 @@ func typeName(t reflect.Type) string {
 	return t.String()
 }
 
+// quoteColumn is n as a load's columns header names it: back-quoted where
+// Doris' parser would not read it bare as a name (other characters, or a
+// reserved word: "columns: id,desc" fails the load with "Encountered: DESC
+// ... maybe `DESC`"). Other names stay bare: the header is part of a
+// load's meaning, and so of Grouped's labels.
 func quoteColumn(n string) string {
+	if dorisname.Reserved(n) {
+		return "`" + n + "`"
+	}
 	for i := 0; i < len(n); i++ {
 		c := n[i]
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {

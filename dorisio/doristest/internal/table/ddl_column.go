@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/dorisbeam/dorisbeam/internal/dorisname"
 )
 
 // Limits on type parameters, as in Doris.
@@ -26,7 +28,7 @@ func (p *ddlParser) column() (Column, error) {
 	if err != nil {
 		return Column{}, err
 	}
-	if !quoted && reserved(name) {
+	if !quoted && dorisname.Reserved(name) {
 		p.pos -= len(name) // the error quotes the text from the word on
 		return Column{}, p.syntax("mismatched input '%s': a reserved word of Doris names a column only back-quoted, `%s`", name, name)
 	}

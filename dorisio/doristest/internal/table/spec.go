@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dorisbeam/dorisbeam/internal/dorisname"
 	"github.com/dorisbeam/dorisbeam/internal/textfmt"
 )
 
@@ -280,7 +281,12 @@ func (sp *Spec) columns(cols, hidden string) error {
 	var names []string
 	if cols != "" {
 		for _, c := range strings.Split(cols, ",") {
-			c = strings.Trim(strings.TrimSpace(c), "`")
+			c = strings.TrimSpace(c)
+			if dorisname.Reserved(c) { // bare: Doris' parser takes it for the keyword
+				w := strings.ToUpper(c)
+				return feErr("Syntax error in line 1:\n...%s...\nEncountered: %s\nExpected: %s is keyword, maybe `%s`", cols, w, w, w)
+			}
+			c = strings.Trim(c, "`")
 			if strings.Contains(c, "=") || strings.ContainsAny(c, "()+-*/ ") {
 				return unsupported("column expressions in 'columns' (%s); list plain column names", c)
 			}

@@ -177,3 +177,17 @@ func TestTooManyFiltered(t *testing.T) {
 		}
 	})
 }
+
+// A reserved word in the columns header names a column only back-quoted,
+// as in Doris, whose parser takes "columns: id,desc" for the keyword
+// ("Encountered: DESC ... maybe `DESC`").
+func TestAReservedWordInTheColumnsHeaderIsBackQuoted(t *testing.T) {
+	s := mustSchema(t, "d.t(id BIGINT, `desc` VARCHAR(10))")
+	_, err := NewSpec(s, headers("columns", "id,desc"))
+	if err == nil || !strings.Contains(err.Error(), "Encountered: DESC") || !strings.Contains(err.Error(), "maybe `DESC`") {
+		t.Errorf("columns id,desc: %v, want Doris' syntax error naming DESC", err)
+	}
+	if _, err := NewSpec(s, headers("columns", "id,`desc`")); err != nil {
+		t.Errorf("columns id,`desc`: %v", err)
+	}
+}

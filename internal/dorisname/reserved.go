@@ -1,9 +1,10 @@
-package table
+package dorisname
 
 import "strings"
 
 // reservedWords are Doris' reserved words that are column-like enough for a
-// user to try as a column name: keywords of DorisLexer that DorisParser.g4's
+// user to try as a column name (Write back-quotes them in a load's columns
+// header, doristest refuses them bare, as Doris does): keywords of DorisLexer that DorisParser.g4's
 // nonReserved rule does not list (Doris 2.1 - 3.0). Unquoted, Doris' parser
 // refuses them where a name goes ("mismatched input 'select' expecting
 // ..."); back-quoted they are names like any other. Words nonReserved lists
@@ -27,5 +28,6 @@ func init() {
 	}
 }
 
-// reserved reports whether name, unquoted, is a reserved word of Doris.
-func reserved(name string) bool { return reservedWords[strings.ToUpper(name)] }
+// Reserved reports whether name, unquoted, is a reserved word of Doris: it
+// names a column only back-quoted (`desc`).
+func Reserved(name string) bool { return reservedWords[strings.ToUpper(name)] }
