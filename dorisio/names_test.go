@@ -81,4 +81,9 @@ func TestColumnsNamedByReservedWordsLoad(t *testing.T) {
 			wantRows(t, srv, "kw", [][]string{{"1", "first", "10", "a"}, {"2", "second", "20", "b"}})
 		})
 	}
+	// Pre-encoded rows name their columns with WithColumns: the same words
+	// go back-quoted.
+	srv := startServer(t, doristest.WithTable("demo.kw(id BIGINT NOT NULL, `desc` VARCHAR(20), `order` INT, `key` VARCHAR(8))"))
+	mustWrite(t, srv, "kw", [][]byte{[]byte("1,3,x,k\n")}, WithColumns("id", "order", "desc", " key"))
+	wantRows(t, srv, "kw", [][]string{{"1", "x", "3", "k"}})
 }

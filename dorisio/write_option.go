@@ -11,6 +11,7 @@ import (
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/options"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
+	"github.com/dorisbeam/dorisbeam/internal/dorisname"
 )
 
 // writeOptions collects the options of one Write or WriteFiles, and the
@@ -311,7 +312,9 @@ func checkHeaderValue(key, value string) error {
 // map or compute columns ("k1,k2,tmp,v=tmp+1"). Default: none (the table's
 // columns in order). Struct elements refuse it: their fields are the column
 // list (tag `doris:"col"` names a field's column, `doris:"-"` drops one),
-// sent as "columns" in CSV and JSON loads alike.
+// sent as "columns" in CSV and JSON loads alike. A column named by one of
+// Doris' reserved words (desc, order, key, ...) is sent back-quoted, as
+// Doris' parser needs it.
 func WithColumns(cols ...string) LoadOption {
 	return forLoads(fmt.Sprintf("WithColumns(%s)", quoteList(cols)), func(o *writeOptions) {
 		if len(cols) == 0 {
@@ -326,7 +329,14 @@ func WithColumns(cols ...string) LoadOption {
 				return
 			}
 		}
-		o.setHeader("columns", strings.Join(cols, ","))
+		sent := make([]string, len(cols))
+		for i, c := range cols {
+			sent[i] = c
+			if t := strings.TrimSpace(c); dorisname.Reserved(t) {
+				sent[i] = dorisname.QuoteReserved(t)
+			}
+		}
+		o.setHeader("columns", strings.Join(sent, ","))
 	})
 }
 

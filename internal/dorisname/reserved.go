@@ -31,3 +31,13 @@ func init() {
 // Reserved reports whether name, unquoted, is a reserved word of Doris: it
 // names a column only back-quoted (`desc`).
 func Reserved(name string) bool { return reservedWords[strings.ToUpper(name)] }
+
+// QuoteReserved is name as a load's columns header may carry it:
+// back-quoted if it is a reserved word, which Doris' parser would take for
+// the keyword ("Encountered: DESC ... maybe `DESC`"), as it is otherwise.
+func QuoteReserved(name string) string {
+	if Reserved(name) {
+		return "`" + name + "`"
+	}
+	return name
+}

@@ -163,8 +163,8 @@ func typeName(t reflect.Type) string {
 // ... maybe `DESC`"). Other names stay bare: the header is part of a
 // load's meaning, and so of Grouped's labels.
 func quoteColumn(n string) string {
-	if dorisname.Reserved(n) {
-		return "`" + n + "`"
+	if q := dorisname.QuoteReserved(n); q != n {
+		return q
 	}
 	for i := 0; i < len(n); i++ {
 		c := n[i]
