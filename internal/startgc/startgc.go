@@ -2,14 +2,14 @@
 //
 // A command linking Beam, gRPC, Arrow and the embedded server runs about
 // 460 package initialisers that allocate 8 MB: with the default GOGC (a 4
-// MB first goal) that is three collections before main, measured at 7 ms
-// of a 34 ms start (perf stat -r 30, load --help: 28.6 ms with GOGC=400
-// against 35.6 with the default; 21 against 33 ms of CPU), which every run
-// of pipelines/load pays and which whole-command timings of small loads
-// see. Imported by a command, this package's initialiser raises GOGC
-// during the others (packages initialise in import-path order among those
-// ready, and it needs only runtime/debug, so it runs before the heavy
-// ones); Done puts it back at the start of main. A GOGC set in the
+// MB first goal) that is three collections before main. Imported by a
+// command, this package's initialiser raises GOGC for the initialisers
+// after it, and Done puts it back at the start of main. It needs only
+// runtime/debug, so it runs about halfway through (GODEBUG=inittrace=1:
+// ~200th of 460; the collections it saves come after it);
+// measured on a quiet 2-core machine, load --help takes 30 ms with it and
+// 38 ms without (perf stat -r 40; GOGC=100 in the environment turns it
+// off), which every run of pipelines/load pays. A GOGC set in the
 // environment is left as it is.
 package startgc
 
