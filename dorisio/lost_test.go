@@ -18,14 +18,18 @@ import (
 func TestTheJobsErrorNamesEveryLoadItLost(t *testing.T) {
 	tables := []string{"t0", "t1", "t2", "t3"}
 	srv := startServer(t, tableOpts(tables)...)
-	// The first commit meets a proxy's 502; meanwhile Doris aborts every
-	// precommitted txn (the precommit timeout fires).
-	h := srv.Inject(doristest.Fault{Kind: doristest.Proxy502, Endpoint: doristest.Endpoint2PC, Count: 1})
-	onHit(h, func() { srv.ExpirePrecommitted("demo") })
+	// Commits meet a proxy's 502 until Doris has aborted every precommitted
+	// txn (the precommit timeout fires): no commit bundle, however
+	// scheduled, can commit before that.
+	h := srv.Inject(doristest.Fault{Kind: doristest.Proxy502, Endpoint: doristest.Endpoint2PC})
+	onHit(h, func() {
+		srv.ExpirePrecommitted("demo")
+		h.Remove()
+	})
 	in, _ := routedRows(80, tables)
 	_, err := runPipeline(t, func(s beam.Scope) {
 		Write(s, configFor(srv, ""), beam.CreateList(s, in), WithMaxBatchRows(10), WithAllOrNothing(),
-			WithRetry(RetryPolicy{InitialBackoff: 10e6, MaxBackoff: 10e6}))
+			WithRetry(RetryPolicy{MaxAttempts: 100, InitialBackoff: 10e6, MaxBackoff: 10e6}))
 	})
 	if err == nil {
 		t.Fatal("the job succeeded")
