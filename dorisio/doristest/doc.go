@@ -176,7 +176,9 @@
 // ABORTED; reason the abort reason; rows the rows loaded; bytes the body
 // bytes received), and peak_running the most transactions the database
 // held at once in the states Doris counts against
-// max_running_txn_num_per_db (PeakRunningTxns);
+// max_running_txn_num_per_db (PeakRunningTxns); with &open=true, only the
+// PREPARE and PRECOMMITTED transactions (a check for transactions left
+// open reads no finished ones);
 //
 //	GET /doristest/count?db=demo&table=t
 //	{"count":2}

@@ -87,6 +87,21 @@ func TestRowsAndTxnsEndpoints(t *testing.T) {
 	wantEqual(t, "count of an unknown table", do(t, s, "GET", s.URL+"/doristest/count?db=demo&table=x", nil, "").code, 404)
 }
 
+// A check for transactions left open asks for the open ones only: the
+// finished ones a database keeps (up to label_num_threshold) stay out.
+func TestTxnsEndpointListsOnlyOpenTxnsWhenAsked(t *testing.T) {
+	s := newServer(t, WithTable(demoDDL))
+	streamLoad(t, s, "demo", "t", hdr{"label": "done"}, "1\talice\n")
+	streamLoad(t, s, "demo", "t", hdr{"label": "open", "two_phase_commit": "true"}, "2\tbob\n")
+	wantEqual(t, "open txns", do(t, s, "GET", s.URL+"/doristest/txns?db=demo&open=true", nil, "").body,
+		`{"txns":[{"id":1002,"db":"demo","table":"t","label":"open","state":"PRECOMMITTED","reason":"","rows":1,"bytes":6}],"peak_running":1}`)
+	wantEqual(t, "abort", field(t, twoPC(t, s, "demo", hdr{"label": "open", "txn_operation": "abort"}), "status"), "Success")
+	wantEqual(t, "no open txns", do(t, s, "GET", s.URL+"/doristest/txns?db=demo&open=true", nil, "").body, `{"txns":[],"peak_running":1}`)
+	if all := do(t, s, "GET", s.URL+"/doristest/txns?db=demo", nil, "").body; !strings.Contains(all, `"label":"done"`) || !strings.Contains(all, `"label":"open","state":"ABORTED"`) {
+		t.Errorf("without open=true: %s; want every retained txn", all)
+	}
+}
+
 // §12.2.1: Doris 2.1/3.0 refuse SHOW TRANSACTION to a loader without ADMIN;
 // what a loader needs (loads, abort by label, get_load_state) still works.
 func TestWithoutAdminRefusesShowTransactionOnly(t *testing.T) {

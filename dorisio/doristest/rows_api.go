@@ -11,7 +11,10 @@ import (
 //     committed (VISIBLE) rows as strings, SQL NULL as JSON null.
 //   - GET /doristest/txns?db= → {"txns":[{"id":..,"db":..,"table":..,"label":..,
 //     "state":..,"reason":..,"rows":..,"bytes":..}],"peak_running":N}, txns
-//     newest first; peak_running is Server.PeakRunningTxns.
+//     newest first; peak_running is Server.PeakRunningTxns. With &open=true,
+//     only the PREPARE and PRECOMMITTED ones: what a run's check for
+//     transactions left open reads, without the up to
+//     label_num_threshold finished ones (2,000 by default: 0.4 MB of JSON).
 //   - GET /doristest/count?db=&table= → {"count":N}: how many committed rows
 //     the table holds (RowCount; also in WithCountOnly mode).
 //   - No auth. Unknown database or table: HTTP 404 {"error":"..."}.
@@ -50,7 +53,11 @@ func (s *Server) apiRows(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) apiTxns(w http.ResponseWriter, r *http.Request) {
 	db := r.URL.Query().Get("db")
-	rows, ok := s.txns.txns(db, nil)
+	var keep func(*txn) bool // all
+	if r.URL.Query().Get("open") == "true" {
+		keep = func(t *txn) bool { return t.state == statePrepare || t.state == statePrecommitted }
+	}
+	rows, ok := s.txns.txns(db, keep)
 	if !ok {
 		writeBody(w, 404, "application/json", jsonValue(map[string]string{"error": "no database " + db}))
 		return

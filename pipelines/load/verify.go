@@ -40,8 +40,9 @@ type tableState interface {
 	// counts returns each table's committed row count; ok is false when the
 	// server cannot say.
 	counts(tables []string) (map[string]int64, bool)
-	// txns lists the database's transactions and the server's peak of
-	// running ones; ok as for counts.
+	// txns lists the database's transactions, at least its PREPARE and
+	// PRECOMMITTED ones (all that verification reads), and the server's
+	// peak of running ones; ok as for counts.
 	txns() (txns []doristest.Txn, peak int, ok bool)
 }
 
