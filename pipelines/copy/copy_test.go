@@ -268,3 +268,25 @@ func TestThePasswordFileGivesThePassword(t *testing.T) {
 		t.Errorf("the target holds %d rows, want 20", n)
 	}
 }
+
+// Without -v a failed copy prints no runner log: the error is said once,
+// in one line, by main. Before, prism's ERROR lines came first, each with
+// the plan dump (four of them for a target table that does not exist).
+// With -v they are there.
+func TestAFailedCopyLogsNothingOfTheRunnerWithoutV(t *testing.T) {
+	srv := doristest.NewServer(doristest.WithTable("demo.events" + eventsColumns))
+	defer srv.Close()
+	defer setupLogging(io.Discard, false)
+	for _, verbose := range []bool{false, true} {
+		var logs strings.Builder
+		setupLogging(&logs, verbose)
+		o := defaults()
+		o.fe, o.seedRows = srv.URL, 0
+		if _, err := runWithin(t, o); err == nil {
+			t.Fatal("a copy into a table that does not exist succeeded")
+		}
+		if dumped := strings.Contains(logs.String(), "Plan["); dumped == !verbose {
+			t.Errorf("-v %v: the runner's plan dump logged: %v; logs:\n%s", verbose, dumped, logs.String())
+		}
+	}
+}

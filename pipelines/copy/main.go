@@ -45,6 +45,7 @@ import (
 
 	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/internal/clilog"
 	"github.com/dorisbeam/dorisbeam/internal/fereach"
 	"github.com/dorisbeam/dorisbeam/internal/jobtmp"
 	"github.com/dorisbeam/dorisbeam/internal/plural"
@@ -75,11 +76,7 @@ func main() {
 		os.Exit(2)
 	}
 	beam.Init() // on a worker this runs the SDK harness and never returns
-	level := slog.LevelWarn
-	if o.verbose {
-		level = slog.LevelInfo
-	}
-	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
+	setupLogging(os.Stderr, o.verbose)
 	// Ctrl-C stops the job, and its precommitted loads are aborted (runJob).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -91,6 +88,12 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// setupLogging routes slog's default logger to w: without -v only
+// dorisio's lines and this program's reach it, one line each (clilog); the
+// runner's, with their plan dumps, are dropped, and a failure is said once
+// by main.
+func setupLogging(w io.Writer, verbose bool) { clilog.Setup(w, "copy", verbose) }
 
 // defineFlags defines this command's flags on fs, which already holds
 // Beam's, and sets fs's usage (--help): what the command does, these
