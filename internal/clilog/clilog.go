@@ -29,13 +29,14 @@ import (
 // each; the failure itself is printed once by the program. With -v
 // everything at INFO and up does, as the runner wrote it.
 
-// Setup routes slog's default logger to w for the program named prog.
-func Setup(w io.Writer, prog string, verbose bool) {
+// Setup routes slog's default logger to w for the program named prog;
+// without verbose, records below level are dropped too.
+func Setup(w io.Writer, prog string, verbose bool, level slog.Level) {
 	var h slog.Handler
 	if verbose {
 		h = slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo})
 	} else {
-		h = &dorisioOnly{prog: prog, out: &lockedWriter{w: w}}
+		h = &dorisioOnly{prog: prog, level: level, out: &lockedWriter{w: w}}
 	}
 	slog.SetDefault(slog.New(h))
 }
@@ -44,12 +45,13 @@ func Setup(w io.Writer, prog string, verbose bool) {
 // "<prog>: [warn: ]msg (k=v, ...)" and drops the runner's.
 type dorisioOnly struct {
 	prog  string
+	level slog.Level // the lowest written
 	out   *lockedWriter
 	ours  bool // a WithAttrs said component=dorisio
 	attrs []slog.Attr
 }
 
-func (h *dorisioOnly) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelInfo }
+func (h *dorisioOnly) Enabled(_ context.Context, l slog.Level) bool { return l >= h.level }
 
 func (h *dorisioOnly) Handle(_ context.Context, r slog.Record) error {
 	msg, own := strings.CutPrefix(r.Message, h.prog+": ")
@@ -81,7 +83,7 @@ func (h *dorisioOnly) Handle(_ context.Context, r slog.Record) error {
 }
 
 func (h *dorisioOnly) WithAttrs(attrs []slog.Attr) slog.Handler {
-	n := &dorisioOnly{prog: h.prog, out: h.out, ours: h.ours, attrs: append(append([]slog.Attr(nil), h.attrs...), attrs...)}
+	n := &dorisioOnly{prog: h.prog, level: h.level, out: h.out, ours: h.ours, attrs: append(append([]slog.Attr(nil), h.attrs...), attrs...)}
 	for _, a := range attrs {
 		if a.Key == "component" && a.Value.String() == "dorisio" {
 			n.ours = true

@@ -11,7 +11,7 @@ import (
 func TestOnlyDorisioAndTheProgramAreLogged(t *testing.T) {
 	defer slog.SetDefault(slog.Default())
 	var out strings.Builder
-	Setup(&out, "copy", false)
+	Setup(&out, "copy", false, slog.LevelInfo)
 	slog.Warn("copy: the job failed; 1 precommitted load it left open was aborted")
 	slog.Error("stage.Execute aborting due to bundle error", "stage", "stage-001")
 	slog.Warn("dorisio: retrying a load", "table", "demo.t")
@@ -21,5 +21,12 @@ func TestOnlyDorisioAndTheProgramAreLogged(t *testing.T) {
 		"copy: aborted a lingering txn\n"
 	if out.String() != want {
 		t.Errorf("logged\n%s\nwant\n%s", out.String(), want)
+	}
+	out.Reset()
+	Setup(&out, "copy", false, slog.LevelWarn)
+	slog.Info("dorisio.Read: planned", "table", "demo.t")
+	slog.Warn("dorisio: retrying a load", "table", "demo.t")
+	if want := "copy: warn: dorisio: retrying a load (table=demo.t)\n"; out.String() != want {
+		t.Errorf("at WARN, logged\n%s\nwant\n%s", out.String(), want)
 	}
 }

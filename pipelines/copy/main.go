@@ -90,10 +90,10 @@ func main() {
 }
 
 // setupLogging routes slog's default logger to w: without -v only
-// dorisio's lines and this program's reach it, one line each (clilog); the
-// runner's, with their plan dumps, are dropped, and a failure is said once
-// by main.
-func setupLogging(w io.Writer, verbose bool) { clilog.Setup(w, "copy", verbose) }
+// dorisio's warnings and this program's reach it, one line each (clilog);
+// the runner's, with their plan dumps, are dropped, and a failure is said
+// once by main.
+func setupLogging(w io.Writer, verbose bool) { clilog.Setup(w, "copy", verbose, slog.LevelWarn) }
 
 // defineFlags defines this command's flags on fs, which already holds
 // Beam's, and sets fs's usage (--help): what the command does, these
