@@ -290,3 +290,34 @@ func TestAFailedCopyLogsNothingOfTheRunnerWithoutV(t *testing.T) {
 		}
 	}
 }
+
+// A copy between tables whose names make "copy_<from>_<to>" no valid label
+// prefix (letters beyond ASCII, more than 48 characters together) runs
+// without --label-prefix, and its re-run copies nothing twice. Before, it
+// failed with 'Config.LabelPrefix "copy_订单_订单_copy": want 1-48 of
+// [-_A-Za-z0-9]', a prefix the user never gave.
+func TestTablesWhoseNamesMakeNoLabelPrefixCopyAndRerunOnce(t *testing.T) {
+	for _, c := range []struct{ from, to string }{
+		{"订单", "订单_copy"},
+		{"events_archive_2024_q1", "events_archive_2024_q1_copy"},
+	} {
+		srv := doristest.NewServer(
+			doristest.WithTable("demo."+c.from+eventsColumns), doristest.WithTable("demo."+c.to+eventsColumns))
+		o := defaults()
+		o.fe, o.seedRows, o.from, o.to = srv.URL, 300, c.from, c.to
+		if _, err := runWithin(t, o); err != nil {
+			t.Errorf("%s -> %s: %v", c.from, c.to, oneLine(err))
+			srv.Close()
+			continue
+		}
+		o.seedRows = 0
+		out, err := runWithin(t, o)
+		if err != nil || !strings.Contains(out, "every load was found committed by an earlier run") || srv.RowCount("demo", c.to) != 300 {
+			t.Errorf("%s -> %s: re-run %v, %d rows in the target (want 300):\n%s", c.from, c.to, err, srv.RowCount("demo", c.to), out)
+		}
+		if p := prefix(o); len(p) > 48 || p != prefix(o) {
+			t.Errorf("prefix %q", p)
+		}
+		srv.Close()
+	}
+}

@@ -26,6 +26,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -34,10 +36,12 @@ import (
 	"os"
 	"os/signal"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -111,7 +115,7 @@ func defineFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.to, "to", "events_copy", "target table")
 	fs.StringVar(&o.where, "where", "", "SQL predicate pushed to Doris, e.g. \"id % 2 = 0\"")
 	fs.StringVar(&o.columns, "columns", "", "columns to copy, comma-separated (empty: all)")
-	fs.StringVar(&o.labelPrefix, "label-prefix", "", "label prefix of the loads (default copy_<from>_<to>): keep it for a re-run, which then loads nothing twice")
+	fs.StringVar(&o.labelPrefix, "label-prefix", "", "label prefix of the loads (default copy_<from>_<to>, or where the names do not fit a prefix, 48 of [-_A-Za-z0-9], their letters that fit and a digest of both): keep it for a re-run, which then loads nothing twice")
 	fs.IntVar(&o.tabletsPerSplit, "tablets-per-split", 0, "tablets one query reads (0: dorisio's default, 8)")
 	fs.IntVar(&o.flightPort, "flight-port", 0, "the FE's arrow_flight_sql_port (0: asked of the FE with SHOW FRONTENDS)")
 	fs.IntVar(&o.seedRows, "seed-rows", -1, "synthetic rows written into the source first (-1: 100000 on the embedded server, 0 otherwise)")
@@ -257,8 +261,34 @@ func prefix(o *options) string {
 	if o.labelPrefix != "" {
 		return o.labelPrefix
 	}
-	return "copy_" + o.from + "_" + o.to
+	p := "copy_" + o.from + "_" + o.to
+	if validPrefix.MatchString(p) {
+		return p
+	}
+	// Table names may hold letters beyond ASCII and run to 64 characters
+	// each: what a label prefix cannot hold becomes '-', the rest is cut
+	// to fit, and a digest of both names keeps pairs apart. The same
+	// tables give the same prefix, so a re-run finds its loads.
+	sum := sha256.Sum256([]byte(o.from + "\x00" + o.to))
+	tag := "_" + hex.EncodeToString(sum[:4])
+	var b strings.Builder
+	for _, r := range p {
+		if b.Len() == maxPrefix-len(tag) {
+			break
+		}
+		if r < utf8.RuneSelf && validPrefix.MatchString(string(r)) {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	return b.String() + tag
 }
+
+// maxPrefix and validPrefix are dorisio's rule for Config.LabelPrefix.
+const maxPrefix = 48
+
+var validPrefix = regexp.MustCompile(`^[-_A-Za-z0-9]{1,48}$`)
 
 // copyTable runs the copy: Read the source as records, reshape them, Write
 // them as JSON lines under a stable label prefix (grouped delivery: a
