@@ -168,6 +168,8 @@ func checkFlags(fs *flag.FlagSet, o *options) error {
 		return errors.New("--password-file and --password-env both give the password: give one")
 	case o.passwordFile != "" && o.fe == "":
 		return errors.New("--password-file is the password of --fe's cluster; it needs --fe (the embedded server has its own)")
+	case o.from == o.to:
+		return fmt.Errorf("--from and --to name the same table, %s.%s: a copy into itself would load every row of it again; give another --to", o.db, o.to)
 	}
 	return nil
 }
