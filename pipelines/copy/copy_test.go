@@ -321,3 +321,34 @@ func TestTablesWhoseNamesMakeNoLabelPrefixCopyAndRerunOnce(t *testing.T) {
 		srv.Close()
 	}
 }
+
+// A value the target's column cannot hold (a BIGINT source value past an
+// INT target's range) fails the copy naming it, and the target keeps no
+// row of it. Before, Doris' default non-strict mode stored NULL in its
+// place, and the verification said "grew by 2 rows, the rows read, each
+// once".
+func TestAValueTheTargetCannotHoldFailsTheCopyInsteadOfBecomingNull(t *testing.T) {
+	srv := doristest.NewServer(
+		doristest.WithTable("demo.src(id BIGINT NOT NULL, v BIGINT)"), doristest.WithTable("demo.dst(id BIGINT NOT NULL, v INT)"))
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodPut, srv.URL+"/api/demo/src/_stream_load", strings.NewReader("1\t5000000000\n2\t7\n"))
+	req.SetBasicAuth(srv.User, srv.Password)
+	req.Header.Set("Expect", "100-continue")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if n := srv.RowCount("demo", "src"); n != 2 {
+		t.Fatalf("the source holds %d rows, want 2", n)
+	}
+	o := defaults()
+	o.fe, o.seedRows, o.from, o.to = srv.URL, 0, "src", "dst"
+	_, err = runWithin(t, o)
+	if err == nil || !strings.Contains(oneLine(err), "[dorisio:data-quality] doris load demo.dst") {
+		t.Errorf("err %v: want the copy failed for data quality, naming demo.dst", err)
+	}
+	if rows := srv.Rows("demo", "dst"); len(rows) != 0 {
+		t.Errorf("the target holds %v: want nothing (no NULL in place of 5000000000)", rows)
+	}
+}

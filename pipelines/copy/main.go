@@ -294,7 +294,9 @@ var validPrefix = regexp.MustCompile(`^[-_A-Za-z0-9]{1,48}$`)
 
 // copyTable runs the copy: Read the source as records, reshape them, Write
 // them as JSON lines under a stable label prefix (grouped delivery: a
-// re-run finds every load and loads nothing twice).
+// re-run finds every load and loads nothing twice), in strict mode: a
+// value the target's column cannot hold (a BIGINT past an INT's range)
+// fails its load, naming it, where Doris' default would store NULL.
 func copyTable(ctx context.Context, cfg dorisio.Config, o *options) (map[string]int64, error) {
 	q := dorisio.Query{Where: o.where, TabletsPerSplit: o.tabletsPerSplit}
 	if o.columns != "" {
@@ -308,7 +310,7 @@ func copyTable(ctx context.Context, cfg dorisio.Config, o *options) (map[string]
 	_, err := build(func() beam.PCollection {
 		records := dorisio.Read(s, src, q, reflect.TypeOf(dorisio.Record{}))
 		lines := beam.ParDo(s, reshape, records)
-		return dorisio.Write(s, dst, lines, dorisio.WithFormat(dorisio.JSON))
+		return dorisio.Write(s, dst, lines, dorisio.WithFormat(dorisio.JSON), dorisio.WithStrictMode(true))
 	})
 	if err != nil {
 		return nil, err
