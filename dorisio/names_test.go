@@ -87,3 +87,14 @@ func TestColumnsNamedByReservedWordsLoad(t *testing.T) {
 	mustWrite(t, srv, "kw", [][]byte{[]byte("1,3,x,k\n")}, WithColumns("id", "order", "desc", " key"))
 	wantRows(t, srv, "kw", [][]string{{"1", "x", "3", "k"}})
 }
+
+// The same words given in a columns header of WithLoadHeader (what
+// pipelines/load's --header columns=... sets, for files too) go
+// back-quoted as WithColumns sends them. Before, "columns: id,order,desc"
+// failed every load with Doris' "Encountered: ORDER ... maybe `ORDER`",
+// while WithColumns("id", "order", "desc") loaded.
+func TestAColumnsHeaderOfReservedWordsLoads(t *testing.T) {
+	srv := startServer(t, doristest.WithTable("demo.kw(id BIGINT NOT NULL, `desc` VARCHAR(20), `order` INT, `key` VARCHAR(8))"))
+	mustWrite(t, srv, "kw", [][]byte{[]byte("1,3,x,k\n")}, WithLoadHeader("columns", "id,order, desc ,`key`"))
+	wantRows(t, srv, "kw", [][]string{{"1", "x", "3", "k"}})
+}

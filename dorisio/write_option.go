@@ -242,7 +242,9 @@ var writeOwnedHeaders = map[string]string{
 // "true") (partial-column update of a unique-key table: the updated columns
 // are a struct's fields or, for pre-encoded rows, WithColumns; without a
 // column list Doris 2.x/3.0 refuse the load), ("merge_type", "MERGE"),
-// ("exec_mem_limit", "...").
+// ("exec_mem_limit", "..."). In a "columns" header a column named by one
+// of Doris' reserved words (desc, order, key, ...) is sent back-quoted, as
+// WithColumns sends it.
 // Headers Write owns (label, format, two_phase_commit, ...) are refused, and
 // so are the encoding headers (column_separator, enclose, ...) when the
 // elements are structs that Write encodes itself.
@@ -278,6 +280,9 @@ func (o *writeOptions) setHeader(name, value string) {
 	if err := checkHeaderValue(key, value); err != nil {
 		o.fail("WithLoadHeader(%q, %q): %v", name, value, err)
 		return
+	}
+	if key == "columns" { // as WithColumns sends them: Doris' parser needs `desc`
+		value = dorisname.QuoteReservedColumns(value)
 	}
 	o.Headers[key] = value
 }

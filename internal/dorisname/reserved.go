@@ -41,3 +41,53 @@ func QuoteReserved(name string) string {
 	}
 	return name
 }
+
+// QuoteReservedColumns is a load's columns header as Doris' parser reads
+// it: each element that names a column by a reserved word, bare or before
+// the '=' of an expression ("order=tmp+1"), back-quoted; everything else as
+// given. Elements are split at the commas outside parentheses and quotes,
+// and nothing inside an expression is touched, where a word such as NULL
+// is the keyword.
+func QuoteReservedColumns(list string) string {
+	var b strings.Builder
+	start, depth := 0, 0
+	var quote byte
+	for i := 0; i <= len(list); i++ {
+		if i < len(list) {
+			c := list[i]
+			switch {
+			case quote != 0:
+				if c == quote {
+					quote = 0
+				}
+				continue
+			case c == '\'' || c == '"' || c == '`':
+				quote = c
+				continue
+			case c == '(':
+				depth++
+				continue
+			case c == ')':
+				depth--
+				continue
+			case c != ',' || depth != 0:
+				continue
+			}
+		}
+		elem := list[start:i]
+		name, expr, isExpr := strings.Cut(elem, "=")
+		if w := strings.TrimSpace(name); Reserved(w) {
+			at := strings.Index(name, w)
+			name = name[:at] + "`" + w + "`" + name[at+len(w):]
+		}
+		b.WriteString(name)
+		if isExpr {
+			b.WriteString("=" + expr)
+		}
+		if i < len(list) {
+			b.WriteByte(',')
+		}
+		start = i + 1
+	}
+	return b.String()
+}

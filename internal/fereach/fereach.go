@@ -38,7 +38,7 @@ func Check(ctx context.Context, fes []string) error {
 		if err == nil {
 			return nil
 		}
-		why = append(why, fmt.Sprintf("%s: %v", fes[i], err))
+		why = append(why, fmt.Sprintf("%s: %v", shown(fes[i]), err))
 	}
 	return fmt.Errorf("no FE of --fe can be connected to (%s). Check the address: the FE's HTTP port (http_port, 8030 by default; not its MySQL port 9030), and that the FE is up",
 		strings.Join(why, "; "))
@@ -69,4 +69,15 @@ func dialFE(ctx context.Context, fe string) error {
 	}
 	c.Close()
 	return nil
+}
+
+// shown is fe as a message may name it: without its user and password,
+// which a base URL may carry (http://user:password@fe:8030).
+func shown(fe string) string {
+	u, err := url.Parse(fe)
+	if err != nil || u.User == nil {
+		return fe
+	}
+	u.User = nil
+	return u.String() + " (user and password not shown)"
 }

@@ -34,3 +34,20 @@ func TestCheckNamesEveryFEThatCannotBeConnectedTo(t *testing.T) {
 		t.Errorf("an address with no scheme is the job's to refuse: %v", err)
 	}
 }
+
+// An FE given with user:password@ is named without them: copy, which
+// leaves such an address to dorisio's refusal, printed the password in
+// this line before.
+func TestAnFEsPasswordIsNeverShown(t *testing.T) {
+	down, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := down.Addr().String()
+	down.Close()
+	err = Check(context.Background(), []string{"http://loader:Zq9pw@" + addr})
+	if err == nil || strings.Contains(err.Error(), "Zq9pw") || strings.Contains(err.Error(), "loader") ||
+		!strings.Contains(err.Error(), "(http://"+addr+" (user and password not shown): connect: connection refused)") {
+		t.Errorf("err %v: want the FE named without its user and password", err)
+	}
+}

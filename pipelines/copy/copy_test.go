@@ -268,3 +268,87 @@ func TestThePasswordFileGivesThePassword(t *testing.T) {
 		t.Errorf("the target holds %d rows, want 20", n)
 	}
 }
+
+// Without -v a failed copy prints no runner log: the error is said once,
+// in one line, by main. Before, prism's ERROR lines came first, each with
+// the plan dump (four of them for a target table that does not exist).
+// With -v they are there.
+func TestAFailedCopyLogsNothingOfTheRunnerWithoutV(t *testing.T) {
+	srv := doristest.NewServer(doristest.WithTable("demo.events" + eventsColumns))
+	defer srv.Close()
+	defer setupLogging(io.Discard, false)
+	for _, verbose := range []bool{false, true} {
+		var logs strings.Builder
+		setupLogging(&logs, verbose)
+		o := defaults()
+		o.fe, o.seedRows = srv.URL, 0
+		if _, err := runWithin(t, o); err == nil {
+			t.Fatal("a copy into a table that does not exist succeeded")
+		}
+		if dumped := strings.Contains(logs.String(), "Plan["); dumped == !verbose {
+			t.Errorf("-v %v: the runner's plan dump logged: %v; logs:\n%s", verbose, dumped, logs.String())
+		}
+	}
+}
+
+// A copy between tables whose names make "copy_<from>_<to>" no valid label
+// prefix (letters beyond ASCII, more than 48 characters together) runs
+// without --label-prefix, and its re-run copies nothing twice. Before, it
+// failed with 'Config.LabelPrefix "copy_订单_订单_copy": want 1-48 of
+// [-_A-Za-z0-9]', a prefix the user never gave.
+func TestTablesWhoseNamesMakeNoLabelPrefixCopyAndRerunOnce(t *testing.T) {
+	for _, c := range []struct{ from, to string }{
+		{"订单", "订单_copy"},
+		{"events_archive_2024_q1", "events_archive_2024_q1_copy"},
+	} {
+		srv := doristest.NewServer(
+			doristest.WithTable("demo."+c.from+eventsColumns), doristest.WithTable("demo."+c.to+eventsColumns))
+		o := defaults()
+		o.fe, o.seedRows, o.from, o.to = srv.URL, 300, c.from, c.to
+		if _, err := runWithin(t, o); err != nil {
+			t.Errorf("%s -> %s: %v", c.from, c.to, oneLine(err))
+			srv.Close()
+			continue
+		}
+		o.seedRows = 0
+		out, err := runWithin(t, o)
+		if err != nil || !strings.Contains(out, "every load was found committed by an earlier run") || srv.RowCount("demo", c.to) != 300 {
+			t.Errorf("%s -> %s: re-run %v, %d rows in the target (want 300):\n%s", c.from, c.to, err, srv.RowCount("demo", c.to), out)
+		}
+		if p := prefix(o); len(p) > 48 || p != prefix(o) {
+			t.Errorf("prefix %q", p)
+		}
+		srv.Close()
+	}
+}
+
+// A value the target's column cannot hold (a BIGINT source value past an
+// INT target's range) fails the copy naming it, and the target keeps no
+// row of it. Before, Doris' default non-strict mode stored NULL in its
+// place, and the verification said "grew by 2 rows, the rows read, each
+// once".
+func TestAValueTheTargetCannotHoldFailsTheCopyInsteadOfBecomingNull(t *testing.T) {
+	srv := doristest.NewServer(
+		doristest.WithTable("demo.src(id BIGINT NOT NULL, v BIGINT)"), doristest.WithTable("demo.dst(id BIGINT NOT NULL, v INT)"))
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodPut, srv.URL+"/api/demo/src/_stream_load", strings.NewReader("1\t5000000000\n2\t7\n"))
+	req.SetBasicAuth(srv.User, srv.Password)
+	req.Header.Set("Expect", "100-continue")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if n := srv.RowCount("demo", "src"); n != 2 {
+		t.Fatalf("the source holds %d rows, want 2", n)
+	}
+	o := defaults()
+	o.fe, o.seedRows, o.from, o.to = srv.URL, 0, "src", "dst"
+	_, err = runWithin(t, o)
+	if err == nil || !strings.Contains(oneLine(err), "[dorisio:data-quality] doris load demo.dst") {
+		t.Errorf("err %v: want the copy failed for data quality, naming demo.dst", err)
+	}
+	if rows := srv.Rows("demo", "dst"); len(rows) != 0 {
+		t.Errorf("the target holds %v: want nothing (no NULL in place of 5000000000)", rows)
+	}
+}

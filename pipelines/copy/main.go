@@ -26,6 +26,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -34,10 +36,12 @@ import (
 	"os"
 	"os/signal"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -45,6 +49,7 @@ import (
 
 	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
+	"github.com/dorisbeam/dorisbeam/internal/clilog"
 	"github.com/dorisbeam/dorisbeam/internal/fereach"
 	"github.com/dorisbeam/dorisbeam/internal/jobtmp"
 	"github.com/dorisbeam/dorisbeam/internal/plural"
@@ -75,11 +80,7 @@ func main() {
 		os.Exit(2)
 	}
 	beam.Init() // on a worker this runs the SDK harness and never returns
-	level := slog.LevelWarn
-	if o.verbose {
-		level = slog.LevelInfo
-	}
-	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
+	setupLogging(os.Stderr, o.verbose)
 	// Ctrl-C stops the job, and its precommitted loads are aborted (runJob).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -91,6 +92,12 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// setupLogging routes slog's default logger to w: without -v only
+// dorisio's warnings and this program's reach it, one line each (clilog);
+// the runner's, with their plan dumps, are dropped, and a failure is said
+// once by main.
+func setupLogging(w io.Writer, verbose bool) { clilog.Setup(w, "copy", verbose, slog.LevelWarn) }
 
 // defineFlags defines this command's flags on fs, which already holds
 // Beam's, and sets fs's usage (--help): what the command does, these
@@ -108,7 +115,7 @@ func defineFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.to, "to", "events_copy", "target table")
 	fs.StringVar(&o.where, "where", "", "SQL predicate pushed to Doris, e.g. \"id % 2 = 0\"")
 	fs.StringVar(&o.columns, "columns", "", "columns to copy, comma-separated (empty: all)")
-	fs.StringVar(&o.labelPrefix, "label-prefix", "", "label prefix of the loads (default copy_<from>_<to>): keep it for a re-run, which then loads nothing twice")
+	fs.StringVar(&o.labelPrefix, "label-prefix", "", "label prefix of the loads (default copy_<from>_<to>, or where the names do not fit a prefix, 48 of [-_A-Za-z0-9], their letters that fit and a digest of both): keep it for a re-run, which then loads nothing twice")
 	fs.IntVar(&o.tabletsPerSplit, "tablets-per-split", 0, "tablets one query reads (0: dorisio's default, 8)")
 	fs.IntVar(&o.flightPort, "flight-port", 0, "the FE's arrow_flight_sql_port (0: asked of the FE with SHOW FRONTENDS)")
 	fs.IntVar(&o.seedRows, "seed-rows", -1, "synthetic rows written into the source first (-1: 100000 on the embedded server, 0 otherwise)")
@@ -161,6 +168,8 @@ func checkFlags(fs *flag.FlagSet, o *options) error {
 		return errors.New("--password-file and --password-env both give the password: give one")
 	case o.passwordFile != "" && o.fe == "":
 		return errors.New("--password-file is the password of --fe's cluster; it needs --fe (the embedded server has its own)")
+	case o.from == o.to:
+		return fmt.Errorf("--from and --to name the same table, %s.%s: a copy into itself would load every row of it again; give another --to", o.db, o.to)
 	}
 	return nil
 }
@@ -254,12 +263,40 @@ func prefix(o *options) string {
 	if o.labelPrefix != "" {
 		return o.labelPrefix
 	}
-	return "copy_" + o.from + "_" + o.to
+	p := "copy_" + o.from + "_" + o.to
+	if validPrefix.MatchString(p) {
+		return p
+	}
+	// Table names may hold letters beyond ASCII and run to 64 characters
+	// each: what a label prefix cannot hold becomes '-', the rest is cut
+	// to fit, and a digest of both names keeps pairs apart. The same
+	// tables give the same prefix, so a re-run finds its loads.
+	sum := sha256.Sum256([]byte(o.from + "\x00" + o.to))
+	tag := "_" + hex.EncodeToString(sum[:4])
+	var b strings.Builder
+	for _, r := range p {
+		if b.Len() == maxPrefix-len(tag) {
+			break
+		}
+		if r < utf8.RuneSelf && validPrefix.MatchString(string(r)) {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	return b.String() + tag
 }
+
+// maxPrefix and validPrefix are dorisio's rule for Config.LabelPrefix.
+const maxPrefix = 48
+
+var validPrefix = regexp.MustCompile(`^[-_A-Za-z0-9]{1,48}$`)
 
 // copyTable runs the copy: Read the source as records, reshape them, Write
 // them as JSON lines under a stable label prefix (grouped delivery: a
-// re-run finds every load and loads nothing twice).
+// re-run finds every load and loads nothing twice), in strict mode: a
+// value the target's column cannot hold (a BIGINT past an INT's range)
+// fails its load, naming it, where Doris' default would store NULL.
 func copyTable(ctx context.Context, cfg dorisio.Config, o *options) (map[string]int64, error) {
 	q := dorisio.Query{Where: o.where, TabletsPerSplit: o.tabletsPerSplit}
 	if o.columns != "" {
@@ -273,7 +310,7 @@ func copyTable(ctx context.Context, cfg dorisio.Config, o *options) (map[string]
 	_, err := build(func() beam.PCollection {
 		records := dorisio.Read(s, src, q, reflect.TypeOf(dorisio.Record{}))
 		lines := beam.ParDo(s, reshape, records)
-		return dorisio.Write(s, dst, lines, dorisio.WithFormat(dorisio.JSON))
+		return dorisio.Write(s, dst, lines, dorisio.WithFormat(dorisio.JSON), dorisio.WithStrictMode(true))
 	})
 	if err != nil {
 		return nil, err

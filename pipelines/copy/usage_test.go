@@ -52,3 +52,19 @@ func TestThePasswordFileIsRefusedWhereItCannotApply(t *testing.T) {
 		}
 	}
 }
+
+// A copy of a table into itself is refused before anything runs: it read
+// the table and loaded every row into it again, doubling it, and its
+// verification said "grew by 250 rows, the rows read, each once".
+func TestACopyOfATableIntoItselfIsRefused(t *testing.T) {
+	fs := flag.NewFlagSet("copy", flag.ContinueOnError)
+	o := defaults()
+	defineFlags(fs, o)
+	if err := fs.Parse([]string{"--fe", "http://fe:8030", "--from", "events_2", "--to", "events_2"}); err != nil {
+		t.Fatal(err)
+	}
+	want := "--from and --to name the same table, demo.events_2: a copy into itself would load every row of it again; give another --to"
+	if err := checkFlags(fs, o); fmt.Sprint(err) != want {
+		t.Errorf("%v, want %q", err, want)
+	}
+}

@@ -118,7 +118,7 @@ var configField = regexp.MustCompile(`\bConfig\.[A-Z][A-Za-z]*\b`)
 // "--delivery grouped", "Config.User" "--user". The flag table's feeds say
 // which option each flag sets, so a new flag needs nothing here; options no
 // flag sets keep their Go names, except the password, which this program
-// reads only from --password-env's variable.
+// reads from --password-file or, without it, --password-env's variable.
 func (c *cli) inFlagTerms(text string) string {
 	flagOf := map[string]string{}
 	for _, d := range c.ours {
@@ -131,6 +131,9 @@ func (c *cli) inFlagTerms(text string) string {
 			return "--" + flag
 		}
 		if m == "Config.Password" || m == "Config.PasswordFile" {
+			if c.o.passwordFile != "" {
+				return "the password (--password-file)"
+			}
 			return "the password (--password-env)"
 		}
 		return m

@@ -35,6 +35,37 @@ func inputPatterns(o *options) []string {
 	return out
 }
 
+// noMatchWhy says why pattern p of --input matches no file when a file of
+// the name the user meant is there: p names it literally, but [ ] * ? are
+// glob syntax (escape them with \\), or --input was split at a comma of
+// its name (a name with a comma cannot be given). "" otherwise.
+func noMatchWhy(input, p string) string {
+	if strings.ContainsAny(p, "[]*?") {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			var esc strings.Builder
+			for _, r := range p {
+				if strings.ContainsRune(`[]*?\`, r) {
+					esc.WriteByte('\\')
+				}
+				esc.WriteRune(r)
+			}
+			return fmt.Sprintf(": it is a glob, where [ ] * ? match other names; the file of that name is --input '%s'", esc.String())
+		}
+	}
+	parts := strings.Split(input, ",")
+	for i := range parts {
+		for j := i + 1; j < len(parts); j++ {
+			name := strings.TrimSpace(strings.Join(parts[i:j+1], ","))
+			if strings.HasPrefix(name, p) || strings.HasSuffix(name, p) {
+				if st, err := os.Stat(name); err == nil && !st.IsDir() {
+					return fmt.Sprintf(": --input is split at commas, and %s is a file whose name holds one; rename it, or link to it under a name without one", shown(name))
+				}
+			}
+		}
+	}
+	return ""
+}
+
 // checkInput refuses, before the job starts, a local glob that matches no
 // file, only directories, or a file that cannot be read; other filesystems
 // are listed by the job (WriteFiles fails naming the pattern). WriteFiles
@@ -53,7 +84,7 @@ func checkInput(o *options) (map[string]fileState, error) {
 			return nil, fmt.Errorf("--input %q: %w", p, err)
 		}
 		if len(m) == 0 {
-			return nil, fmt.Errorf("--input %q matches no file", p)
+			return nil, fmt.Errorf("--input %q matches no file%s", p, noMatchWhy(o.input, p))
 		}
 		dirs := 0
 		for _, path := range m {

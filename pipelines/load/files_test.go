@@ -210,3 +210,34 @@ func wantDocs(t *testing.T, srv *doristest.Server, want [][]string, null string)
 		t.Errorf("the table holds %q, want %q", rows, want)
 	}
 }
+
+// A file whose name holds glob syntax ([, ], *, ?) or a comma, given as it
+// is, is not "no file": the refusal says why the name did not match and
+// how to give it. Before, --input 'a b[1].csv' and --input 'sales,2024.csv'
+// said only that they (or "sales") matched no file, while the file was
+// there.
+func TestAFileNamedWithGlobSyntaxOrACommaIsToldHowToGiveIt(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a b[1].csv", "sales,2024.csv"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("1,x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ input, want string }{
+		{filepath.Join(dir, "a b[1].csv"), `--input "` + filepath.Join(dir, "a b[1].csv") + `" matches no file: it is a glob, where [ ] * ? match other names; ` +
+			`the file of that name is --input '` + filepath.Join(dir, `a b\[1\].csv`) + `'`},
+		{filepath.Join(dir, "sales,2024.csv"), `--input "` + filepath.Join(dir, "sales") + `" matches no file: --input is split at commas, and ` +
+			filepath.Join(dir, "sales,2024.csv") + ` is a file whose name holds one; rename it, or link to it under a name without one`},
+	} {
+		o := defaultTestOptions()
+		o.input = c.input
+		if _, err := checkInput(o); err == nil || err.Error() != c.want {
+			t.Errorf("--input %q: error\n%v\nwant\n%s", c.input, err, c.want)
+		}
+	}
+	o := defaultTestOptions()
+	o.input = filepath.Join(dir, `a b\[1\].csv`)
+	if listed, err := checkInput(o); err != nil || len(listed) != 1 {
+		t.Errorf("the escaped name: %v, %d files", err, len(listed))
+	}
+}

@@ -88,9 +88,10 @@ func leftOpenAdvice(o *options) string {
 }
 
 // resumeAdvice says how to load what an interrupted job did not, given
-// the rows it committed: a re-run that cannot skip them is never advised
-// without saying that it loads them again.
-func resumeAdvice(o *options, committedRows int64) string {
+// the rows it committed and those of its loads whose outcome Doris could
+// not tell (they may be in the tables): a re-run that cannot skip them is
+// never advised without saying that it loads them again.
+func resumeAdvice(o *options, committedRows, unknownRows int64) string {
 	switch {
 	case o.stream && o.labelPrefix != "" && o.streamStart != 0:
 		return fmt.Sprintf("run the same command again (--label-prefix %s, --stream-start %d, same flags): the stream is replayed and its batches found under their labels are not loaded again", shown(o.labelPrefix), o.streamStart)
@@ -100,12 +101,19 @@ func resumeAdvice(o *options, committedRows int64) string {
 		return fmt.Sprintf("run the same command again (--label-prefix %s, same flags): what is loaded is found under its labels and not loaded again", shown(o.labelPrefix))
 	case o.input != "":
 		return "without --label-prefix each run has its own labels: a re-run loads every file again; give --label-prefix to make a re-run resume"
-	case committedRows == 0:
+	case committedRows == 0 && unknownRows == 0:
 		return "nothing was committed: run the same command again"
 	}
-	return fmt.Sprintf("a re-run cannot resume this job: it generates and loads every row again, the %d committed ones included (kept twice in a table that is not UNIQUE KEY), since %s; "+
+	again := fmt.Sprintf("the %d committed ones included (kept twice in a table that is not UNIQUE KEY)", committedRows)
+	switch {
+	case committedRows == 0:
+		again = fmt.Sprintf("up to %s of loads whose outcome Doris could not tell included (kept twice in a table that is not UNIQUE KEY, if Doris made them visible)", plural.Count(unknownRows, "row"))
+	case unknownRows > 0:
+		again = fmt.Sprintf("the %d committed ones and up to %s of loads whose outcome Doris could not tell included (kept twice in a table that is not UNIQUE KEY)", committedRows, plural.Count(unknownRows, "row"))
+	}
+	return fmt.Sprintf("a re-run cannot resume this job: it generates and loads every row again, %s, since %s; "+
 		"to have each row once, empty the tables before re-running; next time give --delivery grouped with a --label-prefix: a re-run of that command skips the parts it finds loaded",
-		committedRows, notSkipped(o))
+		again, notSkipped(o))
 }
 
 // notSkipped says why a re-run of o's synthetic load does not skip what
@@ -182,8 +190,8 @@ func (l openLeft) print(w io.Writer, o *options) {
 	if l.err != nil {
 		fmt.Fprintf(w, "%s: %s\n", progName, dorisio.ErrorMessage(l.err))
 	}
-	loaded, rows := committedSays(l.committed, "the failure")
-	fmt.Fprintf(w, "%s: %s; once the cause below is fixed: %s\n", progName, loaded, strings.TrimPrefix(resumeAdvice(o, rows), "nothing was committed: "))
+	loaded, rows, unknownRows := committedSays(l.committed, "the failure")
+	fmt.Fprintf(w, "%s: %s; once the cause below is fixed: %s\n", progName, loaded, strings.TrimPrefix(resumeAdvice(o, rows, unknownRows), "nothing was committed: "))
 }
 
 // printInterrupted says on w what an interrupted job loaded, that its
@@ -191,7 +199,7 @@ func (l openLeft) print(w io.Writer, o *options) {
 // what finished bundles left (or, in dorisio's words, what could not be
 // aborted), and how to resume.
 func printInterrupted(w io.Writer, err error, o *options, files fileprogress.Progress, left openLeft) {
-	loaded, rows := committedSays(left.committed, "the interruption")
+	loaded, rows, unknownRows := committedSays(left.committed, "the interruption")
 	if o.input != "" {
 		p := progressSince(files)
 		loaded = fmt.Sprintf("%s in %s loaded (%d of them found loaded by an earlier run), of %s listed", plural.Count(p.LoadedRecords, "record"), plural.Count(p.Loads, "range"), p.AlreadyLoadedRecords, plural.Count(p.Files, "file"))
@@ -205,17 +213,18 @@ func printInterrupted(w io.Writer, err error, o *options, files fileprogress.Pro
 			fmt.Fprintf(w, "%s: what the job said as it stopped: %s\n", progName, msg)
 		}
 	}
-	fmt.Fprintf(w, "%s: to resume: %s\n", progName, resumeAdvice(o, rows))
+	fmt.Fprintf(w, "%s: to resume: %s\n", progName, resumeAdvice(o, rows, unknownRows))
 }
 
 // committedSays is what a job stopped by what (the interruption, the
-// failure) committed, per table, and its rows.
+// failure) committed, per table, its rows, and the rows of its loads whose
+// outcome Doris could not tell.
 //
 // A load a failed bundle cut, whose outcome Doris could not tell when
 // asked (dorisio.AbortOpenLoads asks), is said apart, with its label:
 // it may be in the table. Those Doris said it made visible are counted
 // committed.
-func committedSays(ts []dorisio.CommittedTable, what string) (string, int64) {
+func committedSays(ts []dorisio.CommittedTable, what string) (string, int64, int64) {
 	var loads, rows, unknownRows int64
 	var per, unknown []string
 	for _, t := range ts {
@@ -240,5 +249,5 @@ func committedSays(ts []dorisio.CommittedTable, what string) (string, int64) {
 		says += fmt.Sprintf("; %s (%s) whose outcome Doris could not tell may be in the tables too (labels %s)",
 			plural.Count(len(unknown), "load"), plural.Count(unknownRows, "row"), strings.Join(unknown, ", "))
 	}
-	return says, rows
+	return says, rows, unknownRows
 }

@@ -103,6 +103,9 @@ func run(ctx context.Context, o *options) error {
 			cfg.BEs = splitList(o.be)
 		}
 		if o.passwordFile != "" {
+			if err := checkPasswordFile(o.passwordFile, os.Stderr); err != nil {
+				return err
+			}
 			cfg.PasswordFile = o.passwordFile
 		} else {
 			cfg.PasswordEnv = passwordEnv(o.passwordEnv, os.Stderr)

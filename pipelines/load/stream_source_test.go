@@ -65,7 +65,7 @@ func TestAnInterruptedStreamNamesTheStartItUsed(t *testing.T) {
 	before := time.Now().UnixMilli()
 	streamSource(beam.NewPipeline().Root(), o)
 	after := time.Now().UnixMilli()
-	advice := resumeAdvice(o, 0)
+	advice := resumeAdvice(o, 0, 0)
 	if o.streamStart < before || o.streamStart > after || !strings.Contains(advice, fmt.Sprintf("--stream-start %d,", o.streamStart)) {
 		t.Fatalf("a stream started between %d and %d advises %q", before, after, advice)
 	}
@@ -73,7 +73,7 @@ func TestAnInterruptedStreamNamesTheStartItUsed(t *testing.T) {
 	// start would load the stream again.
 	o = &options{stream: true, table: "events", tables: 1, rate: 10, duration: time.Second, flushInterval: time.Second}
 	streamSource(beam.NewPipeline().Root(), o)
-	if advice := resumeAdvice(o, 0); strings.Contains(advice, fmt.Sprint(o.streamStart)) || !strings.Contains(advice, "a re-run makes a new stream") {
+	if advice := resumeAdvice(o, 0, 0); strings.Contains(advice, fmt.Sprint(o.streamStart)) || !strings.Contains(advice, "a re-run makes a new stream") {
 		t.Fatalf("a stream without --label-prefix advises %q", advice)
 	}
 }
