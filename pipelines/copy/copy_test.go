@@ -127,14 +127,7 @@ func TestARerunAfterAPartialCopyLoadsTheRestAndVerifies(t *testing.T) {
 	for i := 0; i < 1_100_000; i++ {
 		fmt.Fprintf(&rows, "%d\tclick\t%d.50\t2026-01-01 00:00:00\t[\"a\"]\n", i, i%1000)
 	}
-	req, _ := http.NewRequest(http.MethodPut, srv.URL+"/api/demo/events/_stream_load", strings.NewReader(rows.String()))
-	req.SetBasicAuth(srv.User, srv.Password)
-	req.Header.Set("Expect", "100-continue")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	streamLoadRows(t, srv, "events", rows.String())
 	if n := srv.RowCount("demo", "events"); n != 1_100_000 {
 		t.Fatalf("seeded %d rows", n)
 	}
@@ -331,7 +324,25 @@ func TestAValueTheTargetCannotHoldFailsTheCopyInsteadOfBecomingNull(t *testing.T
 	srv := doristest.NewServer(
 		doristest.WithTable("demo.src(id BIGINT NOT NULL, v BIGINT)"), doristest.WithTable("demo.dst(id BIGINT NOT NULL, v INT)"))
 	defer srv.Close()
-	req, _ := http.NewRequest(http.MethodPut, srv.URL+"/api/demo/src/_stream_load", strings.NewReader("1\t5000000000\n2\t7\n"))
+	streamLoadRows(t, srv, "src", "1\t5000000000\n2\t7\n")
+	if n := srv.RowCount("demo", "src"); n != 2 {
+		t.Fatalf("the source holds %d rows, want 2", n)
+	}
+	o := defaults()
+	o.fe, o.seedRows, o.from, o.to = srv.URL, 0, "src", "dst"
+	_, err := runWithin(t, o)
+	if err == nil || !strings.Contains(oneLine(err), "[dorisio:data-quality] doris load demo.dst") {
+		t.Errorf("err %v: want the copy failed for data quality, naming demo.dst", err)
+	}
+	if rows := srv.Rows("demo", "dst"); len(rows) != 0 {
+		t.Errorf("the target holds %v: want nothing (no NULL in place of 5000000000)", rows)
+	}
+}
+
+// streamLoadRows loads rows (tab-separated) into demo.table with a plain stream load.
+func streamLoadRows(t *testing.T, srv *doristest.Server, table, rows string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPut, srv.URL+"/api/demo/"+table+"/_stream_load", strings.NewReader(rows))
 	req.SetBasicAuth(srv.User, srv.Password)
 	req.Header.Set("Expect", "100-continue")
 	resp, err := http.DefaultClient.Do(req)
@@ -339,16 +350,4 @@ func TestAValueTheTargetCannotHoldFailsTheCopyInsteadOfBecomingNull(t *testing.T
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if n := srv.RowCount("demo", "src"); n != 2 {
-		t.Fatalf("the source holds %d rows, want 2", n)
-	}
-	o := defaults()
-	o.fe, o.seedRows, o.from, o.to = srv.URL, 0, "src", "dst"
-	_, err = runWithin(t, o)
-	if err == nil || !strings.Contains(oneLine(err), "[dorisio:data-quality] doris load demo.dst") {
-		t.Errorf("err %v: want the copy failed for data quality, naming demo.dst", err)
-	}
-	if rows := srv.Rows("demo", "dst"); len(rows) != 0 {
-		t.Errorf("the target holds %v: want nothing (no NULL in place of 5000000000)", rows)
-	}
 }
