@@ -188,7 +188,7 @@ var playedCases = []playedCase{
 		says: []string{"[INTERNAL_ERROR]too many filtered rows", "error_log_insert_stmt_db18266d4d9b4ee5"}},
 	{file: "load_fail_too_many_versions_1.0.txt", where: "be", sends: 2},
 	{file: "load_fail_no_alive_replica_2.0.3.txt", where: "be", sends: 2},
-	{file: "load_fail_unknown_table_2.1.txt", where: "be", sends: 1, fails: true, says: []string{"table not found, tableName=t1", "fix the request"}},
+	{file: "load_fail_unknown_table_2.1.txt", where: "be", sends: 1, fails: true, says: []string{"table not found, tableName=t1", "the table does not exist", "WithCreateTable", "case-sensitive"}},
 	// The FE's own answers, in place of its 307.
 	{file: "fe_unauthorized_2.1.txt", where: "fe", sends: 1, kind: ErrAuth, says: []string{"db1.t1", "Access denied for user", "Config.User"}},
 	{file: "fe_need_auth_info.txt", where: "fe", sends: 1, kind: ErrAuth, says: []string{"Need auth information"}},

@@ -45,6 +45,8 @@ func TestLoadAnswersEachStatusAsTheSpecSays(t *testing.T) {
 			loadBody(-1, label, "false", "Fail", "", "[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = Label format error. regex: ^[\\-_A-Za-z0-9:]{1,128}$, label: a.b", 0, 0, ""), nil, 0, "Fail", 1},
 		{"an unknown table is fatal and not retried", false,
 			loadBody(-1, label, "false", "Fail", "", "[NOT_FOUND]TStatus: errCode = 7, detailMessage = table not found, tableName=t1", 0, 0, ""), nil, 0, "Fail", 1},
+		{"an unknown database is fatal and not retried", false,
+			loadBody(-1, label, "false", "Fail", "", "[NOT_FOUND]TStatus: errCode = 7, detailMessage = unknown database, database=db1", 0, 0, ""), nil, 0, "Fail", 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,6 +68,12 @@ func TestLoadAnswersEachStatusAsTheSpecSays(t *testing.T) {
 				e := mustKind(t, err, nil)
 				if e.Kind != nil || e.Status != "Fail" || e.HTTPStatus != 200 {
 					t.Errorf("error %+v: want plain fatal Fail", e)
+				}
+				// What is missing is said, and what makes it.
+				for what, says := range map[string]string{"unknown table": "the table does not exist", "unknown database": "the database does not exist. Next: create it (CREATE DATABASE)"} {
+					if strings.Contains(tc.name, what) && !strings.Contains(err.Error(), says) {
+						t.Errorf("error %q does not say %q", err, says)
+					}
 				}
 				return
 			}

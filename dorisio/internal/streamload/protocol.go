@@ -427,6 +427,13 @@ var answers = []answer{
 		reason: "the load's transaction was aborted while it was sent",
 		next: always("nothing of it is visible. Doris' abort reason says who: User Abort is an abort call, by an operator or by another job with the same label prefix " +
 			"aborting what it took for an earlier run's lingering transactions (run one job per label prefix at a time); timeout by txn manager is the load's timeout header. Load again")}},
+	// fatal: the table or the database does not exist (§4): say so, and
+	// what makes it, rather than only "fix the request".
+	{onLoad, failSays("table not found, tableName="), verdict{act: actFatal, reason: "the table does not exist in this database",
+		next: always("create it (CREATE TABLE, or dorisio.WithCreateTable for struct rows), or check Config.Database and the table's name " +
+			"(Doris' table names are case-sensitive), then load again; nothing was loaded")}},
+	{onLoad, failSays("unknown database, database="), verdict{act: actFatal, reason: "the database does not exist",
+		next: always("create it (CREATE DATABASE), or check Config.Database (its name is case-sensitive), then load again; nothing was loaded")}},
 	// fatal: bad label, header, database or table; resending the same request fails again (§3, §4).
 	{onLoad, failSays("Label format error", "Invalid timeout", "INVALID_ARGUMENT", "NOT_FOUND", "unknown data format", "ANALYSIS_ERROR", "Invalid "),
 		verdict{act: actFatal, reason: "request refused by Doris", next: always("fix the request (headers, database, table, label) and load again; no txn remains")}},
