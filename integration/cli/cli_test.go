@@ -436,3 +436,17 @@ func TestOverlappingInputPatternsReportEachFileOnce(t *testing.T) {
 		t.Errorf("stdout:\n%s", r.stdout)
 	}
 }
+
+// A job into a database that does not exist says so once, with what makes
+// it: not also that listing earlier runs' transactions needs ADMIN.
+func TestAJobIntoADatabaseThatDoesNotExistSaysSoOnce(t *testing.T) {
+	dl := dorisLocal(t, 1)
+	res := load(t, nil, "--fe", dl.URL, "--db", "nodb", "--table", "events", "--tables", "1", "--rows", "10")
+	out := res.stdout + res.stderr
+	if res.code == 0 || !strings.Contains(out, "the database does not exist. Next: create it (CREATE DATABASE), or check --db") {
+		t.Fatalf("exit %d: want a failure saying the database does not exist and what makes it\n%s", res.code, out)
+	}
+	if strings.Contains(out, "SHOW TRANSACTION needs ADMIN") {
+		t.Errorf("the run blames ADMIN for a database that does not exist:\n%s", out)
+	}
+}

@@ -98,8 +98,11 @@ func abortByID(cfg dorisio.Config) string {
 const defaultPrefixStart = "dorisio-"
 
 func sayLingeringErr(w io.Writer, err error) {
-	if errors.Is(err, dorisio.ErrAuth) {
-		return // the job's first load fails with the same words and its next step: said once, there
+	if errors.Is(err, dorisio.ErrAuth) || strings.Contains(strings.ToLower(err.Error()), "unknown database") {
+		// The job's first load fails with the same words (a database that
+		// does not exist: Doris' "Unknown database 'x'" here) and its next
+		// step: said once, there.
+		return
 	}
 	if errors.Is(err, dorisio.ErrListingUnsupported) {
 		fmt.Fprintf(w, "%s: cannot list the transactions earlier runs may have left open (SHOW TRANSACTION needs ADMIN); any such expire at Doris' precommit timeout\n", progName)
