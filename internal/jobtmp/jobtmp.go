@@ -8,13 +8,18 @@
 // (1,125 of them on this machine after a day of tests). TMPDIR pointing at
 // a directory of the command's own, under the one it had, takes them away
 // at the end, with anything else a job leaves there; spool files stay on
-// the file system the user chose with TMPDIR.
+// the file system the user chose with TMPDIR. A command that cannot
+// remove its directory (killed, or stopped by a second Ctrl-C) leaves it
+// to the next one: the directory's name carries its maker's pid, and the
+// next command removes those of processes gone (internal/spoolfile).
 package jobtmp
 
 import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/dorisbeam/dorisbeam/internal/spoolfile"
 )
 
 // Use points TMPDIR at a new directory under os.TempDir until the returned
@@ -24,7 +29,7 @@ import (
 // beam.Init (a worker never returns from that).
 func Use(w io.Writer) (done func()) {
 	prev, had := os.LookupEnv("TMPDIR")
-	dir, err := os.MkdirTemp("", "dorisio-job-")
+	dir, err := spoolfile.MkdirJob("")
 	if err == nil {
 		err = os.Setenv("TMPDIR", dir)
 	}

@@ -6,7 +6,9 @@
 // stops a worker) cannot remove its spool files, and they can be large
 // (a batch up to its byte cap). Each file's name carries the process id of
 // its maker, so the first spool file a process makes in a directory also
-// removes the files there whose maker is gone.
+// removes the files there whose maker is gone. So do the job directories
+// of the commands (MkdirJob): a command killed, or stopped by a second
+// Ctrl-C, cannot remove its own.
 package spoolfile
 
 import (
@@ -27,23 +29,41 @@ const prefix = "dorisio-"
 // (containers), where a maker that is alive elsewhere looks dead here.
 const staleAfter = 10 * time.Minute
 
+// jobKind names the directories MkdirJob makes: the only directories
+// Sweep removes.
+const jobKind = "job"
+
 var swept sync.Map // directory -> struct{}: swept once per process
 
 // Create makes a new spool file in dir ("" is os.TempDir()) for kind (a
 // word: "spool", "group", "read"), named dorisio-<kind>-<pid>-<random><ext>.
 func Create(dir, kind, ext string) (*os.File, error) {
+	return os.CreateTemp(sweepOnce(dir), fmt.Sprintf("%s%s-%d-*%s", prefix, kind, os.Getpid(), ext))
+}
+
+// MkdirJob makes a new directory in dir ("" is os.TempDir()) for a
+// command's job, named dorisio-job-<pid>-<random>: Sweep removes it, and
+// what it holds, once its maker is gone.
+func MkdirJob(dir string) (string, error) {
+	return os.MkdirTemp(sweepOnce(dir), fmt.Sprintf("%s%s-%d-*", prefix, jobKind, os.Getpid()))
+}
+
+// sweepOnce sweeps dir ("" is os.TempDir()) at its first use in this
+// process, and returns it.
+func sweepOnce(dir string) string {
 	if dir == "" {
 		dir = os.TempDir()
 	}
 	if _, done := swept.LoadOrStore(dir, struct{}{}); !done {
 		Sweep(dir, time.Now())
 	}
-	return os.CreateTemp(dir, fmt.Sprintf("%s%s-%d-*%s", prefix, kind, os.Getpid(), ext))
+	return dir
 }
 
-// Sweep removes the spool files in dir whose maker process is no longer
-// running and that were last written before now - staleAfter; it returns
-// their names. Files it cannot read or remove are left.
+// Sweep removes the spool files and job directories in dir whose maker
+// process is no longer running and that were last written before now -
+// staleAfter; it returns their names. What it cannot read or remove is
+// left.
 func Sweep(dir string, now time.Time) []string {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -52,14 +72,14 @@ func Sweep(dir string, now time.Time) []string {
 	var removed []string
 	for _, e := range entries {
 		pid, ok := makerPID(e.Name())
-		if !ok || e.IsDir() || pid == os.Getpid() || alive(pid) {
+		if !ok || e.IsDir() != strings.HasPrefix(e.Name(), prefix+jobKind+"-") || pid == os.Getpid() || alive(pid) {
 			continue
 		}
 		info, err := e.Info()
 		if err != nil || now.Sub(info.ModTime()) < staleAfter {
 			continue
 		}
-		if os.Remove(filepath.Join(dir, e.Name())) == nil {
+		if os.RemoveAll(filepath.Join(dir, e.Name())) == nil {
 			removed = append(removed, e.Name())
 		}
 	}

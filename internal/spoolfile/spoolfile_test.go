@@ -57,3 +57,53 @@ func TestTheFilesOfAKilledProcessAreRemovedByTheNext(t *testing.T) {
 		t.Errorf("left %q, want every file but %s", left, stale)
 	}
 }
+
+// A command killed mid-job leaves its job directory; the next command's
+// removes it with what it holds, and leaves a running one's, young ones and
+// directories that are not job directories.
+func TestTheJobDirectoryOfAKilledCommandIsRemovedByTheNext(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command("sh", "-c", "exit 0")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := cmd.Process.Pid
+	old := time.Now().Add(-time.Hour)
+	mkdir := func(name string, mtime time.Time) {
+		p := filepath.Join(dir, name)
+		if err := os.Mkdir(p, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(p, "beamloopbackworker-1"), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stale := fmt.Sprintf("dorisio-job-%d-42", dead)
+	mkdir(stale, old)
+	mkdir(fmt.Sprintf("dorisio-job-%d-43", dead), time.Now()) // too young
+	mkdir(fmt.Sprintf("dorisio-job-%d-44", os.Getppid()), old)
+	mkdir(fmt.Sprintf("dorisio-spool-%d-45", dead), old) // not a job directory
+	mkdir("users-dir", old)
+
+	job, err := MkdirJob(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(filepath.Base(job), fmt.Sprintf("dorisio-job-%d-", os.Getpid())) {
+		t.Errorf("job directory %s does not carry its maker's pid", job)
+	}
+	var left []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if strings.Contains(strings.Join(left, " "), stale) {
+		t.Errorf("the killed command's job directory %s is still there: %q", stale, left)
+	}
+	if len(left) != 5 {
+		t.Errorf("left %q, want every directory but %s, and the new one", left, stale)
+	}
+}
