@@ -11,7 +11,8 @@
 // the file system the user chose with TMPDIR. A command that cannot
 // remove its directory (killed, or stopped by a second Ctrl-C) leaves it
 // to the next one: the directory's name carries its maker's pid, and the
-// next command removes those of processes gone (internal/spoolfile).
+// next command removes those of processes gone for a day
+// (internal/spoolfile).
 package jobtmp
 
 import (

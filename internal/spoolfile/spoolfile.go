@@ -33,6 +33,14 @@ const staleAfter = 10 * time.Minute
 // Sweep removes.
 const jobKind = "job"
 
+// jobStaleAfter is staleAfter for a job directory, whose time changes
+// only when a file is made or removed in it: a job that spills nothing for
+// hours leaves it untouched, and in a directory shared with another process
+// id namespace it must not be taken for a dead one's. What a dead one left
+// there is small (Beam's empty loopback file; its spool files go by
+// themselves).
+const jobStaleAfter = 24 * time.Hour
+
 var swept sync.Map // directory -> struct{}: swept once per process
 
 // Create makes a new spool file in dir ("" is os.TempDir()) for kind (a
@@ -62,7 +70,7 @@ func sweepOnce(dir string) string {
 
 // Sweep removes the spool files and job directories in dir whose maker
 // process is no longer running and that were last written before now -
-// staleAfter; it returns their names. What it cannot read or remove is
+// staleAfter (jobStaleAfter for a directory); it returns their names. What it cannot read or remove is
 // left.
 func Sweep(dir string, now time.Time) []string {
 	entries, err := os.ReadDir(dir)
@@ -76,7 +84,7 @@ func Sweep(dir string, now time.Time) []string {
 			continue
 		}
 		info, err := e.Info()
-		if err != nil || now.Sub(info.ModTime()) < staleAfter {
+		if err != nil || now.Sub(info.ModTime()) < staleAfter || e.IsDir() && now.Sub(info.ModTime()) < jobStaleAfter {
 			continue
 		}
 		if os.RemoveAll(filepath.Join(dir, e.Name())) == nil {

@@ -81,9 +81,10 @@ func TestTheJobDirectoryOfAKilledCommandIsRemovedByTheNext(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	old = time.Now().Add(-25 * time.Hour)
 	stale := fmt.Sprintf("dorisio-job-%d-42", dead)
 	mkdir(stale, old)
-	mkdir(fmt.Sprintf("dorisio-job-%d-43", dead), time.Now()) // too young
+	mkdir(fmt.Sprintf("dorisio-job-%d-43", dead), time.Now().Add(-time.Hour)) // too young: a job may spill nothing for hours
 	mkdir(fmt.Sprintf("dorisio-job-%d-44", os.Getppid()), old)
 	mkdir(fmt.Sprintf("dorisio-spool-%d-45", dead), old) // not a job directory
 	mkdir("users-dir", old)
