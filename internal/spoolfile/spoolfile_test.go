@@ -15,11 +15,7 @@ import (
 // process, its own, young ones and files that are not spool files.
 func TestTheFilesOfAKilledProcessAreRemovedByTheNext(t *testing.T) {
 	dir := t.TempDir()
-	cmd := exec.Command("sh", "-c", "exit 0")
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
-	}
-	dead := cmd.Process.Pid
+	dead := deadPID(t)
 	old := time.Now().Add(-time.Hour)
 	write := func(name string, mtime time.Time) {
 		p := filepath.Join(dir, name)
@@ -45,11 +41,7 @@ func TestTheFilesOfAKilledProcessAreRemovedByTheNext(t *testing.T) {
 	if !strings.HasPrefix(filepath.Base(f.Name()), fmt.Sprintf("dorisio-spool-%d-", os.Getpid())) {
 		t.Errorf("spool file %s does not carry its maker's pid", f.Name())
 	}
-	var left []string
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		left = append(left, e.Name())
-	}
+	left := names(dir)
 	if strings.Contains(strings.Join(left, " "), stale) {
 		t.Errorf("the killed process' spool file %s is still there: %q", stale, left)
 	}
@@ -63,11 +55,7 @@ func TestTheFilesOfAKilledProcessAreRemovedByTheNext(t *testing.T) {
 // directories that are not job directories.
 func TestTheJobDirectoryOfAKilledCommandIsRemovedByTheNext(t *testing.T) {
 	dir := t.TempDir()
-	cmd := exec.Command("sh", "-c", "exit 0")
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
-	}
-	dead := cmd.Process.Pid
+	dead := deadPID(t)
 	old := time.Now().Add(-time.Hour)
 	mkdir := func(name string, mtime time.Time) {
 		p := filepath.Join(dir, name)
@@ -96,15 +84,31 @@ func TestTheJobDirectoryOfAKilledCommandIsRemovedByTheNext(t *testing.T) {
 	if !strings.HasPrefix(filepath.Base(job), fmt.Sprintf("dorisio-job-%d-", os.Getpid())) {
 		t.Errorf("job directory %s does not carry its maker's pid", job)
 	}
-	var left []string
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		left = append(left, e.Name())
-	}
+	left := names(dir)
 	if strings.Contains(strings.Join(left, " "), stale) {
 		t.Errorf("the killed command's job directory %s is still there: %q", stale, left)
 	}
 	if len(left) != 5 {
 		t.Errorf("left %q, want every directory but %s, and the new one", left, stale)
 	}
+}
+
+// deadPID is the process id of a process that has ended.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", "exit 0")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
+}
+
+// names lists the names in dir.
+func names(dir string) []string {
+	var left []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	return left
 }
