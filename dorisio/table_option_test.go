@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
 	"reflect"
+	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -197,44 +199,41 @@ func TestAnIntFieldForAVarcharColumnFailsNamingBothTypes(t *testing.T) {
 	}
 }
 
-// Three pipelines (three workers) with the same new fields start at once
-// against a fresh table: the columns are added once, the other writers'
-// ALTERs are answered "already exists" and count as done, and every row
-// loads.
+// Three workers with the same new fields start at once against a fresh
+// table: the columns are added once, the other workers' ALTERs are
+// answered "already exists" and count as done, and every row loads. Each
+// worker is its own process (this test binary, running
+// TestAddColumnsWorkerProcess), as on a cluster: one process reads a table's
+// columns once per job, and prism races with itself when one process runs
+// jobs at once.
 func TestThreeWritersAddingTheSameColumnConverge(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(eventsDDL, "t")))
-	// Each writer's first statement waits a second before it runs: all
+	// Each worker's first statement waits a second before it runs: all
 	// three have found the columns missing by then.
 	slow := srv.Inject(doristest.Fault{Kind: doristest.SlowFE, Endpoint: doristest.EndpointQuery, Count: 3, Delay: time.Second})
-	const writers, perWriter = 3, 50
-	var wg sync.WaitGroup
-	errs := make(chan error, writers)
+	const writers = 3
+	ctx, cancel := context.WithTimeout(context.Background(), pipelineTimeout)
+	defer cancel()
+	runner := *ptest.Runner
+	if runner == "" {
+		runner = ptest.DefaultRunner()
+	}
 	var want [][]string
+	errs := make(chan error, writers)
 	for w := 0; w < writers; w++ {
-		var in []eventV2
-		for i := 0; i < perWriter; i++ {
-			id := int64(w*1000 + i)
-			in = append(in, eventV2{ID: id, Name: "w", Score: &id})
-			want = append(want, []string{fmt.Sprint(id), "w", fmt.Sprint(id), ""})
-		}
-		p, s := beam.NewPipelineWithRoot()
-		Write(s, configFor(srv, "t"), beam.CreateList(s, in), WithAddColumns())
-		wg.Add(1)
+		want = append(want, rowsOfEventsV2(workerEvents(w))...)
+		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestAddColumnsWorkerProcess$", "-runner="+runner)
+		cmd.Env = append(os.Environ(), workerFE+"="+srv.URL, workerAuth+"="+srv.User+":"+srv.Password, fmt.Sprint(workerIndex, "=", w))
 		go func() {
-			defer wg.Done()
-			errs <- ptest.Run(p)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				err = fmt.Errorf("worker process: %v\n%s", err, lastLines(string(out), 30))
+			}
+			errs <- err
 		}()
 	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(pipelineTimeout):
-		t.Fatalf("the pipelines did not finish within %v", pipelineTimeout)
-	}
-	close(errs)
-	for err := range errs {
-		if err != nil {
+	for w := 0; w < writers; w++ {
+		if err := <-errs; err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -256,6 +255,56 @@ func TestThreeWritersAddingTheSameColumnConverge(t *testing.T) {
 	if added != 1 || existed == 0 || slow.Hits() != 3 {
 		t.Errorf("%d ALTER statements ran and %d found the columns there (%d slowed), want 1 and some (3): %q", added, existed, slow.Hits(), srv.Statements())
 	}
+}
+
+// The environment of a TestAddColumnsWorkerProcess: the FE, "user:password"
+// and the worker's number.
+const workerFE, workerAuth, workerIndex = "DORISIO_TEST_WORKER_FE", "DORISIO_TEST_WORKER_AUTH", "DORISIO_TEST_WORKER_INDEX"
+
+// TestAddColumnsWorkerProcess is one worker of
+// TestThreeWritersAddingTheSameColumnConverge; it skips when run as a test.
+func TestAddColumnsWorkerProcess(t *testing.T) {
+	fe := os.Getenv(workerFE)
+	if fe == "" {
+		t.Skip("a worker process of TestThreeWritersAddingTheSameColumnConverge")
+	}
+	user, password, _ := strings.Cut(os.Getenv(workerAuth), ":")
+	w, err := strconv.Atoi(os.Getenv(workerIndex))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{FEs: []string{fe}, User: user, Password: password, Database: "demo", Table: "t"}
+	if _, err := runPipeline(t, func(s beam.Scope) { Write(s, cfg, beam.CreateList(s, workerEvents(w)), WithAddColumns()) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// workerEvents are the 50 rows worker w writes.
+func workerEvents(w int) []eventV2 {
+	var in []eventV2
+	for i := 0; i < 50; i++ {
+		id := int64(w*1000 + i)
+		in = append(in, eventV2{ID: id, Name: "w", Score: &id})
+	}
+	return in
+}
+
+// rowsOfEventsV2 renders evs as the server renders committed rows.
+func rowsOfEventsV2(evs []eventV2) [][]string {
+	var rows [][]string
+	for _, e := range evs {
+		rows = append(rows, []string{fmt.Sprint(e.ID), e.Name, fmt.Sprint(*e.Score), e.Label})
+	}
+	return rows
+}
+
+// lastLines is the last n lines of out.
+func lastLines(out string, n int) string {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }
 
 // Rows routed to tables by a field: each table is created from the struct,
