@@ -21,10 +21,8 @@ import (
 func bodyEcho(t *testing.T, refuse int) (*beCounter, http.HandlerFunc) {
 	t.Helper()
 	be := &beCounter{}
-	bodies := 0
 	return be, func(w http.ResponseWriter, r *http.Request) {
 		n := be.note(r)
-		bodies++
 		if n <= refuse {
 			io.WriteString(w, loadBody(-1, r.Header.Get("label"), "false", "Fail", "", "[E-235]tablet version count too many", 0, 0, ""))
 			return
