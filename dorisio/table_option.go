@@ -2,6 +2,7 @@ package dorisio
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -191,4 +192,54 @@ func CreateTable(ctx context.Context, cfg Config, ddl string) (existed bool, err
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// Column is one column of a table as TableColumns reads it from the FE.
+type Column struct {
+	// Name is the column's name as Doris spells it (as created). Doris
+	// matches column names case-insensitively: compare with
+	// strings.EqualFold.
+	Name string
+	// Type is the FE's type name, without length or precision: INT,
+	// VARCHAR, DECIMAL64, DATETIMEV2, ARRAY, ... (Doris' PrimitiveType).
+	Type string
+	// Precision and Scale are a DECIMAL column's; 0 for other types.
+	Precision, Scale int
+	// Key is true for a key column (of the KEY clause, whose aggregation
+	// the FE reports as "").
+	Key bool
+	// Aggregation is a value column's aggregation as the FE names it: NONE
+	// in a DUPLICATE KEY or merge-on-write UNIQUE KEY table, REPLACE in a
+	// merge-on-read UNIQUE KEY one, SUM, MAX, ... in an AGGREGATE KEY one;
+	// "" for a key column.
+	Aggregation string
+}
+
+// TableColumns reads the columns of cfg.Database's cfg.Table, in table
+// order (hidden __DORIS_*__ columns are not listed), from the FE's schema
+// endpoint (GET /api/{db}/{table}/_schema, which the Flink and Spark
+// connectors read): for a check before a job, such as whether a target
+// table has every column a copy loads. The endpoint gives no nullability
+// and no default. One attempt; the user needs SELECT on the table. An
+// error names the table and quotes Doris (`Unknown table 'x'`), or says
+// the FE gave no columns (an FE too old for the endpoint, a proxy).
+func TableColumns(ctx context.Context, cfg Config) ([]Column, error) {
+	if cfg.Table == "" {
+		return nil, errors.New("dorisio.TableColumns: Config.Table is empty: name the table")
+	}
+	c, err := configClient(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("dorisio.TableColumns: %w", err)
+	}
+	defer c.Close()
+	cols, err := c.TableColumns(ctx, cfg.Database, cfg.Table)
+	if err != nil {
+		return nil, fmt.Errorf("dorisio.TableColumns: %w", err)
+	}
+	out := make([]Column, len(cols))
+	for i, col := range cols {
+		out[i] = Column{Name: col.Name, Type: col.Type, Precision: int(col.Precision), Scale: int(col.Scale),
+			Key: col.Aggregation == "", Aggregation: col.Aggregation}
+	}
+	return out, nil
 }

@@ -399,3 +399,37 @@ func TestCreateTableRunsAStatementAfterACommentOrAByteOrderMark(t *testing.T) {
 	_, err := CreateTable(context.Background(), configFor(srv, "orders"), "-- only a comment\nDROP TABLE orders")
 	wantErr(t, err, `dorisio.CreateTable: the statement is not a CREATE TABLE: "DROP TABLE orders"`)
 }
+
+// TableColumns lists a table's columns as the FE's schema endpoint gives
+// them: names as created, the FE's type names, DECIMAL precision and
+// scale, which are keys and each value column's aggregation; a table or
+// database Doris lacks is an error naming it, in Doris' words.
+func TestTableColumnsListsATablesColumnsAsTheFEGivesThem(t *testing.T) {
+	srv := startServer(t,
+		doristest.WithTable("demo.Orders(Id BIGINT NOT NULL, region VARCHAR(8) NOT NULL, Total DECIMAL(12,2) SUM, seen DATETIME(3) MAX) AGGREGATE KEY(Id, region)"),
+		doristest.WithTable("demo.plain(k INT NOT NULL, note STRING)"))
+	cols, err := TableColumns(context.Background(), configFor(srv, "Orders"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEq(t, "columns of demo.Orders", cols, []Column{
+		{Name: "Id", Type: "BIGINT", Key: true},
+		{Name: "region", Type: "VARCHAR", Key: true},
+		{Name: "Total", Type: "DECIMAL64", Precision: 12, Scale: 2, Aggregation: "SUM"},
+		{Name: "seen", Type: "DATETIMEV2", Aggregation: "MAX"},
+	})
+	cols, err = TableColumns(context.Background(), configFor(srv, "plain"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEq(t, "columns of demo.plain", cols, []Column{{Name: "k", Type: "INT", Key: true}, {Name: "note", Type: "STRING", Aggregation: "NONE"}})
+
+	_, err = TableColumns(context.Background(), configFor(srv, "nope"))
+	wantErr(t, err, "dorisio.TableColumns: ", "demo.nope", "Unknown table 'nope'")
+	cfg := configFor(srv, "plain")
+	cfg.Database = "nodb"
+	_, err = TableColumns(context.Background(), cfg)
+	wantErr(t, err, "dorisio.TableColumns: ", "nodb.plain", "Unknown database 'nodb'")
+	_, err = TableColumns(context.Background(), configFor(srv, ""))
+	wantErr(t, err, "dorisio.TableColumns: Config.Table is empty")
+}

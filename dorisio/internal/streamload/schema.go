@@ -11,7 +11,7 @@ import (
 )
 
 // Column is one visible column of a table, as the FE's schema endpoint
-// lists it: its name and the FE's type name (INT, VARCHAR, DOUBLE,
+// lists it: its name, its aggregation ("" for a key column) and the FE's type name (INT, VARCHAR, DOUBLE,
 // DECIMAL128, DATETIMEV2, ARRAY, ...), and for DECIMAL types their
 // precision and scale (Doris TableSchemaAction; the FE reports no length of
 // CHAR/VARCHAR and no precision of DATETIMEV2).
@@ -20,6 +20,9 @@ type Column struct {
 	Type      string    `json:"type"`
 	Precision schemaInt `json:"precision"` // DECIMAL only; 0 when not reported
 	Scale     schemaInt `json:"scale"`     // DECIMAL only
+	// Aggregation is the FE's aggregation_type: "" for a key column, else
+	// NONE, REPLACE, SUM, ...
+	Aggregation string `json:"aggregation_type"`
 }
 
 // schemaInt is a number the FE writes as a JSON string ("10") or number.
