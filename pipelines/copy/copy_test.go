@@ -490,3 +490,30 @@ func TestColumnsWithSpacesAfterTheCommasCopy(t *testing.T) {
 		}
 	}
 }
+
+// A target column the source lacks that is NOT NULL without a default
+// stops the copy before any job too, naming it: Doris would refuse every
+// row. One with a default, or AUTO_INCREMENT, is no reason to stop (here
+// the copy is then refused only for the other).
+func TestATargetColumnNotNullWithoutDefaultStopsTheCopyBeforeAnyLoad(t *testing.T) {
+	srv := doristest.NewServer(doristest.WithTable("demo.events"+eventsColumns),
+		doristest.WithTable("demo.events_copy(id BIGINT NOT NULL, kind VARCHAR(16), amount DECIMAL(12,2), at DATETIME(3), tags ARRAY<VARCHAR(16)>, "+
+			"Region VARCHAR(8) NOT NULL, source VARCHAR(8) NOT NULL DEFAULT 'copy', seq BIGINT NOT NULL AUTO_INCREMENT)"))
+	defer srv.Close()
+	o := defaults()
+	o.fe, o.seedRows = srv.URL, 20
+	_, err := runWithin(t, o)
+	want := "demo.events_copy's column Region is NOT NULL without a default, and the source has no column for it: Doris would refuse every row of demo.events; nothing was copied. " +
+		"Give it a default or make it nullable (ALTER TABLE demo.events_copy MODIFY COLUMN ...), or copy into another table"
+	if err == nil || oneLine(err) != want || !errors.As(err, new(*mismatch)) {
+		t.Errorf("err %v\nwant %q", err, want)
+	}
+	if txns := srv.Txns("demo"); len(txns) != 0 {
+		t.Errorf("doristest got %d loads, want none before the check: %+v", len(txns), txns)
+	}
+	o.columns = "id,kind"
+	_, err = runWithin(t, o)
+	if err == nil || !strings.Contains(oneLine(err), "column Region is NOT NULL without a default, and --columns copies none into it") {
+		t.Errorf("--columns id,kind: err %v", err)
+	}
+}

@@ -16,8 +16,9 @@
 // before any job, the copy reads both tables' columns and refuses (exit
 // status 2, nothing loaded) a source column the target lacks, whose values
 // Doris' JSON load would drop in silence. A target column the source lacks
-// loads its default, or NULL. --seed-rows writes synthetic rows into the
-// source first:
+// loads its default, or NULL; one NOT NULL without a default is refused
+// the same way (where the FE runs DESC, which says so). --seed-rows writes
+// synthetic rows into the source first:
 //
 //	go run ./integration/cmd/doris-local -table 'demo.events(id BIGINT NOT NULL, kind VARCHAR(16), amount DECIMAL(12,2), at DATETIME(3), tags ARRAY<VARCHAR(16)>) DISTRIBUTED BY HASH(id) BUCKETS 8' -table 'demo.events_copy(id BIGINT NOT NULL, kind VARCHAR(16), amount DECIMAL(12,2), at DATETIME(3), tags ARRAY<VARCHAR(16)>)'
 //	go run ./pipelines/copy --fe http://127.0.0.1:8030 --seed-rows 100000
@@ -146,8 +147,9 @@ nothing loaded), since Doris' JSON load would drop its values in silence;
 add the column to the target (ALTER TABLE ... ADD COLUMN) or choose the
 columns with --columns. Names compare case-insensitively, as in Doris. A
 target column the source lacks is fine when it is nullable or has a
-default: it loads NULL or the default (a NOT NULL one without a default
-fails the copy's first load, in Doris' words).
+default: it loads NULL or the default. One NOT NULL without a default
+stops the copy the same way (where the FE answers DESC over HTTP; else
+Doris refuses the copy's loads, in its words).
 
 Flags:
 `)
@@ -283,6 +285,25 @@ func checkColumns(ctx context.Context, cfg dorisio.Config, o *options) (countBy 
 			o.db, o.to, strings.Join(missing, ", "), o.db, o.from, strings.Join(names(dst), ", "),
 			map[bool]string{true: "its", false: "their"}[len(missing) == 1], map[bool]string{true: "it", false: "them"}[len(missing) == 1],
 			o.db, o.to, next)}
+	}
+	// A target column no copied column fills loads NULL or its default;
+	// one NOT NULL without a default would fail every row. Where the FE
+	// would not DESC the table this is unknown, and Doris' loads say it.
+	var unfilled []string
+	for _, c := range dst {
+		if c.Described && !c.Nullable && c.Default == "" && !c.AutoIncrement && !slices.ContainsFunc(copied, func(n string) bool { return strings.EqualFold(n, c.Name) }) {
+			unfilled = append(unfilled, c.Name)
+		}
+	}
+	if n := len(unfilled); n > 0 {
+		one := func(single, plural string) string { return map[bool]string{true: single, false: plural}[n == 1] }
+		what := "the source has no column for " + one("it", "them")
+		if o.columns != "" {
+			what = "--columns copies none into " + one("it", "them")
+		}
+		return "", &mismatch{fmt.Sprintf("%s.%s's %s %s %s NOT NULL without a default, and %s: Doris would refuse every row of %s.%s; nothing was copied. Give %s a default or make %s nullable (ALTER TABLE %s.%s MODIFY COLUMN ...), or copy into another table",
+			o.db, o.to, one("column", "columns"), strings.Join(unfilled, ", "), one("is", "are"), what, o.db, o.from,
+			one("it", "them"), one("it", "them"), o.db, o.to)}
 	}
 	for _, c := range dst {
 		if c.Key {
