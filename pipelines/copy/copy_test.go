@@ -9,11 +9,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/internal/longtest"
 )
@@ -515,5 +517,47 @@ func TestATargetColumnNotNullWithoutDefaultStopsTheCopyBeforeAnyLoad(t *testing.
 	_, err = runWithin(t, o)
 	if err == nil || !strings.Contains(oneLine(err), "column Region is NOT NULL without a default, and --columns copies none into it") {
 		t.Errorf("--columns id,kind: err %v", err)
+	}
+}
+
+// Where the target spells a column otherwise (ID for id), each line's key
+// is the target's spelling: Doris' JSON reader fills a column only from a
+// key spelled exactly as it is, and would leave ID NULL (or refuse the
+// row) for a key "id", while the names match in SQL and in the check.
+func TestLinesSpellEachKeyAsTheTargetsColumn(t *testing.T) {
+	fn := &reshapeFn{Rename: map[string]string{"id": "ID", "amount": "Amount"}}
+	var got []string
+	err := fn.ProcessElement(dorisio.Record{Columns: []string{"id", "kind", "amount"}, Values: []any{int64(7), "view", "2.50"}},
+		func(line []byte) { got = append(got, string(line)) })
+	if want := `{"Amount":"2.50","ID":7,"kind":"view"}`; err != nil || len(got) != 1 || got[0] != want {
+		t.Errorf("lines %q, %v; want %q", got, err, want)
+	}
+
+	srv := doristest.NewServer(doristest.WithTable("demo.events"+eventsColumns),
+		doristest.WithTable("demo.events_copy(ID BIGINT NOT NULL, Kind VARCHAR(16), AMOUNT DECIMAL(12,2), at DATETIME(3), Tags ARRAY<VARCHAR(16)>)"))
+	defer srv.Close()
+	o := defaults()
+	o.fe, o.seedRows = srv.URL, 25
+	out, err := runWithin(t, o)
+	if err != nil {
+		t.Fatal(oneLine(err))
+	}
+	if !strings.Contains(out, "verification: demo.events_copy grew by 25 rows, the rows read, each once") {
+		t.Errorf("output:\n%s", out)
+	}
+	key := func(rows [][]string) []string {
+		out := make([]string, len(rows))
+		for i, r := range rows {
+			out[i] = strings.Join(r, "\x00")
+		}
+		slices.Sort(out)
+		return out
+	}
+	if !slices.Equal(key(srv.Rows("demo", "events")), key(srv.Rows("demo", "events_copy"))) {
+		t.Errorf("the target's rows differ from the source's")
+	}
+	plan, err := checkColumns(context.Background(), dorisio.Config{FEs: []string{srv.URL}, User: srv.User, Password: srv.Password, Database: "demo"}, o)
+	if err != nil || plan.countBy != "ID" || len(plan.rename) != 4 || plan.rename["amount"] != "AMOUNT" {
+		t.Errorf("plan %+v, %v: want rows counted by ID and id, kind, amount, tags renamed", plan, err)
 	}
 }

@@ -12,7 +12,8 @@
 //	go run ./pipelines/copy --where "id % 2 = 0" --tablets-per-split 2
 //
 // Against a cluster (or doris-local), both tables must exist, the target
-// with a column for each copied one (names compare case-insensitively):
+// with a column for each copied one (names compare case-insensitively,
+// and rows are written with the target's spelling):
 // before any job, the copy reads both tables' columns and refuses (exit
 // status 2, nothing loaded) a source column the target lacks, whose values
 // Doris' JSON load would drop in silence. A target column the source lacks
@@ -145,7 +146,9 @@ Before any job, copy reads both tables' columns: a copied source column
 (all, or those of --columns) the target lacks stops it (exit status 2,
 nothing loaded), since Doris' JSON load would drop its values in silence;
 add the column to the target (ALTER TABLE ... ADD COLUMN) or choose the
-columns with --columns. Names compare case-insensitively, as in Doris. A
+columns with --columns. Names compare case-insensitively, as in Doris'
+SQL, and each row is written with the target's spelling (a JSON load
+fills a column only from a key spelled exactly as it is). A
 target column the source lacks is fine when it is nullable or has a
 default: it loads NULL or the default. One NOT NULL without a default
 stops the copy the same way (where the FE answers DESC over HTTP; else
@@ -224,13 +227,20 @@ type mismatch struct{ msg string }
 
 func (e *mismatch) Error() string { return e.msg }
 
+// columnPlan is what the tables' columns make of a copy.
+type columnPlan struct {
+	countBy string            // the target's column its rows are counted by: its first key column
+	rename  map[string]string // a copied column's name, lower-cased, to the target's spelling where it differs
+}
+
 // checkColumns reads both tables' columns (dorisio.TableColumns) and
 // refuses a copied source column the target has no column for: Doris'
 // JSON load ignores a key its table lacks, so its values would be lost
-// while the copy said "verified". Names compare case-insensitively, as
-// Doris compares them. It returns the column the target's rows are
-// counted by: its first key column, else its first.
-func checkColumns(ctx context.Context, cfg dorisio.Config, o *options) (countBy string, err error) {
+// while the copy said "verified". Names match case-insensitively, as in
+// Doris' SQL; a key of a JSON load, though, fills only the column spelled
+// exactly as it is, so where the spellings differ the copy writes the
+// target's (plan.rename).
+func checkColumns(ctx context.Context, cfg dorisio.Config, o *options) (plan columnPlan, err error) {
 	columns := func(table string) ([]dorisio.Column, error) {
 		c := cfg
 		c.Table = table
@@ -238,15 +248,16 @@ func checkColumns(ctx context.Context, cfg dorisio.Config, o *options) (countBy 
 	}
 	src, err := columns(o.from)
 	if err != nil {
-		return "", err
+		return plan, err
 	}
 	dst, err := columns(o.to)
 	if err != nil {
-		return "", err
+		return plan, err
 	}
-	has := func(cols []dorisio.Column, name string) bool {
-		return slices.ContainsFunc(cols, func(c dorisio.Column) bool { return strings.EqualFold(c.Name, name) })
+	find := func(cols []dorisio.Column, name string) int {
+		return slices.IndexFunc(cols, func(c dorisio.Column) bool { return strings.EqualFold(c.Name, name) })
 	}
+	has := func(cols []dorisio.Column, name string) bool { return find(cols, name) >= 0 }
 	names := func(cols []dorisio.Column) []string {
 		out := make([]string, len(cols))
 		for i, c := range cols {
@@ -256,7 +267,7 @@ func checkColumns(ctx context.Context, cfg dorisio.Config, o *options) (countBy 
 	}
 	copied, err := columnList(o.columns)
 	if err != nil {
-		return "", &mismatch{err.Error()}
+		return plan, &mismatch{err.Error()}
 	}
 	if copied == nil {
 		copied = names(src)
@@ -270,10 +281,16 @@ func checkColumns(ctx context.Context, cfg dorisio.Config, o *options) (countBy 
 			missing = append(missing, name)
 		default:
 			kept = append(kept, name)
+			if to := dst[find(dst, name)].Name; to != src[find(src, name)].Name {
+				if plan.rename == nil {
+					plan.rename = map[string]string{}
+				}
+				plan.rename[strings.ToLower(name)] = to
+			}
 		}
 	}
 	if len(unknown) > 0 {
-		return "", &mismatch{fmt.Sprintf("--columns names %s, which %s.%s lacks: its columns are %s",
+		return plan, &mismatch{fmt.Sprintf("--columns names %s, which %s.%s lacks: its columns are %s",
 			strings.Join(unknown, ", "), o.db, o.from, strings.Join(names(src), ", "))}
 	}
 	if len(missing) > 0 {
@@ -281,7 +298,7 @@ func checkColumns(ctx context.Context, cfg dorisio.Config, o *options) (countBy 
 		if len(kept) > 0 {
 			next = "or copy the others with --columns " + strings.Join(kept, ",")
 		}
-		return "", &mismatch{fmt.Sprintf("%s.%s has no column %s of %s.%s (its columns are %s): Doris' JSON load would drop %s values in silence; nothing was copied. Add %s to the target (ALTER TABLE %s.%s ADD COLUMN ...), %s",
+		return plan, &mismatch{fmt.Sprintf("%s.%s has no column %s of %s.%s (its columns are %s): Doris' JSON load would drop %s values in silence; nothing was copied. Add %s to the target (ALTER TABLE %s.%s ADD COLUMN ...), %s",
 			o.db, o.to, strings.Join(missing, ", "), o.db, o.from, strings.Join(names(dst), ", "),
 			map[bool]string{true: "its", false: "their"}[len(missing) == 1], map[bool]string{true: "it", false: "them"}[len(missing) == 1],
 			o.db, o.to, next)}
@@ -298,19 +315,18 @@ func checkColumns(ctx context.Context, cfg dorisio.Config, o *options) (countBy 
 	if n := len(unfilled); n > 0 {
 		one := func(single, plural string) string { return map[bool]string{true: single, false: plural}[n == 1] }
 		what := "the source has no column for " + one("it", "them")
-		if o.columns != "" {
+		if strings.TrimSpace(o.columns) != "" {
 			what = "--columns copies none into " + one("it", "them")
 		}
-		return "", &mismatch{fmt.Sprintf("%s.%s's %s %s %s NOT NULL without a default, and %s: Doris would refuse every row of %s.%s; nothing was copied. Give %s a default or make %s nullable (ALTER TABLE %s.%s MODIFY COLUMN ...), or copy into another table",
+		return plan, &mismatch{fmt.Sprintf("%s.%s's %s %s %s NOT NULL without a default, and %s: Doris would refuse every row of %s.%s; nothing was copied. Give %s a default or make %s nullable (ALTER TABLE %s.%s MODIFY COLUMN ...), or copy into another table",
 			o.db, o.to, one("column", "columns"), strings.Join(unfilled, ", "), one("is", "are"), what, o.db, o.from,
 			one("it", "them"), one("it", "them"), o.db, o.to)}
 	}
-	for _, c := range dst {
-		if c.Key {
-			return c.Name, nil
-		}
+	plan.countBy = dst[0].Name
+	if i := slices.IndexFunc(dst, func(c dorisio.Column) bool { return c.Key }); i >= 0 {
+		plan.countBy = dst[i].Name
 	}
-	return dst[0].Name, nil
+	return plan, nil
 }
 
 // oneLine is the error dorisio returned, after the step that met it
@@ -356,7 +372,7 @@ func run(ctx context.Context, o *options, out io.Writer) error {
 			return err
 		}
 	}
-	countBy, err := checkColumns(ctx, cfg, o)
+	plan, err := checkColumns(ctx, cfg, o)
 	if err != nil {
 		return err
 	}
@@ -365,12 +381,12 @@ func run(ctx context.Context, o *options, out io.Writer) error {
 			return err
 		}
 	}
-	before, err := count(ctx, cfg, o.to, countBy)
+	before, err := count(ctx, cfg, o.to, plan.countBy)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	res, err := copyTable(ctx, cfg, o)
+	res, err := copyTable(ctx, cfg, o, plan)
 	if err != nil {
 		return err
 	}
@@ -379,7 +395,7 @@ func run(ctx context.Context, o *options, out io.Writer) error {
 	fmt.Fprintf(out, "copied %s of %s.%s in %s into %s.%s in %.2fs: %.0f rows/s, %s (%d already committed by an earlier run)\n",
 		plural.Count(read, "row"), o.db, o.from, plural.Count(splits, "split"), o.db, o.to, elapsed.Seconds(), float64(read)/elapsed.Seconds(),
 		plural.Count(res["loads"], "load"), res["already_committed"])
-	after, err := count(ctx, cfg, o.to, countBy)
+	after, err := count(ctx, cfg, o.to, plan.countBy)
 	if err != nil {
 		return err
 	}
@@ -440,7 +456,7 @@ var validPrefix = regexp.MustCompile(`^[-_A-Za-z0-9]{1,48}$`)
 // re-run finds every load and loads nothing twice), in strict mode: a
 // value the target's column cannot hold (a BIGINT past an INT's range)
 // fails its load, naming it, where Doris' default would store NULL.
-func copyTable(ctx context.Context, cfg dorisio.Config, o *options) (map[string]int64, error) {
+func copyTable(ctx context.Context, cfg dorisio.Config, o *options, plan columnPlan) (map[string]int64, error) {
 	cols, err := columnList(o.columns)
 	if err != nil {
 		return nil, err
@@ -453,7 +469,7 @@ func copyTable(ctx context.Context, cfg dorisio.Config, o *options) (map[string]
 	dst.Table, dst.LabelPrefix = o.to, prefix(o)
 	_, err = build(func() beam.PCollection {
 		records := dorisio.Read(s, src, q, reflect.TypeOf(dorisio.Record{}))
-		lines := beam.ParDo(s, reshape, records)
+		lines := beam.ParDo(s, &reshapeFn{Rename: plan.rename}, records)
 		return dorisio.Write(s, dst, lines, dorisio.WithFormat(dorisio.JSON), dorisio.WithStrictMode(true))
 	})
 	if err != nil {
@@ -462,10 +478,28 @@ func copyTable(ctx context.Context, cfg dorisio.Config, o *options) (map[string]
 	return runJob(ctx, p)
 }
 
-// reshape is the copy's transform: here each record as the JSON line its
-// columns load from. Change a record's Columns and Values before
-// JSONLine to rename, drop, derive or filter (return nothing) columns.
-func reshape(r dorisio.Record, emit func([]byte)) error {
+// reshapeFn is the copy's transform: here each record as the JSON line its
+// columns load from, each key spelled as the target spells its column
+// (Rename: a source column's name, lower-cased, to the target's, where
+// they differ): Doris' JSON reader fills a column only from a key spelled
+// exactly as the column is, so "Amount" would leave a column created as
+// "amount" NULL. Change a record's Columns and Values before JSONLine to
+// rename, drop, derive or filter (return nothing) columns.
+type reshapeFn struct {
+	Rename map[string]string
+}
+
+func (fn *reshapeFn) ProcessElement(r dorisio.Record, emit func([]byte)) error {
+	if len(fn.Rename) > 0 {
+		cols := make([]string, len(r.Columns))
+		for i, c := range r.Columns {
+			cols[i] = c
+			if to, ok := fn.Rename[strings.ToLower(c)]; ok {
+				cols[i] = to
+			}
+		}
+		r.Columns = cols
+	}
 	line, err := r.JSONLine()
 	if err != nil && len(r.Columns) > 0 {
 		return fmt.Errorf("row %s %v: %w", r.Columns[0], r.Values[0], err) // named by its first column
@@ -505,7 +539,7 @@ func (fn *seedFn) ProcessElement(_ []byte, emit func(seedRow)) {
 func init() {
 	register.DoFn2x0[[]byte, func(seedRow)](&seedFn{})
 	register.Emitter1[seedRow]()
-	register.Function2x1(reshape)
+	register.DoFn2x1[dorisio.Record, func([]byte), error](&reshapeFn{})
 	register.Emitter1[[]byte]()
 	register.Function2x0(countRows)
 	beam.RegisterType(reflect.TypeOf(seedRow{}))
