@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -225,6 +226,38 @@ func ExampleWithCreateTable() {
 	// DISTRIBUTED BY HASH(`sensor`) BUCKETS 1
 	// PROPERTIES ("function_column.sequence_col" = "version", "replication_num" = "1")
 	// [[a 2 21.50 \N] [b 1 -3.25 C]]
+}
+
+// Read a table's columns before a job, here to find what a copy from
+// demo.events into demo.events_copy would lose: Doris' JSON load ignores
+// a key its table has no column for. Names compare case-insensitively, as
+// Doris compares them.
+func ExampleTableColumns() {
+	srv := doristest.NewServer(
+		doristest.WithTable("demo.events(id BIGINT NOT NULL, kind VARCHAR(16), Amount DECIMAL(12,2))"),
+		doristest.WithTable("demo.events_copy(ID BIGINT NOT NULL, amount DECIMAL(12,2))"))
+	defer srv.Close()
+	cfg := dorisio.Config{FEs: []string{srv.URL}, User: srv.User, Password: srv.Password, Database: "demo"}
+	columns := func(table string) []dorisio.Column {
+		cfg.Table = table
+		cols, err := dorisio.TableColumns(context.Background(), cfg)
+		if err != nil {
+			panic(err)
+		}
+		return cols
+	}
+	from, to := columns("events"), columns("events_copy")
+	for _, c := range from {
+		found := false
+		for _, d := range to {
+			found = found || strings.EqualFold(c.Name, d.Name)
+		}
+		fmt.Printf("%s %s key=%v in the target: %v\n", c.Name, c.Type, c.Key, found)
+	}
+	// Output:
+	// id BIGINT key=true in the target: true
+	// kind VARCHAR key=true in the target: false
+	// Amount DECIMAL64 key=false in the target: true
 }
 
 // A struct in a JSON column is what encoding/json writes for it: json tags

@@ -2,6 +2,7 @@ package dorisio
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -191,4 +192,85 @@ func CreateTable(ctx context.Context, cfg Config, ddl string) (existed bool, err
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// Column is one column of a table as TableColumns reads it from the FE.
+type Column struct {
+	// Name is the column's name as Doris spells it (as created). Doris
+	// matches column names case-insensitively: compare with
+	// strings.EqualFold.
+	Name string
+	// Type is the FE's type name, without length or precision: INT,
+	// VARCHAR, DECIMAL64, DATETIMEV2, ARRAY, ... (Doris' PrimitiveType).
+	Type string
+	// Precision and Scale are a DECIMAL column's; 0 for other types.
+	Precision, Scale int
+	// Key is true for a key column (of the KEY clause, whose aggregation
+	// the FE reports as "").
+	Key bool
+	// Aggregation is a value column's aggregation as the FE names it: NONE
+	// in a DUPLICATE KEY or merge-on-write UNIQUE KEY table, REPLACE in a
+	// merge-on-read UNIQUE KEY one, SUM, MAX, ... in an AGGREGATE KEY one;
+	// "" for a key column.
+	Aggregation string
+	// Described is true when DESC gave Nullable, Default and
+	// AutoIncrement; false when the FE would not run it (an FE or proxy
+	// without SQL over HTTP, a refusal): they are then unknown.
+	Described bool
+	// Nullable is true for a column that takes NULL.
+	Nullable bool
+	// Default is the column's DEFAULT as DESC shows it ("0", "eu",
+	// CURRENT_TIMESTAMP); "" for none and for DEFAULT NULL.
+	Default string
+	// AutoIncrement is true for an AUTO_INCREMENT column, which a load
+	// that leaves it out numbers.
+	AutoIncrement bool
+}
+
+// TableColumns reads the columns of cfg.Database's cfg.Table, in table
+// order (hidden __DORIS_*__ columns are not listed), for a check before a
+// job, such as whether a target table has every column a copy loads.
+// Names, types, key-ness and aggregation come from the FE's schema
+// endpoint (GET /api/{db}/{table}/_schema, which the Flink and Spark
+// connectors read), which gives no nullability or default; those come
+// from DESC over the FE's SQL endpoint (POST /api/query), and where it is
+// refused the columns are returned without them (Described false). One
+// attempt each; the user needs SELECT on the table. An error names the
+// table and quotes Doris (`Unknown table 'x'`), or says the FE gave no
+// columns (an FE too old for the endpoint, a proxy).
+func TableColumns(ctx context.Context, cfg Config) ([]Column, error) {
+	if cfg.Table == "" {
+		return nil, errors.New("dorisio.TableColumns: Config.Table is empty: name the table")
+	}
+	c, err := configClient(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("dorisio.TableColumns: %w", err)
+	}
+	defer c.Close()
+	cols, err := c.TableColumns(ctx, cfg.Database, cfg.Table)
+	if err != nil {
+		return nil, fmt.Errorf("dorisio.TableColumns: %w", err)
+	}
+	out := make([]Column, len(cols))
+	for i, col := range cols {
+		out[i] = Column{Name: col.Name, Type: col.Type, Precision: int(col.Precision), Scale: int(col.Scale),
+			Key: col.Aggregation == "", Aggregation: col.Aggregation}
+	}
+	descs, err := c.Describe(ctx, cfg.Database, cfg.Table)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("dorisio.TableColumns: %w", err)
+		}
+		return out, nil // nullability and defaults unknown: Described false
+	}
+	for i := range out {
+		for _, d := range descs {
+			if strings.EqualFold(d.Name, out[i].Name) {
+				out[i].Described, out[i].Nullable, out[i].Default = true, d.Nullable, d.Default
+				out[i].AutoIncrement = strings.Contains(strings.ToUpper(d.Extra), "AUTO_INCREMENT")
+				break
+			}
+		}
+	}
+	return out, nil
 }

@@ -399,3 +399,53 @@ func TestCreateTableRunsAStatementAfterACommentOrAByteOrderMark(t *testing.T) {
 	_, err := CreateTable(context.Background(), configFor(srv, "orders"), "-- only a comment\nDROP TABLE orders")
 	wantErr(t, err, `dorisio.CreateTable: the statement is not a CREATE TABLE: "DROP TABLE orders"`)
 }
+
+// TableColumns lists a table's columns as the FE gives them: from its
+// schema endpoint names as created, the FE's type names, DECIMAL precision
+// and scale, which are keys and each value column's aggregation; from DESC
+// nullability, defaults and AUTO_INCREMENT. Where DESC is refused the
+// rest is still there (Described false). A table or database Doris lacks
+// is an error naming it, in Doris' words.
+func TestTableColumnsListsATablesColumnsAsTheFEGivesThem(t *testing.T) {
+	srv := startServer(t,
+		doristest.WithTable("demo.Orders(Id BIGINT NOT NULL, region VARCHAR(8) NOT NULL DEFAULT 'eu', Total DECIMAL(12,2) SUM DEFAULT '1.50', seen DATETIME(3) MAX DEFAULT CURRENT_TIMESTAMP(3)) AGGREGATE KEY(Id, region)"),
+		doristest.WithTable("demo.plain(k BIGINT NOT NULL AUTO_INCREMENT, note STRING NULL DEFAULT NULL)"))
+	cols, err := TableColumns(context.Background(), configFor(srv, "Orders"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEq(t, "columns of demo.Orders", cols, []Column{
+		{Name: "Id", Type: "BIGINT", Key: true, Described: true},
+		{Name: "region", Type: "VARCHAR", Key: true, Described: true, Default: "eu"},
+		{Name: "Total", Type: "DECIMAL64", Precision: 12, Scale: 2, Aggregation: "SUM", Described: true, Nullable: true, Default: "1.50"},
+		{Name: "seen", Type: "DATETIMEV2", Aggregation: "MAX", Described: true, Nullable: true, Default: "CURRENT_TIMESTAMP"},
+	})
+	want := []Column{{Name: "k", Type: "BIGINT", Key: true, Described: true, AutoIncrement: true},
+		{Name: "note", Type: "STRING", Aggregation: "NONE", Described: true, Nullable: true}}
+	cols, err = TableColumns(context.Background(), configFor(srv, "plain"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEq(t, "columns of demo.plain", cols, want)
+
+	refused := srv.Inject(doristest.Fault{Kind: doristest.Respond, Endpoint: doristest.EndpointQuery,
+		Body: `{"msg":"Error","code":1,"data":"Failed to execute sql: java.sql.SQLException: (conn=7) errCode = 2, detailMessage = Access denied","count":0}`})
+	cols, err = TableColumns(context.Background(), configFor(srv, "plain"))
+	if err != nil || refused.Hits() != 1 {
+		t.Fatalf("DESC refused: %v, %d hits", err, refused.Hits())
+	}
+	for i := range want {
+		want[i].Described, want[i].Nullable, want[i].AutoIncrement = false, false, false
+	}
+	wantEq(t, "columns of demo.plain, DESC refused", cols, want)
+	refused.Remove()
+
+	_, err = TableColumns(context.Background(), configFor(srv, "nope"))
+	wantErr(t, err, "dorisio.TableColumns: ", "demo.nope", "Unknown table 'nope'")
+	cfg := configFor(srv, "plain")
+	cfg.Database = "nodb"
+	_, err = TableColumns(context.Background(), cfg)
+	wantErr(t, err, "dorisio.TableColumns: ", "nodb.plain", "Unknown database 'nodb'")
+	_, err = TableColumns(context.Background(), configFor(srv, ""))
+	wantErr(t, err, "dorisio.TableColumns: Config.Table is empty")
+}

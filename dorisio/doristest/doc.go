@@ -26,7 +26,7 @@
 // PUT /api/{db}[/{tbl}]/_stream_load_2pc (auth checks, then 307 to a BE,
 // never reading the body), GET /api/{db}/get_load_state, GET /api/backends,
 // GET /api/health, POST /api/query/{ns}/{db} (SHOW TRANSACTION, SHOW
-// FRONTENDS, ADMIN SHOW FRONTEND CONFIG, CREATE DATABASE, CREATE TABLE,
+// FRONTENDS, ADMIN SHOW FRONTEND CONFIG, DESC, CREATE DATABASE, CREATE TABLE,
 // ALTER TABLE ... ADD COLUMN), POST /api/{db}/_cancel, GET
 // /api/{db}/{tbl}/_schema, POST /api/{db}/{tbl}/_query_plan, and
 // doristest's own GET /doristest/rows, GET /doristest/count and GET
@@ -235,7 +235,7 @@
 //   - The FE lists every BE as alive, even under a BackendDown fault (like
 //     a real FE between heartbeats).
 //   - SHOW TRANSACTION, SHOW FRONTENDS, ADMIN SHOW FRONTEND CONFIG (of the
-//     settings the server plays), CREATE DATABASE, CREATE TABLE and ALTER TABLE ... ADD
+//     settings the server plays), DESC, CREATE DATABASE, CREATE TABLE and ALTER TABLE ... ADD
 //     COLUMN are the only statements of the query endpoint; its error
 //     texts carry an invented `java.sql.SQLException: (conn=N)` prefix, as
 //     the spec leaves the driver's rendering uncertain. Syntax errors are

@@ -42,6 +42,12 @@ import (
 //     its HttpPort and ArrowFlightSqlPort (Server.FlightPort); WithoutAdmin
 //     refuses it with `Access denied; you need (at least one of) the
 //     (Admin_priv,Node_priv) privilege(s) for this operation`.
+//   - `DESC[RIBE] [db.]tbl` (§1.9): Doris' columns Field, Type, Null
+//     ("Yes"/"No"), Key ("true"/"false"), Default (null for none or
+//     DEFAULT NULL, as the MySQL protocol the endpoint runs over carries
+//     Doris' \N; CURRENT_TIMESTAMP for a load-time default) and Extra (the
+//     value column's aggregation, AUTO_INCREMENT), one row per visible
+//     column; a table the server lacks is Doris' `Unknown table 'x'`.
 //   - Anything else: {"msg":"Error","code":1,"data":"Failed to execute sql:
 //     java.sql.SQLException: (conn=N) errCode = 2, detailMessage = <text>","count":0}.
 
@@ -49,6 +55,7 @@ var (
 	showConfigRE = regexp.MustCompile(`(?is)^\s*(?:ADMIN\s+)?SHOW\s+FRONTEND\s+CONFIG(?:\s+LIKE\s+(?:'([^']*)'|"([^"]*)"))?\s*;?\s*$`)
 	showFEsRE    = regexp.MustCompile(`(?is)^\s*SHOW\s+FRONTENDS\s*;?\s*$`)
 	showTxnRE    = regexp.MustCompile("(?is)^\\s*SHOW\\s+TRANSACTION(?:\\s+(?:FROM|IN)\\s+(`[^`]+`|[A-Za-z0-9_]+))?(?:\\s+WHERE\\s+(.*?))?\\s*;?\\s*$")
+	descRE       = regexp.MustCompile("(?is)^\\s*DESC(?:RIBE)?\\s+(?:(`[^`]+`|[A-Za-z0-9_]+)\\.)?(`[^`]+`|[^\\s.`;]+)\\s*;?\\s*$")
 	whereRE      = regexp.MustCompile(`(?is)^(ID|LABEL|STATUS)\s*(=|\s+LIKE\s+)\s*(?:'([^']*)'|(\d+))$`)
 )
 
@@ -96,6 +103,10 @@ func (s *Server) feQuery(w http.ResponseWriter, r *http.Request, db string) {
 	case showFEsRE.MatchString(req.Stmt):
 		columns = frontendColumns
 		rows, errText = s.showFrontends()
+	case descRE.MatchString(req.Stmt):
+		m := descRE.FindStringSubmatch(req.Stmt)
+		columns = descColumns
+		rows, errText = s.describe(db, strings.Trim(m[1], "`"), strings.Trim(m[2], "`"))
 	default:
 		rows, errText = s.showTransaction(db, req.Stmt)
 	}
@@ -161,6 +172,46 @@ func (s *Server) showFrontends() (rows []string, errText string) {
 		vals[i] = jsonString(v)
 	}
 	return []string{"[" + strings.Join(vals, ",") + "]"}, ""
+}
+
+// descColumns are DESC's columns for an OLAP table (Doris 2.1 to 4.0).
+var descColumns = []string{"Field", "Type", "Null", "Key", "Default", "Extra"}
+
+// describe is DESC [db.]tbl: one row per visible column, in table order.
+func (s *Server) describe(sessionDB, db, tbl string) (rows []string, errText string) {
+	if db == "" {
+		db = sessionDB
+	}
+	t := s.txns.table(db, tbl)
+	if t == nil {
+		return nil, s.missingTable(db, tbl)
+	}
+	sc := t.Schema()
+	for _, c := range sc.Columns {
+		null, def := "No", "null"
+		if c.Nullable {
+			null = "Yes"
+		}
+		switch d := c.Default; {
+		case d == nil || d.Null:
+		case d.Now && d.Date:
+			def = jsonString("CURRENT_DATE")
+		case d.Now:
+			def = jsonString("CURRENT_TIMESTAMP")
+		default:
+			def = jsonString(d.Value)
+		}
+		var extra []string
+		if agg := aggregationType(sc, c); agg != "" && agg != "NONE" {
+			extra = append(extra, agg)
+		}
+		if c.AutoIncrement {
+			extra = append(extra, "AUTO_INCREMENT")
+		}
+		rows = append(rows, "["+strings.Join([]string{jsonString(c.Name), jsonString(strings.ToLower(c.Type.String())), jsonString(null),
+			jsonString(strconv.FormatBool(c.Key)), def, jsonString(strings.Join(extra, ","))}, ",")+"]")
+	}
+	return rows, ""
 }
 
 var configColumns = []string{"Key", "Value", "Type", "IsMutable", "MasterOnly", "Comment"}

@@ -2,17 +2,20 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+	"github.com/dorisbeam/dorisbeam/dorisio"
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/internal/longtest"
 )
@@ -86,30 +89,43 @@ func TestAFailedCopySaysWhatDorisioSaid(t *testing.T) {
 	o := defaults()
 	o.fe, o.seedRows = srv.URL, 0
 	_, err := runWithin(t, o)
-	if err == nil || !strings.Contains(oneLine(err), fmt.Sprintf("dorisio.Read: table demo.events_copy")) {
+	if err == nil || !strings.Contains(oneLine(err), "dorisio.TableColumns: ") || !strings.Contains(oneLine(err), "demo.events_copy") ||
+		!strings.Contains(oneLine(err), "Unknown table 'events_copy'") {
 		t.Errorf("err %v", err)
 	}
 }
 
 // A job the runner fails ends in one line: the step and dorisio's words,
-// without the plan dump the runner wraps them in (here a password the
-// server refuses while the source is seeded).
+// without the plan dump the runner wraps them in (here a seeding load
+// Doris refuses: the source has a NOT NULL column without a default that
+// the seed rows leave out). A password the
+// server refuses is now met before any job, by the read of the tables'
+// columns, and is one line too.
 func TestAFailedJobIsOneLine(t *testing.T) {
 	srv := doristest.NewServer(doristest.WithAuth("root", "right"),
-		doristest.WithTable("demo.events"+eventsColumns), doristest.WithTable("demo.events_copy"+eventsColumns))
+		doristest.WithTable("demo.events"+refusingSeedColumns), doristest.WithTable("demo.events_copy"+refusingSeedColumns))
 	defer srv.Close()
-	t.Setenv("DORISIO_COPY_TEST_PASSWORD", "wrong")
+	t.Setenv("DORISIO_COPY_TEST_PASSWORD", "right")
 	o := defaults()
 	o.fe, o.seedRows, o.passwordEnv = srv.URL, 10, "DORISIO_COPY_TEST_PASSWORD"
 	_, err := runWithin(t, o)
 	if err == nil {
-		t.Fatal("the copy succeeded with a wrong password")
+		t.Fatal("the copy succeeded seeding rows the source refuses")
 	}
 	got := oneLine(err)
-	if !strings.HasPrefix(got, "seeding demo.events: [dorisio:auth] doris load demo.events ") || strings.Contains(got, "\n") {
+	if !strings.HasPrefix(got, "seeding demo.events: [dorisio:error] doris load demo.events ") || strings.Contains(got, "\n") {
 		t.Errorf("want one line, the step then dorisio's error; got\n%s", got)
 	}
+	t.Setenv("DORISIO_COPY_TEST_PASSWORD", "wrong")
+	_, err = runWithin(t, o)
+	if got := fmt.Sprint(oneLine(err)); !strings.HasPrefix(got, "dorisio.TableColumns: [dorisio:auth] doris table schema demo.events") || strings.Contains(got, "\n") {
+		t.Errorf("a wrong password: want one line, dorisio's error; got\n%s", got)
+	}
 }
+
+// refusingSeedColumns are the demo tables' columns and one more, NOT NULL
+// without a default, that the seed rows lack: their load fails, in a job.
+const refusingSeedColumns = "(id BIGINT NOT NULL, kind VARCHAR(16), amount DECIMAL(12,2), at DATETIME(3), tags ARRAY<VARCHAR(16)>, must INT NOT NULL)"
 
 // A copy stopped after some of its loads committed is finished by a re-run
 // with the same prefix: the re-run loads only the rest, and the
@@ -264,19 +280,20 @@ func TestThePasswordFileGivesThePassword(t *testing.T) {
 
 // Without -v a failed copy prints no runner log: the error is said once,
 // in one line, by main. Before, prism's ERROR lines came first, each with
-// the plan dump (four of them for a target table that does not exist).
-// With -v they are there.
+// the plan dump (four of them for a target table that does not exist,
+// which the read of the tables' columns now finds before any job; here
+// the job's seed rows are refused). With -v they are there.
 func TestAFailedCopyLogsNothingOfTheRunnerWithoutV(t *testing.T) {
-	srv := doristest.NewServer(doristest.WithTable("demo.events" + eventsColumns))
+	srv := doristest.NewServer(doristest.WithTable("demo.events"+refusingSeedColumns), doristest.WithTable("demo.events_copy"+refusingSeedColumns))
 	defer srv.Close()
 	defer setupLogging(io.Discard, false)
 	for _, verbose := range []bool{false, true} {
 		var logs strings.Builder
 		setupLogging(&logs, verbose)
 		o := defaults()
-		o.fe, o.seedRows = srv.URL, 0
+		o.fe, o.seedRows = srv.URL, 10
 		if _, err := runWithin(t, o); err == nil {
-			t.Fatal("a copy into a table that does not exist succeeded")
+			t.Fatal("a copy seeding rows the source refuses succeeded")
 		}
 		if dumped := strings.Contains(logs.String(), "Plan["); dumped == !verbose {
 			t.Errorf("-v %v: the runner's plan dump logged: %v; logs:\n%s", verbose, dumped, logs.String())
@@ -350,4 +367,197 @@ func streamLoadRows(t *testing.T, srv *doristest.Server, table, rows string) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
+}
+
+// countTxns is how many loads of demo.table doristest was sent.
+func countTxns(srv *doristest.Server, table string) int {
+	n := 0
+	for _, tx := range srv.Txns("demo") {
+		if tx.Table == table {
+			n++
+		}
+	}
+	return n
+}
+
+// A source column the target lacks stops the copy before any job, naming
+// both tables, the missing columns and what to do, with exit status 2
+// (mismatch). Before, Doris' JSON load ignored the key, the column's
+// values were lost, and the copy said "verification: demo.events_copy
+// grew by 20 rows, the rows read, each once". Names compare
+// case-insensitively: the target's ID and Amount are the source's id and
+// amount.
+func TestASourceColumnTheTargetLacksStopsTheCopyBeforeAnyLoad(t *testing.T) {
+	srv := doristest.NewServer(doristest.WithTable("demo.events"+eventsColumns),
+		doristest.WithTable("demo.events_copy(ID BIGINT NOT NULL, Amount DECIMAL(12,2), at DATETIME(3))"))
+	defer srv.Close()
+	o := defaults()
+	o.fe, o.seedRows = srv.URL, 20
+	out, err := runWithin(t, o)
+	want := "demo.events_copy has no column kind, tags of demo.events (its columns are ID, Amount, at): Doris' JSON load would drop their values in silence; nothing was copied. " +
+		"Add them to the target (ALTER TABLE demo.events_copy ADD COLUMN ...), or copy the others with --columns id,amount,at"
+	if err == nil || oneLine(err) != want {
+		t.Errorf("err %v\nwant %q\noutput:\n%s", err, want, out)
+	}
+	if !errors.As(err, new(*mismatch)) {
+		t.Errorf("err %T: want a *mismatch (exit status 2)", err)
+	}
+	if txns := srv.Txns("demo"); len(txns) != 0 {
+		t.Errorf("doristest got %d loads, want none before the check: %+v", len(txns), txns)
+	}
+	// The same with --columns naming one of them, in another case.
+	o.seedRows, o.columns = 0, "id,KIND"
+	_, err = runWithin(t, o)
+	if err == nil || !strings.Contains(oneLine(err), "demo.events_copy has no column KIND of demo.events") ||
+		!strings.Contains(oneLine(err), "Add it to the target (ALTER TABLE demo.events_copy ADD COLUMN ...), or copy the others with --columns id") {
+		t.Errorf("--columns id,KIND: err %v", err)
+	}
+	o.columns = "id,nope"
+	_, err = runWithin(t, o)
+	if err == nil || oneLine(err) != "--columns names nope, which demo.events lacks: its columns are id, kind, amount, at, tags" {
+		t.Errorf("--columns id,nope: err %v", err)
+	}
+	if n := countTxns(srv, "events_copy"); n != 0 {
+		t.Errorf("doristest got %d loads of demo.events_copy, want none", n)
+	}
+}
+
+// A nullable target column the source lacks loads NULL: the copy goes on
+// and verifies.
+func TestATargetWithAnExtraNullableColumnCopiesFine(t *testing.T) {
+	srv := doristest.NewServer(doristest.WithTable("demo.events"+eventsColumns),
+		doristest.WithTable("demo.events_copy(id BIGINT NOT NULL, kind VARCHAR(16), amount DECIMAL(12,2), at DATETIME(3), tags ARRAY<VARCHAR(16)>, note STRING)"))
+	defer srv.Close()
+	o := defaults()
+	o.fe, o.seedRows = srv.URL, 30
+	out, err := runWithin(t, o)
+	if err != nil {
+		t.Fatal(oneLine(err))
+	}
+	if !strings.Contains(out, "verification: demo.events_copy grew by 30 rows, the rows read, each once") {
+		t.Errorf("output:\n%s", out)
+	}
+	for _, r := range srv.Rows("demo", "events_copy") {
+		if len(r) != 6 || r[5] != `\N` {
+			t.Errorf("row %q: want note NULL", r)
+			break
+		}
+	}
+}
+
+// A table without an id column copies and counts: the rows are counted by
+// the target's first key column. Before, the count read a column named id
+// and the copy failed: dorisio.Read: ... has no column "id".
+func TestATableWithoutIdCopiesAndCounts(t *testing.T) {
+	srv := doristest.NewServer(doristest.WithTable("demo.src(code VARCHAR(8) NOT NULL, n INT)"),
+		doristest.WithTable("demo.dst(Code VARCHAR(8) NOT NULL, n INT)"))
+	defer srv.Close()
+	streamLoadRows(t, srv, "src", "a\t1\nb\t2\nc\t\\N\n")
+	o := defaults()
+	o.fe, o.seedRows, o.from, o.to = srv.URL, 0, "src", "dst"
+	out, err := runWithin(t, o)
+	if err != nil {
+		t.Fatal(oneLine(err))
+	}
+	for _, want := range []string{"copied 3 rows of demo.src", "verification: demo.dst grew by 3 rows, the rows read, each once"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if n := srv.RowCount("demo", "dst"); n != 3 {
+		t.Errorf("the target holds %d rows, want 3", n)
+	}
+}
+
+// --columns takes names with spaces around them, as people type lists:
+// " kind , id" copies kind and id. Before, " kind" was sent as a name and
+// Read refused it.
+func TestColumnsWithSpacesAfterTheCommasCopy(t *testing.T) {
+	srv := doristest.NewServer(doristest.WithTable("demo.events"+eventsColumns),
+		doristest.WithTable("demo.kinds(id BIGINT NOT NULL, kind VARCHAR(16))"))
+	defer srv.Close()
+	o := defaults()
+	o.fe, o.seedRows, o.to, o.columns = srv.URL, 12, "kinds", " kind , id"
+	out, err := runWithin(t, o)
+	if err != nil {
+		t.Fatal(oneLine(err))
+	}
+	if !strings.Contains(out, "verification: demo.kinds grew by 12 rows, the rows read, each once") {
+		t.Errorf("output:\n%s", out)
+	}
+	for _, r := range srv.Rows("demo", "kinds") {
+		if len(r) != 2 || r[1] == `\N` {
+			t.Errorf("row %q: want id and kind", r)
+			break
+		}
+	}
+}
+
+// A target column the source lacks that is NOT NULL without a default
+// stops the copy before any job too, naming it: Doris would refuse every
+// row. One with a default, or AUTO_INCREMENT, is no reason to stop (here
+// the copy is then refused only for the other).
+func TestATargetColumnNotNullWithoutDefaultStopsTheCopyBeforeAnyLoad(t *testing.T) {
+	srv := doristest.NewServer(doristest.WithTable("demo.events"+eventsColumns),
+		doristest.WithTable("demo.events_copy(id BIGINT NOT NULL, kind VARCHAR(16), amount DECIMAL(12,2), at DATETIME(3), tags ARRAY<VARCHAR(16)>, "+
+			"Region VARCHAR(8) NOT NULL, source VARCHAR(8) NOT NULL DEFAULT 'copy', seq BIGINT NOT NULL AUTO_INCREMENT)"))
+	defer srv.Close()
+	o := defaults()
+	o.fe, o.seedRows = srv.URL, 20
+	_, err := runWithin(t, o)
+	want := "demo.events_copy's column Region is NOT NULL without a default, and the source has no column for it: Doris would refuse every row of demo.events; nothing was copied. " +
+		"Give it a default or make it nullable (ALTER TABLE demo.events_copy MODIFY COLUMN ...), or copy into another table"
+	if err == nil || oneLine(err) != want || !errors.As(err, new(*mismatch)) {
+		t.Errorf("err %v\nwant %q", err, want)
+	}
+	if txns := srv.Txns("demo"); len(txns) != 0 {
+		t.Errorf("doristest got %d loads, want none before the check: %+v", len(txns), txns)
+	}
+	o.columns = "id,kind"
+	_, err = runWithin(t, o)
+	if err == nil || !strings.Contains(oneLine(err), "column Region is NOT NULL without a default, and --columns copies none into it") {
+		t.Errorf("--columns id,kind: err %v", err)
+	}
+}
+
+// Where the target spells a column otherwise (ID for id), each line's key
+// is the target's spelling: Doris' JSON reader fills a column only from a
+// key spelled exactly as it is, and would leave ID NULL (or refuse the
+// row) for a key "id", while the names match in SQL and in the check.
+func TestLinesSpellEachKeyAsTheTargetsColumn(t *testing.T) {
+	fn := &reshapeFn{Rename: map[string]string{"id": "ID", "amount": "Amount"}}
+	var got []string
+	err := fn.ProcessElement(dorisio.Record{Columns: []string{"id", "kind", "amount"}, Values: []any{int64(7), "view", "2.50"}},
+		func(line []byte) { got = append(got, string(line)) })
+	if want := `{"Amount":"2.50","ID":7,"kind":"view"}`; err != nil || len(got) != 1 || got[0] != want {
+		t.Errorf("lines %q, %v; want %q", got, err, want)
+	}
+
+	srv := doristest.NewServer(doristest.WithTable("demo.events"+eventsColumns),
+		doristest.WithTable("demo.events_copy(ID BIGINT NOT NULL, Kind VARCHAR(16), AMOUNT DECIMAL(12,2), at DATETIME(3), Tags ARRAY<VARCHAR(16)>)"))
+	defer srv.Close()
+	o := defaults()
+	o.fe, o.seedRows = srv.URL, 25
+	out, err := runWithin(t, o)
+	if err != nil {
+		t.Fatal(oneLine(err))
+	}
+	if !strings.Contains(out, "verification: demo.events_copy grew by 25 rows, the rows read, each once") {
+		t.Errorf("output:\n%s", out)
+	}
+	key := func(rows [][]string) []string {
+		out := make([]string, len(rows))
+		for i, r := range rows {
+			out[i] = strings.Join(r, "\x00")
+		}
+		slices.Sort(out)
+		return out
+	}
+	if !slices.Equal(key(srv.Rows("demo", "events")), key(srv.Rows("demo", "events_copy"))) {
+		t.Errorf("the target's rows differ from the source's")
+	}
+	plan, err := checkColumns(context.Background(), dorisio.Config{FEs: []string{srv.URL}, User: srv.User, Password: srv.Password, Database: "demo"}, o)
+	if err != nil || plan.countBy != "ID" || len(plan.rename) != 4 || plan.rename["amount"] != "AMOUNT" {
+		t.Errorf("plan %+v, %v: want rows counted by ID and id, kind, amount, tags renamed", plan, err)
+	}
 }

@@ -11,8 +11,15 @@
 //	go run ./pipelines/copy
 //	go run ./pipelines/copy --where "id % 2 = 0" --tablets-per-split 2
 //
-// Against a cluster (or doris-local), the tables must exist with the same
-// columns; --seed-rows writes synthetic rows into the source first:
+// Against a cluster (or doris-local), both tables must exist, the target
+// with a column for each copied one (names compare case-insensitively,
+// and rows are written with the target's spelling):
+// before any job, the copy reads both tables' columns and refuses (exit
+// status 2, nothing loaded) a source column the target lacks, whose values
+// Doris' JSON load would drop in silence. A target column the source lacks
+// loads its default, or NULL; one NOT NULL without a default is refused
+// the same way (where the FE runs DESC, which says so). --seed-rows writes
+// synthetic rows into the source first:
 //
 //	go run ./integration/cmd/doris-local -table 'demo.events(id BIGINT NOT NULL, kind VARCHAR(16), amount DECIMAL(12,2), at DATETIME(3), tags ARRAY<VARCHAR(16)>) DISTRIBUTED BY HASH(id) BUCKETS 8' -table 'demo.events_copy(id BIGINT NOT NULL, kind VARCHAR(16), amount DECIMAL(12,2), at DATETIME(3), tags ARRAY<VARCHAR(16)>)'
 //	go run ./pipelines/copy --fe http://127.0.0.1:8030 --seed-rows 100000
@@ -22,6 +29,7 @@
 // launcher and on every worker. It runs
 // on prism by default; Beam's --runner and its other flags are accepted.
 // A failed job ends in one line quoting dorisio's error (exit status 1).
+// The rows are counted by the target's first key column.
 package main
 
 import (
@@ -62,7 +70,7 @@ const eventsColumns = "(id BIGINT NOT NULL, kind VARCHAR(16), amount DECIMAL(12,
 type options struct {
 	fe, user, passwordEnv, db string
 	passwordFile              string
-	from, to, where, columns  string
+	from, to, where, columns  string // columns: as given; columnList parses it
 	labelPrefix               string
 	tabletsPerSplit           int
 	flightPort                int
@@ -89,6 +97,9 @@ func main() {
 	tmpDone()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "copy:", oneLine(err))
+		if errors.As(err, new(*mismatch)) {
+			os.Exit(2) // as for a bad flag: nothing ran
+		}
 		os.Exit(1)
 	}
 }
@@ -114,7 +125,7 @@ func defineFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.from, "from", "events", "source table")
 	fs.StringVar(&o.to, "to", "events_copy", "target table")
 	fs.StringVar(&o.where, "where", "", "SQL predicate pushed to Doris, e.g. \"id % 2 = 0\"")
-	fs.StringVar(&o.columns, "columns", "", "columns to copy, comma-separated (empty: all)")
+	fs.StringVar(&o.columns, "columns", "", "source columns to copy, comma-separated (empty: all); the target needs a column of each name (case-insensitive), and its other columns load their defaults, or NULL")
 	fs.StringVar(&o.labelPrefix, "label-prefix", "", "label prefix of the loads (default copy_<from>_<to>, or where the names do not fit a prefix, 48 of [-_A-Za-z0-9], their letters that fit and a digest of both): keep it for a re-run, which then loads nothing twice")
 	fs.IntVar(&o.tabletsPerSplit, "tablets-per-split", 0, "tablets one query reads (0: dorisio's default, 8)")
 	fs.IntVar(&o.flightPort, "flight-port", 0, "the FE's arrow_flight_sql_port (0: asked of the FE with SHOW FRONTENDS)")
@@ -129,7 +140,19 @@ tablets) and writes its rows into another with dorisio.Write, exactly once:
 a re-run with the same --label-prefix copies nothing twice. With no flags
 it starts an embedded Doris-compatible server, seeds demo.events with
 100,000 rows, copies them into demo.events_copy and verifies the copy value
-for value. Against a cluster both tables must exist with the same columns.
+for value. Against a cluster both tables must exist.
+
+Before any job, copy reads both tables' columns: a copied source column
+(all, or those of --columns) the target lacks stops it (exit status 2,
+nothing loaded), since Doris' JSON load would drop its values in silence;
+add the column to the target (ALTER TABLE ... ADD COLUMN) or choose the
+columns with --columns. Names compare case-insensitively, as in Doris'
+SQL, and each row is written with the target's spelling (a JSON load
+fills a column only from a key spelled exactly as it is). A
+target column the source lacks is fine when it is nullable or has a
+default: it loads NULL or the default. One NOT NULL without a default
+stops the copy the same way (where the FE answers DESC over HTTP; else
+Doris refuses the copy's loads, in its words).
 
 Flags:
 `)
@@ -171,7 +194,139 @@ func checkFlags(fs *flag.FlagSet, o *options) error {
 	case o.from == o.to:
 		return fmt.Errorf("--from and --to name the same table, %s.%s: a copy into itself would load every row of it again; give another --to", o.db, o.to)
 	}
-	return nil
+	_, err := columnList(o.columns)
+	return err
+}
+
+// columnList is --columns' names, each trimmed (" kind" is kind): nil for
+// all columns. An empty name, or a name twice (Doris' names are
+// case-insensitive), is an error.
+func columnList(flagValue string) ([]string, error) {
+	if strings.TrimSpace(flagValue) == "" {
+		return nil, nil
+	}
+	var names []string
+	seen := map[string]bool{}
+	for i, name := range strings.Split(flagValue, ",") {
+		name = strings.TrimSpace(name)
+		switch key := strings.ToLower(name); {
+		case name == "":
+			return nil, fmt.Errorf("--columns %q: name %d is empty; give the names separated by commas, e.g. --columns id,kind", flagValue, i+1)
+		case seen[key]:
+			return nil, fmt.Errorf("--columns %q: %s is named twice (Doris' column names are case-insensitive)", flagValue, name)
+		default:
+			seen[key] = true
+			names = append(names, name)
+		}
+	}
+	return names, nil
+}
+
+// mismatch is a copy the tables' columns refuse, found before any job.
+type mismatch struct{ msg string }
+
+func (e *mismatch) Error() string { return e.msg }
+
+// columnPlan is what the tables' columns make of a copy.
+type columnPlan struct {
+	countBy string            // the target's column its rows are counted by: its first key column
+	rename  map[string]string // a copied column's name, lower-cased, to the target's spelling where it differs
+}
+
+// checkColumns reads both tables' columns (dorisio.TableColumns) and
+// refuses a copied source column the target has no column for: Doris'
+// JSON load ignores a key its table lacks, so its values would be lost
+// while the copy said "verified". Names match case-insensitively, as in
+// Doris' SQL; a key of a JSON load, though, fills only the column spelled
+// exactly as it is, so where the spellings differ the copy writes the
+// target's (plan.rename).
+func checkColumns(ctx context.Context, cfg dorisio.Config, o *options) (plan columnPlan, err error) {
+	columns := func(table string) ([]dorisio.Column, error) {
+		c := cfg
+		c.Table = table
+		return dorisio.TableColumns(ctx, c)
+	}
+	src, err := columns(o.from)
+	if err != nil {
+		return plan, err
+	}
+	dst, err := columns(o.to)
+	if err != nil {
+		return plan, err
+	}
+	find := func(cols []dorisio.Column, name string) int {
+		return slices.IndexFunc(cols, func(c dorisio.Column) bool { return strings.EqualFold(c.Name, name) })
+	}
+	has := func(cols []dorisio.Column, name string) bool { return find(cols, name) >= 0 }
+	names := func(cols []dorisio.Column) []string {
+		out := make([]string, len(cols))
+		for i, c := range cols {
+			out[i] = c.Name
+		}
+		return out
+	}
+	copied, err := columnList(o.columns)
+	if err != nil {
+		return plan, &mismatch{err.Error()}
+	}
+	if copied == nil {
+		copied = names(src)
+	}
+	var unknown, missing, kept []string
+	for _, name := range copied {
+		switch {
+		case !has(src, name):
+			unknown = append(unknown, name)
+		case !has(dst, name):
+			missing = append(missing, name)
+		default:
+			kept = append(kept, name)
+			if to := dst[find(dst, name)].Name; to != src[find(src, name)].Name {
+				if plan.rename == nil {
+					plan.rename = map[string]string{}
+				}
+				plan.rename[strings.ToLower(name)] = to
+			}
+		}
+	}
+	if len(unknown) > 0 {
+		return plan, &mismatch{fmt.Sprintf("--columns names %s, which %s.%s lacks: its columns are %s",
+			strings.Join(unknown, ", "), o.db, o.from, strings.Join(names(src), ", "))}
+	}
+	if len(missing) > 0 {
+		next := "or choose the columns to copy with --columns"
+		if len(kept) > 0 {
+			next = "or copy the others with --columns " + strings.Join(kept, ",")
+		}
+		return plan, &mismatch{fmt.Sprintf("%s.%s has no column %s of %s.%s (its columns are %s): Doris' JSON load would drop %s values in silence; nothing was copied. Add %s to the target (ALTER TABLE %s.%s ADD COLUMN ...), %s",
+			o.db, o.to, strings.Join(missing, ", "), o.db, o.from, strings.Join(names(dst), ", "),
+			map[bool]string{true: "its", false: "their"}[len(missing) == 1], map[bool]string{true: "it", false: "them"}[len(missing) == 1],
+			o.db, o.to, next)}
+	}
+	// A target column no copied column fills loads NULL or its default;
+	// one NOT NULL without a default would fail every row. Where the FE
+	// would not DESC the table this is unknown, and Doris' loads say it.
+	var unfilled []string
+	for _, c := range dst {
+		if c.Described && !c.Nullable && c.Default == "" && !c.AutoIncrement && !slices.ContainsFunc(copied, func(n string) bool { return strings.EqualFold(n, c.Name) }) {
+			unfilled = append(unfilled, c.Name)
+		}
+	}
+	if n := len(unfilled); n > 0 {
+		one := func(single, plural string) string { return map[bool]string{true: single, false: plural}[n == 1] }
+		what := "the source has no column for " + one("it", "them")
+		if strings.TrimSpace(o.columns) != "" {
+			what = "--columns copies none into " + one("it", "them")
+		}
+		return plan, &mismatch{fmt.Sprintf("%s.%s's %s %s %s NOT NULL without a default, and %s: Doris would refuse every row of %s.%s; nothing was copied. Give %s a default or make %s nullable (ALTER TABLE %s.%s MODIFY COLUMN ...), or copy into another table",
+			o.db, o.to, one("column", "columns"), strings.Join(unfilled, ", "), one("is", "are"), what, o.db, o.from,
+			one("it", "them"), one("it", "them"), o.db, o.to)}
+	}
+	plan.countBy = dst[0].Name
+	if i := slices.IndexFunc(dst, func(c dorisio.Column) bool { return c.Key }); i >= 0 {
+		plan.countBy = dst[i].Name
+	}
+	return plan, nil
 }
 
 // oneLine is the error dorisio returned, after the step that met it
@@ -217,17 +372,21 @@ func run(ctx context.Context, o *options, out io.Writer) error {
 			return err
 		}
 	}
+	plan, err := checkColumns(ctx, cfg, o)
+	if err != nil {
+		return err
+	}
 	if o.seedRows > 0 {
 		if err := seed(ctx, cfg, o, out); err != nil {
 			return err
 		}
 	}
-	before, err := count(ctx, cfg, o.to)
+	before, err := count(ctx, cfg, o.to, plan.countBy)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	res, err := copyTable(ctx, cfg, o)
+	res, err := copyTable(ctx, cfg, o, plan)
 	if err != nil {
 		return err
 	}
@@ -236,7 +395,7 @@ func run(ctx context.Context, o *options, out io.Writer) error {
 	fmt.Fprintf(out, "copied %s of %s.%s in %s into %s.%s in %.2fs: %.0f rows/s, %s (%d already committed by an earlier run)\n",
 		plural.Count(read, "row"), o.db, o.from, plural.Count(splits, "split"), o.db, o.to, elapsed.Seconds(), float64(read)/elapsed.Seconds(),
 		plural.Count(res["loads"], "load"), res["already_committed"])
-	after, err := count(ctx, cfg, o.to)
+	after, err := count(ctx, cfg, o.to, plan.countBy)
 	if err != nil {
 		return err
 	}
@@ -297,19 +456,20 @@ var validPrefix = regexp.MustCompile(`^[-_A-Za-z0-9]{1,48}$`)
 // re-run finds every load and loads nothing twice), in strict mode: a
 // value the target's column cannot hold (a BIGINT past an INT's range)
 // fails its load, naming it, where Doris' default would store NULL.
-func copyTable(ctx context.Context, cfg dorisio.Config, o *options) (map[string]int64, error) {
-	q := dorisio.Query{Where: o.where, TabletsPerSplit: o.tabletsPerSplit}
-	if o.columns != "" {
-		q.Columns = strings.Split(o.columns, ",")
+func copyTable(ctx context.Context, cfg dorisio.Config, o *options, plan columnPlan) (map[string]int64, error) {
+	cols, err := columnList(o.columns)
+	if err != nil {
+		return nil, err
 	}
+	q := dorisio.Query{Where: o.where, TabletsPerSplit: o.tabletsPerSplit, Columns: cols}
 	p, s := beam.NewPipelineWithRoot()
 	src := cfg
 	src.Table = o.from
 	dst := cfg
 	dst.Table, dst.LabelPrefix = o.to, prefix(o)
-	_, err := build(func() beam.PCollection {
+	_, err = build(func() beam.PCollection {
 		records := dorisio.Read(s, src, q, reflect.TypeOf(dorisio.Record{}))
-		lines := beam.ParDo(s, reshape, records)
+		lines := beam.ParDo(s, &reshapeFn{Rename: plan.rename}, records)
 		return dorisio.Write(s, dst, lines, dorisio.WithFormat(dorisio.JSON), dorisio.WithStrictMode(true))
 	})
 	if err != nil {
@@ -318,14 +478,34 @@ func copyTable(ctx context.Context, cfg dorisio.Config, o *options) (map[string]
 	return runJob(ctx, p)
 }
 
-// reshape is the copy's transform: here each record as the JSON line its
-// columns load from. Change a record's Columns and Values before
-// JSONLine to rename, drop, derive or filter (return nothing) columns.
-func reshape(r dorisio.Record, emit func([]byte)) error {
+// reshapeFn is the copy's transform: here each record as the JSON line its
+// columns load from, each key spelled as the target spells its column
+// (Rename: a source column's name, lower-cased, to the target's, where
+// they differ): Doris' JSON reader fills a column only from a key spelled
+// exactly as the column is, so "Amount" would leave a column created as
+// "amount" NULL. Change a record's Columns and Values before JSONLine to
+// rename, drop, derive or filter (return nothing) columns.
+type reshapeFn struct {
+	Rename map[string]string
+}
+
+func (fn *reshapeFn) ProcessElement(r dorisio.Record, emit func([]byte)) error {
+	if len(fn.Rename) > 0 {
+		cols := make([]string, len(r.Columns))
+		for i, c := range r.Columns {
+			cols[i] = c
+			if to, ok := fn.Rename[strings.ToLower(c)]; ok {
+				cols[i] = to
+			}
+		}
+		r.Columns = cols
+	}
 	line, err := r.JSONLine()
+	if err != nil && len(r.Columns) > 0 {
+		return fmt.Errorf("row %s %v: %w", r.Columns[0], r.Values[0], err) // named by its first column
+	}
 	if err != nil {
-		id, _ := r.Get("id")
-		return fmt.Errorf("row id %v: %w", id, err)
+		return err
 	}
 	emit(line)
 	return nil
@@ -359,7 +539,7 @@ func (fn *seedFn) ProcessElement(_ []byte, emit func(seedRow)) {
 func init() {
 	register.DoFn2x0[[]byte, func(seedRow)](&seedFn{})
 	register.Emitter1[seedRow]()
-	register.Function2x1(reshape)
+	register.DoFn2x1[dorisio.Record, func([]byte), error](&reshapeFn{})
 	register.Emitter1[[]byte]()
 	register.Function2x0(countRows)
 	beam.RegisterType(reflect.TypeOf(seedRow{}))
@@ -382,12 +562,13 @@ func seed(ctx context.Context, cfg dorisio.Config, o *options, out io.Writer) er
 	return nil
 }
 
-// count reads a table's ids to count its rows (read_rows).
-func count(ctx context.Context, cfg dorisio.Config, table string) (int64, error) {
+// count reads one column of a table (by: one it has) to count its rows
+// (read_rows).
+func count(ctx context.Context, cfg dorisio.Config, table, by string) (int64, error) {
 	p, s := beam.NewPipelineWithRoot()
 	cfg.Table = table
 	if _, err := build(func() beam.PCollection {
-		rows := dorisio.Read(s, cfg, dorisio.Query{Columns: []string{"id"}}, reflect.TypeOf(dorisio.Record{}))
+		rows := dorisio.Read(s, cfg, dorisio.Query{Columns: []string{by}}, reflect.TypeOf(dorisio.Record{}))
 		beam.ParDo0(s, countRows, rows)
 		return rows
 	}); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -66,5 +67,35 @@ func TestACopyOfATableIntoItselfIsRefused(t *testing.T) {
 	want := "--from and --to name the same table, demo.events_2: a copy into itself would load every row of it again; give another --to"
 	if err := checkFlags(fs, o); fmt.Sprint(err) != want {
 		t.Errorf("%v, want %q", err, want)
+	}
+}
+
+// --columns' names are trimmed, and an empty one, or one named twice, is
+// refused before anything runs (exit status 2), saying which.
+func TestColumnsAreTrimmedAndEmptyNamesRefused(t *testing.T) {
+	for _, c := range []struct {
+		flag string
+		want []string
+		err  string
+	}{
+		{" kind , id", []string{"kind", "id"}, ""},
+		{"id", []string{"id"}, ""},
+		{"", nil, ""},
+		{"id,,kind", nil, `--columns "id,,kind": name 2 is empty; give the names separated by commas, e.g. --columns id,kind`},
+		{"id, ", nil, `--columns "id, ": name 2 is empty; give the names separated by commas, e.g. --columns id,kind`},
+		{"id,kind,ID", nil, `--columns "id,kind,ID": ID is named twice (Doris' column names are case-insensitive)`},
+	} {
+		fs := flag.NewFlagSet("copy", flag.ContinueOnError)
+		o := defaults()
+		defineFlags(fs, o)
+		if err := fs.Parse([]string{"--fe", "http://fe:8030", "--columns", c.flag}); err != nil {
+			t.Fatal(err)
+		}
+		if err := checkFlags(fs, o); fmt.Sprint(err) != c.err && !(c.err == "" && err == nil) {
+			t.Errorf("--columns %q: %v, want %q", c.flag, err, c.err)
+		}
+		if got, _ := columnList(c.flag); !slices.Equal(got, c.want) {
+			t.Errorf("--columns %q: %q, want %q", c.flag, got, c.want)
+		}
 	}
 }

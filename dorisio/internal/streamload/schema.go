@@ -11,7 +11,7 @@ import (
 )
 
 // Column is one visible column of a table, as the FE's schema endpoint
-// lists it: its name and the FE's type name (INT, VARCHAR, DOUBLE,
+// lists it: its name, its aggregation ("" for a key column) and the FE's type name (INT, VARCHAR, DOUBLE,
 // DECIMAL128, DATETIMEV2, ARRAY, ...), and for DECIMAL types their
 // precision and scale (Doris TableSchemaAction; the FE reports no length of
 // CHAR/VARCHAR and no precision of DATETIMEV2).
@@ -20,6 +20,9 @@ type Column struct {
 	Type      string    `json:"type"`
 	Precision schemaInt `json:"precision"` // DECIMAL only; 0 when not reported
 	Scale     schemaInt `json:"scale"`     // DECIMAL only
+	// Aggregation is the FE's aggregation_type: "" for a key column, else
+	// NONE, REPLACE, SUM, ...
+	Aggregation string `json:"aggregation_type"`
 }
 
 // schemaInt is a number the FE writes as a JSON string ("10") or number.
@@ -97,4 +100,56 @@ func (c *Client) tableSchema(ctx context.Context, db, table string) (string, []C
 		return "", nil, e
 	}
 	return data.KeysType, data.Properties, nil
+}
+
+// ColumnDesc is one row of DESC: a column's nullability and default.
+type ColumnDesc struct {
+	Name     string
+	Nullable bool   // Null "Yes" (2.1) or "YES" (newer)
+	Default  string // "" for none or DEFAULT NULL (Doris shows NULL, \N over some paths)
+	Extra    string // the aggregation, AUTO_INCREMENT, ...
+}
+
+// Describe runs DESC `db`.`table` over /api/query (§1.9): what the schema
+// endpoint does not say, each column's nullability and default. One
+// attempt, as TableColumns; a refusal is an *Error quoting the FE.
+func (c *Client) Describe(ctx context.Context, db, table string) ([]ColumnDesc, error) {
+	e := &Error{Op: "describe", DB: db, Table: table, Attempts: 1}
+	if db == "" || strings.ContainsAny(db, "`/\\'\"") {
+		e.Cause = fmt.Errorf("invalid database name %q", db)
+		return nil, e
+	}
+	quote := func(name string) string { return "`" + strings.ReplaceAll(name, "`", "``") + "`" }
+	payload, _ := json.Marshal(map[string]string{"stmt": "DESC " + quote(db) + "." + quote(table)})
+	rs, _, err := c.queryOnce(ctx, e, payload, "")
+	if err != nil {
+		if e.Kind == ErrListingUnsupported {
+			e.Kind = nil // queryOnce's kind for a refused listing
+		}
+		e.next = "" // queryOnce's, about listing transactions
+		e.Message = strings.TrimSpace(detailMessage(e.Message))
+		return nil, e
+	}
+	cols, rows, err := resultRows(rs)
+	if err == nil {
+		for _, need := range []string{"Field", "Null", "Default"} {
+			if _, ok := cols[need]; !ok {
+				err = fmt.Errorf("DESC answered no %s column", need)
+			}
+		}
+	}
+	if err != nil {
+		e.Cause = err
+		return nil, e
+	}
+	out := make([]ColumnDesc, 0, len(rows))
+	for _, row := range rows {
+		def := cell(cols, row, "Default")
+		if def == `\N` || strings.EqualFold(def, "NULL") {
+			def = ""
+		}
+		out = append(out, ColumnDesc{Name: cell(cols, row, "Field"), Nullable: strings.EqualFold(cell(cols, row, "Null"), "yes"),
+			Default: def, Extra: cell(cols, row, "Extra")})
+	}
+	return out, nil
 }
