@@ -545,15 +545,7 @@ func TestLinesSpellEachKeyAsTheTargetsColumn(t *testing.T) {
 	if !strings.Contains(out, "verification: demo.events_copy grew by 25 rows, the rows read, each once") {
 		t.Errorf("output:\n%s", out)
 	}
-	key := func(rows [][]string) []string {
-		out := make([]string, len(rows))
-		for i, r := range rows {
-			out[i] = strings.Join(r, "\x00")
-		}
-		slices.Sort(out)
-		return out
-	}
-	if !slices.Equal(key(srv.Rows("demo", "events")), key(srv.Rows("demo", "events_copy"))) {
+	if !slices.Equal(sortedRows(srv.Rows("demo", "events")), sortedRows(srv.Rows("demo", "events_copy"))) {
 		t.Errorf("the target's rows differ from the source's")
 	}
 	plan, err := checkColumns(context.Background(), dorisio.Config{FEs: []string{srv.URL}, User: srv.User, Password: srv.Password, Database: "demo"}, o)

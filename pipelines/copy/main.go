@@ -649,17 +649,19 @@ func sameRows(srv *doristest.Server, o *options, out io.Writer) error {
 	if o.where != "" || o.columns != "" {
 		return nil // the count above is the check
 	}
-	key := func(rows [][]string) []string {
-		out := make([]string, len(rows))
-		for i, r := range rows {
-			out[i] = strings.Join(r, "\x00")
-		}
-		slices.Sort(out)
-		return out
-	}
-	if !slices.Equal(key(srv.Rows(o.db, o.from)), key(srv.Rows(o.db, o.to))) {
+	if !slices.Equal(sortedRows(srv.Rows(o.db, o.from)), sortedRows(srv.Rows(o.db, o.to))) {
 		return fmt.Errorf("verification failed: %s.%s and %s.%s do not hold the same rows", o.db, o.from, o.db, o.to)
 	}
 	fmt.Fprintf(out, "verification: %s.%s holds the same %d rows as %s.%s, value for value\n", o.db, o.to, srv.RowCount(o.db, o.to), o.db, o.from)
 	return nil
+}
+
+// sortedRows is rows as sorted strings, for comparing multisets of rows.
+func sortedRows(rows [][]string) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = strings.Join(r, "\x00")
+	}
+	slices.Sort(out)
+	return out
 }
