@@ -113,6 +113,25 @@ func (w *arrowWriter) Finish(dst []byte) ([]byte, error) {
 		byKey[k] = len(cols)
 		cols = append(cols, arrowColumn{field: arrow.Field{Name: c.Name, Type: t, Nullable: true}, app: app})
 	}
+	// The delete sign is hidden: the FE does not list it, and without it
+	// every delete would load as an upsert. A key of no column is an error,
+	// never a value left out.
+	for k, key := range keys {
+		switch {
+		case byKey[k] >= 0:
+		case strings.EqualFold(key, hiddenColumns[0]):
+			t, app, err := arrowOf(dorisType{base: "TINYINT"}, w.loc)
+			if err != nil {
+				return dst, err
+			}
+			byKey[k] = len(cols)
+			cols = append(cols, arrowColumn{field: arrow.Field{Name: key, Type: t, Nullable: true}, app: app})
+		case strings.EqualFold(key, hiddenColumns[1]):
+			return dst, fmt.Errorf("WithFormat(dorisio.Arrow) cannot type the hidden column %s, which the FE does not list: tag the field with the table's sequence column's name (function_column.sequence_col, WithSequenceColumn), or load with CSV or JSON", key)
+		default:
+			return dst, fmt.Errorf("the rows' key %s names no column of the table, whose columns are %s: an Arrow body types each column by the table's", key, columnNames(w.cols))
+		}
+	}
 	if len(cols) == 0 {
 		return dst, fmt.Errorf("no field of the rows names a column of the table")
 	}
@@ -191,6 +210,15 @@ func (w *arrowWriter) Finish(dst []byte) ([]byte, error) {
 		}
 	}
 	return out.Bytes(), nil
+}
+
+// columnNames lists cols' names, comma-separated.
+func columnNames(cols []streamload.Column) string {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
+	}
+	return strings.Join(names, ", ")
 }
 
 // keyIndex finds column name among a row's keys, as Doris matches names:

@@ -158,3 +158,53 @@ func TestArrowRowsUnescapeStringsAsEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// A key the table's columns do not list is never left out of an Arrow body
+// in silence: the delete sign (hidden, so unlisted) becomes a TINYINT
+// column, the hidden sequence column and any other key are an error naming
+// them.
+func TestArrowBodiesCarryTheDeleteSignAndRefuseOtherUnlistedKeys(t *testing.T) {
+	cols := []streamload.Column{{Name: "id", Type: "BIGINT"}, {Name: "name", Type: "VARCHAR"}}
+	body := func(rows ...string) ([]byte, error) {
+		w, err := Arrow.NewWriter(cols, time.UTC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			if err := w.AppendRow([]byte(r + "\n")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return w.Finish(nil)
+	}
+	out, err := body(`{"id":1,"name":"a","__DORIS_DELETE_SIGN__":false}`, `{"id":2,"name":"b","__DORIS_DELETE_SIGN__":true}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ipc.NewReader(bytes.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Release()
+	var fields []string
+	for _, f := range r.Schema().Fields() {
+		fields = append(fields, f.Name+" "+f.Type.String())
+	}
+	if want := "id int64, name utf8, __DORIS_DELETE_SIGN__ int8"; strings.Join(fields, ", ") != want {
+		t.Errorf("fields %q, want %s", fields, want)
+	}
+	if !r.Next() {
+		t.Fatal("no record batch")
+	}
+	if got := fmt.Sprint(r.RecordBatch().Column(2)); got != "[0 1]" {
+		t.Errorf("delete signs %s, want [0 1]", got)
+	}
+	for key, want := range map[string]string{
+		"__DORIS_SEQUENCE_COL__": "cannot type the hidden column __DORIS_SEQUENCE_COL__",
+		"nickname":               "the rows' key nickname names no column of the table, whose columns are id, name",
+	} {
+		if _, err := body(`{"id":1,"name":"a","` + key + `":3}`); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("key %s: err %v, want %q", key, err, want)
+		}
+	}
+}
