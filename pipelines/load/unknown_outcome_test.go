@@ -106,3 +106,26 @@ func TestAFailedJobWithAnUnknownLoadDoesNotAdviseARerunAsIfNothingLoaded(t *test
 		t.Errorf("demo.events_0 holds %d rows (want 50); stderr:\n%s\nwant it to say %q", n, said, want)
 	}
 }
+
+// A failed grouped job into a database that does not exist does not say
+// that a load its failure cut may be in the tables: Doris answers that
+// load's label state with "unknown databases", and a database that does not
+// exist holds no rows. Before: "no load is known to be committed; 1 load
+// (50 rows) whose outcome Doris could not tell may be in the tables too
+// (labels nodb.events_1 ...)".
+func TestALoadCutInADatabaseThatDoesNotExistIsNotSaidToMayBeLoaded(t *testing.T) {
+	srv := doristest.NewServer()
+	t.Cleanup(srv.Close)
+	// events_1's load is in flight (sent, never answered) when events_0's
+	// fails the job.
+	srv.Inject(doristest.Fault{Kind: doristest.Hang, Endpoint: doristest.EndpointLoad, Table: "events_1"})
+	o := defaultTestOptions()
+	o.fe, o.db, o.tables, o.rows, o.delivery, o.labelPrefix = srv.URL, "nodb", 2, 100, "grouped", "nodb"
+	said, err := captureStderr(t, func() error { return runWithin(t, o) })
+	if err == nil || !strings.Contains(err.Error(), "unknown database, database=nodb") {
+		t.Fatalf("the job did not fail for its database: %v\n%s", err, said)
+	}
+	if strings.Contains(said, "may be in the tables too") || !strings.Contains(said, "load: no load was committed") {
+		t.Errorf("stderr says a load may be in a database that does not exist, or not that none was committed:\n%s", said)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
@@ -184,7 +185,7 @@ func ResolveUnknown(ctx context.Context, run string) {
 			continue
 		}
 		state, err := ls.LoadState(ctx, l.Database, l.Label)
-		if err != nil {
+		if err != nil && !noSuchDatabase(err) {
 			continue
 		}
 		openLoads.mu.Lock()
@@ -192,7 +193,9 @@ func ResolveUnknown(ctx context.Context, run string) {
 		case "COMMITTED", "VISIBLE":
 			tallyCommitted(run, l)
 			delete(openLoads.unknown, openKey(l.Database, l.Label))
-		case "ABORTED", "UNKNOWN":
+		case "ABORTED", "UNKNOWN", "":
+			// "": the database does not exist (noSuchDatabase), so
+			// nothing was loaded into it.
 			delete(openLoads.unknown, openKey(l.Database, l.Label))
 		}
 		openLoads.mu.Unlock()
@@ -215,6 +218,15 @@ func ofRun(run string, unknown bool) []OpenLoad {
 		}
 	}
 	return out
+}
+
+// noSuchDatabase reports a get_load_state refused because the database
+// does not exist (Doris: "unknown databases, dbName=<db>", §1.5): a load
+// into it loaded nothing. Before, a grouped job into a database that does
+// not exist said that a load its failure cut "may be in the tables too".
+func noSuchDatabase(err error) bool {
+	var e *streamload.Error
+	return errors.As(err, &e) && strings.Contains(strings.ToLower(e.Message), "unknown database")
 }
 
 // noteSettled forgets a load that was committed or aborted, or whose
