@@ -129,3 +129,28 @@ func TestALoadCutInADatabaseThatDoesNotExistIsNotSaidToMayBeLoaded(t *testing.T)
 		t.Errorf("stderr says a load may be in a database that does not exist, or not that none was committed:\n%s", said)
 	}
 }
+
+// A failed group-commit job whose load's reply was lost (the rows applied)
+// does not say that no load was committed: Doris knows a group-commit load
+// under a label of its own (group_commit_...), not the one this program
+// asks about, so its outcome stays unknown and is said so. Before, Doris'
+// "UNKNOWN" for the program's label was taken as "never loaded": "no load
+// was committed" while the table held the load's 50 rows.
+func TestAFailedGroupCommitJobDoesNotCallALostLoadNeverLoaded(t *testing.T) {
+	srv := doristest.NewServer(doristest.WithTable(fmt.Sprintf(synth.EventsDDL, "demo", "events_0")))
+	t.Cleanup(srv.Close)
+	srv.Inject(doristest.Fault{Kind: doristest.LoseReply, Endpoint: doristest.EndpointLoad, Table: "events_0", Count: 1})
+	o := defaultTestOptions()
+	o.fe, o.tables, o.rows, o.delivery, o.groupCommit, o.allowDuplicates = srv.URL, 1, 50, "group-commit", "sync", true
+	said, err := captureStderr(t, func() error { return runWithin(t, o) })
+	if err == nil {
+		t.Fatalf("the job succeeded though its load's reply was lost:\n%s", said)
+	}
+	n := srv.RowCount("demo", "events_0")
+	if n == 50 && !strings.Contains(said, "1 load (50 rows) whose outcome Doris could not tell may be in the tables too") {
+		t.Errorf("demo.events_0 holds %d rows; stderr does not say the lost load may be there:\n%s", n, said)
+	}
+	if n == 0 {
+		t.Fatalf("the lost reply's load was not applied:\n%s", said)
+	}
+}

@@ -37,6 +37,9 @@ type OpenLoad struct {
 	NothingOpen bool
 	run         string
 	ld          loader // the client that precommitted it, to abort it with
+	// unlabelled: a group commit load, which Doris knows under a label of
+	// its own (group_commit_...), not Label: its state cannot be asked.
+	unlabelled bool
 }
 
 var openLoads struct {
@@ -157,13 +160,13 @@ func noteOpen(ld loader, run string, r CommitResult) {
 
 // noteUnknownPlain records a plain load of run whose outcome is unknown
 // when its bundle failed: it may have been made visible.
-func noteUnknownPlain(ld loader, run, db, table, label string, rows int64) {
+func noteUnknownPlain(ld loader, run, db, table, label string, rows int64, groupCommit bool) {
 	openLoads.mu.Lock()
 	defer openLoads.mu.Unlock()
 	if openLoads.unknown == nil {
 		openLoads.unknown = map[string]OpenLoad{}
 	}
-	openLoads.unknown[openKey(db, label)] = OpenLoad{Database: db, Table: table, Label: label, Rows: rows, run: run, ld: ld}
+	openLoads.unknown[openKey(db, label)] = OpenLoad{Database: db, Table: table, Label: label, Rows: rows, run: run, ld: ld, unlabelled: groupCommit}
 }
 
 // labelStater is a loader that can ask Doris a label's state
@@ -181,7 +184,7 @@ type labelStater interface {
 func ResolveUnknown(ctx context.Context, run string) {
 	for _, l := range ofRun(run, true) {
 		ls, ok := l.ld.(labelStater)
-		if !ok || ctx.Err() != nil {
+		if !ok || l.unlabelled || ctx.Err() != nil {
 			continue
 		}
 		state, err := ls.LoadState(ctx, l.Database, l.Label)

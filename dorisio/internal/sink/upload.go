@@ -48,7 +48,7 @@ func (b *Batcher) upload(j *LoadJob) {
 		if !j.twoPhase && j.label != "" && errors.Is(err, streamload.ErrOutcomeUnknown) {
 			// Recorded now, not only when the bundle is abandoned: a
 			// stopped job's bundle may never be (inflight.go).
-			noteUnknownPlain(b.ld, b.run, b.db, j.Table, j.label, j.Rows)
+			noteUnknownPlain(b.ld, b.run, b.db, j.Table, j.label, j.Rows, b.opts.Delivery == options.GroupCommit)
 		}
 		b.mu.Lock()
 		b.failedJob = append(b.failedJob, j)
