@@ -173,7 +173,9 @@ type CommittedTable struct {
 	// UnknownLabels are the labels of plain loads whose outcome is
 	// unknown: a failed bundle cut them, and Doris could not tell their
 	// state when AbortOpenLoads asked (or it was not called). They may
-	// be visible; UnknownRows are their rows.
+	// be visible; UnknownRows are their rows. A group commit load, which
+	// Doris knows by a label of its own, stands as "(a group commit
+	// load: ...)".
 	UnknownLabels []string
 	UnknownRows   int64
 }

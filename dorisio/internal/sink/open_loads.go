@@ -129,7 +129,11 @@ func Committed(run string) []CommittedTable {
 		if byTable[k] == nil {
 			byTable[k] = &CommittedTable{Database: l.Database, Table: l.Table}
 		}
-		byTable[k].UnknownLabels = append(byTable[k].UnknownLabels, l.Label)
+		label := l.Label
+		if l.unlabelled {
+			label = UnlabelledLoad // Doris never knew l.Label
+		}
+		byTable[k].UnknownLabels = append(byTable[k].UnknownLabels, label)
 		byTable[k].UnknownRows += l.Rows
 	}
 	var out []CommittedTable
@@ -222,6 +226,10 @@ func ofRun(run string, unknown bool) []OpenLoad {
 	}
 	return out
 }
+
+// UnlabelledLoad stands in Committed's UnknownLabels for a group commit
+// load, which Doris knows by a label of its own, not this Write's.
+const UnlabelledLoad = "(a group commit load: Doris names it group_commit_..., not by a label of this Write)"
 
 // noSuchDatabase reports a get_load_state refused because the database
 // does not exist (Doris: "unknown databases, dbName=<db>", §1.5): a load
