@@ -47,14 +47,17 @@ type OpenLoad struct {
 // workers) it finds none, and a re-run with WithAbortLingeringTxns aborts
 // them. ctx bounds the aborts (at most 8 at once).
 //
-// It also asks Doris, within ctx, the label state of the plain loads that
-// failed bundles ended with an unknown outcome, so that CommittedLoads
+// First it stops the loads this process is still sending for p (a
+// cancelled prism job stops waiting for its bundles, not their uploads)
+// and waits, within ctx, for each to end. It also asks Doris, within ctx,
+// the label state of the plain loads that ended with an unknown outcome, so that CommittedLoads
 // counts those Doris made visible and lists those it could not tell about.
 //
 // It returns the loads it settled (aborted, or found committed), in label
 // order, and an error naming each it could not abort, with Doris' words.
 func AbortOpenLoads(ctx context.Context, p *beam.Pipeline) ([]OpenLoad, error) {
 	run := sink.PipelineRunID(p.Root())
+	sink.StopInFlight(ctx, run) // a stopped job's uploads go on in this process until stopped
 	sink.ResolveUnknown(ctx, run)
 	settled, failed, errs := sink.AbortOpen(ctx, run)
 	out := make([]OpenLoad, len(settled))
@@ -170,7 +173,9 @@ type CommittedTable struct {
 	// UnknownLabels are the labels of plain loads whose outcome is
 	// unknown: a failed bundle cut them, and Doris could not tell their
 	// state when AbortOpenLoads asked (or it was not called). They may
-	// be visible; UnknownRows are their rows.
+	// be visible; UnknownRows are their rows. A group commit load, which
+	// Doris knows by a label of its own, stands as "(a group commit
+	// load: ...)".
 	UnknownLabels []string
 	UnknownRows   int64
 }

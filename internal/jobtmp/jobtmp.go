@@ -19,15 +19,21 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/dorisbeam/dorisbeam/internal/spoolfile"
 )
 
 // Use points TMPDIR at a new directory under os.TempDir until the returned
-// func is called, which removes the directory and restores TMPDIR. Where
-// no directory can be made it warns on w and changes nothing: the job then
-// finds the temporary directory as it is. Call it once, in main, after
-// beam.Init (a worker never returns from that).
+// func is called, which removes the directory and restores TMPDIR. Call it
+// once, in main, after beam.Init (a worker never returns from that).
+//
+// Where no directory can be made there (TMPDIR names a directory that does
+// not exist, a file, or a read-only file system), no job can run: Beam's
+// runner makes a file in it for every job and, when it cannot, panics with
+// a nil pointer (runnerlib.Execute, Beam v2.77), and dorisio spills there.
+// So Use says so on w, naming the directory and how to choose another, and
+// ends the command with exit status 2.
 func Use(w io.Writer) (done func()) {
 	prev, had := os.LookupEnv("TMPDIR")
 	dir, err := spoolfile.MkdirJob("")
@@ -35,11 +41,11 @@ func Use(w io.Writer) (done func()) {
 		err = os.Setenv("TMPDIR", dir)
 	}
 	if err != nil {
-		fmt.Fprintf(w, "warning: no temporary directory of the job's own (%v): Beam's runner may leave an empty beamloopbackworker-* file in %s\n", err, os.TempDir())
 		if dir != "" {
 			os.Remove(dir)
 		}
-		return func() {}
+		fmt.Fprintln(w, unusable(filepath.Base(os.Args[0]), os.TempDir(), had, err))
+		os.Exit(2)
 	}
 	return func() {
 		if had {
@@ -49,4 +55,14 @@ func Use(w io.Writer) (done func()) {
 		}
 		os.RemoveAll(dir)
 	}
+}
+
+// unusable is the line that stops a command whose temporary directory dir
+// cannot hold its job's.
+func unusable(prog, dir string, fromEnv bool, err error) string {
+	where := fmt.Sprintf("the temporary directory %s (TMPDIR unset; set it to choose another)", dir)
+	if fromEnv {
+		where = fmt.Sprintf("TMPDIR=%s", dir)
+	}
+	return fmt.Sprintf("%s: %s is no directory a job can use (%v): Beam's runner and dorisio's spool files need a writable one; point TMPDIR at one", prog, where, err)
 }

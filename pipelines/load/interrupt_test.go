@@ -299,3 +299,53 @@ func TestAnInterruptCountsOnlyTheAbortsDorisConfirms(t *testing.T) {
 		t.Errorf("names loads with nothing open but not why:\n%s", out)
 	}
 }
+
+// A child that runs a grouped load with a --label-prefix against its own
+// embedded server, whose BE stalls in the middle of the job's only load;
+// the child sends itself SIGINT while it stalls, reports, and then writes
+// the rows its table holds once the server has no load in flight.
+func TestChildInterruptedWhileItsLoadStalls(t *testing.T) {
+	if os.Getenv("LOAD_TEST_STALLED_CHILD") != "1" {
+		t.Skip("only as the child of TestAnInterruptedJobStopsItsLoadsInFlightBeforeSayingWhatItCommitted")
+	}
+	o := defaultTestOptions()
+	// A body of megabytes: the load is cut when stopped, not already in
+	// the sockets' buffers.
+	o.rows, o.tables, o.labelPrefix, o.delivery, o.batchRows = 400_000, 1, "stalled", "grouped", 10_000
+	runInterruptedChild(t, o, func(srv *doristest.Server) (func() bool, func()) {
+		stall := srv.Inject(doristest.Fault{Kind: doristest.StallBody, Endpoint: doristest.EndpointLoad, Table: "events_0", Count: 1, Delay: 3 * time.Second})
+		return func() bool { return stall.Hits() > 0 }, func() {
+			srv.Close() // waits for the loads in flight
+			fmt.Fprintf(os.Stderr, "LOAD_TEST_ROWS demo.events_0=%d\n", srv.RowCount(o.db, "events_0"))
+		}
+	})
+}
+
+// An interrupted job stops its loads in flight before it says what it
+// committed, so what it says is what the tables hold. Before, a cancelled
+// prism job stopped waiting for its bundles but not their uploads: a
+// grouped job interrupted while its load was being sent said "no load was
+// committed; the loads in flight were stopped", and the load went on and
+// was made visible after that line (measured against doris-local: "3 loads
+// of 149989 rows committed" of a table that then held 249981).
+func TestAnInterruptedJobStopsItsLoadsInFlightBeforeSayingWhatItCommitted(t *testing.T) {
+	out := interruptedChildSays(t, "TestChildInterruptedWhileItsLoadStalls", "LOAD_TEST_STALLED_CHILD=1")
+	m := regexp.MustCompile(`LOAD_TEST_ROWS demo.events_0=(\d+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("the child did not say what its table holds:\n%s", out)
+	}
+	inTable, _ := strconv.ParseInt(m[1], 10, 64)
+	// What the line says committed, and what it says may be in the table.
+	var committed, unknown int64
+	if c := regexp.MustCompile(`load: interrupted: \d+ loads? of (\d+) rows? committed before the interruption`).FindStringSubmatch(out); c != nil {
+		committed, _ = strconv.ParseInt(c[1], 10, 64)
+	} else if !strings.Contains(out, "load: interrupted: no load ") {
+		t.Fatalf("no interruption line:\n%s", out)
+	}
+	if u := regexp.MustCompile(`\d+ loads? \((\d+) rows?\) whose outcome Doris could not tell may be in the tables too`).FindStringSubmatch(out); u != nil {
+		unknown, _ = strconv.ParseInt(u[1], 10, 64)
+	}
+	if inTable < committed || inTable > committed+unknown {
+		t.Errorf("the table holds %d rows once no load is in flight; the interruption says %d committed and up to %d more may be:\n%s", inTable, committed, unknown, out)
+	}
+}

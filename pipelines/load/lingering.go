@@ -65,8 +65,15 @@ func settleLingering(ctx context.Context, cfg dorisio.Config, o *options, w io.W
 					progName, plural.Count(len(aborted), "transaction"), shown(o.labelPrefix), someLabels(aborted))
 			}
 			if kept, err := dorisio.OpenTransactions(ctx, cfg, o.labelPrefix+":"); err == nil && len(kept) > 0 {
-				fmt.Fprintf(w, "%s: %s an earlier run with --label-prefix %s left open %s not aborted (%s): stream batches, kept because a replay of the same stream (the same --stream-start, --duration, --rate, --flush-interval and --shards) adopts and commits them, or loads still in flight. They hold Doris' running-transaction quota until its precommit timeout; if no such replay will come, abort each by its id: %s\n",
-					progName, plural.Count(len(kept), "transaction"), shown(o.labelPrefix), isAre(len(kept)), someLabels(kept), abortByID(cfg))
+				batches, plain := splitStreamBatches(kept, o.labelPrefix)
+				if len(batches) > 0 {
+					fmt.Fprintf(w, "%s: %s an earlier run with --label-prefix %s left open %s not aborted (%s): stream batches, kept because a replay of the same stream (the same --stream-start, --duration, --rate, --flush-interval and --shards) adopts and commits them, or loads still in flight. They hold Doris' running-transaction quota until its precommit timeout; if no such replay will come, abort each by its id: %s\n",
+						progName, plural.Count(len(batches), "transaction"), shown(o.labelPrefix), isAre(len(batches)), someLabels(batches), abortByID(cfg))
+				}
+				if len(plain) > 0 {
+					fmt.Fprintf(w, "%s: %s of an earlier run with --label-prefix %s %s still in flight in Doris (%s): plain loads, which Doris ends by itself within their load timeout, visible when their whole body arrived; this run finds such a load under its label and does not load it again\n",
+						progName, plural.Count(len(plain), "load"), shown(o.labelPrefix), isAre(len(plain)), someLabels(plain))
+				}
 			}
 		}
 		// Before the job relies on the earlier run's labels: may Doris have
@@ -86,6 +93,25 @@ func settleLingering(ctx context.Context, cfg dorisio.Config, o *options, w io.W
 	}
 	fmt.Fprintf(w, "%s: %s that earlier runs without a --label-prefix precommitted %s still open (%s): they hold Doris' running-transaction quota until its precommit timeout. If no such run is alive, abort each by its id: %s; give jobs a --label-prefix, and a re-run aborts them itself\n",
 		progName, plural.Count(len(open), "transaction"), isAre(len(open)), someLabels(open), abortByID(cfg))
+}
+
+// splitStreamBatches splits the open transactions of prefix that the
+// cleanup keeps into stream batches (two-phase, "<prefix>:s:" labels,
+// which a replay adopts) and plain loads (grouped parts "<prefix>:g:",
+// identity loads "<prefix>:id:"): an open one of those is a load still in
+// flight, a killed run's last, which Doris ends by itself within the
+// load's timeout. Before, those were called stream batches holding the
+// quota until the precommit timeout, with the advice to abort them, of a
+// grouped job that had no stream.
+func splitStreamBatches(kept []dorisio.OpenLoad, prefix string) (batches, plain []dorisio.OpenLoad) {
+	for _, l := range kept {
+		if strings.HasPrefix(l.Label, prefix+":s:") {
+			batches = append(batches, l)
+		} else {
+			plain = append(plain, l)
+		}
+	}
+	return batches, plain
 }
 
 // abortByID is the command that aborts an open transaction by its id.

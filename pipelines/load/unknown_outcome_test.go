@@ -106,3 +106,51 @@ func TestAFailedJobWithAnUnknownLoadDoesNotAdviseARerunAsIfNothingLoaded(t *test
 		t.Errorf("demo.events_0 holds %d rows (want 50); stderr:\n%s\nwant it to say %q", n, said, want)
 	}
 }
+
+// A failed grouped job into a database that does not exist does not say
+// that a load its failure cut may be in the tables: Doris answers that
+// load's label state with "unknown databases", and a database that does not
+// exist holds no rows. Before: "no load is known to be committed; 1 load
+// (50 rows) whose outcome Doris could not tell may be in the tables too
+// (labels nodb.events_1 ...)".
+func TestALoadCutInADatabaseThatDoesNotExistIsNotSaidToMayBeLoaded(t *testing.T) {
+	srv := doristest.NewServer()
+	t.Cleanup(srv.Close)
+	// events_1's load is in flight (sent, never answered) when events_0's
+	// fails the job.
+	srv.Inject(doristest.Fault{Kind: doristest.Hang, Endpoint: doristest.EndpointLoad, Table: "events_1"})
+	o := defaultTestOptions()
+	o.fe, o.db, o.tables, o.rows, o.delivery, o.labelPrefix = srv.URL, "nodb", 2, 100, "grouped", "nodb"
+	said, err := captureStderr(t, func() error { return runWithin(t, o) })
+	if err == nil || !strings.Contains(err.Error(), "unknown database, database=nodb") {
+		t.Fatalf("the job did not fail for its database: %v\n%s", err, said)
+	}
+	if strings.Contains(said, "may be in the tables too") || !strings.Contains(said, "load: no load was committed") {
+		t.Errorf("stderr says a load may be in a database that does not exist, or not that none was committed:\n%s", said)
+	}
+}
+
+// A failed group-commit job whose load's reply was lost (the rows applied)
+// does not say that no load was committed: Doris knows a group-commit load
+// under a label of its own (group_commit_...), not the one this program
+// asks about, so its outcome stays unknown and is said so. Before, Doris'
+// "UNKNOWN" for the program's label was taken as "never loaded": "no load
+// was committed" while the table held the load's 50 rows.
+func TestAFailedGroupCommitJobDoesNotCallALostLoadNeverLoaded(t *testing.T) {
+	srv := doristest.NewServer(doristest.WithTable(fmt.Sprintf(synth.EventsDDL, "demo", "events_0")))
+	t.Cleanup(srv.Close)
+	srv.Inject(doristest.Fault{Kind: doristest.LoseReply, Endpoint: doristest.EndpointLoad, Table: "events_0", Count: 1})
+	o := defaultTestOptions()
+	o.fe, o.tables, o.rows, o.delivery, o.groupCommit, o.allowDuplicates = srv.URL, 1, 50, "group-commit", "sync", true
+	said, err := captureStderr(t, func() error { return runWithin(t, o) })
+	if err == nil {
+		t.Fatalf("the job succeeded though its load's reply was lost:\n%s", said)
+	}
+	n := srv.RowCount("demo", "events_0")
+	if n == 50 && !strings.Contains(said, "1 load (50 rows) whose outcome Doris could not tell may be in the tables too (labels demo.events_0 (a group commit load: Doris names it group_commit_..., not by a label of this Write))") {
+		t.Errorf("demo.events_0 holds %d rows; stderr does not say the lost load may be there:\n%s", n, said)
+	}
+	if n == 0 {
+		t.Fatalf("the lost reply's load was not applied:\n%s", said)
+	}
+}

@@ -66,3 +66,12 @@ func (r *remote) txns() ([]doristest.Txn, int, bool) {
 	ok, err := r.get("/doristest/txns?open=true&db="+url.QueryEscape(r.db), &txns)
 	return txns.Txns, txns.PeakRunning, ok && err == nil
 }
+
+// allTxns lists every transaction of the database doris-local retains.
+func (r *remote) allTxns() ([]doristest.Txn, bool) {
+	var txns struct {
+		Txns []doristest.Txn `json:"txns"`
+	}
+	ok, err := r.get("/doristest/txns?db="+url.QueryEscape(r.db), &txns)
+	return txns.Txns, ok && err == nil
+}

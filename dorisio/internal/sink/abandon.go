@@ -121,7 +121,7 @@ func (b *Batcher) abortLeftovers(ctx context.Context, cut func() string) string 
 			toAbort = append(toAbort, l) // by label: aborts its PREPARE/PRECOMMITTED txn, if there is one
 		} else {
 			unknownPlain = append(unknownPlain, l)
-			noteUnknownPlain(b.ld, b.run, b.db, l.table, l.label, l.rows)
+			noteUnknownPlain(b.ld, b.run, b.db, l.table, l.label, l.rows, b.opts.Delivery == options.GroupCommit)
 		}
 	}
 	b.abortAll(ctx, toAbort)

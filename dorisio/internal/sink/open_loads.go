@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/streamload"
@@ -36,6 +37,9 @@ type OpenLoad struct {
 	NothingOpen bool
 	run         string
 	ld          loader // the client that precommitted it, to abort it with
+	// unlabelled: a group commit load, which Doris knows under a label of
+	// its own (group_commit_...), not Label: its state cannot be asked.
+	unlabelled bool
 }
 
 var openLoads struct {
@@ -125,7 +129,11 @@ func Committed(run string) []CommittedTable {
 		if byTable[k] == nil {
 			byTable[k] = &CommittedTable{Database: l.Database, Table: l.Table}
 		}
-		byTable[k].UnknownLabels = append(byTable[k].UnknownLabels, l.Label)
+		label := l.Label
+		if l.unlabelled {
+			label = UnlabelledLoad // Doris never knew l.Label
+		}
+		byTable[k].UnknownLabels = append(byTable[k].UnknownLabels, label)
 		byTable[k].UnknownRows += l.Rows
 	}
 	var out []CommittedTable
@@ -156,13 +164,13 @@ func noteOpen(ld loader, run string, r CommitResult) {
 
 // noteUnknownPlain records a plain load of run whose outcome is unknown
 // when its bundle failed: it may have been made visible.
-func noteUnknownPlain(ld loader, run, db, table, label string, rows int64) {
+func noteUnknownPlain(ld loader, run, db, table, label string, rows int64, groupCommit bool) {
 	openLoads.mu.Lock()
 	defer openLoads.mu.Unlock()
 	if openLoads.unknown == nil {
 		openLoads.unknown = map[string]OpenLoad{}
 	}
-	openLoads.unknown[openKey(db, label)] = OpenLoad{Database: db, Table: table, Label: label, Rows: rows, run: run, ld: ld}
+	openLoads.unknown[openKey(db, label)] = OpenLoad{Database: db, Table: table, Label: label, Rows: rows, run: run, ld: ld, unlabelled: groupCommit}
 }
 
 // labelStater is a loader that can ask Doris a label's state
@@ -180,11 +188,11 @@ type labelStater interface {
 func ResolveUnknown(ctx context.Context, run string) {
 	for _, l := range ofRun(run, true) {
 		ls, ok := l.ld.(labelStater)
-		if !ok || ctx.Err() != nil {
+		if !ok || l.unlabelled || ctx.Err() != nil {
 			continue
 		}
 		state, err := ls.LoadState(ctx, l.Database, l.Label)
-		if err != nil {
+		if err != nil && !noSuchDatabase(err) {
 			continue
 		}
 		openLoads.mu.Lock()
@@ -192,7 +200,9 @@ func ResolveUnknown(ctx context.Context, run string) {
 		case "COMMITTED", "VISIBLE":
 			tallyCommitted(run, l)
 			delete(openLoads.unknown, openKey(l.Database, l.Label))
-		case "ABORTED", "UNKNOWN":
+		case "ABORTED", "UNKNOWN", "":
+			// "": the database does not exist (noSuchDatabase), so
+			// nothing was loaded into it.
 			delete(openLoads.unknown, openKey(l.Database, l.Label))
 		}
 		openLoads.mu.Unlock()
@@ -215,6 +225,19 @@ func ofRun(run string, unknown bool) []OpenLoad {
 		}
 	}
 	return out
+}
+
+// UnlabelledLoad stands in Committed's UnknownLabels for a group commit
+// load, which Doris knows by a label of its own, not this Write's.
+const UnlabelledLoad = "(a group commit load: Doris names it group_commit_..., not by a label of this Write)"
+
+// noSuchDatabase reports a get_load_state refused because the database
+// does not exist (Doris: "unknown databases, dbName=<db>", §1.5): a load
+// into it loaded nothing. Before, a grouped job into a database that does
+// not exist said that a load its failure cut "may be in the tables too".
+func noSuchDatabase(err error) bool {
+	var e *streamload.Error
+	return errors.As(err, &e) && strings.Contains(strings.ToLower(e.Message), "unknown database")
 }
 
 // noteSettled forgets a load that was committed or aborted, or whose

@@ -21,6 +21,7 @@ func (b *Batcher) upload(j *LoadJob) {
 	if !b.afterPrevious(j) {
 		return
 	}
+	defer noteInFlight(b.run, j, b.cancel)() // a stopped job's launcher stops it (inflight.go)
 	start := time.Now()
 	res, err := b.load(j)
 	var parts []loadOutcome
@@ -44,6 +45,11 @@ func (b *Batcher) upload(j *LoadJob) {
 	}
 	if err != nil {
 		j.err = err
+		if !j.twoPhase && j.label != "" && errors.Is(err, streamload.ErrOutcomeUnknown) {
+			// Recorded now, not only when the bundle is abandoned: a
+			// stopped job's bundle may never be (inflight.go).
+			noteUnknownPlain(b.ld, b.run, b.db, j.Table, j.label, j.Rows, b.opts.Delivery == options.GroupCommit)
+		}
 		b.mu.Lock()
 		b.failedJob = append(b.failedJob, j)
 		b.mu.Unlock()
