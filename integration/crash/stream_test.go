@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/dorisbeam/dorisbeam/internal/longtest"
 )
 
 // The stream job: 2,000 rows/s for 6 s over the synthetic tables, 1 s
@@ -44,6 +46,9 @@ func TestAKilledStreamJobRerunLoadsEveryRowOnce(t *testing.T) {
 	points := []killPoint{{[]string{"PRECOMMITTED"}, 1}}
 	for i := 0; i < 3; i++ {
 		points = append(points, killPoint{[]string{"VISIBLE"}, 1 + r.IntN(10)})
+	}
+	if !longtest.Enabled { // go test ./...: a batch precommitted and one point with loads visible; -tags long: all four
+		points = points[:2]
 	}
 	for _, kp := range points {
 		t.Run(fmt.Sprintf("killed once %d txns are %v", kp.n, kp.states), func(t *testing.T) {
