@@ -487,18 +487,24 @@ func copyTable(ctx context.Context, cfg dorisio.Config, o *options, plan columnP
 // rename, drop, derive or filter (return nothing) columns.
 type reshapeFn struct {
 	Rename map[string]string
+	// from and to are the last record's columns and their target
+	// spelling: a split's records share their columns, so the names are
+	// looked up once per split, not per row.
+	from, to []string
 }
 
 func (fn *reshapeFn) ProcessElement(r dorisio.Record, emit func([]byte)) error {
 	if len(fn.Rename) > 0 {
-		cols := make([]string, len(r.Columns))
-		for i, c := range r.Columns {
-			cols[i] = c
-			if to, ok := fn.Rename[strings.ToLower(c)]; ok {
-				cols[i] = to
+		if !slices.Equal(r.Columns, fn.from) {
+			fn.from, fn.to = r.Columns, make([]string, len(r.Columns))
+			for i, c := range r.Columns {
+				fn.to[i] = c
+				if to, ok := fn.Rename[strings.ToLower(c)]; ok {
+					fn.to[i] = to
+				}
 			}
 		}
-		r.Columns = cols
+		r.Columns = fn.to
 	}
 	line, err := r.JSONLine()
 	if err != nil && len(r.Columns) > 0 {
