@@ -38,6 +38,7 @@ func TestTheFilesOfAKilledProcessAreRemovedByTheNext(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
+	sweeps.Wait()
 	if !strings.HasPrefix(filepath.Base(f.Name()), fmt.Sprintf("dorisio-spool-%d-", os.Getpid())) {
 		t.Errorf("spool file %s does not carry its maker's pid", f.Name())
 	}
@@ -81,6 +82,7 @@ func TestTheJobDirectoryOfAKilledCommandIsRemovedByTheNext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sweeps.Wait()
 	if !strings.HasPrefix(filepath.Base(job), fmt.Sprintf("dorisio-job-%d-", os.Getpid())) {
 		t.Errorf("job directory %s does not carry its maker's pid", job)
 	}
