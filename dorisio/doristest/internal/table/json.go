@@ -87,17 +87,13 @@ func walk(v any, steps []pathStep) (any, bool) {
 	return v, true
 }
 
-// lookup finds key in m, exactly or else case-insensitively.
+// lookup finds key in m exactly, as Doris' JSON reader finds a slot's
+// key (by its name, case and all: new_json_reader.cpp's FindMember and
+// _column_index): a key spelled in another case is not that column's, and
+// the column is missing from the row.
 func lookup(m map[string]any, key string) (any, bool) {
-	if v, ok := m[key]; ok {
-		return v, true
-	}
-	for k, v := range m {
-		if strings.EqualFold(k, key) {
-			return v, true
-		}
-	}
-	return nil, false
+	v, ok := m[key]
+	return v, ok
 }
 
 // parseJSON parses a JSON body: one object per line (read_json_by_line), an array of

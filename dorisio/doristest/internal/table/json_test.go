@@ -22,8 +22,9 @@ func TestParseJSON(t *testing.T) {
 			[][]string{{"1", `\N`, `\N`, `\N`}, {"2", `\N`, `\N`, `\N`}}, [4]int64{2, 2, 0, 0}},
 		{"an outer array with strip_outer_array", []string{"strip_outer_array", "true"}, `[{"id":1},{"id":2,"name":null}]`,
 			[][]string{{"1", `\N`, `\N`, `\N`}, {"2", `\N`, `\N`, `\N`}}, [4]int64{2, 2, 0, 0}},
-		{"field names match case-insensitively", nil, `{"ID": 7, "Name": "x"}`,
-			[][]string{{"7", "x", `\N`, `\N`}}, [4]int64{1, 1, 0, 0}},
+		// Doris finds a column's key by its exact name: "ID" is not id's.
+		{"field names match only in their exact case", []string{"read_json_by_line", "true"}, "{\"ID\": 7, \"Name\": \"x\"}\n{\"id\": 8, \"Name\": \"y\"}\n",
+			[][]string{{"8", `\N`, `\N`, `\N`}}, [4]int64{2, 1, 1, 0}},
 		{"numbers given as strings are converted", nil, `{"id": "8", "score": "1.04"}`,
 			[][]string{{"8", `\N`, "1.0", `\N`}}, [4]int64{1, 1, 0, 0}},
 		{"a missing NOT NULL field filters the row", []string{"read_json_by_line", "true"}, "{\"name\":\"a\"}\n{\"id\":1}\n",
