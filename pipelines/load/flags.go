@@ -29,6 +29,7 @@ type options struct {
 	rows, batchBytes, batchRows, chunkBytes           int64
 	tables, loadsInFlight, maxOpenTxns                int
 	maxLoadBytes                                      int64
+	retryBackoff                                      time.Duration // --retry-backoff: RetryPolicy.InitialBackoff
 	countOnly, verbose, helpBeam, recount             bool
 	createTable                                       bool // --create-table: run --ddl on the FE before the job (create_table.go)
 	allOrNothing, abortLingering, stripCR             bool
@@ -59,7 +60,7 @@ func defaultOptions() *options {
 		// dorisio's defaults, as its option docs state them.
 		batchBytes: 64 << 20, batchRows: 1_000_000,
 		compression: "none",
-		maxOpenTxns: 20, maxLoadBytes: 10 << 30,
+		maxOpenTxns: 20, maxLoadBytes: 10 << 30, retryBackoff: 500 * time.Millisecond,
 		delivery: "exactly-once", groupCommit: "async", sink: "doris", headers: headerFlags{},
 		csvDialect: rfc4180, columnSeparator: ",", fileCompression: "auto",
 		duration: 10 * time.Second, rate: 2000, flushInterval: 5 * time.Second, shards: 1, streamPackRows: streamPackRows,
@@ -152,6 +153,8 @@ func loadingFlags(o *options) flagGroup {
 			usage: "commit nothing until the whole write stage succeeded (the job must then fit Doris' quota and precommit timeout); its loads are labelled by run, so a re-run with the same --label-prefix loads every row again"},
 		{name: "abort-lingering", value: &o.abortLingering, feeds: "WithAbortLingeringTxns",
 			usage: "abort, before the job, the open transactions earlier runs with --label-prefix left (a killed run's precommitted loads, which hold Doris' transaction quota for an hour); on by default with --label-prefix: give --abort-lingering=false when another live job writes with that prefix"},
+		{name: "retry-backoff", value: &o.retryBackoff, feeds: "WithRetry", check: atLeastDuration(&o.retryBackoff, time.Millisecond),
+			usage: "`wait` before the second attempt of a load, commit, abort or label-state question that failed for a reason worth retrying, doubling (with jitter) up to 30s over 5 attempts (RetryPolicy.InitialBackoff); the same labels are resent, so a retry never loads twice"},
 		{name: "compression", value: &o.compression, feeds: "WithCompression", check: oneOf(&o.compression, "none", "gz", "lz4"),
 			usage: "compress load bodies with `kind` (Stream Load compress_type): none, gz or lz4"},
 		{name: "header", value: o.headers, feeds: "WithLoadHeader", repeatable: true,

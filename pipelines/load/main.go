@@ -316,6 +316,7 @@ func writeOptions(o *options) []dorisio.WriteOption {
 	opts := []dorisio.WriteOption{
 		dorisio.WithMaxBatchBytes(o.batchBytes), dorisio.WithMaxBatchRows(o.batchRows),
 		dorisio.WithMaxOpenTxns(o.maxOpenTxns), dorisio.WithMaxLoadBytes(o.maxLoadBytes),
+		dorisio.WithRetry(dorisio.RetryPolicy{InitialBackoff: o.retryBackoff}),
 	}
 	if o.given["loads-in-flight"] { // else Write's default: the BE count
 		opts = append(opts, dorisio.WithLoadsInFlight(o.loadsInFlight))

@@ -7,10 +7,16 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/internal/synth"
 )
+
+// quickRetries is --retry-backoff for the tests of loads whose outcome
+// Doris will not tell: what the job says, not the client's wait between
+// its label-state questions (5 s at the default), is under test.
+const quickRetries = 20 * time.Millisecond
 
 // captureStderr runs f with os.Stderr going to a pipe and returns what it
 // wrote there.
@@ -46,6 +52,7 @@ func TestAFailedJobCountsAnUnknownOutcomeLoadDorisCommitted(t *testing.T) {
 	// As many as the job asks (its client's five attempts), not the launcher.
 	states := srv.Inject(doristest.Fault{Kind: doristest.Proxy502, Endpoint: doristest.EndpointLoadState, Count: 5})
 	o := defaultTestOptions()
+	o.retryBackoff = quickRetries
 	o.fe, o.tables, o.rows, o.delivery, o.labelPrefix = srv.URL, 1, 50, "grouped", "unknowns"
 	said, err := captureStderr(t, func() error { return runWithin(t, o) })
 	if err == nil {
@@ -73,6 +80,7 @@ func TestAFailedJobNamesALoadWhoseOutcomeStaysUnknown(t *testing.T) {
 	srv.Inject(doristest.Fault{Kind: doristest.LoseReply, Endpoint: doristest.EndpointLoad, Table: "events_0", Count: 1})
 	srv.Inject(doristest.Fault{Kind: doristest.Proxy502, Endpoint: doristest.EndpointLoadState}) // every time
 	o := defaultTestOptions()
+	o.retryBackoff = quickRetries
 	o.fe, o.tables, o.rows, o.delivery, o.labelPrefix = srv.URL, 1, 50, "grouped", "unknowns"
 	said, err := captureStderr(t, func() error { return runWithin(t, o) })
 	if err == nil {
@@ -95,6 +103,7 @@ func TestAFailedJobWithAnUnknownLoadDoesNotAdviseARerunAsIfNothingLoaded(t *test
 	srv.Inject(doristest.Fault{Kind: doristest.LoseReply, Endpoint: doristest.EndpointLoad, Table: "events_0", Count: 1})
 	srv.Inject(doristest.Fault{Kind: doristest.Proxy502, Endpoint: doristest.EndpointLoadState}) // every time
 	o := defaultTestOptions()
+	o.retryBackoff = quickRetries
 	o.fe, o.tables, o.rows, o.delivery = srv.URL, 1, 50, "at-least-once"
 	said, err := captureStderr(t, func() error { return runWithin(t, o) })
 	if err == nil {
@@ -120,6 +129,7 @@ func TestALoadCutInADatabaseThatDoesNotExistIsNotSaidToMayBeLoaded(t *testing.T)
 	// fails the job.
 	srv.Inject(doristest.Fault{Kind: doristest.Hang, Endpoint: doristest.EndpointLoad, Table: "events_1"})
 	o := defaultTestOptions()
+	o.retryBackoff = quickRetries
 	o.fe, o.db, o.tables, o.rows, o.delivery, o.labelPrefix = srv.URL, "nodb", 2, 100, "grouped", "nodb"
 	said, err := captureStderr(t, func() error { return runWithin(t, o) })
 	if err == nil || !strings.Contains(err.Error(), "unknown database, database=nodb") {
@@ -141,6 +151,7 @@ func TestAFailedGroupCommitJobDoesNotCallALostLoadNeverLoaded(t *testing.T) {
 	t.Cleanup(srv.Close)
 	srv.Inject(doristest.Fault{Kind: doristest.LoseReply, Endpoint: doristest.EndpointLoad, Table: "events_0", Count: 1})
 	o := defaultTestOptions()
+	o.retryBackoff = quickRetries
 	o.fe, o.tables, o.rows, o.delivery, o.groupCommit, o.allowDuplicates = srv.URL, 1, 50, "group-commit", "sync", true
 	said, err := captureStderr(t, func() error { return runWithin(t, o) })
 	if err == nil {
