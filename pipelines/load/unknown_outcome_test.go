@@ -147,7 +147,8 @@ func TestALoadCutInADatabaseThatDoesNotExistIsNotSaidToMayBeLoaded(t *testing.T)
 // "UNKNOWN" for the program's label was taken as "never loaded": "no load
 // was committed" while the table held the load's 50 rows.
 func TestAFailedGroupCommitJobDoesNotCallALostLoadNeverLoaded(t *testing.T) {
-	srv := doristest.NewServer(doristest.WithTable(fmt.Sprintf(synth.EventsDDL, "demo", "events_0")))
+	// A sync load waits for its group's commit: 200ms, not Doris' 10 s.
+	srv := doristest.NewServer(doristest.WithTable(fmt.Sprintf(synth.EventsDDL, "demo", "events_0")), doristest.WithGroupCommitInterval(200*time.Millisecond))
 	t.Cleanup(srv.Close)
 	srv.Inject(doristest.Fault{Kind: doristest.LoseReply, Endpoint: doristest.EndpointLoad, Table: "events_0", Count: 1})
 	o := defaultTestOptions()
