@@ -76,15 +76,22 @@ func mergeLabelCounts(a, b labelCount) labelCount {
 // more loads with labels a re-run counts on than Doris keeps. Only with
 // bounded input (a global combine waits for the end) and a LabelPrefix (a
 // fresh prefix per run makes no re-run find anything).
+//
+// The results are counted without a LabelPrefix too: prism (Beam v2.77)
+// spins a core in its progress loop for as long as a bundle of a stage
+// with no outputs runs (stage.Execute selects on a closed channel), and a
+// WriteFiles whose results nothing reads made its load stage one. The
+// count gives that stage an output: load --input of 1.2 GB without a
+// prefix took 0.16 s less CPU and 0.07 s less time (0.70 -> 0.63 s).
 func WatchLabelCap(s beam.Scope, input beam.PCollection, conn ConnSpec, db, prefix string, results beam.PCollection) {
-	if prefix == "" {
-		return
-	}
 	if unbounded, known := IsUnbounded(input); unbounded || !known {
 		return
 	}
 	s = s.Scope("LabelCap")
 	total := beam.Combine(s, mergeLabelCounts, beam.ParDo(s, countOwned, results))
+	if prefix == "" {
+		return
+	}
 	beam.ParDo0(s, &labelCapFn{Conn: conn, DB: db, Prefix: prefix}, total)
 }
 
