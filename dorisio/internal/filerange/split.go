@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"runtime/debug"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -111,21 +112,32 @@ func NewSplitter(syn Syntax, rangeBytes int64, headerLines int, keep bool) *Spli
 
 // Split reads r, which must hold size bytes (size < 0: unknown, as for a
 // decompressed file), and calls emit for each range in order. An emit
-// error stops it.
-func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) error {
+// error stops it. A large local file (an *os.File at its start) is read
+// through a memory mapping (mapped.go), its ranges the same.
+func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) (err error) {
 	window := int64(readWindow)
 	if sp.window > 0 {
 		window = sp.window
 	}
-	bufCap := window
-	if size >= 0 {
-		bufCap = min(window, max(size, 1)+int64(len(sp.sc.delim)))
+	// A large local file is read through a mapping (mapped.go): the window
+	// is then a slice of it, win bytes long, not a copy.
+	m := mapFile(r, size)
+	win := int(window)
+	var buf []byte
+	if m != nil {
+		defer m.close()
+		defer m.guard(&err, debug.SetPanicOnFault(true))
+	} else {
+		bufCap := window
+		if size >= 0 {
+			bufCap = min(window, max(size, 1)+int64(len(sp.sc.delim)))
+		}
+		buf = sp.Scratch[:0]
+		if int64(cap(buf)) < bufCap {
+			buf = make([]byte, 0, bufCap)
+		}
+		defer func() { sp.Scratch = buf[:0] }()
 	}
-	buf := sp.Scratch[:0]
-	if int64(cap(buf)) < bufCap {
-		buf = make([]byte, 0, bufCap)
-	}
-	defer func() { sp.Scratch = buf[:0] }()
 	var (
 		off        int64 // file offset of buf[0]
 		pos        int   // the next record's start in buf
@@ -214,10 +226,26 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) error
 				}
 			}
 			off += int64(pos)
-			buf = buf[:copy(buf, buf[pos:])]
+			if m != nil {
+				buf = buf[pos:]
+			} else {
+				buf = buf[:copy(buf, buf[pos:])]
+			}
 			pos, keepFrom = 0, 0
 		}
-		if !eof {
+		if !eof && m != nil {
+			runtime.Gosched()    // as below
+			if len(buf) == win { // one record fills the window: grow it
+				win *= 2
+			}
+			end := min(off+int64(win), size)
+			buf, eof = m.data[off:end:end], end == size
+			if eof {
+				if fi, err := m.f.Stat(); err == nil && fi.Size() > size {
+					return fmt.Errorf("it holds more than the %d bytes it had when listed", size)
+				}
+			}
+		} else if !eof {
 			// Let the uploads just started or unblocked run: measured on 2
 			// cores, a load waited 12-18 ms for a P while the scan ran on.
 			runtime.Gosched()

@@ -1,0 +1,66 @@
+package filerange
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+)
+
+// mapMin is the least size of a file Split reads through a memory mapping
+// instead of read(2): the mapping spares the copy of every byte into the
+// window (on a 1.2 GB CSV in the page cache, read, hash and scans took 257
+// ms of CPU through a 256 KiB window, 218 ms through a mapping); a small
+// file's mapping costs more than its copy.
+const mapMin = 4 << 20
+
+// mapping is a file's bytes mapped read-only, from offset 0.
+type mapping struct {
+	f    *os.File
+	data []byte
+}
+
+// mapFile maps r's size bytes when r is a regular local file read from its
+// start, of at least mapMin bytes, where the platform maps files; else nil
+// (Split reads r).
+func mapFile(r io.Reader, size int64) *mapping {
+	f, ok := r.(*os.File)
+	if !ok || size < mapMin || int64(int(size)) != size {
+		return nil
+	}
+	if at, err := f.Seek(0, io.SeekCurrent); err != nil || at != 0 {
+		return nil
+	}
+	data, err := mmapFile(f, size)
+	if err != nil {
+		return nil // read instead
+	}
+	return &mapping{f: f, data: data}
+}
+
+// close unmaps the file and moves r's offset past the bytes Split read, as
+// reading would have.
+func (m *mapping) close() {
+	munmapFile(m.data)
+	m.f.Seek(int64(len(m.data)), io.SeekStart)
+}
+
+// guard turns a fault on the mapping, a file cut shorter while it is read
+// (the kernel's SIGBUS past its new end), into Split's error, as a short
+// read would have been. It runs deferred in Split's goroutine, whose
+// faults SetPanicOnFault makes panics: any other panic goes on.
+func (m *mapping) guard(err *error, prev bool) {
+	debug.SetPanicOnFault(prev)
+	r := recover()
+	if r == nil {
+		return
+	}
+	if _, fault := r.(interface{ Addr() uintptr }); !fault {
+		panic(r)
+	}
+	now := int64(-1)
+	if fi, serr := m.f.Stat(); serr == nil {
+		now = fi.Size()
+	}
+	*err = fmt.Errorf("it ended after %d of the %d bytes it had when listed", now, len(m.data))
+}
