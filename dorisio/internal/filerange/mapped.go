@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"unsafe"
 )
 
 // mapMin is the least size of a file Split reads through a memory mapping
@@ -55,8 +56,12 @@ func (m *mapping) guard(err *error, prev bool) {
 	if r == nil {
 		return
 	}
-	if _, fault := r.(interface{ Addr() uintptr }); !fault {
+	f, fault := r.(interface{ Addr() uintptr })
+	if !fault || len(m.data) == 0 {
 		panic(r)
+	}
+	if start := uintptr(unsafe.Pointer(unsafe.SliceData(m.data))); f.Addr() < start || f.Addr()-start >= uintptr(len(m.data)) {
+		panic(r) // not the mapping's: no file's doing
 	}
 	now := int64(-1)
 	if fi, serr := m.f.Stat(); serr == nil {
