@@ -10,3 +10,5 @@ import (
 func mmapFile(*os.File, int64) ([]byte, error) { return nil, errors.New("no mapping here") }
 
 func munmapFile([]byte) {}
+
+func dropPages([]byte) {}

@@ -17,3 +17,5 @@ func mmapFile(f *os.File, size int64) ([]byte, error) {
 }
 
 func munmapFile(data []byte) { _ = syscall.Munmap(data) }
+
+func dropPages(data []byte) { _ = syscall.Madvise(data, syscall.MADV_DONTNEED) }

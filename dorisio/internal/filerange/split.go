@@ -228,6 +228,7 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) (err 
 			off += int64(pos)
 			if m != nil {
 				buf = buf[pos:]
+				m.release(off)
 			} else {
 				buf = buf[:copy(buf, buf[pos:])]
 			}
