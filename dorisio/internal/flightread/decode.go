@@ -67,10 +67,14 @@ var (
 	decimalType   = reflect.TypeOf(encode.Decimal(""))
 	rawJSONType   = reflect.TypeOf(json.RawMessage(nil))
 	bytesType     = reflect.TypeOf([]byte(nil))
+	byteType      = reflect.TypeOf(byte(0))
 	bigIntType    = reflect.TypeOf((*big.Int)(nil))
 	bigRatType    = reflect.TypeOf((*big.Rat)(nil))
 	anyType       = reflect.TypeOf((*any)(nil)).Elem()
 	unmarshalType = reflect.TypeOf((*encoding.TextUnmarshaler)(nil)).Elem()
+	// jsonUnmarshalerType: json.RawMessage and other byte slices that
+	// decode JSON their own way.
+	jsonUnmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
 )
 
 // mismatch is a Go type that cannot hold a column's values.
@@ -369,7 +373,7 @@ func compileText(t reflect.Type, base string, dc *decodeCtx, never func(string) 
 				get := str(arr)
 				return func(i int, dst reflect.Value) error { dst.SetBytes([]byte(get(i))); return nil }
 			}, nil
-		case t.Kind() == reflect.String || t == bytesType:
+		case t.Kind() == reflect.String || isBytes(t):
 			return textBinder(t, str), nil
 		}
 		return func(arr arrow.Array) setFunc {
@@ -404,7 +408,7 @@ func compileText(t reflect.Type, base string, dc *decodeCtx, never func(string) 
 		}
 		return never("time.Time or string")
 	}
-	if t.Kind() == reflect.String || t == bytesType || implementsText(t) {
+	if t.Kind() == reflect.String || isBytes(t) || implementsText(t) {
 		return textBinder(t, str), nil
 	}
 	return never("string, []byte or an encoding.TextUnmarshaler")
@@ -417,13 +421,23 @@ func textBinder(t reflect.Type, str func(arrow.Array) func(int) string) binder {
 		switch {
 		case t.Kind() == reflect.String && !implementsText(t):
 			return func(i int, dst reflect.Value) error { dst.SetString(get(i)); return nil }
-		case t == bytesType:
+		case isBytes(t):
 			return func(i int, dst reflect.Value) error { dst.SetBytes([]byte(get(i))); return nil }
 		}
 		return func(i int, dst reflect.Value) error {
 			return dst.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(get(i)))
 		}
 	}
+}
+
+// isBytes reports whether t is []byte or a named byte slice without a
+// decoding of its own (type Blob []byte), which takes text as []byte does.
+func isBytes(t reflect.Type) bool {
+	if t == bytesType {
+		return true
+	}
+	return t.Kind() == reflect.Slice && t.Elem() == byteType && !implementsText(t) &&
+		!reflect.PointerTo(t).Implements(jsonUnmarshalerType)
 }
 
 func implementsText(t reflect.Type) bool {
