@@ -2,6 +2,7 @@ package dorisio
 
 import (
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -45,6 +46,67 @@ func TestANamedByteSliceLandsAsItsTextInEveryFormat(t *testing.T) {
 				t.Fatalf("read: %s", ErrorMessage(err))
 			}
 			wantSameRows(t, got, in)
+		})
+	}
+}
+
+type nilBytesRow struct {
+	ID    int64  `doris:"id"`
+	Plain []byte `doris:"plain"`
+	Named blob   `doris:"named"`
+}
+
+func init() { beam.RegisterType(reflect.TypeOf(nilBytesRow{})) }
+
+// A nil []byte is NULL, as a nil pointer, slice, map or json.RawMessage
+// is, and as Read gives a NULL back; an empty one is the empty string. A
+// nil []byte loaded the empty string before, so a NULL read into a []byte
+// field and written again (a copy) came back as empty text, and
+// WithCreateTable's NULL column for a []byte field never held a NULL.
+func TestANilByteSliceIsNullAndAnEmptyOneIsEmptyText(t *testing.T) {
+	fs := []Format{CSV, JSON, Arrow}
+	var opts []doristest.Option
+	for _, f := range fs {
+		opts = append(opts, doristest.WithTable("demo.nb_"+string(f)+"(id BIGINT, plain STRING NULL, named VARCHAR(16) NULL)"))
+	}
+	srv := startServer(t, opts...)
+	in := []nilBytesRow{{ID: 1}, {ID: 2, Plain: []byte{}, Named: blob{}}, {ID: 3, Plain: []byte("p"), Named: blob("n")}}
+	for _, f := range fs {
+		t.Run(string(f), func(t *testing.T) {
+			table := "nb_" + string(f)
+			if err := writeAll(t, srv, table, in, WithFormat(f)); err != nil {
+				t.Fatalf("%v: %s", KindOf(err), ErrorMessage(err))
+			}
+			var got []struct {
+				ID    int64   `doris:"id"`
+				Plain *string `doris:"plain"`
+				Named *string `doris:"named"`
+			}
+			if err := srv.Scan("demo", table, &got); err != nil {
+				t.Fatal(err)
+			}
+			text := func(p *string) string {
+				if p == nil {
+					return "NULL"
+				}
+				return strconv.Quote(*p)
+			}
+			want := map[int64]string{1: "NULL NULL", 2: `"" ""`, 3: `"p" "n"`}
+			for _, r := range got {
+				if s := text(r.Plain) + " " + text(r.Named); s != want[r.ID] {
+					t.Errorf("row %d stored %s, want %s", r.ID, s, want[r.ID])
+				}
+			}
+			read, _, err := readAll(t, configFor(srv, table), Query{}, reflect.TypeOf(nilBytesRow{}))
+			if err != nil {
+				t.Fatalf("read: %s", ErrorMessage(err))
+			}
+			wantSameRows(t, read, in)
+			for i, r := range read {
+				if r := r.(nilBytesRow); (r.Plain == nil) != (r.ID == 1) || (r.Named == nil) != (r.ID == 1) {
+					t.Errorf("read row %d: %#v; want nil for NULL only", i, r)
+				}
+			}
 		})
 	}
 }

@@ -113,3 +113,15 @@ func TestANamedByteSliceMakesATextColumn(t *testing.T) {
 		t.Errorf("row: %s, %v", b, err)
 	}
 }
+
+// A nil []byte inside an ARRAY is a null element, as a nil pointer is.
+func TestANilByteSliceElementIsNull(t *testing.T) {
+	enc, err := jsonValueEncoder(reflect.TypeOf([][]byte{}), valueCtx{format: JSONLines, loc: time.UTC, typed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := enc(nil, reflect.ValueOf([][]byte{nil, {}, []byte("e")}))
+	if err != nil || string(b) != `[null,"","e"]` {
+		t.Errorf("elements: %s, %v", b, err)
+	}
+}

@@ -33,7 +33,7 @@ type fieldEnc struct {
 	index  []int
 	typ    reflect.Type // the field's type, pointer removed
 	enc    appendFunc   // CSV or JSON form of the non-nil value, whatever the column
-	ptr    bool         // field is a pointer: nil is NULL
+	ptr    bool         // field is a pointer or a byte slice: nil is NULL
 	deref  bool         // enc takes the pointed-to value
 	// typed writes a slice, array, map or struct as Doris converts the
 	// elements of an ARRAY, MAP or STRUCT column (Doris' datetime text,
@@ -126,7 +126,7 @@ func NewStruct(t reflect.Type, f Format, loc *time.Location) (*Struct, error) {
 func structFields(t reflect.Type, vc valueCtx) ([]fieldEnc, error) {
 	var out []fieldEnc
 	for _, f := range colname.Fields(t) {
-		ft, ptr, deref := f.Type, false, false
+		ft, ptr, deref := f.Type, isBytes(f.Type), false // a nil []byte is NULL, as Read gives it
 		if ft.Kind() == reflect.Pointer {
 			ptr = true // nil is NULL
 			if !isBigNumber(ft) {
