@@ -126,6 +126,9 @@ func NewStruct(t reflect.Type, f Format, loc *time.Location) (*Struct, error) {
 func structFields(t reflect.Type, vc valueCtx) ([]fieldEnc, error) {
 	var out []fieldEnc
 	for _, f := range colname.Fields(t) {
+		if colname.EmbedsPointer(f) {
+			return nil, colname.EmbeddedPointerError(f)
+		}
 		ft, ptr, deref := f.Type, isBytes(f.Type), false // a nil []byte is NULL, as Read gives it
 		if ft.Kind() == reflect.Pointer {
 			ptr = true // nil is NULL
