@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 )
 
 // stamp is a time.Time under another name: a struct of unexported fields,
@@ -65,6 +67,41 @@ func TestAFieldWithNothingToWriteFailsAtConstruction(t *testing.T) {
 			msg := constructionPanic(validConfig(), tc.elem, WithFormat(f))
 			if !strings.Contains(msg, tc.want) {
 				t.Errorf("%s %T: construction: %q\nwant it to contain %q", f, tc.elem, msg, tc.want)
+			}
+		}
+	}
+}
+
+type docAsStamp struct {
+	ID  int64 `doris:"id"`
+	Doc stamp `doris:"doc"`
+}
+
+type docsAsStamps struct {
+	ID   int64            `doris:"id"`
+	Docs map[string]stamp `doris:"doc"`
+}
+
+func init() {
+	beam.RegisterType(reflect.TypeOf(docAsStamp{}))
+	beam.RegisterType(reflect.TypeOf(docsAsStamps{}))
+}
+
+// Read refuses, before any row, a JSON column into a field encoding/json
+// can put nothing in (a struct of unexported fields without UnmarshalJSON
+// or UnmarshalText), naming the field and the column; it read every
+// document as the zero value, without a word.
+func TestAJSONColumnIntoAFieldThatHoldsNothingFailsTheRead(t *testing.T) {
+	srv := startServer(t, doristest.WithTable("demo.docs(id BIGINT, doc JSON)"))
+	mustWrite(t, srv, "docs", [][]byte{[]byte(`{"id":1,"doc":{"a":1}}` + "\n")}, WithFormat(JSON))
+	for _, elem := range []reflect.Type{reflect.TypeOf(docAsStamp{}), reflect.TypeOf(docsAsStamps{})} {
+		got, _, err := readAll(t, configFor(srv, "docs"), Query{}, elem)
+		if err == nil || len(got) != 0 {
+			t.Fatalf("%v: read %d rows (%+v), err %v: want the read refused", elem, len(got), got, err)
+		}
+		for _, want := range []string{"table demo.docs", "column doc JSON", "a dorisio.stamp has no exported fields and no UnmarshalJSON or UnmarshalText"} {
+			if msg := ErrorMessage(err); !strings.Contains(msg, want) {
+				t.Errorf("%v: %s\nwant it to contain %q", elem, msg, want)
 			}
 		}
 	}
