@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/internal/colname"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/flightread"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/sink"
 )
@@ -205,6 +206,11 @@ func checkElemType(t reflect.Type) error {
 	cols := flightread.StructColumns(t)
 	if len(cols) == 0 {
 		return fmt.Errorf("struct %v has no exported fields to read columns into", t)
+	}
+	for _, f := range colname.Fields(t) {
+		if colname.EmbedsPointer(f) {
+			return colname.EmbeddedPointerError(f)
+		}
 	}
 	seen := map[string]bool{}
 	for _, c := range cols {

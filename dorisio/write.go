@@ -15,8 +15,10 @@ import (
 // in the global window, whatever the input's windowing.
 //
 // Elements may be structs (one row each, fields mapped by `doris:"col"`,
-// then `json` tags, then names; a string field tagged `doris:",table"`
-// routes each row to a table: see Routing in docs/guide.md), []byte or
+// then `json` tags, then names; an untagged embedded struct's fields are
+// columns, and an embedded pointer to a struct is refused; a string field
+// tagged `doris:",table"` routes each row to a table: see Routing in
+// docs/guide.md), []byte or
 // string holding one or many complete pre-encoded rows (the fast path), or
 // Row to route pre-encoded rows to a table each. With ExactlyOnce (the default) every load is a
 // two-phase-commit Stream Load precommitted by the bundle that produced its

@@ -4,6 +4,7 @@
 package colname
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 )
@@ -37,6 +38,30 @@ func Fields(t reflect.Type) []Field {
 		}
 	})
 	return out
+}
+
+// EmbedsPointer reports whether f embeds a pointer to a struct without a
+// tag. encoding/json inlines that struct's fields; Fields does not (a nil
+// pointer has none to read or set), so f would be one column named by the
+// struct's type, which is never what such an embedding means: Write and
+// Read refuse it (EmbeddedPointerError).
+func EmbedsPointer(f Field) bool {
+	return f.Anonymous && f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Struct &&
+		f.Tag.Get("doris") == "" && f.Tag.Get("json") == ""
+}
+
+// EmbeddedPointerError says why field f (EmbedsPointer) is refused and the
+// two ways out.
+func EmbeddedPointerError(f Field) error {
+	owner, elem := f.Owner.Name(), f.Type.Elem().Name()
+	if owner == "" {
+		owner = f.Owner.String()
+	}
+	if elem == "" {
+		elem = f.Type.Elem().String()
+	}
+	return fmt.Errorf("field %s.%s embeds *%s, whose fields are no columns (the fields of an embedded struct are, not those of a pointer to one): "+
+		"embed %s for its fields as columns, or tag the field (`doris:\"%s\"`) for one JSON column", owner, f.Name, elem, elem, strings.ToLower(f.Name))
 }
 
 // TableField returns the fields of t tagged `doris:",table"`: a string

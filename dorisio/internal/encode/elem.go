@@ -42,12 +42,24 @@ func (e *Refused) Unwrap() error { return e.Err }
 
 var (
 	bytesType = reflect.TypeOf([]byte(nil))
+	byteType  = reflect.TypeOf(byte(0))
 	timeType  = reflect.TypeOf(time.Time{})
 	textType  = reflect.TypeOf((*encoding.TextMarshaler)(nil)).Elem()
 	// valuerType is database/sql's driver.Valuer: sql.NullString and
 	// sql.Null[T] are structs whose fields are not their value.
 	valuerType = reflect.TypeOf((*driver.Valuer)(nil)).Elem()
 )
+
+// isBytes reports whether t is []byte or a named byte slice without an
+// encoding of its own (type Blob []byte): text, as []byte is, not the
+// base64 encoding/json writes for it. One with MarshalText or MarshalJSON
+// (json.RawMessage) is written by them.
+func isBytes(t reflect.Type) bool {
+	if t == bytesType {
+		return true
+	}
+	return t.Kind() == reflect.Slice && t.Elem() == byteType && !t.Implements(textType) && !t.Implements(jsonMarshalerType)
+}
 
 // IsPreEncoded reports whether elements of type t are rows encoded by the
 // user ([]byte or a string type), passed through by PassThrough.

@@ -111,7 +111,7 @@ func dorisTypeOf(t reflect.Type, key bool) (string, error) {
 		return "", fmt.Errorf("a %v has no precision of its own: give its column type in the tag, e.g. `doris:\"amount,type=DECIMAL(12,2)\"`", typeText(t))
 	case t == rawJSONType:
 		return "JSON", nil
-	case t == bytesType, t.Implements(textType):
+	case isBytes(t), t.Implements(textType):
 		return text, nil
 	}
 	switch t.Kind() {
@@ -159,7 +159,7 @@ func scalarType(t reflect.Type) (string, bool) {
 	}
 	switch t.Kind() {
 	case reflect.Slice, reflect.Array, reflect.Map, reflect.Struct, reflect.Interface:
-		if t != timeType && t != bytesType && !t.Implements(textType) {
+		if t != timeType && !isBytes(t) && !t.Implements(textType) {
 			return "", false
 		}
 	}

@@ -1,6 +1,7 @@
 package encode
 
 import (
+	"context"
 	"encoding/json"
 	"net"
 	"reflect"
@@ -75,5 +76,52 @@ func TestColumnsFromGoTypes(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("tag %s: %v, want %q", bad.tag, err, bad.want)
 		}
+	}
+}
+
+// A named byte slice is text, as []byte is: a STRING column (it was an
+// ARRAY<SMALLINT>, of the bytes as numbers, that its text could not fill),
+// and an element of text in ARRAY<STRING>. One with its own MarshalText
+// (net.IP) keeps it.
+func TestANamedByteSliceMakesATextColumn(t *testing.T) {
+	type blob []byte
+	type row struct {
+		B  blob    `doris:"b"`
+		Bs []blob  `doris:"bs"`
+		IP net.IP  `doris:"ip"`
+		PB *blob   `doris:"pb"`
+		K  [4]byte `doris:"k"`
+	}
+	e, err := NewStruct(reflect.TypeOf(row{}), JSONLines, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := newTableDDL(e, &TableSpec{Keys: []string{"b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range d.cols {
+		got = append(got, c.sql(false))
+	}
+	want := []string{"`b` VARCHAR(65533) NULL", "`bs` ARRAY<STRING> NULL", "`ip` STRING NULL", "`pb` STRING NULL", "`k` ARRAY<SMALLINT> NOT NULL"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("columns:\n got %q\nwant %q", got, want)
+	}
+	_, b, _, err := e.Encode(context.Background(), row{B: blob("x,y"), Bs: []blob{blob("a")}, IP: net.IPv4(10, 0, 0, 1)})
+	if err != nil || !strings.Contains(string(b), `"b":"x,y"`) || !strings.Contains(string(b), `"ip":"10.0.0.1"`) {
+		t.Errorf("row: %s, %v", b, err)
+	}
+}
+
+// A nil []byte inside an ARRAY is a null element, as a nil pointer is.
+func TestANilByteSliceElementIsNull(t *testing.T) {
+	enc, err := jsonValueEncoder(reflect.TypeOf([][]byte{}), valueCtx{format: JSONLines, loc: time.UTC, typed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := enc(nil, reflect.ValueOf([][]byte{nil, {}, []byte("e")}))
+	if err != nil || string(b) != `[null,"","e"]` {
+		t.Errorf("elements: %s, %v", b, err)
 	}
 }

@@ -33,7 +33,7 @@ type fieldEnc struct {
 	index  []int
 	typ    reflect.Type // the field's type, pointer removed
 	enc    appendFunc   // CSV or JSON form of the non-nil value, whatever the column
-	ptr    bool         // field is a pointer: nil is NULL
+	ptr    bool         // field is a pointer or a byte slice: nil is NULL
 	deref  bool         // enc takes the pointed-to value
 	// typed writes a slice, array, map or struct as Doris converts the
 	// elements of an ARRAY, MAP or STRUCT column (Doris' datetime text,
@@ -126,12 +126,18 @@ func NewStruct(t reflect.Type, f Format, loc *time.Location) (*Struct, error) {
 func structFields(t reflect.Type, vc valueCtx) ([]fieldEnc, error) {
 	var out []fieldEnc
 	for _, f := range colname.Fields(t) {
-		ft, ptr, deref := f.Type, false, false
+		if colname.EmbedsPointer(f) {
+			return nil, colname.EmbeddedPointerError(f)
+		}
+		ft, ptr, deref := f.Type, isBytes(f.Type), false // a nil []byte is NULL, as Read gives it
 		if ft.Kind() == reflect.Pointer {
 			ptr = true // nil is NULL
 			if !isBigNumber(ft) {
 				ft, deref = ft.Elem(), true
 			}
+		}
+		if err := nothingToWrite(ft); err != nil {
+			return nil, fmt.Errorf("field %v.%s: %w", f.Owner, f.Name, err)
 		}
 		enc, err := valueEncoder(ft, vc)
 		if err != nil {
@@ -145,6 +151,52 @@ func structFields(t reflect.Type, vc valueCtx) ([]fieldEnc, error) {
 		out = append(out, fe)
 	}
 	return out, nil
+}
+
+// nothingToWrite refuses a type whose values hold a struct that
+// encoding/json writes as {} whatever it holds: unexported fields only, and
+// no MarshalJSON or MarshalText callable on a value (a big.Int, whose
+// methods take a pointer; type stamp time.Time, which has none of
+// time.Time's). Every format writes such a struct as JSON, or cannot.
+func nothingToWrite(t reflect.Type) error {
+	bad := emptyWhenWritten(t, map[reflect.Type]bool{})
+	if bad == nil {
+		return nil
+	}
+	if p := reflect.PointerTo(bad); p.Implements(jsonMarshalerType) || p.Implements(textType) {
+		return fmt.Errorf("a %v has no exported fields, and its MarshalJSON or MarshalText takes a pointer: it would load as {}; make the field a *%v", typeText(bad), typeText(bad))
+	}
+	return fmt.Errorf("a %v has no exported fields and no MarshalJSON or MarshalText: it would load as {}; convert it (to time.Time, string, ...) or give the type a MarshalText method", typeText(bad))
+}
+
+// emptyWhenWritten returns the struct type nothingToWrite refuses, reached
+// from t by value (through slices, arrays, map values and exported fields),
+// or nil.
+func emptyWhenWritten(t reflect.Type, seen map[reflect.Type]bool) reflect.Type {
+	if seen[t] || t.Implements(jsonMarshalerType) || t.Implements(textType) {
+		return nil
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		return emptyWhenWritten(t.Elem(), seen)
+	case reflect.Struct:
+		exported := false
+		for i := 0; i < t.NumField(); i++ {
+			sf := t.Field(i)
+			if !sf.IsExported() && !sf.Anonymous {
+				continue
+			}
+			exported = true
+			if bad := emptyWhenWritten(sf.Type, seen); bad != nil {
+				return bad
+			}
+		}
+		if !exported && t.NumField() > 0 {
+			return t
+		}
+	}
+	return nil
 }
 
 // typeName names a struct type for messages: its name, or for a type with

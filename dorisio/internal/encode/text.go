@@ -177,7 +177,7 @@ func appendJSONDocument(dst []byte, v reflect.Value) ([]byte, error) {
 // ARRAY, MAP, STRUCT, JSON and VARIANT columns.
 func jsonValueEncoder(t reflect.Type, vc valueCtx) (appendFunc, error) {
 	elem := func(et reflect.Type) (appendFunc, error) {
-		nullable := et.Kind() == reflect.Pointer
+		nullable := et.Kind() == reflect.Pointer || isBytes(et)
 		inner := et
 		if et.Kind() == reflect.Pointer && !isBigNumber(et) {
 			inner = et.Elem()

@@ -104,7 +104,7 @@ func valueEncoder(t reflect.Type, vc valueCtx) (appendFunc, error) {
 			return nil, errComplexCSV(t)
 		}
 		return appendRawJSON, nil
-	case t == bytesType:
+	case isBytes(t):
 		return func(dst []byte, v reflect.Value) ([]byte, error) { return str(dst, string(v.Bytes())) }, nil
 	case t.Implements(textType):
 		return func(dst []byte, v reflect.Value) ([]byte, error) {

@@ -119,7 +119,7 @@ func goClassOf(t reflect.Type) goClass {
 		return goNumberText
 	case t == rawJSONType:
 		return goRawJSON
-	case t == bytesType, t.Implements(textType):
+	case isBytes(t), t.Implements(textType):
 		return goText
 	}
 	switch t.Kind() {

@@ -67,10 +67,14 @@ var (
 	decimalType   = reflect.TypeOf(encode.Decimal(""))
 	rawJSONType   = reflect.TypeOf(json.RawMessage(nil))
 	bytesType     = reflect.TypeOf([]byte(nil))
+	byteType      = reflect.TypeOf(byte(0))
 	bigIntType    = reflect.TypeOf((*big.Int)(nil))
 	bigRatType    = reflect.TypeOf((*big.Rat)(nil))
 	anyType       = reflect.TypeOf((*any)(nil)).Elem()
 	unmarshalType = reflect.TypeOf((*encoding.TextUnmarshaler)(nil)).Elem()
+	// jsonUnmarshalerType: json.RawMessage and other byte slices that
+	// decode JSON their own way.
+	jsonUnmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
 )
 
 // mismatch is a Go type that cannot hold a column's values.
@@ -369,8 +373,12 @@ func compileText(t reflect.Type, base string, dc *decodeCtx, never func(string) 
 				get := str(arr)
 				return func(i int, dst reflect.Value) error { dst.SetBytes([]byte(get(i))); return nil }
 			}, nil
-		case t.Kind() == reflect.String || t == bytesType:
+		case t.Kind() == reflect.String || isBytes(t):
 			return textBinder(t, str), nil
+		}
+		if bad := emptyWhenRead(t, map[reflect.Type]bool{}); bad != nil {
+			return never(fmt.Sprintf("json.RawMessage, string, []byte, or a type with exported fields "+
+				"(a %s has no exported fields and no UnmarshalJSON or UnmarshalText: every document would read as its zero value)", typeText(bad)))
 		}
 		return func(arr arrow.Array) setFunc {
 			get := str(arr)
@@ -404,7 +412,7 @@ func compileText(t reflect.Type, base string, dc *decodeCtx, never func(string) 
 		}
 		return never("time.Time or string")
 	}
-	if t.Kind() == reflect.String || t == bytesType || implementsText(t) {
+	if t.Kind() == reflect.String || isBytes(t) || implementsText(t) {
 		return textBinder(t, str), nil
 	}
 	return never("string, []byte or an encoding.TextUnmarshaler")
@@ -417,13 +425,57 @@ func textBinder(t reflect.Type, str func(arrow.Array) func(int) string) binder {
 		switch {
 		case t.Kind() == reflect.String && !implementsText(t):
 			return func(i int, dst reflect.Value) error { dst.SetString(get(i)); return nil }
-		case t == bytesType:
+		case isBytes(t):
 			return func(i int, dst reflect.Value) error { dst.SetBytes([]byte(get(i))); return nil }
 		}
 		return func(i int, dst reflect.Value) error {
 			return dst.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(get(i)))
 		}
 	}
+}
+
+// emptyWhenRead returns a struct type encoding/json can set nothing in,
+// reached from t (through pointers, slices, arrays, map values and
+// exported fields): unexported fields only, and no UnmarshalJSON or
+// UnmarshalText (a type stamp time.Time); nil if there is none.
+func emptyWhenRead(t reflect.Type, seen map[reflect.Type]bool) reflect.Type {
+	if seen[t] || t == anyType {
+		return nil
+	}
+	seen[t] = true
+	if p := reflect.PointerTo(t); p.Implements(jsonUnmarshalerType) || p.Implements(unmarshalType) {
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		return emptyWhenRead(t.Elem(), seen)
+	case reflect.Struct:
+		exported := false
+		for i := 0; i < t.NumField(); i++ {
+			sf := t.Field(i)
+			if !sf.IsExported() && !sf.Anonymous {
+				continue
+			}
+			exported = true
+			if bad := emptyWhenRead(sf.Type, seen); bad != nil {
+				return bad
+			}
+		}
+		if !exported && t.NumField() > 0 {
+			return t
+		}
+	}
+	return nil
+}
+
+// isBytes reports whether t is []byte or a named byte slice without a
+// decoding of its own (type Blob []byte), which takes text as []byte does.
+func isBytes(t reflect.Type) bool {
+	if t == bytesType {
+		return true
+	}
+	return t.Kind() == reflect.Slice && t.Elem() == byteType && !implementsText(t) &&
+		!reflect.PointerTo(t).Implements(jsonUnmarshalerType)
 }
 
 func implementsText(t reflect.Type) bool {
