@@ -185,7 +185,8 @@ type RetryPolicy struct {
 	// InitialBackoff is the wait before the second attempt, doubling (with
 	// jitter) up to MaxBackoff. Default 500ms.
 	InitialBackoff time.Duration
-	// MaxBackoff caps the backoff, before jitter. Default 30s.
+	// MaxBackoff caps the backoff, before jitter. Default 30s, or
+	// InitialBackoff where that is longer.
 	MaxBackoff time.Duration
 	// QuotaWait is how long a load refused by Doris' running-transaction
 	// quota (ErrTxnQuota) keeps being resent, with the same label, while

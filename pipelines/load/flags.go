@@ -154,7 +154,7 @@ func loadingFlags(o *options) flagGroup {
 		{name: "abort-lingering", value: &o.abortLingering, feeds: "WithAbortLingeringTxns",
 			usage: "abort, before the job, the open transactions earlier runs with --label-prefix left (a killed run's precommitted loads, which hold Doris' transaction quota for an hour); on by default with --label-prefix: give --abort-lingering=false when another live job writes with that prefix"},
 		{name: "retry-backoff", value: &o.retryBackoff, feeds: "WithRetry", check: atLeastDuration(&o.retryBackoff, time.Millisecond),
-			usage: "`wait` before the second attempt of a load, commit, abort or label-state question that failed for a reason worth retrying, doubling (with jitter) up to 30s over 5 attempts (RetryPolicy.InitialBackoff); the same labels are resent, so a retry never loads twice"},
+			usage: "`wait` before the second attempt of a load, commit, abort or label-state question that failed for a reason worth retrying, doubling (with jitter) up to 30s, or the wait itself if longer, over 5 attempts (RetryPolicy.InitialBackoff); the same labels are resent, so a retry never loads twice"},
 		{name: "compression", value: &o.compression, feeds: "WithCompression", check: oneOf(&o.compression, "none", "gz", "lz4"),
 			usage: "compress load bodies with `kind` (Stream Load compress_type): none, gz or lz4"},
 		{name: "header", value: o.headers, feeds: "WithLoadHeader", repeatable: true,

@@ -166,3 +166,22 @@ func TestAFailedGroupCommitJobDoesNotCallALostLoadNeverLoaded(t *testing.T) {
 		t.Fatalf("the lost reply's load was not applied:\n%s", said)
 	}
 }
+
+// --retry-backoff longer than the 30s cap it doubles up to is a wait the
+// user chose for a slow network: the job runs with it and loads every row.
+// Before, it failed at its first load with "Retry.MaxBackoff 30s is below
+// Retry.InitialBackoff 1m0s", an option the command has no flag for.
+func TestARetryBackoffAboveThirtySecondsLoads(t *testing.T) {
+	srv := doristest.NewServer(doristest.WithTable(fmt.Sprintf(synth.EventsDDL, "demo", "events_0")))
+	t.Cleanup(srv.Close)
+	o := defaultTestOptions()
+	o.retryBackoff = time.Minute
+	o.fe, o.tables, o.rows = srv.URL, 1, 50
+	said, err := captureStderr(t, func() error { return runWithin(t, o) })
+	if err != nil {
+		t.Fatalf("--retry-backoff 1m: %v\n%s", err, said)
+	}
+	if n := srv.RowCount("demo", "events_0"); n != 50 {
+		t.Errorf("demo.events_0 holds %d rows, want 50:\n%s", n, said)
+	}
+}

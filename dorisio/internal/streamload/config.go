@@ -67,7 +67,7 @@ type Config struct {
 type RetryPolicy struct {
 	MaxAttempts    int           // attempts including the first; default 5
 	InitialBackoff time.Duration // the wait before the second attempt; default 500ms
-	MaxBackoff     time.Duration // caps the exponential backoff (before jitter); default 30s
+	MaxBackoff     time.Duration // caps the exponential backoff (before jitter); default 30s, or InitialBackoff if longer
 	// QuotaWait is how long a load refused by Doris' running-transaction
 	// quota (ErrTxnQuota) keeps being resent, with the same label and a
 	// jittered backoff from InitialBackoff up to MaxBackoff, while other
@@ -245,7 +245,10 @@ func (cfg *Config) normalize() error {
 		cfg.Retry.InitialBackoff = defaultInitialBackoff
 	}
 	if cfg.Retry.MaxBackoff == 0 {
-		cfg.Retry.MaxBackoff = defaultMaxBackoff
+		// The default cap, or the first wait where that is longer (as
+		// Backoff.Delay reads a zero cap): a zero field keeps its default,
+		// it does not refuse the wait asked for.
+		cfg.Retry.MaxBackoff = max(defaultMaxBackoff, cfg.Retry.InitialBackoff)
 	}
 	if cfg.Retry.MaxBackoff < cfg.Retry.InitialBackoff {
 		return fmt.Errorf("Retry.MaxBackoff %v is below Retry.InitialBackoff %v", cfg.Retry.MaxBackoff, cfg.Retry.InitialBackoff)
