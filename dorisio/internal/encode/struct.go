@@ -159,7 +159,7 @@ func structFields(t reflect.Type, vc valueCtx) ([]fieldEnc, error) {
 // methods take a pointer; type stamp time.Time, which has none of
 // time.Time's). Every format writes such a struct as JSON, or cannot.
 func nothingToWrite(t reflect.Type) error {
-	bad := emptyWhenWritten(t, map[reflect.Type]bool{})
+	bad := colname.Opaque(t, func(t reflect.Type) bool { return t.Implements(jsonMarshalerType) || t.Implements(textType) }, map[reflect.Type]bool{})
 	if bad == nil {
 		return nil
 	}
@@ -167,36 +167,6 @@ func nothingToWrite(t reflect.Type) error {
 		return fmt.Errorf("a %v has no exported fields, and its MarshalJSON or MarshalText takes a pointer: it would load as {}; make the field a *%v", typeText(bad), typeText(bad))
 	}
 	return fmt.Errorf("a %v has no exported fields and no MarshalJSON or MarshalText: it would load as {}; convert it (to time.Time, string, ...) or give the type a MarshalText method", typeText(bad))
-}
-
-// emptyWhenWritten returns the struct type nothingToWrite refuses, reached
-// from t by value (through slices, arrays, map values and exported fields),
-// or nil.
-func emptyWhenWritten(t reflect.Type, seen map[reflect.Type]bool) reflect.Type {
-	if seen[t] || t.Implements(jsonMarshalerType) || t.Implements(textType) {
-		return nil
-	}
-	seen[t] = true
-	switch t.Kind() {
-	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
-		return emptyWhenWritten(t.Elem(), seen)
-	case reflect.Struct:
-		exported := false
-		for i := 0; i < t.NumField(); i++ {
-			sf := t.Field(i)
-			if !sf.IsExported() && !sf.Anonymous {
-				continue
-			}
-			exported = true
-			if bad := emptyWhenWritten(sf.Type, seen); bad != nil {
-				return bad
-			}
-		}
-		if !exported && t.NumField() > 0 {
-			return t
-		}
-	}
-	return nil
 }
 
 // typeName names a struct type for messages: its name, or for a type with

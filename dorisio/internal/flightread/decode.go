@@ -376,7 +376,7 @@ func compileText(t reflect.Type, base string, dc *decodeCtx, never func(string) 
 		case t.Kind() == reflect.String || isBytes(t):
 			return textBinder(t, str), nil
 		}
-		if bad := emptyWhenRead(t, map[reflect.Type]bool{}); bad != nil {
+		if bad := colname.Opaque(t, unmarshals, map[reflect.Type]bool{}); bad != nil {
 			return never(fmt.Sprintf("json.RawMessage, string, []byte, or a type with exported fields "+
 				"(a %s has no exported fields and no UnmarshalJSON or UnmarshalText: every document would read as its zero value)", typeText(bad)))
 		}
@@ -434,38 +434,11 @@ func textBinder(t reflect.Type, str func(arrow.Array) func(int) string) binder {
 	}
 }
 
-// emptyWhenRead returns a struct type encoding/json can set nothing in,
-// reached from t (through pointers, slices, arrays, map values and
-// exported fields): unexported fields only, and no UnmarshalJSON or
-// UnmarshalText (a type stamp time.Time); nil if there is none.
-func emptyWhenRead(t reflect.Type, seen map[reflect.Type]bool) reflect.Type {
-	if seen[t] || t == anyType {
-		return nil
-	}
-	seen[t] = true
-	if p := reflect.PointerTo(t); p.Implements(jsonUnmarshalerType) || p.Implements(unmarshalType) {
-		return nil
-	}
-	switch t.Kind() {
-	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
-		return emptyWhenRead(t.Elem(), seen)
-	case reflect.Struct:
-		exported := false
-		for i := 0; i < t.NumField(); i++ {
-			sf := t.Field(i)
-			if !sf.IsExported() && !sf.Anonymous {
-				continue
-			}
-			exported = true
-			if bad := emptyWhenRead(sf.Type, seen); bad != nil {
-				return bad
-			}
-		}
-		if !exported && t.NumField() > 0 {
-			return t
-		}
-	}
-	return nil
+// unmarshals reports whether encoding/json sets a t by its own method
+// (UnmarshalJSON or UnmarshalText, on a pointer).
+func unmarshals(t reflect.Type) bool {
+	p := reflect.PointerTo(t)
+	return p.Implements(jsonUnmarshalerType) || p.Implements(unmarshalType)
 }
 
 // isBytes reports whether t is []byte or a named byte slice without a
