@@ -71,11 +71,13 @@ func TestAnFESilentOnEveryCallLeavesTheOutcomeUnknownAndSaysWhy(t *testing.T) {
 func TestABodyTheBEStopsReadingIsDetectedAndResentOnce(t *testing.T) {
 	// The stall must outlast filling the loopback socket buffers (about 10 MB),
 	// which a client slowed by -race on a busy machine takes seconds to do.
-	srv, h := silentCluster(t, doristest.Fault{Kind: doristest.StallBody, Count: 1, Delay: 4 * time.Second})
+	// The idle bound is 1s: a BE starved of CPU by parallel packages once
+	// paused reading for 300ms on the resend, which failed it too.
+	srv, h := silentCluster(t, doristest.Fault{Kind: doristest.StallBody, Count: 1, Delay: 5 * time.Second})
 	var logs lockedBuffer
 	c, _ := newClient(t, []string{srv.URL}, func(c *Config) {
 		quickTimeouts(c)
-		c.Timeouts.Idle = 300 * time.Millisecond
+		c.Timeouts.Idle = time.Second
 		c.Timeouts.Header = time.Minute // the BE parses 32 MB before it answers (slow under -race)
 		c.Retry = RetryPolicy{MaxAttempts: 2, InitialBackoff: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond, LabelPollTimeout: 10 * time.Second}
 		c.Clock, c.Sleeper = nil, nil // real time: the BE notices the client left only when it reads on
@@ -99,7 +101,7 @@ func TestABodyTheBEStopsReadingIsDetectedAndResentOnce(t *testing.T) {
 	if got, want := srv.RowCount("db1", "t1"), int64(len(body)/len(row)); got != want {
 		t.Errorf("table holds %d rows, want %d", got, want)
 	}
-	if !strings.Contains(logs.String(), "sending the body to ") || !strings.Contains(logs.String(), " of 33554430 bytes sent: no progress for 300ms (idle timeout)") {
+	if !strings.Contains(logs.String(), "sending the body to ") || !strings.Contains(logs.String(), " of 33554430 bytes sent: no progress for 1s (idle timeout)") {
 		t.Errorf("the stall was not logged with its phase:\n%s", logs.String())
 	}
 	txns := srv.Txns("db1")
