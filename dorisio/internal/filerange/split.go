@@ -158,8 +158,9 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) (err 
 		fastFrom   int64          // file offset from which scanFast is tried again
 		checked    int            // buf index up to which sp.ends has checked
 		dataFrom   int64 = noData // file offset of the first record past the header lines
-		unclosedAt int64 = -1     // file offset of an enclose never closed (recordScanner.unclosed)
-		bareQuote  bool           // the open range holds a bare value with an enclose byte (recordScanner.bareQuote)
+		yield      yielder
+		unclosedAt int64 = -1 // file offset of an enclose never closed (recordScanner.unclosed)
+		bareQuote  bool       // the open range holds a bare value with an enclose byte (recordScanner.bareQuote)
 		bomDone    = !sp.SkipBOM
 	)
 	// check hands sp.ends the scanned bytes up to buf[end], a record end.
@@ -235,7 +236,7 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) (err 
 			pos, keepFrom = 0, 0
 		}
 		if !eof && m != nil {
-			runtime.Gosched()    // as below
+			yield.after(off)
 			if len(buf) == win { // one record fills the window: grow it
 				win *= 2
 			}
@@ -247,9 +248,7 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) (err 
 				}
 			}
 		} else if !eof {
-			// Let the uploads just started or unblocked run: measured on 2
-			// cores, a load waited 12-18 ms for a P while the scan ran on.
-			runtime.Gosched()
+			yield.after(off)
 			if len(buf) == cap(buf) { // one record fills the window: grow it
 				buf = append(buf, make([]byte, cap(buf))...)[:len(buf)]
 			}
@@ -419,4 +418,23 @@ func (s *suspectScan) add(b []byte, odd bool) {
 
 func suspectBytes(b []byte) bool {
 	return bytes.Contains(b, []byte(`"""`)) || bytes.Contains(b, []byte(`"\N"`))
+}
+
+// yieldEvery is how many bytes Split scans between two yields of its
+// goroutine.
+const yieldEvery = 1 << 20
+
+// yielder lets the uploads just started or unblocked run while Split scans:
+// measured on 2 cores, a load waited 12-18 ms for a P while the scan ran
+// on. It yields once per yieldEvery bytes, not per 256 KiB window: each
+// yield wakes an idle thread that finds nothing to run. Splitting a 1.2 GB
+// unquoted CSV from the page cache took 340 ms with a yield per window,
+// 290 ms with none, 320-330 ms with one per MiB (medians, noisy).
+type yielder struct{ next int64 }
+
+func (y *yielder) after(off int64) {
+	if off >= y.next {
+		runtime.Gosched()
+		y.next = off + yieldEvery
+	}
 }
