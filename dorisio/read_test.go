@@ -3,6 +3,7 @@ package dorisio
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"math/rand"
 	"os"
@@ -85,7 +86,7 @@ func writeAllTypes(t *testing.T, srv *doristest.Server, table string, n int) []a
 func init() {
 	register.DoFn2x0[[]byte, func(allTypes)](&genAllTypesFn{})
 	register.Emitter1[allTypes]()
-	for _, v := range []any{allTypes{}, jsonDoc{}, pair{}, idOnly{}, wrongString{}, wrongInt{}, wrongElems{}, mayBeNull{}, zoned{}} {
+	for _, v := range []any{allTypes{}, jsonDoc{}, pair{}, idOnly{}, wrongString{}, wrongInt{}, wrongElems{}, mayBeNull{}, zoned{}, unsignedRow{}} {
 		beam.RegisterType(reflect.TypeOf(v))
 	}
 }
@@ -678,5 +679,47 @@ func TestADateReadsAndWritesBackWhereDaylightSavingStartsAtMidnight(t *testing.T
 			mustWrite(t, srv, "d2", back, WithTimeZone(loc))
 			wantRows(t, srv, "d2", [][]string{{"1", tc.day}, {"2", "2024-06-01"}})
 		})
+	}
+}
+
+// unsignedRow's fields are each the Go type WithCreateTable makes the
+// column of (uint8 SMALLINT ... uint64 LARGEINT).
+type unsignedRow struct {
+	ID  int64  `doris:"id"`
+	U8  uint8  `doris:"u8"`
+	U16 uint16 `doris:"u16"`
+	U32 uint32 `doris:"u32"`
+	U64 uint64 `doris:"u64"`
+	U   uint   `doris:"u"`
+}
+
+// Write writes unsigned fields into the next wider signed column; Read
+// fills the same struct back (it used to refuse it: "a uint32 cannot
+// hold every BIGINT value"), and a stored value the field cannot hold
+// fails the read naming the row, the column and the value.
+func TestUnsignedFieldsReadBackWhatWriteWrote(t *testing.T) {
+	srv := startServer(t, doristest.WithTable("demo.uns(id BIGINT NOT NULL, u8 SMALLINT, u16 INT, u32 BIGINT, u64 LARGEINT, u LARGEINT)"))
+	rows := []unsignedRow{
+		{1, math.MaxUint8, math.MaxUint16, math.MaxUint32, math.MaxUint64, math.MaxUint},
+		{2, 0, 0, 0, 0, 0},
+		{3, 7, 300, 70000, 1 << 40, 12},
+	}
+	mustWrite(t, srv, "uns", rows)
+	got, _, err := readAll(t, configFor(srv, "uns"), Query{}, reflect.TypeOf(unsignedRow{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSameRows(t, got, rows)
+
+	for _, bad := range []struct{ row, want string }{
+		{"4,256,0,0,0,0\n", "column u8 SMALLINT into field unsignedRow.U8: 256 is above a uint8's largest value, 255"},
+		{"5,0,-1,0,0,0\n", "column u16 INT into field unsignedRow.U16: -1 is negative: a uint16 cannot hold it"},
+		{"6,0,0,4294967296,0,0\n", "column u32 BIGINT into field unsignedRow.U32: 4294967296 is above a uint32's largest value, 4294967295"},
+		{"7,0,0,0,18446744073709551616,0\n", "column u64 LARGEINT into field unsignedRow.U64: 18446744073709551616 is above a uint64's largest value, 18446744073709551615"},
+		{"8,0,0,0,0,-3\n", "column u LARGEINT into field unsignedRow.U: -3 is negative: a uint cannot hold it"},
+	} {
+		mustWrite(t, srv, "uns", [][]byte{[]byte(bad.row)})
+		_, _, err := readAll(t, configFor(srv, "uns"), Query{Where: "id = " + strings.Split(bad.row, ",")[0]}, reflect.TypeOf(unsignedRow{}))
+		wantErr(t, err, "dorisio.Read: table demo.uns", "row 1, "+bad.want)
 	}
 }

@@ -25,10 +25,12 @@ import (
 // check is made once per column (compile), before any row, and names the
 // Go type, the Doris type and the Arrow type, and what would hold it.
 //
-//   - TINYINT..BIGINT (int8..int64): an integer type at least as wide (an
-//     unsigned one fails on a negative value), *big.Int.
+//   - TINYINT..BIGINT (int8..int64): a signed integer type at least as
+//     wide, *big.Int; an unsigned one of any width, each value checked
+//     (Write writes uint8..uint32 into SMALLINT..BIGINT).
 //   - LARGEINT (Doris sends its decimal text): *big.Int, string,
-//     dorisio.Decimal.
+//     dorisio.Decimal; an unsigned integer, each value checked (Write's
+//     uint and uint64).
 //   - BOOLEAN: bool. FLOAT: float32 or float64. DOUBLE: float64.
 //   - DECIMAL(p,s) (decimal128/256): dorisio.Decimal or string (exact text
 //     with s fraction digits), *big.Rat; with s = 0 also *big.Int and an
@@ -193,10 +195,13 @@ func compileValue(t reflect.Type, base string, at arrow.DataType, dc *decodeCtx,
 			return intBinder(func(x int64, dst reflect.Value) error { dst.Set(reflect.ValueOf(big.NewInt(x))); return nil }), nil
 		case isSigned(t) && (goBits(t) > bits || goBits(t) == bits && signed):
 			return intBinder(func(x int64, dst reflect.Value) error { dst.SetInt(x); return nil }), nil
-		case isUnsigned(t) && goBits(t) >= bits:
+		case isUnsigned(t):
+			// Write writes uint8..uint32 into SMALLINT..BIGINT (and
+			// WithCreateTable makes those columns of them), so the same
+			// struct reads them back: each value is checked instead.
 			return intBinder(func(x int64, dst reflect.Value) error {
-				if x < 0 {
-					return fmt.Errorf("%d is negative: a %s cannot hold it", x, typeText(t))
+				if x < 0 || t.Bits() < 64 && x >= 1<<t.Bits() {
+					return setUnsigned(dst, big.NewInt(x), t) // says why
 				}
 				dst.SetUint(uint64(x))
 				return nil
@@ -364,8 +369,19 @@ func compileText(t reflect.Type, base string, dc *decodeCtx, never func(string) 
 			}, nil
 		case t.Kind() == reflect.String || t == decimalType:
 			return textBinder(t, str), nil
+		case isUnsigned(t): // Write's uint and uint64 (as for the narrower integers)
+			return func(arr arrow.Array) setFunc {
+				get := str(arr)
+				return func(i int, dst reflect.Value) error {
+					n, ok := new(big.Int).SetString(get(i), 10)
+					if !ok {
+						return fmt.Errorf("LARGEINT text %q is not a whole number", get(i))
+					}
+					return setUnsigned(dst, n, t)
+				}
+			}, nil
 		}
-		return never("*big.Int, string or dorisio.Decimal")
+		return never("*big.Int, string, dorisio.Decimal, or an unsigned integer (each value checked)")
 	case "JSON", "JSONB", "VARIANT":
 		switch {
 		case t == rawJSONType:
@@ -481,6 +497,19 @@ func intBinder(set func(int64, reflect.Value) error) binder {
 	}
 }
 
+// setUnsigned stores n in dst, of unsigned integer type t, or says why t
+// cannot hold it.
+func setUnsigned(dst reflect.Value, n *big.Int, t reflect.Type) error {
+	if n.Sign() < 0 {
+		return fmt.Errorf("%s is negative: a %s cannot hold it", n, typeText(t))
+	}
+	if n.BitLen() > t.Bits() {
+		return fmt.Errorf("%s is above a %s's largest value, %d", n, typeText(t), uint64(1)<<t.Bits()-1)
+	}
+	dst.SetUint(n.Uint64())
+	return nil
+}
+
 // bigBinder reads a decimal column's unscaled value, as make builds it
 // (nil make: into the integer type t, whose range holds the precision).
 func bigBinder(make func(*big.Int) any, t ...reflect.Type) binder {
@@ -493,11 +522,7 @@ func bigBinder(make func(*big.Int) any, t ...reflect.Type) binder {
 				return nil
 			}
 			if isUnsigned(t[0]) {
-				if n.Sign() < 0 {
-					return fmt.Errorf("%s is negative: a %s cannot hold it", n, typeText(t[0]))
-				}
-				dst.SetUint(n.Uint64())
-				return nil
+				return setUnsigned(dst, n, t[0])
 			}
 			dst.SetInt(n.Int64())
 			return nil

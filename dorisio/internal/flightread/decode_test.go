@@ -115,7 +115,7 @@ func TestDecimal256AndLargeIntKeepEveryDigit(t *testing.T) {
 	type lint struct {
 		LI int64 `doris:"li"`
 	}
-	if _, err := decodeInto[lint](t, "LARGEINT", li, time.UTC); err == nil || !strings.Contains(err.Error(), "a int64 cannot hold every LARGEINT value; use *big.Int, string or dorisio.Decimal") {
+	if _, err := decodeInto[lint](t, "LARGEINT", li, time.UTC); err == nil || !strings.Contains(err.Error(), "a int64 cannot hold every LARGEINT value; use *big.Int, string, dorisio.Decimal, or an unsigned integer (each value checked)") {
 		t.Errorf("LARGEINT into int64: %v", err)
 	}
 }
