@@ -29,7 +29,10 @@ import (
 // signed, unsigned and float numbers by strconv (out of range is an error);
 // time.Time from DATE or DATETIME text, in UTC; a type implementing
 // encoding.TextUnmarshaler through it (e.g. a decimal type); other slices,
-// maps and structs from the text as JSON. A JSON or VARIANT column is read
+// maps and structs from the text as JSON (an ARRAY, MAP or STRUCT value's),
+// each element converted as a column of its type is: a []byte element gets
+// its text, a time.Time element its DATETIME text, and a null element
+// needs a pointer, map or slice element. A JSON or VARIANT column is read
 // by encoding/json into any field but a string or []byte (which get the
 // document's text), as Write writes it. NULL needs a pointer, map or
 // slice field, set to nil; into any other field it is an error naming the
@@ -196,9 +199,9 @@ func setField(f reflect.Value, pv *string) error {
 			f.SetBytes([]byte(v))
 			return nil
 		}
-		return json.Unmarshal([]byte(v), f.Addr().Interface())
+		return setComposite(f, v)
 	case reflect.Map, reflect.Struct, reflect.Array:
-		return json.Unmarshal([]byte(v), f.Addr().Interface())
+		return setComposite(f, v)
 	case reflect.Interface:
 		if f.NumMethod() > 0 {
 			return fmt.Errorf("cannot store text in %v", f.Type())

@@ -222,3 +222,57 @@ func TestAQuotedBackslashNIsNullInBothCSVDialects(t *testing.T) {
 		})
 	}
 }
+
+type scanNested struct {
+	A    int32  `doris:"a"`
+	Blob []byte `json:"b"`
+}
+
+type scanComposite struct {
+	ID     int64                `doris:"id"`
+	Blobs  [][]byte             `doris:"blobs"`
+	Times  []time.Time          `doris:"times"`
+	ByDay  map[string]time.Time `doris:"by_day"`
+	Nested scanNested           `doris:"st"`
+	Ints   []*int64             `doris:"ints"`
+}
+
+// An ARRAY, MAP or STRUCT value's elements read as a column of their type
+// does: text into []byte, DATETIME text into time.Time (encoding/json
+// wanted base64 and RFC 3339 and failed on what Write writes), a null
+// element into a pointer as nil, and into a field that cannot hold it as
+// an error naming the element.
+func TestScanReadsCompositeElementsAsTheirColumnTypes(t *testing.T) {
+	s := newServer(t, WithTable("demo.c(id BIGINT, blobs ARRAY<STRING>, times ARRAY<DATETIME(3)>, by_day MAP<VARCHAR(10),DATETIME>, "+
+		"st STRUCT<a:INT,b:STRING>, ints ARRAY<BIGINT>)"))
+	streamLoad(t, s, "demo", "c", hdr{"column_separator": "|"},
+		`1|["x","","\u00e9"]|["2025-01-02 03:04:05.678"]|{"mon":"2025-01-06 00:00:00"}|{"a":7,"b":"raw"}|[9007199254740993,null]`+"\n")
+	var got []scanComposite
+	if err := s.Scan("demo", "c", &got); err != nil {
+		t.Fatal(err)
+	}
+	g := got[0]
+	if len(g.Blobs) != 3 || string(g.Blobs[0]) != "x" || string(g.Blobs[1]) != "" || string(g.Blobs[2]) != "é" {
+		t.Errorf("blobs %q", g.Blobs)
+	}
+	if len(g.Times) != 1 || !g.Times[0].Equal(time.Date(2025, 1, 2, 3, 4, 5, 678e6, time.UTC)) {
+		t.Errorf("times %v", g.Times)
+	}
+	if !g.ByDay["mon"].Equal(time.Date(2025, 1, 6, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("by_day %v", g.ByDay)
+	}
+	if g.Nested.A != 7 || string(g.Nested.Blob) != "raw" {
+		t.Errorf("st %+v", g.Nested)
+	}
+	if len(g.Ints) != 2 || g.Ints[0] == nil || *g.Ints[0] != 9007199254740993 || g.Ints[1] != nil {
+		t.Errorf("ints %v: want every digit of the first and nil for the null", g.Ints)
+	}
+
+	var zeroed []struct {
+		Ints []int64 `doris:"ints"`
+	}
+	err := s.Scan("demo", "c", &zeroed)
+	if want := "row 1, column ints (ARRAY<BIGINT>) into field .Ints: element 2: NULL needs a pointer, map or slice field, not int64"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a null element into []int64: %v, want %q", err, want)
+	}
+}
