@@ -32,7 +32,8 @@ import (
 // maps and structs from the text as JSON (an ARRAY, MAP or STRUCT value's),
 // each element converted as a column of its type is: a []byte element gets
 // its text, a time.Time element its DATETIME text, and a null element
-// needs a pointer, map or slice element. A JSON or VARIANT column is read
+// needs a pointer, map or slice element; a struct field the STRUCT lacks,
+// and two MAP keys that are one key of the Go map, are errors. A JSON or VARIANT column is read
 // by encoding/json into any field but a string or []byte (which get the
 // document's text), as Write writes it. NULL needs a pointer, map or
 // slice field, set to nil; into any other field it is an error naming the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/colname"
@@ -99,11 +100,20 @@ func setList(f reflect.Value, elems []any) error {
 func setMap(f reflect.Value, entries map[string]any) error {
 	t := f.Type()
 	m := reflect.MakeMapWithSize(t, len(entries))
+	seen := make(map[any]string, len(entries)) // key -> its text
 	for k, e := range entries {
 		key := reflect.New(t.Key()).Elem()
 		if err := setField(key, &k); err != nil {
 			return fmt.Errorf("key %q: %w", k, err)
 		}
+		// Two keys of the MAP that are one key of the Go map ("1" and
+		// "01" of a MAP<STRING,...> into a map[int]...): one entry would
+		// be dropped in silence.
+		if other, dup := seen[key.Interface()]; dup {
+			a, b := min(k, other), max(k, other)
+			return fmt.Errorf("keys %q and %q are one key of %v: one entry would be lost", a, b, t)
+		}
+		seen[key.Interface()] = k
 		val := reflect.New(t.Elem()).Elem()
 		if err := setTree(val, e); err != nil {
 			return fmt.Errorf("key %q: %w", k, err)
@@ -116,16 +126,23 @@ func setMap(f reflect.Value, entries map[string]any) error {
 
 // setStruct fills a struct's fields from a STRUCT value's fields, mapped
 // as Write maps them (colname), names matched case-insensitively as Doris
-// matches them; a field the value lacks keeps its zero value.
+// matches them. A STRUCT value holds every field of its type (a NULL one
+// as null), so a field the value lacks names a field the STRUCT does not
+// have: an error, as a field naming a column the table lacks is, not a
+// zero value.
 func setStruct(f reflect.Value, fields map[string]any) error {
 	byName := make(map[string]any, len(fields))
+	names := make([]string, 0, len(fields))
 	for k, v := range fields {
 		byName[strings.ToLower(k)] = v
+		names = append(names, k)
 	}
 	for _, sf := range colname.Fields(f.Type()) {
 		v, ok := byName[strings.ToLower(sf.Column)]
 		if !ok {
-			continue
+			slices.Sort(names)
+			return fmt.Errorf("field %s.%s names STRUCT field %q, which the value lacks (fields: %s)",
+				sf.Owner.Name(), sf.Name, sf.Column, strings.Join(names, ", "))
 		}
 		if err := setTree(f.FieldByIndex(sf.Index), v); err != nil {
 			return fmt.Errorf("field %s: %w", sf.Column, err)

@@ -276,3 +276,57 @@ func TestScanReadsCompositeElementsAsTheirColumnTypes(t *testing.T) {
 		t.Errorf("a null element into []int64: %v, want %q", err, want)
 	}
 }
+
+// A Go field a STRUCT value has no field for is an error naming both, as
+// a field naming a column the table lacks is: it read as its zero value in
+// silence. So are two MAP keys that are one key of the Go map, one of whose
+// entries was dropped in silence.
+func TestScanRefusesWhatACompositeValueCannotFill(t *testing.T) {
+	s := newServer(t, WithTable("demo.c(id BIGINT, st STRUCT<a:INT,p:BIGINT>, arr ARRAY<STRUCT<a:INT,p:BIGINT>>, m MAP<STRING,INT>)"))
+	streamLoad(t, s, "demo", "c", hdr{"column_separator": "|"},
+		`1|{"a":7,"p":null}|[{"a":1,"p":2}]|{"1":10,"01":11}`+"\n")
+	type inner struct {
+		A      int32  `doris:"a"`
+		Amount int64  `doris:"amount"`
+		P      *int64 `doris:"p"`
+	}
+	var byValue []struct {
+		St inner `doris:"st"`
+	}
+	err := s.Scan("demo", "c", &byValue)
+	if want := `column st (STRUCT<a:INT,p:BIGINT>) into field .St: field inner.Amount names STRUCT field "amount", which the value lacks (fields: a, p)`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a field the STRUCT lacks: %v (%+v), want %q", err, byValue, want)
+	}
+	var inArray []struct {
+		Arr []*inner `doris:"arr"`
+	}
+	err = s.Scan("demo", "c", &inArray)
+	if want := `column arr (ARRAY<STRUCT<a:INT,p:BIGINT>>) into field .Arr: element 1: field inner.Amount names STRUCT field "amount"`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a field the STRUCT lacks, in an ARRAY: %v, want %q", err, want)
+	}
+	var fits []struct {
+		St inner2 `doris:"st"`
+	}
+	if err := s.Scan("demo", "c", &fits); err != nil || fits[0].St.A != 7 || fits[0].St.P != nil {
+		t.Errorf("the STRUCT's own fields: %v %+v", err, fits)
+	}
+
+	var keys []struct {
+		M map[int]int `doris:"m"`
+	}
+	err = s.Scan("demo", "c", &keys)
+	if want := `column m (MAP<STRING,INT>) into field .M: keys "01" and "1" are one key of map[int]int: one entry would be lost`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("two MAP keys, one Go key: %v (%+v), want %q", err, keys, want)
+	}
+	var text []struct {
+		M map[string]int `doris:"m"`
+	}
+	if err := s.Scan("demo", "c", &text); err != nil || text[0].M["1"] != 10 || text[0].M["01"] != 11 {
+		t.Errorf("MAP<STRING,INT> into map[string]int: %v %+v", err, text)
+	}
+}
+
+type inner2 struct {
+	A int32  `doris:"a"`
+	P *int64 `doris:"p"`
+}
