@@ -47,7 +47,9 @@ import (
 //     map, a slice, a number...).
 //   - ARRAY: a slice or array of what holds the element; MAP: a map of what
 //     holds the key and value; STRUCT: a struct whose fields (mapped as
-//     Write maps them) each name a field of the column.
+//     Write maps them) each name a field of the column. An element's Doris
+//     type is not told: a LARGEINT element comes as text, which an
+//     unsigned integer takes, each value checked (Write's []uint64).
 //   - any (interface{}): the value as Record holds it (record.go).
 //   - NULL: a pointer field is nil; a map, slice or interface is nil;
 //     any other field fails on it, naming the row.
@@ -370,16 +372,7 @@ func compileText(t reflect.Type, base string, dc *decodeCtx, never func(string) 
 		case t.Kind() == reflect.String || t == decimalType:
 			return textBinder(t, str), nil
 		case isUnsigned(t): // Write's uint and uint64 (as for the narrower integers)
-			return func(arr arrow.Array) setFunc {
-				get := str(arr)
-				return func(i int, dst reflect.Value) error {
-					n, ok := new(big.Int).SetString(get(i), 10)
-					if !ok {
-						return fmt.Errorf("LARGEINT text %q is not a whole number", get(i))
-					}
-					return setUnsigned(dst, n, t)
-				}
-			}, nil
+			return unsignedText(t, "LARGEINT text", str), nil
 		}
 		return never("*big.Int, string, dorisio.Decimal, or an unsigned integer (each value checked)")
 	case "JSON", "JSONB", "VARIANT":
@@ -431,7 +424,29 @@ func compileText(t reflect.Type, base string, dc *decodeCtx, never func(string) 
 	if t.Kind() == reflect.String || isBytes(t) || implementsText(t) {
 		return textBinder(t, str), nil
 	}
+	if base == "" && isUnsigned(t) {
+		// An ARRAY, MAP or STRUCT element, whose Doris type Read is not
+		// told: Doris sends a LARGEINT element as its text, and Write
+		// writes a []uint64 or []uint into an ARRAY<LARGEINT> (and
+		// WithCreateTable makes that column of it). Each value is checked.
+		return unsignedText(t, "text", str), nil
+	}
 	return never("string, []byte or an encoding.TextUnmarshaler")
+}
+
+// unsignedText reads whole numbers in text (what names the text in
+// errors) into the unsigned integer type t, or says why t cannot hold one.
+func unsignedText(t reflect.Type, what string, str func(arrow.Array) func(int) string) binder {
+	return func(arr arrow.Array) setFunc {
+		get := str(arr)
+		return func(i int, dst reflect.Value) error {
+			n, ok := new(big.Int).SetString(get(i), 10)
+			if !ok {
+				return fmt.Errorf("%s %q is not a whole number: a %s cannot hold it", what, get(i), typeText(t))
+			}
+			return setUnsigned(dst, n, t)
+		}
+	}
 }
 
 // textBinder writes text into a string, []byte or TextUnmarshaler.

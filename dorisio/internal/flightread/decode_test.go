@@ -311,3 +311,34 @@ func TestADateIsItsDaysFirstInstant(t *testing.T) {
 		t.Error("2024-02-30 parsed")
 	}
 }
+
+// An ARRAY<LARGEINT> (what Write writes a []uint64 into, and
+// WithCreateTable makes of it) comes as a list of text: a []uint64 reads
+// it back, each value checked; it was refused ("a uint64 cannot hold
+// every STRING value").
+func TestUnsignedElementsReadTheirLargeIntText(t *testing.T) {
+	rec := func(vals ...string) arrow.RecordBatch {
+		return batch(t, "l", arrow.ListOf(arrow.BinaryTypes.String), func(b array.Builder) {
+			lb := b.(*array.ListBuilder)
+			lb.Append(true)
+			lb.ValueBuilder().(*array.StringBuilder).AppendValues(vals, nil)
+		})
+	}
+	type row struct {
+		L []uint64 `doris:"l"`
+	}
+	got, err := decodeInto[row](t, "ARRAY", rec("0", "18446744073709551615"), time.UTC)
+	if err != nil || len(got) != 1 || !reflect.DeepEqual(got[0].L, []uint64{0, 18446744073709551615}) {
+		t.Fatalf("got %v, %v", got, err)
+	}
+	for _, bad := range []struct{ val, want string }{
+		{"-1", "row 1, column l ARRAY into field row.L: element 1: -1 is negative: a uint64 cannot hold it"},
+		{"18446744073709551616", "element 1: 18446744073709551616 is above a uint64's largest value, 18446744073709551615"},
+		{"x1", `element 1: text "x1" is not a whole number: a uint64 cannot hold it`},
+	} {
+		_, err := decodeInto[row](t, "ARRAY", rec("1", bad.val), time.UTC)
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s: %v, want %q", bad.val, err, bad.want)
+		}
+	}
+}
