@@ -715,7 +715,7 @@ func compileList(t reflect.Type, at arrow.DataType, dc *decodeCtx, never func(st
 			}
 			for j := 0; j < n; j++ {
 				if err := set(int(start)+j, dst.Index(j)); err != nil {
-					return fmt.Errorf("element %d: %w", j, err)
+					return fmt.Errorf("element %d: %w", j+1, err) // counted from 1, as rows are and Doris counts them (element_at)
 				}
 			}
 			return nil

@@ -315,7 +315,8 @@ func TestADateIsItsDaysFirstInstant(t *testing.T) {
 // An ARRAY<LARGEINT> (what Write writes a []uint64 into, and
 // WithCreateTable makes of it) comes as a list of text: a []uint64 reads
 // it back, each value checked; it was refused ("a uint64 cannot hold
-// every STRING value").
+// every STRING value"). A bad element is named counted from 1, as the
+// row is (and as Doris' element_at counts): the second was "element 1".
 func TestUnsignedElementsReadTheirLargeIntText(t *testing.T) {
 	rec := func(vals ...string) arrow.RecordBatch {
 		return batch(t, "l", arrow.ListOf(arrow.BinaryTypes.String), func(b array.Builder) {
@@ -332,9 +333,9 @@ func TestUnsignedElementsReadTheirLargeIntText(t *testing.T) {
 		t.Fatalf("got %v, %v", got, err)
 	}
 	for _, bad := range []struct{ val, want string }{
-		{"-1", "row 1, column l ARRAY into field row.L: element 1: -1 is negative: a uint64 cannot hold it"},
-		{"18446744073709551616", "element 1: 18446744073709551616 is above a uint64's largest value, 18446744073709551615"},
-		{"x1", `element 1: text "x1" is not a whole number: a uint64 cannot hold it`},
+		{"-1", "row 1, column l ARRAY into field row.L: element 2: -1 is negative: a uint64 cannot hold it"},
+		{"18446744073709551616", "element 2: 18446744073709551616 is above a uint64's largest value, 18446744073709551615"},
+		{"x1", `element 2: text "x1" is not a whole number: a uint64 cannot hold it`},
 	} {
 		_, err := decodeInto[row](t, "ARRAY", rec("1", bad.val), time.UTC)
 		if err == nil || !strings.Contains(err.Error(), bad.want) {
