@@ -86,6 +86,20 @@ func openTxns(st tableState) map[int64]bool {
 	return open
 }
 
+// txnIDs is the ids of every transaction st retains (nil when st cannot
+// say).
+func txnIDs(st tableState) map[int64]bool {
+	all, ok := st.allTxns()
+	if !ok {
+		return nil
+	}
+	ids := make(map[int64]bool, len(all))
+	for _, tx := range all {
+		ids[tx.ID] = true
+	}
+	return ids
+}
+
 func isOpen(tx doristest.Txn) bool { return tx.State == "PREPARE" || tx.State == "PRECOMMITTED" }
 
 // groupCommitWait bounds awaitGroupCommits: several times Doris' default
@@ -153,7 +167,12 @@ func runCounts(c map[string]int64, o *options, filesAlready int64) map[string]ru
 // did (runs) and what was refused, and that the run left no transaction
 // open (openBefore: those open before it, not its own); it prints the
 // verification line, or returns what does not match.
-func verifyTables(st tableState, o *options, before map[string]int64, openBefore map[int64]bool, expected map[string]int64, runs map[string]runCount, refused map[string]refusedCount) error {
+//
+// seenBefore holds the ids of every transaction the server held before the
+// run (nil: not read): one created since, visible, under this run's labels
+// and not counted committed is a load of this run whose reply was lost and
+// which it then found under its label (ownLostReplies).
+func verifyTables(st tableState, o *options, before map[string]int64, openBefore, seenBefore map[int64]bool, expected map[string]int64, runs map[string]runCount, refused map[string]refusedCount) error {
 	tables := sortedKeys(expected)
 	after, ok := st.counts(tables)
 	var txns []doristest.Txn
@@ -165,6 +184,7 @@ func verifyTables(st tableState, o *options, before map[string]int64, openBefore
 		return fmt.Errorf("verification FAILED: the server stopped answering doristest's API")
 	}
 	late := findLateLoads(st, openBefore, after, before, runs)
+	own := ownLostReplies(st, o, seenBefore, runs)
 	var bad []string
 	var total, held, committed, found int64
 	var all refusedCount
@@ -180,7 +200,7 @@ func verifyTables(st tableState, o *options, before map[string]int64, openBefore
 		case grew < run.committed || grew > run.committed+run.found:
 			bad = append(bad, fmt.Sprintf("%s holds %d rows, %d before the run: it grew by %d, and this run committed %d (%d more found loaded under its labels)",
 				t, after[t], before[t], grew, run.committed, run.found))
-		case grew > run.committed && before[t] > 0 && grew-run.committed > late.rows[t]:
+		case grew > run.committed && before[t] > 0 && grew-run.committed > late.rows[t]+own.rows[t]:
 			// Rows found under their labels and yet added: loaded by this
 			// run itself (a reply lost, the load found on its resend), or
 			// by an earlier run and again by this one. Empty tables before
@@ -216,15 +236,22 @@ func verifyTables(st tableState, o *options, before map[string]int64, openBefore
 		fmt.Printf("verification: counts match: %s in %s%s, %s, %s; server peak running txns %d\n", plural.Count(total, "row"), plural.Count(len(tables), "table"), all.says(), exact, noneOpen, peak)
 		return nil
 	}
-	if other := notFound(tables, before, runs); other > 0 {
+	if other := notFound(tables, before, own.earlier(runs)); other > 0 {
 		exact = strings.Replace(exact, "each input row committed", "this run committed each input row", 1) + "; " + rowsNotChecked(o, other, held)
 	}
 	grewBy := "the rows this run committed"
+	if n := own.total(); n > 0 {
+		grewBy += fmt.Sprintf(" and %s of this run's own loads whose replies were lost, found loaded under their labels when asked or resent", plural.Count(n, "row"))
+	}
 	if n := late.total(tables, before, runs, after); n > 0 {
 		grewBy += fmt.Sprintf(" and %s of %s an earlier run left in flight (%s), which Doris made visible during this run and this run found under their labels", plural.Count(n, "row"), plural.Count(len(late.ids), "load"), late.named())
 	}
-	fmt.Printf("verification: counts match: %s in %s%s, the input: %d committed by this run + %d found loaded by an earlier run under the same labels; the tables held %d rows before and grew by %s; %s, %s; server peak running txns %d\n",
-		plural.Count(committed+found+all.accounted(), "row"), plural.Count(len(tables), "table"), all.says(), committed, found, held, grewBy, exact, noneOpen, peak)
+	foundBy := "found loaded by an earlier run under the same labels"
+	if own.total() > 0 {
+		foundBy = fmt.Sprintf("found loaded under the same labels (%d by an earlier run, %d by this run's loads whose replies were lost)", found-own.total(), own.total())
+	}
+	fmt.Printf("verification: counts match: %s in %s%s, the input: %d committed by this run + %d %s; the tables held %d rows before and grew by %s; %s, %s; server peak running txns %d\n",
+		plural.Count(committed+found+all.accounted(), "row"), plural.Count(len(tables), "table"), all.says(), committed, found, foundBy, held, grewBy, exact, noneOpen, peak)
 	return nil
 }
 
@@ -262,6 +289,68 @@ func findLateLoads(st tableState, openBefore map[int64]bool, after, before map[s
 	}
 	slices.Sort(l.ids)
 	return l
+}
+
+// ownLoads are the rows of this run's own loads that it counted found
+// loaded, not committed: a load whose reply was lost (a proxy's 502 after
+// Doris loaded it, a connection reset) is asked for by label, or resent
+// and answered "Label Already Exists", and found loaded. The tables grew
+// by their rows during the run. Before, a re-run through a proxy that lost
+// replies failed its verification, exit 1 ("27902 of the rows it found
+// under its labels were added during the run, by this run (a reply lost
+// and resent) or twice"), every row being in the table once.
+type ownLoads struct {
+	rows map[string]int64 // table -> rows
+}
+
+// ownLostReplies finds them: the visible transactions created since the
+// run began (not in seenBefore) under this run's labels (its
+// --label-prefix, or the "dorisio-" of a fresh one), in rows past what
+// the run counted committed into their table, and at most what it found.
+func ownLostReplies(st tableState, o *options, seenBefore map[int64]bool, runs map[string]runCount) ownLoads {
+	own := ownLoads{rows: map[string]int64{}}
+	if seenBefore == nil {
+		return own
+	}
+	all, ok := st.allTxns()
+	if !ok {
+		return own
+	}
+	prefix := "dorisio-"
+	if o.labelPrefix != "" {
+		prefix = o.labelPrefix + ":"
+	}
+	newRows := map[string]int64{}
+	for _, tx := range all {
+		if !seenBefore[tx.ID] && strings.HasPrefix(tx.Label, prefix) && (tx.State == "VISIBLE" || tx.State == "COMMITTED") {
+			newRows[tx.Table] += tx.Rows
+		}
+	}
+	for t, run := range runs {
+		if n := min(max(0, newRows[t]-run.committed), run.found); n > 0 {
+			own.rows[t] = n
+		}
+	}
+	return own
+}
+
+func (l ownLoads) total() int64 {
+	var n int64
+	for _, r := range l.rows {
+		n += r
+	}
+	return n
+}
+
+// earlier is runs with found less the rows this run found of its own: what
+// it found of an earlier run's, which the tables held before it.
+func (l ownLoads) earlier(runs map[string]runCount) map[string]runCount {
+	out := make(map[string]runCount, len(runs))
+	for t, r := range runs {
+		r.found -= l.rows[t]
+		out[t] = r
+	}
+	return out
 }
 
 // total is how many of the late loads' rows the tables' growth holds past
