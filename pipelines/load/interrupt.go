@@ -203,6 +203,7 @@ func printInterrupted(w io.Writer, err error, o *options, files fileprogress.Pro
 	if o.input != "" {
 		p := progressSince(files)
 		loaded = fmt.Sprintf("%s in %s loaded (%d of them found loaded by an earlier run), of %s listed", plural.Count(p.LoadedRecords, "record"), plural.Count(p.Loads, "range"), p.AlreadyLoadedRecords, plural.Count(p.Files, "file"))
+		loaded += stoppedRangesSay(left.committed, p)
 	}
 	fmt.Fprintf(w, "%s: interrupted: %s; %s\n", progName, loaded, left.says())
 	if left.err != nil {
@@ -214,6 +215,36 @@ func printInterrupted(w io.Writer, err error, o *options, files fileprogress.Pro
 		}
 	}
 	fmt.Fprintf(w, "%s: to resume: %s\n", progName, resumeAdvice(o, rows, unknownRows))
+}
+
+// stoppedRangesSay adds to an interrupted --input job's line what its
+// progress does not count: the ranges whose loads were stopped before
+// their answer came. Doris may have had a range's body whole and loaded
+// it after the stop; asked (dorisio.AbortOpenLoads), it says so (counted
+// committed by dorisio.CommittedLoads, past the progress' own commits) or
+// cannot tell yet (named with their labels). Before, the line said "0
+// records in 0 ranges loaded" of a table that then held such a range.
+func stoppedRangesSay(ts []dorisio.CommittedTable, p fileprogress.Progress) string {
+	var loads, rows int64
+	var unknown []dorisio.CommittedTable
+	for _, t := range ts {
+		loads += t.Loads
+		rows += t.Rows
+		if len(t.UnknownLabels) > 0 {
+			unknown = append(unknown, dorisio.CommittedTable{Database: t.Database, Table: t.Table, UnknownLabels: t.UnknownLabels, UnknownRows: t.UnknownRows})
+		}
+	}
+	var says string
+	// The progress' commits: the loads answered, less those found loaded
+	// by an earlier run (which CommittedLoads does not count).
+	if more, moreLoads := rows-(p.LoadedRows-p.AlreadyLoadedRecords), loads-(p.Loads-p.AlreadyLoaded); more > 0 && moreLoads > 0 {
+		says = fmt.Sprintf("; %s more in %s Doris made visible as the job stopped", plural.Count(more, "row"), plural.Count(moreLoads, "load"))
+	}
+	if len(unknown) > 0 {
+		u, _, _ := committedSays(unknown, "the interruption")
+		says += strings.TrimPrefix(u, "no load is known to be committed")
+	}
+	return says
 }
 
 // committedSays is what a job stopped by what (the interruption, the
