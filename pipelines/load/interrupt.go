@@ -238,7 +238,7 @@ func stoppedRangesSay(ts []dorisio.CommittedTable, p fileprogress.Progress) stri
 	// The progress' commits: the loads answered, less those found loaded
 	// by an earlier run (which CommittedLoads does not count).
 	if more, moreLoads := rows-(p.LoadedRows-p.AlreadyLoadedRecords), loads-(p.Loads-p.AlreadyLoaded); more > 0 && moreLoads > 0 {
-		says = fmt.Sprintf("; %s more in %s Doris made visible as the job stopped", plural.Count(more, "row"), plural.Count(moreLoads, "load"))
+		says = fmt.Sprintf("; %s of %s Doris made visible as the job stopped, as it said when asked", plural.Count(more, "row"), plural.Count(moreLoads, "load"))
 	}
 	if len(unknown) > 0 {
 		u, _, _ := committedSays(unknown, "the interruption")

@@ -399,7 +399,7 @@ func TestAnInterruptedFileLoadSaysWhatMayBeInTheTable(t *testing.T) {
 	if u := regexp.MustCompile(`\d+ loads? \((\d+) rows?\) whose outcome Doris could not tell may be in the table`).FindStringSubmatch(out); u != nil {
 		unknown, _ = strconv.ParseInt(u[1], 10, 64)
 	}
-	if v := regexp.MustCompile(`(\d+) more rows? in \d+ loads? Doris made visible as the job stopped`).FindStringSubmatch(out); v != nil {
+	if v := regexp.MustCompile(`(\d+) rows? of \d+ loads? Doris made visible as the job stopped`).FindStringSubmatch(out); v != nil {
 		n, _ := strconv.ParseInt(v[1], 10, 64)
 		committed += n
 	}
