@@ -47,10 +47,11 @@ func settleLingering(ctx context.Context, cfg dorisio.Config, o *options, w io.W
 	sayMemory = func() {}
 	if o.labelPrefix != "" {
 		memory := make(chan string, 1)
+		// Its own bound: the aborts' ends when this function returns.
+		askCtx, askDone := context.WithTimeout(ctx, lingeringWait)
 		go func() {
-			ctx, cancel := context.WithTimeout(ctx, lingeringWait)
-			defer cancel()
-			line, err := dorisio.LabelMemory(ctx, cfg)
+			defer askDone()
+			line, err := dorisio.LabelMemory(askCtx, cfg)
 			if err != nil {
 				line = "" // listing refused: said by the aborts' listing, or by the job
 			}
