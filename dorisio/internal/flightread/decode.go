@@ -354,8 +354,8 @@ func compileText(t reflect.Type, base string, dc *decodeCtx, never func(string) 
 	str := func(arr arrow.Array) func(int) string { return textOf(arr, true) }
 	switch base {
 	case "LARGEINT":
-		switch {
-		case t == bigIntType:
+		// Doris sends LARGEINT as its decimal text.
+		largeInt := func(set func(*big.Int, reflect.Value) error) binder {
 			return func(arr arrow.Array) setFunc {
 				get := str(arr)
 				return func(i int, dst reflect.Value) error {
@@ -363,23 +363,17 @@ func compileText(t reflect.Type, base string, dc *decodeCtx, never func(string) 
 					if !ok {
 						return fmt.Errorf("LARGEINT text %q is not a whole number", get(i))
 					}
-					dst.Set(reflect.ValueOf(n))
-					return nil
+					return set(n, dst)
 				}
-			}, nil
+			}
+		}
+		switch {
+		case t == bigIntType:
+			return largeInt(func(n *big.Int, dst reflect.Value) error { dst.Set(reflect.ValueOf(n)); return nil }), nil
 		case t.Kind() == reflect.String || t == decimalType:
 			return textBinder(t, str), nil
 		case isUnsigned(t): // Write's uint and uint64 (as for the narrower integers)
-			return func(arr arrow.Array) setFunc {
-				get := str(arr)
-				return func(i int, dst reflect.Value) error {
-					n, ok := new(big.Int).SetString(get(i), 10)
-					if !ok {
-						return fmt.Errorf("LARGEINT text %q is not a whole number", get(i))
-					}
-					return setUnsigned(dst, n, t)
-				}
-			}, nil
+			return largeInt(func(n *big.Int, dst reflect.Value) error { return setUnsigned(dst, n, t) }), nil
 		}
 		return never("*big.Int, string, dorisio.Decimal, or an unsigned integer (each value checked)")
 	case "JSON", "JSONB", "VARIANT":
