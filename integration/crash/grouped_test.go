@@ -89,10 +89,10 @@ func TestAKilledGroupedJobOfMoreLoadsThanTheLabelCapWarnsOnItsRerun(t *testing.T
 	if err := cmd2.Run(); err != nil {
 		t.Fatalf("second run: %v\n%s", err, out2)
 	}
-	// Before the job, the re-run says that Doris keeps no more of the
-	// prefix's labels than its cap (it may have forgotten some).
+	// The re-run says, of the labels before its job, that Doris keeps no
+	// more of the prefix's labels than its cap (it may have forgotten some).
 	if !regexp.MustCompile(`load: before this run: Doris keeps \d+ finished loads \(aborted ones count too\) of label prefix "crashgroup" in demo, its limit \(label_num_threshold 100, read from the FE\)`).MatchString(out2.String()) {
-		t.Errorf("the re-run did not say, before its job, that Doris may have forgotten labels:\n%s", out2.String())
+		t.Errorf("the re-run did not say that Doris may have forgotten labels:\n%s", out2.String())
 	}
 	var warn []string
 	for _, l := range strings.Split(out2.String(), "\n") {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dorisbeam/dorisbeam/dorisio"
@@ -32,19 +33,39 @@ const lingeringWait = time.Minute
 // settleLingering aborts (with a --label-prefix) or names (without) the
 // open transactions of earlier runs, on w. A server that cannot list
 // transactions (no ADMIN) is said once, and the job goes on.
-func settleLingering(ctx context.Context, cfg dorisio.Config, o *options, w io.Writer) {
-	ctx, cancel := context.WithTimeout(ctx, lingeringWait)
-	defer cancel()
+//
+// With a prefix it also asks whether Doris may have forgotten labels of
+// earlier runs (dorisio.LabelMemory), and returns sayMemory, which waits
+// for the answer and says it on w. The job need not wait for it: the
+// question lists every label of the database, which took longer than the
+// aborts (6-13 of the 12-20 ms before a small job's start on doris-local
+// holding 2,000 labels; more on a busy FE), and its answer only warns.
+// The caller says it beside the job, as soon as it comes. The FE answers
+// it before the job's first load ends, so what it counts are the earlier
+// runs' loads.
+func settleLingering(ctx context.Context, cfg dorisio.Config, o *options, w io.Writer) (sayMemory func()) {
+	sayMemory = func() {}
 	if o.labelPrefix != "" {
-		// Asked beside the aborts (its own request), said after them.
 		memory := make(chan string, 1)
+		// Its own bound: the aborts' ends when this function returns.
+		askCtx, askDone := context.WithTimeout(ctx, lingeringWait)
 		go func() {
-			line, err := dorisio.LabelMemory(ctx, cfg)
+			defer askDone()
+			line, err := dorisio.LabelMemory(askCtx, cfg)
 			if err != nil {
-				line = "" // listing refused: said below, or by the job
+				line = "" // listing refused: said by the aborts' listing, or by the job
 			}
 			memory <- line
 		}()
+		sayMemory = sync.OnceFunc(func() {
+			if line := <-memory; line != "" {
+				fmt.Fprintf(w, "%s: before this run: %s\n", progName, line)
+			}
+		})
+	}
+	ctx, cancel := context.WithTimeout(ctx, lingeringWait)
+	defer cancel()
+	if o.labelPrefix != "" {
 		// Listed first: when the prefix holds no open transaction (the
 		// usual case) there is nothing to abort, and one request is made
 		// instead of a listing to abort from and another of what is kept.
@@ -76,23 +97,19 @@ func settleLingering(ctx context.Context, cfg dorisio.Config, o *options, w io.W
 				}
 			}
 		}
-		// Before the job relies on the earlier run's labels: may Doris have
-		// forgotten some?
-		if line := <-memory; line != "" {
-			fmt.Fprintf(w, "%s: before this run: %s\n", progName, line)
-		}
-		return
+		return sayMemory
 	}
 	open, err := dorisio.OpenTransactions(ctx, cfg, defaultPrefixStart)
 	if err != nil {
 		sayLingeringErr(w, err)
-		return
+		return sayMemory
 	}
 	if len(open) == 0 {
-		return
+		return sayMemory
 	}
 	fmt.Fprintf(w, "%s: %s that earlier runs without a --label-prefix precommitted %s still open (%s): they hold Doris' running-transaction quota until its precommit timeout. If no such run is alive, abort each by its id: %s; give jobs a --label-prefix, and a re-run aborts them itself\n",
 		progName, plural.Count(len(open), "transaction"), isAre(len(open)), someLabels(open), abortByID(cfg))
+	return sayMemory
 }
 
 // splitStreamBatches splits the open transactions of prefix that the

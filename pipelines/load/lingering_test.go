@@ -139,3 +139,31 @@ func TestALoadAKilledGroupedRunLeftInFlightIsNotCalledAStreamBatch(t *testing.T)
 		t.Errorf("the load in flight did not end by itself: %s", body)
 	}
 }
+
+// A run with a --label-prefix into a database that holds as many finished
+// loads as Doris keeps says so, though its job does not wait for the
+// question: the question has a bound of its own. Before, it took its
+// bound from the aborts', which ended when they did, so the FE's setting
+// was asked with a cancelled context and the line was not said
+// (integration/crash's label-cap re-run failed 3 runs in 4).
+func TestTheLabelMemoryLineIsSaidAfterTheAbortsEnd(t *testing.T) {
+	o := defaultTestOptions()
+	o.labelPrefix, o.abortLingering = "mem", true
+	var tables []doristest.Option
+	for _, tbl := range tableNames(o) {
+		tables = append(tables, doristest.WithTable(fmt.Sprintf(synth.EventsDDL, o.db, tbl)))
+	}
+	srv := doristest.NewServer(append(tables, doristest.WithLabelNumThreshold(3))...)
+	t.Cleanup(srv.Close)
+	for i := range 3 {
+		loadOne(srv, "events_0", fmt.Sprintf("mem:g:events_0:%032x", i), false)
+	}
+	cfg := dorisio.Config{FEs: []string{srv.URL}, User: srv.User, Password: srv.Password, Database: o.db, LabelPrefix: o.labelPrefix}
+	var w strings.Builder
+	sayMemory := settleLingering(context.Background(), cfg, o, &w)
+	time.Sleep(50 * time.Millisecond) // the job runs; the answer may come later
+	sayMemory()
+	if want := `load: before this run: Doris keeps 3 finished loads (aborted ones count too) of label prefix "mem" in demo, its limit (label_num_threshold 3, read from the FE)`; !strings.Contains(w.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, w.String())
+	}
+}

@@ -161,8 +161,9 @@ func run(ctx context.Context, o *options) error {
 	// is aborted only widens what verification leaves aside); the job
 	// starts after both.
 	var settled sync.WaitGroup
+	sayMemory := func() {}                                   // said after the job (settleLingering)
 	if o.sink != "noop" && (srv == nil || o.server != nil) { // a fresh embedded server holds nothing yet
-		settled.Go(func() { settleLingering(ctx, cfg, o, os.Stderr) })
+		settled.Go(func() { sayMemory = settleLingering(ctx, cfg, o, os.Stderr) })
 	}
 	if srv != nil {
 		fmt.Printf("embedded Doris-compatible server at %s (database %s)\n", srv.URL, o.db)
@@ -205,8 +206,11 @@ func run(ctx context.Context, o *options) error {
 	} else {
 		stop = progress(srv, start)
 	}
+	said := make(chan struct{})
+	go func() { defer close(said); sayMemory() }() // once the FE answers
 	pr, err := beamx.RunWithMetrics(ctx, p)
 	stop()
+	<-said // before the summary
 	elapsed := time.Since(start)
 	changed := reportChanged(os.Stderr, listed, err == nil, o)
 	var left openLeft

@@ -356,23 +356,14 @@ func compileText(t reflect.Type, base string, dc *decodeCtx, never func(string) 
 	str := func(arr arrow.Array) func(int) string { return textOf(arr, true) }
 	switch base {
 	case "LARGEINT":
+		// Doris sends LARGEINT as its decimal text.
 		switch {
 		case t == bigIntType:
-			return func(arr arrow.Array) setFunc {
-				get := str(arr)
-				return func(i int, dst reflect.Value) error {
-					n, ok := new(big.Int).SetString(get(i), 10)
-					if !ok {
-						return fmt.Errorf("LARGEINT text %q is not a whole number", get(i))
-					}
-					dst.Set(reflect.ValueOf(n))
-					return nil
-				}
-			}, nil
+			return wholeText(str, "LARGEINT text", func(n *big.Int, dst reflect.Value) error { dst.Set(reflect.ValueOf(n)); return nil }), nil
 		case t.Kind() == reflect.String || t == decimalType:
 			return textBinder(t, str), nil
 		case isUnsigned(t): // Write's uint and uint64 (as for the narrower integers)
-			return unsignedText(t, "LARGEINT text", str), nil
+			return wholeText(str, "LARGEINT text", func(n *big.Int, dst reflect.Value) error { return setUnsigned(dst, n, t) }), nil
 		}
 		return never("*big.Int, string, dorisio.Decimal, or an unsigned integer (each value checked)")
 	case "JSON", "JSONB", "VARIANT":
@@ -429,22 +420,22 @@ func compileText(t reflect.Type, base string, dc *decodeCtx, never func(string) 
 		// told: Doris sends a LARGEINT element as its text, and Write
 		// writes a []uint64 or []uint into an ARRAY<LARGEINT> (and
 		// WithCreateTable makes that column of it). Each value is checked.
-		return unsignedText(t, "text", str), nil
+		return wholeText(str, "text", func(n *big.Int, dst reflect.Value) error { return setUnsigned(dst, n, t) }), nil
 	}
 	return never("string, []byte or an encoding.TextUnmarshaler")
 }
 
-// unsignedText reads whole numbers in text (what names the text in
-// errors) into the unsigned integer type t, or says why t cannot hold one.
-func unsignedText(t reflect.Type, what string, str func(arrow.Array) func(int) string) binder {
+// wholeText reads each value's text as a whole number and stores it with
+// set; what names the text in the error for one that is not.
+func wholeText(str func(arrow.Array) func(int) string, what string, set func(*big.Int, reflect.Value) error) binder {
 	return func(arr arrow.Array) setFunc {
 		get := str(arr)
 		return func(i int, dst reflect.Value) error {
 			n, ok := new(big.Int).SetString(get(i), 10)
 			if !ok {
-				return fmt.Errorf("%s %q is not a whole number: a %s cannot hold it", what, get(i), typeText(t))
+				return fmt.Errorf("%s %q is not a whole number", what, get(i))
 			}
-			return setUnsigned(dst, n, t)
+			return set(n, dst)
 		}
 	}
 }

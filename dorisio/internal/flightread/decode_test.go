@@ -335,7 +335,7 @@ func TestUnsignedElementsReadTheirLargeIntText(t *testing.T) {
 	for _, bad := range []struct{ val, want string }{
 		{"-1", "row 1, column l ARRAY into field row.L: element 2: -1 is negative: a uint64 cannot hold it"},
 		{"18446744073709551616", "element 2: 18446744073709551616 is above a uint64's largest value, 18446744073709551615"},
-		{"x1", `element 2: text "x1" is not a whole number: a uint64 cannot hold it`},
+		{"x1", `element 2: text "x1" is not a whole number`},
 	} {
 		_, err := decodeInto[row](t, "ARRAY", rec("1", bad.val), time.UTC)
 		if err == nil || !strings.Contains(err.Error(), bad.want) {
