@@ -81,7 +81,7 @@ func TestRowsAndTxnsEndpoints(t *testing.T) {
 	wantEqual(t, "rows", do(t, s, "GET", s.URL+"/doristest/rows?db=demo&table=t", nil, "").body,
 		`{"columns":["id","name"],"rows":[["1","alice"],["2",null]]}`)
 	wantEqual(t, "txns", do(t, s, "GET", s.URL+"/doristest/txns?db=demo", nil, "").body,
-		`{"txns":[{"id":1001,"db":"demo","table":"t","label":"a","state":"VISIBLE","reason":"","rows":2,"bytes":13}],"peak_running":1}`)
+		`{"txns":[{"id":1001,"db":"demo","table":"t","label":"a","state":"VISIBLE","reason":"","rows":2,"bytes":13}],"peak_running":1,"last_id":1001}`)
 	wantEqual(t, "unknown table", do(t, s, "GET", s.URL+"/doristest/rows?db=demo&table=x", nil, "").code, 404)
 	wantEqual(t, "count", do(t, s, "GET", s.URL+"/doristest/count?db=demo&table=t", nil, "").body, `{"count":2}`)
 	wantEqual(t, "count of an unknown table", do(t, s, "GET", s.URL+"/doristest/count?db=demo&table=x", nil, "").code, 404)
@@ -94,9 +94,9 @@ func TestTxnsEndpointListsOnlyOpenTxnsWhenAsked(t *testing.T) {
 	streamLoad(t, s, "demo", "t", hdr{"label": "done"}, "1\talice\n")
 	streamLoad(t, s, "demo", "t", hdr{"label": "open", "two_phase_commit": "true"}, "2\tbob\n")
 	wantEqual(t, "open txns", do(t, s, "GET", s.URL+"/doristest/txns?db=demo&open=true", nil, "").body,
-		`{"txns":[{"id":1002,"db":"demo","table":"t","label":"open","state":"PRECOMMITTED","reason":"","rows":1,"bytes":6}],"peak_running":1}`)
+		`{"txns":[{"id":1002,"db":"demo","table":"t","label":"open","state":"PRECOMMITTED","reason":"","rows":1,"bytes":6}],"peak_running":1,"last_id":1002}`)
 	wantEqual(t, "abort", field(t, twoPC(t, s, "demo", hdr{"label": "open", "txn_operation": "abort"}), "status"), "Success")
-	wantEqual(t, "no open txns", do(t, s, "GET", s.URL+"/doristest/txns?db=demo&open=true", nil, "").body, `{"txns":[],"peak_running":1}`)
+	wantEqual(t, "no open txns", do(t, s, "GET", s.URL+"/doristest/txns?db=demo&open=true", nil, "").body, `{"txns":[],"peak_running":1,"last_id":1002}`)
 	if all := do(t, s, "GET", s.URL+"/doristest/txns?db=demo", nil, "").body; !strings.Contains(all, `"label":"done"`) || !strings.Contains(all, `"label":"open","state":"ABORTED"`) {
 		t.Errorf("without open=true: %s; want every retained txn", all)
 	}

@@ -11,7 +11,9 @@ import (
 //     committed (VISIBLE) rows as strings, SQL NULL as JSON null.
 //   - GET /doristest/txns?db= → {"txns":[{"id":..,"db":..,"table":..,"label":..,
 //     "state":..,"reason":..,"rows":..,"bytes":..}],"peak_running":N}, txns
-//     newest first; peak_running is Server.PeakRunningTxns. With &open=true,
+//     newest first; peak_running is Server.PeakRunningTxns; last_id is the
+//     newest txn id the server has given (a txn begun later has a larger
+//     one: a run reads what it began without the list). With &open=true,
 //     only the PREPARE and PRECOMMITTED ones: what a run's check for
 //     transactions left open reads, without the up to
 //     label_num_threshold finished ones (2,000 by default: 0.4 MB of JSON).
@@ -66,7 +68,8 @@ func (s *Server) apiTxns(w http.ResponseWriter, r *http.Request) {
 	writeBody(w, 200, "application/json", jsonValue(struct {
 		Txns        []Txn `json:"txns"`
 		PeakRunning int   `json:"peak_running"`
-	}{publicTxns(rows), peak}))
+		LastID      int64 `json:"last_id"`
+	}{publicTxns(rows), peak, s.txns.lastTxnID()}))
 }
 
 func (s *Server) apiCount(w http.ResponseWriter, r *http.Request) {

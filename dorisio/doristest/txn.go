@@ -623,6 +623,13 @@ func (m *txnMgr) txns(dbName string, keep func(*txn) bool) (rows []txnRow, ok bo
 	return rows, true
 }
 
+// lastTxnID is the newest txn id given, in any database.
+func (m *txnMgr) lastTxnID() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.nextTxnID
+}
+
 // peakRunning is the most PREPARE+PRECOMMITTED+COMMITTED txns db held at
 // once; ok is false for an unknown database.
 func (m *txnMgr) peakRunning(dbName string) (peak int, ok bool) {

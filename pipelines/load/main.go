@@ -180,7 +180,7 @@ func run(ctx context.Context, o *options) error {
 	var st tableState
 	var before map[string]int64
 	var openBefore map[int64]bool // earlier runs' open transactions: not this run's to verify
-	var seenBefore map[int64]bool // every transaction before the run: those since are this run's or others'
+	lastBefore := int64(-1)       // the newest transaction id before the run: those since are this run's or others'
 	if o.sink != "noop" {
 		if srv != nil {
 			st = embeddedState{srv, o.db}
@@ -191,7 +191,7 @@ func run(ctx context.Context, o *options) error {
 		if before, ok = st.counts(tableNames(o)); !ok {
 			st = nil // a real Doris: no doristest API
 		} else {
-			openBefore, seenBefore = openTxns(st), txnIDs(st)
+			openBefore, lastBefore = txnsBefore(st)
 		}
 	}
 	settled.Wait()
@@ -242,7 +242,7 @@ func run(ctx context.Context, o *options) error {
 		return fmt.Errorf("verification: skipped: %s changed while the job ran (above); their records now are not what was loaded", plural.Count(changed, "file"))
 	}
 	vstart := time.Now()
-	err = verifyRun(ctx, o, st, before, openBefore, seenBefore, runCounts(c, o, filesAlready), files, refused)
+	err = verifyRun(ctx, o, st, before, openBefore, lastBefore, runCounts(c, o, filesAlready), files, refused)
 	if o.input != "" {
 		how := "each range's records against the rows Doris counted for its load, and the table's count"
 		if o.recount {
@@ -263,7 +263,7 @@ func run(ctx context.Context, o *options) error {
 // count of its own, apart from the pipeline, so that it checks the
 // pipeline's reading too. Rows Doris filtered and rows refused (refused)
 // are accounted for.
-func verifyRun(ctx context.Context, o *options, st tableState, before map[string]int64, openBefore, seenBefore map[int64]bool, runs map[string]runCount, files fileprogress.Progress, refused map[string]refusedCount) error {
+func verifyRun(ctx context.Context, o *options, st tableState, before map[string]int64, openBefore map[int64]bool, lastBefore int64, runs map[string]runCount, files fileprogress.Progress, refused map[string]refusedCount) error {
 	if st == nil {
 		fmt.Println("verification: skipped (the FE is not a doristest server; count the rows in Doris)")
 		return nil
@@ -278,7 +278,7 @@ func verifyRun(ctx context.Context, o *options, st tableState, before map[string
 	if o.delivery == "group-commit" && o.groupCommit != "sync" {
 		awaitGroupCommits(ctx, st, openBefore, groupCommitWait)
 	}
-	return verifyTables(st, o, before, openBefore, seenBefore, expected, runs, refused)
+	return verifyTables(st, o, before, openBefore, lastBefore, expected, runs, refused)
 }
 
 // passwordEnv returns the Config.PasswordEnv for --password-env name: name

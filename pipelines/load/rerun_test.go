@@ -100,7 +100,7 @@ func TestAResumedRunIsVerifiedBeforePlusCommittedEqualsInput(t *testing.T) {
 type fakeState map[string]int64
 
 func (f fakeState) counts(tables []string) (map[string]int64, bool) { return f, true }
-func (f fakeState) txns() ([]doristest.Txn, int, bool)              { return nil, 0, true }
+func (f fakeState) txns() ([]doristest.Txn, int, int64, bool)       { return nil, 0, -1, true }
 func (f fakeState) allTxns() ([]doristest.Txn, bool)                { return nil, true }
 
 // lateState is a server whose tables hold fixed counts and whose
@@ -136,7 +136,7 @@ func TestALoadAKilledRunLeftInFlightThatLandsDuringTheReRunIsNoDouble(t *testing
 	}
 	openBefore := map[int64]bool{1040: true, 1041: true}
 	out, err := captureStdout(t, func() error {
-		return verifyTables(lateState{fakeState{"t": 500}, late}, o, before, openBefore, nil, map[string]int64{"t": 500}, run, nil)
+		return verifyTables(lateState{fakeState{"t": 500}, late}, o, before, openBefore, -1, map[string]int64{"t": 500}, run, nil)
 	})
 	if err != nil {
 		t.Fatalf("the verification failed: %v", err)
@@ -145,7 +145,7 @@ func TestALoadAKilledRunLeftInFlightThatLandsDuringTheReRunIsNoDouble(t *testing
 		t.Errorf("the verification line lacks %q:\n%s", want, out)
 	}
 	// 60 rows more than this run's commits and the late load's: named.
-	err = verifyTables(lateState{fakeState{"t": 510}, late}, o, before, openBefore, nil, map[string]int64{"t": 500}, map[string]runCount{"t": {committed: 150, found: 350}}, nil)
+	err = verifyTables(lateState{fakeState{"t": 510}, late}, o, before, openBefore, -1, map[string]int64{"t": 500}, map[string]runCount{"t": {committed: 150, found: 350}}, nil)
 	if err == nil || !strings.Contains(err.Error(), "t holds 510 rows, 300 before the run: it grew by 210, more than the 150 this run committed") {
 		t.Errorf("err = %v, want the table named", err)
 	}
@@ -170,7 +170,7 @@ func TestTheVerificationNamesATableThatGrewByMoreThanTheRunCommitted(t *testing.
 			"t: the input had 100 rows, the run accounts for 50 (50 committed, 0 found loaded by an earlier run)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			err := verifyTables(fakeState{"t": c.after}, o, map[string]int64{"t": 100}, nil, nil, map[string]int64{"t": 100}, map[string]runCount{"t": c.run}, nil)
+			err := verifyTables(fakeState{"t": c.after}, o, map[string]int64{"t": 100}, nil, -1, map[string]int64{"t": 100}, map[string]runCount{"t": c.run}, nil)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("err = %v, want it to say %q", err, c.want)
 			}
@@ -190,7 +190,7 @@ func TestAVerificationNeverCallsRowsItDidNotFindExactlyOnce(t *testing.T) {
 	o := defaultTestOptions()
 	o.labelPrefix = "lc"
 	out, err := captureStdout(t, func() error {
-		return verifyTables(fakeState{"t": 28249}, o, map[string]int64{"t": 20000}, nil, nil, map[string]int64{"t": 20000},
+		return verifyTables(fakeState{"t": 28249}, o, map[string]int64{"t": 20000}, nil, -1, map[string]int64{"t": 20000},
 			map[string]runCount{"t": {committed: 8249, found: 11751}}, nil)
 	})
 	if err != nil {
@@ -207,7 +207,7 @@ func TestAVerificationNeverCallsRowsItDidNotFindExactlyOnce(t *testing.T) {
 	// packs otherwise (a run killed under the earlier version: 37,822).
 	o.input = "data/*.csv"
 	out, err = captureStdout(t, func() error {
-		return verifyTables(fakeState{"t": 28249}, o, map[string]int64{"t": 20000}, nil, nil, map[string]int64{"t": 20000},
+		return verifyTables(fakeState{"t": 28249}, o, map[string]int64{"t": 20000}, nil, -1, map[string]int64{"t": 20000},
 			map[string]runCount{"t": {committed: 8249, found: 11751}}, nil)
 	})
 	if err != nil {
@@ -250,7 +250,7 @@ func TestAStreamReplayNotFoundNamesTheStreamFlags(t *testing.T) {
 	o := defaultTestOptions()
 	o.labelPrefix, o.stream = "st", true
 	out, err := captureStdout(t, func() error {
-		return verifyTables(fakeState{"t": 24000}, o, map[string]int64{"t": 12000}, nil, nil, map[string]int64{"t": 12000},
+		return verifyTables(fakeState{"t": 24000}, o, map[string]int64{"t": 12000}, nil, -1, map[string]int64{"t": 12000},
 			map[string]runCount{"t": {committed: 12000}}, nil)
 	})
 	if err != nil {
@@ -319,5 +319,26 @@ func TestALoadWhoseReplyWasLostIsNoDoubleInTheVerification(t *testing.T) {
 	}
 	if n := srv.RowCount("demo", tableNames(o)[0]) + srv.RowCount("demo", tableNames(o)[1]); n != 12000 {
 		t.Errorf("the tables hold %d rows, want 12000 (each job's 6000 once)", n)
+	}
+}
+
+// Before its job a run against doris-local reads, in the one listing of
+// open transactions, the newest transaction id the server has given, so
+// that after the job it can tell the transactions it began from earlier
+// ones without listing the up to 2,000 finished ones first.
+func TestTheOpenListingSaysTheNewestTransactionID(t *testing.T) {
+	o := defaultTestOptions()
+	srv := syntheticServer(t, o)
+	loadOne(srv, "events_0", "done_1", false)
+	precommitOne(t, srv, "events_0", "open_1")
+	st := newRemote(srv.URL, o.db)
+	open, last := txnsBefore(st)
+	all := srv.Txns(o.db)
+	if len(open) != 1 || !open[all[0].ID] || last != all[0].ID {
+		t.Fatalf("open %v, newest id %d; want the one open txn and the newest id %d", open, last, all[0].ID)
+	}
+	loadOne(srv, "events_0", "later_1", false)
+	if later := srv.Txns(o.db)[0]; later.Label != "later_1" || later.ID <= last {
+		t.Errorf("a txn begun later: %+v, want an id past %d", later, last)
 	}
 }

@@ -42,9 +42,10 @@ type tableState interface {
 	// server cannot say.
 	counts(tables []string) (map[string]int64, bool)
 	// txns lists the database's transactions, at least its PREPARE and
-	// PRECOMMITTED ones (all that verification reads), and the server's
-	// peak of running ones; ok as for counts.
-	txns() (txns []doristest.Txn, peak int, ok bool)
+	// PRECOMMITTED ones (all that verification reads), the server's peak
+	// of running ones, and the newest transaction id it has given (-1:
+	// it does not say); ok as for counts.
+	txns() (txns []doristest.Txn, peak int, lastID int64, ok bool)
 	// allTxns lists every transaction of the database the server retains,
 	// finished ones too; ok as for counts.
 	allTxns() ([]doristest.Txn, bool)
@@ -64,40 +65,32 @@ func (e embeddedState) counts(tables []string) (map[string]int64, bool) {
 	return out, true
 }
 
-func (e embeddedState) txns() ([]doristest.Txn, int, bool) {
-	return e.srv.Txns(e.db), e.srv.PeakRunningTxns(e.db), true
+func (e embeddedState) txns() ([]doristest.Txn, int, int64, bool) {
+	txns := e.srv.Txns(e.db) // newest first; a later one has a larger id
+	last := int64(0)
+	if len(txns) > 0 {
+		last = txns[0].ID
+	}
+	return txns, e.srv.PeakRunningTxns(e.db), last, true
 }
 
 func (e embeddedState) allTxns() ([]doristest.Txn, bool) { return e.srv.Txns(e.db), true }
 
-// openTxns is the ids of st's PREPARE and PRECOMMITTED transactions (nil
-// when st cannot say): read before the job, they are earlier runs'.
-func openTxns(st tableState) map[int64]bool {
-	txns, _, ok := st.txns()
+// txnsBefore reads, before the job, the ids of st's open transactions
+// (PREPARE and PRECOMMITTED: earlier runs'; nil when st cannot say) and
+// the newest id it has given: those since are this run's or others'.
+func txnsBefore(st tableState) (open map[int64]bool, lastID int64) {
+	txns, _, last, ok := st.txns()
 	if !ok {
-		return nil
+		return nil, -1
 	}
-	open := map[int64]bool{}
+	open = map[int64]bool{}
 	for _, tx := range txns {
 		if isOpen(tx) {
 			open[tx.ID] = true
 		}
 	}
-	return open
-}
-
-// txnIDs is the ids of every transaction st retains (nil when st cannot
-// say).
-func txnIDs(st tableState) map[int64]bool {
-	all, ok := st.allTxns()
-	if !ok {
-		return nil
-	}
-	ids := make(map[int64]bool, len(all))
-	for _, tx := range all {
-		ids[tx.ID] = true
-	}
-	return ids
+	return open, last
 }
 
 func isOpen(tx doristest.Txn) bool { return tx.State == "PREPARE" || tx.State == "PRECOMMITTED" }
@@ -114,7 +107,7 @@ const groupCommitWait = time.Minute
 func awaitGroupCommits(ctx context.Context, st tableState, openBefore map[int64]bool, limit time.Duration) {
 	deadline := time.Now().Add(limit)
 	for said := false; ; said = true {
-		txns, _, ok := st.txns()
+		txns, _, _, ok := st.txns()
 		if !ok {
 			return
 		}
@@ -168,23 +161,23 @@ func runCounts(c map[string]int64, o *options, filesAlready int64) map[string]ru
 // open (openBefore: those open before it, not its own); it prints the
 // verification line, or returns what does not match.
 //
-// seenBefore holds the ids of every transaction the server held before the
-// run (nil: not read): one created since, visible, under this run's labels
+// lastBefore is the newest transaction id the server had given before the
+// run (-1: unknown): one created since, visible, under this run's labels
 // and not counted committed is a load of this run whose reply was lost and
 // which it then found under its label (ownLostReplies).
-func verifyTables(st tableState, o *options, before map[string]int64, openBefore, seenBefore map[int64]bool, expected map[string]int64, runs map[string]runCount, refused map[string]refusedCount) error {
+func verifyTables(st tableState, o *options, before map[string]int64, openBefore map[int64]bool, lastBefore int64, expected map[string]int64, runs map[string]runCount, refused map[string]refusedCount) error {
 	tables := sortedKeys(expected)
 	after, ok := st.counts(tables)
 	var txns []doristest.Txn
 	var peak int
 	if ok {
-		txns, peak, ok = st.txns()
+		txns, peak, _, ok = st.txns()
 	}
 	if !ok {
 		return fmt.Errorf("verification FAILED: the server stopped answering doristest's API")
 	}
 	late := findLateLoads(st, openBefore, after, before, runs)
-	own := ownLostReplies(st, o, seenBefore, runs)
+	own := ownLostReplies(st, o, lastBefore, runs)
 	var bad []string
 	var total, held, committed, found int64
 	var all refusedCount
@@ -304,12 +297,17 @@ type ownLoads struct {
 }
 
 // ownLostReplies finds them: the visible transactions created since the
-// run began (not in seenBefore) under this run's labels (its
+// run began (ids past lastBefore) under this run's labels (its
 // --label-prefix, or the "dorisio-" of a fresh one), in rows past what
 // the run counted committed into their table, and at most what it found.
-func ownLostReplies(st tableState, o *options, seenBefore map[int64]bool, runs map[string]runCount) ownLoads {
+// It lists every retained transaction only when the run found some rows.
+func ownLostReplies(st tableState, o *options, lastBefore int64, runs map[string]runCount) ownLoads {
 	own := ownLoads{rows: map[string]int64{}}
-	if seenBefore == nil {
+	found := false
+	for _, run := range runs {
+		found = found || run.found > 0
+	}
+	if lastBefore < 0 || !found {
 		return own
 	}
 	all, ok := st.allTxns()
@@ -322,7 +320,7 @@ func ownLostReplies(st tableState, o *options, seenBefore map[int64]bool, runs m
 	}
 	newRows := map[string]int64{}
 	for _, tx := range all {
-		if !seenBefore[tx.ID] && strings.HasPrefix(tx.Label, prefix) && (tx.State == "VISIBLE" || tx.State == "COMMITTED") {
+		if tx.ID > lastBefore && strings.HasPrefix(tx.Label, prefix) && (tx.State == "VISIBLE" || tx.State == "COMMITTED") {
 			newRows[tx.Table] += tx.Rows
 		}
 	}

@@ -58,13 +58,18 @@ func (r *remote) counts(tables []string) (map[string]int64, bool) {
 // ones, 0.4 MB of JSON that every run read twice, before and after its
 // job (measured: ~1,000 retained, 212 kB, 62 ms a read). A server that
 // does not know open=true lists them all, which verification filters.
-func (r *remote) txns() ([]doristest.Txn, int, bool) {
+func (r *remote) txns() ([]doristest.Txn, int, int64, bool) {
 	var txns struct {
 		Txns        []doristest.Txn `json:"txns"`
 		PeakRunning int             `json:"peak_running"`
+		LastID      *int64          `json:"last_id"` // absent from an older doris-local
 	}
 	ok, err := r.get("/doristest/txns?open=true&db="+url.QueryEscape(r.db), &txns)
-	return txns.Txns, txns.PeakRunning, ok && err == nil
+	last := int64(-1)
+	if txns.LastID != nil {
+		last = *txns.LastID
+	}
+	return txns.Txns, txns.PeakRunning, last, ok && err == nil
 }
 
 // allTxns lists every transaction of the database doris-local retains.
