@@ -16,13 +16,12 @@ import (
 )
 
 // syntheticServer is an embedded server with o's synthetic tables.
-func syntheticServer(t *testing.T, o *options) *doristest.Server {
+func syntheticServer(t *testing.T, o *options, opts ...doristest.Option) *doristest.Server {
 	t.Helper()
-	var tables []doristest.Option
 	for _, tbl := range tableNames(o) {
-		tables = append(tables, doristest.WithTable(fmt.Sprintf(synth.EventsDDL, o.db, tbl)))
+		opts = append(opts, doristest.WithTable(fmt.Sprintf(synth.EventsDDL, o.db, tbl)))
 	}
-	srv := doristest.NewServer(tables...)
+	srv := doristest.NewServer(opts...)
 	t.Cleanup(srv.Close)
 	return srv
 }
@@ -149,12 +148,7 @@ func TestALoadAKilledGroupedRunLeftInFlightIsNotCalledAStreamBatch(t *testing.T)
 func TestTheLabelMemoryLineIsSaidAfterTheAbortsEnd(t *testing.T) {
 	o := defaultTestOptions()
 	o.labelPrefix, o.abortLingering = "mem", true
-	var tables []doristest.Option
-	for _, tbl := range tableNames(o) {
-		tables = append(tables, doristest.WithTable(fmt.Sprintf(synth.EventsDDL, o.db, tbl)))
-	}
-	srv := doristest.NewServer(append(tables, doristest.WithLabelNumThreshold(3))...)
-	t.Cleanup(srv.Close)
+	srv := syntheticServer(t, o, doristest.WithLabelNumThreshold(3))
 	for i := range 3 {
 		loadOne(srv, "events_0", fmt.Sprintf("mem:g:events_0:%032x", i), false)
 	}

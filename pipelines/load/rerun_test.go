@@ -3,14 +3,12 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
-	"github.com/dorisbeam/dorisbeam/internal/synth"
 )
 
 // A re-run over files an earlier run loaded commits nothing and says so: it
@@ -66,12 +64,7 @@ func TestAReRunSummaryCountsAlreadyLoadedApartFromCommitted(t *testing.T) {
 func TestAResumedRunIsVerifiedBeforePlusCommittedEqualsInput(t *testing.T) {
 	o := defaultTestOptions()
 	o.rows, o.tables, o.labelPrefix = 6000, 2, "daily"
-	var tables []doristest.Option
-	for _, tbl := range tableNames(o) {
-		tables = append(tables, doristest.WithTable(fmt.Sprintf(synth.EventsDDL, o.db, tbl)))
-	}
-	srv := doristest.NewServer(tables...)
-	defer srv.Close()
+	srv := syntheticServer(t, o)
 	o.server = srv
 	for run, want := range []string{
 		"verification: counts match: 6000 rows in 2 tables, each input row committed exactly once, no open transactions",
@@ -287,12 +280,7 @@ func TestAStreamReplayNotFoundNamesTheStreamFlags(t *testing.T) {
 func TestALoadWhoseReplyWasLostIsNoDoubleInTheVerification(t *testing.T) {
 	o := defaultTestOptions()
 	o.rows, o.tables = 6000, 2
-	var tables []doristest.Option
-	for _, tbl := range tableNames(o) {
-		tables = append(tables, doristest.WithTable(fmt.Sprintf(synth.EventsDDL, o.db, tbl)))
-	}
-	srv := doristest.NewServer(tables...)
-	defer srv.Close()
+	srv := syntheticServer(t, o)
 	o.server = srv
 	o.labelPrefix = "other" // rows the tables hold before: another job's
 	resolveDelivery(o)
