@@ -226,13 +226,9 @@ func printInterrupted(w io.Writer, err error, o *options, files fileprogress.Pro
 // records in 0 ranges loaded" of a table that then held such a range.
 func stoppedRangesSay(ts []dorisio.CommittedTable, p fileprogress.Progress) string {
 	var loads, rows int64
-	var unknown []dorisio.CommittedTable
 	for _, t := range ts {
 		loads += t.Loads
 		rows += t.Rows
-		if len(t.UnknownLabels) > 0 {
-			unknown = append(unknown, dorisio.CommittedTable{Database: t.Database, Table: t.Table, UnknownLabels: t.UnknownLabels, UnknownRows: t.UnknownRows})
-		}
 	}
 	var says string
 	// The progress' commits: the loads answered, less those found loaded
@@ -240,11 +236,7 @@ func stoppedRangesSay(ts []dorisio.CommittedTable, p fileprogress.Progress) stri
 	if more, moreLoads := rows-(p.LoadedRows-p.AlreadyLoadedRecords), loads-(p.Loads-p.AlreadyLoaded); more > 0 && moreLoads > 0 {
 		says = fmt.Sprintf("; %s of %s Doris made visible as the job stopped, as it said when asked", plural.Count(more, "row"), plural.Count(moreLoads, "load"))
 	}
-	if len(unknown) > 0 {
-		u, _, _ := committedSays(unknown, "the interruption")
-		says += strings.TrimPrefix(u, "no load is known to be committed")
-	}
-	return says
+	return says + unknownLoadsSay(ts)
 }
 
 // committedSays is what a job stopped by what (the interruption, the
@@ -257,7 +249,7 @@ func stoppedRangesSay(ts []dorisio.CommittedTable, p fileprogress.Progress) stri
 // committed.
 func committedSays(ts []dorisio.CommittedTable, what string) (string, int64, int64) {
 	var loads, rows, unknownRows int64
-	var per, unknown []string
+	var per []string
 	for _, t := range ts {
 		loads += t.Loads
 		rows += t.Rows
@@ -265,20 +257,34 @@ func committedSays(ts []dorisio.CommittedTable, what string) (string, int64, int
 			per = append(per, fmt.Sprintf("%s.%s %s, %s", t.Database, t.Table, plural.Count(t.Loads, "load"), plural.Count(t.Rows, "row")))
 		}
 		unknownRows += t.UnknownRows
-		for _, l := range t.UnknownLabels {
-			unknown = append(unknown, t.Database+"."+t.Table+" "+l)
-		}
 	}
 	says := "no load was committed"
 	if loads > 0 {
 		says = fmt.Sprintf("%s of %s committed before %s stay in the tables (%s)", plural.Count(loads, "load"), plural.Count(rows, "row"), what, strings.Join(per, "; "))
 	}
-	if len(unknown) > 0 {
+	if u := unknownLoadsSay(ts); u != "" {
 		if loads == 0 {
 			says = "no load is known to be committed"
 		}
-		says += fmt.Sprintf("; %s (%s) whose outcome Doris could not tell may be in the tables too (labels %s)",
-			plural.Count(len(unknown), "load"), plural.Count(unknownRows, "row"), strings.Join(unknown, ", "))
+		says += u
 	}
 	return says, rows, unknownRows
+}
+
+// unknownLoadsSay is what committedSays adds of ts' loads whose outcome
+// Doris could not tell, naming their labels ("" when there are none).
+func unknownLoadsSay(ts []dorisio.CommittedTable) string {
+	var rows int64
+	var labels []string
+	for _, t := range ts {
+		rows += t.UnknownRows
+		for _, l := range t.UnknownLabels {
+			labels = append(labels, t.Database+"."+t.Table+" "+l)
+		}
+	}
+	if len(labels) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %s (%s) whose outcome Doris could not tell may be in the tables too (labels %s)",
+		plural.Count(len(labels), "load"), plural.Count(rows, "row"), strings.Join(labels, ", "))
 }

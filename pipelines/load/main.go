@@ -161,7 +161,7 @@ func run(ctx context.Context, o *options) error {
 	// is aborted only widens what verification leaves aside); the job
 	// starts after both.
 	var settled sync.WaitGroup
-	sayMemory := func() {}                                   // said after the job (settleLingering)
+	sayMemory := func() {}                                   // said beside the job (settleLingering)
 	if o.sink != "noop" && (srv == nil || o.server != nil) { // a fresh embedded server holds nothing yet
 		settled.Go(func() { sayMemory = settleLingering(ctx, cfg, o, os.Stderr) })
 	}
