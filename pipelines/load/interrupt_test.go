@@ -313,13 +313,20 @@ func TestChildInterruptedWhileItsLoadStalls(t *testing.T) {
 	// A body of megabytes: the load is cut when stopped, not already in
 	// the sockets' buffers.
 	o.rows, o.tables, o.labelPrefix, o.delivery, o.batchRows = 400_000, 1, "stalled", "grouped", 10_000
-	runInterruptedChild(t, o, func(srv *doristest.Server) (func() bool, func()) {
-		stall := srv.Inject(doristest.Fault{Kind: doristest.StallBody, Endpoint: doristest.EndpointLoad, Table: "events_0", Count: 1, Delay: 3 * time.Second})
+	runInterruptedChild(t, o, stallThenReport(o.db, "events_0", 3*time.Second))
+}
+
+// stallThenReport stalls the first load into table for delay (the child
+// sends itself SIGINT once it stalls), and after the job writes the rows
+// table holds once the server has no load in flight.
+func stallThenReport(db, table string, delay time.Duration) func(*doristest.Server) (func() bool, func()) {
+	return func(srv *doristest.Server) (func() bool, func()) {
+		stall := srv.Inject(doristest.Fault{Kind: doristest.StallBody, Endpoint: doristest.EndpointLoad, Table: table, Count: 1, Delay: delay})
 		return func() bool { return stall.Hits() > 0 }, func() {
 			srv.Close() // waits for the loads in flight
-			fmt.Fprintf(os.Stderr, "LOAD_TEST_ROWS demo.events_0=%d\n", srv.RowCount(o.db, "events_0"))
+			fmt.Fprintf(os.Stderr, "LOAD_TEST_ROWS %s.%s=%d\n", db, table, srv.RowCount(db, table))
 		}
-	})
+	}
 }
 
 // An interrupted job stops its loads in flight before it says what it
@@ -362,13 +369,7 @@ func TestChildInterruptedWhileARangeStalls(t *testing.T) {
 	}
 	o := defaultTestOptions()
 	o.input, o.table, o.ddl, o.labelPrefix = os.Getenv("LOAD_TEST_INPUT"), "people", "demo.people(id BIGINT, name VARCHAR(32))", "stalledrange"
-	runInterruptedChild(t, o, func(srv *doristest.Server) (func() bool, func()) {
-		stall := srv.Inject(doristest.Fault{Kind: doristest.StallBody, Endpoint: doristest.EndpointLoad, Table: "people", Count: 1, Delay: 2 * time.Second})
-		return func() bool { return stall.Hits() > 0 }, func() {
-			srv.Close() // waits for the loads in flight
-			fmt.Fprintf(os.Stderr, "LOAD_TEST_ROWS demo.people=%d\n", srv.RowCount(o.db, "people"))
-		}
-	})
+	runInterruptedChild(t, o, stallThenReport(o.db, "people", 2*time.Second))
 }
 
 // An interrupted --input job says what may be in the table: a range whose
