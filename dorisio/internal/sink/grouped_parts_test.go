@@ -197,3 +197,25 @@ func TestIdenticalRowsAreSplitByCountAndABigElementIsAPartAlone(t *testing.T) {
 		t.Errorf("%d parts, %d holding the element alone, %d over 100 rows: want 4 or 5, the element alone, none over", len(parts), bigParts, over)
 	}
 }
+
+// A part's label must be the same on every machine and in every build that
+// reads the same rows, or a re-run loads them again: the unit hash is the
+// reference XXH3-128 (its published value for no bytes), and a small
+// group's part keeps its identity. A change here changes every grouped and
+// stream label; the guide says so ("a re-run across an upgrade").
+func TestAPartsIdentityIsTheSameOnEveryMachineAndBuild(t *testing.T) {
+	if h := hashUnit(nil); h != (unitHash{0x99aa06d3014798d8, 0x6001c324468d497f}) {
+		t.Fatalf("the hash of no bytes is %016x%016x, want XXH3-128's 99aa06d3014798d86001c324468d497f", h.hi, h.lo)
+	}
+	o := partOptions(1_000_000, 64<<20, 1)
+	parts := groupsOf(t, o, chunked(t, o, "t", [][]string{{"1,alice,3\n", "2,bob,4\n"}}))
+	const want = "s0/1|p0/1|3d94ad9f859da74c239f0a7aa88cf710/2"
+	for id := range parts {
+		if id != want {
+			t.Errorf("the part of two fixed rows is %q, want %q", id, want)
+		}
+	}
+	if len(parts) != 1 {
+		t.Fatalf("%d parts of two rows, want 1", len(parts))
+	}
+}
