@@ -207,6 +207,11 @@ func TestAPartsIdentityIsTheSameOnEveryMachineAndBuild(t *testing.T) {
 	if h := hashUnit(nil); h != (unitHash{0x99aa06d3014798d8, 0x6001c324468d497f}) {
 		t.Fatalf("the hash of no bytes is %016x%016x, want XXH3-128's 99aa06d3014798d86001c324468d497f", h.hi, h.lo)
 	}
+	// A unit over 240 bytes takes XXH3's long path, in assembly where the
+	// CPU has AVX2 or SSE2: its value, taken on amd64, must hold elsewhere.
+	if h := hashUnit([]byte(strings.Repeat("row,", 250))); h != (unitHash{0xe853611e65d5bdad, 0xf32ee3e500821339}) {
+		t.Fatalf("the hash of a 1,000-byte unit is %016x%016x, want e853611e65d5bdadf32ee3e500821339", h.hi, h.lo)
+	}
 	o := partOptions(1_000_000, 64<<20, 1)
 	parts := groupsOf(t, o, chunked(t, o, "t", [][]string{{"1,alice,3\n", "2,bob,4\n"}}))
 	const want = "s0/1|p0/1|3d94ad9f859da74c239f0a7aa88cf710/2"
