@@ -491,3 +491,47 @@ func TestAGroupedBundleFailedBeforeTheWriteLeavesNoSideFile(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// collidingRows are two 600-byte CSV rows of demo.notes, valid UTF-8 text,
+// that differ only by two swapped letters (an 'a' and a 'b' 448 bytes
+// apart), each a few bytes before a fixed short text (U+1001 ":&L",
+// U+0374 "Y1"). A non-cryptographic hash such as XXH3-128 adds a long
+// row's 8-byte words into its state as they are wherever half a word
+// matches its key, so such a swap leaves it unchanged: a part's digest
+// must not be such a hash, or the second row's part takes the first's
+// label.
+func collidingRows() (a, b []byte) {
+	row := []byte("7," + strings.Repeat("x", 597) + "\n")
+	copy(row[58:64], "\u1001:&L")
+	copy(row[508:512], "\u0374Y1")
+	a, b = slices.Clone(row), slices.Clone(row)
+	a[56], a[504] = 'a', 'b'
+	b[56], b[504] = 'b', 'a'
+	return a, b
+}
+
+// A grouped re-run whose source gave other rows under the same LabelPrefix
+// loads them (the guide: "loads twice rather than drops rows"), even when
+// the rows differ by two swapped letters: a row of the second run that a
+// hash collision gave the first run's label would be dropped.
+func TestAGroupedReRunOfRowsWithTwoLettersSwappedLoadsTheNewRow(t *testing.T) {
+	srv := startServer(t, doristest.WithTable("demo.notes(id BIGINT NOT NULL, note STRING)"))
+	cfg := configFor(srv, "notes")
+	cfg.LabelPrefix = "notes_daily"
+	a, b := collidingRows()
+	for i, row := range [][]byte{a, b} {
+		if _, err := runPipeline(t, func(s beam.Scope) {
+			beam.ParDo0(s, &logResultsFn{Key: fmt.Sprintf("%s/%d", t.Name(), i)}, Write(s, cfg, beam.Create(s, row), WithDelivery(Grouped)))
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := [][]string{{"7", string(a[2 : len(a)-1])}, {"7", string(b[2 : len(b)-1])}}
+	for i := range 2 {
+		for _, r := range resultLog.byKey[fmt.Sprintf("%s/%d", t.Name(), i)] {
+			t.Logf("run %d: load %s, %d rows, already committed %v", i+1, r.Label, r.Rows, r.AlreadyCommitted)
+		}
+	}
+	wantRows(t, srv, "notes", want)
+	wantNoOpenTxns(t, srv)
+}

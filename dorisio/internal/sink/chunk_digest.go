@@ -21,10 +21,8 @@ package sink
 // into and out of its data and state channels), against 0.1 s compressed.
 //
 // The digest is the one grouped_parts.go sums (the multiset of the units'
-// hashes), so a window's label is the same whichever way it is read, and
-// as it was before chunks carried it. Chunks an older build wrote carry
-// digests of sha256 prefixes, summed as they are: a window of such chunks,
-// read whole, keeps the label that build gave it. Stream chunks are now LZ4
+// sha256 prefixes), so a window's label is the same whichever way it is
+// read, and as it was before chunks carried it. Stream chunks are now LZ4
 // chunks (chunk_lz4.go) carrying the same digest; this version, read
 // still, is what older builds wrote: chunk_zstd.go's layout, with the
 // digest after the index's length:
