@@ -148,7 +148,8 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) (err 
 		odd        bool // a record of the open range is not wrapped (Range.Wrapped)
 		escaped    bool // the open range holds an escape byte before buf[keepFrom] (escape ≠ enclose)
 		suspect    suspectScan
-		digest     = xxhash.New() // of the open range's bytes before buf[keepFrom]
+		digest     = xxhash.New() // of the open range's bytes before buf[max(keepFrom, hashedTo)]
+		hashedTo   int            // buf index up to which the open range's bytes are in digest, where past keepFrom (hashAhead)
 		records    int64
 		skip       = sp.headerLines
 		eof        bool
@@ -187,7 +188,7 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) (err 
 			fr.CRLF = sp.ends.takeCRLF()
 		}
 		if !sp.unmarked {
-			digest.Write(buf[keepFrom:bufEnd])
+			digest.Write(buf[max(keepFrom, hashedTo):bufEnd])
 			fr.Digest = digest.Sum64()
 			digest.Reset()
 		}
@@ -206,6 +207,22 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) (err 
 		}
 		return emit(fr)
 	}
+	// hashAhead hashes the open range's bytes of the window that are
+	// surely its own, those before rangeStart+target (a range ends at the
+	// first record end at or past it), before they are scanned: the hash,
+	// the costliest pass, then reads them from memory, and the scans
+	// after it from the cache. Splitting a 1.2 GB unquoted CSV from the
+	// page cache took 285-305 ms so, 310-380 ms hashing after the scans.
+	hashAhead := func() {
+		if sp.unmarked || rangeStart < 0 {
+			return
+		}
+		from, to := max(keepFrom, hashedTo), int(min(int64(len(buf)), rangeStart+target-off))
+		if from < to {
+			digest.Write(buf[from:to])
+			hashedTo = to
+		}
+	}
 	for {
 		// Keep the unscanned tail, read more after it.
 		if pos > 0 {
@@ -222,8 +239,8 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) (err 
 				if sp.keep {
 					kept = append(kept, buf[keepFrom:pos]...)
 				}
-				if !sp.unmarked {
-					digest.Write(buf[keepFrom:pos])
+				if from := max(keepFrom, hashedTo); !sp.unmarked && from < pos {
+					digest.Write(buf[from:pos])
 				}
 			}
 			off += int64(pos)
@@ -233,7 +250,7 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) (err 
 			} else {
 				buf = buf[:copy(buf, buf[pos:])]
 			}
-			pos, keepFrom = 0, 0
+			pos, keepFrom, hashedTo = 0, 0, hashedTo-pos
 		}
 		if !eof && m != nil {
 			yield.after(off)
@@ -286,6 +303,7 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) (err 
 				if rangeStart < 0 {
 					rangeStart, keepFrom = off+int64(pos), pos
 				}
+				hashAhead()
 				next, n, wrapped, why := sp.sc.scanFast(pos, int(min(rangeStart+target-off, int64(len(buf))+1)))
 				records += n
 				odd = odd || !wrapped
