@@ -221,9 +221,12 @@ func jsonText(m map[string]json.RawMessage, key string) string {
 // written, null as "". By hand, for the sizes these reach: SHOW
 // TRANSACTION of a database lists every finished load Doris keeps (2,000
 // by default, 0.5 MB), which json.Unmarshal into [][]any took 13.7 ms of
-// CPU to read, beside the job, on every run. ok is false for anything
-// else (a nested value, a syntax error): the caller reads it the slow way.
-func textRows(raw []byte) (rows [][]string, ok bool) {
+// CPU to read, beside the job, on every run. keep, where not nil, names
+// the columns (by place) worth their text; the others are checked and
+// left "" (a listing's 15 columns, of which 4 are read). ok is false for
+// anything else (a nested value, a syntax error): the caller reads it
+// the slow way.
+func textRows(raw []byte, keep func(col int) bool) (rows [][]string, ok bool) {
 	r := rowReader{b: raw}
 	if !r.next('[') {
 		return nil, false
@@ -239,7 +242,7 @@ func textRows(raw []byte) (rows [][]string, ok bool) {
 		row := make([]string, 0, width)
 		if !r.next(']') {
 			for {
-				c, ok := r.scalar()
+				c, ok := r.scalar(keep == nil || keep(len(row)))
 				if !ok {
 					return nil, false
 				}
@@ -291,15 +294,19 @@ func (r *rowReader) end() bool {
 	return r.i == len(r.b)
 }
 
-// scalar reads one string, number, boolean or null as text. A string that
-// holds an escape, a control byte or a non-ASCII byte is decoded by
-// encoding/json (its escapes, and its U+FFFD for bytes that are not UTF-8).
-func (r *rowReader) scalar() (string, bool) {
+// scalar reads one string, number, boolean or null as text (want: else
+// only checks it). A string that holds an escape, a control byte or a
+// non-ASCII byte is decoded by encoding/json (its escapes, and its U+FFFD
+// for bytes that are not UTF-8).
+func (r *rowReader) scalar(want bool) (string, bool) {
 	r.skipSpace()
 	if r.i >= len(r.b) {
 		return "", false
 	}
 	start := r.i
+	if r.b[start] == '"' && !want {
+		return "", r.skipValue(0)
+	}
 	if r.b[start] == '"' {
 		plain := true
 		for j := start + 1; j < len(r.b); j++ {

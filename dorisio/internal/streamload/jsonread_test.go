@@ -47,9 +47,21 @@ func FuzzTextRowsIsEncodingJSONs(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		rows, ok := textRows(raw)
+		rows, ok := textRows(raw, nil)
 		if !ok {
 			return
+		}
+		odd := func(col int) bool { return col%2 == 0 }
+		kept, keptOK := textRows(raw, odd)
+		if !keptOK || len(kept) != len(rows) {
+			t.Fatalf("%q: textRows keeping every other column %v %q, all %q", raw, keptOK, kept, rows)
+		}
+		for i := range rows {
+			for j := range rows[i] {
+				if want := map[bool]string{true: rows[i][j]}[odd(j)]; kept[i][j] != want {
+					t.Fatalf("%q: row %d cell %d kept %q, want %q", raw, i, j, kept[i][j], want)
+				}
+			}
 		}
 		d := json.NewDecoder(bytes.NewReader(raw))
 		d.UseNumber()
@@ -106,11 +118,11 @@ func TestAListingOfTwoThousandLoadsIsReadQuickly(t *testing.T) {
 	if want := (Txn{ID: 2999, Label: fmt.Sprintf("run7:id:f:%032x", 1999), Status: "VISIBLE"}); txns[1999] != want {
 		t.Errorf("last txn %+v, want %+v", txns[1999], want)
 	}
-	if _, hand := textRows(m["data"]); hand {
+	if _, hand := textRows(m["data"], nil); hand {
 		t.Error("textRows read the envelope's data object as rows")
 	}
 	set, _ := jsonObject(m["data"])
-	if _, hand := textRows(set["data"]); !hand {
+	if _, hand := textRows(set["data"], nil); !hand {
 		t.Error("the rows were left to encoding/json")
 	}
 	if os.Getenv("DORISIO_SHOW_TIMES") != "" {

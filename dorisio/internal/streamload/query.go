@@ -225,7 +225,7 @@ func (c *Client) queryOnce(ctx context.Context, e *Error, payload []byte, refuse
 
 // parseTxnRows reads SHOW TRANSACTION's rows by column name.
 func parseTxnRows(m map[string]json.RawMessage) ([]Txn, error) {
-	col, rows, err := resultRows(m)
+	col, rows, err := resultRows(m, "TransactionId", "Label", "TransactionStatus", "Reason")
 	if err != nil {
 		return nil, err
 	}
@@ -247,8 +247,9 @@ func parseTxnRows(m map[string]json.RawMessage) ([]Txn, error) {
 }
 
 // resultRows reads data.meta / data.data of a §12.1 result set: each
-// column's place by name, and the rows, their values as text (cell).
-func resultRows(m map[string]json.RawMessage) (map[string]int, [][]string, error) {
+// column's place by name, and the rows, their values as text (cell): of
+// the columns named in only, where given, the others "".
+func resultRows(m map[string]json.RawMessage, only ...string) (map[string]int, [][]string, error) {
 	noSet := errors.New("answer has no result set under \"data\"")
 	set, ok := jsonObject(m["data"])
 	if !ok {
@@ -273,18 +274,28 @@ func resultRows(m map[string]json.RawMessage) (map[string]int, [][]string, error
 	for i, mc := range meta {
 		col[mc.Name] = i
 	}
-	rows, err := anyRows(set["data"])
+	var keep func(int) bool
+	if len(only) > 0 {
+		kept := make([]bool, len(meta))
+		for _, name := range only {
+			if i, ok := col[name]; ok {
+				kept[i] = true
+			}
+		}
+		keep = func(i int) bool { return i < len(kept) && kept[i] }
+	}
+	rows, err := anyRows(set["data"], keep)
 	return col, rows, err
 }
 
 // anyRows reads a result set's rows as text, by hand (textRows) or, for
 // what that does not read, through encoding/json: a value that is not a
 // string shown as JSON. No rows (null, absent) is none.
-func anyRows(raw json.RawMessage) ([][]string, error) {
+func anyRows(raw json.RawMessage, keep func(int) bool) ([][]string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
-	if rows, ok := textRows(raw); ok {
+	if rows, ok := textRows(raw, keep); ok {
 		return rows, nil
 	}
 	var values [][]any
