@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -241,5 +243,54 @@ func TestAnFESettingReadIsKeptForAMinuteAndARefusalIsNot(t *testing.T) {
 	}
 	if n := asked.Load(); n != 2 {
 		t.Errorf("the FE was asked %d times, want 2 (the refusal, then one read kept)", n)
+	}
+}
+
+// An FE setting is the answer of the FE asked now: another server at the
+// same address (doris-local restarted with other settings, a port-forward
+// to another cluster) answers its own value, and a client whose password
+// the FE refuses hears the refusal, not what another client read. Before,
+// a minute's process-wide memory of (FE URLs, user, key) answered both:
+// label_num_threshold 2000 of the first server where the second keeps 5
+// (the label-cap warning unsaid), and 2000 to a refused password.
+func TestAnFESettingIsTheAnswerOfTheFEAskedNow(t *testing.T) {
+	answering := func(value string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			if !basicOK(r) {
+				io.WriteString(w, refusedCredentials) // with HTTP 200, as Doris' FE
+				return
+			}
+			io.WriteString(w, `{"data":{"type":"result_set","meta":[{"name":"Key"},{"name":"Value"}],"data":[["label_num_threshold","`+value+`"]]},"msg":"success","code":0}`)
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := httptest.NewUnstartedServer(answering("2000"))
+	first.Listener = ln
+	first.Start()
+	c, _ := newClient(t, []string{first.URL}, nil)
+	if v, ok, err := c.FEConfig(context.Background(), "db1", "label_num_threshold"); err != nil || !ok || v != "2000" {
+		t.Fatalf("first server: %q, %v, %v; want 2000", v, ok, err)
+	}
+	c.Close()
+	first.Close()
+
+	ln, err = net.Listen("tcp", ln.Addr().String())
+	if err != nil {
+		t.Skipf("the address cannot be taken again: %v", err)
+	}
+	second := httptest.NewUnstartedServer(answering("5"))
+	second.Listener = ln
+	second.Start()
+	t.Cleanup(second.Close)
+	c2, _ := newClient(t, []string{second.URL}, nil)
+	if v, ok, err := c2.FEConfig(context.Background(), "db1", "label_num_threshold"); err != nil || !ok || v != "5" {
+		t.Errorf("the server now at the same address: %q, %v, %v; want its 5", v, ok, err)
+	}
+	refused, _ := newClient(t, []string{second.URL}, func(cfg *Config) { cfg.Password = "not-" + testPassword })
+	if v, _, err := refused.FEConfig(context.Background(), "db1", "label_num_threshold"); !errors.Is(err, ErrAuth) {
+		t.Errorf("a refused password: %q, %v; want ErrAuth", v, err)
 	}
 }
