@@ -10,8 +10,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 )
 
 // Txn is one row of SHOW TRANSACTION (§12.2.1).
@@ -121,10 +119,6 @@ func (c *Client) FEConfig(ctx context.Context, db, key string) (value string, ok
 		tmpl.Cause = fmt.Errorf("invalid database name %q or setting %q", db, key)
 		return "", false, tmpl
 	}
-	seen := feConfigKey{fes: strings.Join(c.cfg.FEs, ","), user: c.cfg.User, key: key}
-	if v, ok := feConfigs.Load(seen); ok && time.Since(v.(feConfigRead).at) < feConfigFresh {
-		return v.(feConfigRead).value, v.(feConfigRead).ok, nil
-	}
 	payload, _ := json.Marshal(map[string]string{"stmt": "ADMIN SHOW FRONTEND CONFIG LIKE '" + key + "'"})
 	type setting struct {
 		value string
@@ -149,28 +143,7 @@ func (c *Client) FEConfig(ctx context.Context, db, key string) (value string, ok
 		}
 		return setting{}, false, nil
 	})
-	if err == nil {
-		feConfigs.Store(seen, feConfigRead{value: got.value, ok: got.ok, at: time.Now()})
-	}
 	return got.value, got.ok, err
-}
-
-// feConfigs are the FE settings this process read, kept for
-// feConfigFresh: a run of pipelines/load reads label_num_threshold beside
-// its job (the label-memory line) and, on the embedded runner in the same
-// process, again at the job's end (the label cap), where the request took
-// 3.5 ms of the job's last stage. Only answers are kept: a refusal is
-// asked again.
-var feConfigs sync.Map // feConfigKey → feConfigRead
-
-const feConfigFresh = time.Minute
-
-type feConfigKey struct{ fes, user, key string }
-
-type feConfigRead struct {
-	value string
-	ok    bool
-	at    time.Time
 }
 
 // reConfigKey is what an FE setting's name may hold.

@@ -11,7 +11,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 )
 
@@ -209,40 +208,9 @@ func TestFEConfigReadsOneSettingOrSaysWhyNot(t *testing.T) {
 		t.Errorf("an unknown setting: ok %v, err %v; want not found", ok, err)
 	}
 	refuse = true
-	_, _, err = c.FEConfig(context.Background(), "db1", "label_keep_max_second")
+	_, _, err = c.FEConfig(context.Background(), "db1", "label_num_threshold")
 	if !errors.Is(err, ErrListingUnsupported) || !strings.Contains(err.Error(), "(ADMIN) privilege(s)") {
 		t.Errorf("refused: %v", err)
-	}
-}
-
-// TestAnFESettingReadIsKeptForAMinuteAndARefusalIsNot: a run reads
-// label_num_threshold beside its job and again at its end; the second
-// read, within the minute, asks the FE nothing. A refusal is asked again.
-func TestAnFESettingReadIsKeptForAMinuteAndARefusalIsNot(t *testing.T) {
-	var asked atomic.Int32
-	var refuse atomic.Bool
-	refuse.Store(true)
-	fe := server(t, func(w http.ResponseWriter, r *http.Request) {
-		asked.Add(1)
-		if refuse.Load() {
-			io.WriteString(w, `{"msg":"Error","code":1,"data":"errCode = 2, detailMessage = Access denied; you need (at least one of) the (ADMIN) privilege(s) for this operation","count":0}`)
-			return
-		}
-		io.WriteString(w, `{"data":{"type":"result_set","meta":[{"name":"Key"},{"name":"Value"}],"data":[["label_num_threshold","300"]]},"msg":"success","code":0}`)
-	})
-	c, _ := newClient(t, []string{fe.URL}, nil)
-	if _, _, err := c.FEConfig(context.Background(), "db1", "label_num_threshold"); !errors.Is(err, ErrListingUnsupported) {
-		t.Fatalf("refused: %v", err)
-	}
-	refuse.Store(false)
-	for i := range 3 {
-		c2, _ := newClient(t, []string{fe.URL}, nil) // another client of the same FE and user, as the job's end makes
-		if v, ok, err := c2.FEConfig(context.Background(), "db1", "label_num_threshold"); err != nil || !ok || v != "300" {
-			t.Fatalf("read %d: %q, %v, %v; want 300", i+1, v, ok, err)
-		}
-	}
-	if n := asked.Load(); n != 2 {
-		t.Errorf("the FE was asked %d times, want 2 (the refusal, then one read kept)", n)
 	}
 }
 
