@@ -173,6 +173,26 @@ func TestListTransactionsRetriesACutShortStream(t *testing.T) {
 	}
 }
 
+// A result set is read as encoding/json read it, which matched its keys
+// (type, meta, data) without regard to case: an answer whose rows sit
+// under "Data" lists them. Read by hand by exact name, the rows were not
+// found and the listing said no transactions at all, no error: a
+// lingering PRECOMMITTED load left unaborted, the label memory uncounted.
+func TestAResultSetsKeysOfAnotherCaseAreReadAsEncodingJSONReadThem(t *testing.T) {
+	for _, answer := range []string{
+		`{"data":{"type":"result_set","meta":[{"name":"Label"},{"name":"TransactionStatus"},{"name":"TransactionId"}],"Data":[["p_1","PRECOMMITTED","77"]],"time":1},"msg":"success","code":0}`,
+		`{"data":{"TYPE":"result_set","Meta":[{"name":"Label"},{"name":"TransactionStatus"},{"name":"TransactionId"}],"DATA":[["p_1","PRECOMMITTED","77"]]},"msg":"success","code":0}`,
+		`{"data":{"type":"result_set","meta":[{"name":"Label"},{"name":"TransactionStatus"},{"name":"TransactionId"}],"data":[],"Data":[["p_1","PRECOMMITTED","77"]]},"msg":"success","code":0}`,
+	} {
+		fe := server(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, answer) })
+		c, _ := newClient(t, []string{fe.URL}, nil)
+		txns, err := c.ListTransactions(context.Background(), "db1", "p_")
+		if err != nil || len(txns) != 1 || txns[0] != (Txn{ID: 77, Label: "p_1", Status: "PRECOMMITTED"}) {
+			t.Errorf("%s: ListTransactions = %+v, %v; want txn 77", answer, txns, record(err))
+		}
+	}
+}
+
 func TestListTransactionsRefusesPrefixesThatCouldInjectSQL(t *testing.T) {
 	c, _ := newClient(t, []string{"http://127.0.0.1:1"}, nil)
 	for _, p := range []string{"", "a'b", "a%", "a b", strings.Repeat("a", 129)} {
