@@ -227,6 +227,20 @@ func resultRows(m map[string]json.RawMessage) (map[string]int, [][]string, error
 	if !ok {
 		return nil, nil, noSet
 	}
+	if otherCase(set, "type", "meta", "data") {
+		// encoding/json matches a struct's fields whatever their case, the
+		// last key of each winning: read such a set as it did.
+		var d struct{ Type, Meta, Data json.RawMessage }
+		if json.Unmarshal(m["data"], &d) != nil {
+			return nil, nil, noSet
+		}
+		set = map[string]json.RawMessage{}
+		for k, v := range map[string]json.RawMessage{"type": d.Type, "meta": d.Meta, "data": d.Data} {
+			if v != nil {
+				set[k] = v
+			}
+		}
+	}
 	var meta []struct {
 		Name string `json:"name"`
 	}
@@ -248,6 +262,18 @@ func resultRows(m map[string]json.RawMessage) (map[string]int, [][]string, error
 	}
 	rows, err := anyRows(set["data"])
 	return col, rows, err
+}
+
+// otherCase reports whether m holds one of names in another case.
+func otherCase(m map[string]json.RawMessage, names ...string) bool {
+	for k := range m {
+		for _, n := range names {
+			if k != n && strings.EqualFold(k, n) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // anyRows reads a result set's rows as text, by hand (textRows) or, for
