@@ -10,8 +10,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 )
 
 // Txn is one row of SHOW TRANSACTION (§12.2.1).
@@ -121,10 +119,6 @@ func (c *Client) FEConfig(ctx context.Context, db, key string) (value string, ok
 		tmpl.Cause = fmt.Errorf("invalid database name %q or setting %q", db, key)
 		return "", false, tmpl
 	}
-	seen := feConfigKey{fes: strings.Join(c.cfg.FEs, ","), user: c.cfg.User, key: key}
-	if v, ok := feConfigs.Load(seen); ok && time.Since(v.(feConfigRead).at) < feConfigFresh {
-		return v.(feConfigRead).value, v.(feConfigRead).ok, nil
-	}
 	payload, _ := json.Marshal(map[string]string{"stmt": "ADMIN SHOW FRONTEND CONFIG LIKE '" + key + "'"})
 	type setting struct {
 		value string
@@ -149,28 +143,7 @@ func (c *Client) FEConfig(ctx context.Context, db, key string) (value string, ok
 		}
 		return setting{}, false, nil
 	})
-	if err == nil {
-		feConfigs.Store(seen, feConfigRead{value: got.value, ok: got.ok, at: time.Now()})
-	}
 	return got.value, got.ok, err
-}
-
-// feConfigs are the FE settings this process read, kept for
-// feConfigFresh: a run of pipelines/load reads label_num_threshold beside
-// its job (the label-memory line) and, on the embedded runner in the same
-// process, again at the job's end (the label cap), where the request took
-// 3.5 ms of the job's last stage. Only answers are kept: a refusal is
-// asked again.
-var feConfigs sync.Map // feConfigKey → feConfigRead
-
-const feConfigFresh = time.Minute
-
-type feConfigKey struct{ fes, user, key string }
-
-type feConfigRead struct {
-	value string
-	ok    bool
-	at    time.Time
 }
 
 // reConfigKey is what an FE setting's name may hold.
@@ -255,6 +228,20 @@ func resultRows(m map[string]json.RawMessage, only ...string) (map[string]int, [
 	if !ok {
 		return nil, nil, noSet
 	}
+	if otherCase(set, "type", "meta", "data") {
+		// encoding/json matches a struct's fields whatever their case, the
+		// last key of each winning: read such a set as it did.
+		var d struct{ Type, Meta, Data json.RawMessage }
+		if json.Unmarshal(m["data"], &d) != nil {
+			return nil, nil, noSet
+		}
+		set = map[string]json.RawMessage{}
+		for k, v := range map[string]json.RawMessage{"type": d.Type, "meta": d.Meta, "data": d.Data} {
+			if v != nil {
+				set[k] = v
+			}
+		}
+	}
 	var meta []struct {
 		Name string `json:"name"`
 	}
@@ -286,6 +273,18 @@ func resultRows(m map[string]json.RawMessage, only ...string) (map[string]int, [
 	}
 	rows, err := anyRows(set["data"], keep)
 	return col, rows, err
+}
+
+// otherCase reports whether m holds one of names in another case.
+func otherCase(m map[string]json.RawMessage, names ...string) bool {
+	for k := range m {
+		for _, n := range names {
+			if k != n && strings.EqualFold(k, n) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // anyRows reads a result set's rows as text, by hand (textRows) or, for
