@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -148,7 +149,8 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) (err 
 		odd        bool // a record of the open range is not wrapped (Range.Wrapped)
 		escaped    bool // the open range holds an escape byte before buf[keepFrom] (escape ≠ enclose)
 		suspect    suspectScan
-		digest     = xxhash.New() // of the open range's bytes before buf[keepFrom]
+		digest     = xxhash.New() // of the open range's bytes before buf[max(keepFrom, hashedTo)]
+		hashedTo   int            // buf index up to which the open range's bytes are in digest, where past keepFrom (hashAhead)
 		records    int64
 		skip       = sp.headerLines
 		eof        bool
@@ -187,7 +189,7 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) (err 
 			fr.CRLF = sp.ends.takeCRLF()
 		}
 		if !sp.unmarked {
-			digest.Write(buf[keepFrom:bufEnd])
+			digest.Write(buf[max(keepFrom, hashedTo):bufEnd])
 			fr.Digest = digest.Sum64()
 			digest.Reset()
 		}
@@ -206,6 +208,22 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) (err 
 		}
 		return emit(fr)
 	}
+	// hashAhead hashes the open range's bytes of the window that are
+	// surely its own, those before rangeStart+target (a range ends at the
+	// first record end at or past it), before they are scanned: the hash,
+	// the costliest pass, then reads them from memory, and the scans
+	// after it from the cache. Splitting a 1.2 GB unquoted CSV from the
+	// page cache took 285-305 ms so, 310-380 ms hashing after the scans.
+	hashAhead := func() {
+		if sp.unmarked || rangeStart < 0 {
+			return
+		}
+		from, to := max(keepFrom, hashedTo), int(min(int64(len(buf)), rangeStart+target-off))
+		if from < to {
+			digest.Write(buf[from:to])
+			hashedTo = to
+		}
+	}
 	for {
 		// Keep the unscanned tail, read more after it.
 		if pos > 0 {
@@ -222,8 +240,8 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) (err 
 				if sp.keep {
 					kept = append(kept, buf[keepFrom:pos]...)
 				}
-				if !sp.unmarked {
-					digest.Write(buf[keepFrom:pos])
+				if from := max(keepFrom, hashedTo); !sp.unmarked && from < pos {
+					digest.Write(buf[from:pos])
 				}
 			}
 			off += int64(pos)
@@ -233,7 +251,7 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) (err 
 			} else {
 				buf = buf[:copy(buf, buf[pos:])]
 			}
-			pos, keepFrom = 0, 0
+			pos, keepFrom, hashedTo = 0, 0, hashedTo-pos
 		}
 		if !eof && m != nil {
 			yield.after(off)
@@ -286,6 +304,7 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) (err 
 				if rangeStart < 0 {
 					rangeStart, keepFrom = off+int64(pos), pos
 				}
+				hashAhead()
 				next, n, wrapped, why := sp.sc.scanFast(pos, int(min(rangeStart+target-off, int64(len(buf))+1)))
 				records += n
 				odd = odd || !wrapped
@@ -426,15 +445,27 @@ const yieldEvery = 1 << 20
 
 // yielder lets the uploads just started or unblocked run while Split scans:
 // measured on 2 cores, a load waited 12-18 ms for a P while the scan ran
-// on. It yields once per yieldEvery bytes, not per 256 KiB window: each
-// yield wakes an idle thread that finds nothing to run. Splitting a 1.2 GB
-// unquoted CSV from the page cache took 340 ms with a yield per window,
-// 290 ms with none, 320-330 ms with one per MiB (medians, noisy).
-type yielder struct{ next int64 }
+// on. It yields once per yieldEvery bytes, not per 256 KiB window, and
+// only when a goroutine waits for a P: a yield with none wakes an idle
+// thread that finds nothing to run (a futex wake, 20-25 us in a VM: 8-16%
+// of a split's CPU), where reading the count takes 0.13 us. A goroutine
+// that waits on the network is not counted, nor needs the yield: an idle
+// thread waits in the network poller and runs it on the idle P.
+type yielder struct {
+	next     int64
+	runnable []metrics.Sample
+}
 
 func (y *yielder) after(off int64) {
-	if off >= y.next {
+	if off < y.next {
+		return
+	}
+	y.next = off + yieldEvery
+	if y.runnable == nil {
+		y.runnable = []metrics.Sample{{Name: "/sched/goroutines/runnable:goroutines"}}
+	}
+	metrics.Read(y.runnable)
+	if v := y.runnable[0].Value; v.Kind() != metrics.KindUint64 || v.Uint64() > 0 {
 		runtime.Gosched()
-		y.next = off + yieldEvery
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -197,7 +198,7 @@ func (c *Client) queryOnce(ctx context.Context, e *Error, payload []byte, refuse
 
 // parseTxnRows reads SHOW TRANSACTION's rows by column name.
 func parseTxnRows(m map[string]json.RawMessage) ([]Txn, error) {
-	col, rows, err := resultRows(m)
+	col, rows, err := resultRows(m, "TransactionId", "Label", "TransactionStatus", "Reason")
 	if err != nil {
 		return nil, err
 	}
@@ -206,11 +207,12 @@ func parseTxnRows(m map[string]json.RawMessage) ([]Txn, error) {
 			return nil, fmt.Errorf("result set lacks column %s", need)
 		}
 	}
-	var out []Txn
+	out := make([]Txn, 0, len(rows))
 	for _, row := range rows {
-		var id int64
-		if _, err := fmt.Sscan(cell(col, row, "TransactionId"), &id); err != nil {
-			return nil, fmt.Errorf("bad TransactionId %q", cell(col, row, "TransactionId"))
+		text := cell(col, row, "TransactionId")
+		id, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("bad TransactionId %q", text)
 		}
 		out = append(out, Txn{ID: id, Label: cell(col, row, "Label"), Status: cell(col, row, "TransactionStatus"), Reason: cell(col, row, "Reason")})
 	}
@@ -218,39 +220,111 @@ func parseTxnRows(m map[string]json.RawMessage) ([]Txn, error) {
 }
 
 // resultRows reads data.meta / data.data of a §12.1 result set: each
-// column's place by name, and the rows.
-func resultRows(m map[string]json.RawMessage) (map[string]int, [][]any, error) {
-	var d struct {
-		Type string `json:"type"`
-		Meta []struct {
-			Name string `json:"name"`
-		} `json:"meta"`
-		Data [][]any `json:"data"`
+// column's place by name, and the rows, their values as text (cell): of
+// the columns named in only, where given, the others "".
+func resultRows(m map[string]json.RawMessage, only ...string) (map[string]int, [][]string, error) {
+	noSet := errors.New("answer has no result set under \"data\"")
+	set, ok := jsonObject(m["data"])
+	if !ok {
+		return nil, nil, noSet
 	}
-	if raw, ok := m["data"]; !ok || json.Unmarshal(raw, &d) != nil {
-		return nil, nil, errors.New("answer has no result set under \"data\"")
+	if otherCase(set, "type", "meta", "data") {
+		// encoding/json matches a struct's fields whatever their case, the
+		// last key of each winning: read such a set as it did.
+		var d struct{ Type, Meta, Data json.RawMessage }
+		if json.Unmarshal(m["data"], &d) != nil {
+			return nil, nil, noSet
+		}
+		set = map[string]json.RawMessage{}
+		for k, v := range map[string]json.RawMessage{"type": d.Type, "meta": d.Meta, "data": d.Data} {
+			if v != nil {
+				set[k] = v
+			}
+		}
 	}
-	if d.Type != "" && d.Type != "result_set" {
-		return nil, nil, fmt.Errorf("answer is %q, not a result set", d.Type)
+	var meta []struct {
+		Name string `json:"name"`
+	}
+	if raw, ok := set["meta"]; ok && json.Unmarshal(raw, &meta) != nil {
+		return nil, nil, noSet
+	}
+	if raw, ok := set["type"]; ok && string(raw) != "null" {
+		typ, ok := jsonString(set, "type")
+		if !ok {
+			return nil, nil, noSet
+		}
+		if typ != "" && typ != "result_set" {
+			return nil, nil, fmt.Errorf("answer is %q, not a result set", typ)
+		}
 	}
 	col := map[string]int{}
-	for i, mc := range d.Meta {
+	for i, mc := range meta {
 		col[mc.Name] = i
 	}
-	return col, d.Data, nil
+	var keep func(int) bool
+	if len(only) > 0 {
+		kept := make([]bool, len(meta))
+		for _, name := range only {
+			if i, ok := col[name]; ok {
+				kept[i] = true
+			}
+		}
+		keep = func(i int) bool { return i < len(kept) && kept[i] }
+	}
+	rows, err := anyRows(set["data"], keep)
+	return col, rows, err
+}
+
+// otherCase reports whether m holds one of names in another case.
+func otherCase(m map[string]json.RawMessage, names ...string) bool {
+	for k := range m {
+		for _, n := range names {
+			if k != n && strings.EqualFold(k, n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// anyRows reads a result set's rows as text, by hand (textRows) or, for
+// what that does not read, through encoding/json: a value that is not a
+// string shown as JSON. No rows (null, absent) is none.
+func anyRows(raw json.RawMessage, keep func(int) bool) ([][]string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if rows, ok := textRows(raw, keep); ok {
+		return rows, nil
+	}
+	var values [][]any
+	if json.Unmarshal(raw, &values) != nil {
+		return nil, errors.New("answer has no result set under \"data\"")
+	}
+	rows := make([][]string, len(values))
+	for i, vs := range values {
+		rows[i] = make([]string, len(vs))
+		for j, v := range vs {
+			switch v := v.(type) {
+			case nil:
+			case string:
+				rows[i][j] = v
+			default:
+				b, _ := json.Marshal(v)
+				rows[i][j] = string(b)
+			}
+		}
+	}
+	return rows, nil
 }
 
 // cell is a row's value in the named column as text ("" for NULL or a
 // missing column).
-func cell(col map[string]int, row []any, name string) string {
-	i, ok := col[name]
-	if !ok || i >= len(row) || row[i] == nil {
-		return ""
+func cell(col map[string]int, row []string, name string) string {
+	if i, ok := col[name]; ok && i < len(row) {
+		return row[i]
 	}
-	if s, ok := row[i].(string); ok {
-		return s
-	}
-	return fmt.Sprint(row[i])
+	return ""
 }
 
 // AbortLingering aborts every PREPARE or PRECOMMITTED txn of db whose label

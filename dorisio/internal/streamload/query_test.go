@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -171,6 +173,26 @@ func TestListTransactionsRetriesACutShortStream(t *testing.T) {
 	}
 }
 
+// A result set is read as encoding/json read it, which matched its keys
+// (type, meta, data) without regard to case: an answer whose rows sit
+// under "Data" lists them. Read by hand by exact name, the rows were not
+// found and the listing said no transactions at all, no error: a
+// lingering PRECOMMITTED load left unaborted, the label memory uncounted.
+func TestAResultSetsKeysOfAnotherCaseAreReadAsEncodingJSONReadThem(t *testing.T) {
+	for _, answer := range []string{
+		`{"data":{"type":"result_set","meta":[{"name":"Label"},{"name":"TransactionStatus"},{"name":"TransactionId"}],"Data":[["p_1","PRECOMMITTED","77"]],"time":1},"msg":"success","code":0}`,
+		`{"data":{"TYPE":"result_set","Meta":[{"name":"Label"},{"name":"TransactionStatus"},{"name":"TransactionId"}],"DATA":[["p_1","PRECOMMITTED","77"]]},"msg":"success","code":0}`,
+		`{"data":{"type":"result_set","meta":[{"name":"Label"},{"name":"TransactionStatus"},{"name":"TransactionId"}],"data":[],"Data":[["p_1","PRECOMMITTED","77"]]},"msg":"success","code":0}`,
+	} {
+		fe := server(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, answer) })
+		c, _ := newClient(t, []string{fe.URL}, nil)
+		txns, err := c.ListTransactions(context.Background(), "db1", "p_")
+		if err != nil || len(txns) != 1 || txns[0] != (Txn{ID: 77, Label: "p_1", Status: "PRECOMMITTED"}) {
+			t.Errorf("%s: ListTransactions = %+v, %v; want txn 77", answer, txns, record(err))
+		}
+	}
+}
+
 func TestListTransactionsRefusesPrefixesThatCouldInjectSQL(t *testing.T) {
 	c, _ := newClient(t, []string{"http://127.0.0.1:1"}, nil)
 	for _, p := range []string{"", "a'b", "a%", "a b", strings.Repeat("a", 129)} {
@@ -209,5 +231,54 @@ func TestFEConfigReadsOneSettingOrSaysWhyNot(t *testing.T) {
 	_, _, err = c.FEConfig(context.Background(), "db1", "label_num_threshold")
 	if !errors.Is(err, ErrListingUnsupported) || !strings.Contains(err.Error(), "(ADMIN) privilege(s)") {
 		t.Errorf("refused: %v", err)
+	}
+}
+
+// An FE setting is the answer of the FE asked now: another server at the
+// same address (doris-local restarted with other settings, a port-forward
+// to another cluster) answers its own value, and a client whose password
+// the FE refuses hears the refusal, not what another client read. Before,
+// a minute's process-wide memory of (FE URLs, user, key) answered both:
+// label_num_threshold 2000 of the first server where the second keeps 5
+// (the label-cap warning unsaid), and 2000 to a refused password.
+func TestAnFESettingIsTheAnswerOfTheFEAskedNow(t *testing.T) {
+	answering := func(value string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			if !basicOK(r) {
+				io.WriteString(w, refusedCredentials) // with HTTP 200, as Doris' FE
+				return
+			}
+			io.WriteString(w, `{"data":{"type":"result_set","meta":[{"name":"Key"},{"name":"Value"}],"data":[["label_num_threshold","`+value+`"]]},"msg":"success","code":0}`)
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := httptest.NewUnstartedServer(answering("2000"))
+	first.Listener = ln
+	first.Start()
+	c, _ := newClient(t, []string{first.URL}, nil)
+	if v, ok, err := c.FEConfig(context.Background(), "db1", "label_num_threshold"); err != nil || !ok || v != "2000" {
+		t.Fatalf("first server: %q, %v, %v; want 2000", v, ok, err)
+	}
+	c.Close()
+	first.Close()
+
+	ln, err = net.Listen("tcp", ln.Addr().String())
+	if err != nil {
+		t.Skipf("the address cannot be taken again: %v", err)
+	}
+	second := httptest.NewUnstartedServer(answering("5"))
+	second.Listener = ln
+	second.Start()
+	t.Cleanup(second.Close)
+	c2, _ := newClient(t, []string{second.URL}, nil)
+	if v, ok, err := c2.FEConfig(context.Background(), "db1", "label_num_threshold"); err != nil || !ok || v != "5" {
+		t.Errorf("the server now at the same address: %q, %v, %v; want its 5", v, ok, err)
+	}
+	refused, _ := newClient(t, []string{second.URL}, func(cfg *Config) { cfg.Password = "not-" + testPassword })
+	if v, _, err := refused.FEConfig(context.Background(), "db1", "label_num_threshold"); !errors.Is(err, ErrAuth) {
+		t.Errorf("a refused password: %q, %v; want ErrAuth", v, err)
 	}
 }

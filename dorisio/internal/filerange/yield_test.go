@@ -1,0 +1,37 @@
+package filerange
+
+import (
+	"bytes"
+	"runtime"
+	"sync/atomic"
+	"testing"
+)
+
+// TestAGoroutineWaitingForTheOnlyPRunsWhileAFileIsSplit: with one P, a
+// goroutine made runnable while Split scans (an upload Split just started)
+// runs within the next few MB of the scan, not after it (Split yields
+// when a goroutine waits for a P).
+func TestAGoroutineWaitingForTheOnlyPRunsWhileAFileIsSplit(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	data := bytes.Repeat([]byte("12345,some plain text of a row,67.89\n"), 16<<20/37)
+	var ran atomic.Bool
+	var ranBy int64 = -1 // the end of the first range cut after it ran
+	started := false
+	sp := &Splitter{sc: rfc(",", "\n"), rangeBytes: 1 << 20}
+	err := sp.Split(bytes.NewReader(data), int64(len(data)), func(fr Range) error {
+		if !started { // the first range: its upload starts
+			started = true
+			go ran.Store(true)
+		}
+		if ranBy < 0 && ran.Load() {
+			ranBy = fr.End
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ranBy < 0 || ranBy > 5<<20 {
+		t.Errorf("the goroutine started after the first range ran by byte %d of %d, want by 5 MiB", ranBy, len(data))
+	}
+}
