@@ -450,7 +450,11 @@ const yieldEvery = 1 << 20
 // thread that finds nothing to run (a futex wake, 20-25 us in a VM: 8-16%
 // of a split's CPU), where reading the count takes 0.13 us. A goroutine
 // that waits on the network is not counted, nor needs the yield: an idle
-// thread waits in the network poller and runs it on the idle P.
+// thread waits in the network poller and runs it on the idle P. Nor is
+// one whose timer is due (a retry's backoff): a P runs its due timers
+// when it schedules, and an idle P's thread sleeps until the next of
+// them; with no P idle (GOMAXPROCS=1) only the yield runs them, and it
+// wakes no thread then, so it yields as before.
 type yielder struct {
 	next     int64
 	runnable []metrics.Sample
@@ -462,10 +466,16 @@ func (y *yielder) after(off int64) {
 	}
 	y.next = off + yieldEvery
 	if y.runnable == nil {
-		y.runnable = []metrics.Sample{{Name: "/sched/goroutines/runnable:goroutines"}}
+		y.runnable = []metrics.Sample{
+			{Name: "/sched/goroutines/runnable:goroutines"},
+			{Name: "/sched/goroutines/running:goroutines"},
+			{Name: "/sched/gomaxprocs:threads"},
+		}
 	}
 	metrics.Read(y.runnable)
-	if v := y.runnable[0].Value; v.Kind() != metrics.KindUint64 || v.Uint64() > 0 {
+	waiting, running, procs := y.runnable[0].Value, y.runnable[1].Value, y.runnable[2].Value
+	if waiting.Kind() != metrics.KindUint64 || running.Kind() != metrics.KindUint64 || procs.Kind() != metrics.KindUint64 ||
+		waiting.Uint64() > 0 || running.Uint64() >= procs.Uint64() {
 		runtime.Gosched()
 	}
 }
