@@ -295,40 +295,31 @@ func (r *rowReader) end() bool {
 }
 
 // scalar reads one string, number, boolean or null as text (want: else
-// only checks it). A string that holds an escape, a control byte or a
-// non-ASCII byte is decoded by encoding/json (its escapes, and its U+FFFD
-// for bytes that are not UTF-8).
+// only checks it). A string that holds an escape or a non-ASCII byte is
+// decoded by encoding/json (its escapes, and its U+FFFD for bytes that
+// are not UTF-8).
 func (r *rowReader) scalar(want bool) (string, bool) {
 	r.skipSpace()
 	if r.i >= len(r.b) {
 		return "", false
 	}
 	start := r.i
-	if r.b[start] == '"' && !want {
-		return "", r.skipValue(0)
-	}
 	if r.b[start] == '"' {
-		plain := true
-		for j := start + 1; j < len(r.b); j++ {
-			switch c := r.b[j]; {
-			case c == '"':
-				r.i = j + 1
-				if plain {
-					return string(r.b[start+1 : j]), true
-				}
-				var s string
-				if json.Unmarshal(r.b[start:j+1], &s) != nil {
-					return "", false
-				}
-				return s, true
-			case c == '\\':
-				plain = false
-				j++ // the escaped byte cannot end the string
-			case c < 0x20 || c >= 0x80:
-				plain = false
-			}
+		if !r.skipValue(0) { // checks the escapes, refuses control bytes
+			return "", false
 		}
-		return "", false // not closed
+		if !want {
+			return "", true
+		}
+		body := r.b[start+1 : r.i-1]
+		if plainASCII(body) {
+			return string(body), true
+		}
+		var s string
+		if json.Unmarshal(r.b[start:r.i], &s) != nil {
+			return "", false
+		}
+		return s, true
 	}
 	for r.i < len(r.b) && !bytes.ContainsRune([]byte(",] \n\r\t"), rune(r.b[r.i])) {
 		r.i++
