@@ -120,7 +120,7 @@ func newRead(cfg Config, q Query, t reflect.Type, opts []ReadOption) (flightread
 		Conn: conn, DB: cfg.Database, Table: cfg.Table,
 		Columns: q.Columns, Where: strings.TrimSpace(q.Where), Limit: q.Limit, TabletsPerSplit: per,
 		FlightPort: cfg.FlightSQLPort, Rewrites: o.rewrites, TimeZone: o.zone, Attempts: o.attempts,
-		BufferBytes: o.buffer, Elem: beam.EncodedType{T: t},
+		BufferBytes: o.buffer, SplitsInFlight: o.inFlight, Elem: beam.EncodedType{T: t},
 	}, nil
 }
 

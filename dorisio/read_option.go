@@ -18,16 +18,19 @@ type readOptions struct {
 	zone     string
 	attempts int
 	buffer   int64
+	inFlight int
 	errs     []string
 }
 
 const (
 	defaultReadAttempts = 3
 	defaultReadBuffer   = 256 << 20
+	defaultReadInFlight = 4
+	maxReadInFlight     = 64
 )
 
 func newReadOptions(opts []ReadOption) *readOptions {
-	o := &readOptions{zone: "UTC", attempts: defaultReadAttempts, buffer: defaultReadBuffer}
+	o := &readOptions{zone: "UTC", attempts: defaultReadAttempts, buffer: defaultReadBuffer, inFlight: defaultReadInFlight}
 	for _, opt := range opts {
 		opt(o)
 	}
@@ -112,11 +115,12 @@ func WithReadAttempts(n int) ReadOption {
 	}
 }
 
-// WithReadBufferBytes sets how much of a split's result a worker holds in
-// memory until the split has been read to its end (default 256 MiB); past
-// it the result is spilled to a file in os.TempDir(). Rows are emitted
-// only once their split has been read whole, so that a split run again
-// never emits a row twice.
+// WithReadBufferBytes sets how much of its splits' results a worker
+// thread holds in memory until each split has been read to its end
+// (default 256 MiB, shared by the splits in flight); past it a result is
+// spilled to a file in os.TempDir(). Rows are emitted only once their
+// split has been read whole, so that a split run again never emits a row
+// twice.
 func WithReadBufferBytes(n int64) ReadOption {
 	return func(o *readOptions) {
 		if n < 0 {
@@ -124,5 +128,22 @@ func WithReadBufferBytes(n int64) ReadOption {
 			return
 		}
 		o.buffer = n
+	}
+}
+
+// WithReadSplitsInFlight sets how many splits a worker thread reads at
+// once (default 4, at most 64): a bundle's splits are queried and fetched
+// in the background while the rows of those already read are emitted.
+// Each split in flight holds a Flight SQL session of Config.User, which
+// Doris counts as a connection of that user (max_user_connections, 100
+// by default) until the bundle ends; a thread's splits share
+// WithReadBufferBytes. 1 reads a bundle's splits one after another.
+func WithReadSplitsInFlight(n int) ReadOption {
+	return func(o *readOptions) {
+		if n < 1 || n > maxReadInFlight {
+			o.fail("WithReadSplitsInFlight(%d): want 1-%d", n, maxReadInFlight)
+			return
+		}
+		o.inFlight = n
 	}
 }

@@ -288,10 +288,12 @@ func TestASplitWhoseFetchFailsHalfwayIsReadAgainWhole(t *testing.T) {
 	}
 }
 
+// One split at a time: the bundle's session runs its splits one after
+// another, so the eviction meets its second query.
 func TestASessionEvictedBetweenSplitsIsReplaced(t *testing.T) {
 	srv, rows := idTable(t, 2000)
 	h := srv.Inject(doristest.Fault{Kind: doristest.TokenEvicted, Count: 1})
-	got, res, err := readAll(t, configFor(srv, "ids"), Query{TabletsPerSplit: 2}, reflect.TypeOf(idOnly{}))
+	got, res, err := readAll(t, configFor(srv, "ids"), Query{TabletsPerSplit: 2}, reflect.TypeOf(idOnly{}), WithReadSplitsInFlight(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -488,6 +490,8 @@ func TestReadRefusesAnInvalidQueryOrTypeAtConstruction(t *testing.T) {
 		{cfg, Query{}, reflect.TypeOf(chanField{}), nil, "field chanField.C: no Doris column fills a chan int"},
 		{cfg, Query{}, reflect.TypeOf(idOnly{}), []ReadOption{WithEndpointRewrite("0.0.0.0", "http://be:9090")}, `WithEndpointRewrite("0.0.0.0", "http://be:9090"): the target`},
 		{cfg, Query{}, reflect.TypeOf(idOnly{}), []ReadOption{WithReadAttempts(0)}, "WithReadAttempts(0): must be >= 1"},
+		{cfg, Query{}, reflect.TypeOf(idOnly{}), []ReadOption{WithReadSplitsInFlight(0)}, "WithReadSplitsInFlight(0): want 1-64"},
+		{cfg, Query{}, reflect.TypeOf(idOnly{}), []ReadOption{WithReadSplitsInFlight(65)}, "WithReadSplitsInFlight(65): want 1-64"},
 		{cfg, Query{}, reflect.TypeOf(idOnly{}), []ReadOption{WithReadTimeZone(time.Local)}, "WithReadTimeZone(Local)"},
 	} {
 		func() {

@@ -41,7 +41,10 @@ const (
 	Proxy502
 	// SlowFE: the FE waits Delay (zero: 2 s, longer than Go's default 1 s
 	// 100-continue wait) before answering. Body bytes the FE then receives
-	// are counted in FaultHandle.BodyBytes and Stats.FrontendBodyBytes.
+	// are counted in FaultHandle.BodyBytes and Stats.FrontendBodyBytes. On
+	// EndpointFlightQuery, which only a fault naming it reaches, the FE
+	// takes Delay to execute the statement, its query in flight meanwhile
+	// (FlightStats.MaxQueriesAtOnce).
 	SlowFE
 	// LoseReply: the load or 2PC commit/abort is applied, then the
 	// connection is closed without a reply: "applied, but the reply was lost".
@@ -243,7 +246,7 @@ func (s *Server) Inject(f Fault) *FaultHandle {
 		ResetMidBody:        {EndpointLoad},
 		ResetAfterBody:      {EndpointLoad},
 		Proxy502:            {EndpointLoad, Endpoint2PC, EndpointLoadState, EndpointQuery, EndpointSchema, EndpointQueryPlan},
-		SlowFE:              {EndpointLoad, Endpoint2PC, EndpointLoadState, EndpointQuery, EndpointSchema, EndpointQueryPlan},
+		SlowFE:              {EndpointLoad, Endpoint2PC, EndpointLoadState, EndpointQuery, EndpointSchema, EndpointQueryPlan, EndpointFlightQuery},
 		LoseReply:           {EndpointLoad, Endpoint2PC},
 		PublishTimeout:      {EndpointLoad, Endpoint2PC},
 		BackendDown:         {EndpointLoad, Endpoint2PC},
@@ -301,7 +304,7 @@ func (fs *faultSet) take(kind FaultKind, ep Endpoint, backend int, tbl, label st
 	defer fs.mu.Unlock()
 	for _, h := range fs.list {
 		f := h.f
-		if f.Kind != kind || (f.Endpoint != 0 && f.Endpoint != ep) || (f.Endpoint == 0 && (ep.namedOnly() || (kind == Respond && ep == EndpointFlightQuery))) ||
+		if f.Kind != kind || (f.Endpoint != 0 && f.Endpoint != ep) || (f.Endpoint == 0 && (ep.namedOnly() || ((kind == Respond || kind == SlowFE) && ep == EndpointFlightQuery))) ||
 			(f.Backend != 0 && backend != 0 && f.Backend != backend) ||
 			(f.Table != "" && f.Table != tbl) || (f.Label != "" && !strings.HasPrefix(label, f.Label)) {
 			continue

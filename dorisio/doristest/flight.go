@@ -48,6 +48,9 @@ type FlightStats struct {
 	// client started a query before reading the last one's result, which
 	// Doris answers by dropping that result.
 	MaxQueriesPerSession int
+	// MaxQueriesAtOnce is the most queries in flight at once over every
+	// session: how many splits readers ran at the same time.
+	MaxQueriesAtOnce int
 }
 
 // flightState is the Flight side of a Server.
@@ -60,6 +63,7 @@ type flightState struct {
 	sessions map[string]*flightSession
 	results  map[string]*flightResult // by fragment instance id
 	stats    FlightStats
+	queries  int // in flight, over every session
 }
 
 // flightSession is one bearer token's session.
@@ -171,6 +175,7 @@ func (fl *flightState) release(r *flightResult) {
 	}
 	delete(fl.results, r.id)
 	r.sess.inflight--
+	fl.queries--
 	if r.sess.open == r {
 		r.sess.open = nil
 	}

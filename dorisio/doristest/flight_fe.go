@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/flight"
@@ -119,13 +120,16 @@ func (f *flightFE) GetFlightInfoStatement(ctx context.Context, cmd flightsql.Sta
 	// The FE resets the session's channel first: an unread result of the
 	// last query is gone (§14.4).
 	sess.inflight++
+	fl.queries++
 	fl.stats.MaxQueriesPerSession = max(fl.stats.MaxQueriesPerSession, sess.inflight)
+	fl.stats.MaxQueriesAtOnce = max(fl.stats.MaxQueriesAtOnce, fl.queries)
 	if sess.open != nil {
 		fl.stats.DroppedResults++
 		fl.release(sess.open)
 	}
 	fail := func(err error) (*flight.FlightInfo, error) {
 		sess.inflight--
+		fl.queries--
 		fl.mu.Unlock()
 		return nil, err
 	}
@@ -153,7 +157,14 @@ func (f *flightFE) GetFlightInfoStatement(ctx context.Context, cmd flightsql.Sta
 	fl.mu.Unlock()
 
 	// Executed now, as Doris does in GetFlightInfo; rows committed later are
-	// not in this result.
+	// not in this result. A SlowFE fault naming this endpoint makes the
+	// execution take its Delay.
+	if h := s.faults.take(SlowFE, EndpointFlightQuery, 0, tbl, ""); h != nil {
+		select {
+		case <-time.After(h.f.Delay):
+		case <-ctx.Done():
+		}
+	}
 	r.rows = s.run(q)
 
 	host, port := s.feHost, s.flight.beAddrs[be-1]

@@ -4,28 +4,51 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/dorisbeam/dorisbeam/internal/spoolfile"
 	"os"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+
+	"github.com/dorisbeam/dorisbeam/internal/spoolfile"
 )
 
 // A split's result is held until every endpoint of it has been read to
 // its end, then emitted: a stream that fails halfway makes the whole split
 // run again (Doris cannot resume a result, §14.6), and rows emitted from
 // the failed attempt would then be emitted twice. Batches stay in memory
-// up to a budget; past it they are spilled to a temporary file in Arrow's
-// IPC stream format and read back when the split is emitted.
+// up to a budget, shared by the splits a worker thread has in flight;
+// past it they are spilled to a temporary file in Arrow's IPC stream
+// format and read back when the split is emitted.
+
+// memBudget is the bytes of decoded batches the splits in flight may
+// hold in memory together (WithReadBufferBytes).
+type memBudget struct {
+	limit int64
+	used  atomic.Int64
+}
+
+// take reserves n bytes, if they fit.
+func (m *memBudget) take(n int64) bool {
+	for {
+		u := m.used.Load()
+		if u+n > m.limit {
+			return false
+		}
+		if m.used.CompareAndSwap(u, u+n) {
+			return true
+		}
+	}
+}
 
 // splitData is what one attempt of a split fetched: batches decoded into
 // elements while they fit the budget (measured by their Arrow size),
 // then batches spilled to a file, decoded when the split is emitted.
 type splitData struct {
-	budget  int64
+	mem     *memBudget
 	dir     string
 	batches []decoded
-	used    int64
+	used    int64 // of mem, given back by release
 	rows    int64
 	schema  *arrow.Schema
 	file    *os.File
@@ -44,19 +67,19 @@ func (d *splitData) add(rec arrow.RecordBatch, decode func(arrow.RecordBatch, in
 		d.schema = rec.Schema()
 	}
 	size := recordBytes(rec)
-	if d.w == nil && d.used+size <= d.budget {
+	if d.w == nil && d.mem.take(size) {
+		d.used += size
 		b, err := decode(rec, first)
 		if err != nil {
 			return err
 		}
 		d.batches = append(d.batches, b)
-		d.used += size
 		return nil
 	}
 	if d.w == nil {
 		f, err := spoolfile.Create(d.dir, "read", ".arrows")
 		if err != nil {
-			return fmt.Errorf("spilling a split's result past %d bytes in memory: %w", d.budget, err)
+			return fmt.Errorf("spilling a split's result past %d bytes in memory: %w", d.mem.limit, err)
 		}
 		d.file, d.w, d.spilled = f, ipc.NewWriter(f, ipc.WithSchema(d.schema)), first
 	}
@@ -100,9 +123,12 @@ func (d *splitData) emit(emit func(any)) error {
 	return r.Err()
 }
 
-// release drops the batches and removes the spill file.
+// release drops the batches, giving their budget back, and removes the
+// spill file.
 func (d *splitData) release() {
 	d.batches = nil
+	d.mem.used.Add(-d.used)
+	d.used = 0
 	if d.w != nil {
 		_ = d.w.Close()
 	}

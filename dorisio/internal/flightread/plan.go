@@ -28,7 +28,8 @@ type Read struct {
 	Rewrites        []Rewrite
 	TimeZone        string // a zone name encode.LoadZone loads
 	Attempts        int    // per split
-	BufferBytes     int64  // a split's result held in memory before spilling
+	BufferBytes     int64  // the splits' results a worker thread holds in memory before spilling
+	SplitsInFlight  int    // splits a bundle reads at once (0: 1)
 	SpillDir        string // "": os.TempDir()
 	Elem            beam.EncodedType
 	RunID           string // the pipeline's, whose counters it adds to (package tally)

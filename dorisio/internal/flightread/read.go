@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"reflect"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -23,19 +24,45 @@ import (
 // read_spilled_batches (batches past WithReadBufferBytes).
 
 // ReadFn is the read stage (§14.4 - §14.6): per split, Execute its
-// statement on the worker's Flight SQL session and DoGet every endpoint
-// to its end, then decode and emit the rows. A failed Execute or DoGet
-// runs the whole split again (a result cannot be resumed), at most
-// Attempts times; nothing of a failed attempt is emitted. The session
-// is the DoFn instance's, reused split after split of a bundle (one query
-// at a time), and closed when the bundle ends.
+// statement on a Flight SQL session and DoGet every endpoint to its end,
+// then decode and emit the rows. A failed Execute or DoGet runs the whole
+// split again (a result cannot be resumed), at most Attempts times;
+// nothing of a failed attempt is emitted.
+//
+// A bundle's splits are read in the background, up to SplitsInFlight at
+// once, each on a session of its own (a session runs one query at a
+// time): ProcessElement starts its split and returns, emitting the splits
+// read meanwhile, and waits only while the window is full; FinishBundle
+// waits for the rest. On one core's worth of splits a bundle would
+// otherwise wait for Doris split after split, and prism, which runs a
+// batch stage as one bundle, splits it for parallelism only after
+// hundreds of milliseconds. Rows are emitted on the bundle's goroutine;
+// the bundle's sessions are closed when it ends.
 type ReadFn struct {
 	Read
 
-	sess     *session
 	dc       decodeCtx
+	mu       sync.Mutex             // decoders, shared by the splits in flight
 	decoders map[string]*rowDecoder // by the Arrow schema's fingerprint
 	sleep    func(context.Context, time.Duration) error
+	mem      *memBudget
+	// newSession makes a session with the read's credentials (Setup).
+	newSession func() *session
+
+	idle    []*session         // the bundle's sessions no split holds
+	running int                // splits in flight
+	done    chan *splitRead    // each split in flight, once read or failed
+	cancel  context.CancelFunc // of the splits in flight; nil between bundles
+	bundle  context.Context
+}
+
+// splitRead is a split in flight and, once done, its outcome.
+type splitRead struct {
+	sp     Split
+	sess   *session
+	data   *splitData // nil when err
+	err    error
+	reruns int64
 }
 
 // Setup resolves the password and the time zone on the worker.
@@ -53,73 +80,174 @@ func (fn *ReadFn) Setup() error {
 		return err
 	}
 	fn.dc = decodeCtx{loc: loc}
-	fn.sess = &session{user: fn.Conn.User, password: pw, tls: tc, rewrites: fn.Rewrites}
+	fn.newSession = func() *session {
+		return &session{user: fn.Conn.User, password: pw, tls: tc, rewrites: fn.Rewrites}
+	}
 	fn.decoders = map[string]*rowDecoder{}
 	if fn.sleep == nil {
 		fn.sleep = sleepCtx
 	}
+	fn.mem = &memBudget{limit: fn.BufferBytes}
+	fn.done = make(chan *splitRead, fn.inFlight())
 	return nil
 }
 
-// ProcessElement reads one split. A split that fails closes the session:
-// the bundle ends there, and neither FinishBundle nor (on prism) Teardown
-// runs after a failed element, so the session would hold its FE
-// connection slot until its token expired.
+// inFlight is how many splits a bundle reads at once.
+func (fn *ReadFn) inFlight() int { return max(1, fn.SplitsInFlight) }
+
+// ProcessElement starts reading one split, emits the splits read
+// meanwhile, and waits for one while SplitsInFlight are. A split that
+// fails ends the bundle: the others are stopped and every session is
+// closed, since neither FinishBundle nor (on prism) Teardown runs after a
+// failed element, and a session left open holds its FE connection slot
+// until its token expires.
 func (fn *ReadFn) ProcessElement(ctx context.Context, sp Split, emit func(beam.X)) error {
-	err := fn.read(ctx, sp, emit)
-	if err != nil {
-		fn.sess.close()
+	if fn.cancel == nil {
+		fn.bundle, fn.cancel = context.WithCancel(ctx)
 	}
-	return err
+	r := &splitRead{sp: sp, sess: fn.session(sp.FE)}
+	fn.running++
+	bundle := fn.bundle
+	go func() { fn.read(bundle, r); fn.done <- r }()
+	for fn.running > 0 {
+		var r *splitRead
+		if fn.running >= fn.inFlight() {
+			r = <-fn.done
+		} else {
+			select {
+			case r = <-fn.done:
+			default:
+				return nil
+			}
+		}
+		if err := fn.finish(ctx, r, emit); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// read reads one split, running it again on a failure another attempt
-// may not meet.
-func (fn *ReadFn) read(ctx context.Context, sp Split, emit func(beam.X)) error {
-	if fn.sess.fe != sp.FE {
-		fn.sess.close() // a session belongs to one FE
-		fn.sess.fe = sp.FE
+// FinishBundle emits the splits still in flight as they are read, then
+// closes the bundle's sessions: an abandoned one holds an FE slot for
+// hours, and Teardown is best effort (prism never calls it). The next
+// bundle opens others.
+func (fn *ReadFn) FinishBundle(ctx context.Context, emit func(beam.X)) error {
+	for fn.running > 0 {
+		if err := fn.finish(ctx, <-fn.done, emit); err != nil {
+			return err
+		}
 	}
+	fn.end()
+	return nil
+}
+
+// Teardown stops the splits of a bundle that failed and closes its
+// sessions.
+func (fn *ReadFn) Teardown() {
+	if fn.done != nil {
+		fn.end()
+	}
+}
+
+// finish emits a split read whole and gives its session back, or, for a
+// split that failed, ends the bundle and returns the error.
+func (fn *ReadFn) finish(ctx context.Context, r *splitRead, emit func(beam.X)) error {
+	fn.running--
+	counts := fn.counts(ctx)
+	counts.One("read_split_reruns", r.reruns)
+	err := r.err
+	if err == nil {
+		counts.One("read_spilled_batches", r.data.nspill)
+		err = r.data.emit(func(v any) { emit(v) })
+		counts.One("read_rows", r.data.rows)
+		r.data.release()
+		if err != nil {
+			err = fmt.Errorf("%s, %s: %w", fn.where(), r.sp.describe(), err)
+		}
+	}
+	if err != nil {
+		r.sess.close()
+		fn.end()
+		return err
+	}
+	counts.One("read_splits", 1)
+	fn.idle = append(fn.idle, r.sess)
+	return nil
+}
+
+// end stops the splits in flight, drops what they read, and closes every
+// session of the bundle.
+func (fn *ReadFn) end() {
+	if fn.cancel != nil {
+		fn.cancel()
+	}
+	for ; fn.running > 0; fn.running-- {
+		r := <-fn.done
+		if r.data != nil {
+			r.data.release()
+		}
+		r.sess.close()
+	}
+	for _, s := range fn.idle {
+		s.close()
+	}
+	fn.idle, fn.cancel, fn.bundle = nil, nil, nil
+}
+
+// session is an idle session of the bundle, on fe if one is, else a new
+// one (a session belongs to one FE).
+func (fn *ReadFn) session(fe string) *session {
+	for i, s := range fn.idle {
+		if s.fe == fe {
+			fn.idle = append(fn.idle[:i], fn.idle[i+1:]...)
+			return s
+		}
+	}
+	s := fn.newSession()
+	s.fe = fe
+	return s
+}
+
+// read reads one split into r, running it again on a failure another
+// attempt may not meet. It runs on a goroutine of its own, so it touches
+// nothing of the bundle but r (and the shared decoders and budget).
+func (fn *ReadFn) read(ctx context.Context, r *splitRead) {
+	sp := r.sp
 	var last error
 	for attempt := 1; attempt <= fn.Attempts; attempt++ {
 		if attempt > 1 {
-			fn.counts(ctx).One("read_split_reruns", 1)
+			r.reruns++
 			slog.Warn("dorisio.Read: running the split again", "table", sp.Table, "split", sp.describe(), "attempt", attempt, "err", last)
 			if err := fn.sleep(ctx, time.Duration(1<<(attempt-2))*200*time.Millisecond); err != nil {
 				break
 			}
 		}
-		d, err := fn.attempt(ctx, sp)
+		d, err := fn.attempt(ctx, r.sess, sp)
 		if err == nil {
-			err = d.emit(func(v any) { emit(v) })
-			fn.counts(ctx).One("read_rows", d.rows)
-			d.release()
-			if err != nil {
-				return fmt.Errorf("%s, %s: %w", fn.where(), sp.describe(), err)
-			}
-			fn.counts(ctx).One("read_splits", 1)
-			return nil
+			r.data = d
+			return
 		}
 		last = err
 		if permanent(err) || ctx.Err() != nil {
-			return fmt.Errorf("%s, %s: %w%s", fn.where(), sp.describe(), err, advice(err))
+			r.err = fmt.Errorf("%s, %s: %w%s", fn.where(), sp.describe(), err, advice(err))
+			return
 		}
 	}
-	return fmt.Errorf("%s, %s: giving up after %d attempts: %w%s", fn.where(), sp.describe(), fn.Attempts, last, advice(last))
+	r.err = fmt.Errorf("%s, %s: giving up after %d attempts: %w%s", fn.where(), sp.describe(), fn.Attempts, last, advice(last))
 }
 
 // attempt runs sp once: a goroutine fetches its batches (Execute, then
 // DoGet of every endpoint) while this one decodes them, so that decoding
 // overlaps Doris' sending; nothing is emitted before the whole split is
 // read (splitData).
-func (fn *ReadFn) attempt(ctx context.Context, sp Split) (*splitData, error) {
+func (fn *ReadFn) attempt(ctx context.Context, sess *session, sp Split) (*splitData, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	batches := make(chan arrow.RecordBatch, 4)
 	var ferr error
 	go func() {
 		defer close(batches)
-		ferr = fetch(ctx, fn.sess, sp, func(rec arrow.RecordBatch) error {
+		ferr = fetch(ctx, sess, sp, func(rec arrow.RecordBatch) error {
 			rec.Retain()
 			select {
 			case batches <- rec:
@@ -130,7 +258,7 @@ func (fn *ReadFn) attempt(ctx context.Context, sp Split) (*splitData, error) {
 			}
 		})
 	}()
-	d := &splitData{budget: fn.BufferBytes, dir: fn.SpillDir}
+	d := &splitData{mem: fn.mem, dir: fn.SpillDir}
 	var derr error // a batch the element type cannot take: final
 	for rec := range batches {
 		if derr == nil {
@@ -148,7 +276,6 @@ func (fn *ReadFn) attempt(ctx context.Context, sp Split) (*splitData, error) {
 		rec.Release()
 	}
 	// batches is closed: the fetch goroutine has returned.
-	fn.counts(ctx).One("read_spilled_batches", d.nspill)
 	var de *decodeError
 	switch {
 	case derr != nil && !errors.As(derr, &de):
@@ -167,6 +294,8 @@ func (fn *ReadFn) attempt(ctx context.Context, sp Split) (*splitData, error) {
 // elements: the first split checks every field against the types Doris
 // sends, nested ones included.
 func (fn *ReadFn) decoder(sp Split, schema *arrow.Schema) (*rowDecoder, error) {
+	fn.mu.Lock()
+	defer fn.mu.Unlock()
 	key := schema.Fingerprint()
 	if d := fn.decoders[key]; d != nil {
 		return d, nil
@@ -188,21 +317,6 @@ func (e *decodeError) Unwrap() error { return e.err }
 // counts adds to the read's counters in the bundle's context ctx.
 func (fn *ReadFn) counts(ctx context.Context) tally.Counts {
 	return tally.Counts{Ctx: ctx, Run: fn.RunID}
-}
-
-// FinishBundle closes the session: an abandoned one holds an FE slot for
-// hours, and Teardown is best effort (prism never calls it). A bundle's
-// splits share one session; the next bundle opens another.
-func (fn *ReadFn) FinishBundle(_ context.Context, _ func(beam.X)) error {
-	fn.sess.close()
-	return nil
-}
-
-// Teardown closes the session of a bundle that failed.
-func (fn *ReadFn) Teardown() {
-	if fn.sess != nil {
-		fn.sess.close()
-	}
 }
 
 // permanent reports failures that another attempt would meet again.
