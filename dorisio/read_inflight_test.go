@@ -152,3 +152,34 @@ func TestEveryRowOfAReadCarriesItsSplitsTimestamp(t *testing.T) {
 		t.Errorf("the read's rows carry %d timestamps %v: want one, the splits'", len(seen), seen)
 	}
 }
+
+// panicky is a field type whose UnmarshalText panics on one value.
+type panicky string
+
+func (p *panicky) UnmarshalText(b []byte) error {
+	if string(b) == "n1234" {
+		panic("panicky: cannot take " + string(b))
+	}
+	*p = panicky(b)
+	return nil
+}
+
+type idPanicky struct {
+	ID   int64   `doris:"id"`
+	Name panicky `doris:"name"`
+}
+
+func init() { beam.RegisterType(reflect.TypeOf(idPanicky{})) }
+
+// A field's UnmarshalText that panics while splits are read in the
+// background fails the read naming the split and the panic, as a panic
+// in a DoFn does, instead of ending the worker's process; every session
+// is closed.
+func TestAPanicDecodingASplitFailsTheReadNotTheProcess(t *testing.T) {
+	srv, _ := idTable(t, 4000)
+	_, _, err := readAll(t, configFor(srv, "ids"), Query{TabletsPerSplit: 2}, reflect.TypeOf(idPanicky{}))
+	wantErr(t, err, "dorisio.Read: table demo.ids, split ", "panic: panicky: cannot take n1234")
+	if st := srv.FlightStats(); st.OpenSessions != 0 {
+		t.Errorf("server %+v: every session closed", st)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -109,7 +110,17 @@ func (fn *ReadFn) ProcessElement(ctx context.Context, ts beam.EventTime, sp Spli
 	r := &splitRead{sp: sp, ts: ts, sess: fn.session(sp.FE)}
 	fn.running++
 	bundle := fn.bundle
-	go func() { fn.read(bundle, r); fn.done <- r }()
+	go func() {
+		defer func() {
+			// A panic here (a field's UnmarshalText, say) would end the
+			// worker's process: Beam recovers only its own goroutines.
+			if p := recover(); p != nil {
+				r.data, r.err = nil, fmt.Errorf("%s, %s: panic: %v\n%s", fn.where(), sp.describe(), p, debug.Stack())
+			}
+			fn.done <- r
+		}()
+		fn.read(bundle, r)
+	}()
 	for fn.running > 0 {
 		var r *splitRead
 		if fn.running >= fn.inFlight() {
@@ -195,6 +206,7 @@ func (fn *ReadFn) end() {
 		s.close()
 	}
 	fn.idle, fn.cancel, fn.bundle = nil, nil, nil
+	fn.mem.used.Store(0) // nothing is held now, whatever a panic left counted
 }
 
 // session is an idle session of the bundle, on fe if one is, else a new
