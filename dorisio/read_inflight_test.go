@@ -60,9 +60,9 @@ func TestOneBundleReadsUpToSplitsInFlightAtOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []any
-		emit := func(v beam.X) { got = append(got, v) }
+		emit := func(_ beam.EventTime, v beam.X) { got = append(got, v) }
 		for _, sp := range splits {
-			if err := fn.ProcessElement(ctx, sp, emit); err != nil {
+			if err := fn.ProcessElement(ctx, 0, sp, emit); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -59,6 +59,7 @@ type ReadFn struct {
 // splitRead is a split in flight and, once done, its outcome.
 type splitRead struct {
 	sp     Split
+	ts     beam.EventTime // the split's: its rows carry it
 	sess   *session
 	data   *splitData // nil when err
 	err    error
@@ -101,11 +102,14 @@ func (fn *ReadFn) inFlight() int { return max(1, fn.SplitsInFlight) }
 // closed, since neither FinishBundle nor (on prism) Teardown runs after a
 // failed element, and a session left open holds its FE connection slot
 // until its token expires.
-func (fn *ReadFn) ProcessElement(ctx context.Context, sp Split, emit func(beam.X)) error {
+//
+// Rows carry their split's event time: Beam would stamp those FinishBundle
+// emits 1970-01-01 and those ProcessElement emits its element's.
+func (fn *ReadFn) ProcessElement(ctx context.Context, ts beam.EventTime, sp Split, emit func(beam.EventTime, beam.X)) error {
 	if fn.cancel == nil {
 		fn.bundle, fn.cancel = context.WithCancel(ctx)
 	}
-	r := &splitRead{sp: sp, sess: fn.session(sp.FE)}
+	r := &splitRead{sp: sp, ts: ts, sess: fn.session(sp.FE)}
 	fn.running++
 	bundle := fn.bundle
 	go func() { fn.read(bundle, r); fn.done <- r }()
@@ -131,7 +135,7 @@ func (fn *ReadFn) ProcessElement(ctx context.Context, sp Split, emit func(beam.X
 // closes the bundle's sessions: an abandoned one holds an FE slot for
 // hours, and Teardown is best effort (prism never calls it). The next
 // bundle opens others.
-func (fn *ReadFn) FinishBundle(ctx context.Context, emit func(beam.X)) error {
+func (fn *ReadFn) FinishBundle(ctx context.Context, emit func(beam.EventTime, beam.X)) error {
 	for fn.running > 0 {
 		if err := fn.finish(ctx, <-fn.done, emit); err != nil {
 			return err
@@ -151,14 +155,14 @@ func (fn *ReadFn) Teardown() {
 
 // finish emits a split read whole and gives its session back, or, for a
 // split that failed, ends the bundle and returns the error.
-func (fn *ReadFn) finish(ctx context.Context, r *splitRead, emit func(beam.X)) error {
+func (fn *ReadFn) finish(ctx context.Context, r *splitRead, emit func(beam.EventTime, beam.X)) error {
 	fn.running--
 	counts := fn.counts(ctx)
 	counts.One("read_split_reruns", r.reruns)
 	err := r.err
 	if err == nil {
 		counts.One("read_spilled_batches", r.data.nspill)
-		err = r.data.emit(func(v any) { emit(v) })
+		err = r.data.emit(func(v any) { emit(r.ts, v) })
 		counts.One("read_rows", r.data.rows)
 		r.data.release()
 		if err != nil {
