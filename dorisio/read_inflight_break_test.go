@@ -193,3 +193,93 @@ func TestSplitsStoppedWhileTheirSessionOpensLeaveNoSessionOpen(t *testing.T) {
 		t.Errorf("server %+v: want every session the FE opened closed", st)
 	}
 }
+
+// A bundle whose context is cancelled (before its first split, while
+// ProcessElement waits for a full window, before FinishBundle) ends with
+// an error naming the table and the split instead of waiting for Doris,
+// and leaves no session open, no goroutine and no spill file.
+func TestABundleWhoseContextIsCancelledEndsAndLeavesNothingBehind(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		inFlight int
+		cancelAt int // the call before which ctx is cancelled (4: FinishBundle); -1: once Doris runs a query
+	}{{"before the first split", 4, 0}, {"while the window is full", 2, -1}, {"before FinishBundle", 8, 4}} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, _ := idTable(t, 4000)
+			dir := t.TempDir()
+			t.Setenv("TMPDIR", dir)
+			fn, splits := readFnFor(t, configFor(srv, "ids"), Query{TabletsPerSplit: 2}, WithReadBufferBytes(1), WithReadSplitsInFlight(tt.inFlight))
+			base := runtime.NumGoroutine()
+			slow := srv.Inject(doristest.Fault{Kind: doristest.SlowFE, Endpoint: doristest.EndpointFlightQuery, Delay: 5 * time.Second})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tt.cancelAt < 0 {
+				go func() {
+					if slow.Wait(ctx) == nil {
+						cancel()
+					}
+				}()
+			}
+			start := time.Now()
+			var err error
+			emit := func(beam.EventTime, beam.X) {}
+			for i := 0; i <= len(splits) && err == nil; i++ {
+				if i == tt.cancelAt {
+					cancel()
+				}
+				if i < len(splits) {
+					err = fn.ProcessElement(ctx, 0, splits[i], emit)
+				} else {
+					err = fn.FinishBundle(ctx, emit)
+				}
+			}
+			wantErr(t, err, "dorisio.Read: table demo.ids, split ", "context canceled")
+			if took := time.Since(start); took > 4*time.Second {
+				t.Errorf("the cancelled bundle ended after %v: Doris' 5 s were waited out", took)
+			}
+			fn.Teardown()
+			wantGoroutinesBack(t, base, "after the cancelled bundle")
+			if st := srv.FlightStats(); st.OpenSessions != 0 || st.ClosedSessions != st.Sessions {
+				t.Errorf("server %+v: want every session the FE opened closed", st)
+			}
+			wantNoSpillFiles(t, dir)
+		})
+	}
+}
+
+// 32 splits of one tablet each, read 1, 2, 4 and 64 at a time, with a
+// shared buffer of one byte (every batch spilled) and of 256 MiB, while
+// two splits' fetches fail halfway and run again: every row comes once,
+// every session is closed and no spill file is left.
+func TestManySplitsInFlightWithRerunsAndSpillsReadEveryRowOnce(t *testing.T) {
+	srv, rows := manyTable(t, 32_000)
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	for _, inFlight := range []int{1, 2, 4, 64} {
+		for _, buffer := range []int64{1, 256 << 20} {
+			before := srv.FlightStats()
+			h := srv.Inject(doristest.Fault{Kind: doristest.DoGetFails, Count: 2})
+			got, res, err := readAll(t, configFor(srv, "ids"), Query{TabletsPerSplit: 1}, reflect.TypeOf(idOnly{}),
+				WithReadSplitsInFlight(inFlight), WithReadBufferBytes(buffer))
+			if err != nil {
+				t.Fatalf("in flight %d, buffer %d: %v", inFlight, buffer, err)
+			}
+			wantSameRows(t, got, rows)
+			st := srv.FlightStats()
+			spilled := counter(res, "read_spilled_batches")
+			if h.Hits() != 2 || counter(res, "read_split_reruns") != 2 || counter(res, "read_splits") != 32 || st.TabletQueries-before.TabletQueries != 34 {
+				t.Errorf("in flight %d, buffer %d: fault hits %d, reruns %d, splits %d, queries %d: want 32 splits and the 2 failed ones again",
+					inFlight, buffer, h.Hits(), counter(res, "read_split_reruns"), counter(res, "read_splits"), st.TabletQueries-before.TabletQueries)
+			}
+			if (buffer == 1) != (spilled > 0) {
+				t.Errorf("in flight %d, buffer %d: %d batches spilled", inFlight, buffer, spilled)
+			}
+			if st.OpenSessions != 0 || st.ClosedSessions != st.Sessions || st.MaxQueriesPerSession != 1 {
+				t.Errorf("in flight %d, buffer %d: server %+v: want every session closed, one query on a session at a time", inFlight, buffer, st)
+			}
+			wantNoSpillFiles(t, dir)
+			h.Remove()
+			t.Logf("in flight %d, buffer %d: %d rows, %d spilled batches, most queries at once so far %d", inFlight, buffer, len(got), spilled, st.MaxQueriesAtOnce)
+		}
+	}
+}
