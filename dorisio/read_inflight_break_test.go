@@ -283,3 +283,54 @@ func TestManySplitsInFlightWithRerunsAndSpillsReadEveryRowOnce(t *testing.T) {
 		}
 	}
 }
+
+// The other Flight faults with splits in flight, on a DoFn driven
+// directly: tokens evicted from every session that ran a query (sessions
+// go back to the bundle's idle list and are reused) read every row once;
+// an endpoint at 0.0.0.0 or none fails in those words, naming the split;
+// either way every session the FE opened is closed and no goroutine is
+// left.
+func TestFlightFaultsWithSplitsInFlightLeaveNoSessionOpen(t *testing.T) {
+	for _, tt := range []struct {
+		kind    doristest.FaultKind
+		count   int
+		wantErr string // "": every row
+	}{
+		{doristest.TokenEvicted, 0, ""},
+		{doristest.UnspecifiedEndpoint, 1, "0.0.0.0"},
+		{doristest.NoEndpoint, 1, "no FlightSqlEndpointsLocations"},
+		{doristest.DoGetFails, 0, "giving up after 3 attempts"},
+	} {
+		t.Run(tt.kind.String(), func(t *testing.T) {
+			srv, rows := manyTable(t, 3200)
+			fn, splits := readFnFor(t, configFor(srv, "ids"), Query{TabletsPerSplit: 1}, WithReadSplitsInFlight(3), WithReadAttempts(3))
+			base := runtime.NumGoroutine()
+			ep := doristest.EndpointFlightQuery
+			if tt.kind == doristest.DoGetFails {
+				ep = doristest.EndpointFlightFetch
+			}
+			h := srv.Inject(doristest.Fault{Kind: tt.kind, Endpoint: ep, Count: tt.count})
+			got, err := bundle(context.Background(), fn, splits, nil)
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantSameRows(t, got, rows)
+			} else {
+				wantErr(t, err, "dorisio.Read: table demo.ids, split ", tt.wantErr)
+			}
+			fn.Teardown()
+			wantGoroutinesBack(t, base, "after the bundle")
+			if h.Hits() == 0 {
+				t.Errorf("the %v fault never fired", tt.kind)
+			}
+			evicted := int64(0)
+			if tt.kind == doristest.TokenEvicted {
+				evicted = int64(h.Hits()) // the FE dropped those sessions itself
+			}
+			if st := srv.FlightStats(); st.OpenSessions != 0 || st.ClosedSessions+evicted != st.Sessions {
+				t.Errorf("server %+v, fault hits %d: want every session the FE opened closed", st, h.Hits())
+			}
+		})
+	}
+}
