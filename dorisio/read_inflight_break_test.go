@@ -334,3 +334,25 @@ func TestFlightFaultsWithSplitsInFlightLeaveNoSessionOpen(t *testing.T) {
 		})
 	}
 }
+
+// A bundle cancelled while a split waits to run again (its fetch failed
+// halfway) says it was stopped, not that it gave up after every attempt.
+func TestASplitStoppedBeforeItsNextAttemptSaysSo(t *testing.T) {
+	srv, _ := idTable(t, 4000)
+	fn, splits := readFnFor(t, configFor(srv, "ids"), Query{TabletsPerSplit: 8}, WithReadAttempts(3))
+	h := srv.Inject(doristest.Fault{Kind: doristest.DoGetFails, Endpoint: doristest.EndpointFlightFetch})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		if h.Wait(ctx) == nil {
+			time.Sleep(100 * time.Millisecond) // into the 200 ms pause before attempt 2
+			cancel()
+		}
+	}()
+	_, err := bundle(ctx, fn, splits, nil)
+	wantErr(t, err, "dorisio.Read: table demo.ids, split ", "context canceled")
+	if err != nil && strings.Contains(err.Error(), "giving up after 3 attempts") {
+		t.Errorf("after %d attempts: %v", h.Hits(), err)
+	}
+	fn.Teardown()
+}
