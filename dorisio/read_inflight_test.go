@@ -3,13 +3,11 @@ package dorisio
 import (
 	"context"
 	"reflect"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/mtime"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/flightread"
@@ -102,54 +100,6 @@ func TestASplitFailingWhileOthersAreInFlightClosesEverySession(t *testing.T) {
 	st := srv.FlightStats()
 	if slow.Hits() < 1 || st.OpenSessions != 0 || st.ClosedSessions != st.Sessions {
 		t.Errorf("slow queries %d, server %+v: want the splits in flight stopped and every session closed", slow.Hits(), st)
-	}
-}
-
-// stampsFn records the timestamps of the rows it sees (under Key) and
-// emits a count per bundle (a stage with an output: see collectFn).
-type stampsFn struct {
-	Key string
-	n   int
-}
-
-var stamps sync.Map // Key → *sync.Map of beam.EventTime → true
-
-func (fn *stampsFn) StartBundle(_ func(int)) { fn.n = 0 }
-
-func (fn *stampsFn) ProcessElement(ts beam.EventTime, _ idOnly, _ func(int)) {
-	m, _ := stamps.LoadOrStore(fn.Key, &sync.Map{})
-	m.(*sync.Map).Store(ts, true)
-	fn.n++
-}
-
-func (fn *stampsFn) FinishBundle(emit func(int)) { emit(fn.n) }
-
-func init() {
-	register.DoFn3x0[beam.EventTime, idOnly, func(int)](&stampsFn{})
-}
-
-// Every row of a read carries the timestamp of its split, whichever call
-// of the read stage emitted it (its own ProcessElement, a later one's, or
-// FinishBundle, which Beam gives the zero time): a window applied to a
-// read's rows puts them all in one.
-func TestEveryRowOfAReadCarriesItsSplitsTimestamp(t *testing.T) {
-	srv, rows := idTable(t, 4000)
-	srv.Inject(doristest.Fault{Kind: doristest.SlowFE, Endpoint: doristest.EndpointFlightQuery, Delay: 100 * time.Millisecond})
-	key := t.Name()
-	stamps.Delete(key)
-	_, err := runPipeline(t, func(s beam.Scope) {
-		read := Read(s, configFor(srv, "ids"), Query{TabletsPerSplit: 2}, reflect.TypeOf(idOnly{}))
-		beam.ParDo0(s, discardInt, beam.Combine(s, sumInts, beam.ParDo(s, &stampsFn{Key: key}, read)))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var seen []beam.EventTime
-	if m, ok := stamps.Load(key); ok {
-		m.(*sync.Map).Range(func(k, _ any) bool { seen = append(seen, k.(beam.EventTime)); return true })
-	}
-	if len(rows) == 0 || len(seen) != 1 {
-		t.Errorf("the read's rows carry %d timestamps %v: want one, the splits'", len(seen), seen)
 	}
 }
 

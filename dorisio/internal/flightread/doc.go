@@ -23,6 +23,7 @@ import (
 func init() {
 	register.DoFn3x1[context.Context, []byte, func(Split), error](&PlanFn{})
 	register.DoFn4x1[context.Context, beam.EventTime, Split, func(beam.EventTime, beam.X), error](&ReadFn{})
+	register.Emitter2[beam.EventTime, beam.X]()
 	register.Emitter1[Split]()
 	beam.RegisterType(splitType)
 	beam.RegisterType(RecordType)

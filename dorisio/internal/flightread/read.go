@@ -234,7 +234,8 @@ func (fn *ReadFn) read(ctx context.Context, r *splitRead) {
 			r.reruns++
 			slog.Warn("dorisio.Read: running the split again", "table", sp.Table, "split", sp.describe(), "attempt", attempt, "err", last)
 			if err := fn.sleep(ctx, time.Duration(1<<(attempt-2))*200*time.Millisecond); err != nil {
-				break
+				r.err = fmt.Errorf("%s, %s: stopped before attempt %d: %w (attempt %d: %v)", fn.where(), sp.describe(), attempt, err, attempt-1, last)
+				return
 			}
 		}
 		d, err := fn.attempt(ctx, r.sess, sp)

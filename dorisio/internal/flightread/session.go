@@ -74,8 +74,14 @@ func dialOptions(tc *tls.Config, secure bool) []grpc.DialOption {
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessage))}
 }
 
+// handshakeTimeout bounds a handshake, which a split's end does not stop.
+const handshakeTimeout = 30 * time.Second
+
 // handshake opens the session: Basic credentials for a bearer token.
 func (s *session) handshake(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if s.client == nil {
 		c, err := flightsql.NewClientCtx(ctx, "passthrough:///"+s.fe, nil, nil, dialOptions(s.tls, false)...)
 		if err != nil {
@@ -83,14 +89,19 @@ func (s *session) handshake(ctx context.Context) error {
 		}
 		s.client = c
 	}
-	authed, err := s.client.Client.AuthenticateBasicToken(ctx, s.user, s.password)
+	// The handshake is not stopped with ctx (a split stopped because
+	// another failed): the FE may have opened the session already, and
+	// only its token lets close end it.
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), handshakeTimeout)
+	defer cancel()
+	authed, err := s.client.Client.AuthenticateBasicToken(hctx, s.user, s.password)
 	if err != nil {
 		return err
 	}
 	md, _ := metadata.FromOutgoingContext(authed)
 	if v := md.Get("authorization"); len(v) > 0 {
 		s.auth = v[len(v)-1]
-		return nil
+		return ctx.Err()
 	}
 	return errors.New("the FE answered the handshake without a bearer token")
 }
