@@ -287,6 +287,12 @@ func compileValue(t reflect.Type, base string, at arrow.DataType, dc *decodeCtx,
 			return func(i int) time.Time { return a.Value(i).ToTime(tt.Unit).In(zone) }
 		}
 		switch {
+		case t == timeType && zone == time.UTC && dc.loc == time.UTC:
+			// The wall clock in UTC is the instant: no zone to convert to.
+			return func(arr arrow.Array) setFunc {
+				get := stored(arr)
+				return func(i int, dst reflect.Value) error { setTime(dst, get(i)); return nil }
+			}, nil
 		case t == timeType:
 			return func(arr arrow.Array) setFunc {
 				get := stored(arr)
