@@ -161,13 +161,7 @@ func TestABundleFailingAtAnySplitLeavesNothingBehindAndTheDoFnReadsOnAfterIt(t *
 // manyTable is a table of n rows of 32 tablets.
 func manyTable(t *testing.T, n int, opts ...doristest.Option) (*doristest.Server, []idOnly) {
 	t.Helper()
-	srv := startServer(t, append([]doristest.Option{doristest.WithTable("demo.ids(id BIGINT NOT NULL, name VARCHAR(16)) DISTRIBUTED BY HASH(id) BUCKETS 32")}, opts...)...)
-	rows := make([]idOnly, n)
-	for i := range rows {
-		rows[i] = idOnly{ID: int64(i), Name: fmt.Sprintf("n%d", i)}
-	}
-	mustWrite(t, srv, "ids", rows)
-	return srv, rows
+	return idTableOf(t, "demo.ids(id BIGINT NOT NULL, name VARCHAR(16)) DISTRIBUTED BY HASH(id) BUCKETS 32", n, opts...)
 }
 
 // A split stopped while its session's handshake is under way (another

@@ -263,7 +263,13 @@ const idsDDL = "demo.%s(id BIGINT NOT NULL, name VARCHAR(16)) DISTRIBUTED BY HAS
 // idTable is a table of n rows of 8 tablets.
 func idTable(t *testing.T, n int, opts ...doristest.Option) (*doristest.Server, []idOnly) {
 	t.Helper()
-	srv := startServer(t, append([]doristest.Option{doristest.WithTable(fmt.Sprintf(idsDDL, "ids"))}, opts...)...)
+	return idTableOf(t, fmt.Sprintf(idsDDL, "ids"), n, opts...)
+}
+
+// idTableOf is idTable of a table demo.ids made by ddl.
+func idTableOf(t *testing.T, ddl string, n int, opts ...doristest.Option) (*doristest.Server, []idOnly) {
+	t.Helper()
+	srv := startServer(t, append([]doristest.Option{doristest.WithTable(ddl)}, opts...)...)
 	rows := make([]idOnly, n)
 	for i := range rows {
 		rows[i] = idOnly{ID: int64(i), Name: fmt.Sprintf("n%d", i)}
