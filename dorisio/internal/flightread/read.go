@@ -172,7 +172,20 @@ func (fn *ReadFn) finish(ctx context.Context, r *splitRead, emit func(beam.Event
 	err := r.err
 	if err == nil {
 		counts.One("read_spilled_batches", r.data.nspill)
+		emitted := false
+		defer func() {
+			if !emitted {
+				// A panic emitting (a field's UnmarshalText decoding the
+				// spilled batches, a DoFn fused after the read): the split
+				// is neither in flight nor idle, so end would miss it; its
+				// spill file and session go now, and the bundle ends.
+				r.data.release()
+				r.sess.close()
+				fn.end()
+			}
+		}()
 		err = r.data.emit(func(v any) { emit(r.ts, v) })
+		emitted = true
 		counts.One("read_rows", r.data.rows)
 		r.data.release()
 		if err != nil {
