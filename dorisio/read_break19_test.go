@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
 	"github.com/dorisbeam/dorisbeam/dorisio/internal/flightread"
 )
 
@@ -72,4 +73,121 @@ func TestAPanicWhileASpilledSplitIsEmittedLeavesNoSpillFile(t *testing.T) {
 
 func containsText(s, sub string) bool {
 	return len(sub) == 0 || len(s) >= len(sub) && (s[:len(sub)] == sub || containsText(s[1:], sub))
+}
+
+// Untyped: a Record read of every type (ARRAY, MAP, STRUCT, JSON, LARGEINT,
+// DECIMAL, DATETIME(3/6) among them) with 16 splits, 8 in flight and a
+// buffer that spills part of them, gives every record once and each
+// value as a read of one split at a time gives it; and the struct read of
+// the same table agrees with what was written. Run with -race: the
+// decoders the splits share must hold no state a batch writes.
+func TestRecordsAndNestedTypesReadWithSplitsInFlightAreExactAndOnce(t *testing.T) {
+	srv := startServer(t, doristest.WithTable(fmt.Sprintf(allTypesDDL, "all")))
+	rows := writeAllTypes(t, srv, "all", 3000)
+	lines := func(got []any) map[int64]string {
+		t.Helper()
+		out := map[int64]string{}
+		for _, g := range got {
+			r := g.(Record)
+			id, _ := r.Get("id")
+			b, err := r.JSONLine()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, dup := out[id.(int64)]; dup {
+				t.Errorf("record id %v read twice", id)
+			}
+			out[id.(int64)] = string(b) + fmt.Sprintf(" %#v", r.Values)
+		}
+		return out
+	}
+	one, _, err := readAll(t, configFor(srv, "all"), Query{TabletsPerSplit: 1}, reflect.TypeOf(Record{}), WithReadSplitsInFlight(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	many, res, err := readAll(t, configFor(srv, "all"), Query{TabletsPerSplit: 1}, reflect.TypeOf(Record{}), WithReadSplitsInFlight(8), WithReadBufferBytes(48<<10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, got := lines(one), lines(many)
+	if len(want) != len(rows) || len(got) != len(rows) || len(many) != len(rows) {
+		t.Fatalf("%d records one split at a time, %d (%d distinct) 8 at a time, want %d", len(one), len(many), len(got), len(rows))
+	}
+	differ := 0
+	for id, w := range want {
+		if got[id] != w {
+			if differ++; differ <= 3 {
+				t.Errorf("record %d 8 splits at a time:\n%s\none at a time:\n%s", id, got[id], w)
+			}
+		}
+	}
+	if differ > 0 {
+		t.Errorf("%d of %d records differ", differ, len(want))
+	}
+	if n := counter(res, "read_spilled_batches"); n == 0 {
+		t.Errorf("no batch spilled: the buffer did not bind")
+	} else {
+		t.Logf("%d batches spilled", n)
+	}
+	typed, _, err := readAll(t, configFor(srv, "all"), Query{TabletsPerSplit: 1}, reflect.TypeOf(allTypes{}), WithReadSplitsInFlight(16), WithReadBufferBytes(48<<10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSameRows(t, typed, rows)
+	if st := srv.FlightStats(); st.OpenSessions != 0 || st.MaxQueriesPerSession != 1 {
+		t.Errorf("server %+v: want every session closed, one query at a time on each", st)
+	}
+}
+
+// A table whose tablets are on 3 BEs, read 1 tablet a split with 4 in
+// flight: every row once, each split's result fetched from its BE, one
+// query at a time on a session and every session closed. And a DoFn
+// given, in one bundle, splits of two FEs (two servers), one at a time:
+// a session is reused only for a split of its own FE (the other FE
+// refuses its token), so every split reads whole on both.
+func TestSplitsOnSeveralBEsAndFEsReadEveryRowOnce(t *testing.T) {
+	srv, rows := idTableOf(t, "demo.ids(id BIGINT NOT NULL, name VARCHAR(16)) DISTRIBUTED BY HASH(id) BUCKETS 12", 6000, doristest.WithBackends(3))
+	got, _, err := readAll(t, configFor(srv, "ids"), Query{TabletsPerSplit: 1}, reflect.TypeOf(idOnly{}), WithReadSplitsInFlight(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSameRows(t, got, rows)
+	if st := srv.FlightStats(); st.TabletQueries != 12 || st.Fetches != 12 || st.OpenSessions != 0 || st.MaxQueriesPerSession != 1 {
+		t.Errorf("server %+v: want 12 splits fetched, one query at a time on a session, every session closed", st)
+	}
+
+	other, more := idTable(t, 3000)
+	fn, splits := readFnFor(t, configFor(srv, "ids"), Query{TabletsPerSplit: 3})
+	_, otherSplits := readFnFor(t, configFor(other, "ids"), Query{TabletsPerSplit: 2})
+	if splits[0].FE == otherSplits[0].FE {
+		t.Fatalf("both servers' splits name FE %s", splits[0].FE)
+	}
+	var mixed []flightread.Split
+	for i := range max(len(splits), len(otherSplits)) {
+		if i < len(splits) {
+			mixed = append(mixed, splits[i])
+		}
+		if i < len(otherSplits) {
+			mixed = append(mixed, otherSplits[i])
+		}
+	}
+	for _, inFlight := range []int{1, 3} {
+		fn.SplitsInFlight = inFlight
+		if err := fn.Setup(); err != nil {
+			t.Fatal(err)
+		}
+		for b := 0; b < 2; b++ {
+			got, err := bundle(context.Background(), fn, mixed, nil)
+			if err != nil {
+				t.Fatalf("%d in flight, bundle %d: %v", inFlight, b, err)
+			}
+			wantSameRows(t, got, append(append([]idOnly{}, rows...), more...))
+		}
+	}
+	fn.Teardown()
+	for _, s := range []*doristest.Server{srv, other} {
+		if st := s.FlightStats(); st.OpenSessions != 0 || st.MaxQueriesPerSession != 1 {
+			t.Errorf("server %+v: want every session closed, one query at a time on each", st)
+		}
+	}
 }
