@@ -35,18 +35,7 @@ func TestAPanicWhileASpilledSplitIsEmittedLeavesNoSpillFile(t *testing.T) {
 			srv, _ := idTable(t, 4000)
 			dir := t.TempDir()
 			t.Setenv("TMPDIR", dir)
-			r, err := newRead(configFor(srv, "ids"), Query{TabletsPerSplit: 2}, tt.elem, []ReadOption{WithReadBufferBytes(1), WithReadSplitsInFlight(4)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var splits []flightread.Split
-			if err := (&flightread.PlanFn{Read: r}).ProcessElement(context.Background(), nil, func(sp flightread.Split) { splits = append(splits, sp) }); err != nil {
-				t.Fatal(err)
-			}
-			fn := &flightread.ReadFn{Read: r}
-			if err := fn.Setup(); err != nil {
-				t.Fatal(err)
-			}
+			fn, splits := readFnOf(t, configFor(srv, "ids"), Query{TabletsPerSplit: 2}, tt.elem, WithReadBufferBytes(1), WithReadSplitsInFlight(4))
 			panicked := func() (p any) {
 				defer func() { p = recover() }()
 				emit := func(_ beam.EventTime, v beam.X) { tt.emit(v) }

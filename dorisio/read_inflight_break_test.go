@@ -20,7 +20,13 @@ import (
 // worker thread would, for tests that drive its bundles directly.
 func readFnFor(t *testing.T, cfg Config, q Query, opts ...ReadOption) (*flightread.ReadFn, []flightread.Split) {
 	t.Helper()
-	r, err := newRead(cfg, q, reflect.TypeOf(idOnly{}), opts)
+	return readFnOf(t, cfg, q, reflect.TypeOf(idOnly{}), opts...)
+}
+
+// readFnOf is readFnFor of elements of type elem.
+func readFnOf(t *testing.T, cfg Config, q Query, elem reflect.Type, opts ...ReadOption) (*flightread.ReadFn, []flightread.Split) {
+	t.Helper()
+	r, err := newRead(cfg, q, elem, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

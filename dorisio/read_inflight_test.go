@@ -10,7 +10,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/graph/mtime"
 
 	"github.com/dorisbeam/dorisbeam/dorisio/doristest"
-	"github.com/dorisbeam/dorisbeam/dorisio/internal/flightread"
 )
 
 // A bundle's splits are read at once, each on a session of its own: four
@@ -47,19 +46,8 @@ func TestOneBundleReadsUpToSplitsInFlightAtOnce(t *testing.T) {
 	for _, tt := range []struct{ inFlight, want int }{{1, 1}, {2, 2}, {4, 4}} {
 		srv, rows := idTable(t, 4000)
 		srv.Inject(doristest.Fault{Kind: doristest.SlowFE, Endpoint: doristest.EndpointFlightQuery, Delay: 200 * time.Millisecond})
-		r, err := newRead(configFor(srv, "ids"), Query{TabletsPerSplit: 2}, reflect.TypeOf(idOnly{}), []ReadOption{WithReadSplitsInFlight(tt.inFlight)})
-		if err != nil {
-			t.Fatal(err)
-		}
+		fn, splits := readFnFor(t, configFor(srv, "ids"), Query{TabletsPerSplit: 2}, WithReadSplitsInFlight(tt.inFlight))
 		ctx := context.Background()
-		var splits []flightread.Split
-		if err := (&flightread.PlanFn{Read: r}).ProcessElement(ctx, nil, func(sp flightread.Split) { splits = append(splits, sp) }); err != nil {
-			t.Fatal(err)
-		}
-		fn := &flightread.ReadFn{Read: r}
-		if err := fn.Setup(); err != nil {
-			t.Fatal(err)
-		}
 		var got []any
 		emit := func(_ beam.EventTime, v beam.X) { got = append(got, v) }
 		for _, sp := range splits {
