@@ -45,7 +45,9 @@ func TestABundlesSplitsAreReadAtOnceEachOnItsOwnSession(t *testing.T) {
 func TestOneBundleReadsUpToSplitsInFlightAtOnce(t *testing.T) {
 	for _, tt := range []struct{ inFlight, want int }{{1, 1}, {2, 2}, {4, 4}} {
 		srv, rows := idTable(t, 4000)
-		srv.Inject(doristest.Fault{Kind: doristest.SlowFE, Endpoint: doristest.EndpointFlightQuery, Delay: 200 * time.Millisecond})
+		// Long enough that every split's handshake ends within it, also
+		// under -race: the splits in flight are then all in their query.
+		srv.Inject(doristest.Fault{Kind: doristest.SlowFE, Endpoint: doristest.EndpointFlightQuery, Delay: 500 * time.Millisecond})
 		fn, splits := readFnFor(t, configFor(srv, "ids"), Query{TabletsPerSplit: 2}, WithReadSplitsInFlight(tt.inFlight))
 		ctx := context.Background()
 		var got []any
@@ -85,8 +87,11 @@ func TestASplitFailingWhileOthersAreInFlightClosesEverySession(t *testing.T) {
 	if took := time.Since(start); took > 2500*time.Millisecond {
 		t.Errorf("the read failed after %v: the splits in flight were waited out, not stopped", took)
 	}
+	// The other splits were stopped in their query (slow.Hits() of them)
+	// or before it, in their handshake, as the schedule fell: either way
+	// every session the FE opened is closed.
 	st := srv.FlightStats()
-	if slow.Hits() < 1 || st.OpenSessions != 0 || st.ClosedSessions != st.Sessions {
+	if st.OpenSessions != 0 || st.ClosedSessions != st.Sessions {
 		t.Errorf("slow queries %d, server %+v: want the splits in flight stopped and every session closed", slow.Hits(), st)
 	}
 }
