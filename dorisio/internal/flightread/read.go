@@ -122,17 +122,17 @@ func (fn *ReadFn) ProcessElement(ctx context.Context, ts beam.EventTime, sp Spli
 		fn.read(bundle, r)
 	}()
 	for fn.running > 0 {
-		var r *splitRead
+		var read *splitRead // a split of the bundle read (or failed) by now
 		if fn.running >= fn.inFlight() {
-			r = <-fn.done
+			read = <-fn.done
 		} else {
 			select {
-			case r = <-fn.done:
+			case read = <-fn.done:
 			default:
 				return nil
 			}
 		}
-		if err := fn.finish(ctx, r, emit); err != nil {
+		if err := fn.finish(ctx, read, emit); err != nil {
 			return err
 		}
 	}
