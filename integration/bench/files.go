@@ -136,6 +136,7 @@ type filePeers struct {
 // returns the median round of each (the rounds are kept in the JSON).
 func (b *bencher) fileRounds(ctx context.Context, p filePeers, csvPath string, size int64, tables string) (FileFigures, error) {
 	fig := FileFigures{CSVBytes: size}
+	settle()
 	fmt.Fprintf(b.log, "file loads: %d × (curl -T, doris-streamloader, pipelines/load --input) of a %.0f MB CSV (%s), whole processes\n",
 		b.cfg.Runs, float64(size)/1e6, filepath.Base(csvPath))
 	for i, table := range fileTables(tables, b.cfg.Runs) {
@@ -330,6 +331,7 @@ func (b *bencher) smallFilesVsCurl(ctx context.Context, res *Result, p filePeers
 		return err
 	}
 	defer os.Remove(one)
+	settle()
 	fmt.Fprintf(b.log, "small files: %d × (curl -T of them as one file, pipelines/load --input of %d files of %.1f MB)\n", b.cfg.Runs, fig.Files, float64(fig.FileBytes)/1e6)
 	var loadRuns, curlRuns []float64
 	for i, table := range fileTables(unquotedTables, b.cfg.Runs) {
@@ -405,6 +407,7 @@ func (b *bencher) fixedCost(ctx context.Context, p filePeers, plain string) (*Fi
 		return nil, err
 	}
 	defer os.Remove(path)
+	settle()
 	size := int64(len(head))
 	var loads, curls []float64
 	for i, table := range fileTables(unquotedTables, b.cfg.Runs) {

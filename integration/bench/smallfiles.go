@@ -58,6 +58,7 @@ func (b *bencher) smallFilesVsStreamloader(ctx context.Context, res *Result, p f
 		return err
 	}
 	fig.Files = b.cfg.PeerSmallFiles
+	settle()
 	fmt.Fprintf(b.log, "small files vs doris-streamloader: %d × (doris-streamloader of their directory, pipelines/load --input of %d files of %.1f MB)\n",
 		b.cfg.Runs, fig.Files, float64(fig.FileBytes)/1e6)
 	for i, table := range fileTables(unquotedTables, b.cfg.Runs) {
