@@ -532,25 +532,7 @@ func implementsText(t reflect.Type) bool {
 // intBinder reads an integer column.
 func intBinder(set func(int64, reflect.Value) error) binder {
 	return func(arr arrow.Array) setFunc {
-		var get func(int) int64
-		switch a := arr.(type) {
-		case *array.Int8:
-			get = func(i int) int64 { return int64(a.Value(i)) }
-		case *array.Int16:
-			get = func(i int) int64 { return int64(a.Value(i)) }
-		case *array.Int32:
-			get = func(i int) int64 { return int64(a.Value(i)) }
-		case *array.Int64:
-			get = a.Value
-		case *array.Uint8:
-			get = func(i int) int64 { return int64(a.Value(i)) }
-		case *array.Uint16:
-			get = func(i int) int64 { return int64(a.Value(i)) }
-		case *array.Uint32:
-			get = func(i int) int64 { return int64(a.Value(i)) }
-		case *array.Uint64:
-			get = func(i int) int64 { return int64(a.Value(i)) }
-		}
+		get := int64s(arr)
 		return func(i int, dst reflect.Value) error { return set(get(i), dst) }
 	}
 }

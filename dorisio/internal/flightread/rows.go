@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -177,7 +178,10 @@ type rowDecoder struct {
 	names  []string // the batch's column names (Record)
 	fields []boundField
 	tables [][]int // `doris:",table"` fields: set to table
-	table  string
+	// tableOffsets are the tables' offsets in t (fieldOffset), when none
+	// is reached through a pointer; else nil.
+	tableOffsets []uintptr
+	table        string
 }
 
 type boundField struct {
@@ -185,6 +189,10 @@ type boundField struct {
 	col  int    // in the batch
 	desc string // "column id BIGINT", for row errors
 	b    binder
+	// fast sets the field in place (fast.go), at offset off of the
+	// element; nil: b, through reflect.
+	fast fastColumn
+	off  uintptr
 }
 
 // newRowDecoder compiles how batches of schema become elements of t. cols
@@ -211,6 +219,14 @@ func newRowDecoder(t reflect.Type, cols []Column, schema *arrow.Schema, table st
 	}
 	fields, tables := elemFields(t)
 	d.tables = tables
+	for _, idx := range tables {
+		off, ok := fieldOffset(t, idx)
+		if !ok || reflectOnly {
+			d.tableOffsets = nil
+			break
+		}
+		d.tableOffsets = append(d.tableOffsets, off)
+	}
 	var errs []string
 	for _, f := range fields {
 		col := -1
@@ -234,7 +250,11 @@ func newRowDecoder(t reflect.Type, cols []Column, schema *arrow.Schema, table st
 			errs = append(errs, fieldError(f, c, af.Type, err))
 			continue
 		}
-		d.fields = append(d.fields, boundField{field: f, col: col, desc: "column " + c.Name + " " + c.Type + " into field " + f.goName, b: b})
+		bf := boundField{field: f, col: col, desc: "column " + c.Name + " " + c.Type + " into field " + f.goName, b: b}
+		if off, ok := fieldOffset(t, f.index); ok {
+			bf.fast, bf.off = compileFast(fieldType(t, f.index), c.Type, af.Type, dc), off
+		}
+		d.fields = append(d.fields, bf)
 	}
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("table %s: %s", table, strings.Join(errs, "; "))
@@ -276,13 +296,28 @@ func (d *rowDecoder) decode(rec arrow.RecordBatch, first int64) (decoded, error)
 		return decoded{rows: reflect.ValueOf(rows)}, nil
 	}
 	elems := reflect.MakeSlice(reflect.SliceOf(d.t), n, n)
+	base, size := elems.UnsafePointer(), d.t.Size() // base: the first element's address (fast.go)
 	for _, f := range d.fields {
+		if f.fast != nil {
+			if i, err := f.fast(rec.Column(f.col), base, size, f.off, n); err != nil {
+				return decoded{}, fmt.Errorf("row %d, %s: %w", first+int64(i)+1, f.desc, err)
+			}
+			continue
+		}
 		set := f.b(rec.Column(f.col))
 		for i := 0; i < n; i++ {
 			if err := set(i, elems.Index(i).FieldByIndex(f.index)); err != nil {
 				return decoded{}, fmt.Errorf("row %d, %s: %w", first+int64(i)+1, f.desc, err)
 			}
 		}
+	}
+	if d.tableOffsets != nil {
+		for i := 0; i < n; i++ {
+			for _, off := range d.tableOffsets {
+				*(*string)(unsafe.Add(base, uintptr(i)*size+off)) = d.table
+			}
+		}
+		return decoded{rows: elems}, nil
 	}
 	for i := 0; i < n && len(d.tables) > 0; i++ {
 		for _, idx := range d.tables {
