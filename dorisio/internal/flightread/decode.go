@@ -613,6 +613,9 @@ func unscaled(arr arrow.Array) func(int) num {
 // digits, as Doris prints a DECIMAL(p,scale). It is built in one buffer:
 // a row's decimal costs one allocation, its string.
 func decimalText(n num, scale int) string {
+	if n.large == nil && scale < 40 {
+		return smallDecimalText(n.small, scale)
+	}
 	var buf [80]byte // a DECIMAL256's 76 digits, sign and point
 	var digits []byte
 	if n.large != nil {
@@ -642,6 +645,33 @@ func decimalText(n num, scale int) string {
 	s = append(s, digits[:len(digits)-scale]...)
 	s = append(s, '.')
 	return string(append(s, digits[len(digits)-scale:]...))
+}
+
+// smallDecimalText is decimalText of an unscaled value that fits an
+// int64, at a scale below 40: its digits are written from the last, the
+// point and the leading zeros among them, into one buffer the string is
+// made of (the row's one allocation), without strconv's second copy.
+func smallDecimalText(x int64, scale int) string {
+	var buf [64]byte // 19 digits and a sign, or 40 digits, a point and a sign
+	u := uint64(x)
+	if x < 0 {
+		u = -u // MinInt64 too: its magnitude, 1<<63, is a uint64
+	}
+	i := len(buf)
+	for k := 0; u > 0 || k <= scale; k++ {
+		if k == scale && scale > 0 {
+			i--
+			buf[i] = '.'
+		}
+		i--
+		buf[i] = byte('0' + u%10)
+		u /= 10
+	}
+	if x < 0 {
+		i--
+		buf[i] = '-'
+	}
+	return string(buf[i:])
 }
 
 // parseDorisTime reads the text Doris sends for a DATE ("2006-01-02") or

@@ -57,7 +57,9 @@ type fastColumnCase struct {
 }
 
 func fastColumnCases() []fastColumnCase {
-	ts := func(tz string) *arrow.TimestampType { return &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: tz} }
+	ts := func(tz string) *arrow.TimestampType {
+		return &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: tz}
+	}
 	f32 := math.Float32frombits
 	f64 := math.Float64frombits
 	ten := func(k int) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(k)), nil) }
@@ -352,7 +354,7 @@ type fastInner struct {
 }
 
 type fastMixed struct {
-	A     int64 `doris:"a"`
+	A int64 `doris:"a"`
 	fastInner
 	Tags  []string        `doris:"tags"`
 	Big   *big.Int        `doris:"big"`
