@@ -10,8 +10,8 @@ import (
 )
 
 // The fast path: a struct field of the kinds most tables are made of is
-// set in place through its address (the batch's element slice's base +
-// row*size + the field's offset) with a typed store, instead of through
+// set in place through its address (its chunk's base + row*size + the
+// field's offset; rows.go) with a typed store, instead of through
 // reflect per row (decode.go, the general path). It covers:
 //
 //   - integers of every width, from an integer column (an unsigned one
@@ -37,11 +37,14 @@ import (
 // goes through reflect: a test hook, for fast_test.go's comparison.
 var reflectOnly bool
 
-// fastColumn writes a batch's column arr into the field at offset off of
-// each of the n elements at base (size bytes apart). On failure it
-// returns the row (from 0) and the error, as the general path's setFunc
-// returns it.
-type fastColumn func(arr arrow.Array, base unsafe.Pointer, size, off uintptr, n int) (int, error)
+// fastColumn binds one batch's array of a column for the fast path.
+type fastColumn func(arr arrow.Array) fastSetter
+
+// fastSetter writes rows from..from+m-1 of the bound array into the field
+// at offset off of the m elements at base (size bytes apart). On failure
+// it returns the row (of the batch, from 0) and the error, as the general
+// path's setFunc returns it.
+type fastSetter func(from, m int, base unsafe.Pointer, size, off uintptr) (int, error)
 
 // fieldOffset is the offset of the field at index (reflect's
 // FieldByIndex path) in struct type t; ok is false when the path goes
@@ -129,30 +132,33 @@ func compileFast(t reflect.Type, doris string, at arrow.DataType, dc *decodeCtx)
 // what it points to when ptr: NULL is then nil). t is the field's type,
 // for the NULL error.
 func fastScalar[T any](t reflect.Type, ptr bool, values func(arrow.Array) func(int) (T, error)) fastColumn {
-	return func(arr arrow.Array, base unsafe.Pointer, size, off uintptr, n int) (int, error) {
+	return func(arr arrow.Array) fastSetter {
 		get := values(arr)
 		nulls := arr.NullN() > 0
-		for i := 0; i < n; i++ {
-			if nulls && arr.IsNull(i) {
-				if !ptr {
-					return i, nullError(t)
+		return func(from, m int, base unsafe.Pointer, size, off uintptr) (int, error) {
+			for k := 0; k < m; k++ {
+				i := from + k
+				if nulls && arr.IsNull(i) {
+					if !ptr {
+						return i, nullError(t)
+					}
+					*(**T)(unsafe.Add(base, uintptr(k)*size+off)) = nil
+					continue
 				}
-				*(**T)(unsafe.Add(base, uintptr(i)*size+off)) = nil
-				continue
+				v, err := get(i)
+				if err != nil {
+					return i, err
+				}
+				if ptr {
+					p := new(T)
+					*p = v
+					*(**T)(unsafe.Add(base, uintptr(k)*size+off)) = p
+				} else {
+					*(*T)(unsafe.Add(base, uintptr(k)*size+off)) = v
+				}
 			}
-			v, err := get(i)
-			if err != nil {
-				return i, err
-			}
-			if ptr {
-				p := new(T)
-				*p = v
-				*(**T)(unsafe.Add(base, uintptr(i)*size+off)) = p
-			} else {
-				*(*T)(unsafe.Add(base, uintptr(i)*size+off)) = v
-			}
+			return from + m, nil
 		}
-		return n, nil
 	}
 }
 

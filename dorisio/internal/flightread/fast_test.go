@@ -422,3 +422,40 @@ func TestAStructMixingFastAndGeneralFieldsReadsTheSame(t *testing.T) {
 		}
 	}
 }
+
+type fastNarrow struct {
+	U uint32 `doris:"u"`
+	I int32  `doris:"i"`
+}
+
+func TestAFailingRowPastTheFirstChunkIsNamedTheSameOnBothPaths(t *testing.T) {
+	for _, bad := range []struct {
+		row  int
+		null bool
+		want string
+	}{
+		{17, false, "row 28, column u INT into field fastNarrow.U: -1 is negative: a uint32 cannot hold it"},
+		{517, false, "row 528, column u INT into field fastNarrow.U: -1 is negative: a uint32 cannot hold it"},
+		{999, true, "row 1010, column i INT into field fastNarrow.I: NULL: a int32 cannot hold it; make the field a pointer (*int32)"},
+	} {
+		var us, is []any
+		for i := range 1000 {
+			us, is = append(us, int32(i)), append(is, int32(-i))
+		}
+		if bad.null {
+			is[bad.row] = nil
+		} else {
+			us[bad.row] = int32(-1)
+		}
+		u, i := fastBatch(t, arrow.PrimitiveTypes.Int32, us), fastBatch(t, arrow.PrimitiveTypes.Int32, is)
+		schema := arrow.NewSchema([]arrow.Field{{Name: "u", Type: arrow.PrimitiveTypes.Int32, Nullable: true}, {Name: "i", Type: arrow.PrimitiveTypes.Int32, Nullable: true}}, nil)
+		rec := array.NewRecordBatch(schema, []arrow.Array{u.Column(0), i.Column(0)}, 1000)
+		_, _, slowErr, quickErr, fast := decodeBoth(t, reflect.TypeFor[fastNarrow](), []Column{{"u", "INT"}, {"i", "INT"}}, rec, time.UTC)
+		if !reflect.DeepEqual(fast, []bool{true, true}) {
+			t.Errorf("fields on the fast path %v", fast)
+		}
+		if fmt.Sprint(slowErr) != bad.want || fmt.Sprint(quickErr) != bad.want {
+			t.Errorf("row %d bad: general path's error %v, fast path's %v, want %s", bad.row, slowErr, quickErr, bad.want)
+		}
+	}
+}
