@@ -146,11 +146,16 @@ func compile(t reflect.Type, doris string, at arrow.DataType, dc *decodeCtx) (bi
 					dst.SetZero()
 					return nil
 				}
-				return fmt.Errorf("NULL: a %s cannot hold it; make the field a pointer (*%s)", typeText(t), typeText(t))
+				return nullError(t)
 			}
 			return set(i, dst)
 		}
 	}, nil
+}
+
+// nullError says a NULL cannot go into a t.
+func nullError(t reflect.Type) error {
+	return fmt.Errorf("NULL: a %s cannot hold it; make the field a pointer (*%s)", typeText(t), typeText(t))
 }
 
 func asMismatch(err error, m **mismatch) bool {
@@ -171,6 +176,97 @@ func setTime(dst reflect.Value, v time.Time) {
 		return
 	}
 	dst.Set(reflect.ValueOf(v))
+}
+
+// timeBinder sets time.Time values as times makes them. The fast path
+// (fast.go) stores the same values through the field's address.
+func timeBinder(times func(arr arrow.Array) func(int) (time.Time, error)) binder {
+	return func(arr arrow.Array) setFunc {
+		get := times(arr)
+		return func(i int, dst reflect.Value) error {
+			tm, err := get(i)
+			if err != nil {
+				return err
+			}
+			setTime(dst, tm)
+			return nil
+		}
+	}
+}
+
+// dateTimes reads a DATE column (date32, date64) as each day's first
+// instant in dc.loc.
+func dateTimes(dc *decodeCtx) func(arr arrow.Array) func(int) (time.Time, error) {
+	return func(arr arrow.Array) func(int) (time.Time, error) {
+		day := dayOf(arr)
+		return func(i int) (time.Time, error) {
+			y, m, d := day(i)
+			return startOfDay(y, m, d, dc.loc), nil
+		}
+	}
+}
+
+// storedTimes reads a TIMESTAMP column's values as the instants that
+// name Doris' wall clock in the session's zone (in UTC when the type
+// carries no zone).
+func storedTimes(tt *arrow.TimestampType, zone *time.Location) func(arr arrow.Array) func(int) time.Time {
+	return func(arr arrow.Array) func(int) time.Time {
+		a := arr.(*array.Timestamp)
+		return func(i int) time.Time { return a.Value(i).ToTime(tt.Unit).In(zone) }
+	}
+}
+
+// timestampTimes reads a DATETIME column (timestamp) as the wall clock
+// Doris stores, in dc.loc; zone is the column's (tt.GetZone).
+func timestampTimes(tt *arrow.TimestampType, zone *time.Location, dc *decodeCtx) func(arr arrow.Array) func(int) (time.Time, error) {
+	stored := storedTimes(tt, zone)
+	if zone == time.UTC && dc.loc == time.UTC {
+		// The wall clock in UTC is the instant: no zone to convert to.
+		return func(arr arrow.Array) func(int) (time.Time, error) {
+			get := stored(arr)
+			return func(i int) (time.Time, error) { return get(i), nil }
+		}
+	}
+	return func(arr arrow.Array) func(int) (time.Time, error) {
+		get := stored(arr)
+		return func(i int) (time.Time, error) {
+			w := get(i)
+			y, mo, d := w.Date() // once: each of Year, Month and Day works out the date
+			h, mi, sec := w.Clock()
+			tm := time.Date(y, mo, d, h, mi, sec, w.Nanosecond(), dc.loc)
+			_, _, td := tm.Date()
+			if th, tmi, _ := tm.Clock(); td != d || th != h || tmi != mi {
+				// time.Date moved a wall clock the zone skips by the
+				// jump: the field would hold another time.
+				return time.Time{}, fmt.Errorf("%s is a wall clock %s skips when its clocks go forward, so no time.Time in that zone holds it (time.Date makes it %s): "+
+					"read it into a string field, or with WithReadTimeZone of the zone it was written in", w.Format(time.DateTime), dc.loc, tm.Format(time.DateTime))
+			}
+			return tm, nil
+		}
+	}
+}
+
+// textDateTimes reads the text Doris before 2.1.9 sends for DATE and
+// DATETIME (text reads it in place) as the wall clock in dc.loc.
+func textDateTimes(text func(arr arrow.Array) func(int) string, dc *decodeCtx) func(arr arrow.Array) func(int) (time.Time, error) {
+	return func(arr arrow.Array) func(int) (time.Time, error) {
+		get := text(arr)
+		return func(i int) (time.Time, error) {
+			text := get(i)
+			tm, ok := parseDorisTime(text, dc.loc)
+			if !ok {
+				var err error
+				tm, err = time.ParseInLocation("2006-01-02 15:04:05.999999999", text, dc.loc)
+				if err != nil {
+					tm, err = time.ParseInLocation("2006-01-02", text, dc.loc)
+				}
+				if err != nil {
+					return time.Time{}, fmt.Errorf("%q is not Doris' DATE or DATETIME text", text)
+				}
+			}
+			return tm, nil
+		}
+	}
 }
 
 // compileValue is compile for a non-NULL value.
@@ -259,14 +355,7 @@ func compileValue(t reflect.Type, base string, at arrow.DataType, dc *decodeCtx,
 	case arrow.DATE32, arrow.DATE64:
 		switch {
 		case t == timeType:
-			return func(arr arrow.Array) setFunc {
-				day := dayOf(arr)
-				return func(i int, dst reflect.Value) error {
-					y, m, d := day(i)
-					setTime(dst, startOfDay(y, m, d, dc.loc))
-					return nil
-				}
-			}, nil
+			return timeBinder(dateTimes(dc)), nil
 		case t.Kind() == reflect.String:
 			return textBinder(t, func(arr arrow.Array) func(int) string {
 				day := dayOf(arr)
@@ -280,38 +369,11 @@ func compileValue(t reflect.Type, base string, at arrow.DataType, dc *decodeCtx,
 		if err != nil {
 			return nil, fmt.Errorf("the column's time zone %q (the Flight session's time_zone) is unknown here: %v; give the workers the time zone database (import _ \"time/tzdata\")", tt.TimeZone, err)
 		}
-		// The instant names Doris' wall clock in the session's zone (in
-		// UTC when the type carries no zone).
-		stored := func(arr arrow.Array) func(int) time.Time {
-			a := arr.(*array.Timestamp)
-			return func(i int) time.Time { return a.Value(i).ToTime(tt.Unit).In(zone) }
+		stored := storedTimes(tt, zone)
+		if t == timeType {
+			return timeBinder(timestampTimes(tt, zone, dc)), nil
 		}
 		switch {
-		case t == timeType && zone == time.UTC && dc.loc == time.UTC:
-			// The wall clock in UTC is the instant: no zone to convert to.
-			return func(arr arrow.Array) setFunc {
-				get := stored(arr)
-				return func(i int, dst reflect.Value) error { setTime(dst, get(i)); return nil }
-			}, nil
-		case t == timeType:
-			return func(arr arrow.Array) setFunc {
-				get := stored(arr)
-				return func(i int, dst reflect.Value) error {
-					w := get(i)
-					y, mo, d := w.Date() // once: each of Year, Month and Day works out the date
-					h, mi, sec := w.Clock()
-					tm := time.Date(y, mo, d, h, mi, sec, w.Nanosecond(), dc.loc)
-					_, _, td := tm.Date()
-					if th, tmi, _ := tm.Clock(); td != d || th != h || tmi != mi {
-						// time.Date moved a wall clock the zone skips by the
-						// jump: the field would hold another time.
-						return fmt.Errorf("%s is a wall clock %s skips when its clocks go forward, so no time.Time in that zone holds it (time.Date makes it %s): "+
-							"read it into a string field, or with WithReadTimeZone of the zone it was written in", w.Format(time.DateTime), dc.loc, tm.Format(time.DateTime))
-					}
-					setTime(dst, tm)
-					return nil
-				}
-			}, nil
 		case t.Kind() == reflect.String:
 			// The stored wall clock as it is: read into dc.loc, one the
 			// zone skips would come out moved by the jump.
@@ -332,33 +394,35 @@ func compileValue(t reflect.Type, base string, at arrow.DataType, dc *decodeCtx,
 	return nil, fmt.Errorf("Arrow type %s (column %s) is not one dorisio.Read decodes", at, columnText("", at))
 }
 
+// textOf reads a text (or binary) array's values. The text is copied
+// (keep): arrow-go's accessors point into the batch's buffers, which the
+// gRPC stream may reuse once the batch is released. Text that is parsed
+// at once is read in place.
+func textOf(arr arrow.Array, keep bool) func(int) string {
+	clone := func(s string) string { return s }
+	if keep {
+		clone = strings.Clone
+	}
+	switch a := arr.(type) {
+	case *array.String:
+		return func(i int) string { return clone(a.Value(i)) }
+	case *array.LargeString:
+		return func(i int) string { return clone(a.Value(i)) }
+	case *array.StringView:
+		return func(i int) string { return clone(a.Value(i)) }
+	case *array.Binary:
+		return func(i int) string { return string(a.Value(i)) }
+	case *array.LargeBinary:
+		return func(i int) string { return string(a.Value(i)) }
+	case *array.BinaryView:
+		return func(i int) string { return string(a.Value(i)) }
+	}
+	panic(fmt.Sprintf("flightread: %T is not text", arr))
+}
+
 // compileText is compile for a column that arrives as text: what Doris
 // means by it depends on the column's type.
 func compileText(t reflect.Type, base string, dc *decodeCtx, never func(string) (binder, error)) (binder, error) {
-	// The text is copied (keep): arrow-go's accessors point into the
-	// batch's buffers, which the gRPC stream may reuse once the batch is
-	// released. Text that is parsed at once is read in place.
-	textOf := func(arr arrow.Array, keep bool) func(int) string {
-		clone := func(s string) string { return s }
-		if keep {
-			clone = strings.Clone
-		}
-		switch a := arr.(type) {
-		case *array.String:
-			return func(i int) string { return clone(a.Value(i)) }
-		case *array.LargeString:
-			return func(i int) string { return clone(a.Value(i)) }
-		case *array.StringView:
-			return func(i int) string { return clone(a.Value(i)) }
-		case *array.Binary:
-			return func(i int) string { return string(a.Value(i)) }
-		case *array.LargeBinary:
-			return func(i int) string { return string(a.Value(i)) }
-		case *array.BinaryView:
-			return func(i int) string { return string(a.Value(i)) }
-		}
-		panic(fmt.Sprintf("flightread: %T is not text", arr))
-	}
 	str := func(arr arrow.Array) func(int) string { return textOf(arr, true) }
 	switch base {
 	case "LARGEINT":
@@ -394,25 +458,7 @@ func compileText(t reflect.Type, base string, dc *decodeCtx, never func(string) 
 		// Doris before 2.1.9 sends dates and times as their text.
 		switch {
 		case t == timeType:
-			return func(arr arrow.Array) setFunc {
-				get := textOf(arr, false)
-				return func(i int, dst reflect.Value) error {
-					text := get(i)
-					tm, ok := parseDorisTime(text, dc.loc)
-					if !ok {
-						var err error
-						tm, err = time.ParseInLocation("2006-01-02 15:04:05.999999999", text, dc.loc)
-						if err != nil {
-							tm, err = time.ParseInLocation("2006-01-02", text, dc.loc)
-						}
-						if err != nil {
-							return fmt.Errorf("%q is not Doris' DATE or DATETIME text", text)
-						}
-					}
-					setTime(dst, tm)
-					return nil
-				}
-			}, nil
+			return timeBinder(textDateTimes(func(arr arrow.Array) func(int) string { return textOf(arr, false) }, dc)), nil
 		case t.Kind() == reflect.String:
 			return textBinder(t, str), nil
 		}
@@ -486,25 +532,7 @@ func implementsText(t reflect.Type) bool {
 // intBinder reads an integer column.
 func intBinder(set func(int64, reflect.Value) error) binder {
 	return func(arr arrow.Array) setFunc {
-		var get func(int) int64
-		switch a := arr.(type) {
-		case *array.Int8:
-			get = func(i int) int64 { return int64(a.Value(i)) }
-		case *array.Int16:
-			get = func(i int) int64 { return int64(a.Value(i)) }
-		case *array.Int32:
-			get = func(i int) int64 { return int64(a.Value(i)) }
-		case *array.Int64:
-			get = a.Value
-		case *array.Uint8:
-			get = func(i int) int64 { return int64(a.Value(i)) }
-		case *array.Uint16:
-			get = func(i int) int64 { return int64(a.Value(i)) }
-		case *array.Uint32:
-			get = func(i int) int64 { return int64(a.Value(i)) }
-		case *array.Uint64:
-			get = func(i int) int64 { return int64(a.Value(i)) }
-		}
+		get := int64s(arr)
 		return func(i int, dst reflect.Value) error { return set(get(i), dst) }
 	}
 }
@@ -512,13 +540,21 @@ func intBinder(set func(int64, reflect.Value) error) binder {
 // setUnsigned stores n in dst, of unsigned integer type t, or says why t
 // cannot hold it.
 func setUnsigned(dst reflect.Value, n *big.Int, t reflect.Type) error {
+	if err := unsignedError(n, t); err != nil {
+		return err
+	}
+	dst.SetUint(n.Uint64())
+	return nil
+}
+
+// unsignedError says why unsigned integer type t cannot hold n, or is nil.
+func unsignedError(n *big.Int, t reflect.Type) error {
 	if n.Sign() < 0 {
 		return fmt.Errorf("%s is negative: a %s cannot hold it", n, typeText(t))
 	}
 	if n.BitLen() > t.Bits() {
 		return fmt.Errorf("%s is above a %s's largest value, %d", n, typeText(t), uint64(1)<<t.Bits()-1)
 	}
-	dst.SetUint(n.Uint64())
 	return nil
 }
 
@@ -577,6 +613,9 @@ func unscaled(arr arrow.Array) func(int) num {
 // digits, as Doris prints a DECIMAL(p,scale). It is built in one buffer:
 // a row's decimal costs one allocation, its string.
 func decimalText(n num, scale int) string {
+	if n.large == nil && scale < 40 {
+		return smallDecimalText(n.small, scale)
+	}
 	var buf [80]byte // a DECIMAL256's 76 digits, sign and point
 	var digits []byte
 	if n.large != nil {
@@ -606,6 +645,33 @@ func decimalText(n num, scale int) string {
 	s = append(s, digits[:len(digits)-scale]...)
 	s = append(s, '.')
 	return string(append(s, digits[len(digits)-scale:]...))
+}
+
+// smallDecimalText is decimalText of an unscaled value that fits an
+// int64, at a scale below 40: its digits are written from the last, the
+// point and the leading zeros among them, into one buffer the string is
+// made of (the row's one allocation), without strconv's second copy.
+func smallDecimalText(x int64, scale int) string {
+	var buf [64]byte // 19 digits and a sign, or 40 digits, a point and a sign
+	u := uint64(x)
+	if x < 0 {
+		u = -u // MinInt64 too: its magnitude, 1<<63, is a uint64
+	}
+	i := len(buf)
+	for k := 0; u > 0 || k <= scale; k++ {
+		if k == scale && scale > 0 {
+			i--
+			buf[i] = '.'
+		}
+		i--
+		buf[i] = byte('0' + u%10)
+		u /= 10
+	}
+	if x < 0 {
+		i--
+		buf[i] = '-'
+	}
+	return string(buf[i:])
 }
 
 // parseDorisTime reads the text Doris sends for a DATE ("2006-01-02") or

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"reflect"
 	"strings"
@@ -258,6 +259,21 @@ func TestDecimalTextHasTheScalesDigits(t *testing.T) {
 	} {
 		if got := decimalText(c.n, c.scale); got != c.want {
 			t.Errorf("decimalText(%v, %d) = %q, want %q", c.n, c.scale, got, c.want)
+		}
+	}
+}
+
+func TestADecimalThatFitsAnInt64HasTheTextOfItsBigInt(t *testing.T) {
+	xs := []int64{0, 1, -1, 9, 10, -10, 99, 100, 12345, -12345, math.MaxInt64, math.MinInt64, math.MaxInt64 - 1, math.MinInt64 + 1, 999999999999, -1000000000000}
+	for x := int64(7); x < math.MaxInt64/13; x *= 13 {
+		xs = append(xs, x, -x, x+1, -x-1)
+	}
+	for _, x := range xs {
+		for scale := 0; scale <= 39; scale++ {
+			want := decimalText(num{large: big.NewInt(x)}, scale)
+			if got := decimalText(num{small: x}, scale); got != want {
+				t.Errorf("decimalText(%d, %d) = %q, want %q", x, scale, got, want)
+			}
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -177,7 +178,10 @@ type rowDecoder struct {
 	names  []string // the batch's column names (Record)
 	fields []boundField
 	tables [][]int // `doris:",table"` fields: set to table
-	table  string
+	// tableOffsets are the tables' offsets in t (fieldOffset), when none
+	// is reached through a pointer; else nil.
+	tableOffsets []uintptr
+	table        string
 }
 
 type boundField struct {
@@ -185,6 +189,10 @@ type boundField struct {
 	col  int    // in the batch
 	desc string // "column id BIGINT", for row errors
 	b    binder
+	// fast sets the field in place (fast.go), at offset off of the
+	// element; nil: b, through reflect.
+	fast fastColumn
+	off  uintptr
 }
 
 // newRowDecoder compiles how batches of schema become elements of t. cols
@@ -211,6 +219,14 @@ func newRowDecoder(t reflect.Type, cols []Column, schema *arrow.Schema, table st
 	}
 	fields, tables := elemFields(t)
 	d.tables = tables
+	for _, idx := range tables {
+		off, ok := fieldOffset(t, idx)
+		if !ok || reflectOnly {
+			d.tableOffsets = nil
+			break
+		}
+		d.tableOffsets = append(d.tableOffsets, off)
+	}
 	var errs []string
 	for _, f := range fields {
 		col := -1
@@ -234,7 +250,11 @@ func newRowDecoder(t reflect.Type, cols []Column, schema *arrow.Schema, table st
 			errs = append(errs, fieldError(f, c, af.Type, err))
 			continue
 		}
-		d.fields = append(d.fields, boundField{field: f, col: col, desc: "column " + c.Name + " " + c.Type + " into field " + f.goName, b: b})
+		bf := boundField{field: f, col: col, desc: "column " + c.Name + " " + c.Type + " into field " + f.goName, b: b}
+		if off, ok := fieldOffset(t, f.index); ok {
+			bf.fast, bf.off = compileFast(fieldType(t, f.index), c.Type, af.Type, dc), off
+		}
+		d.fields = append(d.fields, bf)
 	}
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("table %s: %s", table, strings.Join(errs, "; "))
@@ -250,9 +270,28 @@ func fieldNames(s *arrow.Schema) []string {
 	return out
 }
 
-// decoded is a batch's rows as elements: a slice of the element type.
+// decoded is a batch's rows as elements: slices of the element type, one
+// for the whole batch, or emitChunk elements each (shared).
 type decoded struct {
-	rows reflect.Value
+	chunks []reflect.Value
+	n      int
+	// shared: emit boxes each element as a pointer into its chunk
+	// (boxShared), not as a copy.
+	shared bool
+}
+
+// emitChunk is how many elements a chunk holds when elements are emitted
+// as pointers into it: one allocation for them instead of one each. A row
+// a DoFn keeps keeps the rest of its chunk (their structs and what their
+// fields point to) alive with it: at most emitChunk-1 other rows.
+var emitChunk = 16
+
+// boxShared reports whether elements of t are emitted as pointers into
+// their chunk: when larger than a pointer (one of a pointer's size may be
+// pointer-shaped, and an any holds that in its data word itself), and the
+// test hook does not ask for the general path.
+func boxShared(t reflect.Type) bool {
+	return !reflectOnly && t.Size() > unsafe.Sizeof(uintptr(0))
 }
 
 // decode turns rec's rows into elements, column by column; first is the
@@ -273,39 +312,91 @@ func (d *rowDecoder) decode(rec arrow.RecordBatch, first int64) (decoded, error)
 				}
 			}
 		}
-		return decoded{rows: reflect.ValueOf(rows)}, nil
+		return decoded{chunks: []reflect.Value{reflect.ValueOf(rows)}, n: n}, nil
 	}
-	elems := reflect.MakeSlice(reflect.SliceOf(d.t), n, n)
+	shared := boxShared(d.t)
+	c := max(n, 1)
+	if shared {
+		c = emitChunk
+	}
+	sliceType := reflect.SliceOf(d.t)
+	chunks := make([]reflect.Value, 0, (n+c-1)/c)
+	for j := 0; j < n; j += c {
+		m := min(c, n-j)
+		chunks = append(chunks, reflect.MakeSlice(sliceType, m, m))
+	}
+	size := d.t.Size()
 	for _, f := range d.fields {
+		if f.fast != nil {
+			set := f.fast(rec.Column(f.col))
+			for k, ch := range chunks {
+				// base: the chunk's first element (fast.go)
+				if i, err := set(k*c, ch.Len(), ch.UnsafePointer(), size, f.off); err != nil {
+					return decoded{}, fmt.Errorf("row %d, %s: %w", first+int64(i)+1, f.desc, err)
+				}
+			}
+			continue
+		}
 		set := f.b(rec.Column(f.col))
 		for i := 0; i < n; i++ {
-			if err := set(i, elems.Index(i).FieldByIndex(f.index)); err != nil {
+			if err := set(i, chunks[i/c].Index(i%c).FieldByIndex(f.index)); err != nil {
 				return decoded{}, fmt.Errorf("row %d, %s: %w", first+int64(i)+1, f.desc, err)
 			}
 		}
 	}
-	for i := 0; i < n && len(d.tables) > 0; i++ {
-		for _, idx := range d.tables {
-			elems.Index(i).FieldByIndex(idx).SetString(d.table)
+	for _, ch := range chunks {
+		if d.tableOffsets != nil {
+			base := ch.UnsafePointer()
+			for i := range ch.Len() {
+				for _, off := range d.tableOffsets {
+					*(*string)(unsafe.Add(base, uintptr(i)*size+off)) = d.table
+				}
+			}
+			continue
+		}
+		for i := 0; i < ch.Len() && len(d.tables) > 0; i++ {
+			for _, idx := range d.tables {
+				ch.Index(i).FieldByIndex(idx).SetString(d.table)
+			}
 		}
 	}
-	return decoded{rows: elems}, nil
+	return decoded{chunks: chunks, n: n, shared: shared}, nil
 }
 
-// emit emits a decoded batch's elements.
+// eface is an interface{} as the runtime lays it out: its type, and a
+// pointer to its value when the value is not pointer-shaped.
+type eface struct {
+	typ, data unsafe.Pointer
+}
+
+// emit emits a decoded batch's elements. Boxing each in an any (a copy
+// on the heap) cost a third of a batch's decoding: shared, each any
+// points at its element in its chunk instead. Nothing writes to a chunk
+// once decoded, so each any's value stays as emitted.
 func (b decoded) emit(emit func(any)) {
-	for i := 0; i < b.rows.Len(); i++ {
-		emit(b.rows.Index(i).Interface())
+	if !b.shared || b.n == 0 {
+		for _, ch := range b.chunks {
+			for i := range ch.Len() {
+				emit(ch.Index(i).Interface())
+			}
+		}
+		return
+	}
+	t := b.chunks[0].Type().Elem() // shared: n > 0
+	zero := reflect.Zero(t).Interface()
+	typ, size := (*eface)(unsafe.Pointer(&zero)).typ, t.Size()
+	for _, ch := range b.chunks {
+		base := ch.UnsafePointer()
+		for i := range ch.Len() {
+			var v any
+			*(*eface)(unsafe.Pointer(&v)) = eface{typ: typ, data: unsafe.Add(base, uintptr(i)*size)}
+			emit(v)
+		}
 	}
 }
 
 // len is the number of rows.
-func (b decoded) len() int {
-	if !b.rows.IsValid() {
-		return 0
-	}
-	return b.rows.Len()
-}
+func (b decoded) len() int { return b.n }
 
 // CheckGoTypes refuses, at construction, a struct with a field no Doris
 // column can fill (a channel, a function, a complex number, an interface
