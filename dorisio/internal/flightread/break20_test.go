@@ -361,3 +361,17 @@ func b20Same(a, b reflect.Value) bool {
 	}
 	return sameValue(a, b)
 }
+
+// An Arrow decimal may have a negative scale (Doris makes none): 0 read
+// as "" on the int64 path, where the big.Int path (and the code before
+// smallDecimalText) reads "0".
+func TestBreak20ZeroAtANegativeScaleIsZero(t *testing.T) {
+	for _, scale := range []int{-3, -1, 0} {
+		for _, x := range []int64{0, 7, -7} {
+			small, large := decimalText(num{small: x}, scale), decimalText(num{large: big.NewInt(x)}, scale)
+			if small != large {
+				t.Errorf("%d at scale %d: %q from an int64, %q from a big.Int", x, scale, small, large)
+			}
+		}
+	}
+}
