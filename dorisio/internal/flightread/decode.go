@@ -658,7 +658,7 @@ func smallDecimalText(x int64, scale int) string {
 		u = -u // MinInt64 too: its magnitude, 1<<63, is a uint64
 	}
 	i := len(buf)
-	for k := 0; u > 0 || k <= scale; k++ {
+	for k := 0; u > 0 || k <= max(scale, 0); k++ { // 0 at scale <= 0: "0"
 		if k == scale && scale > 0 {
 			i--
 			buf[i] = '.'
