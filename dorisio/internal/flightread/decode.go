@@ -289,6 +289,19 @@ func compileValue(t reflect.Type, base string, at arrow.DataType, dc *decodeCtx,
 		signed := at.ID() == arrow.INT8 || at.ID() == arrow.INT16 || at.ID() == arrow.INT32 || at.ID() == arrow.INT64
 		holds := fmt.Sprintf("int%d or a wider integer (*int%d for NULLs), or *big.Int", max(bits, 8), max(bits, 8))
 		switch {
+		case at.ID() == arrow.UINT64 && (t == bigIntType || isUnsigned(t)):
+			// Not through int64, where 2^63 and above turn negative.
+			return uint64Binder(func(x uint64, dst reflect.Value) error {
+				if t == bigIntType {
+					dst.Set(reflect.ValueOf(new(big.Int).SetUint64(x)))
+					return nil
+				}
+				if t.Bits() < 64 && x >= 1<<t.Bits() {
+					return setUnsigned(dst, new(big.Int).SetUint64(x), t) // says why
+				}
+				dst.SetUint(x)
+				return nil
+			}), nil
 		case t == bigIntType:
 			return intBinder(func(x int64, dst reflect.Value) error { dst.Set(reflect.ValueOf(big.NewInt(x))); return nil }), nil
 		case isSigned(t) && (goBits(t) > bits || goBits(t) == bits && signed):
@@ -534,6 +547,15 @@ func intBinder(set func(int64, reflect.Value) error) binder {
 	return func(arr arrow.Array) setFunc {
 		get := int64s(arr)
 		return func(i int, dst reflect.Value) error { return set(get(i), dst) }
+	}
+}
+
+// uint64Binder reads a UINT64 column (Doris sends none; another Flight
+// SQL server may).
+func uint64Binder(set func(uint64, reflect.Value) error) binder {
+	return func(arr arrow.Array) setFunc {
+		a := arr.(*array.Uint64)
+		return func(i int, dst reflect.Value) error { return set(a.Value(i), dst) }
 	}
 }
 

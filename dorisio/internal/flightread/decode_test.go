@@ -359,3 +359,65 @@ func TestUnsignedElementsReadTheirLargeIntText(t *testing.T) {
 		}
 	}
 }
+
+// A UINT64 column (Doris sends none; another Flight SQL server may) reads
+// its values of 2^63 and above as they are, on both paths: through int64
+// they turned negative ("-1 is negative: a uint64 cannot hold it", and a
+// *big.Int of -1).
+func TestAUint64ColumnsLargeValuesAreReadAsTheyAre(t *testing.T) {
+	type narrow struct {
+		U uint32 `doris:"v"`
+	}
+	vals := []uint64{0, 1 << 63, math.MaxUint64}
+	for _, general := range []bool{false, true} {
+		reflectOnly = general
+		rec := batch(t, "v", arrow.PrimitiveTypes.Uint64, func(b array.Builder) { b.(*array.Uint64Builder).AppendValues(vals, nil) })
+		for _, check := range []struct {
+			name string
+			run  func() error
+		}{
+			{"uint64", func() error {
+				got, err := decodeInto[struct {
+					U uint64 `doris:"v"`
+				}](t, "", rec, time.UTC)
+				for i, v := range vals {
+					if err == nil && got[i].U != v {
+						return fmt.Errorf("row %d: %d, want %d", i, got[i].U, v)
+					}
+				}
+				return err
+			}},
+			{"*uint64", func() error {
+				got, err := decodeInto[struct {
+					P *uint64 `doris:"v"`
+				}](t, "", rec, time.UTC)
+				for i, v := range vals {
+					if err == nil && *got[i].P != v {
+						return fmt.Errorf("row %d: %d, want %d", i, *got[i].P, v)
+					}
+				}
+				return err
+			}},
+			{"*big.Int", func() error {
+				got, err := decodeInto[struct {
+					Big *big.Int `doris:"v"`
+				}](t, "", rec, time.UTC)
+				for i, v := range vals {
+					if err == nil && got[i].Big.Cmp(new(big.Int).SetUint64(v)) != 0 {
+						return fmt.Errorf("row %d: %s, want %d", i, got[i].Big, v)
+					}
+				}
+				return err
+			}},
+		} {
+			if err := check.run(); err != nil {
+				t.Errorf("general path %v, into %s: %v", general, check.name, err)
+			}
+		}
+		_, err := decodeInto[narrow](t, "", rec, time.UTC)
+		if err == nil || !strings.Contains(err.Error(), "row 2, ") || !strings.Contains(err.Error(), "9223372036854775808 is above a uint32's largest value, 4294967295") {
+			t.Errorf("general path %v, 2^63 into a uint32: %v, want row 2 named with the value and a uint32's largest", general, err)
+		}
+	}
+	reflectOnly = false
+}

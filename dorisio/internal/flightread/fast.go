@@ -199,6 +199,15 @@ type integer interface {
 func intValues[T integer](vt reflect.Type) func(arrow.Array) func(int) (T, error) {
 	unsigned, bits := isUnsigned(vt), vt.Bits()
 	return func(arr arrow.Array) func(int) (T, error) {
+		if a, ok := arr.(*array.Uint64); ok && unsigned { // as uint64Binder: not through int64
+			return func(i int) (T, error) {
+				x := a.Value(i)
+				if bits < 64 && x >= 1<<bits {
+					return 0, unsignedError(new(big.Int).SetUint64(x), vt)
+				}
+				return T(x), nil
+			}
+		}
 		get := int64s(arr)
 		if !unsigned {
 			return func(i int) (T, error) { return T(get(i)), nil }
