@@ -45,7 +45,16 @@ func BenchmarkDecodeBatch(b *testing.B) {
 	}
 	rec := rb.NewRecordBatch()
 	cols := []Column{{"id", "BIGINT"}, {"kind", "VARCHAR(16)"}, {"amount", "DECIMAL(12,2)"}, {"at", "DATETIME(3)"}, {"n", "INT"}}
-	dec, err := DecoderFor(reflect.TypeOf(benchRow{}), cols, schema, "bench.rows", time.UTC)
+	for _, c := range []struct {
+		name string
+		t    reflect.Type
+	}{{"struct", reflect.TypeOf(benchRow{})}, {"Record", RecordType}} {
+		b.Run(c.name, func(b *testing.B) { decodeBatch(b, c.t, cols, rec) })
+	}
+}
+
+func decodeBatch(b *testing.B, t reflect.Type, cols []Column, rec arrow.RecordBatch) {
+	dec, err := DecoderFor(t, cols, rec.Schema(), "bench.rows", time.UTC)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -459,3 +459,53 @@ func TestAFailingRowPastTheFirstChunkIsNamedTheSameOnBothPaths(t *testing.T) {
 		}
 	}
 }
+
+// Records (natural) take the fast path too, for the values it reads: the
+// same columns give the same values and the same errors on both paths.
+func TestRecordsReadTheSameOnBothPaths(t *testing.T) {
+	shanghai, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var compared, failures int
+	for _, loc := range []*time.Location{time.UTC, shanghai} {
+		for _, c := range fastColumnCases() {
+			for k, set := range c.sets {
+				name := fmt.Sprintf("%s %s in %s, batch %d", c.doris, c.at, loc, k)
+				rec := fastBatch(t, c.at, set)
+				cols := []Column{{Name: "v", Type: c.doris}}
+				if c.doris == "" {
+					cols = nil
+				}
+				slow, quick, slowErr, quickErr, _ := decodeBoth(t, RecordType, cols, rec, loc)
+				rec.Release()
+				if fmt.Sprint(slowErr) != fmt.Sprint(quickErr) {
+					t.Errorf("%s: general path's error %v, fast path's %v", name, slowErr, quickErr)
+					continue
+				}
+				if slowErr != nil {
+					failures++
+					continue
+				}
+				if len(slow) != len(set) || len(quick) != len(set) {
+					t.Errorf("%s: %d rows by the general path, %d by the fast one, want %d", name, len(slow), len(quick), len(set))
+					continue
+				}
+				for i := range slow {
+					a, b := slow[i].(Record).Values[0], quick[i].(Record).Values[0]
+					if !sameValue(reflect.ValueOf(&a).Elem(), reflect.ValueOf(&b).Elem()) {
+						t.Errorf("%s, row %d: general path %#v, fast path %#v", name, i, a, b)
+					}
+					if (set[i] == nil) != (b == nil) {
+						t.Errorf("%s, row %d: NULL %v, read %#v", name, i, set[i] == nil, b)
+					}
+				}
+				compared++
+			}
+		}
+	}
+	t.Logf("%d batches compared, %d failing the same way on both paths", compared, failures)
+	if compared < 50 || failures == 0 {
+		t.Errorf("too few cases: %d compared, %d failing", compared, failures)
+	}
+}

@@ -49,6 +49,20 @@ func natural(arr arrow.Array, base string, dc *decodeCtx) func(int) (any, error)
 		if err != nil {
 			return func(int) (any, error) { return nil, err }
 		}
+		if fc := compileFast(t, base, at, dc); fc != nil {
+			// One slot the fast path writes each value into, then boxed:
+			// one allocation a value instead of three and reflect.
+			set, slot := fc(arr), reflect.New(t)
+			return func(i int) (any, error) {
+				if arr.IsNull(i) {
+					return nil, nil
+				}
+				if _, err := set(i, 1, slot.UnsafePointer(), t.Size(), 0); err != nil {
+					return nil, err
+				}
+				return slot.Elem().Interface(), nil
+			}
+		}
 		set := b(arr)
 		return func(i int) (any, error) {
 			p := reflect.New(reflect.PointerTo(t)).Elem()

@@ -193,6 +193,9 @@ type boundField struct {
 	// element; nil: b, through reflect.
 	fast fastColumn
 	off  uintptr
+	// value reads a Record's value (natural) without reflect per value;
+	// nil: b.
+	value func(arrow.Array) func(int) (any, error)
 }
 
 // newRowDecoder compiles how batches of schema become elements of t. cols
@@ -213,7 +216,12 @@ func newRowDecoder(t reflect.Type, cols []Column, schema *arrow.Schema, table st
 			if err != nil {
 				return nil, fmt.Errorf("table %s: column %s: %w", table, f.Name, err)
 			}
-			d.fields = append(d.fields, boundField{col: i, desc: "column " + f.Name, b: b})
+			bf := boundField{col: i, desc: "column " + f.Name, b: b}
+			if !reflectOnly {
+				base := dorisBase(dorisType(f.Name))
+				bf.value = func(arr arrow.Array) func(int) (any, error) { return natural(arr, base, dc) }
+			}
+			d.fields = append(d.fields, bf)
 		}
 		return d, nil
 	}
@@ -305,6 +313,21 @@ func (d *rowDecoder) decode(rec arrow.RecordBatch, first int64) (decoded, error)
 			rows[i] = Record{Columns: d.names, Values: vals[i*len(d.fields) : (i+1)*len(d.fields) : (i+1)*len(d.fields)]}
 		}
 		for k, f := range d.fields {
+			if f.value != nil {
+				arr := rec.Column(f.col)
+				get := f.value(arr)
+				for i := 0; i < n; i++ {
+					if arr.IsNull(i) {
+						continue // nil
+					}
+					v, err := get(i)
+					if err != nil {
+						return decoded{}, fmt.Errorf("row %d, %s: %w", first+int64(i)+1, f.desc, err)
+					}
+					rows[i].Values[k] = v
+				}
+				continue
+			}
 			set := f.b(rec.Column(f.col))
 			for i := 0; i < n; i++ {
 				if err := set(i, reflect.ValueOf(&rows[i].Values[k]).Elem()); err != nil {
