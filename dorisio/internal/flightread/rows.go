@@ -307,10 +307,17 @@ func boxShared(t reflect.Type) bool {
 func (d *rowDecoder) decode(rec arrow.RecordBatch, first int64) (decoded, error) {
 	n := int(rec.NumRows())
 	if d.record {
-		rows := make([]Record, n)
-		vals := make([]any, n*len(d.fields))
+		// Values in blocks of emitChunk rows: a Record a DoFn keeps keeps
+		// its block alive, not the batch's (4,064 rows and what their
+		// values point to).
+		rows, w := make([]Record, n), len(d.fields)
+		var vals []any
 		for i := range rows {
-			rows[i] = Record{Columns: d.names, Values: vals[i*len(d.fields) : (i+1)*len(d.fields) : (i+1)*len(d.fields)]}
+			j := i % emitChunk
+			if j == 0 {
+				vals = make([]any, min(emitChunk, n-i)*w)
+			}
+			rows[i] = Record{Columns: d.names, Values: vals[j*w : (j+1)*w : (j+1)*w]}
 		}
 		for k, f := range d.fields {
 			if f.value != nil {
