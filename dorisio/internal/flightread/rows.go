@@ -223,6 +223,10 @@ func newRowDecoder(t reflect.Type, cols []Column, schema *arrow.Schema, table st
 			}
 			d.fields = append(d.fields, bf)
 		}
+		// Every Record shares names: capped at its length, so a DoFn
+		// appending a column to one Record's Columns copies them instead
+		// of writing into the others'.
+		d.names = d.names[:len(d.names):len(d.names)]
 		return d, nil
 	}
 	fields, tables := elemFields(t)
