@@ -367,3 +367,97 @@ func TestBreak21RecordsSurviveGob(t *testing.T) {
 		}
 	}
 }
+
+// Odd shapes, one column a batch: DECIMAL of every scale 0..38 with
+// negatives (and negative scale), 256-bit ones, view and large text,
+// lists of times and decimals, large and fixed-size lists, a MAP of int
+// keys: both paths read the same, sizes across the block edges.
+func TestBreak21OddColumnsReadTheSameOnBothPaths(t *testing.T) {
+	type oc struct {
+		doris string
+		at    arrow.DataType
+		value func(i int) string
+	}
+	var cases []oc
+	for s := int32(0); s <= 38; s++ {
+		s := s
+		cases = append(cases, oc{fmt.Sprintf("DECIMAL(38,%d)", s), &arrow.Decimal128Type{Precision: 38, Scale: s}, func(i int) string {
+			digits := fmt.Sprintf("%d%s", i%10, strings.Repeat("3", 37))
+			digits = digits[max(0, min(i%38, 37-int(s))):]
+			text := digits[:len(digits)-int(s)]
+			if s > 0 {
+				text += "." + digits[len(digits)-int(s):]
+			}
+			if i%2 == 1 {
+				text = "-" + text
+			}
+			return fmt.Sprintf("%q", text)
+		}})
+	}
+	cases = append(cases,
+		oc{"DECIMAL(76,38)", &arrow.Decimal256Type{Precision: 76, Scale: 38}, func(i int) string { return fmt.Sprintf(`"-%d.%038d"`, i, i) }},
+		oc{"STRING", arrow.BinaryTypes.StringView, func(i int) string { return fmt.Sprintf(`"view %d %s"`, i, strings.Repeat("v", i%20)) }},
+		oc{"STRING", arrow.BinaryTypes.LargeBinary, func(i int) string { return fmt.Sprintf(`"%s"`, "YWJj") }},
+		oc{"ARRAY<DATETIME(6)>", arrow.ListOf(&arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}), func(i int) string { return fmt.Sprintf("[%d, null, %d]", int64(i)*86_400_000_000, int64(i)*7) }},
+		oc{"ARRAY<DATE>", arrow.ListOf(arrow.FixedWidthTypes.Date32), func(i int) string { return fmt.Sprintf("[%d, null]", 19000+i) }},
+		oc{"ARRAY<DECIMAL(20,5)>", arrow.ListOf(&arrow.Decimal128Type{Precision: 20, Scale: 5}), func(i int) string { return fmt.Sprintf(`["-%d.00001", null, "0"]`, i) }},
+		oc{"ARRAY<ARRAY<BIGINT>>", arrow.ListOf(arrow.ListOf(arrow.PrimitiveTypes.Int64)), func(i int) string { return fmt.Sprintf("[[%d], null, []]", i) }},
+		oc{"ARRAY<INT>", arrow.LargeListOf(arrow.PrimitiveTypes.Int32), func(i int) string { return fmt.Sprintf("[%d, null]", i) }},
+		oc{"ARRAY<INT>", arrow.FixedSizeListOf(2, arrow.PrimitiveTypes.Int32), func(i int) string { return fmt.Sprintf("[%d, null]", i) }},
+		oc{"MAP<INT,BOOLEAN>", arrow.MapOf(arrow.PrimitiveTypes.Int32, arrow.FixedWidthTypes.Boolean), func(i int) string {
+			return fmt.Sprintf(`[{"key":%d,"value":true},{"key":%d,"value":null}]`, i, -i-1)
+		}},
+		oc{"STRUCT<t:DATETIME(6),s:STRUCT<x:VARCHAR(4)>>", arrow.StructOf(
+			arrow.Field{Name: "t", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}, Nullable: true},
+			arrow.Field{Name: "s", Type: arrow.StructOf(arrow.Field{Name: "x", Type: arrow.BinaryTypes.String, Nullable: true}), Nullable: true}), func(i int) string {
+			if i%3 == 0 {
+				return `{"t":null,"s":null}`
+			}
+			return fmt.Sprintf(`{"t":%d,"s":{"x":"x%d"}}`, int64(i)*1_000_000, i)
+		}},
+	)
+	shanghai, _ := time.LoadLocation("Asia/Shanghai")
+	for _, c := range cases {
+		for _, n := range []int{1, 15, 16, 17, 100} {
+			for _, nullEvery := range []int{0, 2, 5} {
+				var b strings.Builder
+				b.WriteString("[")
+				for i := 0; i < n; i++ {
+					if i > 0 {
+						b.WriteString(",")
+					}
+					v := "null"
+					if nullEvery == 0 || i%nullEvery != 0 {
+						v = c.value(i)
+					}
+					fmt.Fprintf(&b, `{"v":%s}`, v)
+				}
+				b.WriteString("]")
+				schema := arrow.NewSchema([]arrow.Field{{Name: "v", Type: c.at, Nullable: true}}, nil)
+				rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, schema, strings.NewReader(b.String()))
+				if err != nil {
+					t.Fatalf("%s %s: building: %v", c.doris, c.at, err)
+				}
+				cols := []Column{{Name: "v", Type: c.doris}}
+				for _, loc := range []*time.Location{time.UTC, shanghai} {
+					what := fmt.Sprintf("%s %s, %d rows, NULL every %d, %s", c.doris, c.at, n, nullEvery, loc)
+					slow, e1 := break21Decode(t, rec, cols, loc, true)
+					quick, e2 := break21Decode(t, rec, cols, loc, false)
+					if fmt.Sprint(e1) != fmt.Sprint(e2) {
+						t.Errorf("%s: general path's error %v, fast path's %v", what, e1, e2)
+						continue
+					}
+					if e1 != nil {
+						t.Errorf("%s: %v", what, e1)
+						continue
+					}
+					break21Same(t, what, slow, quick)
+					if n == 1 && nullEvery == 0 && loc == time.UTC {
+						t.Logf("%s: %#v", what, quick[0].Values[0])
+					}
+				}
+				rec.Release()
+			}
+		}
+	}
+}
