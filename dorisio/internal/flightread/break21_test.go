@@ -461,3 +461,30 @@ func TestBreak21OddColumnsReadTheSameOnBothPaths(t *testing.T) {
 		}
 	}
 }
+
+// A DoFn that reads a value by name, then renames the column in place
+// (r.Columns[i] = ...), as the copy pipeline's doc invites ("change a
+// record's Columns and Values before JSONLine to rename"): the next
+// Record must still have its own column names.
+func TestBreak21RenamingOneRecordsColumnInPlaceLeavesTheOthers(t *testing.T) {
+	rec, cols := break21Batch(t, 40, 0)
+	defer rec.Release()
+	rs, err := break21Decode(t, rec, cols, time.UTC, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range rs {
+		v, ok := r.Get("s")
+		if !ok {
+			t.Fatalf("record %d: Get(\"s\") finds no column after record %d renamed its own (columns now %v)", i, i-1, r.Columns[:16])
+		}
+		if want := fmt.Sprintf("s%d-%s", i, strings.Repeat("é", i%5)); v != want {
+			t.Fatalf("record %d: s = %v, want %v", i, v, want)
+		}
+		for k, c := range r.Columns {
+			if c == "s" {
+				r.Columns[k] = "name"
+			}
+		}
+	}
+}
