@@ -45,7 +45,9 @@ const defaultTabletsPerSplit = 8
 // between stages: a time.Time comes back with its zone's offset, its
 // Location named "" unless it is UTC. Its fields and methods:
 //
-//   - Columns, Values: the column names and their values, in order.
+//   - Columns, Values: the column names and their values, in order; each
+//     Record's own (change, rename or append to them freely: no other
+//     Record sees it).
 //   - Get(): the value of a column by name (case-insensitive), and whether
 //     the record has it.
 //   - JSONLine(): the record as one JSON object, in the form a JSON Stream

@@ -223,10 +223,6 @@ func newRowDecoder(t reflect.Type, cols []Column, schema *arrow.Schema, table st
 			}
 			d.fields = append(d.fields, bf)
 		}
-		// Every Record shares names: capped at its length, so a DoFn
-		// appending a column to one Record's Columns copies them instead
-		// of writing into the others'.
-		d.names = d.names[:len(d.names):len(d.names)]
 		return d, nil
 	}
 	fields, tables := elemFields(t)
@@ -314,14 +310,22 @@ func (d *rowDecoder) decode(rec arrow.RecordBatch, first int64) (decoded, error)
 		// Values in blocks of emitChunk rows: a Record a DoFn keeps keeps
 		// its block alive, not the batch's (4,064 rows and what their
 		// values point to).
+		// Columns too, each Record its own (one block of names per
+		// emitChunk rows): a DoFn renaming a column in place
+		// (r.Columns[i] = ...) renamed it in every Record of the read.
 		rows, w := make([]Record, n), len(d.fields)
 		var vals []any
+		var names []string
 		for i := range rows {
 			j := i % emitChunk
 			if j == 0 {
-				vals = make([]any, min(emitChunk, n-i)*w)
+				m := min(emitChunk, n-i)
+				vals, names = make([]any, m*w), make([]string, m*w)
+				for r := 0; r < m; r++ {
+					copy(names[r*w:], d.names)
+				}
 			}
-			rows[i] = Record{Columns: d.names, Values: vals[j*w : (j+1)*w : (j+1)*w]}
+			rows[i] = Record{Columns: names[j*w : (j+1)*w : (j+1)*w], Values: vals[j*w : (j+1)*w : (j+1)*w]}
 		}
 		for k, f := range d.fields {
 			if f.value != nil {
