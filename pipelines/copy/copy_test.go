@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -288,7 +289,7 @@ func TestAFailedCopyLogsNothingOfTheRunnerWithoutV(t *testing.T) {
 	defer srv.Close()
 	defer setupLogging(io.Discard, false)
 	for _, verbose := range []bool{false, true} {
-		var logs strings.Builder
+		var logs lockedBuilder
 		setupLogging(&logs, verbose)
 		o := defaults()
 		o.fe, o.seedRows = srv.URL, 10
@@ -299,6 +300,26 @@ func TestAFailedCopyLogsNothingOfTheRunnerWithoutV(t *testing.T) {
 			t.Errorf("-v %v: the runner's plan dump logged: %v; logs:\n%s", verbose, dumped, logs.String())
 		}
 	}
+}
+
+// lockedBuilder is a strings.Builder the test reads while prism's log
+// forwarding, still running after the job, writes to it through slog's
+// default logger (a data race under -race, reported on the next test).
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // A copy between tables whose names make "copy_<from>_<to>" no valid label
