@@ -70,23 +70,6 @@ func TestAPanicWhileASpilledSplitIsEmittedLeavesNoSpillFile(t *testing.T) {
 func TestRecordsAndNestedTypesReadWithSplitsInFlightAreExactAndOnce(t *testing.T) {
 	srv := startServer(t, doristest.WithTable(fmt.Sprintf(allTypesDDL, "all")))
 	rows := writeAllTypes(t, srv, "all", 3000)
-	lines := func(got []any) map[int64]string {
-		t.Helper()
-		out := map[int64]string{}
-		for _, g := range got {
-			r := g.(Record)
-			id, _ := r.Get("id")
-			b, err := r.JSONLine()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, dup := out[id.(int64)]; dup {
-				t.Errorf("record id %v read twice", id)
-			}
-			out[id.(int64)] = string(b) + fmt.Sprintf(" %#v", r.Values)
-		}
-		return out
-	}
 	one, _, err := readAll(t, configFor(srv, "all"), Query{TabletsPerSplit: 1}, reflect.TypeOf(Record{}), WithReadSplitsInFlight(1))
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +78,8 @@ func TestRecordsAndNestedTypesReadWithSplitsInFlightAreExactAndOnce(t *testing.T
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, got := lines(one), lines(many)
+	values := func(r Record) string { return fmt.Sprintf(" %#v", r.Values) }
+	want, got := recordLines(t, one, values), recordLines(t, many, values)
 	if len(want) != len(rows) || len(got) != len(rows) || len(many) != len(rows) {
 		t.Fatalf("%d records one split at a time, %d (%d distinct) 8 at a time, want %d", len(one), len(many), len(got), len(rows))
 	}
