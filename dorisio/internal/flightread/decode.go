@@ -247,10 +247,11 @@ func timestampTimes(tt *arrow.TimestampType, zone *time.Location, dc *decodeCtx)
 }
 
 // textDateTimes reads the text Doris before 2.1.9 sends for DATE and
-// DATETIME (text reads it in place) as the wall clock in dc.loc.
-func textDateTimes(text func(arr arrow.Array) func(int) string, dc *decodeCtx) func(arr arrow.Array) func(int) (time.Time, error) {
+// DATETIME (read in place: it is parsed at once) as the wall clock in
+// dc.loc.
+func textDateTimes(dc *decodeCtx) func(arr arrow.Array) func(int) (time.Time, error) {
 	return func(arr arrow.Array) func(int) (time.Time, error) {
-		get := text(arr)
+		get := textOf(arr, false)
 		return func(i int) (time.Time, error) {
 			text := get(i)
 			tm, ok := parseDorisTime(text, dc.loc)
@@ -296,8 +297,8 @@ func compileValue(t reflect.Type, base string, at arrow.DataType, dc *decodeCtx,
 					dst.Set(reflect.ValueOf(new(big.Int).SetUint64(x)))
 					return nil
 				}
-				if t.Bits() < 64 && x >= 1<<t.Bits() {
-					return setUnsigned(dst, new(big.Int).SetUint64(x), t) // says why
+				if err := uint64Error(x, t); err != nil {
+					return err
 				}
 				dst.SetUint(x)
 				return nil
@@ -471,7 +472,7 @@ func compileText(t reflect.Type, base string, dc *decodeCtx, never func(string) 
 		// Doris before 2.1.9 sends dates and times as their text.
 		switch {
 		case t == timeType:
-			return timeBinder(textDateTimes(func(arr arrow.Array) func(int) string { return textOf(arr, false) }, dc)), nil
+			return timeBinder(textDateTimes(dc)), nil
 		case t.Kind() == reflect.String:
 			return textBinder(t, str), nil
 		}
@@ -566,6 +567,15 @@ func setUnsigned(dst reflect.Value, n *big.Int, t reflect.Type) error {
 		return err
 	}
 	dst.SetUint(n.Uint64())
+	return nil
+}
+
+// uint64Error is unsignedError of a UINT64 value, which int64 cannot
+// carry from 2^63 on.
+func uint64Error(x uint64, t reflect.Type) error {
+	if t.Bits() < 64 && x >= 1<<t.Bits() {
+		return unsignedError(new(big.Int).SetUint64(x), t)
+	}
 	return nil
 }
 

@@ -108,7 +108,7 @@ func compileFast(t reflect.Type, doris string, at arrow.DataType, dc *decodeCtx)
 		if vt == timeType {
 			switch dorisBase(doris) {
 			case "DATE", "DATEV2", "DATETIME", "DATETIMEV2":
-				return fastScalar(t, ptr, textDateTimes(func(arr arrow.Array) func(int) string { return textOf(arr, false) }, dc))
+				return fastScalar(t, ptr, textDateTimes(dc))
 			}
 		}
 	case arrow.DATE32, arrow.DATE64:
@@ -202,8 +202,8 @@ func intValues[T integer](vt reflect.Type) func(arrow.Array) func(int) (T, error
 		if a, ok := arr.(*array.Uint64); ok && unsigned { // as uint64Binder: not through int64
 			return func(i int) (T, error) {
 				x := a.Value(i)
-				if bits < 64 && x >= 1<<bits {
-					return 0, unsignedError(new(big.Int).SetUint64(x), vt)
+				if err := uint64Error(x, vt); err != nil {
+					return 0, err
 				}
 				return T(x), nil
 			}
