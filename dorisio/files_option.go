@@ -59,8 +59,8 @@ type Files struct {
 	// default, 64 MiB; a file's first ranges are smaller, 4 MiB doubling up
 	// to it, so that its first load starts early); plain files of at most
 	// half of it are packed into loads of about it (WriteFiles). Each range is one load,
-	// ends at a record boundary, and keeps its identity (path, size,
-	// modification time, offset, length) across runs. A pack holds at most
+	// ends at a record boundary, and keeps its identity (path, offset,
+	// length and a hash of its bytes) across runs. A pack holds at most
 	// 2 × RangeBytes, and never past 10 GiB (Doris 2.x's default
 	// streaming_load_max_mb) unless RangeBytes is: on Doris 2.x keep it
 	// below 10 GiB.
