@@ -1,6 +1,8 @@
 package dorisio
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -18,11 +20,12 @@ import (
 func TestTextAfterAClosingQuoteChangesNoOtherRecordOfItsRange(t *testing.T) {
 	for _, tc := range []struct {
 		name, odd, want string
-		files          Files
+		files           Files
 	}{
 		{"rfc4180", `3,"a"b`, `"a"b`, Files{}},
 		{"rfc4180 trailing space", `3,"x" `, `"x" `, Files{}},
 		{"rfc4180 a separator inside", `3,"a,b"c`, `"a,b"c`, Files{}},
+		{"rfc4180, ranges of the file not packed", `3,"a"b`, `"a"b`, Files{RangeBytes: 20}},
 		{"backslash escapes", `3,"a"b`, `"a"b`, Files{BackslashEscapes: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -40,5 +43,46 @@ func TestTextAfterAClosingQuoteChangesNoOtherRecordOfItsRange(t *testing.T) {
 			}
 			wantRows(t, srv, "f", [][]string{{"1", want1}, {"2", want2}, {"3", tc.want}, {"4", want4}})
 		})
+	}
+}
+
+// A compressed file, which cannot be rewritten, holding text after a
+// closing quote fails naming its bytes instead of loading Doris' reading.
+func TestACompressedFileWithTextAfterAClosingQuoteFails(t *testing.T) {
+	path := writeMaybeGzipped(t, "f.csv", []byte("1,plain\n2,x\n3,\"a\"b\n"), true)
+	srv := startServer(t, doristest.WithTable("demo.f(id INT, s STRING)"))
+	_, err := runPipeline(t, func(s beam.Scope) {
+		WriteFiles(s, configFor(srv, "f"), []string{path}, Files{})
+	})
+	wantErr(t, err, path, "hold a value Doris would change", "text after a closing quote", "decompress it")
+	if n := srv.RowCount("demo", "f"); n != 0 {
+		t.Errorf("the table holds %d rows of the file", n)
+	}
+}
+
+// Text after a closing quote is found wherever it is, also by the block
+// scanner of long quoted stretches, in a range holding nothing else Doris
+// would change: it loads as its bytes whichever other records share its
+// range.
+func TestTextAfterAClosingQuoteAloneInALongQuotedRangeLoadsAsItsBytes(t *testing.T) {
+	for _, at := range []int{0, 1, 500, 999} {
+		var b strings.Builder
+		var want [][]string
+		for i := 0; i < 1000; i++ {
+			v, line := fmt.Sprintf("value %d", i), fmt.Sprintf("%d,\"value %d\"\n", i, i)
+			if i == at {
+				v, line = `"a"b`, fmt.Sprintf("%d,\"a\"b\n", i)
+			}
+			b.WriteString(line)
+			want = append(want, []string{fmt.Sprint(i), v})
+		}
+		path := writeFile(t, t.TempDir(), "f.csv", []byte(b.String()))
+		srv := startServer(t, doristest.WithTable("demo.f(id INT, s STRING)"))
+		if _, err := runPipeline(t, func(s beam.Scope) {
+			WriteFiles(s, configFor(srv, "f"), []string{path}, Files{})
+		}); err != nil {
+			t.Fatal(ErrorMessage(err))
+		}
+		wantRows(t, srv, "f", want)
 	}
 }
