@@ -132,7 +132,8 @@ func decompressedBOM(ctx context.Context, fs filesystem.Interface, path, kind st
 // compressedText refuses a compressed CSV file that Doris would read
 // otherwise than the file means: such a file is sent as it is (gz, lz4,
 // bz2) or decompressed (zstd), one load, so neither a value Doris would
-// change (files_transcode.go: 5" screen loads as 5 screen) can be
+// change (files_transcode.go: 5" screen loads as 5 screen; "a"b, text
+// after a closing quote, as ab in RFC 4180) can be
 // transcoded nor a quote that never closes (the rows after it read as one
 // value) kept from loading, as they are in a plain file. It reads the file
 // decompressed once more, with the Splitter, before it loads, and a third
@@ -169,7 +170,7 @@ func (fn *FileLoadFn) compressedText(ctx context.Context, fs filesystem.Interfac
 			at = fr.End
 			if fn.transcoder().transcode(data) != nil {
 				return fmt.Errorf("its decompressed bytes %d-%d hold a value Doris would change (a '\"' inside a bare value, which Doris drops: 5\" screen loads as 5 screen; "+
-					`or an enclosed value with a '"' at both ends, or "\N"): a %s-compressed file is sent as it is, one load, and cannot be rewritten. `+
+					`or an enclosed value with a '"' at both ends, or "\N", or text after a closing quote, "a"b): a %s-compressed file is sent as it is, one load, and cannot be rewritten. `+
 					"Nothing of the file was loaded: decompress it and load the plain file, whose such values WriteFiles sends transcoded, as written", fr.Start, fr.End, kind)
 			}
 		}

@@ -28,9 +28,12 @@ import (
 // escape '\'), in which no value begins with '"' inside its enclose and the
 // string \N is written \\N, so that every value loads byte-equal to the
 // file's on every Doris version. Other ranges, the common case, are sent
-// from the file unchanged. A range whose quoting is malformed (text after a
-// closing enclose, an enclose never closed) is sent as it is: Doris'
-// reading of it is its own.
+// from the file unchanged. A field with text after its closing enclose
+// ("a"b) runs on to the next separator, as the splitter reads it, and
+// loads as its bytes; its range is transcoded (before, the whole range
+// was sent as it is, and Doris changed its other, well-formed values in
+// silence: """x""" loaded as x). A range holding an enclose that never
+// closes is not transcoded: WriteFiles refuses it (files_text.go).
 
 // csvTranscoder reads a range of a CSV file as its dialect does and
 // rewrites it when Doris would change one of its values.
@@ -45,6 +48,7 @@ type csvTranscoder struct {
 type csvField struct {
 	raw        []byte
 	enclosed   bool
+	verbatim   bool // text after a closing enclose: raw is the whole field, its value
 	start, end int
 }
 
@@ -77,7 +81,7 @@ func (t *csvTranscoder) transcodeAt(data []byte) (_ []byte, src func(int64) (int
 		first, last := fields[0].start, fields[len(fields)-1].end
 		rec := sourceRecord{out: int64(len(out) + first - copied), in: int64(first), from: -1}
 		for _, f := range fields {
-			changed = changed || f.enclosed && dorisChanges(f.raw) || !f.enclosed && t.esc == '"' && bytes.IndexByte(f.raw, '"') >= 0
+			changed = changed || f.verbatim || f.enclosed && dorisChanges(f.raw) || !f.enclosed && t.esc == '"' && bytes.IndexByte(f.raw, '"') >= 0
 			if plainBytes(f.raw) || !f.enclosed && string(f.raw) == `\N` { // NULL, as written
 				continue
 			}
@@ -154,7 +158,7 @@ func dorisChanges(raw []byte) bool {
 // '"' is one, enclosed or not (escape_string_for_csv).
 func (t *csvTranscoder) value(dst []byte, f csvField) []byte {
 	raw := f.raw
-	if t.esc == '"' && !f.enclosed {
+	if f.verbatim || t.esc == '"' && !f.enclosed {
 		return append(dst, raw...)
 	}
 	for i := 0; i < len(raw); i++ {
@@ -194,10 +198,23 @@ func (t *csvTranscoder) records(data []byte, each func([]csvField) bool) bool {
 				if !closed {
 					return false
 				}
-				fields = append(fields, csvField{raw: data[pos+1 : j], enclosed: true, start: pos, end: j + 1})
+				start := pos
 				pos = j + 1
 				if pos < n && !filerange.HasAt(data, pos, t.sep) && !filerange.HasAt(data, pos, t.delim) {
-					return false // text after the closing enclose
+					// Text after the closing enclose: the field runs on to
+					// the next separator or delimiter, as the splitter reads
+					// it (filerange/records.go), and its value is its bytes.
+					end := n
+					if i := filerange.IndexOf(data[pos:], t.delim); i >= 0 {
+						end = pos + i
+					}
+					if i := filerange.IndexOf(data[pos:end], t.sep); i >= 0 {
+						end = pos + i
+					}
+					fields = append(fields, csvField{raw: data[start:end], verbatim: true, start: start, end: end})
+					pos = end
+				} else {
+					fields = append(fields, csvField{raw: data[start+1 : j], enclosed: true, start: start, end: j + 1})
 				}
 			} else {
 				if nDelim < pos {

@@ -67,9 +67,10 @@ type recordScanner struct {
 	nDelim, nEnc, nEsc int // cached next positions (len(data): none; -1: unknown)
 	encFrom            int // where the search that found nEnc started
 	unclosed           int // the enclose that opens a value never closed (-1: none), set by next at the end of the file
-	// bareQuote: next met an enclose inside a bare value where the escape
-	// is the enclose (RFC 4180), which Doris' unescaping changes (a lone
-	// one dropped, a doubled one halved); the Splitter takes it.
+	// bareQuote: next or scanFast met an enclose inside a bare value, or
+	// text after a closing enclose ("a"b), where the escape is the enclose
+	// (RFC 4180), which Doris' unescaping changes (a lone one dropped, a
+	// doubled one halved); the Splitter takes it.
 	bareQuote bool
 }
 
@@ -123,6 +124,7 @@ func (s *recordScanner) next(pos int) (next int, empty, ok bool) {
 				if pos = s.plainEnd(pos); pos < 0 { // text after the closing enclose
 					return 0, false, false
 				}
+				s.bareQuote = s.bareQuote || s.escape == s.enclose // "a"b loads as ab in RFC 4180: Suspect
 				if pos < n && HasAt(s.data, pos, s.sep) {
 					pos += len(s.sep)
 					if pos >= n {

@@ -15,8 +15,8 @@ import (
 // the next separator or delimiter; an unterminated value runs to the end.
 // It returns each record's end (after its delimiter, or the file's end),
 // the number of records that are not empty, and, where the escape is the
-// enclose (RFC 4180), where an enclose is inside a bare value (Doris'
-// unescaping changes it). It shares no code with the scanner: no
+// enclose (RFC 4180), where an enclose is inside a bare value or text
+// follows a closing one (Doris' unescaping changes it). It shares no code with the scanner: no
 // IndexByte, no masks, no windows.
 func refEnds(sc recordScanner, data []byte) (ends map[int64]bool, nonEmpty int64, bare map[int64]bool) {
 	ends, bare = map[int64]bool{}, map[int64]bool{}
@@ -56,6 +56,9 @@ func refEnds(sc recordScanner, data []byte) (ends map[int64]bool, nonEmpty int64
 					break fields
 				}
 				pos = j
+			}
+			if enclosed && sc.escape == sc.enclose && pos < n && !at(pos, sc.sep) && !at(pos, sc.delim) {
+				bare[int64(pos)] = true // text after a closing enclose ("a"b), which Doris' unescaping changes
 			}
 			for pos < n && !(sc.enclose != 0 && at(pos, sc.sep)) && !at(pos, sc.delim) {
 				if !enclosed && sc.enclose != 0 && sc.escape == sc.enclose && data[pos] == sc.enclose {

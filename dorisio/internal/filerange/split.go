@@ -29,7 +29,8 @@ type Range struct {
 	// line delimiters are Wrapped.
 	Wrapped bool
 	// Suspect says the range may hold a value Doris would change (it holds
-	// `"""` or `"\N"`, or, in RFC 4180, a '"' inside a bare value; see
+	// `"""` or `"\N"`, or, in RFC 4180, a '"' inside a bare value or text
+	// after a closing one; see
 	// files_transcode.go): only such a range is read again and checked
 	// value by value.
 	Suspect bool
@@ -308,6 +309,8 @@ func (sp *Splitter) Split(r io.Reader, size int64, emit func(Range) error) (err 
 				next, n, wrapped, why := sp.sc.scanFast(pos, int(min(rangeStart+target-off, int64(len(buf))+1)))
 				records += n
 				odd = odd || !wrapped
+				bareQuote = bareQuote || sp.sc.bareQuote && !sp.unmarked
+				sp.sc.bareQuote = false
 				pos = next
 				switch why {
 				case fastCut:
