@@ -1,7 +1,6 @@
 package dorisio
 
 import (
-	"math/rand"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,20 +11,6 @@ import (
 )
 
 // Random rows (randRows) land as written in Arrow loads too.
-func TestBreak22RandomRowsRoundTripInArrow(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	r := rand.New(rand.NewSource(seed))
-	in := randRows(r, 300)
-	want := make([][]string, len(in))
-	for i, v := range in {
-		want[i] = wantRandRow(v)
-	}
-	srv := startServer(t, doristest.WithTable(randDDL))
-	mustWrite(t, srv, "r", in, WithFormat(Arrow), WithMaxBatchRows(97))
-	wantRows(t, srv, "r", want)
-}
-
 type b22Time struct {
 	ID int64     `doris:"id"`
 	A0 time.Time `doris:"a0"`

@@ -111,13 +111,13 @@ func wantRandRow(v randRow) []string {
 		v.At.UTC().Format("2006-01-02 15:04:05.000000"), ip + "." + fp}
 }
 
-// Random rows over every supported type land exactly as written, in both
-// formats (seeded; the seed is printed so a failure can be replayed).
+// Random rows over every supported type land exactly as written, in every
+// format, Arrow too (seeded; the seed is printed so a failure can be replayed).
 func TestPropertyRandomRowsRoundTrip(t *testing.T) {
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewSource(seed))
-	for _, f := range formats {
+	for _, f := range append(formats, Arrow) {
 		t.Run(string(f), func(t *testing.T) {
 			in := randRows(r, 300)
 			want := make([][]string, len(in))
